@@ -1,0 +1,235 @@
+//! Stream events (the `data:` payloads of an SSE answer) and item updates.
+
+use super::items::{Annotation, AssistantContent, GeneratedImage, Task, ThreadItem};
+use super::tagged::{null_as_default, tolerant_tagged};
+use super::widgets::{WidgetComponent, WidgetRoot};
+use super::{ItemId, JsonMap, Thread, Unknown};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// One event of a streamed answer.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StreamEvent {
+    ThreadCreated(ThreadEvent),
+    ThreadUpdated(ThreadEvent),
+    ItemAdded(ItemEvent),
+    ItemUpdated(ItemUpdatedEvent),
+    ItemDone(ItemEvent),
+    ItemRemoved(ItemRemovedEvent),
+    ItemReplaced(ItemEvent),
+    StreamOptions(StreamOptionsEvent),
+    ProgressUpdate(ProgressUpdateEvent),
+    ClientEffect(ClientEffectEvent),
+    Error(ErrorEvent),
+    Notice(NoticeEvent),
+    /// An event type this client does not know; ignored with a warning.
+    Other(Unknown),
+}
+
+tolerant_tagged!(StreamEvent {
+    "thread.created" => ThreadCreated,
+    "thread.updated" => ThreadUpdated,
+    "thread.item.added" => ItemAdded,
+    "thread.item.updated" => ItemUpdated,
+    "thread.item.done" => ItemDone,
+    "thread.item.removed" => ItemRemoved,
+    "thread.item.replaced" => ItemReplaced,
+    "stream_options" => StreamOptions,
+    "progress_update" => ProgressUpdate,
+    "client_effect" => ClientEffect,
+    "error" => Error,
+    "notice" => Notice,
+});
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ThreadEvent {
+    pub thread: Thread,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ItemEvent {
+    pub item: ThreadItem,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ItemUpdatedEvent {
+    pub item_id: ItemId,
+    pub update: ItemUpdate,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ItemRemovedEvent {
+    pub item_id: ItemId,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StreamOptionsEvent {
+    pub stream_options: StreamOptions,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StreamOptions {
+    #[serde(default = "yes")]
+    pub allow_cancel: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ProgressUpdateEvent {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub icon: Option<String>,
+    pub text: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ClientEffectEvent {
+    pub name: String,
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub data: JsonMap,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ErrorEvent {
+    /// `stream.error`, `custom`, or another code.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub code: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    #[serde(default)]
+    pub allow_retry: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NoticeEvent {
+    #[serde(default)]
+    pub level: NoticeLevel,
+    /// Markdown.
+    pub message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NoticeLevel {
+    #[default]
+    Info,
+    Warning,
+    Danger,
+}
+
+/// The `update` of a `thread.item.updated` event.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ItemUpdate {
+    ContentPartAdded(ContentPartEvent),
+    TextDelta(TextDelta),
+    AnnotationAdded(AnnotationAdded),
+    ContentPartDone(ContentPartEvent),
+    WidgetTextDelta(WidgetTextDelta),
+    WidgetComponentUpdated(WidgetComponentUpdated),
+    WidgetRootUpdated(WidgetRootUpdated),
+    WorkflowTaskAdded(WorkflowTaskEvent),
+    WorkflowTaskUpdated(WorkflowTaskEvent),
+    GeneratedImageUpdated(GeneratedImageUpdated),
+    Other(Unknown),
+}
+
+tolerant_tagged!(ItemUpdate {
+    "assistant_message.content_part.added" => ContentPartAdded,
+    "assistant_message.content_part.text_delta" => TextDelta,
+    "assistant_message.content_part.annotation_added" => AnnotationAdded,
+    "assistant_message.content_part.done" => ContentPartDone,
+    "widget.streaming_text.value_delta" => WidgetTextDelta,
+    "widget.component.updated" => WidgetComponentUpdated,
+    "widget.root.updated" => WidgetRootUpdated,
+    "workflow.task.added" => WorkflowTaskAdded,
+    "workflow.task.updated" => WorkflowTaskUpdated,
+    "generated_image.updated" => GeneratedImageUpdated,
+});
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ContentPartEvent {
+    #[serde(default)]
+    pub content_index: usize,
+    pub content: AssistantContent,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TextDelta {
+    #[serde(default)]
+    pub content_index: usize,
+    pub delta: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AnnotationAdded {
+    #[serde(default)]
+    pub content_index: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotation_index: Option<usize>,
+    pub annotation: Annotation,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WidgetTextDelta {
+    pub component_id: String,
+    pub delta: String,
+    #[serde(default)]
+    pub done: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WidgetComponentUpdated {
+    pub component_id: String,
+    pub component: WidgetComponent,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WidgetRootUpdated {
+    pub widget: WidgetRoot,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WorkflowTaskEvent {
+    pub task_index: usize,
+    pub task: Task,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GeneratedImageUpdated {
+    pub image: GeneratedImage,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub progress: Option<f64>,
+}
+
+/// A `data:` payload that is not a usable event: not JSON, or a known type with a
+/// malformed body. Carries the raw payload so it can be reported.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DecodeError {
+    pub message: String,
+    pub raw: String,
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const SHOWN: usize = 200;
+        let mut end = self.raw.len().min(SHOWN);
+        while !self.raw.is_char_boundary(end) {
+            end -= 1;
+        }
+        write!(f, "{} (payload: {}", self.message, &self.raw[..end])?;
+        if end < self.raw.len() {
+            f.write_str("…")?;
+        }
+        f.write_str(")")
+    }
+}
+
+/// Decode one `data:` payload. Unknown types are `Ok(StreamEvent::Other)`.
+pub fn decode_event(data: &str) -> Result<StreamEvent, DecodeError> {
+    serde_json::from_str(data)
+        .map_err(|e| DecodeError { message: e.to_string(), raw: data.to_owned() })
+}

@@ -1,0 +1,147 @@
+//! Server-defined widgets: one node shape for roots (Card, ListView, Basic) and components.
+//!
+//! Widgets are an open catalog (unknown component types are legal and later SDKs add
+//! props), so a node keeps its `type`, `id`, `key` and `children` as fields and every other
+//! prop as raw JSON; the renderer reads props through the typed accessors below.
+
+use super::JsonMap;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The root of a widget item. Same shape as any component.
+pub type WidgetRoot = WidgetComponent;
+
+/// The components of the openai-chatkit 1.6.5 catalog (roots included).
+pub const KNOWN_COMPONENTS: &[&str] = &[
+    "Card", "ListView", "Basic", "Text", "Title", "Caption", "Markdown", "Badge", "Box", "Row",
+    "Col", "Divider", "Icon", "Image", "ListViewItem", "Button", "Checkbox", "Spacer", "Select",
+    "DatePicker", "Form", "Input", "Label", "RadioGroup", "Textarea", "Transition", "Chart",
+];
+
+/// One node of a widget tree.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct WidgetComponent {
+    /// The `type`, e.g. `"Card"` or `"Text"`; empty when the server sent none.
+    pub kind: String,
+    pub id: Option<String>,
+    pub key: Option<String>,
+    pub children: Vec<WidgetComponent>,
+    /// Every other field, as sent (numbers may be floats: `"padding": 3.0`).
+    pub props: JsonMap,
+}
+
+impl WidgetComponent {
+    /// Whether the renderer knows this component type.
+    pub fn is_known(&self) -> bool {
+        KNOWN_COMPONENTS.contains(&self.kind.as_str())
+    }
+
+    pub fn prop(&self, name: &str) -> Option<&Value> {
+        self.props.get(name).filter(|v| !v.is_null())
+    }
+
+    pub fn prop_str(&self, name: &str) -> Option<&str> {
+        self.prop(name).and_then(Value::as_str)
+    }
+
+    pub fn prop_f64(&self, name: &str) -> Option<f64> {
+        self.prop(name).and_then(Value::as_f64)
+    }
+
+    pub fn prop_bool(&self, name: &str) -> Option<bool> {
+        self.prop(name).and_then(Value::as_bool)
+    }
+
+    /// The node with this `id`, searching depth-first.
+    pub fn find_mut(&mut self, id: &str) -> Option<&mut WidgetComponent> {
+        if self.id.as_deref() == Some(id) {
+            return Some(self);
+        }
+        self.children.iter_mut().find_map(|c| c.find_mut(id))
+    }
+
+    /// Append streamed text to the `value` of the node with this id. False if none has it.
+    pub fn append_value(&mut self, id: &str, delta: &str) -> bool {
+        let Some(node) = self.find_mut(id) else { return false };
+        let mut value = node.prop_str("value").unwrap_or_default().to_owned();
+        value.push_str(delta);
+        node.props.insert("value".to_owned(), Value::String(value));
+        true
+    }
+
+    /// Replace the node with this id. False if none has it.
+    pub fn replace(&mut self, id: &str, with: WidgetComponent) -> bool {
+        match self.find_mut(id) {
+            Some(node) => {
+                *node = with;
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn from_value(value: Value) -> Result<Self, String> {
+        let Value::Object(mut map) = value else {
+            return Err(format!("a widget component must be an object, got {value}"));
+        };
+        let kind = match map.remove("type") {
+            Some(Value::String(s)) => s,
+            None | Some(Value::Null) => String::new(),
+            Some(other) => return Err(format!("widget `type` must be a string, got {other}")),
+        };
+        let id = take_string(&mut map, "id")?;
+        let key = take_string(&mut map, "key")?;
+        let children = match map.remove("children") {
+            Some(Value::Array(items)) => {
+                items.into_iter().map(Self::from_value).collect::<Result<_, _>>()?
+            }
+            None | Some(Value::Null) => Vec::new(),
+            // Not a component list: keep it as a prop so nothing is lost.
+            Some(other) => {
+                map.insert("children".to_owned(), other);
+                Vec::new()
+            }
+        };
+        Ok(WidgetComponent { kind, id, key, children, props: map })
+    }
+
+    fn to_value(&self) -> Value {
+        let mut map = self.props.clone();
+        if !self.kind.is_empty() {
+            map.insert("type".to_owned(), Value::String(self.kind.clone()));
+        }
+        if let Some(id) = &self.id {
+            map.insert("id".to_owned(), Value::String(id.clone()));
+        }
+        if let Some(key) = &self.key {
+            map.insert("key".to_owned(), Value::String(key.clone()));
+        }
+        if !self.children.is_empty() {
+            map.insert(
+                "children".to_owned(),
+                Value::Array(self.children.iter().map(Self::to_value).collect()),
+            );
+        }
+        Value::Object(map)
+    }
+}
+
+fn take_string(map: &mut JsonMap, name: &str) -> Result<Option<String>, String> {
+    match map.remove(name) {
+        Some(Value::String(s)) => Ok(Some(s)),
+        None | Some(Value::Null) => Ok(None),
+        Some(other) => Err(format!("widget `{name}` must be a string, got {other}")),
+    }
+}
+
+impl<'de> Deserialize<'de> for WidgetComponent {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Self::from_value(Value::deserialize(d)?).map_err(serde::de::Error::custom)
+    }
+}
+
+impl Serialize for WidgetComponent {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.to_value().serialize(s)
+    }
+}

@@ -1,0 +1,561 @@
+//! One named function per input kind; `mod.rs` dispatches to them.
+
+use super::state::{ChatState, ItemState, ItemStatus, Notice, Progress, ThreadInfo, Turn, TurnError};
+use super::{Effect, OutgoingMessage, Outcome};
+use crate::protocol::{
+    AssistantContent, AssistantMessage, ClientToolStatus, DecodeError, ErrorEvent, InputText,
+    ItemId, ItemKind, ItemUpdate, NoticeEvent, Page, StreamEvent, StreamOptions, Thread,
+    ThreadItem, Unknown, UserContent, UserMessage,
+};
+use serde_json::{json, Value};
+
+/// Longest text handed to the live region: enough to hear what the answer is about.
+const ANNOUNCE_CHARS: usize = 400;
+
+pub(super) fn server_event(state: &mut ChatState, event: StreamEvent, out: &mut Outcome) {
+    if let Some(turn) = state.turn.as_mut() {
+        turn.saw_event = true;
+    }
+    match event {
+        StreamEvent::ThreadCreated(e) => thread_created(state, e.thread, out),
+        StreamEvent::ThreadUpdated(e) => thread_updated(state, e.thread),
+        StreamEvent::ItemAdded(e) => item_added(state, e.item, out),
+        StreamEvent::ItemUpdated(e) => item_updated(state, e.item_id, e.update, out),
+        StreamEvent::ItemDone(e) => item_done(state, e.item, out),
+        StreamEvent::ItemRemoved(e) => item_removed(state, &e.item_id),
+        StreamEvent::ItemReplaced(e) => item_replaced(state, e.item, out),
+        StreamEvent::StreamOptions(e) => stream_options(state, e.stream_options),
+        StreamEvent::ProgressUpdate(e) => progress_update(state, e.icon, e.text),
+        StreamEvent::ClientEffect(e) => client_effect(e.name, e.data, out),
+        StreamEvent::Error(e) => error(state, &e, out),
+        StreamEvent::Notice(e) => notice(state, e, out),
+        StreamEvent::Other(u) => unknown_event(&u, out),
+    }
+}
+
+fn thread_created(state: &mut ChatState, thread: Thread, out: &mut Outcome) {
+    let id = thread.id.clone();
+    state.thread = Some(ThreadInfo::from(thread));
+    state.mark().thread = true;
+    out.emit("chat.thread.created", json!({ "threadId": id }));
+    out.emit("chat.thread.change", json!({ "threadId": id }));
+}
+
+fn thread_updated(state: &mut ChatState, thread: Thread) {
+    match state.thread.as_mut() {
+        Some(info) if info.id == thread.id => {
+            info.title = thread.title;
+            info.status = thread.status;
+            info.metadata = thread.metadata;
+        }
+        // An update for a thread we never saw created: take it as the open thread.
+        _ => state.thread = Some(ThreadInfo::from(thread)),
+    }
+    state.mark().thread = true;
+}
+
+fn item_added(state: &mut ChatState, item: ThreadItem, out: &mut Outcome) {
+    incoming_item(state, item, ItemStatus::Streaming, out);
+}
+
+fn item_done(state: &mut ChatState, item: ThreadItem, out: &mut Outcome) {
+    let id = item.id.clone();
+    incoming_item(state, item, ItemStatus::Done, out);
+    if let Some(turn) = state.turn.as_mut() {
+        if turn.streaming_message.as_ref() == Some(&id) {
+            turn.streaming_message = None;
+        }
+    }
+    if let Some(text) = state.item(&id).and_then(assistant_text) {
+        out.effects.push(Effect::Announce(truncate_chars(&text, ANNOUNCE_CHARS)));
+    }
+}
+
+/// Added or done: the item is new, an echo of the local user message, or an update of an
+/// item already shown (the fork adds a task twice under one id).
+fn incoming_item(state: &mut ChatState, item: ThreadItem, status: ItemStatus, out: &mut Outcome) {
+    clear_progress(state);
+    if let ItemKind::ClientToolCall(call) = &item.kind {
+        if call.status == ClientToolStatus::Pending && !already_known_pending(state, &item) {
+            out.effects.push(Effect::InvokeClientTool {
+                item_id: item.id.clone(),
+                call_id: call.call_id.clone(),
+                name: call.name.clone(),
+                arguments: call.arguments.clone(),
+            });
+        }
+    }
+    let id = item.id.clone();
+    let is_user = matches!(item.kind, ItemKind::UserMessage(_));
+    let is_assistant = matches!(item.kind, ItemKind::AssistantMessage(_));
+    if is_user && state.item(&id).is_none() {
+        if let Some(local) = first_local_user_message(state) {
+            let hidden = state.item(&local).is_some_and(|i| i.hidden);
+            let mut echoed = ItemState::new(item, ItemStatus::Done);
+            echoed.hidden = hidden;
+            state.replace_at(&local, echoed);
+            set_turn_user_message(state, id);
+            return;
+        }
+    }
+    let hidden = state.item(&id).is_some_and(|i| i.hidden);
+    let mut next = ItemState::new(item, status);
+    next.hidden = hidden;
+    state.upsert_item(next);
+    if is_user {
+        set_turn_user_message(state, id);
+    } else if is_assistant && status == ItemStatus::Streaming {
+        if let Some(turn) = state.turn.as_mut() {
+            turn.streaming_message = Some(id);
+        }
+    }
+}
+
+fn already_known_pending(state: &ChatState, item: &ThreadItem) -> bool {
+    state.item(&item.id).is_some_and(|known| {
+        matches!(&known.item.kind, ItemKind::ClientToolCall(c) if c.status == ClientToolStatus::Pending)
+    })
+}
+
+fn set_turn_user_message(state: &mut ChatState, id: ItemId) {
+    if let Some(turn) = state.turn.as_mut() {
+        turn.user_message = Some(id);
+    }
+}
+
+fn first_local_user_message(state: &ChatState) -> Option<ItemId> {
+    state
+        .items()
+        .iter()
+        .find(|i| i.local && matches!(i.item.kind, ItemKind::UserMessage(_)))
+        .map(|i| i.item.id.clone())
+}
+
+fn item_updated(state: &mut ChatState, item_id: ItemId, update: ItemUpdate, out: &mut Outcome) {
+    clear_progress(state);
+    match update {
+        ItemUpdate::ContentPartAdded(e) => {
+            let Some(parts) = message_parts(state, &item_id) else { return };
+            let at = e.content_index.min(parts.len());
+            parts.insert(at, e.content);
+        }
+        ItemUpdate::TextDelta(e) => {
+            let Some(parts) = message_parts(state, &item_id) else { return };
+            part_at(parts, e.content_index).text.push_str(&e.delta);
+        }
+        ItemUpdate::AnnotationAdded(e) => {
+            let Some(parts) = message_parts(state, &item_id) else { return };
+            let annotations = &mut part_at(parts, e.content_index).annotations;
+            match e.annotation_index {
+                Some(i) if i < annotations.len() => annotations[i] = e.annotation,
+                _ => annotations.push(e.annotation),
+            }
+        }
+        ItemUpdate::ContentPartDone(e) => {
+            let Some(parts) = message_parts(state, &item_id) else { return };
+            let part = part_at(parts, e.content_index);
+            part.text = e.content.text;
+            // The Agents-SDK converter sends `annotations: []` here even after
+            // `annotation_added`: an empty list must not wipe what was added.
+            if !e.content.annotations.is_empty() {
+                part.annotations = e.content.annotations;
+            }
+        }
+        ItemUpdate::WidgetTextDelta(e) => {
+            with_widget(state, &item_id, out, |root| root.append_value(&e.component_id, &e.delta))
+        }
+        ItemUpdate::WidgetComponentUpdated(e) => {
+            with_widget(state, &item_id, out, |root| root.replace(&e.component_id, e.component))
+        }
+        ItemUpdate::WidgetRootUpdated(e) => with_widget(state, &item_id, out, |root| {
+            *root = e.widget;
+            true
+        }),
+        ItemUpdate::WorkflowTaskAdded(e) => {
+            let Some(tasks) = workflow_tasks(state, &item_id, out) else { return };
+            let at = e.task_index.min(tasks.len());
+            tasks.insert(at, e.task);
+        }
+        ItemUpdate::WorkflowTaskUpdated(e) => {
+            let Some(tasks) = workflow_tasks(state, &item_id, out) else { return };
+            match tasks.get_mut(e.task_index) {
+                Some(task) => *task = e.task,
+                None => tasks.push(e.task),
+            }
+        }
+        ItemUpdate::GeneratedImageUpdated(e) => {
+            let Some(item) = state.item_mut(&item_id) else {
+                return out.warn(format!("image update for unknown item {item_id}"), None);
+            };
+            if let ItemKind::GeneratedImage(g) = &mut item.item.kind {
+                g.image = Some(e.image);
+                item.progress = e.progress;
+            } else {
+                out.warn(format!("image update for non-image item {item_id}"), None);
+            }
+        }
+        ItemUpdate::Other(u) => {
+            out.warn(format!("unknown item update `{}` ignored", u.type_name()), Some(u.0.to_string()))
+        }
+    }
+}
+
+/// The content parts a message update goes to. Known assistant message: its own. Otherwise
+/// (the fork's fresh per-delta ids) the message being streamed; failing that, a new message
+/// under the update's id, so no text is ever dropped.
+fn message_parts<'a>(state: &'a mut ChatState, item_id: &ItemId) -> Option<&'a mut Vec<AssistantContent>> {
+    let known_assistant = state
+        .item(item_id)
+        .is_some_and(|i| matches!(i.item.kind, ItemKind::AssistantMessage(_)));
+    let target = if known_assistant {
+        item_id.clone()
+    } else if let Some(streaming) = streaming_message(state) {
+        streaming
+    } else {
+        let thread_id = state.thread_id().cloned();
+        state.push_item(ItemState::new(
+            ThreadItem {
+                id: item_id.clone(),
+                thread_id,
+                created_at: String::new(),
+                kind: ItemKind::AssistantMessage(AssistantMessage::default()),
+            },
+            ItemStatus::Streaming,
+        ));
+        if let Some(turn) = state.turn.as_mut() {
+            turn.streaming_message = Some(item_id.clone());
+        }
+        item_id.clone()
+    };
+    match &mut state.item_mut(&target)?.item.kind {
+        ItemKind::AssistantMessage(m) => Some(&mut m.content),
+        _ => None,
+    }
+}
+
+/// The assistant message deltas with unknown ids belong to: the turn's, else the last
+/// item if it is an assistant message still streaming.
+fn streaming_message(state: &ChatState) -> Option<ItemId> {
+    if let Some(id) = state.turn.as_ref().and_then(|t| t.streaming_message.clone()) {
+        if state.item(&id).is_some() {
+            return Some(id);
+        }
+    }
+    let last = state.items().last()?;
+    (last.status == ItemStatus::Streaming && matches!(last.item.kind, ItemKind::AssistantMessage(_)))
+        .then(|| last.item.id.clone())
+}
+
+/// The part at `index`, or, when the index points past the end (the fork counts deltas,
+/// not parts), the last part; a message with no part gets one.
+fn part_at(parts: &mut Vec<AssistantContent>, index: usize) -> &mut AssistantContent {
+    if parts.is_empty() {
+        parts.push(AssistantContent::text(""));
+    }
+    let i = index.min(parts.len() - 1);
+    &mut parts[i]
+}
+
+fn with_widget(
+    state: &mut ChatState,
+    item_id: &ItemId,
+    out: &mut Outcome,
+    apply: impl FnOnce(&mut crate::protocol::WidgetRoot) -> bool,
+) {
+    let applied = match state.item_mut(item_id).map(|i| &mut i.item.kind) {
+        Some(ItemKind::Widget(w)) => apply(&mut w.widget),
+        _ => return out.warn(format!("widget update for unknown widget item {item_id}"), None),
+    };
+    if !applied {
+        out.warn(format!("widget update for a component not in item {item_id}"), None);
+    }
+}
+
+fn workflow_tasks<'a>(
+    state: &'a mut ChatState,
+    item_id: &ItemId,
+    out: &mut Outcome,
+) -> Option<&'a mut Vec<crate::protocol::Task>> {
+    let known = state.item(item_id).is_some_and(|i| matches!(i.item.kind, ItemKind::Workflow(_)));
+    if !known {
+        out.warn(format!("workflow update for unknown workflow item {item_id}"), None);
+        return None;
+    }
+    match &mut state.item_mut(item_id)?.item.kind {
+        ItemKind::Workflow(w) => Some(&mut w.workflow.tasks),
+        _ => None,
+    }
+}
+
+fn item_removed(state: &mut ChatState, id: &ItemId) {
+    state.remove_item(id);
+    if let Some(turn) = state.turn.as_mut() {
+        if turn.streaming_message.as_ref() == Some(id) {
+            turn.streaming_message = None;
+        }
+    }
+}
+
+fn item_replaced(state: &mut ChatState, item: ThreadItem, out: &mut Outcome) {
+    clear_progress(state);
+    let id = item.id.clone();
+    let next = ItemState::new(item, ItemStatus::Done);
+    if !state.replace_at(&id, next.clone()) {
+        out.warn(format!("replacement for unknown item {id} appended"), None);
+        state.push_item(next);
+    }
+}
+
+fn stream_options(state: &mut ChatState, options: StreamOptions) {
+    if let Some(turn) = state.turn.as_mut() {
+        turn.allow_cancel = options.allow_cancel;
+        state.mark().turn = true;
+    }
+}
+
+fn progress_update(state: &mut ChatState, icon: Option<String>, text: String) {
+    let seq = state.progress.as_ref().map_or(0, |p| p.seq + 1);
+    state.progress = Some(Progress { icon, text, seq });
+    state.mark().progress = true;
+}
+
+fn clear_progress(state: &mut ChatState) {
+    if state.progress.take().is_some() {
+        state.mark().progress = true;
+    }
+}
+
+fn client_effect(name: String, data: crate::protocol::JsonMap, out: &mut Outcome) {
+    out.emit("chat.effect", json!({ "name": name, "data": data }));
+    out.effects.push(Effect::ClientEffect { name, data });
+}
+
+fn error(state: &mut ChatState, e: &ErrorEvent, out: &mut Outcome) {
+    let (message, code, allow_retry) = TurnError::from_event(e);
+    fail_turn(state, message, code, allow_retry, out);
+}
+
+fn notice(state: &mut ChatState, event: NoticeEvent, out: &mut Outcome) {
+    let id = state.notices.last().map_or(0, |n| n.id + 1);
+    out.emit(
+        "chat.notice",
+        json!({ "level": event.level, "message": event.message, "title": event.title }),
+    );
+    state.notices.push(Notice { id, event });
+    state.mark().notices = true;
+}
+
+fn unknown_event(u: &Unknown, out: &mut Outcome) {
+    out.warn(format!("unknown event `{}` ignored", u.type_name()), Some(u.0.to_string()));
+}
+
+pub(super) fn malformed(_state: &mut ChatState, error: DecodeError, out: &mut Outcome) {
+    out.emit(
+        "chat.error",
+        json!({ "kind": "decode", "message": error.message, "raw": error.raw, "fatal": false }),
+    );
+    out.warn(format!("malformed event skipped: {}", error.message), Some(error.raw));
+}
+
+pub(super) fn send_started(state: &mut ChatState, message: OutgoingMessage, out: &mut Outcome) {
+    begin_turn(state, out);
+    let id = ItemId(format!("local_{}", state.next_local));
+    state.next_local += 1;
+    let item = ThreadItem {
+        id: id.clone(),
+        thread_id: state.thread_id().cloned(),
+        created_at: String::new(),
+        kind: ItemKind::UserMessage(UserMessage {
+            content: vec![UserContent::InputText(InputText { text: message.text.clone() })],
+            attachments: message.attachments,
+            quoted_text: None,
+            inference_options: None,
+        }),
+    };
+    let mut local = ItemState::new(item, ItemStatus::Done);
+    local.local = true;
+    local.hidden = message.ghost;
+    state.push_item(local);
+    if let Some(turn) = state.turn.as_mut() {
+        turn.ghost = message.ghost;
+    }
+    out.emit("chat.message.sent", json!({ "text": message.text, "ghost": message.ghost }));
+}
+
+pub(super) fn turn_started(state: &mut ChatState, out: &mut Outcome) {
+    begin_turn(state, out);
+}
+
+pub(super) fn retry_started(state: &mut ChatState, user_message: &ItemId, out: &mut Outcome) {
+    // The server deletes everything after the user message without saying so.
+    state.truncate_after(user_message);
+    begin_turn(state, out);
+    if let Some(turn) = state.turn.as_mut() {
+        turn.user_message = Some(user_message.clone());
+    }
+}
+
+fn begin_turn(state: &mut ChatState, out: &mut Outcome) {
+    if state.error.take().is_some() {
+        state.mark().error = true;
+    }
+    clear_progress(state);
+    state.turn = Some(Turn {
+        allow_cancel: true,
+        streaming_message: None,
+        user_message: None,
+        saw_event: false,
+        ghost: false,
+    });
+    state.mark().turn = true;
+    out.emit("chat.response.start", json!({}));
+}
+
+pub(super) fn stream_ended(state: &mut ChatState, out: &mut Outcome) {
+    let Some(turn) = state.turn.as_ref() else { return };
+    if !turn.saw_event {
+        let message = "The server ended the answer without sending anything.".to_owned();
+        return fail_turn(state, message, "stream.empty".into(), true, out);
+    }
+    let streamed = turn.streaming_message.clone();
+    finish_streaming_items(state, ItemStatus::Done);
+    if let Some(text) = streamed.and_then(|id| state.item(&id).and_then(assistant_text)) {
+        out.effects.push(Effect::Announce(truncate_chars(&text, ANNOUNCE_CHARS)));
+    }
+    end_turn(state, out);
+    let thread_id = state.thread_id().cloned();
+    out.emit("chat.thread.done", json!({ "threadId": thread_id }));
+}
+
+pub(super) fn stream_failed(state: &mut ChatState, message: String, allow_retry: bool, out: &mut Outcome) {
+    if state.turn.is_none() {
+        return;
+    }
+    fail_turn(state, message, "stream.error".into(), allow_retry, out);
+}
+
+/// The turn failed: keep what was streamed, mark it, show the error. If the server never
+/// saw the user message (no echo), give the text back to the composer.
+fn fail_turn(state: &mut ChatState, message: String, code: String, allow_retry: bool, out: &mut Outcome) {
+    let retry_after = state.turn.as_ref().and_then(|t| t.user_message.clone());
+    finish_streaming_items(state, ItemStatus::Failed);
+    if retry_after.is_none() {
+        if let Some(local) = first_local_user_message(state) {
+            if let Some(removed) = state.remove_item(&local) {
+                if let ItemKind::UserMessage(m) = removed.item.kind {
+                    out.effects.push(Effect::RestoreDraft { text: m.text(), attachments: m.attachments });
+                }
+            }
+        }
+    }
+    let after_item = state.last_item_id().cloned();
+    out.emit(
+        "chat.error",
+        json!({ "kind": "turn", "message": message, "code": code, "allowRetry": allow_retry }),
+    );
+    state.error = Some(TurnError { message, code, allow_retry, retry_after, after_item });
+    state.mark().error = true;
+    end_turn(state, out);
+}
+
+pub(super) fn cancelled(state: &mut ChatState, out: &mut Outcome) {
+    if state.turn.is_none() {
+        return;
+    }
+    finish_streaming_items(state, ItemStatus::Stopped);
+    end_turn(state, out);
+}
+
+fn end_turn(state: &mut ChatState, out: &mut Outcome) {
+    if state.turn.take().is_some() {
+        state.mark().turn = true;
+        out.emit("chat.response.end", json!({}));
+    }
+    clear_progress(state);
+}
+
+fn finish_streaming_items(state: &mut ChatState, status: ItemStatus) {
+    let streaming: Vec<ItemId> = state
+        .items()
+        .iter()
+        .filter(|i| i.status == ItemStatus::Streaming)
+        .map(|i| i.item.id.clone())
+        .collect();
+    for id in streaming {
+        if let Some(item) = state.item_mut(&id) {
+            item.status = status;
+        }
+    }
+}
+
+pub(super) fn thread_loaded(state: &mut ChatState, mut thread: Thread, out: &mut Outcome) {
+    let page = thread.items.take().unwrap_or_default();
+    let id = thread.id.clone();
+    let notices = std::mem::take(&mut state.notices);
+    *state = ChatState { next_local: state.next_local, ..ChatState::default() };
+    state.thread = Some(ThreadInfo::from(thread));
+    state.set_items(page.data.into_iter().map(|i| ItemState::new(i, ItemStatus::Done)).collect());
+    state.notices = notices;
+    let marks = state.mark();
+    marks.thread = true;
+    marks.turn = true;
+    marks.error = true;
+    marks.progress = true;
+    out.emit("chat.thread.change", json!({ "threadId": id }));
+}
+
+pub(super) fn older_items(state: &mut ChatState, page: Page<ThreadItem>, _out: &mut Outcome) {
+    // Pages come newest first; the thread shows oldest first.
+    let mut older: Vec<ItemState> =
+        page.data.into_iter().map(|i| ItemState::new(i, ItemStatus::Done)).collect();
+    older.reverse();
+    state.prepend_items(older);
+}
+
+pub(super) fn reset(state: &mut ChatState, out: &mut Outcome) {
+    let next_local = state.next_local;
+    *state = ChatState { next_local, ..ChatState::default() };
+    let marks = state.mark();
+    marks.thread = true;
+    marks.order = true;
+    marks.turn = true;
+    marks.error = true;
+    marks.progress = true;
+    marks.notices = true;
+    out.emit("chat.thread.change", json!({ "threadId": Value::Null }));
+}
+
+pub(super) fn notice_dismissed(state: &mut ChatState, id: u64) {
+    let before = state.notices.len();
+    state.notices.retain(|n| n.id != id);
+    if state.notices.len() != before {
+        state.mark().notices = true;
+    }
+}
+
+pub(super) fn item_synced(state: &mut ChatState, item: ThreadItem, _out: &mut Outcome) {
+    state.upsert_item(ItemState::new(item, ItemStatus::Done));
+}
+
+impl From<Thread> for ThreadInfo {
+    fn from(t: Thread) -> Self {
+        ThreadInfo { id: t.id, title: t.title, created_at: t.created_at, status: t.status, metadata: t.metadata }
+    }
+}
+
+/// The plain text of an assistant message (all parts), for announcements and copying.
+pub fn assistant_text(item: &ItemState) -> Option<String> {
+    match &item.item.kind {
+        ItemKind::AssistantMessage(m) => {
+            Some(m.content.iter().map(|p| p.text.as_str()).collect::<Vec<_>>().join("\n\n"))
+        }
+        _ => None,
+    }
+}
+
+fn truncate_chars(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.to_owned(),
+    }
+}

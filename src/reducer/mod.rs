@@ -1,0 +1,126 @@
+//! The pure reducer: `reduce(state, input) -> Outcome { effects, warnings }`.
+//!
+//! Every server event and every client-side happening (send, stop, stream end, load) is
+//! an [`Input`]; one exhaustive `match` sends each to a named function. Nothing here does
+//! I/O or touches the DOM, and nothing panics or ends the stream: surprises become
+//! warnings or visible error state. Side effects come back as [`Effect`] values that the
+//! browser runtime carries out.
+
+mod apply;
+mod state;
+
+pub use apply::assistant_text;
+
+pub use state::{
+    Changes, ChatState, ItemState, ItemStatus, Notice, Progress, ThreadInfo, Turn, TurnError,
+};
+
+use crate::protocol::{
+    Attachment, DecodeError, ItemId, JsonMap, Page, StreamEvent, Thread,
+    ThreadItem,
+};
+use serde_json::Value;
+
+/// Everything that can change the state.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Input {
+    /// A decoded event of the answer stream.
+    Server(StreamEvent),
+    /// A `data:` payload that could not be decoded.
+    Malformed(DecodeError),
+    /// The user sent a message; the request is about to go out.
+    SendStarted(OutgoingMessage),
+    /// A streaming request that is not a user message went out (tool output, action).
+    TurnStarted,
+    /// The user retries the answer after this user message.
+    RetryStarted { user_message: ItemId },
+    /// The answer stream ended cleanly (EOF or `[DONE]`).
+    StreamEnded,
+    /// The answer stream broke (network, HTTP status, stall); `message` says why.
+    StreamFailed { message: String, allow_retry: bool },
+    /// The user pressed Stop.
+    Cancelled,
+    /// A thread was loaded with `threads.get_by_id` (its first page of items included).
+    ThreadLoaded(Thread),
+    /// Older items of the open thread (`items.list`, newest first).
+    OlderItems(Page<ThreadItem>),
+    /// A new, empty conversation.
+    Reset,
+    /// The user dismissed a notice.
+    NoticeDismissed(u64),
+    /// An item was replaced by an action's JSON answer (`threads.sync_custom_action`).
+    ItemSynced(ThreadItem),
+}
+
+/// A user message as the client shows it before the server echoes it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct OutgoingMessage {
+    pub text: String,
+    pub attachments: Vec<Attachment>,
+    /// Sent but never shown.
+    pub ghost: bool,
+}
+
+/// A side effect for the runtime to carry out.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Effect {
+    /// Dispatch a DOM `CustomEvent` (and call the Leptos callback) named `chat.*`.
+    Emit { name: &'static str, detail: Value },
+    /// Run the client tool registered under `name` and send its result back.
+    InvokeClientTool { item_id: ItemId, call_id: String, name: String, arguments: Value },
+    /// Hand a `client_effect` to the registered handlers; never stored.
+    ClientEffect { name: String, data: JsonMap },
+    /// Announce a finished answer in the polite live region.
+    Announce(String),
+    /// The message never reached the server: put its text and attachments back in the
+    /// composer so nothing typed is lost.
+    RestoreDraft { text: String, attachments: Vec<Attachment> },
+}
+
+/// Something surprising that did not stop the stream.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Warning {
+    pub message: String,
+    /// The raw payload, when there was one.
+    pub raw: Option<String>,
+}
+
+/// What one input produced besides the new state.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Outcome {
+    pub effects: Vec<Effect>,
+    pub warnings: Vec<Warning>,
+}
+
+impl Outcome {
+    pub(crate) fn emit(&mut self, name: &'static str, detail: Value) {
+        self.effects.push(Effect::Emit { name, detail });
+    }
+
+    pub(crate) fn warn(&mut self, message: impl Into<String>, raw: Option<String>) {
+        self.warnings.push(Warning { message: message.into(), raw });
+    }
+}
+
+/// Fold one input into the state.
+pub fn reduce(state: &mut ChatState, input: Input) -> Outcome {
+    let mut out = Outcome::default();
+    match input {
+        Input::Server(event) => apply::server_event(state, event, &mut out),
+        Input::Malformed(error) => apply::malformed(state, error, &mut out),
+        Input::SendStarted(message) => apply::send_started(state, message, &mut out),
+        Input::TurnStarted => apply::turn_started(state, &mut out),
+        Input::RetryStarted { user_message } => apply::retry_started(state, &user_message, &mut out),
+        Input::StreamEnded => apply::stream_ended(state, &mut out),
+        Input::StreamFailed { message, allow_retry } => {
+            apply::stream_failed(state, message, allow_retry, &mut out)
+        }
+        Input::Cancelled => apply::cancelled(state, &mut out),
+        Input::ThreadLoaded(thread) => apply::thread_loaded(state, thread, &mut out),
+        Input::OlderItems(page) => apply::older_items(state, page, &mut out),
+        Input::Reset => apply::reset(state, &mut out),
+        Input::NoticeDismissed(id) => apply::notice_dismissed(state, id),
+        Input::ItemSynced(item) => apply::item_synced(state, item, &mut out),
+    }
+    out
+}

@@ -1,0 +1,285 @@
+//! What the views render: the thread, its items in order, and the turn in progress.
+
+use crate::protocol::{
+    ErrorEvent, ItemId, JsonMap, NoticeEvent, ThreadId, ThreadItem, ThreadStatus,
+};
+use std::collections::HashMap;
+
+/// The whole conversation state of one `<chat-shell>`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ChatState {
+    /// The open thread, once the server has created or loaded it.
+    pub thread: Option<ThreadInfo>,
+    pub(crate) items: Vec<ItemState>,
+    pub(crate) positions: HashMap<ItemId, usize>,
+    /// The answer being streamed, if any.
+    pub turn: Option<Turn>,
+    /// The ephemeral `progress_update` text, shown only while nothing newer arrived.
+    pub progress: Option<Progress>,
+    pub notices: Vec<Notice>,
+    /// The error of the last turn, shown inline after the item where it happened.
+    pub error: Option<TurnError>,
+    pub(crate) next_local: u64,
+    pub(crate) changes: Changes,
+}
+
+/// The thread's own fields (its items live in [`ChatState`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ThreadInfo {
+    pub id: ThreadId,
+    pub title: Option<String>,
+    pub created_at: String,
+    pub status: ThreadStatus,
+    pub metadata: JsonMap,
+}
+
+/// One item with what the client knows about it beyond the wire.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ItemState {
+    pub item: ThreadItem,
+    pub status: ItemStatus,
+    /// A ghost message: sent, never shown.
+    pub hidden: bool,
+    /// Shown by the client before the server echoed it (an optimistic user message).
+    pub local: bool,
+    /// `generated_image.updated` progress, 0..1.
+    pub progress: Option<f64>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ItemStatus {
+    /// Still receiving updates.
+    Streaming,
+    Done,
+    /// The user pressed Stop; the partial content is kept.
+    Stopped,
+    /// The answer failed here; the partial content is kept.
+    Failed,
+}
+
+/// The answer in flight.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Turn {
+    pub allow_cancel: bool,
+    /// The assistant message that text deltas go to when their id or index points at
+    /// nothing (the fork sends a fresh id per delta).
+    pub streaming_message: Option<ItemId>,
+    /// The user message that started the turn: what a retry retries after.
+    pub user_message: Option<ItemId>,
+    /// Whether the server sent any event yet: a stream that ends without one is an error.
+    pub saw_event: bool,
+    /// The next echoed user message is a ghost.
+    pub ghost: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Progress {
+    pub icon: Option<String>,
+    pub text: String,
+    /// Increments with each update, so views can rotate between them.
+    pub seq: u64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Notice {
+    pub id: u64,
+    pub event: NoticeEvent,
+}
+
+/// Why a turn failed, and whether it can be retried.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TurnError {
+    pub message: String,
+    pub code: String,
+    pub allow_retry: bool,
+    /// The user message a retry sends `threads.retry_after_item` for.
+    pub retry_after: Option<ItemId>,
+    /// Shown after this item (the partial answer), or at the end.
+    pub after_item: Option<ItemId>,
+}
+
+impl TurnError {
+    pub(crate) fn from_event(e: &ErrorEvent) -> (String, String, bool) {
+        let message = e
+            .message
+            .clone()
+            .filter(|m| !m.trim().is_empty())
+            .unwrap_or_else(|| "Something went wrong while answering. Please try again.".into());
+        (message, e.code.clone(), e.allow_retry)
+    }
+}
+
+/// What changed since the views last looked: drained once per animation frame.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Changes {
+    /// Items whose content changed, in order of first change.
+    pub items: Vec<ItemId>,
+    /// Items were added, removed or reordered.
+    pub order: bool,
+    pub thread: bool,
+    pub turn: bool,
+    pub progress: bool,
+    pub notices: bool,
+    pub error: bool,
+}
+
+impl Changes {
+    pub fn is_empty(&self) -> bool {
+        *self == Changes::default()
+    }
+
+    fn item(&mut self, id: &ItemId) {
+        // Usually the same item changes many times per frame: check the last one first.
+        if self.items.last() != Some(id) && !self.items.contains(id) {
+            self.items.push(id.clone());
+        }
+    }
+}
+
+impl ChatState {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// All items in thread order, hidden ones included.
+    pub fn items(&self) -> &[ItemState] {
+        &self.items
+    }
+
+    /// The items a view shows, in order.
+    pub fn visible_items(&self) -> impl Iterator<Item = &ItemState> {
+        self.items.iter().filter(|i| !i.hidden)
+    }
+
+    pub fn item(&self, id: &ItemId) -> Option<&ItemState> {
+        self.positions.get(id).map(|&i| &self.items[i])
+    }
+
+    pub fn thread_id(&self) -> Option<&ThreadId> {
+        self.thread.as_ref().map(|t| &t.id)
+    }
+
+    pub fn is_streaming(&self) -> bool {
+        self.turn.is_some()
+    }
+
+    /// What changed since the last call.
+    pub fn take_changes(&mut self) -> Changes {
+        std::mem::take(&mut self.changes)
+    }
+
+    pub(crate) fn item_mut(&mut self, id: &ItemId) -> Option<&mut ItemState> {
+        let &i = self.positions.get(id)?;
+        self.changes.item(id);
+        Some(&mut self.items[i])
+    }
+
+    pub(crate) fn push_item(&mut self, state: ItemState) {
+        let id = state.item.id.clone();
+        self.positions.insert(id.clone(), self.items.len());
+        self.items.push(state);
+        self.changes.item(&id);
+        self.changes.order = true;
+    }
+
+    /// Put `state` where the item with its id is, or append it.
+    pub(crate) fn upsert_item(&mut self, state: ItemState) {
+        let id = state.item.id.clone();
+        match self.positions.get(&id) {
+            Some(&i) => {
+                self.items[i] = state;
+                self.changes.item(&id);
+            }
+            None => self.push_item(state),
+        }
+    }
+
+    /// Replace the item at `old`'s position with `state` (which may have a new id).
+    pub(crate) fn replace_at(&mut self, old: &ItemId, state: ItemState) -> bool {
+        let Some(i) = self.positions.remove(old) else { return false };
+        let id = state.item.id.clone();
+        if let Some(dup) = self.positions.get(&id).copied() {
+            // The new id is already elsewhere: keep one copy, at the old position.
+            self.items.remove(dup);
+            self.reindex();
+            return self.replace_at_index(if dup < i { i - 1 } else { i }, state);
+        }
+        self.replace_at_index(i, state)
+    }
+
+    fn replace_at_index(&mut self, i: usize, state: ItemState) -> bool {
+        let id = state.item.id.clone();
+        self.positions.insert(id.clone(), i);
+        self.items[i] = state;
+        self.changes.item(&id);
+        self.changes.order = true;
+        true
+    }
+
+    pub(crate) fn remove_item(&mut self, id: &ItemId) -> Option<ItemState> {
+        let i = self.positions.remove(id)?;
+        let removed = self.items.remove(i);
+        self.reindex_from(i);
+        self.changes.order = true;
+        Some(removed)
+    }
+
+    /// Drop every item after `id` (a retry). Returns how many were dropped.
+    pub(crate) fn truncate_after(&mut self, id: &ItemId) -> usize {
+        let Some(&i) = self.positions.get(id) else { return 0 };
+        let dropped: Vec<ItemState> = self.items.drain(i + 1..).collect();
+        for d in &dropped {
+            self.positions.remove(&d.item.id);
+        }
+        if !dropped.is_empty() {
+            self.changes.order = true;
+        }
+        dropped.len()
+    }
+
+    /// Replace all items (a thread loaded from the server).
+    pub(crate) fn set_items(&mut self, items: Vec<ItemState>) {
+        self.items = items;
+        self.reindex();
+        self.changes.order = true;
+        self.changes.items.extend(self.items.iter().map(|i| i.item.id.clone()));
+    }
+
+    /// Put older items in front (history scrolled up).
+    pub(crate) fn prepend_items(&mut self, older: Vec<ItemState>) {
+        let older: Vec<ItemState> =
+            older.into_iter().filter(|i| !self.positions.contains_key(&i.item.id)).collect();
+        if older.is_empty() {
+            return;
+        }
+        self.changes.items.extend(older.iter().map(|i| i.item.id.clone()));
+        self.items.splice(0..0, older);
+        self.reindex();
+        self.changes.order = true;
+    }
+
+    pub(crate) fn mark(&mut self) -> &mut Changes {
+        &mut self.changes
+    }
+
+    pub(crate) fn last_item_id(&self) -> Option<&ItemId> {
+        self.items.last().map(|i| &i.item.id)
+    }
+
+    fn reindex(&mut self) {
+        self.positions.clear();
+        self.reindex_from(0);
+    }
+
+    fn reindex_from(&mut self, from: usize) {
+        for (i, item) in self.items.iter().enumerate().skip(from) {
+            self.positions.insert(item.item.id.clone(), i);
+        }
+    }
+}
+
+impl ItemState {
+    pub fn new(item: ThreadItem, status: ItemStatus) -> Self {
+        ItemState { item, status, hidden: false, local: false, progress: None }
+    }
+}
