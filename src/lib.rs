@@ -8,3 +8,19 @@ pub mod markdown;
 pub mod protocol;
 pub mod reducer;
 pub mod sse;
+
+#[cfg(target_arch = "wasm32")]
+pub mod element;
+#[cfg(target_arch = "wasm32")]
+pub mod runtime;
+#[cfg(target_arch = "wasm32")]
+pub mod transport;
+#[cfg(target_arch = "wasm32")]
+pub mod views;
+
+/// Loading the module registers `<chat-shell>`.
+#[cfg(target_arch = "wasm32")]
+#[wasm_bindgen::prelude::wasm_bindgen(start)]
+pub fn start() {
+    element::register();
+}

@@ -1,0 +1,203 @@
+//! The `<chat-shell>` custom element: a small JS class whose lifecycle callbacks call
+//! into Rust, which mounts the Leptos views into the element's open shadow root.
+
+use crate::runtime::{Runtime, Shell};
+use crate::views::ShellRoot;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use wasm_bindgen::prelude::*;
+use web_sys::{HtmlElement, ShadowRoot};
+
+/// The component's stylesheet, adopted by each shadow root (no inline `<style>`: pages
+/// with a strict Content-Security-Policy allow constructed stylesheets).
+const STYLESHEET: &str = include_str!("../style/chat-shell.css");
+
+/// Attributes the element reacts to.
+const OBSERVED: &[&str] = &["endpoint", "stream-timeout"];
+
+#[wasm_bindgen(inline_js = r#"
+export function defineElement(tag, observed, connect, disconnect, attribute) {
+  if (customElements.get(tag)) return;
+  class ChatShellElement extends HTMLElement {
+    static get observedAttributes() { return observed; }
+    constructor() { super(); this.attachShadow({ mode: 'open' }); }
+    connectedCallback() { connect(this, this.shadowRoot); }
+    disconnectedCallback() { disconnect(this); }
+    attributeChangedCallback(name, oldValue, value) {
+      if (oldValue !== value) attribute(this, name, value);
+    }
+  }
+  customElements.define(tag, ChatShellElement);
+}
+"#)]
+extern "C" {
+    #[wasm_bindgen(js_name = defineElement)]
+    fn define_element(
+        tag: &str,
+        observed: &js_sys::Array,
+        connect: &JsValue,
+        disconnect: &JsValue,
+        attribute: &JsValue,
+    );
+}
+
+/// One element's runtime and, while it is in the document, its mounted view.
+struct Instance {
+    shell: Shell,
+    mounted: Option<Box<dyn std::any::Any>>,
+    /// Bumped on each connect, so a pending disposal can tell the element came back.
+    connections: u64,
+}
+
+thread_local! {
+    static INSTANCES: RefCell<HashMap<u32, Instance>> = RefCell::new(HashMap::new());
+    static SHEET: RefCell<Option<web_sys::CssStyleSheet>> = const { RefCell::new(None) };
+}
+
+/// Register `<chat-shell>` (idempotent).
+pub fn register() {
+    let connect = Closure::<dyn FnMut(HtmlElement, ShadowRoot)>::new(connected);
+    let disconnect = Closure::<dyn FnMut(HtmlElement)>::new(disconnected);
+    let attribute = Closure::<dyn FnMut(HtmlElement, String, Option<String>)>::new(attribute_changed);
+    let observed: js_sys::Array = OBSERVED.iter().map(|a| JsValue::from_str(a)).collect();
+    define_element("chat-shell", &observed, connect.as_ref(), disconnect.as_ref(), attribute.as_ref());
+    // The element class calls these for as long as the page lives.
+    connect.forget();
+    disconnect.forget();
+    attribute.forget();
+}
+
+/// The key of an element in `INSTANCES`, stored on the element itself.
+fn element_key(host: &HtmlElement) -> u32 {
+    const PROP: &str = "__chatShellKey";
+    let existing = js_sys::Reflect::get(host, &PROP.into()).ok().and_then(|v| v.as_f64());
+    if let Some(key) = existing {
+        return key as u32;
+    }
+    thread_local!(static NEXT: std::cell::Cell<u32> = const { std::cell::Cell::new(1) });
+    let key = NEXT.with(|n| {
+        let k = n.get();
+        n.set(k + 1);
+        k
+    });
+    let _ = js_sys::Reflect::set(host, &PROP.into(), &JsValue::from(key));
+    key
+}
+
+/// The instance of `host`, created on first use (attributes arrive before connection).
+fn shell_of(host: &HtmlElement) -> Shell {
+    let key = element_key(host);
+    INSTANCES.with(|all| {
+        let mut all = all.borrow_mut();
+        all.entry(key)
+            .or_insert_with(|| {
+                let shell = Runtime::create(host.clone());
+                Instance { shell, mounted: None, connections: 0 }
+            })
+            .shell
+    })
+}
+
+fn connected(host: HtmlElement, root: ShadowRoot) {
+    let shell = shell_of(&host);
+    for name in OBSERVED {
+        attribute_changed(host.clone(), (*name).to_owned(), host.get_attribute(name));
+    }
+    adopt_stylesheet(&root);
+    let Some(document) = host.owner_document() else { return };
+    let Ok(container) = document.create_element("div") else { return };
+    container.set_class_name("cs-root");
+    root.set_inner_html("");
+    if root.append_child(&container).is_err() {
+        return;
+    }
+    let handle = leptos::mount::mount_to(container.unchecked_into(), move || {
+        leptos::view! { <ShellRoot shell=shell /> }
+    });
+    let key = element_key(&host);
+    let first = INSTANCES.with(|all| {
+        let mut all = all.borrow_mut();
+        let instance = all.get_mut(&key)?;
+        instance.mounted = Some(Box::new(handle));
+        instance.connections += 1;
+        Some(instance.connections == 1)
+    });
+    if first == Some(true) {
+        shell.with(|rt| rt.emit("chat.ready", &serde_json::json!({})));
+    }
+}
+
+fn disconnected(host: HtmlElement) {
+    let key = element_key(&host);
+    let connections = INSTANCES.with(|all| {
+        let mut all = all.borrow_mut();
+        let instance = all.get_mut(&key)?;
+        // Dropping the handle unmounts the view and cleans up its reactive scope.
+        instance.mounted = None;
+        Some(instance.connections)
+    });
+    let Some(connections) = connections else { return };
+    if let Some(root) = host.shadow_root() {
+        root.set_inner_html("");
+    }
+    // An element moved in the page reconnects at once and keeps its conversation; one
+    // that stays out of the document is disposed.
+    let dispose = Closure::once_into_js(move || {
+        INSTANCES.with(|all| {
+            let mut all = all.borrow_mut();
+            let gone = all.get(&key).is_some_and(|i| i.mounted.is_none() && i.connections == connections);
+            if gone {
+                if let Some(instance) = all.remove(&key) {
+                    Runtime::dispose(instance.shell);
+                }
+            }
+        });
+    });
+    if let Some(window) = web_sys::window() {
+        let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(dispose.unchecked_ref(), 0);
+    }
+}
+
+fn attribute_changed(host: HtmlElement, name: String, value: Option<String>) {
+    let shell = shell_of(&host);
+    shell.with(|rt| match name.as_str() {
+        "endpoint" => {
+            use leptos::prelude::Set;
+            rt.signals.endpoint.set(value.unwrap_or_default());
+        }
+        "stream-timeout" => {
+            let ms = value
+                .and_then(|v| v.trim().parse::<f64>().ok())
+                .filter(|s| *s > 0.0)
+                .map_or(crate::runtime::DEFAULT_STALL_MS, |s| (s * 1000.0) as u32);
+            rt.stall_ms.set(ms);
+        }
+        _ => {}
+    });
+}
+
+fn adopt_stylesheet(root: &ShadowRoot) {
+    let sheet = SHEET.with(|s| {
+        s.borrow_mut()
+            .get_or_insert_with(|| {
+                let sheet = web_sys::CssStyleSheet::new().expect("constructable stylesheets");
+                let _ = sheet.replace_sync(STYLESHEET);
+                sheet
+            })
+            .clone()
+    });
+    root.set_adopted_style_sheets(&js_sys::Array::of1(&sheet));
+}
+
+/// Test hook: whether `host` currently has a mounted view.
+pub fn is_mounted(host: &HtmlElement) -> bool {
+    let key = element_key(host);
+    INSTANCES.with(|all| all.borrow().get(&key).is_some_and(|i| i.mounted.is_some()))
+}
+
+/// Test hook: the endpoint the runtime of `host` will use.
+pub fn endpoint_of(host: &HtmlElement) -> Option<String> {
+    let key = element_key(host);
+    let shell = INSTANCES.with(|all| all.borrow().get(&key).map(|i| i.shell))?;
+    shell.with(|rt| leptos::prelude::GetUntracked::get_untracked(&rt.signals.endpoint))
+}

@@ -1,0 +1,430 @@
+//! The runtime of one `<chat-shell>`: owns the state, runs requests, carries out the
+//! reducer's effects, and publishes what changed to the views once per animation frame.
+
+use crate::protocol::{
+    ChatRequest, ItemId, ItemKind, JsonMap, RequestBody, ThreadId, UserMessageInput,
+};
+use crate::reducer::{
+    reduce, ChatState, Effect, Input, ItemState, Notice, OutgoingMessage, Outcome, Progress,
+    ThreadInfo, TurnError,
+};
+use crate::sse::{SseDecoder, SseFrame};
+use crate::transport::{self, TransportError};
+use leptos::prelude::*;
+use serde::Serialize;
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use web_sys::{AbortController, CustomEvent, CustomEventInit, HtmlElement};
+
+/// Default stall timeout: a stream silent this long is aborted with an error.
+pub const DEFAULT_STALL_MS: u32 = 60_000;
+
+thread_local! {
+    static RUNTIMES: RefCell<HashMap<u32, Rc<Runtime>>> = RefCell::new(HashMap::new());
+    static NEXT_ID: Cell<u32> = const { Cell::new(1) };
+}
+
+/// A copyable handle to one element's runtime (views hold this, not the runtime: Leptos
+/// view closures must be `Send`, the runtime is not).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Shell(u32);
+
+impl Shell {
+    pub fn get(self) -> Option<Rc<Runtime>> {
+        RUNTIMES.with(|r| r.borrow().get(&self.0).cloned())
+    }
+
+    /// Run `f` with the runtime, if it still exists.
+    pub fn with<R>(self, f: impl FnOnce(&Rc<Runtime>) -> R) -> Option<R> {
+        self.get().map(|rt| f(&rt))
+    }
+
+    pub fn signals(self) -> Option<ViewSignals> {
+        self.with(|rt| rt.signals)
+    }
+}
+
+/// A visible item as the list knows it: its id and what kind of view renders it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ItemKey {
+    pub id: ItemId,
+    pub kind: &'static str,
+}
+
+/// What the views subscribe to. Item contents are not copied into signals (an answer can
+/// be long): views read them from the state when their item's revision ticks.
+#[derive(Clone, Copy)]
+pub struct ViewSignals {
+    pub endpoint: RwSignal<String>,
+    pub order: RwSignal<Vec<ItemKey>>,
+    pub thread: RwSignal<Option<ThreadInfo>>,
+    /// `Some(allow_cancel)` while an answer streams.
+    pub streaming: RwSignal<Option<bool>>,
+    pub progress: RwSignal<Option<Progress>>,
+    pub notices: RwSignal<Vec<Notice>>,
+    pub error: RwSignal<Option<TurnError>>,
+    pub draft: RwSignal<String>,
+    /// The polite live region's text.
+    pub announce: RwSignal<String>,
+}
+
+pub struct Runtime {
+    pub shell: Shell,
+    host: HtmlElement,
+    state: RefCell<ChatState>,
+    pub signals: ViewSignals,
+    revs: RefCell<HashMap<ItemId, RwSignal<u64>>>,
+    abort: RefCell<Option<AbortController>>,
+    /// Bumped whenever in-flight answers must stop counting (Stop, new chat, unmount).
+    generation: Cell<u64>,
+    frame_pending: Cell<bool>,
+    pending_tools: RefCell<Vec<(ItemId, String, String)>>,
+    pub stall_ms: Cell<u32>,
+    pub metadata: RefCell<Option<JsonMap>>,
+    owner: Owner,
+}
+
+impl Runtime {
+    /// Create the runtime of a host element. Its signals live in their own owner, so they
+    /// survive the view being unmounted and mounted again (the element moved in the page).
+    pub fn create(host: HtmlElement) -> Shell {
+        let id = NEXT_ID.with(|n| {
+            let id = n.get();
+            n.set(id + 1);
+            id
+        });
+        let owner = Owner::new();
+        let signals = owner.with(|| ViewSignals {
+            endpoint: RwSignal::new(String::new()),
+            order: RwSignal::new(Vec::new()),
+            thread: RwSignal::new(None),
+            streaming: RwSignal::new(None),
+            progress: RwSignal::new(None),
+            notices: RwSignal::new(Vec::new()),
+            error: RwSignal::new(None),
+            draft: RwSignal::new(String::new()),
+            announce: RwSignal::new(String::new()),
+        });
+        let shell = Shell(id);
+        let runtime = Runtime {
+            shell,
+            host,
+            state: RefCell::new(ChatState::new()),
+            signals,
+            revs: RefCell::new(HashMap::new()),
+            abort: RefCell::new(None),
+            generation: Cell::new(0),
+            frame_pending: Cell::new(false),
+            pending_tools: RefCell::new(Vec::new()),
+            stall_ms: Cell::new(DEFAULT_STALL_MS),
+            metadata: RefCell::new(None),
+            owner,
+        };
+        RUNTIMES.with(|r| r.borrow_mut().insert(id, Rc::new(runtime)));
+        shell
+    }
+
+    /// Forget this runtime: abort what is in flight and free its signals.
+    pub fn dispose(shell: Shell) {
+        if let Some(rt) = RUNTIMES.with(|r| r.borrow_mut().remove(&shell.0)) {
+            rt.abort_in_flight();
+            rt.owner.cleanup();
+        }
+    }
+
+    /// Read the state (views call this when a signal they track changes).
+    pub fn with_state<R>(&self, f: impl FnOnce(&ChatState) -> R) -> R {
+        f(&self.state.borrow())
+    }
+
+    pub fn with_item<R>(&self, id: &ItemId, f: impl FnOnce(&ItemState) -> R) -> Option<R> {
+        self.state.borrow().item(id).map(f)
+    }
+
+    /// The revision signal of one item: ticks when that item changes, and only then.
+    pub fn item_rev(&self, id: &ItemId) -> RwSignal<u64> {
+        let mut revs = self.revs.borrow_mut();
+        *revs.entry(id.clone()).or_insert_with(|| self.owner.with(|| RwSignal::new(0)))
+    }
+
+    pub fn is_streaming(&self) -> bool {
+        self.state.borrow().is_streaming()
+    }
+
+    // ---- user intents -------------------------------------------------------------
+
+    /// Send what the user typed. Returns false if nothing was sent.
+    pub fn send_message(self: &Rc<Self>, text: String, ghost: bool) -> bool {
+        if text.trim().is_empty() || self.is_streaming() {
+            return false;
+        }
+        let input = UserMessageInput::text(text.clone(), Vec::new());
+        let body = match self.state.borrow().thread_id().cloned() {
+            Some(thread_id) => RequestBody::AddUserMessage { thread_id, input },
+            None => RequestBody::ThreadsCreate { input },
+        };
+        self.apply(Input::SendStarted(OutgoingMessage { text, attachments: Vec::new(), ghost }));
+        self.start_stream(body);
+        true
+    }
+
+    /// Retry the failed answer.
+    pub fn retry(self: &Rc<Self>) {
+        let (thread_id, item_id) = {
+            let state = self.state.borrow();
+            let Some(thread_id) = state.thread_id().cloned() else { return };
+            let Some(item_id) = state.error.as_ref().and_then(|e| e.retry_after.clone()) else {
+                return;
+            };
+            (thread_id, item_id)
+        };
+        self.apply(Input::RetryStarted { user_message: item_id.clone() });
+        self.start_stream(RequestBody::RetryAfterItem { thread_id, item_id });
+    }
+
+    /// Stop the answer: close the connection, keep what arrived.
+    pub fn stop(self: &Rc<Self>) {
+        if !self.is_streaming() {
+            return;
+        }
+        self.abort_in_flight();
+        self.apply(Input::Cancelled);
+    }
+
+    /// Start a new, empty conversation.
+    pub fn new_chat(self: &Rc<Self>) {
+        self.abort_in_flight();
+        self.apply(Input::Reset);
+    }
+
+    pub fn dismiss_notice(self: &Rc<Self>, id: u64) {
+        self.apply(Input::NoticeDismissed(id));
+    }
+
+    // ---- requests -----------------------------------------------------------------
+
+    fn abort_in_flight(&self) {
+        self.generation.set(self.generation.get() + 1);
+        if let Some(abort) = self.abort.borrow_mut().take() {
+            abort.abort();
+        }
+    }
+
+    fn envelope(&self, body: RequestBody) -> ChatRequest {
+        body.with_metadata(self.metadata.borrow().clone())
+    }
+
+    fn start_stream(self: &Rc<Self>, body: RequestBody) {
+        self.abort_in_flight();
+        let generation = self.generation.get();
+        let Ok(abort) = AbortController::new() else {
+            return self.apply(Input::StreamFailed {
+                message: "This browser cannot run streamed requests.".into(),
+                allow_retry: false,
+            });
+        };
+        let signal = abort.signal();
+        *self.abort.borrow_mut() = Some(abort);
+        let request = self.envelope(body);
+        let endpoint = self.signals.endpoint.get_untracked();
+        let stall_ms = self.stall_ms.get();
+        let this = Rc::clone(self);
+        wasm_bindgen_futures::spawn_local(async move {
+            let live = || this.generation.get() == generation;
+            let mut stream =
+                match transport::post_stream(&endpoint, &request, &[], &signal, stall_ms).await {
+                    Ok(s) => s,
+                    Err(e) => return this.stream_error(generation, e),
+                };
+            let mut decoder = SseDecoder::new();
+            loop {
+                match stream.next_chunk().await {
+                    Ok(Some(bytes)) if live() => {
+                        for frame in decoder.push(&bytes) {
+                            this.apply_frame(frame);
+                        }
+                    }
+                    Ok(Some(_)) => return stream.cancel(),
+                    Ok(None) => {
+                        if !live() {
+                            return;
+                        }
+                        for frame in decoder.finish() {
+                            this.apply_frame(frame);
+                        }
+                        this.apply(Input::StreamEnded);
+                        return this.after_stream();
+                    }
+                    Err(e) => return this.stream_error(generation, e),
+                }
+            }
+        });
+    }
+
+    fn stream_error(self: &Rc<Self>, generation: u64, error: TransportError) {
+        if self.generation.get() != generation || error == TransportError::Aborted {
+            return;
+        }
+        self.apply(Input::StreamFailed { message: error.user_message(), allow_retry: error.retryable() });
+    }
+
+    fn apply_frame(&self, frame: SseFrame) {
+        let input = match frame {
+            SseFrame::Event { data, .. } => match crate::protocol::decode_event(&data) {
+                Ok(event) => Input::Server(event),
+                Err(e) => Input::Malformed(e),
+            },
+            SseFrame::Done => return,
+        };
+        self.apply(input);
+    }
+
+    /// After an answer: client tool calls it asked for get their results sent back.
+    fn after_stream(self: &Rc<Self>) {
+        let Some(thread_id) = self.state.borrow().thread_id().cloned() else { return };
+        let pending = std::mem::take(&mut *self.pending_tools.borrow_mut());
+        if let Some((_item, call_id, name)) = pending.into_iter().next() {
+            // No client tool registry yet: answer honestly that the tool is missing.
+            let result = serde_json::json!({
+                "call_id": call_id,
+                "error": format!("No client tool named `{name}` is registered in this page."),
+            });
+            self.apply(Input::TurnStarted);
+            self.start_stream(RequestBody::AddClientToolOutput { thread_id: ThreadId::clone(&thread_id), result });
+        }
+    }
+
+    // ---- state and effects --------------------------------------------------------
+
+    /// Fold an input into the state, carry out its effects, and schedule a view update.
+    pub fn apply(&self, input: Input) {
+        let outcome = reduce(&mut self.state.borrow_mut(), input);
+        self.run(outcome);
+        self.schedule_frame();
+    }
+
+    fn run(&self, outcome: Outcome) {
+        for warning in outcome.warnings {
+            web_sys::console::warn_1(&format!("chat-shell: {}", warning.message).into());
+        }
+        for effect in outcome.effects {
+            match effect {
+                Effect::Emit { name, detail } => self.emit(name, &detail),
+                Effect::Announce(text) => self.signals.announce.set(text),
+                Effect::RestoreDraft { text, .. } => self.signals.draft.update(|draft| {
+                    *draft = if draft.trim().is_empty() { text } else { format!("{text}\n{draft}") };
+                }),
+                Effect::InvokeClientTool { item_id, call_id, name, .. } => {
+                    self.pending_tools.borrow_mut().push((item_id, call_id, name))
+                }
+                // Handed to the page as the `chat.effect` event emitted with it.
+                Effect::ClientEffect { .. } => {}
+            }
+        }
+    }
+
+    /// Dispatch a `chat.*` DOM event from the host element (bubbles, crosses the shadow root).
+    pub fn emit(&self, name: &str, detail: &impl Serialize) {
+        let detail = detail
+            .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+            .unwrap_or(JsValue::NULL);
+        let init = CustomEventInit::new();
+        init.set_bubbles(true);
+        init.set_composed(true);
+        init.set_detail(&detail);
+        if let Ok(event) = CustomEvent::new_with_event_init_dict(name, &init) {
+            let _ = self.host.dispatch_event(&event);
+        }
+    }
+
+    /// Batch all changes of this frame into one view update.
+    fn schedule_frame(&self) {
+        if self.frame_pending.replace(true) {
+            return;
+        }
+        let shell = self.shell;
+        let flush = Closure::once_into_js(move || {
+            shell.with(|rt| rt.flush());
+        });
+        let Some(window) = web_sys::window() else { return };
+        // Hidden pages get no animation frames; a timer keeps a background tab current.
+        let hidden = window.document().is_some_and(|d| d.hidden());
+        let scheduled = if hidden {
+            window.set_timeout_with_callback_and_timeout_and_arguments_0(flush.unchecked_ref(), 50).is_ok()
+        } else {
+            window.request_animation_frame(flush.unchecked_ref()).is_ok()
+        };
+        if !scheduled {
+            self.frame_pending.set(false);
+        }
+    }
+
+    /// Publish what changed since the last frame.
+    pub fn flush(&self) {
+        self.frame_pending.set(false);
+        let (changes, order, thread, streaming, progress, notices, error) = {
+            let mut state = self.state.borrow_mut();
+            let changes = state.take_changes();
+            let order = changes.order.then(|| {
+                state
+                    .visible_items()
+                    .map(|i| ItemKey { id: i.item.id.clone(), kind: kind_tag(&i.item.kind) })
+                    .collect::<Vec<_>>()
+            });
+            if changes.order {
+                self.revs.borrow_mut().retain(|id, _| state.item(id).is_some());
+            }
+            (
+                changes.clone(),
+                order,
+                changes.thread.then(|| state.thread.clone()),
+                changes.turn.then(|| state.turn.as_ref().map(|t| t.allow_cancel)),
+                changes.progress.then(|| state.progress.clone()),
+                changes.notices.then(|| state.notices.clone()),
+                changes.error.then(|| state.error.clone()),
+            )
+        };
+        if let Some(order) = order {
+            self.signals.order.set(order);
+        }
+        for id in &changes.items {
+            if let Some(rev) = self.revs.borrow().get(id) {
+                rev.update(|r| *r += 1);
+            }
+        }
+        if let Some(v) = thread {
+            self.signals.thread.set(v);
+        }
+        if let Some(v) = streaming {
+            self.signals.streaming.set(v);
+        }
+        if let Some(v) = progress {
+            self.signals.progress.set(v);
+        }
+        if let Some(v) = notices {
+            self.signals.notices.set(v);
+        }
+        if let Some(v) = error {
+            self.signals.error.set(v);
+        }
+    }
+}
+
+/// Which view renders an item kind.
+pub fn kind_tag(kind: &ItemKind) -> &'static str {
+    match kind {
+        ItemKind::UserMessage(_) => "user_message",
+        ItemKind::AssistantMessage(_) => "assistant_message",
+        ItemKind::ClientToolCall(_) => "client_tool_call",
+        ItemKind::Widget(_) => "widget",
+        ItemKind::ClientWidget(_) => "client_widget",
+        ItemKind::GeneratedImage(_) => "generated_image",
+        ItemKind::StructuredInput(_) => "structured_input",
+        ItemKind::Workflow(_) => "workflow",
+        ItemKind::Task(_) => "task",
+        ItemKind::EndOfTurn(_) => "end_of_turn",
+        ItemKind::Other(_) => "other",
+    }
+}

@@ -1,0 +1,196 @@
+//! HTTP to the one ChatKit endpoint: a POST whose SSE body is read chunk by chunk, or a
+//! POST with a JSON answer. No state, no parsing beyond bytes and JSON.
+
+use crate::protocol::ChatRequest;
+use js_sys::{Promise, Reflect, Uint8Array};
+use serde::de::DeserializeOwned;
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{AbortSignal, ReadableStreamDefaultReader};
+
+/// Why a request failed, in words a user can read.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TransportError {
+    /// The request was aborted (Stop, thread switch, unmount).
+    Aborted,
+    /// The server answered with an error status.
+    Status { status: u16, message: String },
+    /// No bytes arrived for longer than the stall timeout.
+    Stalled { seconds: u32 },
+    /// The connection failed or dropped.
+    Network(String),
+    /// The answer was not what the protocol says.
+    Protocol(String),
+}
+
+impl TransportError {
+    pub fn user_message(&self) -> String {
+        match self {
+            TransportError::Aborted => "The request was cancelled.".into(),
+            TransportError::Status { status, message } if message.is_empty() => {
+                format!("The server answered with an error (HTTP {status}).")
+            }
+            TransportError::Status { status, message } => {
+                format!("The server answered with an error (HTTP {status}): {message}")
+            }
+            TransportError::Stalled { seconds } => {
+                format!("The answer stalled: nothing arrived for {seconds} seconds.")
+            }
+            TransportError::Network(_) => {
+                "The connection to the server was lost. Check your connection and retry.".into()
+            }
+            TransportError::Protocol(detail) => format!("The server's answer could not be read: {detail}"),
+        }
+    }
+
+    /// Whether sending the same request again may help.
+    pub fn retryable(&self) -> bool {
+        !matches!(self, TransportError::Aborted)
+    }
+}
+
+fn js_error_text(e: &JsValue) -> String {
+    Reflect::get(e, &"message".into())
+        .ok()
+        .and_then(|m| m.as_string())
+        .or_else(|| e.as_string())
+        .unwrap_or_else(|| format!("{e:?}"))
+}
+
+fn is_abort(e: &JsValue) -> bool {
+    Reflect::get(e, &"name".into()).ok().and_then(|n| n.as_string()).as_deref() == Some("AbortError")
+}
+
+fn from_gloo(e: gloo_net::Error, signal: &AbortSignal) -> TransportError {
+    if signal.aborted() {
+        return TransportError::Aborted;
+    }
+    match e {
+        gloo_net::Error::JsError(js) if js.name == "AbortError" => TransportError::Aborted,
+        other => TransportError::Network(other.to_string()),
+    }
+}
+
+async fn post(
+    endpoint: &str,
+    request: &ChatRequest,
+    accept: &str,
+    headers: &[(String, String)],
+    signal: &AbortSignal,
+) -> Result<gloo_net::http::Response, TransportError> {
+    let mut builder = gloo_net::http::Request::post(endpoint)
+        .header("Accept", accept)
+        .abort_signal(Some(signal));
+    for (name, value) in headers {
+        builder = builder.header(name, value);
+    }
+    let request = builder.json(request).map_err(|e| TransportError::Protocol(e.to_string()))?;
+    let response = request.send().await.map_err(|e| from_gloo(e, signal))?;
+    if !response.ok() {
+        let status = response.status();
+        let body = response.text().await.unwrap_or_default();
+        return Err(TransportError::Status { status, message: readable_error(&body) });
+    }
+    Ok(response)
+}
+
+/// The `error`/`message` of a JSON error body, or a short plain-text body.
+fn readable_error(body: &str) -> String {
+    if let Ok(v) = serde_json::from_str::<serde_json::Value>(body) {
+        for key in ["error", "message", "detail"] {
+            if let Some(s) = v.get(key).and_then(|s| s.as_str()) {
+                return s.to_owned();
+            }
+        }
+    }
+    let text = body.trim();
+    if text.len() <= 200 && !text.starts_with('<') {
+        text.to_owned()
+    } else {
+        String::new()
+    }
+}
+
+/// POST a JSON request and decode its JSON answer.
+pub async fn post_json<T: DeserializeOwned>(
+    endpoint: &str,
+    request: &ChatRequest,
+    headers: &[(String, String)],
+    signal: &AbortSignal,
+) -> Result<T, TransportError> {
+    let response = post(endpoint, request, "application/json", headers, signal).await?;
+    let text = response.text().await.map_err(|e| from_gloo(e, signal))?;
+    serde_json::from_str(&text).map_err(|e| TransportError::Protocol(e.to_string()))
+}
+
+/// An open SSE answer, read chunk by chunk.
+pub struct EventStream {
+    reader: ReadableStreamDefaultReader,
+    signal: AbortSignal,
+    stall_ms: u32,
+}
+
+/// POST a streaming request; the answer's body is returned unread.
+pub async fn post_stream(
+    endpoint: &str,
+    request: &ChatRequest,
+    headers: &[(String, String)],
+    signal: &AbortSignal,
+    stall_ms: u32,
+) -> Result<EventStream, TransportError> {
+    let response = post(endpoint, request, "text/event-stream", headers, signal).await?;
+    let body = response
+        .body()
+        .ok_or_else(|| TransportError::Protocol("the streamed answer has no body".into()))?;
+    let reader: ReadableStreamDefaultReader = body
+        .get_reader()
+        .dyn_into()
+        .map_err(|_| TransportError::Protocol("the answer body cannot be read as a stream".into()))?;
+    Ok(EventStream { reader, signal: signal.clone(), stall_ms })
+}
+
+impl EventStream {
+    /// The next chunk of bytes; `Ok(None)` at the end. Any bytes (keepalives included)
+    /// count as life: only a read that takes longer than the stall timeout fails.
+    pub async fn next_chunk(&mut self) -> Result<Option<Vec<u8>>, TransportError> {
+        let read = self.reader.read();
+        let (timer, handle) = stall_timer(self.stall_ms);
+        let result = JsFuture::from(Promise::race(&js_sys::Array::of2(&read, &timer))).await;
+        if let Some(window) = web_sys::window() {
+            window.clear_timeout_with_handle(handle);
+        }
+        let result = match result {
+            Ok(r) => r,
+            Err(e) if self.signal.aborted() || is_abort(&e) => return Err(TransportError::Aborted),
+            Err(e) => return Err(TransportError::Network(js_error_text(&e))),
+        };
+        if result.is_undefined() {
+            self.cancel();
+            return Err(TransportError::Stalled { seconds: self.stall_ms / 1000 });
+        }
+        let done = Reflect::get(&result, &"done".into()).ok().and_then(|d| d.as_bool()).unwrap_or(true);
+        if done {
+            return Ok(None);
+        }
+        let value = Reflect::get(&result, &"value".into()).unwrap_or(JsValue::UNDEFINED);
+        Ok(Some(value.dyn_into::<Uint8Array>().map(|a| a.to_vec()).unwrap_or_default()))
+    }
+
+    /// Close the connection: the server sees the client go away.
+    pub fn cancel(&self) {
+        let _ = self.reader.cancel();
+    }
+}
+
+/// A promise that resolves to `undefined` after `ms` milliseconds, and its timer handle.
+fn stall_timer(ms: u32) -> (Promise, i32) {
+    let mut handle = 0;
+    let promise = Promise::new(&mut |resolve, _| {
+        if let Some(window) = web_sys::window() {
+            handle = window
+                .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms.min(i32::MAX as u32) as i32)
+                .unwrap_or(0);
+        }
+    });
+    (promise, handle)
+}

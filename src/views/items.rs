@@ -1,0 +1,109 @@
+//! One view per item kind, chosen by the item's kind tag. Kinds later work fills in
+//! (widgets, tools, structured input) show an honest "unsupported content" card.
+
+use super::message::{AssistantMessageView, UserMessageView};
+use crate::markdown;
+use crate::protocol::{ItemId, ItemKind, StatusIndicator, Task};
+use crate::reducer::ItemStatus;
+use crate::runtime::{ItemKey, Shell};
+use leptos::prelude::*;
+
+#[component]
+pub fn ItemView(shell: Shell, key: ItemKey) -> impl IntoView {
+    let id = key.id;
+    match key.kind {
+        "user_message" => view! { <UserMessageView shell=shell id=id /> }.into_any(),
+        "assistant_message" => view! { <AssistantMessageView shell=shell id=id /> }.into_any(),
+        "task" | "workflow" => view! { <ProcessView shell=shell id=id /> }.into_any(),
+        // Closes a turn; nothing to see.
+        "end_of_turn" => ().into_any(),
+        _ => view! { <UnsupportedView shell=shell id=id /> }.into_any(),
+    }
+}
+
+/// A task or a workflow (a group of tasks).
+#[component]
+fn ProcessView(shell: Shell, id: ItemId) -> impl IntoView {
+    let rev = shell.with(|rt| rt.item_rev(&id));
+    let snapshot = Memo::new(move |_| {
+        if let Some(rev) = rev {
+            rev.track();
+        }
+        shell.with(|rt| rt.with_item(&id, |i| (i.item.kind.clone(), i.status))).flatten()
+    });
+    move || {
+        let (kind, status) = snapshot.get()?;
+        Some(match kind {
+            ItemKind::Task(t) => task_view(&t.task, status == ItemStatus::Streaming).into_any(),
+            ItemKind::Workflow(w) => {
+                let running = status == ItemStatus::Streaming;
+                let title = match &w.workflow.summary {
+                    Some(crate::protocol::WorkflowSummary::Title { title, .. }) => title.clone(),
+                    Some(crate::protocol::WorkflowSummary::Duration { duration }) => {
+                        format!("Worked for {}s", duration.round() as i64)
+                    }
+                    None if running => "Working…".to_owned(),
+                    None => "Worked".to_owned(),
+                };
+                let tasks = w.workflow.tasks.iter().map(|t| task_view(t, false)).collect_view();
+                view! {
+                    <details class="cs-workflow" data-part="workflow" open=running || w.workflow.expanded>
+                        <summary class="cs-workflow__summary">{title}</summary>
+                        <div class="cs-workflow__tasks">{tasks}</div>
+                    </details>
+                }
+                .into_any()
+            }
+            _ => ().into_any(),
+        })
+    }
+}
+
+fn task_view(task: &Task, newest: bool) -> impl IntoView {
+    let title = task.title().unwrap_or("Working").to_owned();
+    let status = match task.status_indicator {
+        StatusIndicator::None => "none",
+        StatusIndicator::Loading => "loading",
+        StatusIndicator::Complete => "complete",
+    };
+    let content = match &task.kind {
+        crate::protocol::TaskKind::Custom(c) => c.content.clone(),
+        crate::protocol::TaskKind::Thought(t) => Some(t.content.clone()),
+        _ => None,
+    }
+    .filter(|c| !c.trim().is_empty())
+    .map(|c| markdown::render(&c));
+    view! {
+        <div class="cs-task" data-part="task" data-status=status class:cs-shimmer=newest>
+            {match content {
+                Some(html) => view! {
+                    <details class="cs-task__details">
+                        <summary class="cs-task__title">{title}</summary>
+                        <div class="cs-md" inner_html=html.into_string()></div>
+                    </details>
+                }
+                .into_any(),
+                None => view! { <div class="cs-task__title">{title}</div> }.into_any(),
+            }}
+        </div>
+    }
+}
+
+/// Content this version cannot show yet: said plainly, never dropped silently.
+#[component]
+fn UnsupportedView(shell: Shell, id: ItemId) -> impl IntoView {
+    let kind = shell
+        .with(|rt| {
+            rt.with_item(&id, |i| match &i.item.kind {
+                ItemKind::Other(u) => u.type_name().to_owned(),
+                other => crate::runtime::kind_tag(other).to_owned(),
+            })
+        })
+        .flatten()
+        .unwrap_or_default();
+    view! {
+        <div class="cs-unsupported" data-part="unsupported" role="note">
+            "Unsupported content" {(!kind.is_empty()).then(|| format!(" ({kind})"))}
+        </div>
+    }
+}

@@ -1,0 +1,106 @@
+//! Streams markdown into the DOM: completed blocks are appended once and never touched,
+//! only the open tail block is rewritten. `inner_html` is set only from `SafeHtml`.
+
+use crate::markdown::MarkdownStream;
+use wasm_bindgen::JsCast;
+use web_sys::{Element, HtmlElement};
+
+/// How far back a streamed text is checked for still extending what was rendered. A full
+/// comparison would cost O(message) per frame; a diverging final text is caught by the
+/// full check made once the item is no longer streaming.
+const APPEND_CHECK: usize = 64;
+
+pub struct MarkdownDom {
+    stream: MarkdownStream,
+    container: HtmlElement,
+    tail: Element,
+    rendered_blocks: usize,
+    tail_html: String,
+}
+
+impl MarkdownDom {
+    /// Render into `container` (emptied first).
+    pub fn new(container: HtmlElement) -> Option<Self> {
+        let document = container.owner_document()?;
+        container.set_inner_html("");
+        let tail = document.create_element("div").ok()?;
+        tail.set_class_name("cs-md__tail");
+        container.append_child(&tail).ok()?;
+        Some(MarkdownDom {
+            stream: MarkdownStream::new(),
+            container,
+            tail,
+            rendered_blocks: 0,
+            tail_html: String::new(),
+        })
+    }
+
+    /// Bring the DOM up to `text`. Cost: the new text plus the open tail block.
+    pub fn sync(&mut self, text: &str, streaming: bool) {
+        let seen = self.stream.text().len();
+        let extends = text.len() >= seen
+            && text.is_char_boundary(seen)
+            && if streaming {
+                let from = floor_boundary(self.stream.text(), seen.saturating_sub(APPEND_CHECK));
+                text[from..seen] == self.stream.text()[from..]
+            } else {
+                text.starts_with(self.stream.text())
+            };
+        if extends {
+            if text.len() > seen {
+                self.stream.push(&text[seen..]);
+            }
+        } else {
+            self.stream.reset(text);
+            self.clear_blocks();
+        }
+        self.render();
+    }
+
+    fn clear_blocks(&mut self) {
+        while let Some(first) = self.container.first_element_child() {
+            if first == self.tail {
+                break;
+            }
+            first.remove();
+        }
+        self.rendered_blocks = 0;
+    }
+
+    fn render(&mut self) {
+        let Some(document) = self.container.owner_document() else { return };
+        for block in &self.stream.blocks()[self.rendered_blocks.min(self.stream.blocks().len())..] {
+            if let Ok(el) = document.create_element("div") {
+                el.set_class_name("cs-md__block");
+                el.set_inner_html(block.as_str());
+                let _ = self.container.insert_before(&el, Some(&self.tail));
+            }
+        }
+        self.rendered_blocks = self.stream.blocks().len();
+        let tail = self.stream.tail();
+        if tail.as_str() != self.tail_html {
+            self.tail.set_inner_html(tail.as_str());
+            self.tail_html = tail.as_str().to_owned();
+        }
+    }
+}
+
+fn floor_boundary(s: &str, mut i: usize) -> usize {
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// Clicks on a code block's Copy button copy its code (delegated: blocks are plain HTML).
+pub fn handle_code_copy(event: &web_sys::MouseEvent) {
+    let Some(target) = event.target().and_then(|t| t.dyn_into::<Element>().ok()) else { return };
+    let Ok(Some(button)) = target.closest("[data-part=code-copy]") else { return };
+    let Ok(Some(block)) = button.closest("[data-part=code-block]") else { return };
+    let Ok(Some(code)) = block.query_selector("code") else { return };
+    let text = code.text_content().unwrap_or_default();
+    if let Some(window) = web_sys::window() {
+        let _ = window.navigator().clipboard().write_text(&text);
+        button.set_text_content(Some("Copied"));
+    }
+}
