@@ -58,9 +58,16 @@ thread_local! {
 pub fn register() {
     let connect = Closure::<dyn FnMut(HtmlElement, ShadowRoot)>::new(connected);
     let disconnect = Closure::<dyn FnMut(HtmlElement)>::new(disconnected);
-    let attribute = Closure::<dyn FnMut(HtmlElement, String, Option<String>)>::new(attribute_changed);
+    let attribute =
+        Closure::<dyn FnMut(HtmlElement, String, Option<String>)>::new(attribute_changed);
     let observed: js_sys::Array = OBSERVED.iter().map(|a| JsValue::from_str(a)).collect();
-    define_element("chat-shell", &observed, connect.as_ref(), disconnect.as_ref(), attribute.as_ref());
+    define_element(
+        "chat-shell",
+        &observed,
+        connect.as_ref(),
+        disconnect.as_ref(),
+        attribute.as_ref(),
+    );
     // The element class calls these for as long as the page lives.
     connect.forget();
     disconnect.forget();
@@ -70,7 +77,9 @@ pub fn register() {
 /// The key of an element in `INSTANCES`, stored on the element itself.
 fn element_key(host: &HtmlElement) -> u32 {
     const PROP: &str = "__chatShellKey";
-    let existing = js_sys::Reflect::get(host, &PROP.into()).ok().and_then(|v| v.as_f64());
+    let existing = js_sys::Reflect::get(host, &PROP.into())
+        .ok()
+        .and_then(|v| v.as_f64());
     if let Some(key) = existing {
         return key as u32;
     }
@@ -92,7 +101,11 @@ fn shell_of(host: &HtmlElement) -> Shell {
         all.entry(key)
             .or_insert_with(|| {
                 let shell = Runtime::create(host.clone());
-                Instance { shell, mounted: None, connections: 0 }
+                Instance {
+                    shell,
+                    mounted: None,
+                    connections: 0,
+                }
             })
             .shell
     })
@@ -104,8 +117,12 @@ fn connected(host: HtmlElement, root: ShadowRoot) {
         attribute_changed(host.clone(), (*name).to_owned(), host.get_attribute(name));
     }
     adopt_stylesheet(&root);
-    let Some(document) = host.owner_document() else { return };
-    let Ok(container) = document.create_element("div") else { return };
+    let Some(document) = host.owner_document() else {
+        return;
+    };
+    let Ok(container) = document.create_element("div") else {
+        return;
+    };
     container.set_class_name("cs-root");
     root.set_inner_html("");
     if root.append_child(&container).is_err() {
@@ -136,7 +153,9 @@ fn disconnected(host: HtmlElement) {
         instance.mounted = None;
         Some(instance.connections)
     });
-    let Some(connections) = connections else { return };
+    let Some(connections) = connections else {
+        return;
+    };
     if let Some(root) = host.shadow_root() {
         root.set_inner_html("");
     }
@@ -145,7 +164,9 @@ fn disconnected(host: HtmlElement) {
     let dispose = Closure::once_into_js(move || {
         INSTANCES.with(|all| {
             let mut all = all.borrow_mut();
-            let gone = all.get(&key).is_some_and(|i| i.mounted.is_none() && i.connections == connections);
+            let gone = all
+                .get(&key)
+                .is_some_and(|i| i.mounted.is_none() && i.connections == connections);
             if gone {
                 if let Some(instance) = all.remove(&key) {
                     Runtime::dispose(instance.shell);
@@ -154,7 +175,8 @@ fn disconnected(host: HtmlElement) {
         });
     });
     if let Some(window) = web_sys::window() {
-        let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(dispose.unchecked_ref(), 0);
+        let _ = window
+            .set_timeout_with_callback_and_timeout_and_arguments_0(dispose.unchecked_ref(), 0);
     }
 }
 

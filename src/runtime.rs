@@ -5,7 +5,7 @@ use crate::protocol::{
     ChatRequest, ItemId, ItemKind, JsonMap, RequestBody, ThreadId, UserMessageInput,
 };
 use crate::reducer::{
-    reduce, ChatState, Effect, Input, ItemState, Notice, OutgoingMessage, Outcome, Progress,
+    reduce, ChatState, Effect, Input, ItemState, Notice, Outcome, OutgoingMessage, Progress,
     ThreadInfo, TurnError,
 };
 use crate::sse::{SseDecoder, SseFrame};
@@ -146,7 +146,9 @@ impl Runtime {
     /// The revision signal of one item: ticks when that item changes, and only then.
     pub fn item_rev(&self, id: &ItemId) -> RwSignal<u64> {
         let mut revs = self.revs.borrow_mut();
-        *revs.entry(id.clone()).or_insert_with(|| self.owner.with(|| RwSignal::new(0)))
+        *revs
+            .entry(id.clone())
+            .or_insert_with(|| self.owner.with(|| RwSignal::new(0)))
     }
 
     pub fn is_streaming(&self) -> bool {
@@ -165,7 +167,11 @@ impl Runtime {
             Some(thread_id) => RequestBody::AddUserMessage { thread_id, input },
             None => RequestBody::ThreadsCreate { input },
         };
-        self.apply(Input::SendStarted(OutgoingMessage { text, attachments: Vec::new(), ghost }));
+        self.apply(Input::SendStarted(OutgoingMessage {
+            text,
+            attachments: Vec::new(),
+            ghost,
+        }));
         self.start_stream(body);
         true
     }
@@ -174,13 +180,17 @@ impl Runtime {
     pub fn retry(self: &Rc<Self>) {
         let (thread_id, item_id) = {
             let state = self.state.borrow();
-            let Some(thread_id) = state.thread_id().cloned() else { return };
+            let Some(thread_id) = state.thread_id().cloned() else {
+                return;
+            };
             let Some(item_id) = state.error.as_ref().and_then(|e| e.retry_after.clone()) else {
                 return;
             };
             (thread_id, item_id)
         };
-        self.apply(Input::RetryStarted { user_message: item_id.clone() });
+        self.apply(Input::RetryStarted {
+            user_message: item_id.clone(),
+        });
         self.start_stream(RequestBody::RetryAfterItem { thread_id, item_id });
     }
 
@@ -267,7 +277,10 @@ impl Runtime {
         if self.generation.get() != generation || error == TransportError::Aborted {
             return;
         }
-        self.apply(Input::StreamFailed { message: error.user_message(), allow_retry: error.retryable() });
+        self.apply(Input::StreamFailed {
+            message: error.user_message(),
+            allow_retry: error.retryable(),
+        });
     }
 
     fn apply_frame(&self, frame: SseFrame) {
@@ -283,7 +296,9 @@ impl Runtime {
 
     /// After an answer: client tool calls it asked for get their results sent back.
     fn after_stream(self: &Rc<Self>) {
-        let Some(thread_id) = self.state.borrow().thread_id().cloned() else { return };
+        let Some(thread_id) = self.state.borrow().thread_id().cloned() else {
+            return;
+        };
         let pending = std::mem::take(&mut *self.pending_tools.borrow_mut());
         if let Some((_item, call_id, name)) = pending.into_iter().next() {
             // No client tool registry yet: answer honestly that the tool is missing.
@@ -292,7 +307,10 @@ impl Runtime {
                 "error": format!("No client tool named `{name}` is registered in this page."),
             });
             self.apply(Input::TurnStarted);
-            self.start_stream(RequestBody::AddClientToolOutput { thread_id: ThreadId::clone(&thread_id), result });
+            self.start_stream(RequestBody::AddClientToolOutput {
+                thread_id: ThreadId::clone(&thread_id),
+                result,
+            });
         }
     }
 
@@ -314,11 +332,21 @@ impl Runtime {
                 Effect::Emit { name, detail } => self.emit(name, &detail),
                 Effect::Announce(text) => self.signals.announce.set(text),
                 Effect::RestoreDraft { text, .. } => self.signals.draft.update(|draft| {
-                    *draft = if draft.trim().is_empty() { text } else { format!("{text}\n{draft}") };
+                    *draft = if draft.trim().is_empty() {
+                        text
+                    } else {
+                        format!("{text}\n{draft}")
+                    };
                 }),
-                Effect::InvokeClientTool { item_id, call_id, name, .. } => {
-                    self.pending_tools.borrow_mut().push((item_id, call_id, name))
-                }
+                Effect::InvokeClientTool {
+                    item_id,
+                    call_id,
+                    name,
+                    ..
+                } => self
+                    .pending_tools
+                    .borrow_mut()
+                    .push((item_id, call_id, name)),
                 // Handed to the page as the `chat.effect` event emitted with it.
                 Effect::ClientEffect { .. } => {}
             }
@@ -348,13 +376,19 @@ impl Runtime {
         let flush = Closure::once_into_js(move || {
             shell.with(|rt| rt.flush());
         });
-        let Some(window) = web_sys::window() else { return };
+        let Some(window) = web_sys::window() else {
+            return;
+        };
         // Hidden pages get no animation frames; a timer keeps a background tab current.
         let hidden = window.document().is_some_and(|d| d.hidden());
         let scheduled = if hidden {
-            window.set_timeout_with_callback_and_timeout_and_arguments_0(flush.unchecked_ref(), 50).is_ok()
+            window
+                .set_timeout_with_callback_and_timeout_and_arguments_0(flush.unchecked_ref(), 50)
+                .is_ok()
         } else {
-            window.request_animation_frame(flush.unchecked_ref()).is_ok()
+            window
+                .request_animation_frame(flush.unchecked_ref())
+                .is_ok()
         };
         if !scheduled {
             self.frame_pending.set(false);
@@ -370,17 +404,24 @@ impl Runtime {
             let order = changes.order.then(|| {
                 state
                     .visible_items()
-                    .map(|i| ItemKey { id: i.item.id.clone(), kind: kind_tag(&i.item.kind) })
+                    .map(|i| ItemKey {
+                        id: i.item.id.clone(),
+                        kind: kind_tag(&i.item.kind),
+                    })
                     .collect::<Vec<_>>()
             });
             if changes.order {
-                self.revs.borrow_mut().retain(|id, _| state.item(id).is_some());
+                self.revs
+                    .borrow_mut()
+                    .retain(|id, _| state.item(id).is_some());
             }
             (
                 changes.clone(),
                 order,
                 changes.thread.then(|| state.thread.clone()),
-                changes.turn.then(|| state.turn.as_ref().map(|t| t.allow_cancel)),
+                changes
+                    .turn
+                    .then(|| state.turn.as_ref().map(|t| t.allow_cancel)),
                 changes.progress.then(|| state.progress.clone()),
                 changes.notices.then(|| state.notices.clone()),
                 changes.error.then(|| state.error.clone()),

@@ -39,7 +39,9 @@ impl TransportError {
             TransportError::Network(_) => {
                 "The connection to the server was lost. Check your connection and retry.".into()
             }
-            TransportError::Protocol(detail) => format!("The server's answer could not be read: {detail}"),
+            TransportError::Protocol(detail) => {
+                format!("The server's answer could not be read: {detail}")
+            }
         }
     }
 
@@ -58,7 +60,11 @@ fn js_error_text(e: &JsValue) -> String {
 }
 
 fn is_abort(e: &JsValue) -> bool {
-    Reflect::get(e, &"name".into()).ok().and_then(|n| n.as_string()).as_deref() == Some("AbortError")
+    Reflect::get(e, &"name".into())
+        .ok()
+        .and_then(|n| n.as_string())
+        .as_deref()
+        == Some("AbortError")
 }
 
 fn from_gloo(e: gloo_net::Error, signal: &AbortSignal) -> TransportError {
@@ -84,12 +90,17 @@ async fn post(
     for (name, value) in headers {
         builder = builder.header(name, value);
     }
-    let request = builder.json(request).map_err(|e| TransportError::Protocol(e.to_string()))?;
+    let request = builder
+        .json(request)
+        .map_err(|e| TransportError::Protocol(e.to_string()))?;
     let response = request.send().await.map_err(|e| from_gloo(e, signal))?;
     if !response.ok() {
         let status = response.status();
         let body = response.text().await.unwrap_or_default();
-        return Err(TransportError::Status { status, message: readable_error(&body) });
+        return Err(TransportError::Status {
+            status,
+            message: readable_error(&body),
+        });
     }
     Ok(response)
 }
@@ -142,11 +153,14 @@ pub async fn post_stream(
     let body = response
         .body()
         .ok_or_else(|| TransportError::Protocol("the streamed answer has no body".into()))?;
-    let reader: ReadableStreamDefaultReader = body
-        .get_reader()
-        .dyn_into()
-        .map_err(|_| TransportError::Protocol("the answer body cannot be read as a stream".into()))?;
-    Ok(EventStream { reader, signal: signal.clone(), stall_ms })
+    let reader: ReadableStreamDefaultReader = body.get_reader().dyn_into().map_err(|_| {
+        TransportError::Protocol("the answer body cannot be read as a stream".into())
+    })?;
+    Ok(EventStream {
+        reader,
+        signal: signal.clone(),
+        stall_ms,
+    })
 }
 
 impl EventStream {
@@ -166,14 +180,24 @@ impl EventStream {
         };
         if result.is_undefined() {
             self.cancel();
-            return Err(TransportError::Stalled { seconds: self.stall_ms / 1000 });
+            return Err(TransportError::Stalled {
+                seconds: self.stall_ms / 1000,
+            });
         }
-        let done = Reflect::get(&result, &"done".into()).ok().and_then(|d| d.as_bool()).unwrap_or(true);
+        let done = Reflect::get(&result, &"done".into())
+            .ok()
+            .and_then(|d| d.as_bool())
+            .unwrap_or(true);
         if done {
             return Ok(None);
         }
         let value = Reflect::get(&result, &"value".into()).unwrap_or(JsValue::UNDEFINED);
-        Ok(Some(value.dyn_into::<Uint8Array>().map(|a| a.to_vec()).unwrap_or_default()))
+        Ok(Some(
+            value
+                .dyn_into::<Uint8Array>()
+                .map(|a| a.to_vec())
+                .unwrap_or_default(),
+        ))
     }
 
     /// Close the connection: the server sees the client go away.
@@ -188,7 +212,10 @@ fn stall_timer(ms: u32) -> (Promise, i32) {
     let promise = Promise::new(&mut |resolve, _| {
         if let Some(window) = web_sys::window() {
             handle = window
-                .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms.min(i32::MAX as u32) as i32)
+                .set_timeout_with_callback_and_timeout_and_arguments_0(
+                    &resolve,
+                    ms.min(i32::MAX as u32) as i32,
+                )
                 .unwrap_or(0);
         }
     });

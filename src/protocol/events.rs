@@ -230,6 +230,8 @@ impl fmt::Display for DecodeError {
 
 /// Decode one `data:` payload. Unknown types are `Ok(StreamEvent::Other)`.
 pub fn decode_event(data: &str) -> Result<StreamEvent, DecodeError> {
-    serde_json::from_str(data)
-        .map_err(|e| DecodeError { message: e.to_string(), raw: data.to_owned() })
+    serde_json::from_str(data).map_err(|e| DecodeError {
+        message: e.to_string(),
+        raw: data.to_owned(),
+    })
 }

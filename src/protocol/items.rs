@@ -174,7 +174,11 @@ fn output_text() -> String {
 
 impl AssistantContent {
     pub fn text(text: impl Into<String>) -> Self {
-        AssistantContent { kind: output_text(), text: text.into(), annotations: Vec::new() }
+        AssistantContent {
+            kind: output_text(),
+            text: text.into(),
+            annotations: Vec::new(),
+        }
     }
 }
 
@@ -327,7 +331,11 @@ pub struct StructuredInputField {
     pub kind: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub options: Vec<ChoiceOption>,
     #[serde(default)]
     pub multiple: bool,
@@ -380,7 +388,9 @@ pub enum WorkflowKind {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum WorkflowSummary {
-    Duration { duration: f64 },
+    Duration {
+        duration: f64,
+    },
     Title {
         title: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -501,7 +511,11 @@ pub struct Action {
     pub payload: Value,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub handler: Option<String>,
-    #[serde(default, rename = "loadingBehavior", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        rename = "loadingBehavior",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub loading_behavior: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub streaming: Option<bool>,

@@ -22,7 +22,10 @@ pub enum RequestBody {
     #[serde(rename = "threads.create")]
     ThreadsCreate { input: UserMessageInput },
     #[serde(rename = "threads.add_user_message")]
-    AddUserMessage { thread_id: ThreadId, input: UserMessageInput },
+    AddUserMessage {
+        thread_id: ThreadId,
+        input: UserMessageInput,
+    },
     #[serde(rename = "threads.add_client_tool_output")]
     AddClientToolOutput { thread_id: ThreadId, result: Value },
     #[serde(rename = "threads.add_structured_input")]
@@ -33,9 +36,16 @@ pub enum RequestBody {
         answers: JsonMap,
     },
     #[serde(rename = "threads.retry_after_item")]
-    RetryAfterItem { thread_id: ThreadId, item_id: ItemId },
+    RetryAfterItem {
+        thread_id: ThreadId,
+        item_id: ItemId,
+    },
     #[serde(rename = "threads.custom_action")]
-    CustomAction { thread_id: ThreadId, item_id: Option<ItemId>, action: Action },
+    CustomAction {
+        thread_id: ThreadId,
+        item_id: Option<ItemId>,
+        action: Action,
+    },
     #[serde(rename = "threads.get_by_id")]
     GetThread { thread_id: ThreadId },
     #[serde(rename = "threads.list")]
@@ -58,9 +68,17 @@ pub enum RequestBody {
         order: Option<ListOrder>,
     },
     #[serde(rename = "items.feedback")]
-    Feedback { thread_id: ThreadId, item_ids: Vec<ItemId>, kind: FeedbackKind },
+    Feedback {
+        thread_id: ThreadId,
+        item_ids: Vec<ItemId>,
+        kind: FeedbackKind,
+    },
     #[serde(rename = "attachments.create")]
-    CreateAttachment { name: String, size: u64, mime_type: String },
+    CreateAttachment {
+        name: String,
+        size: u64,
+        mime_type: String,
+    },
     #[serde(rename = "attachments.delete")]
     DeleteAttachment { attachment_id: AttachmentId },
     #[serde(rename = "threads.update")]
@@ -68,9 +86,16 @@ pub enum RequestBody {
     #[serde(rename = "threads.delete")]
     DeleteThread { thread_id: ThreadId },
     #[serde(rename = "threads.sync_custom_action")]
-    SyncCustomAction { thread_id: ThreadId, item_id: Option<ItemId>, action: Action },
+    SyncCustomAction {
+        thread_id: ThreadId,
+        item_id: Option<ItemId>,
+        action: Action,
+    },
     #[serde(rename = "input.transcribe")]
-    Transcribe { audio_base64: String, mime_type: String },
+    Transcribe {
+        audio_base64: String,
+        mime_type: String,
+    },
 }
 
 impl RequestBody {
@@ -111,7 +136,10 @@ impl RequestBody {
 
     /// Wrap in an envelope with the configured metadata (`None` or an empty map: omitted).
     pub fn with_metadata(self, metadata: Option<JsonMap>) -> ChatRequest {
-        ChatRequest { body: self, metadata: metadata.filter(|m| !m.is_empty()) }
+        ChatRequest {
+            body: self,
+            metadata: metadata.filter(|m| !m.is_empty()),
+        }
     }
 }
 
@@ -131,7 +159,9 @@ impl UserMessageInput {
     /// A plain text message with these attachments.
     pub fn text(text: impl Into<String>, attachments: Vec<AttachmentId>) -> Self {
         UserMessageInput {
-            content: vec![UserContent::InputText(super::items::InputText { text: text.into() })],
+            content: vec![UserContent::InputText(super::items::InputText {
+                text: text.into(),
+            })],
             attachments,
             quoted_text: None,
             inference_options: JsonMap::new(),

@@ -73,6 +73,10 @@ pub struct Page<T> {
 
 impl<T> Default for Page<T> {
     fn default() -> Self {
-        Page { data: Vec::new(), has_more: false, after: None }
+        Page {
+            data: Vec::new(),
+            has_more: false,
+            after: None,
+        }
     }
 }

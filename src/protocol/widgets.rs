@@ -13,9 +13,33 @@ pub type WidgetRoot = WidgetComponent;
 
 /// The components of the openai-chatkit 1.6.5 catalog (roots included).
 pub const KNOWN_COMPONENTS: &[&str] = &[
-    "Card", "ListView", "Basic", "Text", "Title", "Caption", "Markdown", "Badge", "Box", "Row",
-    "Col", "Divider", "Icon", "Image", "ListViewItem", "Button", "Checkbox", "Spacer", "Select",
-    "DatePicker", "Form", "Input", "Label", "RadioGroup", "Textarea", "Transition", "Chart",
+    "Card",
+    "ListView",
+    "Basic",
+    "Text",
+    "Title",
+    "Caption",
+    "Markdown",
+    "Badge",
+    "Box",
+    "Row",
+    "Col",
+    "Divider",
+    "Icon",
+    "Image",
+    "ListViewItem",
+    "Button",
+    "Checkbox",
+    "Spacer",
+    "Select",
+    "DatePicker",
+    "Form",
+    "Input",
+    "Label",
+    "RadioGroup",
+    "Textarea",
+    "Transition",
+    "Chart",
 ];
 
 /// One node of a widget tree.
@@ -62,7 +86,9 @@ impl WidgetComponent {
 
     /// Append streamed text to the `value` of the node with this id. False if none has it.
     pub fn append_value(&mut self, id: &str, delta: &str) -> bool {
-        let Some(node) = self.find_mut(id) else { return false };
+        let Some(node) = self.find_mut(id) else {
+            return false;
+        };
         let mut value = node.prop_str("value").unwrap_or_default().to_owned();
         value.push_str(delta);
         node.props.insert("value".to_owned(), Value::String(value));
@@ -92,9 +118,10 @@ impl WidgetComponent {
         let id = take_string(&mut map, "id")?;
         let key = take_string(&mut map, "key")?;
         let children = match map.remove("children") {
-            Some(Value::Array(items)) => {
-                items.into_iter().map(Self::from_value).collect::<Result<_, _>>()?
-            }
+            Some(Value::Array(items)) => items
+                .into_iter()
+                .map(Self::from_value)
+                .collect::<Result<_, _>>()?,
             None | Some(Value::Null) => Vec::new(),
             // Not a component list: keep it as a prop so nothing is lost.
             Some(other) => {
@@ -102,7 +129,13 @@ impl WidgetComponent {
                 Vec::new()
             }
         };
-        Ok(WidgetComponent { kind, id, key, children, props: map })
+        Ok(WidgetComponent {
+            kind,
+            id,
+            key,
+            children,
+            props: map,
+        })
     }
 
     fn to_value(&self) -> Value {

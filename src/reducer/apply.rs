@@ -1,7 +1,9 @@
 //! One named function per input kind; `mod.rs` dispatches to them.
 
-use super::state::{ChatState, ItemState, ItemStatus, Notice, Progress, ThreadInfo, Turn, TurnError};
-use super::{Effect, OutgoingMessage, Outcome};
+use super::state::{
+    ChatState, ItemState, ItemStatus, Notice, Progress, ThreadInfo, Turn, TurnError,
+};
+use super::{Effect, Outcome, OutgoingMessage};
 use crate::protocol::{
     AssistantContent, AssistantMessage, ClientToolStatus, DecodeError, ErrorEvent, InputText,
     ItemId, ItemKind, ItemUpdate, NoticeEvent, Page, StreamEvent, StreamOptions, Thread,
@@ -67,7 +69,8 @@ fn item_done(state: &mut ChatState, item: ThreadItem, out: &mut Outcome) {
         }
     }
     if let Some(text) = state.item(&id).and_then(assistant_text) {
-        out.effects.push(Effect::Announce(truncate_chars(&text, ANNOUNCE_CHARS)));
+        out.effects
+            .push(Effect::Announce(truncate_chars(&text, ANNOUNCE_CHARS)));
     }
 }
 
@@ -135,16 +138,22 @@ fn item_updated(state: &mut ChatState, item_id: ItemId, update: ItemUpdate, out:
     clear_progress(state);
     match update {
         ItemUpdate::ContentPartAdded(e) => {
-            let Some(parts) = message_parts(state, &item_id) else { return };
+            let Some(parts) = message_parts(state, &item_id) else {
+                return;
+            };
             let at = e.content_index.min(parts.len());
             parts.insert(at, e.content);
         }
         ItemUpdate::TextDelta(e) => {
-            let Some(parts) = message_parts(state, &item_id) else { return };
+            let Some(parts) = message_parts(state, &item_id) else {
+                return;
+            };
             part_at(parts, e.content_index).text.push_str(&e.delta);
         }
         ItemUpdate::AnnotationAdded(e) => {
-            let Some(parts) = message_parts(state, &item_id) else { return };
+            let Some(parts) = message_parts(state, &item_id) else {
+                return;
+            };
             let annotations = &mut part_at(parts, e.content_index).annotations;
             match e.annotation_index {
                 Some(i) if i < annotations.len() => annotations[i] = e.annotation,
@@ -152,7 +161,9 @@ fn item_updated(state: &mut ChatState, item_id: ItemId, update: ItemUpdate, out:
             }
         }
         ItemUpdate::ContentPartDone(e) => {
-            let Some(parts) = message_parts(state, &item_id) else { return };
+            let Some(parts) = message_parts(state, &item_id) else {
+                return;
+            };
             let part = part_at(parts, e.content_index);
             part.text = e.content.text;
             // The Agents-SDK converter sends `annotations: []` here even after
@@ -161,23 +172,27 @@ fn item_updated(state: &mut ChatState, item_id: ItemId, update: ItemUpdate, out:
                 part.annotations = e.content.annotations;
             }
         }
-        ItemUpdate::WidgetTextDelta(e) => {
-            with_widget(state, &item_id, out, |root| root.append_value(&e.component_id, &e.delta))
-        }
-        ItemUpdate::WidgetComponentUpdated(e) => {
-            with_widget(state, &item_id, out, |root| root.replace(&e.component_id, e.component))
-        }
+        ItemUpdate::WidgetTextDelta(e) => with_widget(state, &item_id, out, |root| {
+            root.append_value(&e.component_id, &e.delta)
+        }),
+        ItemUpdate::WidgetComponentUpdated(e) => with_widget(state, &item_id, out, |root| {
+            root.replace(&e.component_id, e.component)
+        }),
         ItemUpdate::WidgetRootUpdated(e) => with_widget(state, &item_id, out, |root| {
             *root = e.widget;
             true
         }),
         ItemUpdate::WorkflowTaskAdded(e) => {
-            let Some(tasks) = workflow_tasks(state, &item_id, out) else { return };
+            let Some(tasks) = workflow_tasks(state, &item_id, out) else {
+                return;
+            };
             let at = e.task_index.min(tasks.len());
             tasks.insert(at, e.task);
         }
         ItemUpdate::WorkflowTaskUpdated(e) => {
-            let Some(tasks) = workflow_tasks(state, &item_id, out) else { return };
+            let Some(tasks) = workflow_tasks(state, &item_id, out) else {
+                return;
+            };
             match tasks.get_mut(e.task_index) {
                 Some(task) => *task = e.task,
                 None => tasks.push(e.task),
@@ -194,16 +209,20 @@ fn item_updated(state: &mut ChatState, item_id: ItemId, update: ItemUpdate, out:
                 out.warn(format!("image update for non-image item {item_id}"), None);
             }
         }
-        ItemUpdate::Other(u) => {
-            out.warn(format!("unknown item update `{}` ignored", u.type_name()), Some(u.0.to_string()))
-        }
+        ItemUpdate::Other(u) => out.warn(
+            format!("unknown item update `{}` ignored", u.type_name()),
+            Some(u.0.to_string()),
+        ),
     }
 }
 
 /// The content parts a message update goes to. Known assistant message: its own. Otherwise
 /// (the fork's fresh per-delta ids) the message being streamed; failing that, a new message
 /// under the update's id, so no text is ever dropped.
-fn message_parts<'a>(state: &'a mut ChatState, item_id: &ItemId) -> Option<&'a mut Vec<AssistantContent>> {
+fn message_parts<'a>(
+    state: &'a mut ChatState,
+    item_id: &ItemId,
+) -> Option<&'a mut Vec<AssistantContent>> {
     let known_assistant = state
         .item(item_id)
         .is_some_and(|i| matches!(i.item.kind, ItemKind::AssistantMessage(_)));
@@ -236,14 +255,19 @@ fn message_parts<'a>(state: &'a mut ChatState, item_id: &ItemId) -> Option<&'a m
 /// The assistant message deltas with unknown ids belong to: the turn's, else the last
 /// item if it is an assistant message still streaming.
 fn streaming_message(state: &ChatState) -> Option<ItemId> {
-    if let Some(id) = state.turn.as_ref().and_then(|t| t.streaming_message.clone()) {
+    if let Some(id) = state
+        .turn
+        .as_ref()
+        .and_then(|t| t.streaming_message.clone())
+    {
         if state.item(&id).is_some() {
             return Some(id);
         }
     }
     let last = state.items().last()?;
-    (last.status == ItemStatus::Streaming && matches!(last.item.kind, ItemKind::AssistantMessage(_)))
-        .then(|| last.item.id.clone())
+    (last.status == ItemStatus::Streaming
+        && matches!(last.item.kind, ItemKind::AssistantMessage(_)))
+    .then(|| last.item.id.clone())
 }
 
 /// The part at `index`, or, when the index points past the end (the fork counts deltas,
@@ -264,10 +288,18 @@ fn with_widget(
 ) {
     let applied = match state.item_mut(item_id).map(|i| &mut i.item.kind) {
         Some(ItemKind::Widget(w)) => apply(&mut w.widget),
-        _ => return out.warn(format!("widget update for unknown widget item {item_id}"), None),
+        _ => {
+            return out.warn(
+                format!("widget update for unknown widget item {item_id}"),
+                None,
+            )
+        }
     };
     if !applied {
-        out.warn(format!("widget update for a component not in item {item_id}"), None);
+        out.warn(
+            format!("widget update for a component not in item {item_id}"),
+            None,
+        );
     }
 }
 
@@ -276,9 +308,14 @@ fn workflow_tasks<'a>(
     item_id: &ItemId,
     out: &mut Outcome,
 ) -> Option<&'a mut Vec<crate::protocol::Task>> {
-    let known = state.item(item_id).is_some_and(|i| matches!(i.item.kind, ItemKind::Workflow(_)));
+    let known = state
+        .item(item_id)
+        .is_some_and(|i| matches!(i.item.kind, ItemKind::Workflow(_)));
     if !known {
-        out.warn(format!("workflow update for unknown workflow item {item_id}"), None);
+        out.warn(
+            format!("workflow update for unknown workflow item {item_id}"),
+            None,
+        );
         return None;
     }
     match &mut state.item_mut(item_id)?.item.kind {
@@ -346,7 +383,10 @@ fn notice(state: &mut ChatState, event: NoticeEvent, out: &mut Outcome) {
 }
 
 fn unknown_event(u: &Unknown, out: &mut Outcome) {
-    out.warn(format!("unknown event `{}` ignored", u.type_name()), Some(u.0.to_string()));
+    out.warn(
+        format!("unknown event `{}` ignored", u.type_name()),
+        Some(u.0.to_string()),
+    );
 }
 
 pub(super) fn malformed(_state: &mut ChatState, error: DecodeError, out: &mut Outcome) {
@@ -354,7 +394,10 @@ pub(super) fn malformed(_state: &mut ChatState, error: DecodeError, out: &mut Ou
         "chat.error",
         json!({ "kind": "decode", "message": error.message, "raw": error.raw, "fatal": false }),
     );
-    out.warn(format!("malformed event skipped: {}", error.message), Some(error.raw));
+    out.warn(
+        format!("malformed event skipped: {}", error.message),
+        Some(error.raw),
+    );
 }
 
 pub(super) fn send_started(state: &mut ChatState, message: OutgoingMessage, out: &mut Outcome) {
@@ -366,7 +409,9 @@ pub(super) fn send_started(state: &mut ChatState, message: OutgoingMessage, out:
         thread_id: state.thread_id().cloned(),
         created_at: String::new(),
         kind: ItemKind::UserMessage(UserMessage {
-            content: vec![UserContent::InputText(InputText { text: message.text.clone() })],
+            content: vec![UserContent::InputText(InputText {
+                text: message.text.clone(),
+            })],
             attachments: message.attachments,
             quoted_text: None,
             inference_options: None,
@@ -379,7 +424,10 @@ pub(super) fn send_started(state: &mut ChatState, message: OutgoingMessage, out:
     if let Some(turn) = state.turn.as_mut() {
         turn.ghost = message.ghost;
     }
-    out.emit("chat.message.sent", json!({ "text": message.text, "ghost": message.ghost }));
+    out.emit(
+        "chat.message.sent",
+        json!({ "text": message.text, "ghost": message.ghost }),
+    );
 }
 
 pub(super) fn turn_started(state: &mut ChatState, out: &mut Outcome) {
@@ -412,7 +460,9 @@ fn begin_turn(state: &mut ChatState, out: &mut Outcome) {
 }
 
 pub(super) fn stream_ended(state: &mut ChatState, out: &mut Outcome) {
-    let Some(turn) = state.turn.as_ref() else { return };
+    let Some(turn) = state.turn.as_ref() else {
+        return;
+    };
     if !turn.saw_event {
         let message = "The server ended the answer without sending anything.".to_owned();
         return fail_turn(state, message, "stream.empty".into(), true, out);
@@ -420,14 +470,20 @@ pub(super) fn stream_ended(state: &mut ChatState, out: &mut Outcome) {
     let streamed = turn.streaming_message.clone();
     finish_streaming_items(state, ItemStatus::Done);
     if let Some(text) = streamed.and_then(|id| state.item(&id).and_then(assistant_text)) {
-        out.effects.push(Effect::Announce(truncate_chars(&text, ANNOUNCE_CHARS)));
+        out.effects
+            .push(Effect::Announce(truncate_chars(&text, ANNOUNCE_CHARS)));
     }
     end_turn(state, out);
     let thread_id = state.thread_id().cloned();
     out.emit("chat.thread.done", json!({ "threadId": thread_id }));
 }
 
-pub(super) fn stream_failed(state: &mut ChatState, message: String, allow_retry: bool, out: &mut Outcome) {
+pub(super) fn stream_failed(
+    state: &mut ChatState,
+    message: String,
+    allow_retry: bool,
+    out: &mut Outcome,
+) {
     if state.turn.is_none() {
         return;
     }
@@ -436,14 +492,23 @@ pub(super) fn stream_failed(state: &mut ChatState, message: String, allow_retry:
 
 /// The turn failed: keep what was streamed, mark it, show the error. If the server never
 /// saw the user message (no echo), give the text back to the composer.
-fn fail_turn(state: &mut ChatState, message: String, code: String, allow_retry: bool, out: &mut Outcome) {
+fn fail_turn(
+    state: &mut ChatState,
+    message: String,
+    code: String,
+    allow_retry: bool,
+    out: &mut Outcome,
+) {
     let retry_after = state.turn.as_ref().and_then(|t| t.user_message.clone());
     finish_streaming_items(state, ItemStatus::Failed);
     if retry_after.is_none() {
         if let Some(local) = first_local_user_message(state) {
             if let Some(removed) = state.remove_item(&local) {
                 if let ItemKind::UserMessage(m) = removed.item.kind {
-                    out.effects.push(Effect::RestoreDraft { text: m.text(), attachments: m.attachments });
+                    out.effects.push(Effect::RestoreDraft {
+                        text: m.text(),
+                        attachments: m.attachments,
+                    });
                 }
             }
         }
@@ -453,7 +518,13 @@ fn fail_turn(state: &mut ChatState, message: String, code: String, allow_retry: 
         "chat.error",
         json!({ "kind": "turn", "message": message, "code": code, "allowRetry": allow_retry }),
     );
-    state.error = Some(TurnError { message, code, allow_retry, retry_after, after_item });
+    state.error = Some(TurnError {
+        message,
+        code,
+        allow_retry,
+        retry_after,
+        after_item,
+    });
     state.mark().error = true;
     end_turn(state, out);
 }
@@ -492,9 +563,17 @@ pub(super) fn thread_loaded(state: &mut ChatState, mut thread: Thread, out: &mut
     let page = thread.items.take().unwrap_or_default();
     let id = thread.id.clone();
     let notices = std::mem::take(&mut state.notices);
-    *state = ChatState { next_local: state.next_local, ..ChatState::default() };
+    *state = ChatState {
+        next_local: state.next_local,
+        ..ChatState::default()
+    };
     state.thread = Some(ThreadInfo::from(thread));
-    state.set_items(page.data.into_iter().map(|i| ItemState::new(i, ItemStatus::Done)).collect());
+    state.set_items(
+        page.data
+            .into_iter()
+            .map(|i| ItemState::new(i, ItemStatus::Done))
+            .collect(),
+    );
     state.notices = notices;
     let marks = state.mark();
     marks.thread = true;
@@ -506,15 +585,21 @@ pub(super) fn thread_loaded(state: &mut ChatState, mut thread: Thread, out: &mut
 
 pub(super) fn older_items(state: &mut ChatState, page: Page<ThreadItem>, _out: &mut Outcome) {
     // Pages come newest first; the thread shows oldest first.
-    let mut older: Vec<ItemState> =
-        page.data.into_iter().map(|i| ItemState::new(i, ItemStatus::Done)).collect();
+    let mut older: Vec<ItemState> = page
+        .data
+        .into_iter()
+        .map(|i| ItemState::new(i, ItemStatus::Done))
+        .collect();
     older.reverse();
     state.prepend_items(older);
 }
 
 pub(super) fn reset(state: &mut ChatState, out: &mut Outcome) {
     let next_local = state.next_local;
-    *state = ChatState { next_local, ..ChatState::default() };
+    *state = ChatState {
+        next_local,
+        ..ChatState::default()
+    };
     let marks = state.mark();
     marks.thread = true;
     marks.order = true;
@@ -539,16 +624,26 @@ pub(super) fn item_synced(state: &mut ChatState, item: ThreadItem, _out: &mut Ou
 
 impl From<Thread> for ThreadInfo {
     fn from(t: Thread) -> Self {
-        ThreadInfo { id: t.id, title: t.title, created_at: t.created_at, status: t.status, metadata: t.metadata }
+        ThreadInfo {
+            id: t.id,
+            title: t.title,
+            created_at: t.created_at,
+            status: t.status,
+            metadata: t.metadata,
+        }
     }
 }
 
 /// The plain text of an assistant message (all parts), for announcements and copying.
 pub fn assistant_text(item: &ItemState) -> Option<String> {
     match &item.item.kind {
-        ItemKind::AssistantMessage(m) => {
-            Some(m.content.iter().map(|p| p.text.as_str()).collect::<Vec<_>>().join("\n\n"))
-        }
+        ItemKind::AssistantMessage(m) => Some(
+            m.content
+                .iter()
+                .map(|p| p.text.as_str())
+                .collect::<Vec<_>>()
+                .join("\n\n"),
+        ),
         _ => None,
     }
 }

@@ -16,8 +16,7 @@ pub use state::{
 };
 
 use crate::protocol::{
-    Attachment, DecodeError, ItemId, JsonMap, Page, StreamEvent, Thread,
-    ThreadItem,
+    Attachment, DecodeError, ItemId, JsonMap, Page, StreamEvent, Thread, ThreadItem,
 };
 use serde_json::Value;
 
@@ -67,14 +66,22 @@ pub enum Effect {
     /// Dispatch a DOM `CustomEvent` (and call the Leptos callback) named `chat.*`.
     Emit { name: &'static str, detail: Value },
     /// Run the client tool registered under `name` and send its result back.
-    InvokeClientTool { item_id: ItemId, call_id: String, name: String, arguments: Value },
+    InvokeClientTool {
+        item_id: ItemId,
+        call_id: String,
+        name: String,
+        arguments: Value,
+    },
     /// Hand a `client_effect` to the registered handlers; never stored.
     ClientEffect { name: String, data: JsonMap },
     /// Announce a finished answer in the polite live region.
     Announce(String),
     /// The message never reached the server: put its text and attachments back in the
     /// composer so nothing typed is lost.
-    RestoreDraft { text: String, attachments: Vec<Attachment> },
+    RestoreDraft {
+        text: String,
+        attachments: Vec<Attachment>,
+    },
 }
 
 /// Something surprising that did not stop the stream.
@@ -98,7 +105,10 @@ impl Outcome {
     }
 
     pub(crate) fn warn(&mut self, message: impl Into<String>, raw: Option<String>) {
-        self.warnings.push(Warning { message: message.into(), raw });
+        self.warnings.push(Warning {
+            message: message.into(),
+            raw,
+        });
     }
 }
 
@@ -110,11 +120,14 @@ pub fn reduce(state: &mut ChatState, input: Input) -> Outcome {
         Input::Malformed(error) => apply::malformed(state, error, &mut out),
         Input::SendStarted(message) => apply::send_started(state, message, &mut out),
         Input::TurnStarted => apply::turn_started(state, &mut out),
-        Input::RetryStarted { user_message } => apply::retry_started(state, &user_message, &mut out),
-        Input::StreamEnded => apply::stream_ended(state, &mut out),
-        Input::StreamFailed { message, allow_retry } => {
-            apply::stream_failed(state, message, allow_retry, &mut out)
+        Input::RetryStarted { user_message } => {
+            apply::retry_started(state, &user_message, &mut out)
         }
+        Input::StreamEnded => apply::stream_ended(state, &mut out),
+        Input::StreamFailed {
+            message,
+            allow_retry,
+        } => apply::stream_failed(state, message, allow_retry, &mut out),
         Input::Cancelled => apply::cancelled(state, &mut out),
         Input::ThreadLoaded(thread) => apply::thread_loaded(state, thread, &mut out),
         Input::OlderItems(page) => apply::older_items(state, page, &mut out),

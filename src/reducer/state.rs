@@ -196,7 +196,9 @@ impl ChatState {
 
     /// Replace the item at `old`'s position with `state` (which may have a new id).
     pub(crate) fn replace_at(&mut self, old: &ItemId, state: ItemState) -> bool {
-        let Some(i) = self.positions.remove(old) else { return false };
+        let Some(i) = self.positions.remove(old) else {
+            return false;
+        };
         let id = state.item.id.clone();
         if let Some(dup) = self.positions.get(&id).copied() {
             // The new id is already elsewhere: keep one copy, at the old position.
@@ -226,7 +228,9 @@ impl ChatState {
 
     /// Drop every item after `id` (a retry). Returns how many were dropped.
     pub(crate) fn truncate_after(&mut self, id: &ItemId) -> usize {
-        let Some(&i) = self.positions.get(id) else { return 0 };
+        let Some(&i) = self.positions.get(id) else {
+            return 0;
+        };
         let dropped: Vec<ItemState> = self.items.drain(i + 1..).collect();
         for d in &dropped {
             self.positions.remove(&d.item.id);
@@ -242,17 +246,23 @@ impl ChatState {
         self.items = items;
         self.reindex();
         self.changes.order = true;
-        self.changes.items.extend(self.items.iter().map(|i| i.item.id.clone()));
+        self.changes
+            .items
+            .extend(self.items.iter().map(|i| i.item.id.clone()));
     }
 
     /// Put older items in front (history scrolled up).
     pub(crate) fn prepend_items(&mut self, older: Vec<ItemState>) {
-        let older: Vec<ItemState> =
-            older.into_iter().filter(|i| !self.positions.contains_key(&i.item.id)).collect();
+        let older: Vec<ItemState> = older
+            .into_iter()
+            .filter(|i| !self.positions.contains_key(&i.item.id))
+            .collect();
         if older.is_empty() {
             return;
         }
-        self.changes.items.extend(older.iter().map(|i| i.item.id.clone()));
+        self.changes
+            .items
+            .extend(older.iter().map(|i| i.item.id.clone()));
         self.items.splice(0..0, older);
         self.reindex();
         self.changes.order = true;
@@ -280,6 +290,12 @@ impl ChatState {
 
 impl ItemState {
     pub fn new(item: ThreadItem, status: ItemStatus) -> Self {
-        ItemState { item, status, hidden: false, local: false, progress: None }
+        ItemState {
+            item,
+            status,
+            hidden: false,
+            local: false,
+            progress: None,
+        }
     }
 }

@@ -29,12 +29,18 @@ fn Composer(shell: Shell) -> impl IntoView {
     let textarea = NodeRef::<html::Textarea>::new();
     let blocked = move || {
         signals.thread.with(|t| {
-            t.as_ref().and_then(|t| t.status.blocked_reason().map(|r| r.unwrap_or("").to_owned()))
+            t.as_ref().and_then(|t| {
+                t.status
+                    .blocked_reason()
+                    .map(|r| r.unwrap_or("").to_owned())
+            })
         })
     };
     let send = move || {
         let text = signals.draft.get_untracked();
-        let sent = shell.with(|rt| rt.send_message(text, false)).unwrap_or(false);
+        let sent = shell
+            .with(|rt| rt.send_message(text, false))
+            .unwrap_or(false);
         if sent {
             signals.draft.set(String::new());
         }
@@ -43,7 +49,10 @@ fn Composer(shell: Shell) -> impl IntoView {
         if let Some(t) = textarea.get_untracked() {
             let style = wasm_bindgen::JsCast::unchecked_ref::<web_sys::HtmlElement>(&t).style();
             let _ = style.set_property("height", "auto");
-            let _ = style.set_property("height", &format!("{}px", t.scroll_height().min(MAX_HEIGHT_PX)));
+            let _ = style.set_property(
+                "height",
+                &format!("{}px", t.scroll_height().min(MAX_HEIGHT_PX)),
+            );
         }
     };
     let on_keydown = move |ev: web_sys::KeyboardEvent| {

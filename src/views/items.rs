@@ -29,7 +29,9 @@ fn ProcessView(shell: Shell, id: ItemId) -> impl IntoView {
         if let Some(rev) = rev {
             rev.track();
         }
-        shell.with(|rt| rt.with_item(&id, |i| (i.item.kind.clone(), i.status))).flatten()
+        shell
+            .with(|rt| rt.with_item(&id, |i| (i.item.kind.clone(), i.status)))
+            .flatten()
     });
     move || {
         let (kind, status) = snapshot.get()?;
@@ -45,7 +47,12 @@ fn ProcessView(shell: Shell, id: ItemId) -> impl IntoView {
                     None if running => "Working…".to_owned(),
                     None => "Worked".to_owned(),
                 };
-                let tasks = w.workflow.tasks.iter().map(|t| task_view(t, false)).collect_view();
+                let tasks = w
+                    .workflow
+                    .tasks
+                    .iter()
+                    .map(|t| task_view(t, false))
+                    .collect_view();
                 view! {
                     <details class="cs-workflow" data-part="workflow" open=running || w.workflow.expanded>
                         <summary class="cs-workflow__summary">{title}</summary>

@@ -68,7 +68,9 @@ impl MarkdownDom {
     }
 
     fn render(&mut self) {
-        let Some(document) = self.container.owner_document() else { return };
+        let Some(document) = self.container.owner_document() else {
+            return;
+        };
         for block in &self.stream.blocks()[self.rendered_blocks.min(self.stream.blocks().len())..] {
             if let Ok(el) = document.create_element("div") {
                 el.set_class_name("cs-md__block");
@@ -94,10 +96,18 @@ fn floor_boundary(s: &str, mut i: usize) -> usize {
 
 /// Clicks on a code block's Copy button copy its code (delegated: blocks are plain HTML).
 pub fn handle_code_copy(event: &web_sys::MouseEvent) {
-    let Some(target) = event.target().and_then(|t| t.dyn_into::<Element>().ok()) else { return };
-    let Ok(Some(button)) = target.closest("[data-part=code-copy]") else { return };
-    let Ok(Some(block)) = button.closest("[data-part=code-block]") else { return };
-    let Ok(Some(code)) = block.query_selector("code") else { return };
+    let Some(target) = event.target().and_then(|t| t.dyn_into::<Element>().ok()) else {
+        return;
+    };
+    let Ok(Some(button)) = target.closest("[data-part=code-copy]") else {
+        return;
+    };
+    let Ok(Some(block)) = button.closest("[data-part=code-block]") else {
+        return;
+    };
+    let Ok(Some(code)) = block.query_selector("code") else {
+        return;
+    };
     let text = code.text_content().unwrap_or_default();
     if let Some(window) = web_sys::window() {
         let _ = window.navigator().clipboard().write_text(&text);

@@ -18,9 +18,13 @@ pub fn UserMessageView(shell: Shell, id: ItemId) -> impl IntoView {
         shell
             .with(|rt| {
                 rt.with_item(&item_id, |i| match &i.item.kind {
-                    ItemKind::UserMessage(m) => {
-                        (m.text(), m.attachments.iter().map(|a| a.name.clone()).collect::<Vec<_>>())
-                    }
+                    ItemKind::UserMessage(m) => (
+                        m.text(),
+                        m.attachments
+                            .iter()
+                            .map(|a| a.name.clone())
+                            .collect::<Vec<_>>(),
+                    ),
                     _ => (String::new(), Vec::new()),
                 })
             })
@@ -52,7 +56,10 @@ pub fn AssistantMessageView(shell: Shell, id: ItemId) -> impl IntoView {
         if let Some(rev) = rev {
             rev.track();
         }
-        shell.with(|rt| rt.with_item(&status_id, |i| i.status)).flatten().unwrap_or(ItemStatus::Done)
+        shell
+            .with(|rt| rt.with_item(&status_id, |i| i.status))
+            .flatten()
+            .unwrap_or(ItemStatus::Done)
     });
     // One markdown renderer per content part, fed only what is new each frame.
     let mut parts: Vec<MarkdownDom> = Vec::new();
@@ -63,15 +70,22 @@ pub fn AssistantMessageView(shell: Shell, id: ItemId) -> impl IntoView {
         let Some(container) = body.get() else { return };
         shell.with(|rt| {
             rt.with_item(&id, |item| {
-                let ItemKind::AssistantMessage(m) = &item.item.kind else { return };
+                let ItemKind::AssistantMessage(m) = &item.item.kind else {
+                    return;
+                };
                 let streaming = item.status == ItemStatus::Streaming;
                 for (i, part) in m.content.iter().enumerate() {
                     if i == parts.len() {
-                        let Some(document) = container.owner_document() else { return };
-                        let Ok(el) = document.create_element("div") else { return };
+                        let Some(document) = container.owner_document() else {
+                            return;
+                        };
+                        let Ok(el) = document.create_element("div") else {
+                            return;
+                        };
                         el.set_class_name("cs-md");
                         let _ = container.append_child(&el);
-                        let Some(dom) = MarkdownDom::new(wasm_bindgen::JsCast::unchecked_into(el)) else {
+                        let Some(dom) = MarkdownDom::new(wasm_bindgen::JsCast::unchecked_into(el))
+                        else {
                             return;
                         };
                         parts.push(dom);

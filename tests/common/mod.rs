@@ -8,7 +8,9 @@ use chat_shell::sse::{SseDecoder, SseFrame};
 use std::path::PathBuf;
 
 pub fn fixture_path(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/chatkit").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/chatkit")
+        .join(name)
 }
 
 pub fn fixture(name: &str) -> Vec<u8> {
@@ -35,7 +37,10 @@ pub struct Replay {
 
 impl Replay {
     pub fn warnings(&self) -> Vec<String> {
-        self.outcomes.iter().flat_map(|o| o.warnings.iter().map(|w| w.message.clone())).collect()
+        self.outcomes
+            .iter()
+            .flat_map(|o| o.warnings.iter().map(|w| w.message.clone()))
+            .collect()
     }
 }
 
@@ -83,7 +88,10 @@ pub fn replay_into(
 /// Replay a fixture that answers a user's message `text`, whole.
 pub fn replay_message(name: &str, text: &str) -> (ChatState, Replay) {
     let mut state = ChatState::new();
-    let start = Input::SendStarted(OutgoingMessage { text: text.into(), ..Default::default() });
+    let start = Input::SendStarted(OutgoingMessage {
+        text: text.into(),
+        ..Default::default()
+    });
     let replay = replay_into(&mut state, start, &fixture(name), &[usize::MAX], |_| None);
     (state, replay)
 }
