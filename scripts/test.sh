@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# THE test command (CI runs it through .ci/run). Fails fast.
+#   CHAT_SHELL_SKIP_SETUP=1  skip scripts/setup.sh (fast local loops)
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+# binaryen's wasm-opt (npm, version 132) must win over any other wasm-opt.
+export PATH="$PWD/node_modules/.bin:${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+
+started=$SECONDS
+step() { printf '\n== %s\n' "$*"; }
+
+if [ "${CHAT_SHELL_SKIP_SETUP:-0}" = "1" ]; then
+  step "setup (skipped: CHAT_SHELL_SKIP_SETUP=1)"
+else
+  step "setup"
+  ./scripts/setup.sh
+fi
+
+step "cargo fmt --check"
+cargo fmt --all -- --check
+
+step "cargo clippy (native, workspace)"
+cargo clippy --workspace --all-targets -- -D warnings
+
+step "cargo clippy (wasm32, chat-shell)"
+cargo clippy -p chat-shell --target wasm32-unknown-unknown --lib --tests -- -D warnings
+
+step "cargo test (native, workspace)"
+cargo test --workspace
+
+step "cargo test (wasm32, headless chromium)"
+CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_TEST_TIMEOUT=120 \
+  cargo test -p chat-shell --target wasm32-unknown-unknown --test browser
+
+step "trunk build --release"
+trunk build --release
+
+step "sizes"
+./scripts/sizes.sh
+
+step "cargo build -p chat-shell-runtime"
+cargo build -p chat-shell-runtime
+
+step "e2e (node --test tests/e2e/)"
+node --test tests/e2e/
+
+echo
+echo "test.sh: all steps passed in $((SECONDS - started))s"

@@ -1,0 +1,241 @@
+// Shared helpers for the end-to-end tests (`node --test tests/e2e/`).
+//
+// They drive the release page in dist/ (`trunk build --release`) served by
+// target/debug/chat-shell-runtime (`cargo build -p chat-shell-runtime`), in
+// Debian's headless Chromium through playwright-core.
+//
+// Every resource opened here is registered; call `close()` from an `after()`
+// hook so the runtime, the browser and its profile folder go away even when a
+// test fails. E2E_VERBOSE=1 echoes the runtime's output live to stderr;
+// E2E_RUNTIME_BIN=path runs another runtime binary.
+
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import path from 'node:path';
+import readline from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export { sleep };
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const DIST = path.join(ROOT, 'dist');
+// E2E_RUNTIME_BIN runs another build (for example target/release/chat-shell-runtime).
+export const RUNTIME_BIN = process.env.E2E_RUNTIME_BIN
+  ? path.resolve(ROOT, process.env.E2E_RUNTIME_BIN)
+  : path.join(ROOT, 'target', 'debug', 'chat-shell-runtime');
+export const PROFILES = path.join(ROOT, 'tests', 'e2e', '.profiles');
+export const CHROMIUM = '/usr/bin/chromium';
+
+// Without these Chromium floods the closed network with refused connections.
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-quic',
+  '--no-first-run',
+];
+
+const LISTENING = /chat-shell-runtime listening on (http:\/\/127\.0\.0\.1:(\d+))/;
+const verbose = process.env.E2E_VERBOSE === '1';
+
+// Closers of everything opened, run last-in first-out by close().
+const open = [];
+
+function register(closeFn) {
+  let done = null;
+  const once = () => (done ??= closeFn());
+  open.push(once);
+  return once;
+}
+
+/** Closes every runtime, browser and profile folder this process opened. */
+export async function close() {
+  const errors = [];
+  while (open.length > 0) {
+    const closeOne = open.pop();
+    try {
+      await closeOne();
+    } catch (err) {
+      errors.push(err);
+    }
+  }
+  if (errors.length > 0) {
+    throw new AggregateError(errors, 'e2e harness: errors while closing');
+  }
+}
+
+/**
+ * Polls `fn` until it returns a truthy value (which is returned) or the time
+ * runs out (throws, with `message` (a string or a function giving one) and the
+ * last value or error).
+ */
+export async function waitFor(fn, { timeout = 10_000, interval = 25, message = 'condition' } = {}) {
+  const deadline = Date.now() + timeout;
+  let last;
+  for (;;) {
+    try {
+      last = await fn();
+      if (last) return last;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() >= deadline) {
+      const what = typeof message === 'function' ? message() : message;
+      throw new Error(`timed out after ${timeout} ms waiting for ${what} (last: ${last})`);
+    }
+    await sleep(interval);
+  }
+}
+
+/**
+ * Starts target/debug/chat-shell-runtime on a free port with an in-memory
+ * store. Resolves once it printed its "listening on" line.
+ *
+ * Returns { url, port, lines, process, linesMatching(re), waitForLine(re, opts), close() };
+ * `lines` collects every stdout and stderr line (request log lines included).
+ */
+export async function startRuntime({ paceMs = 0, extraArgs = [], startTimeout = 20_000 } = {}) {
+  if (!existsSync(RUNTIME_BIN)) {
+    throw new Error(`${RUNTIME_BIN} is missing: run 'cargo build -p chat-shell-runtime' first`);
+  }
+  if (!existsSync(path.join(DIST, 'index.html'))) {
+    throw new Error(`${DIST}/index.html is missing: run 'trunk build --release' first`);
+  }
+
+  const args = ['--dist', DIST, '--port', '0', '--memory', '--pace-ms', String(paceMs), ...extraArgs];
+  const child = spawn(RUNTIME_BIN, args, {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, RUST_BACKTRACE: '1' },
+  });
+  // Last resort if the test process exits without running its after() hooks.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+
+  const lines = [];
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+
+  let onReady;
+  const ready = new Promise((resolve, reject) => {
+    onReady = resolve;
+    child.once('error', reject);
+    exited.then(({ code, signal }) =>
+      reject(new Error(`chat-shell-runtime exited before listening (code ${code}, signal ${signal}):\n${lines.join('\n')}`)),
+    );
+  });
+
+  for (const [name, stream] of [['stdout', child.stdout], ['stderr', child.stderr]]) {
+    readline.createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) => {
+      lines.push(line);
+      if (verbose) process.stderr.write(`[runtime ${name}] ${line}\n`);
+      const m = LISTENING.exec(line);
+      if (m) onReady({ url: m[1], port: Number(m[2]) });
+    });
+  }
+
+  const closeRuntime = register(async () => {
+    process.removeListener('exit', killOnExit);
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 3_000);
+      await exited;
+      clearTimeout(timer);
+    }
+  });
+
+  let url;
+  let port;
+  let timer;
+  try {
+    ({ url, port } = await Promise.race([
+      ready,
+      new Promise((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`chat-shell-runtime did not print its listening line within ${startTimeout} ms:\n${lines.join('\n')}`)),
+          startTimeout,
+        );
+      }),
+    ]));
+  } catch (err) {
+    await closeRuntime();
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
+
+  const linesMatching = (re) => lines.filter((line) => (typeof re === 'string' ? line.includes(re) : re.test(line)));
+  return {
+    url,
+    port,
+    lines,
+    process: child,
+    linesMatching,
+    /** Waits until at least `count` lines match; returns the matching lines. */
+    waitForLine: (re, { count = 1, timeout = 10_000 } = {}) =>
+      waitFor(
+        () => {
+          const found = linesMatching(re);
+          return found.length >= count ? found : null;
+        },
+        { timeout, message: () => `${count} runtime line(s) matching ${re}; runtime output:\n${lines.join('\n')}\n` },
+      ),
+    close: closeRuntime,
+  };
+}
+
+/**
+ * Launches Debian's Chromium headless with a fresh profile folder under
+ * tests/e2e/.profiles. Returns the Playwright BrowserContext; its close() (or
+ * the module's close()) also removes the profile folder.
+ */
+export async function openBrowser({ viewport = { width: 1280, height: 900 } } = {}) {
+  await mkdir(PROFILES, { recursive: true });
+  const profile = await mkdtemp(path.join(PROFILES, 'run-'));
+  let context;
+  try {
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      viewport,
+    });
+  } catch (err) {
+    await rm(profile, { recursive: true, force: true });
+    throw err;
+  }
+  const closeContext = context.close.bind(context);
+  const closeBrowser = register(async () => {
+    try {
+      await closeContext();
+    } finally {
+      await rm(profile, { recursive: true, force: true });
+    }
+  });
+  context.close = closeBrowser;
+  return context;
+}
+
+/**
+ * Opens `url` in a new page of `context`. Console messages of type error and
+ * uncaught page errors are recorded in `page.consoleErrors` (strings).
+ */
+export async function newPage(context, url) {
+  const page = await context.newPage();
+  page.consoleErrors = [];
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') {
+      const where = msg.location()?.url ? ` (${msg.location().url})` : '';
+      page.consoleErrors.push(`console.error: ${msg.text()}${where}`);
+    }
+  });
+  page.on('pageerror', (err) => {
+    page.consoleErrors.push(`pageerror: ${err.stack || err.message}`);
+  });
+  await page.goto(url, { waitUntil: 'load' });
+  return page;
+}

@@ -1,0 +1,158 @@
+// Walking skeleton: a message typed into <chat-shell> goes to the reference
+// runtime, whose scripted markdown answer streams back in small deltas and is
+// rendered progressively and safely.
+
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+import { close, newPage, openBrowser, sleep, startRuntime, waitFor } from './harness.mjs';
+
+after(close);
+
+const STREAM_TIMEOUT_MS = 20_000;
+
+/**
+ * The assistant article at `index`, or null while there is none: its text, its
+ * "committed" text (everything but the open tail block `.cs-md__tail` that the
+ * streaming renderer rewrites on every delta; finished blocks are only ever
+ * appended), and aria-busy.
+ */
+async function assistantState(page, index) {
+  return page.locator('article[data-role="assistant"]').evaluateAll((els, i) => {
+    const el = els[i];
+    if (!el) return null;
+    const copy = el.cloneNode(true);
+    for (const tail of copy.querySelectorAll('.cs-md__tail')) tail.remove();
+    return {
+      text: (el.textContent ?? '').trim(),
+      committed: (copy.textContent ?? '').trim(),
+      busy: el.getAttribute('aria-busy') === 'true',
+    };
+  }, index);
+}
+
+/**
+ * Polls the assistant article at `index` every ~15 ms until it exists and its
+ * answer has finished (not aria-busy="true", no Stop button, the Send button
+ * is back), or the time runs out. Returns the distinct non-empty snapshots
+ * ({ text, committed }) in order, and whether it was seen streaming.
+ */
+async function collectStream(page, index) {
+  const send = page.getByRole('button', { name: 'Send' });
+  const stop = page.getByRole('button', { name: 'Stop' });
+  const snapshots = [];
+  const record = (state) => {
+    if (state?.text && state.text !== snapshots[snapshots.length - 1]?.text) {
+      snapshots.push({ text: state.text, committed: state.committed });
+    }
+  };
+  let sawStreaming = false;
+  let finished = false;
+  const deadline = Date.now() + STREAM_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    const state = await assistantState(page, index);
+    record(state);
+    if (state) {
+      const streaming = state.busy || (await stop.count()) > 0;
+      if (streaming) {
+        sawStreaming = true;
+      } else if ((await send.count()) > 0) {
+        finished = true;
+        break;
+      }
+    }
+    await sleep(15);
+  }
+  record(await assistantState(page, index));
+  return { snapshots, finished, sawStreaming };
+}
+
+/** Types `text` into the composer and sends it with Enter (Send must be enabled first). */
+async function sendMessage(page, text) {
+  const composer = page.getByRole('textbox', { name: 'Message' });
+  const send = page.getByRole('button', { name: 'Send' });
+  await composer.click();
+  await composer.pressSequentially(text);
+  await waitFor(() => send.isEnabled({ timeout: 1_000 }), {
+    timeout: 5_000,
+    message: `the Send button to be enabled with "${text}" in the composer`,
+  });
+  await composer.press('Enter');
+}
+
+test('walking skeleton: a markdown answer streams in and renders', async () => {
+  const runtime = await startRuntime({ paceMs: 15 });
+  const context = await openBrowser();
+  const page = await newPage(context, `${runtime.url}/`);
+  const logs = () => `runtime output:\n${runtime.lines.join('\n')}\nconsole errors:\n${page.consoleErrors.join('\n')}`;
+
+  // First message: creates the thread.
+  await sendMessage(page, 'hello markdown');
+  const { snapshots, finished, sawStreaming } = await collectStream(page, 0);
+
+  await page
+    .locator('article[data-role="user"]', { hasText: 'hello markdown' })
+    .first()
+    .waitFor({ state: 'visible', timeout: 5_000 });
+
+  assert.ok(sawStreaming, `the answer was never seen streaming (aria-busy="true" or a Stop button)\n${logs()}`);
+  assert.ok(finished, `the answer did not finish (Send button back, aria-busy="false") within ${STREAM_TIMEOUT_MS} ms\n${logs()}`);
+
+  const final = snapshots[snapshots.length - 1]?.text;
+  assert.ok(final, `no assistant answer rendered\n${logs()}`);
+  const intermediate = snapshots.slice(0, -1);
+  assert.ok(
+    intermediate.length >= 3,
+    `expected at least 3 distinct intermediate renderings, got ${intermediate.length}: ${JSON.stringify(snapshots)}`,
+  );
+  // Prefix-growing: finished blocks are only appended, never rewritten. (The
+  // whole text may shrink for a moment: an open "[text](https://…" in the
+  // tail collapses to "text" once the link is complete.)
+  for (let i = 1; i < snapshots.length; i++) {
+    const [before, now] = [snapshots[i - 1].committed, snapshots[i].committed];
+    assert.ok(
+      now.length >= before.length && now.startsWith(before),
+      `finished blocks changed between renderings ${i - 1} and ${i}:\n${JSON.stringify(before)}\n${JSON.stringify(now)}`,
+    );
+  }
+  const committedSteps = new Set(intermediate.map((s) => s.committed).filter(Boolean));
+  assert.ok(
+    committedSteps.size >= 2,
+    `expected finished blocks to appear one after another while streaming, got ${committedSteps.size} step(s)`,
+  );
+  assert.ok(
+    intermediate.every((s) => final.length >= s.committed.length),
+    'the final answer is shorter than an earlier rendering',
+  );
+
+  // The finished answer is rendered markdown.
+  const answer = page.locator('article[data-role="assistant"]').last();
+  assert.ok((await answer.locator('h1, h2, h3').count()) >= 1, 'no heading in the answer');
+  assert.ok((await answer.locator('li').count()) >= 1, 'no list item in the answer');
+  assert.ok((await answer.locator('table').count()) >= 1, 'no table in the answer');
+  assert.ok((await answer.locator('pre code').count()) >= 1, 'no code block (pre code) in the answer');
+  const link = answer.locator('a[href^="https://"]').first();
+  assert.equal(await link.count(), 1, 'no https link in the answer');
+  assert.equal(await link.getAttribute('target'), '_blank', 'the link does not open in a new tab');
+  const rel = (await link.getAttribute('rel')) ?? '';
+  assert.ok(rel.split(/\s+/).includes('noopener'), `the link's rel "${rel}" lacks noopener`);
+
+  assert.deepEqual(page.consoleErrors, [], 'console errors on the page');
+
+  const creates = await runtime.waitForLine('threads.create');
+  await sleep(100); // a duplicate request would be logged by now
+  assert.equal(runtime.linesMatching('threads.create').length, 1, `expected one threads.create request\n${logs()}`);
+  assert.equal(creates.length, 1);
+
+  // Second message: goes to the same thread. sendMessage checks that Send is enabled again.
+  await sendMessage(page, 'again');
+  const second = await collectStream(page, 1);
+  assert.ok(second.finished, `the second answer did not finish within ${STREAM_TIMEOUT_MS} ms\n${logs()}`);
+  await runtime.waitForLine('threads.add_user_message');
+  await page
+    .locator('article[data-role="user"]', { hasText: 'again' })
+    .first()
+    .waitFor({ state: 'visible', timeout: 5_000 });
+  assert.equal(await page.locator('article[data-role="assistant"]').count(), 2, 'expected two assistant articles');
+  assert.equal(runtime.linesMatching('threads.create').length, 1, `the second message created a new thread\n${logs()}`);
+  assert.deepEqual(page.consoleErrors, [], 'console errors on the page');
+});
