@@ -189,3 +189,212 @@ pub struct SyncCustomActionResponse {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub updated_item: Option<ThreadItem>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn wire(body: RequestBody, metadata: Option<JsonMap>) -> Value {
+        serde_json::to_value(body.with_metadata(metadata)).unwrap()
+    }
+
+    #[test]
+    fn threads_create_matches_the_spec_example() {
+        let input =
+            UserMessageInput::text("can you pay this bill for me", vec!["atc_c02562d2".into()]);
+        let mut metadata = JsonMap::new();
+        metadata.insert("tenant".into(), json!("acme"));
+        assert_eq!(
+            wire(RequestBody::ThreadsCreate { input }, Some(metadata)),
+            json!({
+                "type": "threads.create",
+                "params": {"input": {
+                    "content": [{"type": "input_text", "text": "can you pay this bill for me"}],
+                    "attachments": ["atc_c02562d2"],
+                    "inference_options": {}
+                }},
+                "metadata": {"tenant": "acme"}
+            })
+        );
+    }
+
+    #[test]
+    fn every_request_type_has_its_wire_name_and_params() {
+        let t = ThreadId::from("thr_1");
+        let i = ItemId::from("msg_1");
+        let action = Action {
+            kind: "approval".into(),
+            payload: json!({"approved": true}),
+            handler: None,
+            loading_behavior: None,
+            streaming: None,
+        };
+        let cases = vec![
+            (
+                RequestBody::ThreadsCreate {
+                    input: UserMessageInput::text("x", vec![]),
+                },
+                "threads.create",
+                true,
+            ),
+            (
+                RequestBody::AddUserMessage {
+                    thread_id: t.clone(),
+                    input: UserMessageInput::text("x", vec![]),
+                },
+                "threads.add_user_message",
+                true,
+            ),
+            (
+                RequestBody::AddClientToolOutput {
+                    thread_id: t.clone(),
+                    result: json!({"ok": 1}),
+                },
+                "threads.add_client_tool_output",
+                true,
+            ),
+            (
+                RequestBody::AddStructuredInput {
+                    thread_id: t.clone(),
+                    item_id: i.clone(),
+                    answers: JsonMap::new(),
+                },
+                "threads.add_structured_input",
+                true,
+            ),
+            (
+                RequestBody::RetryAfterItem {
+                    thread_id: t.clone(),
+                    item_id: i.clone(),
+                },
+                "threads.retry_after_item",
+                true,
+            ),
+            (
+                RequestBody::CustomAction {
+                    thread_id: t.clone(),
+                    item_id: None,
+                    action: action.clone(),
+                },
+                "threads.custom_action",
+                true,
+            ),
+            (
+                RequestBody::GetThread {
+                    thread_id: t.clone(),
+                },
+                "threads.get_by_id",
+                false,
+            ),
+            (
+                RequestBody::ListThreads {
+                    limit: Some(20),
+                    after: None,
+                    order: Some(ListOrder::Desc),
+                },
+                "threads.list",
+                false,
+            ),
+            (
+                RequestBody::ListItems {
+                    thread_id: t.clone(),
+                    limit: Some(50),
+                    after: Some("msg_0".into()),
+                    order: Some(ListOrder::Asc),
+                },
+                "items.list",
+                false,
+            ),
+            (
+                RequestBody::Feedback {
+                    thread_id: t.clone(),
+                    item_ids: vec![i.clone()],
+                    kind: FeedbackKind::Positive,
+                },
+                "items.feedback",
+                false,
+            ),
+            (
+                RequestBody::CreateAttachment {
+                    name: "a.png".into(),
+                    size: 3,
+                    mime_type: "image/png".into(),
+                },
+                "attachments.create",
+                false,
+            ),
+            (
+                RequestBody::DeleteAttachment {
+                    attachment_id: "atc_1".into(),
+                },
+                "attachments.delete",
+                false,
+            ),
+            (
+                RequestBody::UpdateThread {
+                    thread_id: t.clone(),
+                    title: "T".into(),
+                },
+                "threads.update",
+                false,
+            ),
+            (
+                RequestBody::DeleteThread {
+                    thread_id: t.clone(),
+                },
+                "threads.delete",
+                false,
+            ),
+            (
+                RequestBody::SyncCustomAction {
+                    thread_id: t.clone(),
+                    item_id: Some(i.clone()),
+                    action,
+                },
+                "threads.sync_custom_action",
+                false,
+            ),
+            (
+                RequestBody::Transcribe {
+                    audio_base64: "AA==".into(),
+                    mime_type: "audio/webm".into(),
+                },
+                "input.transcribe",
+                false,
+            ),
+        ];
+        for (body, name, streaming) in cases {
+            assert_eq!(body.type_name(), name);
+            assert_eq!(body.is_streaming(), streaming, "{name}");
+            let value = wire(body.clone(), None);
+            assert_eq!(value["type"], name);
+            assert!(value["params"].is_object(), "{name}: {value}");
+            assert!(
+                value.get("metadata").is_none(),
+                "{name}: empty metadata is omitted"
+            );
+            let back: ChatRequest = serde_json::from_value(value).unwrap();
+            assert_eq!(back.body, body, "{name} round-trips");
+        }
+        let action = wire(
+            RequestBody::CustomAction {
+                thread_id: t,
+                item_id: Some(i),
+                action: Action {
+                    kind: "approval".into(),
+                    payload: json!({"approved": false}),
+                    handler: None,
+                    loading_behavior: Some("self".into()),
+                    streaming: None,
+                },
+            },
+            None,
+        );
+        assert_eq!(
+            action["params"]["action"],
+            json!({"type": "approval", "payload": {"approved": false}, "loadingBehavior": "self"})
+        );
+        assert_eq!(action["params"]["item_id"], "msg_1");
+    }
+}
