@@ -4,6 +4,7 @@
 //! Rust with no DOM and no I/O, tested natively. The browser half (`transport`, `runtime`,
 //! `views`, `element`) exists only on `wasm32` and is the only code that touches the page.
 
+pub mod citations;
 pub mod markdown;
 pub mod protocol;
 pub mod reducer;

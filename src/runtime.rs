@@ -2,7 +2,7 @@
 //! reducer's effects, and publishes what changed to the views once per animation frame.
 
 use crate::protocol::{
-    ChatRequest, ItemId, ItemKind, JsonMap, RequestBody, ThreadId, UserMessageInput,
+    ChatRequest, FeedbackKind, ItemId, ItemKind, JsonMap, RequestBody, ThreadId, UserMessageInput,
 };
 use crate::reducer::{
     reduce, ChatState, Effect, Input, ItemState, Notice, Outcome, OutgoingMessage, Progress,
@@ -192,6 +192,65 @@ impl Runtime {
             user_message: item_id.clone(),
         });
         self.start_stream(RequestBody::RetryAfterItem { thread_id, item_id });
+    }
+
+    /// Retry the answer `item_id` belongs to: everything after the user message before it
+    /// is dropped and answered again.
+    pub fn retry_item(self: &Rc<Self>, item_id: &ItemId) {
+        if self.is_streaming() {
+            return;
+        }
+        let (thread_id, user_message) = {
+            let state = self.state.borrow();
+            let Some(thread_id) = state.thread_id().cloned() else {
+                return;
+            };
+            let items = state.items();
+            let Some(at) = items.iter().position(|i| &i.item.id == item_id) else {
+                return;
+            };
+            let Some(user) = items[..at]
+                .iter()
+                .rev()
+                .find(|i| matches!(i.item.kind, ItemKind::UserMessage(_)))
+            else {
+                return;
+            };
+            (thread_id, user.item.id.clone())
+        };
+        self.apply(Input::RetryStarted {
+            user_message: user_message.clone(),
+        });
+        self.start_stream(RequestBody::RetryAfterItem {
+            thread_id,
+            item_id: user_message,
+        });
+    }
+
+    /// Send Good/Bad response feedback for an item. Resolves to whether the server took it.
+    pub async fn feedback(self: Rc<Self>, item_id: ItemId, kind: FeedbackKind) -> bool {
+        let Some(thread_id) = self.state.borrow().thread_id().cloned() else {
+            return false;
+        };
+        let request = self.envelope(RequestBody::Feedback {
+            thread_id,
+            item_ids: vec![item_id],
+            kind,
+        });
+        let endpoint = self.signals.endpoint.get_untracked();
+        let Ok(abort) = AbortController::new() else {
+            return false;
+        };
+        let result =
+            transport::post_json::<serde_json::Value>(&endpoint, &request, &[], &abort.signal())
+                .await;
+        if let Err(e) = &result {
+            self.emit(
+                "chat.error",
+                &serde_json::json!({ "kind": "feedback", "message": e.user_message() }),
+            );
+        }
+        result.is_ok()
     }
 
     /// Stop the answer: close the connection, keep what arrived.

@@ -15,6 +15,7 @@ pub fn ItemView(shell: Shell, key: ItemKey) -> impl IntoView {
         "user_message" => view! { <UserMessageView shell=shell id=id /> }.into_any(),
         "assistant_message" => view! { <AssistantMessageView shell=shell id=id /> }.into_any(),
         "task" | "workflow" => view! { <ProcessView shell=shell id=id /> }.into_any(),
+        "generated_image" => view! { <GeneratedImageView shell=shell id=id /> }.into_any(),
         // Closes a turn; nothing to see.
         "end_of_turn" => ().into_any(),
         _ => view! { <UnsupportedView shell=shell id=id /> }.into_any(),
@@ -112,5 +113,52 @@ fn UnsupportedView(shell: Shell, id: ItemId) -> impl IntoView {
         <div class="cs-unsupported" data-part="unsupported" role="note">
             "Unsupported content" {(!kind.is_empty()).then(|| format!(" ({kind})"))}
         </div>
+    }
+}
+
+/// An image being generated: a progress bar until there is an image, then the image.
+#[component]
+fn GeneratedImageView(shell: Shell, id: ItemId) -> impl IntoView {
+    let rev = shell.with(|rt| rt.item_rev(&id));
+    let snapshot = Memo::new(move |_| {
+        if let Some(rev) = rev {
+            rev.track();
+        }
+        shell
+            .with(|rt| {
+                rt.with_item(&id, |i| match &i.item.kind {
+                    ItemKind::GeneratedImage(g) => (
+                        g.image
+                            .as_ref()
+                            .and_then(|img| markdown::safe_image_url(&img.url)),
+                        i.progress,
+                        i.status,
+                    ),
+                    _ => (None, None, i.status),
+                })
+            })
+            .flatten()
+    });
+    move || {
+        let (src, progress, status) = snapshot.get()?;
+        let done = status != ItemStatus::Streaming;
+        let percent = progress.map(|p| (p.clamp(0.0, 1.0) * 100.0).round() as u32);
+        Some(view! {
+            <figure class="cs-image" data-part="generated-image" aria-busy=(!done).to_string()>
+                {src.map(|src| view! { <img src=src alt="Generated image" /> })}
+                {(!done).then(|| view! {
+                    <div
+                        class="cs-image__progress"
+                        role="progressbar"
+                        aria-label="Generating image"
+                        aria-valuemin="0"
+                        aria-valuemax="100"
+                        aria-valuenow=percent.map(|p| p.to_string())
+                    >
+                        <div class="cs-image__bar" style:width=format!("{}%", percent.unwrap_or(10))></div>
+                    </div>
+                })}
+            </figure>
+        })
     }
 }

@@ -19,6 +19,14 @@ pub struct MarkdownDom {
 }
 
 impl MarkdownDom {
+    /// A new renderer in a `div.cs-md` appended to `parent`.
+    pub fn append_to(parent: &HtmlElement) -> Option<Self> {
+        let el = parent.owner_document()?.create_element("div").ok()?;
+        el.set_class_name("cs-md");
+        parent.append_child(&el).ok()?;
+        Self::new(el.unchecked_into())
+    }
+
     /// Render into `container` (emptied first).
     pub fn new(container: HtmlElement) -> Option<Self> {
         let document = container.owner_document()?;

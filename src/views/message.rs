@@ -1,8 +1,10 @@
 //! User and assistant messages, each an `article` with `data-role`.
 
 use super::markdown::{handle_code_copy, MarkdownDom};
-use crate::protocol::{ItemId, ItemKind};
-use crate::reducer::ItemStatus;
+use crate::citations::{number_sources, text_with_markers, Citation};
+use crate::markdown::safe_url;
+use crate::protocol::{Annotation, FeedbackKind, ItemId, ItemKind, SourceKind};
+use crate::reducer::{assistant_text, ItemStatus};
 use crate::runtime::Shell;
 use leptos::html;
 use leptos::prelude::*;
@@ -51,16 +53,31 @@ pub fn UserMessageView(shell: Shell, id: ItemId) -> impl IntoView {
 pub fn AssistantMessageView(shell: Shell, id: ItemId) -> impl IntoView {
     let rev = shell.with(|rt| rt.item_rev(&id));
     let body = NodeRef::<html::Div>::new();
-    let status_id = id.clone();
-    let status = Memo::new(move |_| {
+    let meta_id = id.clone();
+    // Small, slowly changing facts about the message (not its text).
+    let meta = Memo::new(move |_| {
         if let Some(rev) = rev {
             rev.track();
         }
         shell
-            .with(|rt| rt.with_item(&status_id, |i| i.status))
+            .with(|rt| {
+                rt.with_item(&meta_id, |i| {
+                    let annotations: Vec<Annotation> = match &i.item.kind {
+                        ItemKind::AssistantMessage(m) => m
+                            .content
+                            .iter()
+                            .flat_map(|p| p.annotations.iter().cloned())
+                            .collect(),
+                        _ => Vec::new(),
+                    };
+                    (i.status, annotations)
+                })
+            })
             .flatten()
-            .unwrap_or(ItemStatus::Done)
+            .unwrap_or((ItemStatus::Done, Vec::new()))
     });
+    let status = Memo::new(move |_| meta.with(|m| m.0));
+    let render_id = id.clone();
     // One markdown renderer per content part, fed only what is new each frame.
     let mut parts: Vec<MarkdownDom> = Vec::new();
     Effect::new(move |_| {
@@ -69,28 +86,24 @@ pub fn AssistantMessageView(shell: Shell, id: ItemId) -> impl IntoView {
         }
         let Some(container) = body.get() else { return };
         shell.with(|rt| {
-            rt.with_item(&id, |item| {
+            rt.with_item(&render_id, |item| {
                 let ItemKind::AssistantMessage(m) = &item.item.kind else {
                     return;
                 };
                 let streaming = item.status == ItemStatus::Streaming;
                 for (i, part) in m.content.iter().enumerate() {
                     if i == parts.len() {
-                        let Some(document) = container.owner_document() else {
-                            return;
-                        };
-                        let Ok(el) = document.create_element("div") else {
-                            return;
-                        };
-                        el.set_class_name("cs-md");
-                        let _ = container.append_child(&el);
-                        let Some(dom) = MarkdownDom::new(wasm_bindgen::JsCast::unchecked_into(el))
-                        else {
+                        let Some(dom) = MarkdownDom::append_to(&container) else {
                             return;
                         };
                         parts.push(dom);
                     }
-                    parts[i].sync(&part.text, streaming);
+                    // Citation markers go in once the text is final (annotations arrive last).
+                    if !streaming && part.annotations.iter().any(|a| a.index.is_some()) {
+                        parts[i].sync(&text_with_markers(&part.text, &part.annotations), false);
+                    } else {
+                        parts[i].sync(&part.text, streaming);
+                    }
                 }
             });
         });
@@ -101,6 +114,11 @@ pub fn AssistantMessageView(shell: Shell, id: ItemId) -> impl IntoView {
         ItemStatus::Failed => "Assistant's answer (incomplete)",
         ItemStatus::Done => "Assistant said",
     };
+    let sources = move || {
+        let cited = meta.with(|m| number_sources(&m.1));
+        (!cited.is_empty()).then(|| view! { <SourcesList shell=shell cited=cited /> })
+    };
+    let actions_id = id.clone();
     view! {
         <article
             class="cs-msg cs-msg--assistant"
@@ -112,10 +130,150 @@ pub fn AssistantMessageView(shell: Shell, id: ItemId) -> impl IntoView {
             data-status=move || format!("{:?}", status.get()).to_lowercase()
         >
             <div class="cs-msg__body" node_ref=body on:click=move |ev| handle_code_copy(&ev)></div>
+            {sources}
             {move || {
                 (status.get() == ItemStatus::Stopped)
                     .then(|| view! { <p class="cs-msg__note" data-part="stopped">"Stopped"</p> })
             }}
+            {move || {
+                (status.get() != ItemStatus::Streaming)
+                    .then(|| view! { <MessageActions shell=shell id=actions_id.clone() /> })
+            }}
         </article>
+    }
+}
+
+/// The numbered sources under a message.
+#[component]
+fn SourcesList(shell: Shell, cited: Vec<Citation>) -> impl IntoView {
+    let rows = cited
+        .into_iter()
+        .map(|c| {
+            let number = format!("[{}]", c.number);
+            let title = if c.source.title.trim().is_empty() { None } else { Some(c.source.title.clone()) };
+            let row = match &c.source.kind {
+                SourceKind::Url(u) => {
+                    let label = title.unwrap_or_else(|| u.url.clone());
+                    match safe_url(&u.url) {
+                        Some(href) => view! {
+                            <a href=href target="_blank" rel="noopener noreferrer nofollow">{label}</a>
+                            {u.attribution.clone().map(|a| view! { <span class="cs-source__meta">{a}</span> })}
+                        }
+                        .into_any(),
+                        None => view! { <span>{label}</span> }.into_any(),
+                    }
+                }
+                SourceKind::File(f) => view! {
+                    <span class="cs-source__file">{title.unwrap_or_else(|| f.filename.clone())}</span>
+                    <span class="cs-source__meta">{f.filename.clone()}</span>
+                }
+                .into_any(),
+                SourceKind::Entity(e) => {
+                    let label = title.or_else(|| e.label.clone()).unwrap_or_else(|| e.id.clone());
+                    let detail = serde_json::to_value(&c.source).unwrap_or_default();
+                    let icon = e.icon.clone().map(|i| view! { <span class="cs-source__icon" data-icon=i aria-hidden="true"></span> });
+                    view! {
+                        {icon}
+                        <button
+                            type="button"
+                            class="cs-link-button"
+                            on:click=move |_| {
+                                shell.with(|rt| rt.emit("chat.entity.click", &detail));
+                            }
+                        >
+                            {label}
+                        </button>
+                    }
+                    .into_any()
+                }
+                SourceKind::Other(_) => view! { <span>{title.unwrap_or_default()}</span> }.into_any(),
+            };
+            view! { <li class="cs-source" data-part="source"><span class="cs-source__number">{number}</span>" "{row}</li> }
+        })
+        .collect_view();
+    view! { <ol class="cs-sources" aria-label="Sources" data-part="sources">{rows}</ol> }
+}
+
+/// Copy, Good response / Bad response, and Retry for the last answer.
+#[component]
+fn MessageActions(shell: Shell, id: ItemId) -> impl IntoView {
+    let signals = shell.signals().expect("runtime exists while mounted");
+    let feedback = RwSignal::new(None::<FeedbackKind>);
+    let copied = RwSignal::new(false);
+    let copy_id = id.clone();
+    let copy = move |_| {
+        let text = shell
+            .with(|rt| rt.with_item(&copy_id, assistant_text))
+            .flatten()
+            .flatten();
+        if let (Some(text), Some(window)) = (text, web_sys::window()) {
+            let _ = window.navigator().clipboard().write_text(&text);
+            copied.set(true);
+        }
+    };
+    let send_feedback = {
+        let id = id.clone();
+        move |kind: FeedbackKind| {
+            let id = id.clone();
+            let Some(rt) = shell.get() else { return };
+            wasm_bindgen_futures::spawn_local(async move {
+                if rt.feedback(id, kind).await {
+                    feedback.set(Some(kind));
+                }
+            });
+        }
+    };
+    let good = send_feedback.clone();
+    let is_last = {
+        let id = id.clone();
+        move || {
+            signals.order.with(|o| {
+                o.iter()
+                    .rev()
+                    .find(|k| k.kind == "assistant_message")
+                    .is_some_and(|k| k.id == id)
+            })
+        }
+    };
+    let retry_id = id.clone();
+    view! {
+        <div class="cs-actions" data-part="message-actions">
+            <button type="button" class="cs-button cs-button--ghost" on:click=copy>
+                {move || if copied.get() { "Copied" } else { "Copy" }}
+            </button>
+            <button
+                type="button"
+                class="cs-button cs-button--ghost"
+                aria-label="Good response"
+                aria-pressed=move || (feedback.get() == Some(FeedbackKind::Positive)).to_string()
+                on:click=move |_| good(FeedbackKind::Positive)
+            >
+                "👍"
+            </button>
+            <button
+                type="button"
+                class="cs-button cs-button--ghost"
+                aria-label="Bad response"
+                aria-pressed=move || (feedback.get() == Some(FeedbackKind::Negative)).to_string()
+                on:click=move |_| send_feedback(FeedbackKind::Negative)
+            >
+                "👎"
+            </button>
+            <Show when=is_last.clone()>
+                <button
+                    type="button"
+                    class="cs-button cs-button--ghost"
+                    disabled=move || signals.streaming.get().is_some()
+                    on:click={
+                        let retry_id = retry_id.clone();
+                        move |_| {
+                            shell.with(|rt| rt.retry_item(&retry_id));
+                        }
+                    }
+                >
+                    "Retry"
+                </button>
+            </Show>
+        </div>
     }
 }

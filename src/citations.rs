@@ -1,0 +1,131 @@
+//! Citations: numbering an assistant text's annotations by source and placing their
+//! inline markers. Pure; the views render the result.
+
+use crate::protocol::{Annotation, Source, SourceKind};
+
+/// One cited source with its number (1-based, in order of first citation).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Citation {
+    pub number: usize,
+    pub source: Source,
+}
+
+/// Number the distinct sources of `annotations` in order of first appearance.
+pub fn number_sources(annotations: &[Annotation]) -> Vec<Citation> {
+    let mut out: Vec<Citation> = Vec::new();
+    for a in annotations {
+        if !out.iter().any(|c| same_source(&c.source, &a.source)) {
+            out.push(Citation {
+                number: out.len() + 1,
+                source: a.source.clone(),
+            });
+        }
+    }
+    out
+}
+
+fn same_source(a: &Source, b: &Source) -> bool {
+    match (&a.kind, &b.kind) {
+        (SourceKind::Url(x), SourceKind::Url(y)) => x.url == y.url,
+        (SourceKind::File(x), SourceKind::File(y)) => x.filename == y.filename,
+        (SourceKind::Entity(x), SourceKind::Entity(y)) => x.id == y.id,
+        _ => a == b,
+    }
+}
+
+/// `text` with a numbered marker after each annotated position (`index` counts characters).
+/// Markers are HTML (`<sup>`) that the sanitizer keeps; annotations without an index only
+/// appear in the sources list.
+pub fn text_with_markers(text: &str, annotations: &[Annotation]) -> String {
+    let numbered = number_sources(annotations);
+    let mut marks: Vec<(usize, usize)> = annotations
+        .iter()
+        .filter_map(|a| {
+            let index = usize::try_from(a.index?).ok()?;
+            let n = numbered
+                .iter()
+                .find(|c| same_source(&c.source, &a.source))?
+                .number;
+            Some((index, n))
+        })
+        .collect();
+    if marks.is_empty() {
+        return text.to_owned();
+    }
+    marks.sort();
+    marks.dedup();
+    let mut out = String::with_capacity(text.len() + marks.len() * 48);
+    let mut marks = marks.into_iter().peekable();
+    for (count, ch) in text.chars().enumerate() {
+        while let Some((_, n)) = marks.next_if(|(i, _)| *i == count) {
+            if !ends_with_literal_marker(&out) {
+                push_marker(&mut out, n);
+            }
+        }
+        out.push(ch);
+    }
+    for (_, n) in marks {
+        if !ends_with_literal_marker(&out) {
+            push_marker(&mut out, n);
+        }
+    }
+    out
+}
+
+/// Some servers write `[1]` into the text themselves, right before the annotated index:
+/// then the text already shows the marker.
+fn ends_with_literal_marker(text: &str) -> bool {
+    let Some(rest) = text.strip_suffix(']') else {
+        return false;
+    };
+    let digits = rest.len() - rest.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+    digits > 0 && rest[..rest.len() - digits].ends_with('[')
+}
+
+fn push_marker(out: &mut String, n: usize) {
+    out.push_str(&format!("<sup data-part=\"citation\">[{n}]</sup>"));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ann(json: &str) -> Annotation {
+        serde_json::from_str(json).unwrap()
+    }
+
+    #[test]
+    fn sources_are_numbered_once_in_order_of_first_citation() {
+        let a = ann(r#"{"source":{"type":"url","url":"https://a","title":"A"},"index":5}"#);
+        let b = ann(r#"{"source":{"type":"file","filename":"b.pdf","title":"B"},"index":2}"#);
+        let a2 = ann(r#"{"source":{"type":"url","url":"https://a","title":"A again"},"index":9}"#);
+        let n = number_sources(&[a.clone(), b.clone(), a2.clone()]);
+        assert_eq!(n.iter().map(|c| c.number).collect::<Vec<_>>(), [1, 2]);
+        assert_eq!(n[1].source.title, "B");
+        let text = text_with_markers("0123456789", &[a, b, a2]);
+        assert_eq!(
+            text,
+            "01<sup data-part=\"citation\">[2]</sup>234<sup data-part=\"citation\">[1]</sup>5678<sup data-part=\"citation\">[1]</sup>9"
+        );
+    }
+
+    #[test]
+    fn indexes_count_characters_and_may_point_past_the_end() {
+        let a = ann(r#"{"source":{"type":"url","url":"https://a","title":"A"},"index":2}"#);
+        let z = ann(r#"{"source":{"type":"entity","id":"e","title":"E"},"index":99}"#);
+        let none = ann(r#"{"source":{"type":"file","filename":"f","title":"F"}}"#);
+        let text = text_with_markers("héllo", &[a, z, none.clone()]);
+        assert!(text.starts_with("hé<sup"), "{text}");
+        assert!(text.ends_with("[2]</sup>"), "{text}");
+        assert_eq!(text_with_markers("plain", &[none]), "plain");
+    }
+
+    #[test]
+    fn a_marker_the_server_wrote_itself_is_not_doubled() {
+        let a = ann(r#"{"source":{"type":"url","url":"https://a","title":"A"},"index":10}"#);
+        assert_eq!(
+            text_with_markers("GitHub [1], more", &[a]),
+            "GitHub [1], more"
+        );
+    }
+}
