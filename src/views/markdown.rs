@@ -95,6 +95,47 @@ impl MarkdownDom {
     }
 }
 
+/// Reveals streamed text at an even pace: bursts are smoothed, but the backlog is always
+/// shown within about a second (1/60 of it per frame at least), so the view never lags the
+/// network by more than that. With reduced motion, everything is shown at once.
+pub struct Pacer {
+    revealed: usize,
+    animate: bool,
+}
+
+/// Fewest characters revealed per frame while there is a backlog.
+const MIN_STEP: usize = 3;
+/// Frames over which a backlog is drained: about one second at 60 Hz.
+const DRAIN_FRAMES: usize = 60;
+
+impl Pacer {
+    pub fn new() -> Self {
+        let reduced = web_sys::window()
+            .and_then(|w| {
+                w.match_media("(prefers-reduced-motion: reduce)")
+                    .ok()
+                    .flatten()
+            })
+            .is_some_and(|m| m.matches());
+        Pacer {
+            revealed: 0,
+            animate: !reduced,
+        }
+    }
+
+    /// The part of `text` to show this frame, and whether more remains to reveal.
+    pub fn next<'t>(&mut self, text: &'t str, streaming: bool) -> (&'t str, bool) {
+        if !streaming || !self.animate || self.revealed > text.len() {
+            self.revealed = text.len();
+            return (text, false);
+        }
+        let backlog = text.len() - self.revealed;
+        let step = MIN_STEP.max(backlog.div_ceil(DRAIN_FRAMES));
+        self.revealed = floor_boundary(text, (self.revealed + step).min(text.len()));
+        (&text[..self.revealed], self.revealed < text.len())
+    }
+}
+
 fn floor_boundary(s: &str, mut i: usize) -> usize {
     while i > 0 && !s.is_char_boundary(i) {
         i -= 1;
@@ -120,5 +161,13 @@ pub fn handle_code_copy(event: &web_sys::MouseEvent) {
     if let Some(window) = web_sys::window() {
         let _ = window.navigator().clipboard().write_text(&text);
         button.set_text_content(Some("Copied"));
+    }
+}
+
+/// Run `f` on the next animation frame.
+pub fn request_frame(f: impl FnOnce() + 'static) {
+    let callback = wasm_bindgen::closure::Closure::once_into_js(f);
+    if let Some(window) = web_sys::window() {
+        let _ = window.request_animation_frame(callback.unchecked_ref());
     }
 }

@@ -1,6 +1,6 @@
 //! User and assistant messages, each an `article` with `data-role`.
 
-use super::markdown::{handle_code_copy, MarkdownDom};
+use super::markdown::{handle_code_copy, request_frame, MarkdownDom, Pacer};
 use crate::citations::{number_sources, text_with_markers, Citation};
 use crate::markdown::safe_url;
 use crate::protocol::{Annotation, FeedbackKind, ItemId, ItemKind, SourceKind};
@@ -78,13 +78,17 @@ pub fn AssistantMessageView(shell: Shell, id: ItemId) -> impl IntoView {
     });
     let status = Memo::new(move |_| meta.with(|m| m.0));
     let render_id = id.clone();
-    // One markdown renderer per content part, fed only what is new each frame.
-    let mut parts: Vec<MarkdownDom> = Vec::new();
+    // One markdown renderer (and pacer) per content part, fed only what is new each frame.
+    let mut parts: Vec<(MarkdownDom, Pacer)> = Vec::new();
+    // Ticks on animation frames while a pacer still has text to reveal.
+    let pace = RwSignal::new(0u64);
     Effect::new(move |_| {
         if let Some(rev) = rev {
             rev.track();
         }
+        pace.track();
         let Some(container) = body.get() else { return };
+        let mut more = false;
         shell.with(|rt| {
             rt.with_item(&render_id, |item| {
                 let ItemKind::AssistantMessage(m) = &item.item.kind else {
@@ -96,17 +100,23 @@ pub fn AssistantMessageView(shell: Shell, id: ItemId) -> impl IntoView {
                         let Some(dom) = MarkdownDom::append_to(&container) else {
                             return;
                         };
-                        parts.push(dom);
+                        parts.push((dom, Pacer::new()));
                     }
+                    let (dom, pacer) = &mut parts[i];
                     // Citation markers go in once the text is final (annotations arrive last).
                     if !streaming && part.annotations.iter().any(|a| a.index.is_some()) {
-                        parts[i].sync(&text_with_markers(&part.text, &part.annotations), false);
+                        dom.sync(&text_with_markers(&part.text, &part.annotations), false);
                     } else {
-                        parts[i].sync(&part.text, streaming);
+                        let (shown, pending) = pacer.next(&part.text, streaming);
+                        dom.sync(shown, streaming);
+                        more |= pending;
                     }
                 }
             });
         });
+        if more {
+            request_frame(move || pace.update(|p| *p += 1));
+        }
     });
     let label = move || match status.get() {
         ItemStatus::Streaming => "Assistant is answering",

@@ -1,0 +1,970 @@
+//! HTTP: the routes, the ChatKit request handlers, the SSE writer and the request log.
+
+use crate::scripts::{self, Script, Step};
+use crate::store::{self, now_iso, AttachmentRecord, Store};
+use crate::upload;
+use axum::body::{Body, Bytes};
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use chat_shell::protocol::{
+    AssistantContent, Attachment, AttachmentKind, ChatRequest, ClientToolStatus, ItemId, ItemKind,
+    ItemUpdate, ListOrder, Page, RequestBody, StreamEvent, StructuredAnswer, StructuredInputStatus,
+    SyncCustomActionResponse, Thread, ThreadEvent, ThreadId, ThreadItem, UploadDescriptor,
+    UserMessage, UserMessageInput,
+};
+use serde_json::{json, Value};
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio::sync::{mpsc, watch};
+// The writer's clock is tokio's, so tests can pause time and see keepalives.
+use tokio::time::Instant as TokioInstant;
+use tower_http::services::ServeDir;
+
+/// Pages hold this many items or threads unless the request says otherwise (the SDK's).
+const DEFAULT_PAGE_SIZE: usize = 20;
+/// A stream silent for this long gets a `: keepalive` comment (proxies drop idle ones).
+const KEEPALIVE: Duration = Duration::from_secs(10);
+/// Partial items are saved at most this often while deltas stream in.
+const FLUSH_EVERY: Duration = Duration::from_millis(250);
+
+/// What every handler shares.
+pub struct AppState {
+    pub store: Store,
+    pub pace: Duration,
+    /// `host:port` actually bound, for URLs when a request has no `Host` header.
+    pub authority: String,
+    /// How many times each user message has been answered (the `error` scenario fails
+    /// the first time only).
+    attempts: Mutex<HashMap<String, u32>>,
+    shutdown: watch::Receiver<bool>,
+}
+
+impl AppState {
+    pub fn new(
+        store: Store,
+        pace: Duration,
+        authority: String,
+        shutdown: watch::Receiver<bool>,
+    ) -> Self {
+        AppState {
+            store,
+            pace,
+            authority,
+            attempts: Mutex::new(HashMap::new()),
+            shutdown,
+        }
+    }
+
+    fn next_attempt(&self, user_message: &ItemId) -> u32 {
+        let mut attempts = self.attempts.lock().unwrap_or_else(|e| e.into_inner());
+        let n = attempts.entry(user_message.0.clone()).or_insert(0);
+        *n += 1;
+        *n
+    }
+}
+
+pub fn router(state: Arc<AppState>, dist: &Path) -> Router {
+    Router::new()
+        .route("/chatkit", post(chatkit))
+        .route("/upload/{id}", post(upload::upload).put(upload::upload))
+        .route("/preview/{id}", get(upload::preview))
+        .fallback_service(ServeDir::new(dist))
+        .layer(middleware::from_fn(log_requests))
+        .with_state(state)
+}
+
+/// One line per request for everything but `/chatkit`, which logs its request type itself.
+async fn log_requests(req: Request, next: Next) -> Response {
+    let path = req.uri().path().to_owned();
+    if path == "/chatkit" {
+        return next.run(req).await;
+    }
+    let method = req.method().clone();
+    let started = Instant::now();
+    let response = next.run(req).await;
+    let status = response.status().as_u16();
+    if path.starts_with("/upload/") || path.starts_with("/preview/") {
+        println!(
+            "{method} {path} {status} {}ms",
+            started.elapsed().as_millis()
+        );
+    } else {
+        println!("{method} {path} {status}");
+    }
+    response
+}
+
+pub fn json_error(status: StatusCode, message: &str) -> Response {
+    (status, Json(json!({ "error": message }))).into_response()
+}
+
+fn internal(e: impl std::fmt::Display) -> Response {
+    eprintln!("chat-shell-runtime: internal error: {e}");
+    json_error(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string())
+}
+
+/// `http://host:port` as the client reached us, for upload and preview URLs.
+pub fn base_url(state: &AppState, headers: &HeaderMap) -> String {
+    let host = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .filter(|h| {
+            !h.is_empty()
+                && h.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || ".-:[]".contains(c))
+        })
+        .unwrap_or(&state.authority);
+    format!("http://{host}")
+}
+
+/// The wire form of a stored attachment; `with_upload` adds where to send the bytes (the
+/// answer to `attachments.create`): both the SDK 1.6 descriptor and the fork's `upload_url`.
+pub fn attachment_object(record: &AttachmentRecord, base: &str, with_upload: bool) -> Attachment {
+    let is_image = record.mime_type.starts_with("image/");
+    let upload_url = format!("{base}/upload/{}", record.id);
+    Attachment {
+        id: record.id.as_str().into(),
+        name: record.name.clone(),
+        mime_type: record.mime_type.clone(),
+        kind: if is_image {
+            AttachmentKind::Image
+        } else {
+            AttachmentKind::File
+        },
+        preview_url: is_image.then(|| format!("{base}/preview/{}", record.id)),
+        upload_url: with_upload.then(|| upload_url.clone()),
+        upload_descriptor: with_upload.then(|| UploadDescriptor {
+            url: upload_url.clone(),
+            method: "POST".into(),
+            headers: serde_json::Map::new(),
+        }),
+        thread_id: record.thread_id.as_deref().map(ThreadId::from),
+    }
+}
+
+/// Threads always go out with an `items` page (empty outside `threads.get_by_id`).
+fn with_items(mut thread: Thread, items: Page<ThreadItem>) -> Thread {
+    thread.items = Some(items);
+    thread
+}
+
+async fn chatkit(State(state): State<Arc<AppState>>, headers: HeaderMap, body: Bytes) -> Response {
+    let started = Instant::now();
+    let log = |kind: &str, status: StatusCode| {
+        println!(
+            "POST /chatkit {kind} {} {}ms",
+            status.as_u16(),
+            started.elapsed().as_millis()
+        );
+    };
+    let raw = serde_json::from_slice::<Value>(&body);
+    let parsed = raw.and_then(serde_json::from_value::<ChatRequest>);
+    let request = match parsed {
+        Ok(r) => r,
+        Err(e) => {
+            // Name the bad request in the log as far as it can be read.
+            let kind = serde_json::from_slice::<Value>(&body)
+                .ok()
+                .and_then(|v| v.get("type").and_then(Value::as_str).map(log_safe))
+                .unwrap_or_else(|| "-".to_owned());
+            log(&kind, StatusCode::BAD_REQUEST);
+            return json_error(StatusCode::BAD_REQUEST, &format!("invalid request: {e}"));
+        }
+    };
+    let kind = request.body.type_name();
+    let base = base_url(&state, &headers);
+    let response = if request.body.is_streaming() {
+        stream(&state, &base, request.body)
+    } else {
+        json_request(&state, &base, request.body)
+    };
+    log(kind, response.status());
+    response
+}
+
+fn log_safe(s: &str) -> String {
+    s.chars()
+        .take(60)
+        .map(|c| {
+            if c.is_whitespace() || c.is_control() {
+                '_'
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
+// --- JSON requests ----------------------------------------------------------------------
+
+fn json_request(state: &AppState, base: &str, body: RequestBody) -> Response {
+    match answer_json(state, base, body) {
+        Ok(response) => response,
+        Err(e) => internal(e),
+    }
+}
+
+fn unknown_thread(id: &ThreadId) -> Response {
+    json_error(StatusCode::NOT_FOUND, &format!("unknown thread {id}"))
+}
+
+fn page_size(limit: Option<u32>) -> usize {
+    match limit {
+        Some(n) if n > 0 => n as usize,
+        _ => DEFAULT_PAGE_SIZE,
+    }
+}
+
+fn answer_json(state: &AppState, base: &str, body: RequestBody) -> store::Result<Response> {
+    let store = &state.store;
+    let ok = |value: Value| Json(value).into_response();
+    Ok(match body {
+        RequestBody::GetThread { thread_id } => match store.thread(&thread_id)? {
+            // The SDK's hydration: the first page of items, oldest first.
+            Some(thread) => {
+                let items =
+                    store.list_items(&thread_id, DEFAULT_PAGE_SIZE, None, ListOrder::Asc)?;
+                Json(with_items(thread, items)).into_response()
+            }
+            None => unknown_thread(&thread_id),
+        },
+        RequestBody::ListThreads {
+            limit,
+            after,
+            order,
+        } => {
+            let page = store.list_threads(
+                page_size(limit),
+                after.as_deref(),
+                order.unwrap_or(ListOrder::Desc),
+            )?;
+            let data = page
+                .data
+                .into_iter()
+                .map(|t| with_items(t, Page::default()))
+                .collect();
+            Json(Page {
+                data,
+                has_more: page.has_more,
+                after: page.after,
+            })
+            .into_response()
+        }
+        RequestBody::ListItems {
+            thread_id,
+            limit,
+            after,
+            order,
+        } => {
+            if store.thread(&thread_id)?.is_none() {
+                return Ok(unknown_thread(&thread_id));
+            }
+            let order = order.unwrap_or(ListOrder::Desc);
+            Json(store.list_items(&thread_id, page_size(limit), after.as_deref(), order)?)
+                .into_response()
+        }
+        RequestBody::Feedback {
+            thread_id,
+            item_ids,
+            kind,
+        } => {
+            if store.thread(&thread_id)?.is_none() {
+                return Ok(unknown_thread(&thread_id));
+            }
+            store.add_feedback(&item_ids, kind)?;
+            ok(json!({}))
+        }
+        RequestBody::CreateAttachment {
+            name,
+            size,
+            mime_type,
+        } => {
+            let record = store.create_attachment(&name, &mime_type, size)?;
+            Json(attachment_object(&record, base, true)).into_response()
+        }
+        RequestBody::DeleteAttachment { attachment_id } => {
+            if store.delete_attachment(attachment_id.as_str())? {
+                ok(json!({}))
+            } else {
+                json_error(
+                    StatusCode::NOT_FOUND,
+                    &format!("unknown attachment {attachment_id}"),
+                )
+            }
+        }
+        RequestBody::UpdateThread { thread_id, title } => {
+            match store.set_title(&thread_id, &title)? {
+                Some(thread) => Json(with_items(thread, Page::default())).into_response(),
+                None => unknown_thread(&thread_id),
+            }
+        }
+        RequestBody::DeleteThread { thread_id } => {
+            if store.delete_thread(&thread_id)? {
+                ok(json!({}))
+            } else {
+                unknown_thread(&thread_id)
+            }
+        }
+        RequestBody::SyncCustomAction {
+            thread_id,
+            item_id,
+            action,
+        } => {
+            if store.thread(&thread_id)?.is_none() {
+                return Ok(unknown_thread(&thread_id));
+            }
+            let sender = match &item_id {
+                Some(id) => store.item(&thread_id, id)?,
+                None => None,
+            };
+            let updated_item = sender.map(|item| scripts::sync_action(&item, &action));
+            if let Some(item) = &updated_item {
+                store.save_item(item)?;
+            }
+            Json(SyncCustomActionResponse { updated_item }).into_response()
+        }
+        RequestBody::Transcribe { .. } => json_error(
+            StatusCode::BAD_REQUEST,
+            "transcription is not supported by the reference runtime",
+        ),
+        other => json_error(
+            StatusCode::BAD_REQUEST,
+            &format!("{} is a streaming request", other.type_name()),
+        ),
+    })
+}
+
+// --- streaming requests -----------------------------------------------------------------
+
+/// A streamed answer, ready to be written.
+struct Prepared {
+    thread: ThreadId,
+    steps: Vec<Step>,
+}
+
+fn stream(state: &Arc<AppState>, base: &str, body: RequestBody) -> Response {
+    let kind = body.type_name();
+    match prepare(state, base, body) {
+        Ok(Some(p)) => sse(spawn_writer(state.clone(), kind, p)),
+        // What the SDK does for a thread it does not know: 200 and not a single event.
+        Ok(None) => sse(Body::empty()),
+        Err(e) => internal(e),
+    }
+}
+
+fn sse(body: Body) -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, "text/event-stream"),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+/// Builds the whole answer up front (scripts are deterministic); `None` when the thread
+/// (or the item to retry) does not exist.
+fn prepare(state: &AppState, base: &str, body: RequestBody) -> store::Result<Option<Prepared>> {
+    let store = &state.store;
+    let (thread, mut s) = match &body {
+        RequestBody::ThreadsCreate { .. } => {
+            let thread = store.create_thread()?;
+            let mut s = Script::new(store, state.pace, thread.clone());
+            s.emit(StreamEvent::ThreadCreated(ThreadEvent {
+                thread: with_items(thread.clone(), Page::default()),
+            }));
+            (thread, s)
+        }
+        RequestBody::AddUserMessage { thread_id, .. }
+        | RequestBody::AddClientToolOutput { thread_id, .. }
+        | RequestBody::AddStructuredInput { thread_id, .. }
+        | RequestBody::RetryAfterItem { thread_id, .. }
+        | RequestBody::CustomAction { thread_id, .. } => match store.thread(thread_id)? {
+            Some(thread) => {
+                let s = Script::new(store, state.pace, thread.clone());
+                (thread, s)
+            }
+            None => return Ok(None),
+        },
+        _ => return Ok(None),
+    };
+    match body {
+        RequestBody::ThreadsCreate { input } | RequestBody::AddUserMessage { input, .. } => {
+            let user = user_message(store, base, &thread.id, input)?;
+            s.done(&user);
+            let text = message_text(&user);
+            let attempt = state.next_attempt(&user.id);
+            scripts::respond(&mut s, &user.id, &text, attempt);
+            let first = first_user_text(store, &thread.id)?.unwrap_or(text);
+            s.finish(&first);
+        }
+        RequestBody::RetryAfterItem { thread_id, item_id } => {
+            let Some(item) = store.item(&thread_id, &item_id)? else {
+                return Ok(None);
+            };
+            if !matches!(item.kind, ItemKind::UserMessage(_)) {
+                s.error(
+                    "stream.error",
+                    Some(format!("{item_id} is not a user message")),
+                    false,
+                );
+            } else {
+                store.delete_items_after(&thread_id, &item_id)?;
+                let attempt = state.next_attempt(&item_id);
+                scripts::respond(&mut s, &item_id, &message_text(&item), attempt);
+                finish(store, &mut s, &thread_id)?;
+            }
+        }
+        RequestBody::AddClientToolOutput { thread_id, result } => {
+            let pending = store.all_items(&thread_id)?.into_iter().rev().find(|i| {
+                matches!(&i.kind, ItemKind::ClientToolCall(c) if c.status == ClientToolStatus::Pending)
+            });
+            match pending {
+                Some(mut item) => {
+                    if let ItemKind::ClientToolCall(call) = &mut item.kind {
+                        call.status = ClientToolStatus::Completed;
+                        call.output = Some(result);
+                        let call = call.clone();
+                        // Saved before answering, as the SDK does: no event tells the client.
+                        store.save_item(&item)?;
+                        scripts::client_tool_output(&mut s, &call);
+                    }
+                    finish(store, &mut s, &thread_id)?;
+                }
+                None => s.error(
+                    "stream.error",
+                    Some("no pending client tool call in this thread".into()),
+                    false,
+                ),
+            }
+        }
+        RequestBody::AddStructuredInput {
+            thread_id,
+            item_id,
+            answers,
+        } => match store.item(&thread_id, &item_id)? {
+            Some(mut item) if matches!(item.kind, ItemKind::StructuredInput(_)) => {
+                if let ItemKind::StructuredInput(input) = &mut item.kind {
+                    for field in &mut input.inputs {
+                        if let Some(answer) = answers.get(&field.id) {
+                            field.answer =
+                                serde_json::from_value::<StructuredAnswer>(answer.clone()).ok();
+                        }
+                    }
+                    let all_skipped = input
+                        .inputs
+                        .iter()
+                        .all(|f| f.answer.as_ref().is_none_or(|a| a.skipped));
+                    input.status = if all_skipped {
+                        StructuredInputStatus::Skipped
+                    } else {
+                        StructuredInputStatus::Answered
+                    };
+                }
+                scripts::structured_answered(&mut s, &item);
+                finish(store, &mut s, &thread_id)?;
+            }
+            _ => s.error(
+                "stream.error",
+                Some(format!("{item_id} is not a structured input")),
+                false,
+            ),
+        },
+        RequestBody::CustomAction {
+            thread_id,
+            item_id,
+            action,
+        } => {
+            let sender = match &item_id {
+                Some(id) => store.item(&thread_id, id)?,
+                None => None,
+            };
+            let acceptable = sender
+                .as_ref()
+                .is_none_or(|i| matches!(i.kind, ItemKind::Widget(_) | ItemKind::ClientWidget(_)));
+            if item_id.is_some() && sender.is_none() {
+                s.error(
+                    "stream.error",
+                    Some("the action's item does not exist".into()),
+                    false,
+                );
+            } else if !acceptable {
+                // The SDK only lets widgets send actions (the fork adds client widgets).
+                s.error("stream.error", None, false);
+            } else {
+                scripts::custom_action(&mut s, sender.as_ref(), &action);
+                finish(store, &mut s, &thread_id)?;
+            }
+        }
+        _ => return Ok(None),
+    }
+    Ok(Some(Prepared {
+        thread: thread.id,
+        steps: s.into_steps(),
+    }))
+}
+
+fn finish(store: &Store, s: &mut Script<'_>, thread: &ThreadId) -> store::Result<()> {
+    let first = first_user_text(store, thread)?.unwrap_or_default();
+    s.finish(&first);
+    Ok(())
+}
+
+fn first_user_text(store: &Store, thread: &ThreadId) -> store::Result<Option<String>> {
+    Ok(store
+        .all_items(thread)?
+        .into_iter()
+        .find(|i| matches!(i.kind, ItemKind::UserMessage(_)))
+        .map(|i| message_text(&i)))
+}
+
+fn message_text(item: &ThreadItem) -> String {
+    match &item.kind {
+        ItemKind::UserMessage(m) => m.text(),
+        _ => String::new(),
+    }
+}
+
+/// The echoed user message, its attachments resolved to full objects (unknown ids are
+/// skipped) and bound to the thread.
+fn user_message(
+    store: &Store,
+    base: &str,
+    thread: &ThreadId,
+    input: UserMessageInput,
+) -> store::Result<ThreadItem> {
+    let mut attachments = Vec::new();
+    for id in &input.attachments {
+        if let Some(mut record) = store.attachment(id.as_str())? {
+            store.attach_to_thread(&record.id, thread)?;
+            record.thread_id = Some(thread.to_string());
+            attachments.push(attachment_object(&record, base, false));
+        }
+    }
+    Ok(ThreadItem {
+        id: ItemId(store.next_id("msg")),
+        thread_id: Some(thread.clone()),
+        created_at: now_iso(),
+        kind: ItemKind::UserMessage(UserMessage {
+            content: input.content,
+            attachments,
+            quoted_text: input.quoted_text,
+            inference_options: Some(Value::Object(input.inference_options)),
+        }),
+    })
+}
+
+// --- the SSE writer ---------------------------------------------------------------------
+
+type Frame = Result<Bytes, std::io::Error>;
+
+/// Starts writing `p` on its own task; the returned body yields its frames. When the
+/// client goes away hyper drops the body, which closes the channel: that is how the
+/// writer learns about Stop.
+fn spawn_writer(state: Arc<AppState>, kind: &'static str, p: Prepared) -> Body {
+    let (tx, rx) = mpsc::channel::<Frame>(16);
+    tokio::spawn(write_stream(state, kind, p, tx));
+    Body::from_stream(futures_util::stream::unfold(rx, |mut rx| async move {
+        rx.recv().await.map(|frame| (frame, rx))
+    }))
+}
+
+enum Waited {
+    Ready,
+    Closed,
+    Shutdown,
+}
+
+async fn write_stream(
+    state: Arc<AppState>,
+    kind: &'static str,
+    p: Prepared,
+    tx: mpsc::Sender<Frame>,
+) {
+    let mut saver = Saver::new(&state.store, p.thread.clone());
+    let mut shutdown = state.shutdown.clone();
+    let mut last_write = TokioInstant::now();
+    let mut sent = 0usize;
+    let mut outcome = Waited::Ready;
+    for step in p.steps {
+        let (delay, keepalive) = match &step {
+            Step::Emit { delay, .. } | Step::Drop { delay } => (*delay, true),
+            Step::Stall(d) => (*d, false),
+        };
+        outcome = pause(delay, keepalive, &tx, &mut last_write, &mut shutdown).await;
+        if !matches!(outcome, Waited::Ready) {
+            break;
+        }
+        match step {
+            Step::Emit { event, .. } => {
+                // Saved before it is sent: whatever the client saw is in the store.
+                saver.apply(&event);
+                let frame = match serde_json::to_string(&event) {
+                    Ok(json) => format!("data: {json}\n\n"),
+                    Err(e) => {
+                        eprintln!("chat-shell-runtime: cannot serialize an event: {e}");
+                        continue;
+                    }
+                };
+                if tx.send(Ok(Bytes::from(frame))).await.is_err() {
+                    outcome = Waited::Closed;
+                    break;
+                }
+                sent += 1;
+                last_write = TokioInstant::now();
+            }
+            Step::Drop { .. } => {
+                saver.flush();
+                // An error ends the body without its final chunk: the client sees the
+                // connection break mid-answer.
+                let _ = tx
+                    .send(Err(std::io::Error::other("connection dropped on purpose")))
+                    .await;
+                return;
+            }
+            Step::Stall(_) => {}
+        }
+    }
+    match outcome {
+        Waited::Ready => saver.flush(),
+        Waited::Closed => {
+            saver.cancelled();
+            println!(
+                "stream closed by client: {kind} thread={} after {sent} events",
+                p.thread
+            );
+        }
+        Waited::Shutdown => saver.flush(),
+    }
+}
+
+/// Waits `delay`, sending keepalive comments if allowed; stops early when the client
+/// leaves or the server shuts down.
+async fn pause(
+    delay: Duration,
+    keepalive: bool,
+    tx: &mpsc::Sender<Frame>,
+    last_write: &mut TokioInstant,
+    shutdown: &mut watch::Receiver<bool>,
+) -> Waited {
+    let deadline = TokioInstant::now() + delay;
+    loop {
+        if tx.is_closed() {
+            return Waited::Closed;
+        }
+        if *shutdown.borrow() {
+            return Waited::Shutdown;
+        }
+        let now = TokioInstant::now();
+        if now >= deadline {
+            return Waited::Ready;
+        }
+        let wake = if keepalive {
+            deadline.min(*last_write + KEEPALIVE)
+        } else {
+            deadline
+        };
+        tokio::select! {
+            _ = tokio::time::sleep_until(wake) => {
+                if keepalive && TokioInstant::now() >= *last_write + KEEPALIVE {
+                    if tx.send(Ok(Bytes::from_static(b": keepalive\n\n"))).await.is_err() {
+                        return Waited::Closed;
+                    }
+                    *last_write = TokioInstant::now();
+                }
+            }
+            _ = tx.closed() => return Waited::Closed,
+            changed = shutdown.changed() => {
+                if changed.is_err() || *shutdown.borrow() {
+                    return Waited::Shutdown;
+                }
+            }
+        }
+    }
+}
+
+/// Mirrors the stream into the store as it goes, so `threads.get_by_id` returns what the
+/// client saw, partial items included.
+struct Saver<'a> {
+    store: &'a Store,
+    thread: ThreadId,
+    /// Items added and not yet done, with every update applied.
+    pending: HashMap<ItemId, ThreadItem>,
+    /// The assistant message being streamed: the fork's deltas name fresh ids that point
+    /// at nothing and belong to it.
+    current_message: Option<ItemId>,
+    dirty: HashSet<ItemId>,
+    last_flush: Instant,
+}
+
+impl<'a> Saver<'a> {
+    fn new(store: &'a Store, thread: ThreadId) -> Self {
+        Saver {
+            store,
+            thread,
+            pending: HashMap::new(),
+            current_message: None,
+            dirty: HashSet::new(),
+            last_flush: Instant::now(),
+        }
+    }
+
+    fn report(result: store::Result<impl Sized>) {
+        if let Err(e) = result {
+            eprintln!("chat-shell-runtime: cannot save the stream: {e}");
+        }
+    }
+
+    fn apply(&mut self, event: &StreamEvent) {
+        match event {
+            StreamEvent::ThreadCreated(e) | StreamEvent::ThreadUpdated(e) => {
+                Self::report(self.store.save_thread(&e.thread));
+            }
+            StreamEvent::ItemAdded(e) => {
+                Self::report(self.store.save_item(&e.item));
+                if matches!(e.item.kind, ItemKind::AssistantMessage(_)) {
+                    self.current_message = Some(e.item.id.clone());
+                }
+                self.dirty.remove(&e.item.id);
+                self.pending.insert(e.item.id.clone(), e.item.clone());
+            }
+            StreamEvent::ItemDone(e) | StreamEvent::ItemReplaced(e) => {
+                Self::report(self.store.save_item(&e.item));
+                self.dirty.remove(&e.item.id);
+                self.pending.remove(&e.item.id);
+            }
+            StreamEvent::ItemRemoved(e) => {
+                Self::report(self.store.delete_item(&self.thread, &e.item_id));
+                self.dirty.remove(&e.item_id);
+                self.pending.remove(&e.item_id);
+            }
+            StreamEvent::ItemUpdated(e) => {
+                let (id, foreign) = if self.pending.contains_key(&e.item_id) {
+                    (e.item_id.clone(), false)
+                } else if let Some(current) = self.current_message.clone() {
+                    (current, true)
+                } else {
+                    return;
+                };
+                let Some(item) = self.pending.get_mut(&id) else {
+                    return;
+                };
+                apply_update(item, &e.update, foreign);
+                self.dirty.insert(id);
+                if self.last_flush.elapsed() >= FLUSH_EVERY {
+                    self.flush();
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn flush(&mut self) {
+        for id in std::mem::take(&mut self.dirty) {
+            if let Some(item) = self.pending.get(&id) {
+                Self::report(self.store.save_item(item));
+            }
+        }
+        self.last_flush = Instant::now();
+    }
+
+    /// The client left: keep the partial items, except assistant messages with no text
+    /// yet (the SDK drops those too).
+    fn cancelled(&mut self) {
+        self.flush();
+        for item in self.pending.values() {
+            if let ItemKind::AssistantMessage(m) = &item.kind {
+                if m.content.iter().all(|c| c.text.trim().is_empty()) {
+                    Self::report(self.store.delete_item(&self.thread, &item.id));
+                }
+            }
+        }
+    }
+}
+
+/// Applies one `thread.item.updated` to an item. `foreign`: the update named another id
+/// (the fork), so a text delta appends to the message's last part whatever its index.
+fn apply_update(item: &mut ThreadItem, update: &ItemUpdate, foreign: bool) {
+    fn part(content: &mut Vec<AssistantContent>, index: usize) -> &mut AssistantContent {
+        while content.len() <= index {
+            content.push(AssistantContent::text(""));
+        }
+        &mut content[index]
+    }
+    match (&mut item.kind, update) {
+        (ItemKind::AssistantMessage(m), ItemUpdate::ContentPartAdded(p)) => {
+            *part(&mut m.content, p.content_index) = p.content.clone();
+        }
+        (ItemKind::AssistantMessage(m), ItemUpdate::TextDelta(d)) => {
+            let index = if foreign {
+                m.content.len().saturating_sub(1)
+            } else {
+                d.content_index
+            };
+            part(&mut m.content, index).text.push_str(&d.delta);
+        }
+        (ItemKind::AssistantMessage(m), ItemUpdate::AnnotationAdded(a)) => {
+            let annotations = &mut part(&mut m.content, a.content_index).annotations;
+            match a.annotation_index {
+                Some(i) if i <= annotations.len() => annotations.insert(i, a.annotation.clone()),
+                _ => annotations.push(a.annotation.clone()),
+            }
+        }
+        (ItemKind::AssistantMessage(m), ItemUpdate::ContentPartDone(p)) => {
+            let target = part(&mut m.content, p.content_index);
+            let kept = std::mem::take(&mut target.annotations);
+            *target = p.content.clone();
+            // Some servers send `annotations: []` here after adding some: keep them.
+            if target.annotations.is_empty() {
+                target.annotations = kept;
+            }
+        }
+        (ItemKind::Widget(w), ItemUpdate::WidgetTextDelta(d)) => {
+            w.widget.append_value(&d.component_id, &d.delta);
+        }
+        (ItemKind::Widget(w), ItemUpdate::WidgetComponentUpdated(c)) => {
+            w.widget.replace(&c.component_id, c.component.clone());
+        }
+        (ItemKind::Widget(w), ItemUpdate::WidgetRootUpdated(r)) => w.widget = r.widget.clone(),
+        (
+            ItemKind::Workflow(w),
+            ItemUpdate::WorkflowTaskAdded(t) | ItemUpdate::WorkflowTaskUpdated(t),
+        ) => {
+            let tasks = &mut w.workflow.tasks;
+            if t.task_index < tasks.len() {
+                tasks[t.task_index] = t.task.clone();
+            } else {
+                tasks.push(t.task.clone());
+            }
+        }
+        (ItemKind::GeneratedImage(g), ItemUpdate::GeneratedImageUpdated(u)) => {
+            g.image = Some(u.image.clone());
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chat_shell::protocol::{AssistantMessage, ContentPartEvent, TextDelta};
+
+    /// Runs `pause` on paused time and returns its outcome with the frames it sent.
+    async fn paused(delay: Duration, keepalive: bool) -> (&'static str, Vec<Bytes>) {
+        let (tx, mut rx) = mpsc::channel::<Frame>(16);
+        let (_stop_tx, mut stop) = watch::channel(false);
+        let mut last_write = TokioInstant::now();
+        let outcome = match pause(delay, keepalive, &tx, &mut last_write, &mut stop).await {
+            Waited::Ready => "ready",
+            Waited::Closed => "closed",
+            Waited::Shutdown => "shutdown",
+        };
+        drop(tx);
+        let mut frames = Vec::new();
+        while let Some(Ok(frame)) = rx.recv().await {
+            frames.push(frame);
+        }
+        (outcome, frames)
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn silence_longer_than_ten_seconds_gets_keepalives() {
+        let (outcome, frames) = paused(Duration::from_secs(25), true).await;
+        assert_eq!(outcome, "ready");
+        assert_eq!(
+            frames,
+            [
+                Bytes::from_static(b": keepalive\n\n"),
+                Bytes::from_static(b": keepalive\n\n")
+            ]
+        );
+        let (_, frames) = paused(Duration::from_secs(9), true).await;
+        assert!(frames.is_empty());
+        // A stall says nothing at all.
+        let (outcome, frames) = paused(Duration::from_secs(120), false).await;
+        assert_eq!((outcome, frames.len()), ("ready", 0));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_pause_ends_when_the_client_leaves_or_the_server_stops() {
+        let (tx, rx) = mpsc::channel::<Frame>(16);
+        let (stop_tx, mut stop) = watch::channel(false);
+        let mut last_write = TokioInstant::now();
+        let leave = tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_secs(5)).await;
+            drop(rx);
+        });
+        let started = TokioInstant::now();
+        let outcome = pause(
+            Duration::from_secs(120),
+            false,
+            &tx,
+            &mut last_write,
+            &mut stop,
+        )
+        .await;
+        assert!(matches!(outcome, Waited::Closed));
+        assert!(started.elapsed() < Duration::from_secs(6));
+        leave.await.unwrap();
+
+        let (tx, _rx) = mpsc::channel::<Frame>(16);
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            let _ = stop_tx.send(true);
+        });
+        let outcome = pause(
+            Duration::from_secs(120),
+            true,
+            &tx,
+            &mut last_write,
+            &mut stop,
+        )
+        .await;
+        assert!(matches!(outcome, Waited::Shutdown));
+    }
+
+    #[test]
+    fn foreign_deltas_append_to_the_last_part() {
+        let mut item = ThreadItem {
+            id: ItemId::from("msg_1"),
+            thread_id: None,
+            created_at: String::new(),
+            kind: ItemKind::AssistantMessage(AssistantMessage {
+                content: vec![AssistantContent::text("I've ")],
+            }),
+        };
+        let d = |n, s: &str| {
+            ItemUpdate::TextDelta(TextDelta {
+                content_index: n,
+                delta: s.into(),
+            })
+        };
+        apply_update(&mut item, &d(1, "extracted "), true);
+        apply_update(&mut item, &d(2, "it"), true);
+        apply_update(&mut item, &d(1, "!"), false);
+        let ItemKind::AssistantMessage(m) = &item.kind else {
+            unreachable!()
+        };
+        assert_eq!(m.content[0].text, "I've extracted it");
+        assert_eq!(m.content[1].text, "!");
+        apply_update(
+            &mut item,
+            &ItemUpdate::ContentPartDone(ContentPartEvent {
+                content_index: 0,
+                content: AssistantContent::text("done"),
+            }),
+            false,
+        );
+        let ItemKind::AssistantMessage(m) = &item.kind else {
+            unreachable!()
+        };
+        assert_eq!(m.content[0].text, "done");
+    }
+}

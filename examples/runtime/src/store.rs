@@ -1,0 +1,802 @@
+//! Persistence: threads, items, attachments and feedback in SQLite, behind one mutex.
+//!
+//! Items are stored as their wire JSON so `threads.get_by_id` returns exactly what the
+//! client saw; `seq` keeps their order. Every operation is a few tiny statements, so a
+//! `std::sync::Mutex` around the connection is simpler than a pool and fast enough.
+
+use chat_shell::protocol::{
+    FeedbackKind, ItemId, JsonMap, ListOrder, Page, Thread, ThreadId, ThreadItem, ThreadStatus,
+};
+use rusqlite::{params, Connection, OptionalExtension};
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+pub type Result<T> = rusqlite::Result<T>;
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS threads (
+    id TEXT PRIMARY KEY,
+    title TEXT,
+    created_at TEXT NOT NULL,
+    status_json TEXT NOT NULL,
+    metadata_json TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS items (
+    id TEXT NOT NULL,
+    thread_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    created_at TEXT NOT NULL,
+    json TEXT NOT NULL,
+    PRIMARY KEY (thread_id, id)
+);
+CREATE INDEX IF NOT EXISTS items_by_thread ON items (thread_id, seq);
+CREATE TABLE IF NOT EXISTS attachments (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    mime_type TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    thread_id TEXT,
+    bytes BLOB
+);
+CREATE TABLE IF NOT EXISTS feedback (
+    item_id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL
+);
+";
+
+/// An attachment as stored (the wire `Attachment` is built from it by the server).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AttachmentRecord {
+    pub id: String,
+    pub name: String,
+    pub mime_type: String,
+    pub size: u64,
+    pub thread_id: Option<String>,
+    pub uploaded: bool,
+}
+
+/// The SQLite-backed store shared by all requests.
+pub struct Store {
+    conn: Mutex<Connection>,
+    /// Source of the 8-hex-digit id suffixes; starts after the largest id on disk.
+    counter: AtomicU64,
+}
+
+impl Store {
+    /// Opens (or creates) a database file; history survives restarts.
+    pub fn open(path: &Path) -> Result<Store> {
+        let conn = Connection::open(path)?;
+        // WAL + NORMAL: many small commits while streaming must not each wait for an fsync.
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        Store::init(conn)
+    }
+
+    /// A throwaway database (tests, `--memory`).
+    pub fn open_in_memory() -> Result<Store> {
+        Store::init(Connection::open_in_memory()?)
+    }
+
+    fn init(conn: Connection) -> Result<Store> {
+        conn.execute_batch(SCHEMA)?;
+        let mut max = 0u64;
+        {
+            let mut stmt = conn.prepare(
+                "SELECT id FROM threads UNION ALL SELECT id FROM items UNION ALL SELECT id FROM attachments",
+            )?;
+            let ids = stmt.query_map([], |row| row.get::<_, String>(0))?;
+            for id in ids {
+                if let Some(n) = id_number(&id?) {
+                    max = max.max(n);
+                }
+            }
+        }
+        Ok(Store {
+            conn: Mutex::new(conn),
+            counter: AtomicU64::new(max),
+        })
+    }
+
+    fn conn(&self) -> MutexGuard<'_, Connection> {
+        // A panic while holding the lock leaves SQLite consistent (statements are atomic).
+        self.conn.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A fresh id: `prefix` + `_` + 8 hex digits, e.g. `msg_0000002a`.
+    pub fn next_id(&self, prefix: &str) -> String {
+        let n = self.counter.fetch_add(1, Ordering::Relaxed) + 1;
+        format!("{prefix}_{n:08x}")
+    }
+
+    // --- threads -------------------------------------------------------------------------
+
+    /// Creates an active, untitled thread (without `items`).
+    pub fn create_thread(&self) -> Result<Thread> {
+        let thread = Thread {
+            id: ThreadId(self.next_id("thr")),
+            title: None,
+            created_at: now_iso(),
+            status: ThreadStatus::default(),
+            metadata: JsonMap::new(),
+            items: None,
+        };
+        self.conn().execute(
+            "INSERT INTO threads (id, title, created_at, status_json, metadata_json) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![
+                thread.id.as_str(),
+                thread.title,
+                thread.created_at,
+                to_json(&thread.status)?,
+                to_json(&thread.metadata)?
+            ],
+        )?;
+        Ok(thread)
+    }
+
+    /// The thread's metadata (`items` is `None`).
+    pub fn thread(&self, id: &ThreadId) -> Result<Option<Thread>> {
+        self.conn()
+            .query_row(
+                "SELECT id, title, created_at, status_json, metadata_json FROM threads WHERE id = ?1",
+                [id.as_str()],
+                thread_from_row,
+            )
+            .optional()
+    }
+
+    /// Saves title, status and metadata. False if the thread does not exist.
+    pub fn save_thread(&self, thread: &Thread) -> Result<bool> {
+        let n = self.conn().execute(
+            "UPDATE threads SET title = ?2, status_json = ?3, metadata_json = ?4 WHERE id = ?1",
+            params![
+                thread.id.as_str(),
+                thread.title,
+                to_json(&thread.status)?,
+                to_json(&thread.metadata)?
+            ],
+        )?;
+        Ok(n > 0)
+    }
+
+    /// Sets the title; returns the updated thread, `None` if unknown.
+    pub fn set_title(&self, id: &ThreadId, title: &str) -> Result<Option<Thread>> {
+        let Some(mut thread) = self.thread(id)? else {
+            return Ok(None);
+        };
+        thread.title = Some(title.to_owned());
+        self.save_thread(&thread)?;
+        Ok(Some(thread))
+    }
+
+    /// One page of threads, newest first by default; `after` is the last thread id of the
+    /// previous page (an unknown cursor gives an empty page rather than restarting).
+    pub fn list_threads(
+        &self,
+        limit: usize,
+        after: Option<&str>,
+        order: ListOrder,
+    ) -> Result<Page<Thread>> {
+        let conn = self.conn();
+        let cursor = match after {
+            Some(id) => {
+                let found = conn
+                    .query_row(
+                        "SELECT created_at, rowid FROM threads WHERE id = ?1",
+                        [id],
+                        |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)),
+                    )
+                    .optional()?;
+                match found {
+                    Some(c) => Some(c),
+                    None => return Ok(Page::default()),
+                }
+            }
+            None => None,
+        };
+        let (cmp, dir) = match order {
+            ListOrder::Desc => ("<", "DESC"),
+            ListOrder::Asc => (">", "ASC"),
+        };
+        let cols = "SELECT id, title, created_at, status_json, metadata_json FROM threads";
+        let fetch = limit as i64 + 1;
+        let rows: Vec<Thread> = match cursor {
+            Some((created, rowid)) => {
+                let sql = format!(
+                    "{cols} WHERE (created_at, rowid) {cmp} (?1, ?2) ORDER BY created_at {dir}, rowid {dir} LIMIT ?3"
+                );
+                let mut stmt = conn.prepare(&sql)?;
+                let it = stmt.query_map(params![created, rowid, fetch], thread_from_row)?;
+                it.collect::<Result<_>>()?
+            }
+            None => {
+                let sql = format!("{cols} ORDER BY created_at {dir}, rowid {dir} LIMIT ?1");
+                let mut stmt = conn.prepare(&sql)?;
+                let it = stmt.query_map(params![fetch], thread_from_row)?;
+                it.collect::<Result<_>>()?
+            }
+        };
+        Ok(page(rows, limit, |t| t.id.to_string()))
+    }
+
+    /// Deletes a thread with its items, their feedback and its attachments.
+    pub fn delete_thread(&self, id: &ThreadId) -> Result<bool> {
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        tx.execute(
+            "DELETE FROM feedback WHERE item_id IN (SELECT id FROM items WHERE thread_id = ?1)",
+            [id.as_str()],
+        )?;
+        tx.execute("DELETE FROM items WHERE thread_id = ?1", [id.as_str()])?;
+        tx.execute(
+            "DELETE FROM attachments WHERE thread_id = ?1",
+            [id.as_str()],
+        )?;
+        let n = tx.execute("DELETE FROM threads WHERE id = ?1", [id.as_str()])?;
+        tx.commit()?;
+        Ok(n > 0)
+    }
+
+    // --- items ---------------------------------------------------------------------------
+
+    /// Inserts or updates an item (its `thread_id` must be set). An update keeps the
+    /// item's place in the thread.
+    pub fn save_item(&self, item: &ThreadItem) -> Result<()> {
+        let thread_id = item
+            .thread_id
+            .as_ref()
+            .map(|t| t.as_str())
+            .unwrap_or_default();
+        self.conn().execute(
+            "INSERT INTO items (id, thread_id, seq, created_at, json)
+             VALUES (?1, ?2, (SELECT COALESCE(MAX(seq), 0) + 1 FROM items), ?3, ?4)
+             ON CONFLICT (thread_id, id) DO UPDATE SET json = excluded.json",
+            params![item.id.as_str(), thread_id, item.created_at, to_json(item)?],
+        )?;
+        Ok(())
+    }
+
+    pub fn item(&self, thread: &ThreadId, id: &ItemId) -> Result<Option<ThreadItem>> {
+        self.conn()
+            .query_row(
+                "SELECT json FROM items WHERE thread_id = ?1 AND id = ?2",
+                [thread.as_str(), id.as_str()],
+                item_from_row,
+            )
+            .optional()
+    }
+
+    /// One page of a thread's items; `after` is an item id (an unknown cursor gives an
+    /// empty page).
+    pub fn list_items(
+        &self,
+        thread: &ThreadId,
+        limit: usize,
+        after: Option<&str>,
+        order: ListOrder,
+    ) -> Result<Page<ThreadItem>> {
+        let conn = self.conn();
+        let (cmp, dir) = match order {
+            ListOrder::Desc => ("<", "DESC"),
+            ListOrder::Asc => (">", "ASC"),
+        };
+        let cursor = match after {
+            Some(id) => {
+                let seq = conn
+                    .query_row(
+                        "SELECT seq FROM items WHERE thread_id = ?1 AND id = ?2",
+                        [thread.as_str(), id],
+                        |r| r.get::<_, i64>(0),
+                    )
+                    .optional()?;
+                match seq {
+                    Some(s) => Some(s),
+                    None => return Ok(Page::default()),
+                }
+            }
+            None => None,
+        };
+        let sql = format!(
+            "SELECT json FROM items WHERE thread_id = ?1 AND (?2 IS NULL OR seq {cmp} ?2)
+             ORDER BY seq {dir} LIMIT ?3"
+        );
+        let mut stmt = conn.prepare(&sql)?;
+        let rows = stmt
+            .query_map(
+                params![thread.as_str(), cursor, limit as i64 + 1],
+                item_from_row,
+            )?
+            .collect::<Result<Vec<_>>>()?;
+        Ok(page(rows, limit, |i| i.id.to_string()))
+    }
+
+    /// Every item of a thread, oldest first.
+    pub fn all_items(&self, thread: &ThreadId) -> Result<Vec<ThreadItem>> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare("SELECT json FROM items WHERE thread_id = ?1 ORDER BY seq")?;
+        let rows = stmt.query_map([thread.as_str()], item_from_row)?;
+        rows.collect()
+    }
+
+    pub fn delete_item(&self, thread: &ThreadId, id: &ItemId) -> Result<bool> {
+        let n = self.conn().execute(
+            "DELETE FROM items WHERE thread_id = ?1 AND id = ?2",
+            [thread.as_str(), id.as_str()],
+        )?;
+        Ok(n > 0)
+    }
+
+    /// Deletes every item after `id` (for `threads.retry_after_item`). `None` if `id` is
+    /// not in the thread, else how many items went.
+    pub fn delete_items_after(&self, thread: &ThreadId, id: &ItemId) -> Result<Option<usize>> {
+        let conn = self.conn();
+        let seq = conn
+            .query_row(
+                "SELECT seq FROM items WHERE thread_id = ?1 AND id = ?2",
+                [thread.as_str(), id.as_str()],
+                |r| r.get::<_, i64>(0),
+            )
+            .optional()?;
+        let Some(seq) = seq else { return Ok(None) };
+        let n = conn.execute(
+            "DELETE FROM items WHERE thread_id = ?1 AND seq > ?2",
+            params![thread.as_str(), seq],
+        )?;
+        Ok(Some(n))
+    }
+
+    /// Records thumbs up/down; the latest vote per item wins.
+    pub fn add_feedback(&self, item_ids: &[ItemId], kind: FeedbackKind) -> Result<()> {
+        let kind = match kind {
+            FeedbackKind::Positive => "positive",
+            FeedbackKind::Negative => "negative",
+        };
+        let conn = self.conn();
+        for id in item_ids {
+            conn.execute(
+                "INSERT INTO feedback (item_id, kind) VALUES (?1, ?2)
+                 ON CONFLICT (item_id) DO UPDATE SET kind = excluded.kind",
+                [id.as_str(), kind],
+            )?;
+        }
+        Ok(())
+    }
+
+    #[cfg(test)]
+    pub fn feedback(&self, item_id: &ItemId) -> Result<Option<String>> {
+        self.conn()
+            .query_row(
+                "SELECT kind FROM feedback WHERE item_id = ?1",
+                [item_id.as_str()],
+                |r| r.get(0),
+            )
+            .optional()
+    }
+
+    // --- attachments ---------------------------------------------------------------------
+
+    pub fn create_attachment(
+        &self,
+        name: &str,
+        mime_type: &str,
+        size: u64,
+    ) -> Result<AttachmentRecord> {
+        let id = self.next_id("atc");
+        self.conn().execute(
+            "INSERT INTO attachments (id, name, mime_type, size) VALUES (?1, ?2, ?3, ?4)",
+            params![id, name, mime_type, size as i64],
+        )?;
+        Ok(AttachmentRecord {
+            id,
+            name: name.to_owned(),
+            mime_type: mime_type.to_owned(),
+            size,
+            thread_id: None,
+            uploaded: false,
+        })
+    }
+
+    pub fn attachment(&self, id: &str) -> Result<Option<AttachmentRecord>> {
+        self.conn()
+            .query_row(
+                "SELECT id, name, mime_type, size, thread_id, bytes IS NOT NULL FROM attachments WHERE id = ?1",
+                [id],
+                |r| {
+                    Ok(AttachmentRecord {
+                        id: r.get(0)?,
+                        name: r.get(1)?,
+                        mime_type: r.get(2)?,
+                        size: r.get::<_, i64>(3)? as u64,
+                        thread_id: r.get(4)?,
+                        uploaded: r.get(5)?,
+                    })
+                },
+            )
+            .optional()
+    }
+
+    /// Stores the uploaded bytes and the type they turned out to have.
+    pub fn store_upload(&self, id: &str, mime_type: &str, bytes: &[u8]) -> Result<bool> {
+        let n = self.conn().execute(
+            "UPDATE attachments SET bytes = ?2, mime_type = ?3, size = ?4 WHERE id = ?1",
+            params![id, bytes, mime_type, bytes.len() as i64],
+        )?;
+        Ok(n > 0)
+    }
+
+    /// The uploaded bytes and their mime type, if any were uploaded.
+    pub fn upload(&self, id: &str) -> Result<Option<(String, Vec<u8>)>> {
+        self.conn()
+            .query_row(
+                "SELECT mime_type, bytes FROM attachments WHERE id = ?1 AND bytes IS NOT NULL",
+                [id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()
+    }
+
+    /// Binds an attachment to the thread whose message carries it.
+    pub fn attach_to_thread(&self, id: &str, thread: &ThreadId) -> Result<()> {
+        self.conn().execute(
+            "UPDATE attachments SET thread_id = ?2 WHERE id = ?1",
+            [id, thread.as_str()],
+        )?;
+        Ok(())
+    }
+
+    pub fn delete_attachment(&self, id: &str) -> Result<bool> {
+        Ok(self
+            .conn()
+            .execute("DELETE FROM attachments WHERE id = ?1", [id])?
+            > 0)
+    }
+}
+
+/// `data` holds up to `limit + 1` rows: the extra one only says there is more.
+fn page<T>(mut rows: Vec<T>, limit: usize, id: impl Fn(&T) -> String) -> Page<T> {
+    let has_more = rows.len() > limit;
+    rows.truncate(limit);
+    let after = rows.last().map(id);
+    Page {
+        data: rows,
+        has_more,
+        after,
+    }
+}
+
+fn thread_from_row(row: &rusqlite::Row<'_>) -> Result<Thread> {
+    Ok(Thread {
+        id: ThreadId(row.get(0)?),
+        title: row.get(1)?,
+        created_at: row.get(2)?,
+        status: from_json(&row.get::<_, String>(3)?)?,
+        metadata: from_json(&row.get::<_, String>(4)?)?,
+        items: None,
+    })
+}
+
+fn item_from_row(row: &rusqlite::Row<'_>) -> Result<ThreadItem> {
+    from_json(&row.get::<_, String>(0)?)
+}
+
+fn to_json<T: serde::Serialize>(value: &T) -> Result<String> {
+    serde_json::to_string(value).map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))
+}
+
+fn from_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T> {
+    serde_json::from_str(text).map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e))
+    })
+}
+
+/// The number in an id we generated (`thr_0000001f` → 31); other ids are ignored.
+fn id_number(id: &str) -> Option<u64> {
+    let (_, hex) = id.rsplit_once('_')?;
+    if hex.len() != 8 {
+        return None;
+    }
+    u64::from_str_radix(hex, 16).ok()
+}
+
+/// The current UTC time as the SDK writes it: naive ISO 8601 with microseconds.
+pub fn now_iso() -> String {
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    format_iso(now.as_secs(), now.subsec_micros())
+}
+
+fn format_iso(secs: u64, micros: u32) -> String {
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    let (y, m, d) = civil_from_days(days);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{micros:06}",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// Days since 1970-01-01 to (year, month, day) in the proleptic Gregorian calendar
+/// (Howard Hinnant's `civil_from_days`).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chat_shell::protocol::{
+        AssistantContent, AssistantMessage, InputText, ItemKind, StatusBody, UserContent,
+        UserMessage,
+    };
+
+    fn store() -> Store {
+        Store::open_in_memory().unwrap()
+    }
+
+    fn message(store: &Store, thread: &ThreadId, text: &str) -> ThreadItem {
+        let item = ThreadItem {
+            id: ItemId(store.next_id("msg")),
+            thread_id: Some(thread.clone()),
+            created_at: now_iso(),
+            kind: ItemKind::UserMessage(UserMessage {
+                content: vec![UserContent::InputText(InputText { text: text.into() })],
+                ..Default::default()
+            }),
+        };
+        store.save_item(&item).unwrap();
+        item
+    }
+
+    fn ids<T>(page: &Page<T>, id: impl Fn(&T) -> String) -> Vec<String> {
+        page.data.iter().map(id).collect()
+    }
+
+    #[test]
+    fn timestamps_are_naive_iso_with_micros() {
+        assert_eq!(format_iso(0, 0), "1970-01-01T00:00:00.000000");
+        assert_eq!(
+            format_iso(1_795_249_736, 274_912),
+            "2026-11-21T08:28:56.274912"
+        );
+        assert_eq!(format_iso(951_782_400, 5), "2000-02-29T00:00:00.000005");
+        assert_eq!(now_iso().len(), 26);
+    }
+
+    #[test]
+    fn ids_count_up_and_continue_after_existing_ones() {
+        let s = store();
+        assert_eq!(s.next_id("thr"), "thr_00000001");
+        assert_eq!(s.next_id("msg"), "msg_00000002");
+        assert_eq!(id_number("call_0000001f"), Some(31));
+        assert_eq!(id_number("call_OqZCSVqydPx07bpoQELBBrMi"), None);
+    }
+
+    #[test]
+    fn threads_list_newest_first_and_paginate() {
+        let s = store();
+        let made: Vec<ThreadId> = (0..5).map(|_| s.create_thread().unwrap().id).collect();
+        let first = s.list_threads(2, None, ListOrder::Desc).unwrap();
+        assert_eq!(
+            ids(&first, |t| t.id.to_string()),
+            [made[4].to_string(), made[3].to_string()]
+        );
+        assert!(first.has_more);
+        assert_eq!(first.after.as_deref(), Some(made[3].as_str()));
+        let second = s
+            .list_threads(2, first.after.as_deref(), ListOrder::Desc)
+            .unwrap();
+        assert_eq!(
+            ids(&second, |t| t.id.to_string()),
+            [made[2].to_string(), made[1].to_string()]
+        );
+        let third = s
+            .list_threads(2, second.after.as_deref(), ListOrder::Desc)
+            .unwrap();
+        assert_eq!(ids(&third, |t| t.id.to_string()), [made[0].to_string()]);
+        assert!(!third.has_more);
+        let asc = s.list_threads(10, None, ListOrder::Asc).unwrap();
+        assert_eq!(
+            asc.data.first().map(|t| t.id.clone()),
+            Some(made[0].clone())
+        );
+        assert_eq!(asc.data.len(), 5);
+        assert!(s
+            .list_threads(2, Some("thr_missing"), ListOrder::Desc)
+            .unwrap()
+            .data
+            .is_empty());
+    }
+
+    #[test]
+    fn items_paginate_both_ways() {
+        let s = store();
+        let t = s.create_thread().unwrap().id;
+        let items: Vec<String> = (0..5)
+            .map(|i| message(&s, &t, &format!("m{i}")).id.0)
+            .collect();
+        let asc = s.list_items(&t, 2, None, ListOrder::Asc).unwrap();
+        assert_eq!(ids(&asc, |i| i.id.0.clone()), items[0..2]);
+        assert!(asc.has_more);
+        assert_eq!(asc.after.as_deref(), Some(items[1].as_str()));
+        let asc2 = s
+            .list_items(&t, 10, asc.after.as_deref(), ListOrder::Asc)
+            .unwrap();
+        assert_eq!(ids(&asc2, |i| i.id.0.clone()), items[2..5]);
+        assert!(!asc2.has_more);
+        let desc = s.list_items(&t, 3, None, ListOrder::Desc).unwrap();
+        assert_eq!(
+            ids(&desc, |i| i.id.0.clone()),
+            [items[4].as_str(), items[3].as_str(), items[2].as_str()]
+        );
+        let desc2 = s
+            .list_items(&t, 3, desc.after.as_deref(), ListOrder::Desc)
+            .unwrap();
+        assert_eq!(
+            ids(&desc2, |i| i.id.0.clone()),
+            [items[1].as_str(), items[0].as_str()]
+        );
+        assert!(!desc2.has_more);
+        // Another thread's items never leak in.
+        let other = s.create_thread().unwrap().id;
+        message(&s, &other, "elsewhere");
+        assert_eq!(s.all_items(&t).unwrap().len(), 5);
+    }
+
+    #[test]
+    fn saving_an_item_again_updates_it_in_place() {
+        let s = store();
+        let t = s.create_thread().unwrap().id;
+        let a = message(&s, &t, "a");
+        let mut b = message(&s, &t, "b");
+        b.kind = ItemKind::AssistantMessage(AssistantMessage {
+            content: vec![AssistantContent::text("partial")],
+        });
+        s.save_item(&b).unwrap();
+        message(&s, &t, "c");
+        let mut stored = s.item(&t, &b.id).unwrap().unwrap();
+        assert_eq!(stored, b);
+        if let ItemKind::AssistantMessage(m) = &mut stored.kind {
+            m.content[0].text.push_str(" and done");
+        }
+        s.save_item(&stored).unwrap();
+        let all = s.all_items(&t).unwrap();
+        assert_eq!(all.len(), 3);
+        assert_eq!(all[0].id, a.id);
+        assert_eq!(all[1], stored);
+    }
+
+    #[test]
+    fn retry_truncates_after_the_user_message() {
+        let s = store();
+        let t = s.create_thread().unwrap().id;
+        let first = message(&s, &t, "one");
+        let keep = message(&s, &t, "two");
+        message(&s, &t, "answer");
+        message(&s, &t, "more");
+        assert_eq!(s.delete_items_after(&t, &keep.id).unwrap(), Some(2));
+        let left: Vec<ItemId> = s.all_items(&t).unwrap().into_iter().map(|i| i.id).collect();
+        assert_eq!(left, [first.id, keep.id.clone()]);
+        assert_eq!(
+            s.delete_items_after(&t, &ItemId::from("msg_nope")).unwrap(),
+            None
+        );
+        // New items go after the survivors.
+        let next = message(&s, &t, "retried");
+        assert_eq!(
+            s.all_items(&t).unwrap().last().map(|i| i.id.clone()),
+            Some(next.id)
+        );
+    }
+
+    #[test]
+    fn deleting_a_thread_cascades() {
+        let s = store();
+        let t = s.create_thread().unwrap().id;
+        let keep = s.create_thread().unwrap().id;
+        let m = message(&s, &t, "bye");
+        let kept = message(&s, &keep, "stay");
+        s.add_feedback(&[m.id.clone(), kept.id.clone()], FeedbackKind::Positive)
+            .unwrap();
+        let a = s.create_attachment("a.txt", "text/plain", 3).unwrap();
+        s.attach_to_thread(&a.id, &t).unwrap();
+        assert!(s.delete_thread(&t).unwrap());
+        assert!(s.thread(&t).unwrap().is_none());
+        assert!(s.all_items(&t).unwrap().is_empty());
+        assert!(s.item(&t, &m.id).unwrap().is_none());
+        assert_eq!(s.feedback(&m.id).unwrap(), None);
+        assert!(s.attachment(&a.id).unwrap().is_none());
+        assert_eq!(s.feedback(&kept.id).unwrap().as_deref(), Some("positive"));
+        assert_eq!(s.all_items(&keep).unwrap().len(), 1);
+        assert!(!s.delete_thread(&t).unwrap());
+    }
+
+    #[test]
+    fn feedback_keeps_the_latest_vote() {
+        let s = store();
+        let id = ItemId::from("msg_00000009");
+        s.add_feedback(std::slice::from_ref(&id), FeedbackKind::Positive)
+            .unwrap();
+        s.add_feedback(std::slice::from_ref(&id), FeedbackKind::Negative)
+            .unwrap();
+        assert_eq!(s.feedback(&id).unwrap().as_deref(), Some("negative"));
+    }
+
+    #[test]
+    fn attachments_store_bytes() {
+        let s = store();
+        let a = s.create_attachment("pic.png", "image/png", 4).unwrap();
+        assert!(a.id.starts_with("atc_"));
+        assert!(!s.attachment(&a.id).unwrap().unwrap().uploaded);
+        assert_eq!(s.upload(&a.id).unwrap(), None);
+        assert!(s.store_upload(&a.id, "image/png", b"\x89PNG").unwrap());
+        let stored = s.attachment(&a.id).unwrap().unwrap();
+        assert!(stored.uploaded);
+        assert_eq!(stored.size, 4);
+        assert_eq!(
+            s.upload(&a.id).unwrap(),
+            Some(("image/png".into(), b"\x89PNG".to_vec()))
+        );
+        assert!(!s.store_upload("atc_missing", "image/png", b"x").unwrap());
+        assert!(s.delete_attachment(&a.id).unwrap());
+        assert!(s.attachment(&a.id).unwrap().is_none());
+    }
+
+    #[test]
+    fn title_and_status_are_saved() {
+        let s = store();
+        let t = s.create_thread().unwrap();
+        assert_eq!(t.title, None);
+        let renamed = s.set_title(&t.id, "Renamed").unwrap().unwrap();
+        assert_eq!(renamed.title.as_deref(), Some("Renamed"));
+        let mut locked = renamed.clone();
+        locked.status = ThreadStatus::Locked(StatusBody {
+            reason: Some("done".into()),
+        });
+        assert!(s.save_thread(&locked).unwrap());
+        assert_eq!(s.thread(&t.id).unwrap().unwrap(), locked);
+        assert!(s
+            .set_title(&ThreadId::from("thr_nope"), "x")
+            .unwrap()
+            .is_none());
+    }
+
+    #[test]
+    fn a_file_database_survives_reopening() {
+        let path = std::env::temp_dir().join(format!(
+            "chat-shell-runtime-store-{}-{}.db",
+            std::process::id(),
+            now_iso()
+        ));
+        let (thread, item) = {
+            let s = Store::open(&path).unwrap();
+            let t = s.create_thread().unwrap();
+            s.set_title(&t.id, "Persisted").unwrap();
+            let item = message(&s, &t.id, "remember me");
+            (t.id, item)
+        };
+        let s = Store::open(&path).unwrap();
+        let back = s.thread(&thread).unwrap().expect("thread after reopening");
+        assert_eq!(back.title.as_deref(), Some("Persisted"));
+        assert_eq!(s.all_items(&thread).unwrap(), std::slice::from_ref(&item));
+        // The id counter continues after what is on disk.
+        let next = s.next_id("msg");
+        assert!(id_number(&next).unwrap() > id_number(item.id.as_str()).unwrap());
+        drop(s);
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+        }
+    }
+}
