@@ -1,0 +1,79 @@
+//! Markdown and HTML rendering through the one sanitizer: untrusted text in, SafeHtml out.
+//!
+//! Every string the server sends is untrusted. It becomes HTML only through [`render`],
+//! [`escape_text`], [`sanitize_html`] or [`MarkdownStream`], and all of them return
+//! [`SafeHtml`], which only the sanitizer (`sanitize.rs`, an explicit ammonia allowlist) can
+//! build. Views set `inner_html` from a `SafeHtml` and from nothing else.
+
+mod open_html;
+mod sanitize;
+mod stream;
+mod to_html;
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests;
+
+pub use sanitize::{escape_text, safe_image_url, safe_url, sanitize_html, SafeHtml};
+pub use stream::MarkdownStream;
+
+/// Render a complete markdown (or HTML, see [`looks_like_html`]) text to safe HTML.
+pub fn render(text: &str) -> SafeHtml {
+    if looks_like_html(text) {
+        sanitize_html(text)
+    } else {
+        sanitize_html(&to_html::markdown_to_html(text, &to_html::RefDefs::new()))
+    }
+}
+
+/// Block-level tags that make a text "HTML" when it starts with one of them.
+const HTML_BLOCK_TAGS: &[&str] = &[
+    "p",
+    "div",
+    "table",
+    "ul",
+    "ol",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "section",
+    "article",
+    "aside",
+    "header",
+    "footer",
+    "main",
+    "nav",
+    "blockquote",
+    "pre",
+    "br",
+    "hr",
+    "dl",
+    "details",
+    "figure",
+];
+
+/// A text "is HTML" when, trimmed, it starts with a known block-level HTML tag like `<p>`,
+/// `<div>`, `<table>`, `<ul>`, `<ol>`, `<h1>`-`<h6>`, `<section>`, `<article>`,
+/// `<blockquote>`, `<pre>`, `<br>` (case-insensitive). Such text is sanitized directly instead
+/// of parsed as markdown. The tag name must be complete (followed by `>`, `/` or whitespace),
+/// so `<p` alone or `<pre-wrap>` is not HTML.
+pub fn looks_like_html(text: &str) -> bool {
+    let Some(rest) = text.trim_start().strip_prefix('<') else {
+        return false;
+    };
+    let name_len = rest
+        .bytes()
+        .take_while(|b| b.is_ascii_alphanumeric())
+        .count();
+    let (name, after) = rest.split_at(name_len);
+    let delimited = after
+        .bytes()
+        .next()
+        .is_some_and(|b| b == b'>' || b == b'/' || b.is_ascii_whitespace());
+    delimited
+        && HTML_BLOCK_TAGS
+            .iter()
+            .any(|tag| tag.eq_ignore_ascii_case(name))
+}

@@ -1,0 +1,449 @@
+//! The one sanitizer: an explicit ammonia allowlist and `SafeHtml`, the only type views may put into `inner_html`.
+//!
+//! Everything that becomes HTML on the page (markdown output, raw HTML from the server, plain
+//! text) ends up as a `SafeHtml`, and a `SafeHtml` can only be made here: by [`sanitize_html`]
+//! (ammonia with the allowlist below) or by [`escape_text`] (every markup character escaped).
+
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
+use std::sync::OnceLock;
+
+use ammonia::{Builder, UrlRelative};
+
+/// HTML that went through the sanitizer (or was fully escaped). The field is private and there
+/// is no `From<String>`: holding one is proof that the text is safe to assign to `inner_html`.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct SafeHtml(String);
+
+impl SafeHtml {
+    /// The sanitized HTML.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The sanitized HTML, by value.
+    pub fn into_string(self) -> String {
+        self.0
+    }
+
+    /// Whether there is no HTML at all.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// Sanitize untrusted HTML with the crate's allowlist.
+pub fn sanitize_html(untrusted: &str) -> SafeHtml {
+    if untrusted.is_empty() {
+        return SafeHtml::default();
+    }
+    SafeHtml(builder().clean(untrusted).to_string())
+}
+
+/// Render plain text (escape everything) — for titles, file names etc.
+pub fn escape_text(text: &str) -> SafeHtml {
+    SafeHtml(escape(text))
+}
+
+/// Escape `&`, `<`, `>`, `"` and `'` so the result is inert both as text and inside a quoted
+/// attribute value.
+pub(super) fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 8);
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// Tags kept (attributes still filtered). Everything else is dropped, its text content kept,
+/// except for [`DROP_WITH_CONTENT`].
+const TAGS: &[&str] = &[
+    // text formatting
+    "p",
+    "br",
+    "hr",
+    "strong",
+    "b",
+    "em",
+    "i",
+    "u",
+    "del",
+    "s",
+    "strike",
+    "ins",
+    "mark",
+    "small",
+    "sup",
+    "sub",
+    "abbr",
+    "kbd",
+    "samp",
+    "var",
+    "q",
+    "cite",
+    // headings
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    // lists
+    "ul",
+    "ol",
+    "li",
+    "dl",
+    "dt",
+    "dd",
+    // tables
+    "table",
+    "caption",
+    "thead",
+    "tbody",
+    "tfoot",
+    "tr",
+    "th",
+    "td",
+    // code
+    "code",
+    "pre",
+    // structure
+    "blockquote",
+    "details",
+    "summary",
+    "span",
+    "div",
+    // links, images, task-list checkboxes, the code block copy button
+    "a",
+    "img",
+    "input",
+    "button",
+];
+
+/// Tags removed together with everything inside them.
+const DROP_WITH_CONTENT: &[&str] = &[
+    "script", "style", "template", "noscript", "noembed", "noframes", "iframe", "frame",
+    "frameset", "object", "embed", "applet", "textarea", "select", "title", "xmp", "svg", "math",
+];
+
+/// Per-tag attributes (no generic attributes at all; `class` is handled by [`CLASSES`] and the
+/// attribute filter; `href`/`src` are further restricted by [`url_allowed`]).
+const TAG_ATTRIBUTES: &[(&str, &[&str])] = &[
+    ("a", &["href", "title"]),
+    ("img", &["src", "alt", "title", "width", "height"]),
+    ("abbr", &["title"]),
+    ("ol", &["start"]),
+    ("td", &["align", "colspan", "rowspan"]),
+    ("th", &["align", "colspan", "rowspan"]),
+    // `type` and `disabled` are overwritten by `FORCED`; listing them keeps their position, so
+    // the output for pulldown-cmark's checkboxes does not depend on hash map order.
+    ("input", &["checked", "disabled", "type"]),
+    ("div", &["data-part"]),
+    ("span", &["data-part"]),
+    // Citation markers placed by `citations::text_with_markers`.
+    ("sup", &["data-part"]),
+    ("button", &["type", "data-part", "aria-label"]),
+    // `language-*` only; checked by `filter_attribute`.
+    ("code", &["class"]),
+];
+
+/// Fixed class allowlists (ammonia's `allowed_classes`).
+const CLASSES: &[(&str, &[&str])] = &[
+    ("div", &["cs-code", "cs-code__bar"]),
+    ("span", &["cs-code__lang"]),
+    ("button", &["cs-code__copy"]),
+    (
+        "blockquote",
+        &[
+            "markdown-alert-note",
+            "markdown-alert-tip",
+            "markdown-alert-important",
+            "markdown-alert-warning",
+            "markdown-alert-caution",
+        ],
+    ),
+];
+
+/// Attribute values forced on every element of a tag.
+const FORCED: &[(&str, &str, &str)] = &[
+    // Embedded on foreign pages: links always open elsewhere (and get `rel`, see `link_rel`).
+    ("a", "target", "_blank"),
+    // Only read-only checkboxes (task lists), never a text field.
+    ("input", "type", "checkbox"),
+    ("input", "disabled", ""),
+    // Never a submit button.
+    ("button", "type", "button"),
+];
+
+/// Schemes ammonia lets through at all; `url_allowed` narrows them per attribute.
+const URL_SCHEMES: &[&str] = &["http", "https", "mailto", "data"];
+
+/// `data:` URLs allowed as `img src` (raster formats only: no SVG, which can carry script).
+const DATA_IMAGE_PREFIXES: &[&str] = &[
+    "data:image/png;base64,",
+    "data:image/jpeg;base64,",
+    "data:image/gif;base64,",
+    "data:image/webp;base64,",
+];
+
+fn builder() -> &'static Builder<'static> {
+    static BUILDER: OnceLock<Builder<'static>> = OnceLock::new();
+    BUILDER.get_or_init(|| {
+        let mut b = Builder::empty();
+        b.tags(TAGS.iter().copied().collect())
+            .clean_content_tags(DROP_WITH_CONTENT.iter().copied().collect())
+            .generic_attributes(HashSet::new())
+            .tag_attributes(
+                TAG_ATTRIBUTES
+                    .iter()
+                    .map(|(tag, attrs)| (*tag, attrs.iter().copied().collect()))
+                    .collect(),
+            )
+            .allowed_classes(
+                CLASSES
+                    .iter()
+                    .map(|(tag, classes)| (*tag, classes.iter().copied().collect()))
+                    .collect::<HashMap<_, HashSet<_>>>(),
+            )
+            .url_schemes(URL_SCHEMES.iter().copied().collect())
+            .url_relative(UrlRelative::Deny)
+            .link_rel(Some("noopener noreferrer nofollow"))
+            .strip_comments(true)
+            .id_prefix(None)
+            .attribute_filter(filter_attribute);
+        for (tag, attr, value) in FORCED {
+            b.set_tag_attribute_value(*tag, *attr, *value);
+        }
+        b
+    })
+}
+
+/// Second line of defence after ammonia's own checks (which run first).
+fn filter_attribute<'u>(element: &str, attribute: &str, value: &'u str) -> Option<Cow<'u, str>> {
+    match attribute {
+        "href" | "src" | "xlink:href" | "action" | "formaction" | "poster" | "background"
+        | "cite" | "data" | "ping" => {
+            url_allowed(element, attribute, value).then_some(value.into())
+        }
+        "class" => filter_classes(element, value),
+        "style" => None,
+        a if a.starts_with("on") => None,
+        _ => Some(value.into()),
+    }
+}
+
+/// Whether a URL attribute may stay: only `http:`/`https:` anywhere, `mailto:` on links, and
+/// raster `data:image/…;base64,` on `img src`. Whitespace and control characters are ignored
+/// when reading the scheme (browsers ignore them too: `java\tscript:`), and case is folded.
+fn url_allowed(element: &str, attribute: &str, value: &str) -> bool {
+    let normalized: String = value
+        .chars()
+        .filter(|c| !c.is_whitespace() && !c.is_control())
+        .take(32)
+        .flat_map(char::to_lowercase)
+        .collect();
+    match (element, attribute) {
+        ("a", "href") => ["http:", "https:", "mailto:"]
+            .iter()
+            .any(|p| normalized.starts_with(p)),
+        ("img", "src") => {
+            normalized.starts_with("http:")
+                || normalized.starts_with("https:")
+                || DATA_IMAGE_PREFIXES
+                    .iter()
+                    .any(|p| normalized.starts_with(p))
+        }
+        _ => false,
+    }
+}
+
+/// `class` on `<code>`: keep only `language-<name>` tokens with a plain name. Other tags are
+/// covered by ammonia's `allowed_classes` (this filter runs after it).
+fn filter_classes<'u>(element: &str, value: &'u str) -> Option<Cow<'u, str>> {
+    if element != "code" {
+        return Some(value.into());
+    }
+    let kept: Vec<&str> = value
+        .split_ascii_whitespace()
+        .filter(|token| {
+            token.strip_prefix("language-").is_some_and(|lang| {
+                !lang.is_empty()
+                    && lang.len() <= 40
+                    && lang
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b"_+#.-".contains(&b))
+            })
+        })
+        .collect();
+    (!kept.is_empty()).then(|| kept.join(" ").into())
+}
+
+/// A link target from the server, if it is safe to put in `href`: `http:`, `https:` or
+/// `mailto:` only (the same rule the sanitizer applies inside HTML).
+pub fn safe_url(url: &str) -> Option<String> {
+    checked_url("a", "href", url)
+}
+
+/// An image source from the server, if it is safe to put in `src`: `http(s):` or a raster
+/// `data:image/…;base64,` URL.
+pub fn safe_image_url(url: &str) -> Option<String> {
+    checked_url("img", "src", url)
+}
+
+/// The checks `sanitize_html` applies to a URL attribute (ammonia's absolute-URL parse and
+/// scheme allowlist, then `url_allowed`), for URLs that views put into attributes themselves.
+fn checked_url(element: &str, attribute: &str, url: &str) -> Option<String> {
+    let url = url.trim();
+    let parsed = ammonia::Url::parse(url).ok()?;
+    (URL_SCHEMES.contains(&parsed.scheme()) && url_allowed(element, attribute, url))
+        .then(|| url.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn clean(s: &str) -> String {
+        sanitize_html(s).into_string()
+    }
+
+    #[test]
+    fn empty_input_gives_empty_output() {
+        assert!(sanitize_html("").is_empty());
+        assert_eq!(SafeHtml::default().as_str(), "");
+    }
+
+    #[test]
+    fn keeps_formatting_and_drops_script() {
+        assert_eq!(
+            clean("<p><b>x</b><script>alert(1)</script></p>"),
+            "<p><b>x</b></p>"
+        );
+        assert_eq!(clean("<style>p{}</style>t"), "t");
+    }
+
+    #[test]
+    fn links_get_rel_and_target_and_only_safe_schemes() {
+        assert_eq!(
+            clean(r#"<a href="https://e.com/?a=1&b=2" onclick="x()">l</a>"#),
+            r#"<a href="https://e.com/?a=1&amp;b=2" target="_blank" rel="noopener noreferrer nofollow">l</a>"#
+        );
+        for bad in [
+            "javascript:alert(1)",
+            "JaVaScRiPt:alert(1)",
+            "java&#x09;script:alert(1)",
+            "&#106;avascript:alert(1)",
+            " javascript:alert(1)",
+            "vbscript:msgbox(1)",
+            "data:text/html,<script>alert(1)</script>",
+            "data:image/png;base64,AAAA",
+            "/relative",
+            "#fragment",
+            "//evil.example/x",
+        ] {
+            let out = clean(&format!(r#"<a href="{bad}">l</a>"#));
+            assert!(!out.contains("href"), "{bad} -> {out}");
+        }
+        assert!(clean(r#"<a href="mailto:a@b.c">m</a>"#).contains(r#"href="mailto:a@b.c""#));
+    }
+
+    #[test]
+    fn images_allow_http_and_raster_data_only() {
+        assert_eq!(
+            clean(r#"<img src="https://e.com/a.png" alt="a" onerror="x()" style="x">"#),
+            r#"<img src="https://e.com/a.png" alt="a">"#
+        );
+        assert!(clean(r#"<img src="data:image/png;base64,iVBOR">"#).contains("src="));
+        assert!(clean(r#"<img src="DATA:image/webp;base64,iVBOR">"#).contains("src="));
+        for bad in [
+            "data:image/svg+xml;base64,PHN2Zz4=",
+            "data:text/html;base64,PHNjcmlwdD4=",
+            "data:image/png,raw",
+            "javascript:alert(1)",
+            "x",
+        ] {
+            let out = clean(&format!(r#"<img src="{bad}">"#));
+            assert!(!out.contains("src="), "{bad} -> {out}");
+        }
+    }
+
+    #[test]
+    fn classes_are_allowlisted() {
+        assert_eq!(
+            clean(
+                r#"<div class="cs-code evil" data-part="code-block" id="x" style="color:red">t</div>"#
+            ),
+            r#"<div class="cs-code" data-part="code-block">t</div>"#
+        );
+        assert_eq!(
+            clean(r#"<code class="language-rust">x</code>"#),
+            r#"<code class="language-rust">x</code>"#
+        );
+        assert_eq!(
+            clean(r#"<code class="hljs language-a&quot;b">x</code>"#),
+            "<code>x</code>"
+        );
+        assert_eq!(clean(r#"<p class="cs-code">x</p>"#), "<p>x</p>");
+    }
+
+    #[test]
+    fn forced_attributes() {
+        assert_eq!(
+            clean(
+                r#"<button type="submit" formaction="javascript:x" onclick="x" class="cs-code__copy" aria-label="Copy code">C</button>"#
+            ),
+            r#"<button type="button" class="cs-code__copy" aria-label="Copy code">C</button>"#
+        );
+        let input = clean(r#"<input type="text" value="v" name="n">"#);
+        assert!(input.contains(r#"type="checkbox""#), "{input}");
+        assert!(input.contains(r#"disabled="""#), "{input}");
+        assert!(
+            !input.contains("value") && !input.contains("name"),
+            "{input}"
+        );
+    }
+
+    #[test]
+    fn safe_urls_for_views() {
+        assert_eq!(
+            safe_url(" https://e.com/a?b=1 ").as_deref(),
+            Some("https://e.com/a?b=1")
+        );
+        assert_eq!(safe_url("mailto:a@b.c").as_deref(), Some("mailto:a@b.c"));
+        for bad in [
+            "javascript:alert(1)",
+            "JAVASCRIPT:alert(1)",
+            "java\tscript:alert(1)",
+            "\u{1}javascript:alert(1)",
+            "data:text/html,x",
+            "data:image/png;base64,AAAA",
+            "/relative",
+            "//evil.example",
+            "ht tp://e.com",
+            "",
+        ] {
+            assert_eq!(safe_url(bad), None, "{bad:?}");
+        }
+        assert!(safe_image_url("https://e.com/i.png").is_some());
+        assert!(safe_image_url("data:image/gif;base64,R0lG").is_some());
+        assert_eq!(safe_image_url("data:image/svg+xml;base64,PHN2Zz4="), None);
+        assert_eq!(safe_image_url("mailto:a@b.c"), None);
+        assert_eq!(safe_image_url("javascript:alert(1)"), None);
+    }
+
+    #[test]
+    fn escape_text_escapes_everything() {
+        assert_eq!(
+            escape_text(r#"<b a='1'>&"x"</b>"#).as_str(),
+            "&lt;b a=&#39;1&#39;&gt;&amp;&quot;x&quot;&lt;/b&gt;"
+        );
+        assert_eq!(escape_text("plain ✅").as_str(), "plain ✅");
+    }
+}
