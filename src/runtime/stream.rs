@@ -1,0 +1,109 @@
+//! Streamed answers: one request at a time, its SSE body decoded chunk by chunk into the
+//! reducer; stale answers (after Stop, a new chat or a thread switch) are dropped.
+
+use super::Runtime;
+use crate::protocol::{ChatRequest, RequestBody};
+use crate::reducer::Input;
+use crate::sse::{SseDecoder, SseFrame};
+use crate::transport::{self, TransportError};
+use leptos::prelude::*;
+use std::rc::Rc;
+use web_sys::AbortController;
+
+impl Runtime {
+    pub(crate) fn abort_in_flight(&self) {
+        self.generation.set(self.generation.get() + 1);
+        if let Some(abort) = self.abort.borrow_mut().take() {
+            abort.abort();
+        }
+    }
+
+    pub(crate) fn envelope(&self, body: RequestBody) -> ChatRequest {
+        body.with_metadata(self.metadata.borrow().clone())
+    }
+
+    pub(crate) fn start_stream(self: &Rc<Self>, body: RequestBody) {
+        self.abort_in_flight();
+        let generation = self.generation.get();
+        let Ok(abort) = AbortController::new() else {
+            return self.apply(Input::StreamFailed {
+                message: "This browser cannot run streamed requests.".into(),
+                allow_retry: false,
+            });
+        };
+        let signal = abort.signal();
+        *self.abort.borrow_mut() = Some(abort);
+        let request = self.envelope(body);
+        let endpoint = self.signals.endpoint.get_untracked();
+        let stall_ms = self.stall_ms.get();
+        let this = Rc::clone(self);
+        wasm_bindgen_futures::spawn_local(async move {
+            let live = || this.generation.get() == generation;
+            let mut stream =
+                match transport::post_stream(&endpoint, &request, &[], &signal, stall_ms).await {
+                    Ok(s) => s,
+                    Err(e) => return this.stream_error(generation, e),
+                };
+            let mut decoder = SseDecoder::new();
+            loop {
+                match stream.next_chunk().await {
+                    Ok(Some(bytes)) if live() => {
+                        for frame in decoder.push(&bytes) {
+                            this.apply_frame(frame);
+                        }
+                    }
+                    Ok(Some(_)) => return stream.cancel(),
+                    Ok(None) => {
+                        if !live() {
+                            return;
+                        }
+                        for frame in decoder.finish() {
+                            this.apply_frame(frame);
+                        }
+                        this.apply(Input::StreamEnded);
+                        return this.after_stream();
+                    }
+                    Err(e) => return this.stream_error(generation, e),
+                }
+            }
+        });
+    }
+
+    fn stream_error(self: &Rc<Self>, generation: u64, error: TransportError) {
+        if self.generation.get() != generation || error == TransportError::Aborted {
+            return;
+        }
+        self.apply(Input::StreamFailed {
+            message: error.user_message(),
+            allow_retry: error.retryable(),
+        });
+    }
+
+    pub(crate) fn apply_frame(&self, frame: SseFrame) {
+        let input = match frame {
+            SseFrame::Event { data, .. } => match crate::protocol::decode_event(&data) {
+                Ok(event) => Input::Server(event),
+                Err(e) => Input::Malformed(e),
+            },
+            SseFrame::Done => return,
+        };
+        self.apply(input);
+    }
+
+    /// After an answer: client tool calls it asked for get their results sent back.
+    fn after_stream(self: &Rc<Self>) {
+        let Some(thread_id) = self.state.borrow().thread_id().cloned() else {
+            return;
+        };
+        let pending = std::mem::take(&mut *self.pending_tools.borrow_mut());
+        if let Some((_item, call_id, name)) = pending.into_iter().next() {
+            // No client tool registry yet: answer honestly that the tool is missing.
+            let result = serde_json::json!({
+                "call_id": call_id,
+                "error": format!("No client tool named `{name}` is registered in this page."),
+            });
+            self.apply(Input::TurnStarted);
+            self.start_stream(RequestBody::AddClientToolOutput { thread_id, result });
+        }
+    }
+}
