@@ -9,6 +9,7 @@ pub mod markdown;
 pub mod protocol;
 pub mod reducer;
 pub mod sse;
+pub mod strings;
 
 #[cfg(target_arch = "wasm32")]
 pub mod element;

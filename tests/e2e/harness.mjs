@@ -21,7 +21,8 @@ import { chromium } from 'playwright-core';
 export { sleep };
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const DIST = path.join(ROOT, 'dist');
+// E2E_DIST serves another build of the page (parallel work must not share dist/).
+export const DIST = process.env.E2E_DIST ? path.resolve(ROOT, process.env.E2E_DIST) : path.join(ROOT, 'dist');
 // E2E_RUNTIME_BIN runs another build (for example target/release/chat-shell-runtime).
 export const RUNTIME_BIN = process.env.E2E_RUNTIME_BIN
   ? path.resolve(ROOT, process.env.E2E_RUNTIME_BIN)
@@ -238,4 +239,147 @@ export async function newPage(context, url) {
   });
   await page.goto(url, { waitUntil: 'load' });
   return page;
+}
+
+// ---- chat UI helpers (shared by the conversation, fixture and XSS tests) ----------------
+
+/** Opens `url` like newPage() and waits until <chat-shell> has mounted its composer. */
+export async function newChatPage(context, url) {
+  const page = await newPage(context, url);
+  await waitFor(
+    () => page.evaluate(() => !!document.querySelector('chat-shell')?.shadowRoot?.querySelector('textarea')),
+    { timeout: 10_000, message: 'the <chat-shell> composer to be mounted' },
+  );
+  return page;
+}
+
+/** Types `text` into the composer and sends it with Enter (Send must be enabled first). */
+export async function sendMessage(page, text) {
+  const composer = page.getByRole('textbox', { name: 'Message' });
+  const send = page.getByRole('button', { name: 'Send', exact: true });
+  await composer.click();
+  await composer.fill(text);
+  await waitFor(() => send.isEnabled({ timeout: 1_000 }), {
+    timeout: 5_000,
+    message: `the Send button to be enabled with "${text}" in the composer`,
+  });
+  await composer.press('Enter');
+}
+
+/** Whether an answer is streaming: an assistant article with aria-busy="true" or a Stop button. */
+export async function isStreaming(page) {
+  return page.evaluate(() => {
+    const root = document.querySelector('chat-shell')?.shadowRoot;
+    if (!root) return false;
+    const busy = root.querySelector('article[aria-busy="true"]');
+    const stop = [...root.querySelectorAll('button')].some((b) => b.textContent.trim() === 'Stop');
+    return !!busy || stop;
+  });
+}
+
+/**
+ * Waits until the answer to the last message is over: the user message is shown,
+ * nothing is aria-busy, there is no Stop button and the Send button is back, stable
+ * for `settle` ms (the runtime publishes changes once per animation frame).
+ */
+export async function waitForIdle(page, { timeout = 15_000, settle = 150 } = {}) {
+  const deadline = Date.now() + timeout;
+  let idleSince = null;
+  for (;;) {
+    const idle = await page.evaluate(() => {
+      const root = document.querySelector('chat-shell')?.shadowRoot;
+      if (!root) return false;
+      const buttons = [...root.querySelectorAll('button')].map((b) => b.textContent.trim());
+      return (
+        !root.querySelector('article[aria-busy="true"]') &&
+        !buttons.includes('Stop') &&
+        buttons.includes('Send')
+      );
+    });
+    if (idle) {
+      idleSince ??= Date.now();
+      if (Date.now() - idleSince >= settle) return;
+    } else {
+      idleSince = null;
+    }
+    if (Date.now() >= deadline) throw new Error(`the answer did not finish within ${timeout} ms`);
+    await sleep(25);
+  }
+}
+
+/**
+ * Records, from a MutationObserver on the shadow root, every distinct state of a set of
+ * probes: `{ name: 'css selector' }` counts matches, `{ name: { sel, text } }` counts
+ * matches whose trimmed text equals `text`, `{ name: { sel, read: 'text' } }` reads the
+ * text of the first match (null if none). Read the log with `recorded(page)`.
+ */
+export async function startRecorder(page, probes) {
+  await page.evaluate((probes) => {
+    const root = document.querySelector('chat-shell').shadowRoot;
+    const log = [];
+    const snap = () => {
+      const s = {};
+      for (const [name, p] of Object.entries(probes)) {
+        const spec = typeof p === 'string' ? { sel: p } : p;
+        let els = [...root.querySelectorAll(spec.sel)];
+        if (spec.text !== undefined) els = els.filter((e) => e.textContent.trim() === spec.text);
+        s[name] = spec.read === 'text' ? (els[0]?.textContent.trim() ?? null) : els.length;
+      }
+      return s;
+    };
+    let last = '';
+    const record = () => {
+      const s = snap();
+      const key = JSON.stringify(s);
+      if (key !== last) {
+        last = key;
+        log.push({ t: Math.round(performance.now()), ...s });
+      }
+    };
+    record();
+    const observer = new MutationObserver(record);
+    observer.observe(root, { subtree: true, childList: true, attributes: true, characterData: true });
+    window.__recorder = { log, stop: () => observer.disconnect() };
+  }, probes);
+}
+
+/** The states recorded since startRecorder(). */
+export async function recorded(page) {
+  return page.evaluate(() => window.__recorder.log.slice());
+}
+
+/** An SSE body with one `data:` frame per event. */
+export function sseBody(events) {
+  return events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('');
+}
+
+/** Sends one ChatKit request to the runtime from Node and returns its parsed JSON answer. */
+export async function chatkitRequest(runtime, body) {
+  const res = await fetch(`${runtime.url}/chatkit`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`chatkit ${body.type}: HTTP ${res.status}: ${text}`);
+  return JSON.parse(text);
+}
+
+/** Records the `chat.*` events named in `names` dispatched on <chat-shell> into `window.__chatEvents`. */
+export async function recordEvents(page, names = ['chat.thread.created', 'chat.error', 'chat.response.start', 'chat.response.end']) {
+  await page.evaluate((names) => {
+    window.__chatEvents = [];
+    const el = document.querySelector('chat-shell');
+    for (const name of names) {
+      el.addEventListener(name, (e) => window.__chatEvents.push({ type: e.type, detail: e.detail }));
+    }
+  }, names);
+}
+
+/** The id of the thread <chat-shell> created (needs recordEvents() first). */
+export async function createdThreadId(page, { timeout = 5_000 } = {}) {
+  return waitFor(
+    () => page.evaluate(() => window.__chatEvents.find((e) => e.type === 'chat.thread.created')?.detail?.threadId),
+    { timeout, message: 'a chat.thread.created event' },
+  );
 }
