@@ -5,11 +5,12 @@
 //! would differ from `render` of the whole text. The stream feeds the raw HTML of each
 //! top-level block (pulldown-cmark's `Html`/`InlineHtml` events) through [`OpenHtml`] and only
 //! commits at points where nothing is open. This is about fidelity, not safety: every block is
-//! sanitized on its own either way. The scan is a lenient approximation of an HTML tokenizer:
-//! comments and raw-text elements (`<script>`, `<style>`, …) are skipped, void elements never
-//! open, and a stray closing tag never goes below zero.
-
-use std::collections::HashMap;
+//! sanitized on its own either way. The scan approximates an HTML parser conservatively: a
+//! stack of open elements; comments and raw-text elements (`<script>`, `<style>`, …) are
+//! skipped; void elements never open; a closing tag for an element that is not open is
+//! ignored (as the HTML parser does). Whatever it cannot follow exactly (misnested tags,
+//! which the HTML parser repairs in ways that depend on the tree, or a `<!--` inside a
+//! script) makes it report "open" from then on, which only costs re-parsing, never fidelity.
 
 /// Elements without content (never open).
 const VOID: &[&str] = &[
@@ -25,24 +26,27 @@ const RAW_TEXT: &[&str] = &[
 /// The open-element state after the raw HTML fed so far.
 #[derive(Clone, Debug, Default)]
 pub(super) struct OpenHtml {
-    /// Open count per element name.
-    open: HashMap<String, usize>,
+    /// Open elements, innermost last.
+    stack: Vec<String>,
     /// Inside `<!-- … -->`.
     comment: bool,
     /// Inside a raw-text element: its closing tag ends it.
     raw_text: Option<String>,
+    /// Something this scanner cannot follow (`<!--` inside `<script>` changes where the
+    /// script ends): treat everything after it as open.
+    lost: bool,
 }
 
 impl OpenHtml {
     /// Whether no element is open.
     pub(super) fn is_closed(&self) -> bool {
-        !self.comment && self.raw_text.is_none() && self.open.values().all(|&n| n == 0)
+        !self.lost && !self.comment && self.raw_text.is_none() && self.stack.is_empty()
     }
 
     /// Scan more raw HTML.
     pub(super) fn feed(&mut self, html: &str) {
         let mut rest = html;
-        loop {
+        while !self.lost {
             if self.comment {
                 let Some(end) = rest.find("-->") else { return };
                 self.comment = false;
@@ -50,10 +54,15 @@ impl OpenHtml {
             }
             if let Some(name) = &self.raw_text {
                 let Some(end) = find_closing(rest, name) else {
+                    self.lost |= name == "script" && rest.contains("<!--");
                     return;
                 };
-                self.close(&name.clone());
+                if name == "script" && rest[..end].contains("<!--") {
+                    self.lost = true;
+                    return;
+                }
                 self.raw_text = None;
+                self.stack.pop();
                 rest = &rest[end..];
             }
             let Some(lt) = rest.find('<') else { return };
@@ -78,17 +87,19 @@ impl OpenHtml {
             if closing {
                 self.close(&name);
             } else if !VOID.contains(&name.as_str()) {
-                *self.open.entry(name.clone()).or_default() += 1;
                 if RAW_TEXT.contains(&name.as_str()) {
-                    self.raw_text = Some(name);
+                    self.raw_text = Some(name.clone());
                 }
+                self.stack.push(name);
             }
         }
     }
 
     fn close(&mut self, name: &str) {
-        if let Some(n) = self.open.get_mut(name) {
-            *n = n.saturating_sub(1);
+        if self.stack.last().is_some_and(|top| top == name) {
+            self.stack.pop();
+        } else if self.stack.iter().any(|open| open == name) {
+            self.lost = true;
         }
     }
 }
@@ -156,6 +167,23 @@ mod tests {
         assert!(!closed_after(&["<script>", "</div>"]));
         assert!(!closed_after(&["<style>p{}", "</div>"]));
         assert!(!closed_after(&["<!-- x -->", "<!-- "]));
+        // Script data escapes: the first `</script>` does not end this script.
+        assert!(!closed_after(&["<script>\n<!--\n<script>\n</script>\n"]));
+        assert!(!closed_after(&[
+            "<script>\n<!--\n",
+            "</script>\n",
+            "</script>"
+        ]));
+    }
+
+    #[test]
+    fn misnested_markup_stays_open() {
+        assert!(!closed_after(&["<b><i></b></i>"]));
+        // `</details>` inside a table cell is ignored by the HTML parser.
+        assert!(!closed_after(&[
+            "<details>\n<table><tr><td>\n",
+            "</details>\n</td></tr></table>\n"
+        ]));
     }
 
     #[test]

@@ -128,7 +128,12 @@ impl MarkdownStream {
         let (starts, new_defs) = block_starts(open, &self.defs);
         // The first block never ends a split: there is nothing before it to commit.
         let split = confirmed_split(open, starts.get(1..).unwrap_or_default());
-        let starts: Vec<usize> = starts.iter().map(|b| b.start).collect();
+        // Cut the committed text at every block start with no raw HTML element open before it.
+        let cuts = starts
+            .iter()
+            .skip(1)
+            .filter(|b| b.html_closed)
+            .map(|b| b.start);
         if split > 0 {
             for (label, def) in new_defs {
                 if def.0 <= split {
@@ -136,7 +141,7 @@ impl MarkdownStream {
                 }
             }
             let mut from = 0;
-            for &to in starts.iter().skip(1).take_while(|&&s| s <= split) {
+            for to in cuts.take_while(|&s| s <= split) {
                 let block = &open[from..to];
                 parsed += block.len();
                 self.blocks
@@ -316,6 +321,22 @@ mod tests {
         let out = joined(&s);
         assert!(out.contains(r#"<a href="https://example.com/r""#), "{out}");
         assert_eq!(out, crate::markdown::render(text).into_string());
+    }
+
+    #[test]
+    fn raw_html_around_blocks_is_committed_as_one_piece() {
+        let text = "intro\n\n<details>\n<summary>More</summary>\n\n*inner* text\n\n</details>\n\nafter\n\nend\n";
+        let mut s = MarkdownStream::new();
+        for (i, c) in text.char_indices() {
+            s.push(&text[i..i + c.len_utf8()]);
+            if s.text().ends_with("*inner* text\n\n") {
+                assert_eq!(s.blocks().len(), 1, "only `intro` is committed");
+            }
+        }
+        assert_eq!(s.blocks().len(), 3, "{:?}", s.blocks());
+        assert!(s.blocks()[1].as_str().starts_with("<details>"));
+        assert!(s.blocks()[1].as_str().contains("<em>inner</em>"));
+        assert_eq!(joined(&s), crate::markdown::render(text).into_string());
     }
 
     #[test]

@@ -420,12 +420,28 @@ mod properties {
         "- [ ] task",
         "text  ",
         "> - quoted item",
+        "<details>",
+        "<summary>s</summary>",
+        "</details>",
+        "text <b>bold",
+        "</b> end",
+        "<!--",
+        "-->",
+        "<script>",
+        "</script>",
+        "<p>",
+        "</p>",
+        "<span>x",
+        "<pre>",
+        "</pre>",
+        "<table><tr><td>",
+        "</td></tr></table>",
     ];
 
     proptest! {
         // No regression files: this crate's tests must not write into the source tree.
         #![proptest_config(ProptestConfig {
-            cases: 300,
+            cases: 500,
             failure_persistence: None,
             ..ProptestConfig::default()
         })]
