@@ -25,7 +25,7 @@ step "cargo clippy (native, workspace)"
 cargo clippy --workspace --all-targets -- -D warnings
 
 step "cargo clippy (wasm32, chat-shell)"
-cargo clippy -p chat-shell --target wasm32-unknown-unknown --lib --tests -- -D warnings
+cargo clippy -p chat-shell -p chat-shell-leptos-app --target wasm32-unknown-unknown --lib --bins --tests -- -D warnings
 
 step "cargo test (native, workspace)"
 cargo test --workspace
@@ -40,11 +40,20 @@ trunk build --release
 step "sizes"
 ./scripts/sizes.sh
 
+step "trunk build (examples/leptos-app, for its e2e test)"
+trunk build examples/leptos-app/index.html --dist target/dist-leptos-app
+
 step "cargo build -p chat-shell-runtime"
 cargo build -p chat-shell-runtime
 
 step "e2e (node --test tests/e2e/)"
 node --test tests/e2e/
+
+step "figures (benchmarks: measured and printed, never asserted)"
+cargo bench -p chat-shell --bench reducer_delta
+for bench in tests/e2e/bench-*.mjs; do
+  [ -e "$bench" ] && node "$bench"
+done
 
 echo
 echo "test.sh: all steps passed in $((SECONDS - started))s"

@@ -100,7 +100,7 @@ fn shell_of(host: &HtmlElement) -> Shell {
         let mut all = all.borrow_mut();
         all.entry(key)
             .or_insert_with(|| {
-                let shell = Runtime::create(host.clone());
+                let shell = Runtime::create(Some(host.clone()));
                 Instance {
                     shell,
                     mounted: None,
@@ -199,16 +199,22 @@ fn attribute_changed(host: HtmlElement, name: String, value: Option<String>) {
 }
 
 fn adopt_stylesheet(root: &ShadowRoot) {
-    let sheet = SHEET.with(|s| {
-        s.borrow_mut()
-            .get_or_insert_with(|| {
-                let sheet = web_sys::CssStyleSheet::new().expect("constructable stylesheets");
-                let _ = sheet.replace_sync(STYLESHEET);
-                sheet
-            })
-            .clone()
-    });
-    root.set_adopted_style_sheets(&js_sys::Array::of1(&sheet));
+    if let Some(sheet) = stylesheet() {
+        root.set_adopted_style_sheets(&js_sys::Array::of1(&sheet));
+    }
+}
+
+/// The component's stylesheet, built once per page and shared by every instance.
+pub(crate) fn stylesheet() -> Option<web_sys::CssStyleSheet> {
+    SHEET.with(|s| {
+        let mut s = s.borrow_mut();
+        if s.is_none() {
+            let sheet = web_sys::CssStyleSheet::new().ok()?;
+            sheet.replace_sync(STYLESHEET).ok()?;
+            *s = Some(sheet);
+        }
+        s.clone()
+    })
 }
 
 /// Test hook: whether `host` currently has a mounted view.

@@ -68,9 +68,16 @@ pub struct ViewSignals {
     pub announce: RwSignal<String>,
 }
 
+/// A Rust listener for `chat.*` events: `(name, detail)`.
+pub type EventListener = Rc<dyn Fn(&str, &serde_json::Value)>;
+
 pub struct Runtime {
     pub shell: Shell,
-    host: HtmlElement,
+    /// Where `chat.*` DOM events are dispatched (the custom element, or the Leptos
+    /// component's root once mounted).
+    host: RefCell<Option<HtmlElement>>,
+    /// Rust listeners for the same events (the Leptos component's callbacks).
+    listeners: RefCell<Vec<EventListener>>,
     state: RefCell<ChatState>,
     pub signals: ViewSignals,
     revs: RefCell<HashMap<ItemId, RwSignal<u64>>>,
@@ -87,7 +94,7 @@ pub struct Runtime {
 impl Runtime {
     /// Create the runtime of a host element. Its signals live in their own owner, so they
     /// survive the view being unmounted and mounted again (the element moved in the page).
-    pub fn create(host: HtmlElement) -> Shell {
+    pub fn create(host: Option<HtmlElement>) -> Shell {
         let id = NEXT_ID.with(|n| {
             let id = n.get();
             n.set(id + 1);
@@ -108,7 +115,8 @@ impl Runtime {
         let shell = Shell(id);
         let runtime = Runtime {
             shell,
-            host,
+            host: RefCell::new(host),
+            listeners: RefCell::new(Vec::new()),
             state: RefCell::new(ChatState::new()),
             signals,
             revs: RefCell::new(HashMap::new()),
@@ -192,8 +200,27 @@ impl Runtime {
         }
     }
 
-    /// Dispatch a `chat.*` DOM event from the host element (bubbles, crosses the shadow root).
+    /// Set where DOM events go (the Leptos component knows its root only once mounted).
+    pub fn set_host(&self, host: Option<HtmlElement>) {
+        *self.host.borrow_mut() = host;
+    }
+
+    /// Also hand every `chat.*` event to a Rust listener.
+    pub fn add_listener(&self, listener: EventListener) {
+        self.listeners.borrow_mut().push(listener);
+    }
+
+    /// Dispatch a `chat.*` event: a DOM `CustomEvent` from the host (bubbles, crosses the
+    /// shadow root) and a call to each Rust listener.
     pub fn emit(&self, name: &str, detail: &impl Serialize) {
+        let listeners = self.listeners.borrow().clone();
+        if !listeners.is_empty() {
+            let value = serde_json::to_value(detail).unwrap_or_default();
+            for listener in &listeners {
+                listener(name, &value);
+            }
+        }
+        let Some(host) = self.host.borrow().clone() else { return };
         let detail = detail
             .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
             .unwrap_or(JsValue::NULL);
@@ -202,7 +229,7 @@ impl Runtime {
         init.set_composed(true);
         init.set_detail(&detail);
         if let Ok(event) = CustomEvent::new_with_event_init_dict(name, &init) {
-            let _ = self.host.dispatch_event(&event);
+            let _ = host.dispatch_event(&event);
         }
     }
 

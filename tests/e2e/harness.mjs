@@ -100,15 +100,15 @@ export async function waitFor(fn, { timeout = 10_000, interval = 25, message = '
  * Returns { url, port, lines, process, linesMatching(re), waitForLine(re, opts), close() };
  * `lines` collects every stdout and stderr line (request log lines included).
  */
-export async function startRuntime({ paceMs = 0, extraArgs = [], startTimeout = 20_000 } = {}) {
+export async function startRuntime({ paceMs = 0, extraArgs = [], startTimeout = 20_000, dist = DIST } = {}) {
   if (!existsSync(RUNTIME_BIN)) {
     throw new Error(`${RUNTIME_BIN} is missing: run 'cargo build -p chat-shell-runtime' first`);
   }
-  if (!existsSync(path.join(DIST, 'index.html'))) {
-    throw new Error(`${DIST}/index.html is missing: run 'trunk build --release' first`);
+  if (!existsSync(path.join(dist, 'index.html'))) {
+    throw new Error(`${dist}/index.html is missing: run 'trunk build --release' first`);
   }
 
-  const args = ['--dist', DIST, '--port', '0', '--memory', '--pace-ms', String(paceMs), ...extraArgs];
+  const args = ['--dist', dist, '--port', '0', '--memory', '--pace-ms', String(paceMs), ...extraArgs];
   const child = spawn(RUNTIME_BIN, args, {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1503,9 +1503,7 @@ It arrives in small deltas that cut through words and **markdown tokens**, so th
 renderer has to cope with half-open syntax.\n\
 \n\
 - Text with **bold**, *italic* and `inline code`\n\
-- A nested list:\n\
-  - first\n\
-  - second\n\
+- A nested list:\n  - first\n  - second\n\
 - A link to [the ChatKit docs](https://openai.github.io/chatkit-js/)\n\
 \n\
 | Feature | Status | Notes |\n\
@@ -1515,10 +1513,7 @@ renderer has to cope with half-open syntax.\n\
 | Code | done | fenced |\n\
 \n\
 ```rust\n\
-fn main() {{\n\
-    let greeting = \"hello\";\n\
-    println!(\"{{greeting}}, ChatKit!\");\n\
-}}\n\
+fn main() {{\n    let greeting = \"hello\";\n    println!(\"{{greeting}}, ChatKit!\");\n}}\n\
 ```\n\
 \n\
 > Other scenarios: try `long`, `widget`, `form`, `workflow`, `task`, `image`, `error`, \

@@ -1,0 +1,44 @@
+//! Example: a Leptos app with its own UI (a theme switch and an event log) beside the
+//! `<ChatShell>` component, wired through typed props and callbacks.
+
+#[cfg(target_arch = "wasm32")]
+fn main() {
+    use chat_shell::{ChatEvent, ChatShell};
+    use leptos::prelude::*;
+
+    #[component]
+    fn App() -> impl IntoView {
+        let (log, set_log) = signal(Vec::<String>::new());
+        let (dark, set_dark) = signal(false);
+        let sent = RwSignal::new(0u32);
+        view! {
+            <div class="app">
+                <aside class="app__side" aria-label="App panel">
+                    <h1>"My Leptos app"</h1>
+                    <label>
+                        <input type="checkbox" on:change=move |ev| set_dark.set(event_target_checked(&ev)) />
+                        " Dark theme"
+                    </label>
+                    <p data-testid="sent-count">"Messages sent: " {move || sent.get()}</p>
+                    <ul class="app__log" aria-label="Event log">
+                        {move || log.get().into_iter().map(|line| view! { <li>{line}</li> }).collect_view()}
+                    </ul>
+                </aside>
+                <main class="app__chat">
+                    <ChatShell
+                        endpoint="/chatkit"
+                        theme=Signal::derive(move || if dark.get() { "dark".to_owned() } else { "light".to_owned() })
+                        on_message_sent=move |_text: String| sent.update(|n| *n += 1)
+                        on_event=move |e: ChatEvent| set_log.update(|l| l.push(e.name))
+                    />
+                </main>
+            </div>
+        }
+    }
+
+    leptos::mount::mount_to_body(App);
+}
+
+/// The app only runs in a browser; natively there is nothing to do.
+#[cfg(not(target_arch = "wasm32"))]
+fn main() {}

@@ -1,0 +1,46 @@
+// The Leptos component inside a Rust app (examples/leptos-app): typed callbacks reach the
+// app, props (theme) reach the component, and the chat works like the custom element.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import fs from 'node:fs';
+import { startRuntime, openBrowser, newPage, waitFor, ROOT } from './harness.mjs';
+
+const APP_DIST = path.join(ROOT, 'target', 'dist-leptos-app');
+let runtime, browser, page;
+
+before(async () => {
+  assert.ok(fs.existsSync(path.join(APP_DIST, 'index.html')), `build the example first: trunk build examples/leptos-app/index.html --dist ${APP_DIST}`);
+  runtime = await startRuntime({ paceMs: 2, dist: APP_DIST });
+  browser = await openBrowser();
+  page = await newPage(browser, runtime.url);
+});
+
+after(async () => {
+  await browser?.close();
+  await runtime?.close();
+});
+
+test('the app counts sent messages and logs each event once', async () => {
+  const box = page.getByRole('textbox', { name: 'Message' });
+  await box.fill('hello from the app');
+  await box.press('Enter');
+  await page.locator('article[data-role="assistant"][data-status="done"]').waitFor({ timeout: 15000 });
+  await waitFor(async () => (await page.getByTestId('sent-count').textContent()).includes('1'), { message: 'sent count' });
+  const log = await page.getByRole('list', { name: 'Event log' }).locator('li').allTextContents();
+  for (const name of ['chat.message.sent', 'chat.thread.created', 'chat.response.start', 'chat.response.end', 'chat.thread.done']) {
+    assert.equal(log.filter((l) => l === name).length, 1, `${name} once in ${log}`);
+  }
+  assert.ok((await page.locator('article[data-role="assistant"] table').count()) >= 1, 'markdown rendered');
+  assert.deepEqual(page.consoleErrors, []);
+});
+
+test('the theme prop switches the component to dark', async () => {
+  const shell = page.locator('.cs-shell');
+  const before = await shell.evaluate((el) => getComputedStyle(el).backgroundColor);
+  await page.getByLabel('Dark theme').check();
+  await waitFor(async () => (await shell.evaluate((el) => getComputedStyle(el).backgroundColor)) !== before, { message: 'background changes' });
+  const after = await shell.evaluate((el) => getComputedStyle(el).backgroundColor);
+  assert.equal(after, 'rgb(21, 23, 28)');
+  assert.deepEqual(page.consoleErrors, []);
+});
