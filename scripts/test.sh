@@ -41,7 +41,7 @@ step "sizes"
 ./scripts/sizes.sh
 
 step "trunk build (examples/leptos-app, for its e2e test)"
-trunk build examples/leptos-app/index.html --dist target/dist-leptos-app
+trunk build --config examples/leptos-app/Trunk.toml
 
 step "cargo build -p chat-shell-runtime"
 cargo build -p chat-shell-runtime
