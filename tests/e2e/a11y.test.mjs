@@ -1,0 +1,68 @@
+// Accessibility: axe-core (from npm) on the component's main states, zero violations.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { startRuntime, openBrowser, newPage, ROOT } from './harness.mjs';
+
+const require = createRequire(import.meta.url);
+const AXE = path.join(path.dirname(require.resolve('axe-core', { paths: [ROOT] })), 'axe.min.js');
+
+let runtime, browser, page;
+
+before(async () => {
+  runtime = await startRuntime({ paceMs: 30 });
+  browser = await openBrowser();
+  page = await newPage(browser, runtime.url);
+  await page.getByRole('textbox', { name: 'Message' }).waitFor();
+});
+
+after(async () => {
+  await browser?.close();
+  await runtime?.close();
+});
+
+/** Run axe on the element (shadow DOM included) and return its violations, readable. */
+async function violations() {
+  if (!(await page.evaluate(() => !!window.axe))) {
+    await page.addScriptTag({ path: AXE });
+  }
+  const result = await page.evaluate(async () => {
+    const r = await window.axe.run('chat-shell', { resultTypes: ['violations'] });
+    return r.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(' | ')}`);
+  });
+  return result;
+}
+
+async function send(text) {
+  const box = page.getByRole('textbox', { name: 'Message' });
+  await box.fill(text);
+  await box.press('Enter');
+}
+
+test('empty start screen', async () => {
+  assert.deepEqual(await violations(), []);
+});
+
+test('while an answer streams', async () => {
+  await send('slow answer please');
+  await page.getByRole('button', { name: 'Stop' }).waitFor();
+  await page.locator('article[data-role="assistant"][data-status="streaming"]').waitFor();
+  assert.deepEqual(await violations(), []);
+  await page.getByRole('button', { name: 'Stop' }).click();
+  await page.locator('article[data-role="assistant"][data-status="stopped"]').waitFor();
+});
+
+test('a finished answer with citations', async () => {
+  await send('annotations');
+  await page.locator('ol[aria-label="Sources"]').waitFor({ timeout: 15000 });
+  await page.locator('article[data-role="assistant"][aria-busy="true"]').waitFor({ state: 'detached', timeout: 15000 });
+  assert.deepEqual(await violations(), []);
+});
+
+test('an error with Retry', async () => {
+  await send('error');
+  await page.locator('[data-part="error"]').waitFor({ timeout: 15000 });
+  assert.deepEqual(await violations(), []);
+  assert.deepEqual(page.consoleErrors, []);
+});
