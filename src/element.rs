@@ -13,10 +13,22 @@ use web_sys::{HtmlElement, ShadowRoot};
 const STYLESHEET: &str = include_str!("../style/chat-shell.css");
 
 /// Attributes the element reacts to.
-const OBSERVED: &[&str] = &["endpoint", "stream-timeout"];
+const OBSERVED: &[&str] = &[
+    "endpoint",
+    "stream-timeout",
+    "resizable",
+    "persist-size",
+    // Start screen, attachments and metadata: handled by `Runtime::set_option`.
+    "greeting",
+    "starter-prompts",
+    "accept",
+    "max-attachment-size",
+    "max-attachments",
+    "metadata",
+];
 
 #[wasm_bindgen(inline_js = r#"
-export function defineElement(tag, observed, connect, disconnect, attribute) {
+export function defineElement(tag, observed, connect, disconnect, attribute, register) {
   if (customElements.get(tag)) return;
   class ChatShellElement extends HTMLElement {
     static get observedAttributes() { return observed; }
@@ -26,6 +38,15 @@ export function defineElement(tag, observed, connect, disconnect, attribute) {
     attributeChangedCallback(name, oldValue, value) {
       if (oldValue !== value) attribute(this, name, value);
     }
+    /** Render `client_widget` items named `name`: `(args, context) => Node`, or the tag
+     *  name of a custom element that receives `args` and `context` as properties. */
+    registerClientWidget(name, fnOrTagName) { register(this, 'widget', name, fnOrTagName); }
+    /** Run `client_tool_call`s named `name`: `async (args, context) => result`. */
+    registerClientTool(name, fn) { register(this, 'tool', name, fn); }
+    /** Handle widget actions of type `type` whose handler is "client": `(action, context)`. */
+    registerClientAction(type, fn) { register(this, 'action', type, fn); }
+    /** Handle `client_effect`s named `name`: `(data, name)`. */
+    registerEffect(name, fn) { register(this, 'effect', name, fn); }
   }
   customElements.define(tag, ChatShellElement);
 }
@@ -38,6 +59,7 @@ extern "C" {
         connect: &JsValue,
         disconnect: &JsValue,
         attribute: &JsValue,
+        register: &JsValue,
     );
 }
 
@@ -60,6 +82,10 @@ pub fn register() {
     let disconnect = Closure::<dyn FnMut(HtmlElement)>::new(disconnected);
     let attribute =
         Closure::<dyn FnMut(HtmlElement, String, Option<String>)>::new(attribute_changed);
+    let register_handler =
+        Closure::<dyn FnMut(HtmlElement, String, String, JsValue) -> Result<(), JsValue>>::new(
+            register_from_page,
+        );
     let observed: js_sys::Array = OBSERVED.iter().map(|a| JsValue::from_str(a)).collect();
     define_element(
         "chat-shell",
@@ -67,11 +93,13 @@ pub fn register() {
         connect.as_ref(),
         disconnect.as_ref(),
         attribute.as_ref(),
+        register_handler.as_ref(),
     );
     // The element class calls these for as long as the page lives.
     connect.forget();
     disconnect.forget();
     attribute.forget();
+    register_handler.forget();
 }
 
 /// The key of an element in `INSTANCES`, stored on the element itself.
@@ -187,6 +215,15 @@ fn attribute_changed(host: HtmlElement, name: String, value: Option<String>) {
             use leptos::prelude::Set;
             rt.signals.endpoint.set(value.unwrap_or_default());
         }
+        // A boolean attribute: present (any value but "false") means on.
+        "resizable" => {
+            use leptos::prelude::Set;
+            rt.signals.resizable.set(value.is_some_and(|v| v != "false"));
+        }
+        "persist-size" => {
+            use leptos::prelude::Set;
+            rt.signals.persist_size.set(value.unwrap_or_default());
+        }
         "stream-timeout" => {
             let ms = value
                 .and_then(|v| v.trim().parse::<f64>().ok())
@@ -194,8 +231,65 @@ fn attribute_changed(host: HtmlElement, name: String, value: Option<String>) {
                 .map_or(crate::runtime::DEFAULT_STALL_MS, |s| (s * 1000.0) as u32);
             rt.stall_ms.set(ms);
         }
-        _ => {}
+        other => {
+            rt.set_option(other, value.as_deref());
+        }
     });
+}
+
+/// `registerClientWidget` and friends: `kind` is `widget`, `tool`, `action` or `effect`.
+/// `null`/`undefined` unregisters; anything else that is not a function (or, for widgets,
+/// a custom element name) is a `TypeError` thrown to the caller.
+fn register_from_page(
+    host: HtmlElement,
+    kind: String,
+    name: String,
+    value: JsValue,
+) -> Result<(), JsValue> {
+    use crate::runtime::{ClientTool, ClientWidgetRenderer, Handler};
+    if name.is_empty() {
+        return Err(js_sys::TypeError::new("chat-shell: a name is required").into());
+    }
+    let remove = value.is_null() || value.is_undefined();
+    let function = value.dyn_ref::<js_sys::Function>().cloned();
+    let type_error = |what: &str| -> Result<(), JsValue> {
+        Err(js_sys::TypeError::new(&format!("chat-shell: {kind} `{name}` needs {what}")).into())
+    };
+    let shell = shell_of(&host);
+    match kind.as_str() {
+        "widget" => {
+            let renderer = match (&function, value.as_string()) {
+                (Some(f), _) => Some(ClientWidgetRenderer::Js(f.clone())),
+                (None, Some(tag)) if is_custom_element_name(&tag) => {
+                    Some(ClientWidgetRenderer::Tag(tag))
+                }
+                _ if remove => None,
+                _ => return type_error("a function or a custom element tag name"),
+            };
+            shell.with(|rt| rt.register_client_widget(&name, renderer));
+        }
+        "tool" | "action" | "effect" => {
+            if function.is_none() && !remove {
+                return type_error("a function");
+            }
+            shell.with(|rt| match kind.as_str() {
+                "tool" => rt.register_client_tool(&name, function.map(ClientTool::Js)),
+                "action" => rt.register_client_action(&name, function.map(Handler::Js)),
+                _ => rt.register_effect(&name, function.map(Handler::Js)),
+            });
+        }
+        _ => return type_error("a known registry"),
+    }
+    Ok(())
+}
+
+/// A valid custom element name: lowercase ASCII letter first, a hyphen, no uppercase.
+fn is_custom_element_name(tag: &str) -> bool {
+    tag.starts_with(|c: char| c.is_ascii_lowercase())
+        && tag.contains('-')
+        && tag
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "-._".contains(c))
 }
 
 fn adopt_stylesheet(root: &ShadowRoot) {

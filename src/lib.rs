@@ -13,6 +13,7 @@ pub mod protocol;
 pub mod reducer;
 pub mod sse;
 pub mod strings;
+pub mod widgets;
 
 #[cfg(target_arch = "wasm32")]
 pub mod component;

@@ -91,9 +91,10 @@ fn incoming_item(state: &mut ChatState, item: ThreadItem, status: ItemStatus, ou
     let id = item.id.clone();
     let is_user = matches!(item.kind, ItemKind::UserMessage(_));
     let is_assistant = matches!(item.kind, ItemKind::AssistantMessage(_));
+    let ghost = is_ghost(&item);
     if is_user && state.item(&id).is_none() {
         if let Some(local) = first_local_user_message(state) {
-            let hidden = state.item(&local).is_some_and(|i| i.hidden);
+            let hidden = ghost || state.item(&local).is_some_and(|i| i.hidden);
             let mut echoed = ItemState::new(item, ItemStatus::Done);
             echoed.hidden = hidden;
             state.replace_at(&local, echoed);
@@ -101,7 +102,7 @@ fn incoming_item(state: &mut ChatState, item: ThreadItem, status: ItemStatus, ou
             return;
         }
     }
-    let hidden = state.item(&id).is_some_and(|i| i.hidden);
+    let hidden = ghost || state.item(&id).is_some_and(|i| i.hidden);
     let mut next = ItemState::new(item, status);
     next.hidden = hidden;
     state.upsert_item(next);
@@ -503,7 +504,7 @@ fn fail_turn(
     finish_streaming_items(state, ItemStatus::Failed);
     if retry_after.is_none() {
         if let Some(local) = first_local_user_message(state) {
-            if let Some(removed) = state.remove_item(&local) {
+            if let Some(removed) = state.remove_item(&local).filter(|r| !r.hidden) {
                 if let ItemKind::UserMessage(m) = removed.item.kind {
                     out.effects.push(Effect::RestoreDraft {
                         text: m.text(),
@@ -568,12 +569,8 @@ pub(super) fn thread_loaded(state: &mut ChatState, mut thread: Thread, out: &mut
         ..ChatState::default()
     };
     state.thread = Some(ThreadInfo::from(thread));
-    state.set_items(
-        page.data
-            .into_iter()
-            .map(|i| ItemState::new(i, ItemStatus::Done))
-            .collect(),
-    );
+    state.set_items(page.data.into_iter().map(loaded_item).collect());
+    state.older = page.after.filter(|_| page.has_more);
     state.notices = notices;
     let marks = state.mark();
     marks.thread = true;
@@ -585,13 +582,36 @@ pub(super) fn thread_loaded(state: &mut ChatState, mut thread: Thread, out: &mut
 
 pub(super) fn older_items(state: &mut ChatState, page: Page<ThreadItem>, _out: &mut Outcome) {
     // Pages come newest first; the thread shows oldest first.
-    let mut older: Vec<ItemState> = page
-        .data
-        .into_iter()
-        .map(|i| ItemState::new(i, ItemStatus::Done))
-        .collect();
+    let mut older: Vec<ItemState> = page.data.into_iter().map(loaded_item).collect();
     older.reverse();
     state.prepend_items(older);
+    state.older = page.after.filter(|_| page.has_more);
+}
+
+/// An item read from history: finished, and hidden if it was sent as a ghost.
+fn loaded_item(item: ThreadItem) -> ItemState {
+    let hidden = is_ghost(&item);
+    let mut state = ItemState::new(item, ItemStatus::Done);
+    state.hidden = hidden;
+    state
+}
+
+/// The `inference_options` key that marks a ghost user message. The SDK keeps no request
+/// metadata per message, but servers store a message's `inference_options` with it, so
+/// the mark survives a reload.
+pub const GHOST_OPTION: &str = "ghost";
+
+/// Whether a user message was sent as a ghost (never shown).
+pub fn is_ghost(item: &ThreadItem) -> bool {
+    match &item.kind {
+        ItemKind::UserMessage(m) => m
+            .inference_options
+            .as_ref()
+            .and_then(|o| o.get(GHOST_OPTION))
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
+        _ => false,
+    }
 }
 
 pub(super) fn reset(state: &mut ChatState, out: &mut Outcome) {

@@ -9,7 +9,7 @@
 mod apply;
 mod state;
 
-pub use apply::assistant_text;
+pub use apply::{assistant_text, is_ghost, GHOST_OPTION};
 
 pub use state::{
     Changes, ChatState, ItemState, ItemStatus, Notice, Progress, ThreadInfo, Turn, TurnError,
@@ -39,9 +39,11 @@ pub enum Input {
     StreamFailed { message: String, allow_retry: bool },
     /// The user pressed Stop.
     Cancelled,
-    /// A thread was loaded with `threads.get_by_id` (its first page of items included).
+    /// A thread was loaded. Its `items` page holds the newest items, oldest first;
+    /// `has_more` and `after` say whether there are older ones and the `items.list`
+    /// (order `desc`) cursor to fetch them.
     ThreadLoaded(Thread),
-    /// Older items of the open thread (`items.list`, newest first).
+    /// Older items of the open thread (`items.list`, order `desc`: newest first).
     OlderItems(Page<ThreadItem>),
     /// A new, empty conversation.
     Reset,

@@ -19,6 +19,9 @@ pub struct ChatState {
     pub notices: Vec<Notice>,
     /// The error of the last turn, shown inline after the item where it happened.
     pub error: Option<TurnError>,
+    /// The `items.list` (order `desc`) cursor for the items before the first one held,
+    /// when the server said there are more: a loaded thread shows its newest items first.
+    pub older: Option<String>,
     pub(crate) next_local: u64,
     pub(crate) changes: Changes,
 }

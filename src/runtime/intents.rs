@@ -1,32 +1,97 @@
 //! What the user asks for (send, retry, stop, new chat, feedback), turned into reducer
-//! inputs and requests.
+//! inputs and requests; and the options a host page sets as attributes.
 
-use super::Runtime;
-use crate::protocol::{FeedbackKind, ItemId, ItemKind, RequestBody, UserMessageInput};
-use crate::reducer::{Input, OutgoingMessage};
+use super::{Runtime, RUNTIMES};
+use crate::attachments::{parse_accept, parse_count, parse_size, AttachmentLimits};
+use crate::options::{greeting, merge_metadata, parse_metadata, parse_starter_prompts};
+use crate::protocol::{
+    Attachment, FeedbackKind, ItemId, ItemKind, JsonMap, RequestBody, UserMessageInput,
+};
+use crate::reducer::{Input, OutgoingMessage, GHOST_OPTION};
 use crate::transport;
 use leptos::prelude::*;
+use serde_json::Value;
 use std::rc::Rc;
-use web_sys::AbortController;
+use wasm_bindgen::prelude::*;
+use web_sys::{AbortController, HtmlElement};
+
+/// How a message is sent, beyond its text.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SendOptions {
+    /// Sent to the server but never shown, now or after a reload. The mark travels in the
+    /// message's `inference_options` (`{"ghost": true}`), which servers store with it.
+    pub ghost: bool,
+    /// This message's metadata, over the configured metadata (its keys win).
+    pub metadata: Option<JsonMap>,
+    /// Uploaded attachments sent with it.
+    pub attachments: Vec<Attachment>,
+}
 
 impl Runtime {
-    /// Send what the user typed. Returns false if nothing was sent.
+    /// Send a message. Returns false if nothing was sent.
     pub fn send_message(self: &Rc<Self>, text: String, ghost: bool) -> bool {
-        if text.trim().is_empty() || self.is_streaming() {
+        self.send_message_with(
+            text,
+            SendOptions {
+                ghost,
+                ..SendOptions::default()
+            },
+        )
+    }
+
+    /// Whether a message can go out now: no answer streaming, no thread being opened.
+    pub fn can_send(&self) -> bool {
+        !self.is_streaming() && self.signals.history.opening.get_untracked().is_none()
+    }
+
+    /// Send a message with its options. Returns false if nothing was sent.
+    pub fn send_message_with(self: &Rc<Self>, text: String, options: SendOptions) -> bool {
+        if (text.trim().is_empty() && options.attachments.is_empty()) || !self.can_send() {
             return false;
         }
-        let input = UserMessageInput::text(text.clone(), Vec::new());
+        let ids = options.attachments.iter().map(|a| a.id.clone()).collect();
+        let mut input = UserMessageInput::text(text.clone(), ids);
+        if options.ghost {
+            input
+                .inference_options
+                .insert(GHOST_OPTION.into(), Value::Bool(true));
+        }
         let body = match self.state.borrow().thread_id().cloned() {
             Some(thread_id) => RequestBody::AddUserMessage { thread_id, input },
             None => RequestBody::ThreadsCreate { input },
         };
+        let metadata = merge_metadata(self.metadata.borrow().as_ref(), options.metadata.as_ref());
         self.apply(Input::SendStarted(OutgoingMessage {
             text,
-            attachments: Vec::new(),
-            ghost,
+            attachments: options.attachments,
+            ghost: options.ghost,
         }));
-        self.start_stream(body);
+        self.start_request(body.with_metadata(metadata));
         true
+    }
+
+    /// Send the composer's draft: its text and the attachments in the tray, which must all
+    /// be uploaded. The composer empties only if the message went out.
+    pub fn send_draft(self: &Rc<Self>) -> bool {
+        let text = self.signals.draft.get_untracked();
+        let files = self.signals.tray.entries.with_untracked(|e| !e.is_empty());
+        if !self.can_send() || (text.trim().is_empty() && !files) {
+            return false;
+        }
+        let Some(attachments) = self.take_tray() else {
+            return false;
+        };
+        let sent = self.send_message_with(
+            text,
+            SendOptions {
+                attachments,
+                ..SendOptions::default()
+            },
+        );
+        if sent {
+            self.signals.draft.set(String::new());
+        }
+        sent
     }
 
     /// Retry the failed answer.
@@ -115,13 +180,88 @@ impl Runtime {
         self.apply(Input::Cancelled);
     }
 
-    /// Start a new, empty conversation.
+    /// Start a new, empty conversation (with the new chat's own draft). Loads still on
+    /// their way are dropped.
     pub fn new_chat(self: &Rc<Self>) {
+        let from = self.draft_owner();
+        self.bump_load_token();
+        self.close_history();
+        self.signals.history.opening.set(None);
+        self.signals.history.open_error.set(None);
+        self.signals.history.older.set(Default::default());
         self.abort_in_flight();
+        self.release_sent_previews();
         self.apply(Input::Reset);
+        self.switch_draft(from, None);
+    }
+
+    /// Set an option given as an attribute (`None`: removed). Returns false for a name
+    /// this runtime does not know. Broken values fall back to the default with a warning.
+    pub fn set_option(&self, name: &str, value: Option<&str>) -> bool {
+        let warn = |message: String| {
+            web_sys::console::warn_1(&format!("chat-shell: {message}").into());
+        };
+        match name {
+            "greeting" => self.signals.greeting.set(greeting(value)),
+            "starter-prompts" => {
+                let prompts = parse_starter_prompts(value.unwrap_or("")).unwrap_or_else(|e| {
+                    warn(e);
+                    Vec::new()
+                });
+                self.signals.starters.set(prompts);
+            }
+            "metadata" => {
+                let metadata = parse_metadata(value.unwrap_or("")).unwrap_or_else(|e| {
+                    warn(e);
+                    None
+                });
+                *self.metadata.borrow_mut() = metadata;
+            }
+            "accept" | "max-attachment-size" | "max-attachments" => {
+                let defaults = AttachmentLimits::default();
+                let value = value.unwrap_or("");
+                self.signals.tray.limits.update(|limits| match name {
+                    "accept" => limits.accept = parse_accept(value),
+                    "max-attachment-size" => {
+                        limits.max_size = parse_size(value).unwrap_or(defaults.max_size)
+                    }
+                    _ => limits.max_count = parse_count(value).unwrap_or(defaults.max_count),
+                });
+            }
+            _ => return false,
+        }
+        true
     }
 
     pub fn dismiss_notice(self: &Rc<Self>, id: u64) {
         self.apply(Input::NoticeDismissed(id));
     }
+}
+
+/// Send a message through the `<chat-shell>` element `host` from page script, until the
+/// element has its own options API: `options` may hold `ghost` (bool) and `metadata` (an
+/// object sent with this message only). Returns whether the message went out.
+#[wasm_bindgen(js_name = chatShellSendMessage)]
+pub fn send_message_from_page(host: &HtmlElement, text: String, options: JsValue) -> bool {
+    let options: Value = serde_wasm_bindgen::from_value(options).unwrap_or(Value::Null);
+    let runtime = RUNTIMES.with(|all| {
+        all.borrow()
+            .values()
+            .find(|rt| rt.host.borrow().as_ref() == Some(host))
+            .cloned()
+    });
+    let Some(runtime) = runtime else {
+        return false;
+    };
+    runtime.send_message_with(
+        text,
+        SendOptions {
+            ghost: options
+                .get("ghost")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+            metadata: options.get("metadata").and_then(Value::as_object).cloned(),
+            attachments: Vec::new(),
+        },
+    )
 }

@@ -1,8 +1,20 @@
 //! The runtime of one `<chat-shell>`: owns the state, runs requests, carries out the
 //! reducer's effects, and publishes what changed to the views once per animation frame.
 
+mod actions;
+mod attachments;
 mod intents;
 mod stream;
+mod threads;
+
+pub use actions::{
+    error_text, from_js, to_js, ClientTool, ClientWidgetContext, ClientWidgetRenderer, Handler,
+    RustHandler, RustWidget, ToolFuture,
+};
+
+pub use attachments::{TrayEntry, TraySignals, UploadStatus};
+pub use intents::SendOptions;
+pub use threads::{HistorySignals, OlderItems, ThreadList, ThreadRow};
 
 use crate::protocol::{ItemId, ItemKind, JsonMap};
 use crate::reducer::{
@@ -66,6 +78,17 @@ pub struct ViewSignals {
     pub draft: RwSignal<String>,
     /// The polite live region's text.
     pub announce: RwSignal<String>,
+    /// Thread history, opening threads, older items.
+    pub history: HistorySignals,
+    /// The composer's attachments.
+    pub tray: TraySignals,
+    /// The start screen's greeting and suggestions.
+    pub greeting: RwSignal<String>,
+    pub starters: RwSignal<Vec<crate::options::StarterPrompt>>,
+    /// Whether the resize handles show (`resizable` attribute / prop).
+    pub resizable: RwSignal<bool>,
+    /// localStorage key under which the size is remembered; empty: not remembered.
+    pub persist_size: RwSignal<String>,
 }
 
 /// A Rust listener for `chat.*` events: `(name, detail)`.
@@ -86,8 +109,12 @@ pub struct Runtime {
     generation: Cell<u64>,
     frame_pending: Cell<bool>,
     pending_tools: RefCell<Vec<(ItemId, String, String)>>,
+    /// Client widgets, tools, action and effect handlers; actions awaiting their answer.
+    registry: actions::Registry,
     pub stall_ms: Cell<u32>,
     pub metadata: RefCell<Option<JsonMap>>,
+    threads: threads::Threads,
+    uploads: attachments::Uploads,
     owner: Owner,
 }
 
@@ -111,6 +138,12 @@ impl Runtime {
             error: RwSignal::new(None),
             draft: RwSignal::new(String::new()),
             announce: RwSignal::new(String::new()),
+            resizable: RwSignal::new(false),
+            persist_size: RwSignal::new(String::new()),
+            history: HistorySignals::new(),
+            tray: TraySignals::new(),
+            greeting: RwSignal::new(crate::options::DEFAULT_GREETING.to_owned()),
+            starters: RwSignal::new(Vec::new()),
         });
         let shell = Shell(id);
         let runtime = Runtime {
@@ -124,8 +157,11 @@ impl Runtime {
             generation: Cell::new(0),
             frame_pending: Cell::new(false),
             pending_tools: RefCell::new(Vec::new()),
+            registry: actions::Registry::default(),
             stall_ms: Cell::new(DEFAULT_STALL_MS),
             metadata: RefCell::new(None),
+            threads: Default::default(),
+            uploads: Default::default(),
             owner,
         };
         RUNTIMES.with(|r| r.borrow_mut().insert(id, Rc::new(runtime)));
@@ -167,6 +203,7 @@ impl Runtime {
     pub fn apply(&self, input: Input) {
         let outcome = reduce(&mut self.state.borrow_mut(), input);
         self.run(outcome);
+        self.settle_actions();
         self.schedule_frame();
     }
 
@@ -178,13 +215,7 @@ impl Runtime {
             match effect {
                 Effect::Emit { name, detail } => self.emit(name, &detail),
                 Effect::Announce(text) => self.signals.announce.set(text),
-                Effect::RestoreDraft { text, .. } => self.signals.draft.update(|draft| {
-                    *draft = if draft.trim().is_empty() {
-                        text
-                    } else {
-                        format!("{text}\n{draft}")
-                    };
-                }),
+                Effect::RestoreDraft { text, attachments } => self.restore_draft(text, attachments),
                 Effect::InvokeClientTool {
                     item_id,
                     call_id,
@@ -194,10 +225,15 @@ impl Runtime {
                     .pending_tools
                     .borrow_mut()
                     .push((item_id, call_id, name)),
-                // Handed to the page as the `chat.effect` event emitted with it.
-                Effect::ClientEffect { .. } => {}
+                // The page also gets it as the `chat.effect` event emitted with it.
+                Effect::ClientEffect { name, data } => self.run_effect(&name, &data),
             }
         }
+    }
+
+    /// The element (or component root) the chat lives in.
+    pub fn host(&self) -> Option<HtmlElement> {
+        self.host.borrow().clone()
     }
 
     /// Set where DOM events go (the Leptos component knows its root only once mounted).

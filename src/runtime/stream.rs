@@ -23,6 +23,13 @@ impl Runtime {
     }
 
     pub(crate) fn start_stream(self: &Rc<Self>, body: RequestBody) {
+        let request = self.envelope(body);
+        self.start_request(request);
+    }
+
+    /// Stream the answer to an envelope built by the caller (a message with its own
+    /// metadata).
+    pub(crate) fn start_request(self: &Rc<Self>, request: ChatRequest) {
         self.abort_in_flight();
         let generation = self.generation.get();
         let Ok(abort) = AbortController::new() else {
@@ -33,7 +40,6 @@ impl Runtime {
         };
         let signal = abort.signal();
         *self.abort.borrow_mut() = Some(abort);
-        let request = self.envelope(body);
         let endpoint = self.signals.endpoint.get_untracked();
         let stall_ms = self.stall_ms.get();
         let this = Rc::clone(self);
@@ -90,20 +96,35 @@ impl Runtime {
         self.apply(input);
     }
 
-    /// After an answer: client tool calls it asked for get their results sent back.
+    /// After an answer: the client tool call it asked for runs (the SDK pauses the turn on
+    /// one pending call), and its result, or `{"error": …}` when the tool is missing or
+    /// throws, goes back with `threads.add_client_tool_output`; the answer continues.
     fn after_stream(self: &Rc<Self>) {
         let Some(thread_id) = self.state.borrow().thread_id().cloned() else {
             return;
         };
         let pending = std::mem::take(&mut *self.pending_tools.borrow_mut());
-        if let Some((_item, call_id, name)) = pending.into_iter().next() {
-            // No client tool registry yet: answer honestly that the tool is missing.
-            let result = serde_json::json!({
-                "call_id": call_id,
-                "error": format!("No client tool named `{name}` is registered in this page."),
-            });
-            self.apply(Input::TurnStarted);
-            self.start_stream(RequestBody::AddClientToolOutput { thread_id, result });
-        }
+        let Some((item_id, _call_id, name)) = pending.into_iter().next() else {
+            return;
+        };
+        let arguments = self.tool_arguments(&item_id);
+        // The turn goes on while the tool runs: Stop is offered and ends it.
+        self.apply(Input::TurnStarted);
+        let generation = self.generation.get();
+        let this = Rc::clone(self);
+        wasm_bindgen_futures::spawn_local(async move {
+            let result = this.call_client_tool(&item_id, &name, arguments).await;
+            if this.generation.get() != generation {
+                // Stopped, or another thread opened, while the tool ran: nothing is sent.
+                this.complete_tool_call(
+                    &item_id,
+                    serde_json::json!({ "error": "Stopped before the result was sent." }),
+                );
+                return;
+            }
+            let result = result.unwrap_or_else(|message| serde_json::json!({ "error": message }));
+            this.complete_tool_call(&item_id, result.clone());
+            this.start_stream(RequestBody::AddClientToolOutput { thread_id, result });
+        });
     }
 }

@@ -1,8 +1,10 @@
-//! ComposerDock: the attachment tray and the composer (textarea + Send/Stop).
+//! ComposerDock: the attachment tray and the composer (textarea, file picker, Send/Stop).
 
-use crate::runtime::Shell;
+use super::attachments::AttachmentTray;
+use crate::runtime::{Runtime, Shell};
 use leptos::html;
 use leptos::prelude::*;
+use wasm_bindgen::JsCast;
 
 /// The composer grows with its text up to this height (px), then scrolls.
 const MAX_HEIGHT_PX: i32 = 200;
@@ -11,22 +13,25 @@ const MAX_HEIGHT_PX: i32 = 200;
 pub fn ComposerDock(shell: Shell) -> impl IntoView {
     view! {
         <div class="cs-dock" part="composer">
-            <AttachmentTray />
+            <AttachmentTray shell=shell />
             <Composer shell=shell />
         </div>
     }
 }
 
-/// Files waiting to be sent with the next message (filled by the attachments work).
-#[component]
-fn AttachmentTray() -> impl IntoView {
-    view! { <ul class="cs-tray" part="attachment-tray" aria-label="Attachments" hidden=true></ul> }
+/// The files of a `FileList` (picker, drop, paste).
+pub(super) fn files_of(list: Option<web_sys::FileList>) -> Vec<web_sys::File> {
+    let Some(list) = list else {
+        return Vec::new();
+    };
+    (0..list.length()).filter_map(|i| list.get(i)).collect()
 }
 
 #[component]
 fn Composer(shell: Shell) -> impl IntoView {
     let signals = shell.signals().expect("runtime exists while mounted");
     let textarea = NodeRef::<html::Textarea>::new();
+    let picker = NodeRef::<html::Input>::new();
     let blocked = move || {
         signals.thread.with(|t| {
             t.as_ref().and_then(|t| {
@@ -36,18 +41,15 @@ fn Composer(shell: Shell) -> impl IntoView {
             })
         })
     };
-    let send = move || {
-        let text = signals.draft.get_untracked();
-        let sent = shell
-            .with(|rt| rt.send_message(text, false))
-            .unwrap_or(false);
-        if sent {
-            signals.draft.set(String::new());
-        }
+    // Why Send waits: files still uploading, or one failed.
+    let tray_blocker = move || signals.tray.entries.with(|e| Runtime::tray_blocker(e));
+    let opening = move || signals.history.opening.with(Option::is_some);
+    let empty = move || {
+        signals.draft.with(|d| d.trim().is_empty()) && signals.tray.entries.with(Vec::is_empty)
     };
     let grow = move || {
         if let Some(t) = textarea.get_untracked() {
-            let style = wasm_bindgen::JsCast::unchecked_ref::<web_sys::HtmlElement>(&t).style();
+            let style = t.unchecked_ref::<web_sys::HtmlElement>().style();
             let _ = style.set_property("height", "auto");
             let _ = style.set_property(
                 "height",
@@ -55,17 +57,43 @@ fn Composer(shell: Shell) -> impl IntoView {
             );
         }
     };
+    // A draft restored or switched in (another thread) needs its height too.
+    Effect::new(move |_| {
+        signals.draft.track();
+        request_animation_frame(grow);
+    });
+    let send = move || {
+        shell.with(|rt| rt.send_draft());
+    };
     let on_keydown = move |ev: web_sys::KeyboardEvent| {
         // Enter sends; Shift+Enter is a newline; composing (IME) text is never sent.
         if ev.key() == "Enter" && !ev.shift_key() && !ev.is_composing() && ev.key_code() != 229 {
             ev.prevent_default();
-            if signals.streaming.get_untracked().is_none() {
+            if tray_blocker().is_none() && blocked().is_none() {
                 send();
             }
         }
     };
+    let on_paste = move |ev: web_sys::ClipboardEvent| {
+        let files = files_of(ev.clipboard_data().and_then(|d| d.files()));
+        if !files.is_empty() {
+            // A pasted file goes to the tray; its name must not land in the text.
+            ev.prevent_default();
+            shell.with(|rt| rt.add_files(files));
+        }
+    };
+    let on_pick = move |_| {
+        let Some(input) = picker.get_untracked() else {
+            return;
+        };
+        let files = files_of(input.files());
+        // Cleared, so choosing the same file again still reports a change.
+        input.set_value("");
+        shell.with(|rt| rt.add_files(files));
+    };
     let streaming = move || signals.streaming.get().is_some();
     let can_stop = move || signals.streaming.get() == Some(true);
+    let accept = move || signals.tray.limits.with(|l| l.accept_attribute());
     view! {
         <form
             class="cs-composer"
@@ -79,6 +107,33 @@ fn Composer(shell: Shell) -> impl IntoView {
                 let text = if reason.is_empty() { "This conversation is closed.".to_owned() } else { reason };
                 view! { <p class="cs-composer__blocked" data-part="composer-blocked" role="status">{text}</p> }
             })}
+            {move || tray_blocker().map(|reason| view! {
+                <p class="cs-composer__blocked" data-part="composer-waiting" role="status">{reason}</p>
+            })}
+            <input
+                type="file"
+                class="cs-composer__picker"
+                node_ref=picker
+                multiple=true
+                accept=accept
+                tabindex="-1"
+                aria-hidden="true"
+                on:change=on_pick
+            />
+            <button
+                type="button"
+                class="cs-button cs-button--ghost cs-composer__attach"
+                aria-label="Add attachment"
+                title="Add attachment"
+                disabled=move || blocked().is_some()
+                on:click=move |_| {
+                    if let Some(input) = picker.get_untracked() {
+                        input.click();
+                    }
+                }
+            >
+                <span aria-hidden="true">"📎"</span>
+            </button>
             <textarea
                 class="cs-composer__input"
                 node_ref=textarea
@@ -92,6 +147,7 @@ fn Composer(shell: Shell) -> impl IntoView {
                     grow();
                 }
                 on:keydown=on_keydown
+                on:paste=on_paste
             ></textarea>
             <Show
                 when=can_stop
@@ -99,7 +155,9 @@ fn Composer(shell: Shell) -> impl IntoView {
                     <button
                         type="submit"
                         class="cs-button cs-button--primary"
-                        disabled=move || streaming() || blocked().is_some() || signals.draft.with(|d| d.trim().is_empty())
+                        disabled=move || {
+                            streaming() || opening() || blocked().is_some() || tray_blocker().is_some() || empty()
+                        }
                     >
                         "Send"
                     </button>

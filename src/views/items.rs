@@ -1,7 +1,9 @@
-//! One view per item kind, chosen by the item's kind tag. Kinds later work fills in
-//! (widgets, tools, structured input) show an honest "unsupported content" card.
+//! One view per item kind, chosen by the item's kind tag; widgets, client widgets, client
+//! tool calls and structured input live in `widgets`. A kind this client does not know
+//! shows an honest "unsupported content" card.
 
 use super::message::{AssistantMessageView, UserMessageView};
+use super::widgets::{ClientWidgetView, StructuredInputView, ToolCallView, WidgetView};
 use crate::markdown;
 use crate::protocol::{ItemId, ItemKind, StatusIndicator, Task};
 use crate::reducer::ItemStatus;
@@ -16,6 +18,10 @@ pub fn ItemView(shell: Shell, key: ItemKey) -> impl IntoView {
         "assistant_message" => view! { <AssistantMessageView shell=shell id=id /> }.into_any(),
         "task" | "workflow" => view! { <ProcessView shell=shell id=id /> }.into_any(),
         "generated_image" => view! { <GeneratedImageView shell=shell id=id /> }.into_any(),
+        "widget" => view! { <WidgetView shell=shell id=id /> }.into_any(),
+        "client_widget" => view! { <ClientWidgetView shell=shell id=id /> }.into_any(),
+        "client_tool_call" => view! { <ToolCallView shell=shell id=id /> }.into_any(),
+        "structured_input" => view! { <StructuredInputView shell=shell id=id /> }.into_any(),
         // Closes a turn; nothing to see.
         "end_of_turn" => ().into_any(),
         _ => view! { <UnsupportedView shell=shell id=id /> }.into_any(),

@@ -20,13 +20,7 @@ pub fn UserMessageView(shell: Shell, id: ItemId) -> impl IntoView {
         shell
             .with(|rt| {
                 rt.with_item(&item_id, |i| match &i.item.kind {
-                    ItemKind::UserMessage(m) => (
-                        m.text(),
-                        m.attachments
-                            .iter()
-                            .map(|a| a.name.clone())
-                            .collect::<Vec<_>>(),
-                    ),
+                    ItemKind::UserMessage(m) => (m.text(), m.attachments.clone()),
                     _ => (String::new(), Vec::new()),
                 })
             })
@@ -35,16 +29,13 @@ pub fn UserMessageView(shell: Shell, id: ItemId) -> impl IntoView {
     });
     view! {
         <article class="cs-msg cs-msg--user" data-role="user" part="message" aria-label="You said">
-            <div class="cs-msg__bubble">{move || content.with(|c| c.0.clone())}</div>
-            <ul class="cs-msg__attachments" aria-label="Attachments">
-                {move || {
-                    content
-                        .with(|c| c.1.clone())
-                        .into_iter()
-                        .map(|name| view! { <li class="cs-badge">{name}</li> })
-                        .collect_view()
-                }}
-            </ul>
+            <Show when=move || content.with(|c| !c.0.is_empty())>
+                <div class="cs-msg__bubble">{move || content.with(|c| c.0.clone())}</div>
+            </Show>
+            <super::attachments::SentAttachments
+                shell=shell
+                attachments=Signal::derive(move || content.with(|c| c.1.clone()))
+            />
         </article>
     }
 }

@@ -1,16 +1,31 @@
 //! The Leptos views. The tree follows the spec: ChatShell → ShellHeader, ShellBody →
-//! StreamViewport, ComposerDock → AttachmentTray, Composer. Views read state through the
-//! runtime and never mutate it except through its intent methods.
+//! HistoryView (in place of the conversation while open), StreamViewport, ComposerDock →
+//! AttachmentTray, Composer. Views read state through the runtime and never mutate it
+//! except through its intent methods.
 
+mod attachments;
 mod composer;
 mod header;
+mod history;
 mod items;
 mod markdown;
 mod message;
+mod resize;
 mod viewport;
+mod widgets;
 
 use crate::runtime::Shell;
+use leptos::html;
 use leptos::prelude::*;
+
+/// Whether a drag carries files (not text or a link dragged within the page).
+fn drags_files(ev: &web_sys::DragEvent) -> bool {
+    ev.data_transfer().is_some_and(|dt| {
+        dt.types()
+            .iter()
+            .any(|t| t.as_string().as_deref() == Some("Files"))
+    })
+}
 
 /// The whole component for one runtime.
 #[component]
@@ -19,16 +34,67 @@ pub fn ShellRoot(shell: Shell) -> impl IntoView {
         return view! { <div class="cs-shell" part="shell">"This chat is no longer available."</div> }
             .into_any();
     };
+    let history_button = NodeRef::<html::Button>::new();
+    let history_open = move || signals.history.open.get();
+    // Files dropped anywhere on the component join the tray.
+    let dragging = RwSignal::new(false);
+    let on_dragover = move |ev: web_sys::DragEvent| {
+        if history_open() || !drags_files(&ev) {
+            return;
+        }
+        ev.prevent_default();
+        if let Some(dt) = ev.data_transfer() {
+            dt.set_drop_effect("copy");
+        }
+        dragging.set(true);
+    };
+    let on_dragleave = move |ev: web_sys::DragEvent| {
+        // Leaving for a child is not leaving the component.
+        let inside = ev
+            .related_target()
+            .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Node>(t).ok())
+            .zip(ev.current_target())
+            .is_some_and(|(to, this)| {
+                wasm_bindgen::JsCast::unchecked_ref::<web_sys::Node>(&this).contains(Some(&to))
+            });
+        if !inside {
+            dragging.set(false);
+        }
+    };
+    let on_drop = move |ev: web_sys::DragEvent| {
+        dragging.set(false);
+        if history_open() || !drags_files(&ev) {
+            return;
+        }
+        ev.prevent_default();
+        let files = composer::files_of(ev.data_transfer().and_then(|dt| dt.files()));
+        shell.with(|rt| rt.add_files(files));
+    };
     view! {
-        <div class="cs-shell" part="shell">
-            <header::ShellHeader shell=shell />
+        <div
+            class="cs-shell"
+            part="shell"
+            class:cs-shell--dragging=move || dragging.get()
+            on:dragover=on_dragover
+            on:dragleave=on_dragleave
+            on:drop=on_drop
+        >
+            <header::ShellHeader shell=shell history_button=history_button />
             <div class="cs-body" part="body">
-                <viewport::StreamViewport shell=shell />
-                <composer::ComposerDock shell=shell />
+                // Hidden, not unmounted, while the history covers it: its scroll position,
+                // rendered messages and draft stay as they were.
+                <div class="cs-conversation" class:cs-conversation--covered=history_open>
+                    <viewport::StreamViewport shell=shell />
+                    <composer::ComposerDock shell=shell />
+                </div>
+                <Show when=history_open>
+                    <history::HistoryView shell=shell history_button=history_button />
+                </Show>
             </div>
             <div class="cs-sr-only" role="status" aria-live="polite" aria-atomic="true">
                 {move || signals.announce.get()}
             </div>
+            <resize::ResizeHandles shell=shell />
         </div>
     }
     .into_any()

@@ -1,41 +1,95 @@
-//! StreamViewport: notices, the items of the thread, progress, the turn's error, and
-//! scrolling that follows the answer only while the reader is at the bottom.
+//! StreamViewport: notices, the start screen, the items of the thread, progress, the
+//! turn's error, and scrolling: it follows the answer only while the reader is at the
+//! bottom, loads older items when the reader reaches the top, and keeps what the reader
+//! sees in place when they are prepended.
 
 use super::items::ItemView;
 use crate::markdown;
+use crate::options::StarterPrompt;
 use crate::protocol::NoticeLevel;
 use crate::runtime::Shell;
 use leptos::html;
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
+use web_sys::{Element, IntersectionObserver, IntersectionObserverEntry, IntersectionObserverInit};
 
 /// Distance from the bottom (px) that still counts as "at the bottom".
 const STICK_PX: i32 = 48;
+/// Older items start loading this far (px) before the reader reaches the top.
+const PRELOAD_PX: u32 = 300;
+
+/// Where an element's top is, relative to the viewport's top (px).
+fn top_in(viewport: &Element, el: &Element) -> f64 {
+    el.get_bounding_client_rect().top() - viewport.get_bounding_client_rect().top()
+}
 
 #[component]
 pub fn StreamViewport(shell: Shell) -> impl IntoView {
     let signals = shell.signals().expect("runtime exists while mounted");
     let viewport = NodeRef::<html::Div>::new();
     let content = NodeRef::<html::Div>::new();
+    let items = NodeRef::<html::Section>::new();
+    let top_sentinel = NodeRef::<html::Div>::new();
     let at_bottom = RwSignal::new(true);
+    // The first item shown and where it was on screen: when older items are put in front
+    // of it, the scroll position moves by as much as it did, so the reader's place holds.
+    let anchor = StoredValue::new_local(None::<(Element, f64)>);
+    let record_anchor = move || {
+        let (Some(v), Some(section)) = (viewport.get_untracked(), items.get_untracked()) else {
+            return;
+        };
+        let first = section.first_element_child();
+        anchor.set_value(first.map(|el| {
+            let top = top_in(&v, &el);
+            (el, top)
+        }));
+    };
+    let keep_place = move || {
+        let (Some(v), Some(section)) = (viewport.get_untracked(), items.get_untracked()) else {
+            return;
+        };
+        anchor.with_value(|a| {
+            let Some((el, before)) = a else { return };
+            // Only a prepend moves the first item away from the front.
+            let prepended = el.is_connected() && section.first_element_child().as_ref() != Some(el);
+            if prepended {
+                let moved = top_in(&v, el) - before;
+                v.set_scroll_top(v.scroll_top() + moved.round() as i32);
+            }
+        });
+    };
 
     let on_scroll = move |_| {
         if let Some(v) = viewport.get() {
             at_bottom.set(v.scroll_height() - v.scroll_top() - v.client_height() < STICK_PX);
         }
+        record_anchor();
     };
     let scroll_to_end = move || {
         if let Some(v) = viewport.get_untracked() {
             v.set_scroll_top(v.scroll_height());
         }
     };
-    // Content grows (streamed text, images loading): follow it if the reader is at the end.
+    // Another thread: start at its newest items.
+    let thread_id = Memo::new(move |_| signals.thread.with(|t| t.as_ref().map(|t| t.id.clone())));
+    Effect::new(move |_| {
+        thread_id.track();
+        anchor.set_value(None);
+        at_bottom.set(true);
+        scroll_to_end();
+    });
+    // Content grows (streamed text, images loading, older items): follow it if the reader
+    // is at the end, else keep their place. Resize observers run after layout and before
+    // paint, so neither flickers.
     Effect::new(move |_| {
         let Some(el) = content.get() else { return };
         let follow = Closure::<dyn FnMut()>::new(move || {
             if at_bottom.get_untracked() {
                 scroll_to_end();
+            } else {
+                keep_place();
             }
+            record_anchor();
         });
         if let Ok(observer) = web_sys::ResizeObserver::new(follow.as_ref().unchecked_ref()) {
             observer.observe(&el);
@@ -43,18 +97,96 @@ pub fn StreamViewport(shell: Shell) -> impl IntoView {
         // Lives as long as the observed element: the observer calls it until then.
         follow.forget();
     });
+    // Older items when the top comes into view; after each page the observer looks again,
+    // as the top may still be in view without any intersection change.
+    let observer =
+        StoredValue::new_local(None::<(IntersectionObserver, Closure<dyn FnMut(js_sys::Array)>)>);
+    Effect::new(move |_| {
+        let (Some(root), Some(target)) = (viewport.get(), top_sentinel.get()) else {
+            return;
+        };
+        if observer.with_value(Option::is_some) {
+            return;
+        }
+        let callback = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
+            let visible = entries.iter().any(|e| {
+                e.dyn_into::<IntersectionObserverEntry>()
+                    .is_ok_and(|e| e.is_intersecting())
+            });
+            if visible {
+                shell.with(|rt| rt.load_older());
+            }
+        });
+        let init = IntersectionObserverInit::new();
+        init.set_root(Some(&root));
+        init.set_root_margin(&format!("{PRELOAD_PX}px 0px 0px 0px"));
+        if let Ok(io) =
+            IntersectionObserver::new_with_options(callback.as_ref().unchecked_ref(), &init)
+        {
+            io.observe(&target);
+            observer.set_value(Some((io, callback)));
+        }
+    });
+    Effect::new(move |_| {
+        let older = signals.history.older.get();
+        if older.loading || !older.more {
+            return;
+        }
+        let Some(target) = top_sentinel.get_untracked() else {
+            return;
+        };
+        // After this frame's render (the page just applied), not before it.
+        request_animation_frame(move || {
+            observer.with_value(|o| {
+                if let Some((io, _)) = o {
+                    io.unobserve(&target);
+                    io.observe(&target);
+                }
+            });
+        });
+    });
+    on_cleanup(move || {
+        observer.update_value(|o| {
+            if let Some((io, _)) = o.take() {
+                io.disconnect();
+            }
+        });
+    });
 
-    let empty = move || signals.order.with(|o| o.is_empty()) && signals.streaming.get().is_none();
+    let opening = move || signals.history.opening.with(Option::is_some);
+    let empty = move || {
+        signals.order.with(|o| o.is_empty())
+            && signals.streaming.get().is_none()
+            && signals.thread.with(Option::is_none)
+            && !opening()
+    };
     view! {
-        <div class="cs-viewport" part="viewport" node_ref=viewport on:scroll=on_scroll>
+        <div
+            class="cs-viewport"
+            part="viewport"
+            node_ref=viewport
+            on:scroll=on_scroll
+            aria-busy=move || opening().to_string()
+        >
             <div class="cs-viewport__content" node_ref=content>
                 <Notices shell=shell />
-                <Show when=empty>
-                    <div class="cs-start" data-part="start-screen">
-                        <p class="cs-start__greeting">"How can I help you today?"</p>
+                {move || opening().then(|| view! {
+                    <p class="cs-loading" data-part="thread-loading" role="status">"Loading conversation…"</p>
+                })}
+                {move || signals.history.open_error.get().map(|error| view! {
+                    <div class="cs-error" data-part="thread-error" role="alert">
+                        <p class="cs-error__message">{error}</p>
                     </div>
+                })}
+                <Show when=empty>
+                    <StartScreen shell=shell />
                 </Show>
-                <section class="cs-items" aria-label="Conversation">
+                <div class="cs-older" data-part="older-sentinel" node_ref=top_sentinel>
+                    {move || signals.history.older.with(|o| o.loading).then(|| view! {
+                        <p class="cs-loading" data-part="older-loading" role="status">"Loading earlier messages…"</p>
+                    })}
+                </div>
+                <section class="cs-items" aria-label="Conversation" node_ref=items>
                     <For
                         each=move || signals.order.get()
                         key=|k| k.clone()
@@ -152,5 +284,59 @@ fn Notices(shell: Shell) -> impl IntoView {
                 }
             />
         </div>
+    }
+}
+
+/// What an empty conversation shows: the greeting and the starter prompts, each of which
+/// starts a thread with its prompt as the first message.
+#[component]
+fn StartScreen(shell: Shell) -> impl IntoView {
+    let signals = shell.signals().expect("runtime exists while mounted");
+    let prompts = move || {
+        let prompts = signals.starters.get();
+        (!prompts.is_empty()).then(|| {
+            let buttons = prompts
+                .into_iter()
+                .map(|p| view! { <li><StarterButton shell=shell prompt=p /></li> })
+                .collect_view();
+            view! { <ul class="cs-start__prompts" aria-label="Suggestions">{buttons}</ul> }
+        })
+    };
+    view! {
+        <div class="cs-start" data-part="start-screen">
+            <p class="cs-start__greeting">{move || signals.greeting.get()}</p>
+            {prompts}
+        </div>
+    }
+}
+
+#[component]
+fn StarterButton(shell: Shell, prompt: StarterPrompt) -> impl IntoView {
+    // An icon is an image URL, a short symbol (emoji), or a name for the host's CSS.
+    let icon = prompt
+        .icon
+        .map(|icon| match markdown::safe_image_url(&icon) {
+            Some(src) => view! { <img class="cs-start__icon" src=src alt="" /> }.into_any(),
+            None if icon.chars().count() <= 4 => {
+                view! { <span class="cs-start__icon" aria-hidden="true">{icon}</span> }.into_any()
+            }
+            None => {
+                view! { <span class="cs-start__icon" data-icon=icon aria-hidden="true"></span> }
+                    .into_any()
+            }
+        });
+    let text = prompt.prompt;
+    view! {
+        <button
+            type="button"
+            class="cs-start__prompt"
+            data-part="starter-prompt"
+            on:click=move |_| {
+                shell.with(|rt| rt.send_message(text.clone(), false));
+            }
+        >
+            {icon}
+            <span class="cs-start__title">{prompt.title}</span>
+        </button>
     }
 }

@@ -21,6 +21,8 @@ usage: chat-shell-runtime [options]
   --dist DIR       static files served at / (default dist)
   --db PATH        SQLite file keeping the history (default chat-shell-demo.db)
   --memory         keep everything in memory instead (tests)
+  --seed-thread N  start with one more thread holding N items (benchmarks); its id is
+                   printed after the listening line
   -h, --help       this help";
 
 #[derive(Debug, PartialEq)]
@@ -31,6 +33,8 @@ struct Config {
     dist: PathBuf,
     /// `None`: in memory.
     db: Option<PathBuf>,
+    /// Items of a thread created at start (`--seed-thread`).
+    seed_items: Option<usize>,
 }
 
 #[derive(Debug, PartialEq)]
@@ -46,6 +50,7 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
         pace_ms: 20,
         dist: PathBuf::from("dist"),
         db: Some(PathBuf::from("chat-shell-demo.db")),
+        seed_items: None,
     };
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
@@ -78,6 +83,13 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
             "--dist" => config.dist = PathBuf::from(value("--dist")?),
             "--db" => config.db = Some(PathBuf::from(value("--db")?)),
             "--memory" => config.db = None,
+            "--seed-thread" => {
+                let v = value("--seed-thread")?;
+                config.seed_items = Some(
+                    v.parse()
+                        .map_err(|_| format!("--seed-thread: not a number of items: {v}"))?,
+                );
+            }
             other => return Err(format!("unknown argument: {other}")),
         }
     }
@@ -117,6 +129,14 @@ async fn run(config: Config) -> Result<(), String> {
         }
         None => store::Store::open_in_memory().map_err(|e| e.to_string())?,
     };
+    let seeded = match config.seed_items {
+        Some(n) => Some(
+            store
+                .seed_thread(n)
+                .map_err(|e| format!("cannot seed a thread: {e}"))?,
+        ),
+        None => None,
+    };
     let listener = tokio::net::TcpListener::bind((config.host.as_str(), config.port))
         .await
         .map_err(|e| format!("cannot listen on {}:{}: {e}", config.host, config.port))?;
@@ -144,6 +164,9 @@ async fn run(config: Config) -> Result<(), String> {
     let app = server::router(state, &config.dist);
 
     println!("chat-shell-runtime listening on http://{authority}");
+    if let (Some(id), Some(n)) = (&seeded, config.seed_items) {
+        println!("seeded thread {id} with {n} items");
+    }
     let _ = std::io::stdout().flush();
 
     let mut stopped = stop_rx;
@@ -215,6 +238,7 @@ mod tests {
                 pace_ms: 20,
                 dist: "dist".into(),
                 db: Some("chat-shell-demo.db".into()),
+                seed_items: None,
             }
         );
     }
@@ -242,6 +266,10 @@ mod tests {
         };
         assert_eq!(c.db, Some("h.db".into()));
         assert_eq!(parse(&["--help"]), Ok(Args::Help));
+        let Ok(Args::Run(c)) = parse(&["--seed-thread", "1000"]) else {
+            panic!()
+        };
+        assert_eq!(c.seed_items, Some(1000));
     }
 
     #[test]
@@ -250,5 +278,6 @@ mod tests {
         assert!(parse(&["--port", "http"]).is_err());
         assert!(parse(&["--pace-ms", "-1"]).is_err());
         assert!(parse(&["--verbose"]).is_err());
+        assert!(parse(&["--seed-thread", "many"]).is_err());
     }
 }

@@ -402,8 +402,12 @@ fn prepare(state: &AppState, base: &str, body: RequestBody) -> store::Result<Opt
             let text = message_text(&user);
             let attempt = state.next_attempt(&user.id);
             scripts::respond(&mut s, &user.id, &text, attempt);
-            let first = first_user_text(store, &thread.id)?.unwrap_or(text);
-            s.finish(&first);
+            // A ghost message (hidden from the user) never names the thread.
+            let first = first_user_text(store, &thread.id)?
+                .or_else(|| (!chat_shell::reducer::is_ghost(&user)).then_some(text));
+            if let Some(first) = first {
+                s.finish(&first);
+            }
         }
         RequestBody::RetryAfterItem { thread_id, item_id } => {
             let Some(item) = store.item(&thread_id, &item_id)? else {
@@ -512,8 +516,9 @@ fn prepare(state: &AppState, base: &str, body: RequestBody) -> store::Result<Opt
 }
 
 fn finish(store: &Store, s: &mut Script<'_>, thread: &ThreadId) -> store::Result<()> {
-    let first = first_user_text(store, thread)?.unwrap_or_default();
-    s.finish(&first);
+    if let Some(first) = first_user_text(store, thread)? {
+        s.finish(&first);
+    }
     Ok(())
 }
 
@@ -521,7 +526,7 @@ fn first_user_text(store: &Store, thread: &ThreadId) -> store::Result<Option<Str
     Ok(store
         .all_items(thread)?
         .into_iter()
-        .find(|i| matches!(i.kind, ItemKind::UserMessage(_)))
+        .find(|i| matches!(i.kind, ItemKind::UserMessage(_)) && !chat_shell::reducer::is_ghost(i))
         .map(|i| message_text(&i)))
 }
 

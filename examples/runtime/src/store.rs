@@ -5,7 +5,8 @@
 //! `std::sync::Mutex` around the connection is simpler than a pool and fast enough.
 
 use chat_shell::protocol::{
-    FeedbackKind, ItemId, JsonMap, ListOrder, Page, Thread, ThreadId, ThreadItem, ThreadStatus,
+    AssistantContent, AssistantMessage, FeedbackKind, InputText, ItemId, ItemKind, JsonMap,
+    ListOrder, Page, Thread, ThreadId, ThreadItem, ThreadStatus, UserContent, UserMessage,
 };
 use rusqlite::{params, Connection, OptionalExtension};
 use std::path::Path;
@@ -451,6 +452,54 @@ impl Store {
             .execute("DELETE FROM attachments WHERE id = ?1", [id])?
             > 0)
     }
+
+    /// Creates a titled thread holding `n` items, questions and answers in turn (for
+    /// benchmarks: `--seed-thread`). One transaction, so thousands take milliseconds.
+    pub fn seed_thread(&self, n: usize) -> Result<ThreadId> {
+        let mut thread = self.create_thread()?;
+        thread.title = Some(format!("Seeded thread ({n} items)"));
+        self.save_thread(&thread)?;
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        {
+            let mut insert = tx.prepare(
+                "INSERT INTO items (id, thread_id, seq, created_at, json)
+                 VALUES (?1, ?2, (SELECT COALESCE(MAX(seq), 0) + 1 FROM items), ?3, ?4)",
+            )?;
+            for i in 0..n {
+                let turn = i / 2 + 1;
+                let kind = if i % 2 == 0 {
+                    ItemKind::UserMessage(UserMessage {
+                        content: vec![UserContent::InputText(InputText {
+                            text: format!("Seeded question {turn}"),
+                        })],
+                        ..Default::default()
+                    })
+                } else {
+                    ItemKind::AssistantMessage(AssistantMessage {
+                        content: vec![AssistantContent::text(format!(
+                            "Seeded answer {turn}: a **short** reply with a [link](https://example.com/{turn}) \
+                             and a list:\n\n- one\n- two"
+                        ))],
+                    })
+                };
+                let item = ThreadItem {
+                    id: ItemId(self.next_id(if i % 2 == 0 { "msg" } else { "asst" })),
+                    thread_id: Some(thread.id.clone()),
+                    created_at: now_iso(),
+                    kind,
+                };
+                insert.execute(params![
+                    item.id.as_str(),
+                    thread.id.as_str(),
+                    item.created_at,
+                    to_json(&item)?
+                ])?;
+            }
+        }
+        tx.commit()?;
+        Ok(thread.id)
+    }
 }
 
 /// `data` holds up to `limit + 1` rows: the extra one only says there is more.
@@ -771,6 +820,29 @@ mod tests {
             .set_title(&ThreadId::from("thr_nope"), "x")
             .unwrap()
             .is_none());
+    }
+
+    #[test]
+    fn a_seeded_thread_pages_newest_first() {
+        let s = store();
+        let id = s.seed_thread(45).unwrap();
+        let thread = s.thread(&id).unwrap().unwrap();
+        assert_eq!(thread.title.as_deref(), Some("Seeded thread (45 items)"));
+        let newest = s.list_items(&id, 20, None, ListOrder::Desc).unwrap();
+        assert!(newest.has_more);
+        assert_eq!(newest.data.len(), 20);
+        let last = newest.data.first().unwrap();
+        // Item 44 (0-based) is the 23rd question.
+        assert!(matches!(&last.kind, ItemKind::UserMessage(m) if m.text() == "Seeded question 23"));
+        let older = s
+            .list_items(&id, 20, newest.after.as_deref(), ListOrder::Desc)
+            .unwrap();
+        let oldest = s
+            .list_items(&id, 20, older.after.as_deref(), ListOrder::Desc)
+            .unwrap();
+        assert_eq!((older.data.len(), oldest.data.len()), (20, 5));
+        assert!(!oldest.has_more);
+        assert_eq!(s.all_items(&id).unwrap().len(), 45);
     }
 
     #[test]

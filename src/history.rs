@@ -1,0 +1,241 @@
+//! The thread history as the list shows it: a label per thread and relative dates.
+//!
+//! ChatKit timestamps are naive ISO 8601 (`2025-11-27T14:23:46.724911`, no zone); servers
+//! write them in UTC, so they are read as UTC. Everything here is pure: "now" is passed in.
+
+use crate::protocol::{ItemKind, Thread};
+
+/// What a thread without a title and without a readable first message is called.
+pub const UNTITLED: &str = "Untitled conversation";
+
+/// Longest label taken from a first message (the list shows one line).
+const LABEL_CHARS: usize = 80;
+
+/// The label of a thread in the list: its title, else the text of its first user message
+/// (when the server sent items with the thread), else [`UNTITLED`].
+pub fn thread_label(thread: &Thread) -> String {
+    if let Some(title) = thread.title.as_deref().map(str::trim) {
+        if !title.is_empty() {
+            return title.to_owned();
+        }
+    }
+    let first = thread.items.as_ref().and_then(|page| {
+        page.data.iter().find_map(|item| match &item.kind {
+            ItemKind::UserMessage(m) => Some(m.text()),
+            _ => None,
+        })
+    });
+    match first.map(|t| one_line(&t)) {
+        Some(text) if !text.is_empty() => text,
+        _ => UNTITLED.to_owned(),
+    }
+}
+
+/// Whitespace collapsed to single spaces, cut to [`LABEL_CHARS`] characters.
+fn one_line(text: &str) -> String {
+    let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match joined.char_indices().nth(LABEL_CHARS) {
+        Some((end, _)) => format!("{}…", &joined[..end]),
+        None => joined,
+    }
+}
+
+/// Milliseconds since the Unix epoch of an ISO 8601 timestamp. A timestamp without a zone
+/// is UTC; `Z` and `±hh:mm` offsets are honoured. `None` when it cannot be read.
+pub fn parse_timestamp_ms(text: &str) -> Option<f64> {
+    let text = text.trim();
+    let (date, time) = text.split_once(['T', ' '])?;
+    let mut date_parts = date.splitn(3, '-');
+    let year: i64 = date_parts.next()?.parse().ok()?;
+    let month: u32 = date_parts.next()?.parse().ok()?;
+    let day: u32 = date_parts.next()?.parse().ok()?;
+    if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
+        return None;
+    }
+    // Split off a zone: `Z`, or a sign after the seconds.
+    let (clock, offset_minutes) = if let Some(clock) = time.strip_suffix(['Z', 'z']) {
+        (clock, 0)
+    } else if let Some(at) = time.rfind(['+', '-']) {
+        let (clock, zone) = time.split_at(at);
+        let sign = if zone.starts_with('-') { -1 } else { 1 };
+        let zone = zone[1..].replace(':', "");
+        if zone.len() != 4 || !zone.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let hours: i64 = zone[..2].parse().ok()?;
+        let minutes: i64 = zone[2..].parse().ok()?;
+        (clock, sign * (hours * 60 + minutes))
+    } else {
+        (time, 0)
+    };
+    let mut clock_parts = clock.splitn(3, ':');
+    let hour: u32 = clock_parts.next()?.parse().ok()?;
+    let minute: u32 = clock_parts.next()?.parse().ok()?;
+    let seconds: f64 = clock_parts.next().unwrap_or("0").parse().ok()?;
+    if hour > 23 || minute > 59 || !(0.0..61.0).contains(&seconds) {
+        return None;
+    }
+    let days = days_from_civil(year, month, day);
+    let secs = days as f64 * 86_400.0 + f64::from(hour * 3600 + minute * 60) + seconds
+        - (offset_minutes * 60) as f64;
+    Some(secs * 1000.0)
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y.rem_euclid(400);
+    let m = i64::from(month);
+    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(day) - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// "just now", "2 minutes ago", "yesterday", "3 weeks ago", … for a timestamp, seen at
+/// `now_ms` (milliseconds since the epoch). `None` when the timestamp cannot be read.
+/// A time in the future (clocks disagree) reads as "just now".
+pub fn relative_date(created_at: &str, now_ms: f64) -> Option<String> {
+    let then = parse_timestamp_ms(created_at)?;
+    let seconds = ((now_ms - then) / 1000.0).max(0.0).floor() as u64;
+    const MINUTE: u64 = 60;
+    const HOUR: u64 = 60 * MINUTE;
+    const DAY: u64 = 24 * HOUR;
+    let ago = |n: u64, unit: &str| {
+        if n == 1 {
+            format!("1 {unit} ago")
+        } else {
+            format!("{n} {unit}s ago")
+        }
+    };
+    Some(match seconds {
+        s if s < MINUTE => "just now".to_owned(),
+        s if s < HOUR => ago(s / MINUTE, "minute"),
+        s if s < DAY => ago(s / HOUR, "hour"),
+        s if s < 2 * DAY => "yesterday".to_owned(),
+        s if s < 7 * DAY => ago(s / DAY, "day"),
+        s if s < 30 * DAY => ago(s / (7 * DAY), "week"),
+        s if s < 365 * DAY => ago(s / (30 * DAY), "month"),
+        s => ago(s / (365 * DAY), "year"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{Page, ThreadItem};
+
+    const T0: &str = "2025-11-27T14:23:46.724911";
+
+    fn at(offset_secs: f64) -> f64 {
+        parse_timestamp_ms(T0).unwrap() + offset_secs * 1000.0
+    }
+
+    #[test]
+    fn naive_timestamps_are_utc() {
+        assert_eq!(parse_timestamp_ms("1970-01-01T00:00:00"), Some(0.0));
+        let ms = parse_timestamp_ms("2025-11-27T14:23:46.724911").unwrap();
+        assert!((ms - 1_764_253_426_724.911).abs() < 0.01, "{ms}");
+        assert_eq!(
+            parse_timestamp_ms("2025-11-27T14:23:46.724911Z"),
+            parse_timestamp_ms(T0)
+        );
+        assert_eq!(
+            parse_timestamp_ms("2025-11-27T16:23:46.724911+02:00"),
+            parse_timestamp_ms(T0)
+        );
+        assert_eq!(
+            parse_timestamp_ms("2024-02-29 00:00"),
+            Some(1_709_164_800_000.0)
+        );
+        assert_eq!(
+            parse_timestamp_ms("1969-12-31T23:59:59"),
+            Some(-1000.0),
+            "before the epoch"
+        );
+    }
+
+    #[test]
+    fn unreadable_timestamps_are_none() {
+        for bad in [
+            "",
+            "yesterday",
+            "2025-13-01T00:00:00",
+            "2025-11-27",
+            "2025-11-27T25:00:00",
+            "2025-11-27T10:00:00+2",
+        ] {
+            assert_eq!(parse_timestamp_ms(bad), None, "{bad}");
+            assert_eq!(relative_date(bad, 0.0), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn relative_dates_read_naturally() {
+        let cases = [
+            (0.0, "just now"),
+            (59.9, "just now"),
+            (60.0, "1 minute ago"),
+            (150.0, "2 minutes ago"),
+            (3599.0, "59 minutes ago"),
+            (3600.0, "1 hour ago"),
+            (5.0 * 3600.0, "5 hours ago"),
+            (30.0 * 3600.0, "yesterday"),
+            (3.0 * 86_400.0, "3 days ago"),
+            (8.0 * 86_400.0, "1 week ago"),
+            (21.0 * 86_400.0, "3 weeks ago"),
+            (65.0 * 86_400.0, "2 months ago"),
+            (800.0 * 86_400.0, "2 years ago"),
+            // A server clock ahead of ours.
+            (-30.0, "just now"),
+        ];
+        for (offset, want) in cases {
+            assert_eq!(
+                relative_date(T0, at(offset)).as_deref(),
+                Some(want),
+                "{offset}"
+            );
+        }
+    }
+
+    fn thread(title: Option<&str>, items: Option<Vec<ThreadItem>>) -> Thread {
+        Thread {
+            id: "thr_1".into(),
+            title: title.map(str::to_owned),
+            created_at: T0.into(),
+            status: Default::default(),
+            metadata: Default::default(),
+            items: items.map(|data| Page {
+                data,
+                has_more: false,
+                after: None,
+            }),
+        }
+    }
+
+    #[test]
+    fn labels_fall_back_from_title_to_first_message() {
+        assert_eq!(
+            thread_label(&thread(Some(" Pay a bill "), None)),
+            "Pay a bill"
+        );
+        assert_eq!(thread_label(&thread(Some("  "), None)), UNTITLED);
+        assert_eq!(thread_label(&thread(None, Some(vec![]))), UNTITLED);
+        let items: Vec<ThreadItem> = serde_json::from_value(serde_json::json!([
+            {"id": "m0", "type": "assistant_message", "content": [{"type": "output_text", "text": "Hi"}]},
+            {"id": "m1", "type": "user_message", "content": [{"type": "input_text", "text": "can you\n  pay this bill"}]}
+        ]))
+        .unwrap();
+        assert_eq!(
+            thread_label(&thread(None, Some(items))),
+            "can you pay this bill"
+        );
+        let long: Vec<ThreadItem> = serde_json::from_value(serde_json::json!([
+            {"id": "m1", "type": "user_message", "content": [{"type": "input_text", "text": "é".repeat(100)}]}
+        ]))
+        .unwrap();
+        let label = thread_label(&thread(None, Some(long)));
+        assert_eq!(label.chars().count(), LABEL_CHARS + 1);
+        assert!(label.ends_with('…'));
+    }
+}

@@ -1,0 +1,395 @@
+//! Widget actions and the page's client-side handlers: custom actions (streamed or
+//! `threads.sync_custom_action`), client action handlers, client tools, `client_effect`
+//! handlers and client widgets, registered by name from JavaScript (functions, or a
+//! custom element tag for widgets) or from Rust.
+
+use super::Runtime;
+use crate::protocol::{
+    Action, ClientToolStatus, ItemId, ItemKind, JsonMap, RequestBody, SyncCustomActionResponse,
+};
+use crate::reducer::Input;
+use crate::transport;
+use crate::widgets::form::{route, Route};
+use leptos::prelude::*;
+use serde_json::{json, Value};
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::AbortController;
+
+/// What a client widget sees when it renders.
+#[derive(Clone, Debug)]
+pub struct ClientWidgetContext {
+    pub shell: super::Shell,
+    pub item_id: ItemId,
+    pub name: String,
+    pub args: Value,
+}
+
+/// A client widget from Rust: a function from the widget's context to a view.
+pub type RustWidget = Rc<dyn Fn(ClientWidgetContext) -> AnyView>;
+
+/// What renders a `client_widget` item of a given name.
+#[derive(Clone)]
+pub enum ClientWidgetRenderer {
+    /// `(args, context) => Node`.
+    Js(js_sys::Function),
+    /// A custom element created by tag name; it receives `args` (and `context`) as
+    /// properties.
+    Tag(String),
+    Rust(RustWidget),
+}
+
+/// What a Rust client tool returns: its result, or an error message.
+pub type ToolFuture = Pin<Box<dyn Future<Output = Result<Value, String>>>>;
+
+/// A client tool: called with its arguments, its result goes back to the server.
+#[derive(Clone)]
+pub enum ClientTool {
+    /// `async (args, context) => result`.
+    Js(js_sys::Function),
+    Rust(Rc<dyn Fn(Value) -> ToolFuture>),
+}
+
+/// A Rust handler of client actions (`(action, context)`) or effects (`(data, name)`).
+pub type RustHandler = Rc<dyn Fn(&Value, &Value)>;
+
+/// A handler of client actions or of client effects.
+#[derive(Clone)]
+pub enum Handler {
+    Js(js_sys::Function),
+    Rust(RustHandler),
+}
+
+/// How an action ended, for whoever shows that it is running.
+pub type ActionDone = Box<dyn FnOnce(bool)>;
+
+/// The registries of one runtime and the actions waiting for their answer to end.
+#[derive(Default)]
+pub struct Registry {
+    widgets: RefCell<HashMap<String, ClientWidgetRenderer>>,
+    tools: RefCell<HashMap<String, ClientTool>>,
+    actions: RefCell<HashMap<String, Handler>>,
+    effects: RefCell<HashMap<String, Handler>>,
+    /// Ticks when a client widget is (un)registered, so items already shown re-render.
+    widgets_rev: Cell<Option<RwSignal<u64>>>,
+    /// Streamed actions, told how they ended once the turn they started is over.
+    waiting: RefCell<Vec<ActionDone>>,
+}
+
+impl Runtime {
+    // ---- registries -----------------------------------------------------------------
+
+    pub fn register_client_widget(&self, name: &str, renderer: Option<ClientWidgetRenderer>) {
+        let mut widgets = self.registry.widgets.borrow_mut();
+        match renderer {
+            Some(r) => widgets.insert(name.to_owned(), r),
+            None => widgets.remove(name),
+        };
+        drop(widgets);
+        self.client_widgets_rev().update(|r| *r += 1);
+    }
+
+    pub fn register_client_tool(&self, name: &str, tool: Option<ClientTool>) {
+        let mut tools = self.registry.tools.borrow_mut();
+        match tool {
+            Some(t) => tools.insert(name.to_owned(), t),
+            None => tools.remove(name),
+        };
+    }
+
+    pub fn register_client_action(&self, kind: &str, handler: Option<Handler>) {
+        let mut actions = self.registry.actions.borrow_mut();
+        match handler {
+            Some(h) => actions.insert(kind.to_owned(), h),
+            None => actions.remove(kind),
+        };
+    }
+
+    pub fn register_effect(&self, name: &str, handler: Option<Handler>) {
+        let mut effects = self.registry.effects.borrow_mut();
+        match handler {
+            Some(h) => effects.insert(name.to_owned(), h),
+            None => effects.remove(name),
+        };
+    }
+
+    /// The renderer registered for a client widget name.
+    pub fn client_widget(&self, name: &str) -> Option<ClientWidgetRenderer> {
+        self.registry.widgets.borrow().get(name).cloned()
+    }
+
+    /// Ticks whenever the client widget registry changes.
+    pub fn client_widgets_rev(&self) -> RwSignal<u64> {
+        if let Some(rev) = self.registry.widgets_rev.get() {
+            return rev;
+        }
+        let rev = self.owner.with(|| RwSignal::new(0));
+        self.registry.widgets_rev.set(Some(rev));
+        rev
+    }
+
+    // ---- actions --------------------------------------------------------------------
+
+    /// Run a widget action from item `item_id`: a client handler (`handler: "client"`),
+    /// `threads.sync_custom_action` (`streaming: false`) or a streamed
+    /// `threads.custom_action`. `done(ok)` is called when it is over (the streamed
+    /// answer ended, the JSON arrived, the client handler settled). Returns false, without
+    /// calling `done`, when the action cannot run now (an answer is streaming, no thread).
+    pub fn send_action(
+        self: &Rc<Self>,
+        item_id: Option<ItemId>,
+        action: Action,
+        done: ActionDone,
+    ) -> bool {
+        match route(&action) {
+            Route::Client => {
+                self.client_action(item_id, action, done);
+                true
+            }
+            Route::ServerSync => self.sync_action(item_id, action, done),
+            Route::ServerStream => {
+                let Some(thread_id) = self.state.borrow().thread_id().cloned() else {
+                    return false;
+                };
+                if self.is_streaming() {
+                    return false;
+                }
+                self.apply(Input::TurnStarted);
+                self.registry.waiting.borrow_mut().push(done);
+                self.start_stream(RequestBody::CustomAction {
+                    thread_id,
+                    item_id,
+                    action,
+                });
+                true
+            }
+        }
+    }
+
+    /// Answer a structured input (`answers` by question id); streamed like an action.
+    pub fn answer_structured_input(
+        self: &Rc<Self>,
+        item_id: ItemId,
+        answers: JsonMap,
+        done: ActionDone,
+    ) -> bool {
+        let Some(thread_id) = self.state.borrow().thread_id().cloned() else {
+            return false;
+        };
+        if self.is_streaming() {
+            return false;
+        }
+        self.apply(Input::TurnStarted);
+        self.registry.waiting.borrow_mut().push(done);
+        self.start_stream(RequestBody::AddStructuredInput {
+            thread_id,
+            item_id,
+            answers,
+        });
+        true
+    }
+
+    /// Called after every input: once no answer is streaming, the actions that started
+    /// one learn whether it ended well.
+    pub(crate) fn settle_actions(&self) {
+        if self.is_streaming() || self.registry.waiting.borrow().is_empty() {
+            return;
+        }
+        let ok = self.state.borrow().error.is_none();
+        let waiting = std::mem::take(&mut *self.registry.waiting.borrow_mut());
+        for done in waiting {
+            done(ok);
+        }
+    }
+
+    fn client_action(self: &Rc<Self>, item_id: Option<ItemId>, action: Action, done: ActionDone) {
+        let action_json = serde_json::to_value(&action).unwrap_or(Value::Null);
+        let context = json!({ "itemId": item_id });
+        self.emit(
+            "chat.action",
+            &json!({ "action": action_json, "itemId": item_id }),
+        );
+        let handler = self.registry.actions.borrow().get(&action.kind).cloned();
+        match handler {
+            Some(Handler::Js(f)) => {
+                match f.call2(&JsValue::NULL, &to_js(&action_json), &to_js(&context)) {
+                    Ok(returned) => {
+                        wasm_bindgen_futures::spawn_local(async move {
+                            let settled =
+                                JsFuture::from(js_sys::Promise::resolve(&returned)).await;
+                            if let Err(e) = &settled {
+                                warn(&format!(
+                                    "client action `{}` failed: {}",
+                                    action.kind,
+                                    error_text(e)
+                                ));
+                            }
+                            done(settled.is_ok());
+                        });
+                    }
+                    Err(e) => {
+                        warn(&format!(
+                            "client action `{}` failed: {}",
+                            action.kind,
+                            error_text(&e)
+                        ));
+                        done(false);
+                    }
+                }
+            }
+            Some(Handler::Rust(f)) => {
+                f(&action_json, &context);
+                done(true);
+            }
+            None => done(true),
+        }
+    }
+
+    fn sync_action(self: &Rc<Self>, item_id: Option<ItemId>, action: Action, done: ActionDone) -> bool {
+        let Some(thread_id) = self.state.borrow().thread_id().cloned() else {
+            return false;
+        };
+        let Ok(abort) = AbortController::new() else {
+            return false;
+        };
+        let request = self.envelope(RequestBody::SyncCustomAction {
+            thread_id: thread_id.clone(),
+            item_id,
+            action,
+        });
+        let endpoint = self.signals.endpoint.get_untracked();
+        let this = Rc::clone(self);
+        wasm_bindgen_futures::spawn_local(async move {
+            let answer = transport::post_json::<SyncCustomActionResponse>(
+                &endpoint,
+                &request,
+                &[],
+                &abort.signal(),
+            )
+            .await;
+            match answer {
+                Ok(answer) => {
+                    // Only into the thread it came from: the user may have moved on.
+                    let same_thread =
+                        this.state.borrow().thread_id() == Some(&thread_id);
+                    if let (true, Some(item)) = (same_thread, answer.updated_item) {
+                        this.apply(Input::ItemSynced(item));
+                    }
+                    done(true);
+                }
+                Err(e) => {
+                    this.emit(
+                        "chat.error",
+                        &json!({ "kind": "action", "message": e.user_message() }),
+                    );
+                    done(false);
+                }
+            }
+        });
+        true
+    }
+
+    // ---- client effects and tools -----------------------------------------------------
+
+    /// A `client_effect`: handed to the handler registered under its name (the page also
+    /// gets the `chat.effect` event the reducer emits with it). Never stored.
+    pub(crate) fn run_effect(&self, name: &str, data: &JsonMap) {
+        let handler = self.registry.effects.borrow().get(name).cloned();
+        let data = Value::Object(data.clone());
+        match handler {
+            Some(Handler::Js(f)) => {
+                if let Err(e) = f.call2(&JsValue::NULL, &to_js(&data), &JsValue::from_str(name)) {
+                    warn(&format!("effect handler `{name}` failed: {}", error_text(&e)));
+                }
+            }
+            Some(Handler::Rust(f)) => f(&data, &Value::String(name.to_owned())),
+            None => {}
+        }
+    }
+
+    /// Run the client tool `name` with `arguments`: its result, or why there is none.
+    pub(crate) async fn call_client_tool(
+        &self,
+        item_id: &ItemId,
+        name: &str,
+        arguments: Value,
+    ) -> Result<Value, String> {
+        let tool = self.registry.tools.borrow().get(name).cloned();
+        match tool {
+            None => Err(format!(
+                "No client tool named `{name}` is registered in this page."
+            )),
+            Some(ClientTool::Rust(f)) => f(arguments).await,
+            Some(ClientTool::Js(f)) => {
+                let context = json!({ "itemId": item_id, "name": name });
+                let returned = f
+                    .call2(&JsValue::NULL, &to_js(&arguments), &to_js(&context))
+                    .map_err(|e| error_text(&e))?;
+                let value = JsFuture::from(js_sys::Promise::resolve(&returned))
+                    .await
+                    .map_err(|e| error_text(&e))?;
+                from_js(&value)
+            }
+        }
+    }
+
+    /// Show a client tool call as finished with `output` (no event from the server says
+    /// so: the SDK marks it completed when the output arrives), if it is still shown.
+    pub(crate) fn complete_tool_call(&self, item_id: &ItemId, output: Value) {
+        let item = self.state.borrow().item(item_id).map(|i| i.item.clone());
+        let Some(mut item) = item else { return };
+        if let ItemKind::ClientToolCall(call) = &mut item.kind {
+            call.status = ClientToolStatus::Completed;
+            call.output = Some(output);
+            self.apply(Input::ItemSynced(item));
+        }
+    }
+
+    /// The arguments of a client tool call item.
+    pub(crate) fn tool_arguments(&self, item_id: &ItemId) -> Value {
+        self.with_item(item_id, |i| match &i.item.kind {
+            ItemKind::ClientToolCall(c) => c.arguments.clone(),
+            _ => Value::Null,
+        })
+        .unwrap_or(Value::Null)
+    }
+}
+
+/// A JSON value as a plain JS value (objects, not Maps).
+pub fn to_js(value: &Value) -> JsValue {
+    use serde::Serialize as _;
+    value
+        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .unwrap_or(JsValue::NULL)
+}
+
+/// A JS value as JSON, the way `JSON.stringify` sees it (`undefined` is `null`).
+pub fn from_js(value: &JsValue) -> Result<Value, String> {
+    if value.is_undefined() {
+        return Ok(Value::Null);
+    }
+    let text = js_sys::JSON::stringify(value)
+        .map_err(|e| format!("the result is not JSON: {}", error_text(&e)))?;
+    match text.as_string() {
+        Some(t) => serde_json::from_str(&t).map_err(|e| e.to_string()),
+        None => Ok(Value::Null),
+    }
+}
+
+/// The message of a thrown JS value.
+pub fn error_text(e: &JsValue) -> String {
+    js_sys::Reflect::get(e, &"message".into())
+        .ok()
+        .and_then(|m| m.as_string())
+        .or_else(|| e.as_string())
+        .unwrap_or_else(|| "unknown error".into())
+}
+
+fn warn(message: &str) {
+    web_sys::console::warn_1(&format!("chat-shell: {message}").into());
+}

@@ -1,0 +1,478 @@
+//! Thread history: the list (`threads.list`, newest first, paged by `after`), opening a
+//! thread with its newest items first and older ones on demand, renaming, deleting, and
+//! one composer draft per thread.
+//!
+//! Loads are stale-safe: opening a thread or starting a new chat bumps `load_token`, and
+//! every answer that arrives for an older token is dropped, so a slow answer for a thread
+//! the user already left never replaces the one shown.
+
+use super::attachments::TrayEntry;
+use super::Runtime;
+use crate::history::thread_label;
+use crate::protocol::{
+    ListOrder, Page, RequestBody, StreamEvent, Thread, ThreadEvent, ThreadId, ThreadItem,
+};
+use crate::reducer::Input;
+use crate::transport::{self, TransportError};
+use leptos::prelude::*;
+use serde::de::DeserializeOwned;
+use serde_json::{json, Value};
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::rc::Rc;
+use web_sys::AbortController;
+
+/// Threads per `threads.list` page and items per `items.list` page.
+pub const PAGE_SIZE: u32 = 20;
+
+/// One row of the history list.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ThreadRow {
+    pub id: ThreadId,
+    /// The title, or what stands in for it (see [`thread_label`]).
+    pub label: String,
+    /// Naive ISO timestamp, UTC.
+    pub created_at: String,
+}
+
+/// The history list as far as it was loaded.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ThreadList {
+    pub rows: Vec<ThreadRow>,
+    /// The cursor for the next page, when `has_more`.
+    pub after: Option<String>,
+    pub has_more: bool,
+    /// A page is on its way.
+    pub loading: bool,
+    /// The first page arrived: until then an empty list does not mean "no conversations".
+    pub loaded: bool,
+    pub error: Option<String>,
+}
+
+/// Whether the open thread has older items to load, and whether a page is on its way.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OlderItems {
+    pub more: bool,
+    pub loading: bool,
+}
+
+/// What the history view and the viewport subscribe to.
+#[derive(Clone, Copy)]
+pub struct HistorySignals {
+    /// The history view replaces the conversation while this is true.
+    pub open: RwSignal<bool>,
+    pub list: RwSignal<ThreadList>,
+    /// The thread being opened, until its items arrive.
+    pub opening: RwSignal<Option<ThreadId>>,
+    /// Why the last thread could not be opened.
+    pub open_error: RwSignal<Option<String>>,
+    pub older: RwSignal<OlderItems>,
+}
+
+impl HistorySignals {
+    /// Call inside the runtime's owner.
+    pub(crate) fn new() -> Self {
+        HistorySignals {
+            open: RwSignal::new(false),
+            list: RwSignal::new(ThreadList::default()),
+            opening: RwSignal::new(None),
+            open_error: RwSignal::new(None),
+            older: RwSignal::new(OlderItems::default()),
+        }
+    }
+}
+
+/// What was typed and attached for one thread (or for the new chat) and not sent.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Draft {
+    pub text: String,
+    pub tray: Vec<TrayEntry>,
+}
+
+impl Draft {
+    fn is_empty(&self) -> bool {
+        self.text.is_empty() && self.tray.is_empty()
+    }
+}
+
+/// The runtime's bookkeeping for threads.
+#[derive(Default)]
+pub(crate) struct Threads {
+    /// Bumped when a thread is opened or a new chat starts.
+    pub load_token: Cell<u64>,
+    /// Bumped when the history list restarts from its first page.
+    list_token: Cell<u64>,
+    /// Drafts of the threads not shown; the key `None` is the new chat.
+    pub drafts: RefCell<HashMap<Option<ThreadId>, Draft>>,
+}
+
+/// A JSON request whose answer is dropped if `token` no longer matches by then.
+async fn request<T: DeserializeOwned>(
+    endpoint: &str,
+    request: &crate::protocol::ChatRequest,
+) -> Result<T, TransportError> {
+    let abort = AbortController::new()
+        .map_err(|_| TransportError::Network("this browser cannot send requests".into()))?;
+    transport::post_json::<T>(endpoint, request, &[], &abort.signal()).await
+}
+
+impl Runtime {
+    /// POST a JSON request to the endpoint with the configured metadata.
+    pub(crate) async fn json_request<T: DeserializeOwned>(
+        &self,
+        body: RequestBody,
+    ) -> Result<T, TransportError> {
+        let envelope = self.envelope(body);
+        let endpoint = self.signals.endpoint.get_untracked();
+        request(&endpoint, &envelope).await
+    }
+
+    fn report(&self, kind: &str, error: &TransportError) {
+        self.emit(
+            "chat.error",
+            &json!({ "kind": kind, "message": error.user_message() }),
+        );
+    }
+
+    // ---- the history list -------------------------------------------------------------
+
+    pub fn toggle_history(self: &Rc<Self>) {
+        if self.signals.history.open.get_untracked() {
+            self.close_history();
+        } else {
+            self.open_history();
+        }
+    }
+
+    /// Show the history, loading its first page afresh.
+    pub fn open_history(self: &Rc<Self>) {
+        self.signals.history.open.set(true);
+        self.fetch_threads(None);
+    }
+
+    pub fn close_history(&self) {
+        self.signals.history.open.set(false);
+    }
+
+    /// The next page of the list, if there is one and none is on its way.
+    pub fn load_more_threads(self: &Rc<Self>) {
+        let list = self.signals.history.list.get_untracked();
+        if list.loading || !list.has_more || list.error.is_some() {
+            return;
+        }
+        self.fetch_threads(list.after);
+    }
+
+    fn fetch_threads(self: &Rc<Self>, after: Option<String>) {
+        let first = after.is_none();
+        if first {
+            self.threads
+                .list_token
+                .set(self.threads.list_token.get() + 1);
+        }
+        let token = self.threads.list_token.get();
+        self.signals.history.list.update(|l| {
+            if first {
+                *l = ThreadList::default();
+            }
+            l.loading = true;
+            l.error = None;
+        });
+        let this = Rc::clone(self);
+        wasm_bindgen_futures::spawn_local(async move {
+            let result = this
+                .json_request::<Page<Thread>>(RequestBody::ListThreads {
+                    limit: Some(PAGE_SIZE),
+                    after,
+                    order: Some(ListOrder::Desc),
+                })
+                .await;
+            if this.threads.list_token.get() != token {
+                return;
+            }
+            match result {
+                Ok(page) => this.signals.history.list.update(|l| {
+                    for thread in &page.data {
+                        if !l.rows.iter().any(|r| r.id == thread.id) {
+                            l.rows.push(ThreadRow {
+                                id: thread.id.clone(),
+                                label: thread_label(thread),
+                                created_at: thread.created_at.clone(),
+                            });
+                        }
+                    }
+                    l.has_more = page.has_more && page.after.is_some();
+                    l.after = page.after;
+                    l.loading = false;
+                    l.loaded = true;
+                }),
+                Err(e) => {
+                    this.signals.history.list.update(|l| {
+                        l.loading = false;
+                        l.loaded = true;
+                        l.error = Some(e.user_message());
+                    });
+                    this.report("history", &e);
+                }
+            }
+        });
+    }
+
+    /// Rename a thread (`threads.update`). Resolves to whether the server took it.
+    pub async fn rename_thread(self: Rc<Self>, id: ThreadId, title: String) -> bool {
+        let title = title.trim().to_owned();
+        if title.is_empty() {
+            return false;
+        }
+        let result = self
+            .json_request::<Thread>(RequestBody::UpdateThread {
+                thread_id: id.clone(),
+                title: title.clone(),
+            })
+            .await;
+        match result {
+            Ok(thread) => {
+                let label = thread_label(&thread);
+                self.signals.history.list.update(|l| {
+                    if let Some(row) = l.rows.iter_mut().find(|r| r.id == id) {
+                        row.label = label;
+                    }
+                });
+                // The header shows the open thread's title: tell the reducer, as the
+                // server would with `thread.updated` (only for that thread: the reducer
+                // takes an update for an unknown thread as the open one).
+                if self.state.borrow().thread_id() == Some(&thread.id) {
+                    self.apply(Input::Server(StreamEvent::ThreadUpdated(ThreadEvent {
+                        thread,
+                    })));
+                }
+                true
+            }
+            Err(e) => {
+                self.report("thread.update", &e);
+                false
+            }
+        }
+    }
+
+    /// Delete a thread (`threads.delete`). Deleting the open thread starts a new chat.
+    pub async fn delete_thread(self: Rc<Self>, id: ThreadId) -> bool {
+        let result = self
+            .json_request::<Value>(RequestBody::DeleteThread {
+                thread_id: id.clone(),
+            })
+            .await;
+        match result {
+            Ok(_) => {
+                self.signals
+                    .history
+                    .list
+                    .update(|l| l.rows.retain(|r| r.id != id));
+                let key = Some(id.clone());
+                let gone = self.threads.drafts.borrow_mut().remove(&key);
+                if let Some(draft) = gone {
+                    self.discard_tray(draft.tray);
+                }
+                let shown = self.state.borrow().thread_id() == Some(&id)
+                    || self.signals.history.opening.get_untracked().as_ref() == Some(&id);
+                if shown {
+                    // Its draft goes with it.
+                    let tray = self.signals.tray.entries.get_untracked();
+                    self.signals.tray.entries.set(Vec::new());
+                    self.discard_tray(tray);
+                    self.signals.draft.set(String::new());
+                    self.new_chat();
+                }
+                true
+            }
+            Err(e) => {
+                self.report("thread.delete", &e);
+                false
+            }
+        }
+    }
+
+    // ---- opening a thread -------------------------------------------------------------
+
+    /// Show a thread from the history: `threads.get_by_id`, then, when it has more items
+    /// than that first (oldest) page, its newest page, so the end of the conversation shows
+    /// first. Whatever was streaming stops; late answers of earlier loads are dropped.
+    pub fn select_thread(self: &Rc<Self>, id: ThreadId) {
+        self.close_history();
+        let opening = self.signals.history.opening.get_untracked();
+        let shown = self.state.borrow().thread_id().cloned();
+        if opening.as_ref() == Some(&id) || (opening.is_none() && shown.as_ref() == Some(&id)) {
+            return;
+        }
+        self.switch_draft(self.draft_owner(), Some(id.clone()));
+        let token = self.bump_load_token();
+        if self.is_streaming() {
+            self.abort_in_flight();
+            self.apply(Input::Cancelled);
+        } else {
+            self.abort_in_flight();
+        }
+        self.release_sent_previews();
+        self.signals.history.opening.set(Some(id.clone()));
+        self.signals.history.open_error.set(None);
+        self.signals.history.older.set(OlderItems::default());
+        let this = Rc::clone(self);
+        wasm_bindgen_futures::spawn_local(async move {
+            let loaded = this.fetch_thread(&id, token).await;
+            if this.threads.load_token.get() != token {
+                return;
+            }
+            match loaded {
+                Ok(thread) => {
+                    this.apply(Input::ThreadLoaded(thread));
+                    this.publish_older();
+                    this.signals.history.opening.set(None);
+                }
+                Err(e) => {
+                    this.signals.history.opening.set(None);
+                    this.signals.history.open_error.set(Some(format!(
+                        "This conversation could not be opened. {}",
+                        e.user_message()
+                    )));
+                    // The thread shown did not change: neither does its draft.
+                    let shown = this.state.borrow().thread_id().cloned();
+                    this.switch_draft(Some(id), shown);
+                    this.report("thread.load", &e);
+                }
+            }
+        });
+    }
+
+    /// The thread with its newest page of items (oldest first), `has_more`/`after` of
+    /// that page describing the older items. `Err(Aborted)` when the load went stale.
+    async fn fetch_thread(&self, id: &ThreadId, token: u64) -> Result<Thread, TransportError> {
+        let mut thread: Thread = self
+            .json_request(RequestBody::GetThread {
+                thread_id: id.clone(),
+            })
+            .await?;
+        if self.threads.load_token.get() != token {
+            return Err(TransportError::Aborted);
+        }
+        let first = thread.items.take().unwrap_or_default();
+        // `get_by_id` answers with the OLDEST items, ascending (as the SDK does); a
+        // thread that fits in it is complete, a longer one needs its newest page.
+        let newest = if first.has_more {
+            let page: Page<ThreadItem> = self
+                .json_request(RequestBody::ListItems {
+                    thread_id: id.clone(),
+                    limit: Some(PAGE_SIZE),
+                    after: None,
+                    order: Some(ListOrder::Desc),
+                })
+                .await?;
+            let mut data = page.data;
+            data.reverse();
+            Page {
+                data,
+                has_more: page.has_more,
+                after: page.after,
+            }
+        } else {
+            Page {
+                data: first.data,
+                has_more: false,
+                after: None,
+            }
+        };
+        thread.items = Some(newest);
+        Ok(thread)
+    }
+
+    /// The page of items before the first one shown (the reader scrolled up).
+    pub fn load_older(self: &Rc<Self>) {
+        let older = self.signals.history.older.get_untracked();
+        if older.loading || !older.more || self.signals.history.opening.get_untracked().is_some() {
+            return;
+        }
+        let (thread_id, cursor) = {
+            let state = self.state.borrow();
+            match (state.thread_id().cloned(), state.older.clone()) {
+                (Some(t), Some(c)) => (t, c),
+                _ => return,
+            }
+        };
+        let token = self.threads.load_token.get();
+        self.signals.history.older.update(|o| o.loading = true);
+        let this = Rc::clone(self);
+        wasm_bindgen_futures::spawn_local(async move {
+            let result = this
+                .json_request::<Page<ThreadItem>>(RequestBody::ListItems {
+                    thread_id: thread_id.clone(),
+                    limit: Some(PAGE_SIZE),
+                    after: Some(cursor),
+                    order: Some(ListOrder::Desc),
+                })
+                .await;
+            let same_thread = this.state.borrow().thread_id() == Some(&thread_id);
+            if this.threads.load_token.get() != token || !same_thread {
+                return;
+            }
+            match result {
+                Ok(page) => {
+                    this.apply(Input::OlderItems(page));
+                    this.publish_older();
+                }
+                Err(e) => {
+                    this.signals.history.older.update(|o| o.loading = false);
+                    this.report("items.list", &e);
+                }
+            }
+        });
+    }
+
+    fn publish_older(&self) {
+        let more = self.state.borrow().older.is_some();
+        self.signals.history.older.set(OlderItems {
+            more,
+            loading: false,
+        });
+    }
+
+    /// A new token: loads started before it are stale from now on.
+    pub(crate) fn bump_load_token(&self) -> u64 {
+        let token = self.threads.load_token.get() + 1;
+        self.threads.load_token.set(token);
+        token
+    }
+
+    // ---- drafts -----------------------------------------------------------------------
+
+    /// The thread the composer's draft belongs to: the one being opened, else the one
+    /// shown (`None`: the new chat).
+    pub(crate) fn draft_owner(&self) -> Option<ThreadId> {
+        self.signals
+            .history
+            .opening
+            .get_untracked()
+            .or_else(|| self.state.borrow().thread_id().cloned())
+    }
+
+    /// Put the composer's text and tray away for `from` and bring back those of `to`.
+    pub(crate) fn switch_draft(&self, from: Option<ThreadId>, to: Option<ThreadId>) {
+        if from == to {
+            return;
+        }
+        let current = Draft {
+            text: self.signals.draft.get_untracked(),
+            tray: self.signals.tray.entries.get_untracked(),
+        };
+        let next = {
+            let mut drafts = self.threads.drafts.borrow_mut();
+            if current.is_empty() {
+                drafts.remove(&from);
+            } else {
+                drafts.insert(from, current);
+            }
+            drafts.remove(&to).unwrap_or_default()
+        };
+        self.signals.draft.set(next.text);
+        self.signals.tray.entries.set(next.tray);
+        self.signals.tray.error.set(None);
+    }
+}

@@ -1,0 +1,173 @@
+//! Chart: the geometry of `widgets::chart` drawn as SVG elements (grid, axes, bars, line
+//! and area paths), a legend, and the data as a visually hidden table for screen readers.
+
+use crate::protocol::WidgetComponent;
+use crate::widgets::chart::{layout, Chart, SeriesKind};
+use crate::widgets::style::{self, num, InlineStyle};
+use leptos::prelude::*;
+
+pub fn chart(node: &WidgetComponent) -> AnyView {
+    let chart = Chart::from_node(node);
+    let g = layout(&chart);
+    let mut outer = InlineStyle::default();
+    outer.set("width", style::length(node.prop("width")));
+    outer.set("min-width", style::length(node.prop("minWidth")));
+    outer.set("max-width", style::length(node.prop("maxWidth")));
+    outer.set("flex", style::flex(node.prop("flex")));
+    let series_style = |i: usize| {
+        chart
+            .series
+            .get(i)
+            .map(|s| format!("--cs-w-series:{}", s.color.as_str()))
+    };
+    let summary = format!(
+        "Chart: {} over {} categories",
+        chart
+            .series
+            .iter()
+            .map(|s| s.label.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+        chart.categories.len()
+    );
+    let (left, right) = (num(g.plot.x), num(g.plot.x + g.plot.w));
+    let grid = g
+        .y_ticks
+        .iter()
+        .map(|t| {
+            let y = num(t.pos);
+            view! {
+                <line class="cs-w-chart__gridline" x1=left.clone() x2=right.clone() y1=y.clone() y2=y.clone()></line>
+                <text class="cs-w-chart__tick" x=num(g.plot.x - 6.0) y=num(t.pos + 4.0) text-anchor="end">
+                    {t.label.clone()}
+                </text>
+            }
+        })
+        .collect_view();
+    let baseline = num(g.plot.y + g.plot.h);
+    let x_axis = (!g.x_ticks.is_empty()).then(|| {
+        let labels = g
+            .x_ticks
+            .iter()
+            .map(|t| {
+                view! {
+                    <text class="cs-w-chart__tick" x=num(t.pos) y=num(g.height - 6.0) text-anchor="middle">
+                        {t.label.clone()}
+                    </text>
+                }
+            })
+            .collect_view();
+        view! {
+            <line class="cs-w-chart__axis" x1=left.clone() x2=right.clone() y1=baseline.clone() y2=baseline.clone()></line>
+            {labels}
+        }
+    });
+    let areas = g
+        .paths
+        .iter()
+        .filter(|p| p.kind == SeriesKind::Area)
+        .map(|p| {
+            view! {
+                <path class="cs-w-chart__area" d=p.d.clone() style=series_style(p.series) data-series=p.series></path>
+            }
+        })
+        .collect_view();
+    let bars = g
+        .bars
+        .iter()
+        .map(|b| {
+            view! {
+                <rect
+                    class="cs-w-chart__bar"
+                    x=num(b.rect.x)
+                    y=num(b.rect.y)
+                    width=num(b.rect.w)
+                    height=num(b.rect.h)
+                    rx="2"
+                    style=series_style(b.series)
+                    data-series=b.series
+                ></rect>
+            }
+        })
+        .collect_view();
+    let lines = g
+        .paths
+        .iter()
+        .filter(|p| p.kind == SeriesKind::Line)
+        .map(|p| {
+            view! {
+                <path class="cs-w-chart__line" d=p.d.clone() style=series_style(p.series) data-series=p.series></path>
+            }
+        })
+        .collect_view();
+    let legend = chart.show_legend.then(|| {
+        let items = chart
+            .series
+            .iter()
+            .map(|s| {
+                view! {
+                    <li class="cs-w-chart__legend-item" data-kind=s.kind.tag()>
+                        <span
+                            class="cs-w-chart__swatch"
+                            style=format!("--cs-w-series:{}", s.color.as_str())
+                            aria-hidden="true"
+                        ></span>
+                        {s.label.clone()}
+                    </li>
+                }
+            })
+            .collect_view();
+        view! { <ul class="cs-w-chart__legend" data-part="chart-legend">{items}</ul> }
+    });
+    let table = data_table(&chart);
+    view! {
+        <figure class="cs-w-chart" style=outer.to_attr() data-component="Chart">
+            <svg
+                class="cs-w-chart__svg"
+                viewBox=format!("0 0 {} {}", num(g.width), num(g.height))
+                role="img"
+                aria-label=summary
+            >
+                <g class="cs-w-chart__grid">{grid}</g>
+                {x_axis}
+                <g class="cs-w-chart__areas">{areas}</g>
+                <g class="cs-w-chart__bars">{bars}</g>
+                <g class="cs-w-chart__lines">{lines}</g>
+            </svg>
+            {legend}
+            {table}
+        </figure>
+    }
+    .into_any()
+}
+
+/// The chart's numbers for assistive technology.
+fn data_table(chart: &Chart) -> impl IntoView {
+    let head = chart
+        .series
+        .iter()
+        .map(|s| view! { <th scope="col">{s.label.clone()}</th> })
+        .collect_view();
+    let rows = chart
+        .categories
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let cells = chart
+                .series
+                .iter()
+                .map(|s| {
+                    let v = s.values.get(i).copied().flatten().map(num).unwrap_or_default();
+                    view! { <td>{v}</td> }
+                })
+                .collect_view();
+            view! { <tr><th scope="row">{c.clone()}</th>{cells}</tr> }
+        })
+        .collect_view();
+    view! {
+        <table class="cs-sr-only">
+            <thead><tr><td></td>{head}</tr></thead>
+            <tbody>{rows}</tbody>
+        </table>
+    }
+}

@@ -1,0 +1,101 @@
+//! A client tool call as one compact row: the tool's name and whether it is running, done
+//! or failed (with the error the page's handler gave, or that it is missing).
+
+use super::{icons, spinner};
+use crate::protocol::{ClientToolStatus, ItemId, ItemKind};
+use crate::runtime::Shell;
+use leptos::prelude::*;
+use serde_json::Value;
+
+#[derive(Clone, Debug, PartialEq)]
+struct Call {
+    name: String,
+    status: ClientToolStatus,
+    arguments: Value,
+    output: Option<Value>,
+}
+
+#[component]
+pub fn ToolCallView(shell: Shell, id: ItemId) -> impl IntoView {
+    let Some(signals) = shell.signals() else {
+        return ().into_any();
+    };
+    let rev = shell.with(|rt| rt.item_rev(&id));
+    let call = Memo::new(move |_| {
+        if let Some(rev) = rev {
+            rev.track();
+        }
+        shell
+            .with(|rt| {
+                rt.with_item(&id, |i| match &i.item.kind {
+                    ItemKind::ClientToolCall(c) => Some(Call {
+                        name: c.name.clone(),
+                        status: c.status,
+                        arguments: c.arguments.clone(),
+                        output: c.output.clone(),
+                    }),
+                    _ => None,
+                })
+            })
+            .flatten()
+            .flatten()
+    });
+    let row = move || {
+        let call = call.get()?;
+        let error = call
+            .output
+            .as_ref()
+            .and_then(|o| o.get("error"))
+            .map(|e| match e {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            });
+        // Pending and no answer running: loaded from history, nothing will run it here.
+        let (status, label) = match (call.status, &error) {
+            (ClientToolStatus::Completed, Some(_)) => ("failed", "Failed"),
+            (ClientToolStatus::Completed, None) => ("done", "Done"),
+            (ClientToolStatus::Pending, _) if signals.streaming.get().is_some() => {
+                ("running", "Running…")
+            }
+            (ClientToolStatus::Pending, _) => ("pending", "Not run"),
+        };
+        let icon = match status {
+            "running" => spinner().into_any(),
+            "done" => icons::icon("check-circle-filled", Some("sm"), None),
+            "failed" => icons::icon("circle-question", Some("sm"), None),
+            _ => icons::icon("empty-circle", Some("sm"), None),
+        };
+        let arguments = serde_json::to_string_pretty(&call.arguments).unwrap_or_default();
+        let output = call
+            .output
+            .as_ref()
+            .filter(|_| error.is_none())
+            .map(|o| serde_json::to_string_pretty(o).unwrap_or_default());
+        Some(view! {
+            <div
+                class="cs-tool"
+                data-part="tool-call"
+                data-status=status
+                role="group"
+                aria-label=format!("Client tool {}", call.name)
+            >
+                <div class="cs-tool__row">
+                    <span class="cs-tool__icon">{icon}</span>
+                    <code class="cs-tool__name">{call.name.clone()}</code>
+                    <span class="cs-tool__status" role="status">{label}</span>
+                </div>
+                {error.map(|e| view! { <p class="cs-tool__error" data-part="tool-error">{e}</p> })}
+                <details class="cs-tool__details">
+                    <summary>"Details"</summary>
+                    <p class="cs-tool__caption">"Arguments"</p>
+                    <pre><code>{arguments}</code></pre>
+                    {output.map(|o| view! {
+                        <p class="cs-tool__caption">"Result"</p>
+                        <pre><code>{o}</code></pre>
+                    })}
+                </details>
+            </div>
+        })
+    };
+    row.into_any()
+}

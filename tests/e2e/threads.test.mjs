@@ -1,0 +1,397 @@
+// Thread history against the reference runtime: the History view (newest first, more on
+// scroll, empty state, Escape and focus), opening, renaming and deleting threads, history
+// surviving a restart, stale-safe switching with deliberately late answers, the start
+// screen's prompts, and ghost messages (hidden before and after a reload).
+//
+// Each test starts its own runtime (the list is global to a runtime); one browser serves all.
+
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { close, newChatPage, openBrowser, sendMessage, sleep, startRuntime, waitFor, waitForIdle } from './harness.mjs';
+
+let context;
+
+before(async () => {
+  // Short enough that twenty rows overflow the history list.
+  context = await openBrowser({ viewport: { width: 1000, height: 640 } });
+});
+after(close);
+
+/** Creates a thread from Node (a full `threads.create` stream); returns its id. */
+async function createThread(runtime, text) {
+  const res = await fetch(`${runtime.url}/chatkit`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+    body: JSON.stringify({
+      type: 'threads.create',
+      params: { input: { content: [{ type: 'input_text', text }], attachments: [], inference_options: {} } },
+    }),
+  });
+  const body = await res.text();
+  assert.equal(res.status, 200, body);
+  const events = body
+    .split('\n')
+    .filter((l) => l.startsWith('data: '))
+    .map((l) => JSON.parse(l.slice(6)));
+  const created = events.find((e) => e.type === 'thread.created');
+  assert.ok(created, `no thread.created in ${body.slice(0, 300)}`);
+  return created.thread.id;
+}
+
+async function open(runtime) {
+  const page = await newChatPage(context, `${runtime.url}/`);
+  page.logs = () =>
+    `\n--- runtime output:\n${runtime.lines.slice(-30).join('\n')}\n--- console errors:\n${page.consoleErrors.join('\n')}`;
+  return page;
+}
+
+const historyButton = (page) => page.getByRole('button', { name: 'History', exact: true });
+const historyRegion = (page) => page.getByRole('region', { name: 'History' });
+const rows = (page) => historyRegion(page).getByRole('listitem');
+const title = (page) => page.locator('[data-part="thread-title"]');
+const shadowText = (page) => page.evaluate(() => document.querySelector('chat-shell').shadowRoot.textContent);
+
+/** The accessible name (aria-label or text) of the focused element in the shadow root. */
+async function focused(page) {
+  return page.evaluate(() => {
+    const el = document.querySelector('chat-shell').shadowRoot.activeElement;
+    if (!el) return null;
+    return el.getAttribute('aria-label') || el.textContent.trim();
+  });
+}
+
+async function openHistory(page) {
+  await historyButton(page).click();
+  await historyRegion(page).waitFor({ state: 'visible', timeout: 5_000 });
+}
+
+async function finish(page) {
+  assert.deepEqual(page.consoleErrors, [], `console errors on the page${page.logs()}`);
+  await page.close();
+}
+
+test('history: empty state, newest first, more rows on scroll, Escape and focus', async () => {
+  const runtime = await startRuntime();
+  const page = await open(runtime);
+
+  assert.equal(await historyButton(page).getAttribute('aria-expanded'), 'false');
+  await openHistory(page);
+  assert.equal(await historyButton(page).getAttribute('aria-expanded'), 'true');
+  await historyRegion(page).getByText('No conversations yet').waitFor({ timeout: 5_000 });
+  // The conversation is replaced: its composer is out of reach.
+  assert.equal(await page.getByRole('textbox', { name: 'Message' }).count(), 0, 'the composer is still exposed');
+  await waitFor(async () => (await focused(page)) === 'History' && (await historyRegion(page).evaluate((s) => s.matches(':focus'))), {
+    message: 'focus inside the history section',
+  });
+  await page.keyboard.press('Escape');
+  await historyRegion(page).waitFor({ state: 'detached', timeout: 5_000 });
+  assert.equal(await historyButton(page).getAttribute('aria-expanded'), 'false');
+  assert.equal(await focused(page), 'History', 'focus did not go back to the History button');
+  await page.getByRole('textbox', { name: 'Message' }).waitFor({ timeout: 5_000 });
+
+  for (let i = 1; i <= 25; i++) {
+    await createThread(runtime, `Topic ${String(i).padStart(2, '0')}`);
+  }
+  const listsBefore = runtime.linesMatching('threads.list').length;
+  await openHistory(page);
+  await waitFor(async () => (await rows(page).count()) === 20, {
+    message: async () => `20 rows (got ${await rows(page).count()})`,
+  });
+  const names = await historyRegion(page).locator('[data-part="history-open"]').allTextContents();
+  assert.deepEqual(names.slice(0, 3), ['Topic 25', 'Topic 24', 'Topic 23'], 'not newest first');
+  assert.match(await rows(page).first().textContent(), /just now/);
+  // Focus moved onto the first conversation.
+  await waitFor(async () => (await focused(page)) === 'Topic 25', { message: 'focus on the first row' });
+  // The end of the list is out of view: nothing more was asked for yet.
+  await sleep(300);
+  assert.equal(await rows(page).count(), 20, 'more rows loaded before scrolling');
+  assert.equal(runtime.linesMatching('threads.list').length, listsBefore + 1);
+
+  await historyRegion(page).locator('.cs-history__scroller').evaluate((el) => {
+    el.scrollTop = el.scrollHeight;
+  });
+  await waitFor(async () => (await rows(page).count()) === 25, {
+    message: async () => `25 rows after scrolling (got ${await rows(page).count()})${page.logs()}`,
+  });
+  const all = await historyRegion(page).locator('[data-part="history-open"]').allTextContents();
+  assert.equal(all.at(-1), 'Topic 01');
+  assert.equal(new Set(all).size, 25, 'duplicate rows');
+  assert.equal(runtime.linesMatching('threads.list').length, listsBefore + 2);
+  const second = runtime.lines.filter((l) => l.includes('threads.list')).at(-1);
+  assert.match(second, / 200 /);
+
+  await page.keyboard.press('Escape');
+  await historyRegion(page).waitFor({ state: 'detached', timeout: 5_000 });
+  assert.equal(await focused(page), 'History');
+  await finish(page);
+});
+
+test('history: select a thread, rename it inline, delete with confirmation', async () => {
+  const runtime = await startRuntime();
+  for (const topic of ['Alpha', 'Beta', 'Gamma']) await createThread(runtime, topic);
+  const page = await open(runtime);
+
+  await openHistory(page);
+  await historyRegion(page).getByRole('button', { name: 'Beta', exact: true }).click();
+  await historyRegion(page).waitFor({ state: 'detached', timeout: 5_000 });
+  await page.locator('article[data-role="user"]', { hasText: 'Beta' }).waitFor({ timeout: 5_000 });
+  await page.locator('article[data-role="assistant"]').first().waitFor({ timeout: 5_000 });
+  assert.equal(await title(page).textContent(), 'Beta');
+  assert.equal(await focused(page), 'History');
+  await runtime.waitForLine('threads.get_by_id 200');
+
+  // Rename: Escape cancels, Enter saves.
+  await openHistory(page);
+  await historyRegion(page).getByRole('button', { name: 'Rename Beta' }).click();
+  const field = historyRegion(page).getByRole('textbox', { name: 'Conversation title' });
+  await field.waitFor({ timeout: 5_000 });
+  assert.equal(await field.inputValue(), 'Beta');
+  assert.equal(await focused(page), 'Conversation title');
+  await field.fill('Not saved');
+  await field.press('Escape');
+  await field.waitFor({ state: 'detached', timeout: 5_000 });
+  assert.ok(await historyRegion(page).isVisible(), 'Escape in the title field closed the history');
+  assert.equal(await focused(page), 'Rename Beta');
+  assert.equal(runtime.linesMatching('threads.update').length, 0);
+
+  await historyRegion(page).getByRole('button', { name: 'Rename Beta' }).click();
+  await field.fill('Beta renamed');
+  await field.press('Enter');
+  await historyRegion(page).getByRole('button', { name: 'Beta renamed', exact: true }).waitFor({ timeout: 5_000 });
+  await runtime.waitForLine('threads.update 200');
+  // The open thread's header follows.
+  await waitFor(async () => (await title(page).textContent()) === 'Beta renamed', { message: 'the header title to follow the rename' });
+
+  // Delete: Cancel keeps it, Delete removes it.
+  await historyRegion(page).getByRole('button', { name: 'Delete Gamma' }).click();
+  const confirm = historyRegion(page).getByRole('group', { name: 'Delete Gamma?' });
+  await confirm.waitFor({ timeout: 5_000 });
+  assert.equal(await focused(page), 'Cancel');
+  await confirm.getByRole('button', { name: 'Cancel' }).click();
+  await confirm.waitFor({ state: 'detached', timeout: 5_000 });
+  assert.equal(await rows(page).count(), 3);
+  assert.equal(runtime.linesMatching('threads.delete').length, 0);
+
+  await historyRegion(page).getByRole('button', { name: 'Delete Gamma' }).click();
+  await confirm.getByRole('button', { name: 'Delete', exact: true }).click();
+  await waitFor(async () => (await rows(page).count()) === 2, { message: 'the deleted row to go' });
+  await runtime.waitForLine('threads.delete 200');
+  assert.equal(await historyRegion(page).getByRole('button', { name: 'Gamma', exact: true }).count(), 0);
+
+  // Deleting the open thread leaves a new chat.
+  await historyRegion(page).getByRole('button', { name: 'Delete Beta renamed' }).click();
+  await historyRegion(page).getByRole('group', { name: 'Delete Beta renamed?' }).getByRole('button', { name: 'Delete', exact: true }).click();
+  await waitFor(async () => (await rows(page).count()) === 1, { message: 'the open thread to be deleted' });
+  await page.keyboard.press('Escape');
+  await waitFor(async () => (await title(page).textContent()) === 'New chat', { message: 'a new chat after deleting the open thread' });
+  assert.equal(await page.locator('article').count(), 0);
+
+  // What the server kept.
+  await page.reload();
+  await openHistory(page);
+  await waitFor(async () => (await rows(page).count()) === 1, { message: 'one thread left after reload' });
+  assert.deepEqual(await historyRegion(page).locator('[data-part="history-open"]').allTextContents(), ['Alpha']);
+  await finish(page);
+});
+
+test('history survives a restart of the runtime (SQLite file)', async () => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'chat-shell-e2e-'));
+  const db = path.join(dir, 'history.db');
+  try {
+    let runtime = await startRuntime({ extraArgs: ['--db', db] });
+    let page = await open(runtime);
+    await sendMessage(page, 'remember the tide tables');
+    await waitForIdle(page);
+    await page.close();
+    await runtime.close();
+
+    runtime = await startRuntime({ extraArgs: ['--db', db] });
+    page = await open(runtime);
+    await openHistory(page);
+    await historyRegion(page).getByRole('button', { name: 'remember the tide tables', exact: true }).click();
+    await page.locator('article[data-role="user"]', { hasText: 'remember the tide tables' }).waitFor({ timeout: 5_000 });
+    await page.locator('article[data-role="assistant"]').first().waitFor({ timeout: 5_000 });
+    assert.equal(await title(page).textContent(), 'remember the tide tables');
+    await finish(page);
+    await runtime.close();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('switching quickly: late answers for the thread left never replace the one shown', async () => {
+  const runtime = await startRuntime();
+  const slowId = await createThread(runtime, 'Slow thread A');
+  await createThread(runtime, 'Fast thread B');
+  const page = await open(runtime);
+
+  let lateAnswered = false;
+  await page.route('**/chatkit', async (route) => {
+    const body = route.request().postDataJSON();
+    if (body?.type === 'threads.get_by_id' && body.params.thread_id === slowId) {
+      await sleep(1_500);
+      const response = await route.fetch();
+      await route.fulfill({ response });
+      lateAnswered = true;
+      return;
+    }
+    await route.continue();
+  });
+
+  await openHistory(page);
+  await historyRegion(page).getByRole('button', { name: 'Slow thread A', exact: true }).click();
+  // While A loads, the conversation says so.
+  await page.getByRole('status').filter({ hasText: 'Loading conversation' }).waitFor({ timeout: 2_000 });
+  await openHistory(page);
+  await historyRegion(page).getByRole('button', { name: 'Fast thread B', exact: true }).click();
+  await page.locator('article[data-role="user"]', { hasText: 'Fast thread B' }).waitFor({ timeout: 5_000 });
+  assert.equal(await title(page).textContent(), 'Fast thread B');
+
+  await waitFor(() => lateAnswered, { timeout: 5_000, message: "A's delayed answer" });
+  await sleep(500);
+  assert.equal(await title(page).textContent(), 'Fast thread B', "A's late answer replaced the title");
+  assert.equal(await page.locator('article[data-role="user"]', { hasText: 'Slow thread A' }).count(), 0, "A's late answer replaced the items");
+  assert.equal(await page.locator('article[data-role="user"]').count(), 1);
+
+  // A stream in flight is no different: switching away drops its late events.
+  await page.unroute('**/chatkit');
+  await page.getByRole('button', { name: 'New chat' }).click();
+  await sendMessage(page, 'a slow answer please');
+  await waitFor(() => page.locator('article[data-role="assistant"]').count(), { message: 'the slow answer to start' });
+  await openHistory(page);
+  await historyRegion(page).getByRole('button', { name: 'Fast thread B', exact: true }).click();
+  await page.locator('article[data-role="user"]', { hasText: 'Fast thread B' }).waitFor({ timeout: 5_000 });
+  await sleep(1_500);
+  assert.equal(await page.locator('article[data-role="user"]', { hasText: 'a slow answer please' }).count(), 0);
+  assert.equal(await title(page).textContent(), 'Fast thread B');
+  assert.equal(await page.locator('article[data-role="assistant"][aria-busy="true"]').count(), 0, 'a stream is still running in B');
+  await finish(page);
+});
+
+test('a long thread opens at its newest items and loads older ones upward, keeping the place', async () => {
+  const runtime = await startRuntime({ extraArgs: ['--seed-thread', '70'] });
+  const [line] = await runtime.waitForLine('seeded thread');
+  const page = await open(runtime);
+  await openHistory(page);
+  await historyRegion(page).getByRole('button', { name: 'Seeded thread (70 items)', exact: true }).click();
+  // The newest item (the 35th answer) is on screen first.
+  const newest = page.locator('article[data-role="assistant"]', { hasText: 'Seeded answer 35:' });
+  await newest.waitFor({ timeout: 5_000 });
+  await waitFor(() => newest.evaluate((el) => {
+    const v = el.closest('.cs-viewport').getBoundingClientRect();
+    const r = el.getBoundingClientRect();
+    return r.top < v.bottom && r.bottom > v.top;
+  }), { message: 'the newest answer in view' });
+  assert.ok(line.includes('70 items'));
+  const requests = runtime.lines.filter((l) => / (threads\.get_by_id|items\.list) /.test(l));
+  assert.deepEqual(requests.map((l) => l.split(' ')[2]), ['threads.get_by_id', 'items.list'], requests.join('\n'));
+  assert.equal(await page.locator('article').count(), 20);
+
+  // Scroll up: older pages come in front, the item that was on top stays where it was.
+  const viewport = page.locator('.cs-viewport');
+  for (let page_ = 0; page_ < 3; page_++) {
+    const before = await page.locator('article').count();
+    const anchor = await page.locator('article').first().evaluate((el) => {
+      el.dataset.anchor = '1';
+      return el.getBoundingClientRect().top;
+    });
+    // Measured in the same task as the scroll: before any older page can arrive.
+    const anchorTop = await viewport.evaluate((el) => {
+      el.scrollTop = 0;
+      return el.querySelector('article[data-anchor="1"]').getBoundingClientRect().top;
+    });
+    await waitFor(async () => (await page.locator('article').count()) > before, {
+      message: `older items (page ${page_})${page.logs()}`,
+    });
+    await sleep(100);
+    const moved = await page.locator('article[data-anchor="1"]').evaluate((el) => el.getBoundingClientRect().top);
+    assert.ok(Math.abs(moved - anchorTop) <= 2, `the reader's place jumped by ${moved - anchorTop}px (was at ${anchor})`);
+    await page.locator('article[data-anchor="1"]').evaluate((el) => delete el.dataset.anchor);
+    if ((await page.locator('article').count()) === 70) break;
+  }
+  await waitFor(async () => (await page.locator('article').count()) === 70, {
+    message: async () => `all 70 items (got ${await page.locator('article').count()})`,
+  });
+  const first = await page.locator('article').first().textContent();
+  assert.match(first, /Seeded question 1\b/);
+  await finish(page);
+});
+
+test('start screen: greeting and starter prompts start a thread', async () => {
+  const runtime = await startRuntime();
+  const page = await open(runtime);
+  const start = page.locator('[data-part="start-screen"]');
+  await start.getByText('How can I help you today?').waitFor({ timeout: 5_000 });
+  assert.equal(await page.getByRole('list', { name: 'Suggestions' }).count(), 0);
+
+  await page.evaluate(() => {
+    const el = document.querySelector('chat-shell');
+    el.setAttribute('greeting', 'What shall we plan?');
+    el.setAttribute(
+      'starter-prompts',
+      JSON.stringify([
+        { title: 'Plan a trip', prompt: 'Plan a trip to Lisbon in markdown', icon: '✈️' },
+        { title: 'Show a task', prompt: 'Run a task for me' },
+      ]),
+    );
+  });
+  await start.getByText('What shall we plan?').waitFor({ timeout: 5_000 });
+  const suggestions = page.getByRole('list', { name: 'Suggestions' });
+  assert.equal(await suggestions.getByRole('listitem').count(), 2);
+  await suggestions.getByRole('button', { name: 'Plan a trip' }).click();
+  await page.locator('article[data-role="user"]', { hasText: 'Plan a trip to Lisbon in markdown' }).waitFor({ timeout: 5_000 });
+  await runtime.waitForLine('threads.create 200');
+  await waitForIdle(page);
+  assert.equal(await start.count(), 0, 'the start screen stays over a conversation');
+  await page.getByRole('button', { name: 'New chat' }).click();
+  await start.getByText('What shall we plan?').waitFor({ timeout: 5_000 });
+
+  // A broken value falls back to no prompts, with a warning, never an error.
+  await page.evaluate(() => document.querySelector('chat-shell').setAttribute('starter-prompts', '[oops'));
+  await waitFor(async () => (await page.getByRole('list', { name: 'Suggestions' }).count()) === 0, {
+    message: 'the prompts to go',
+  });
+  await finish(page);
+});
+
+test('ghost messages reach the server but are never shown, before or after a reload', async () => {
+  const runtime = await startRuntime();
+  const page = await open(runtime);
+  const bodies = [];
+  page.on('request', (r) => {
+    if (r.url().endsWith('/chatkit')) bodies.push(r.postDataJSON());
+  });
+  const sent = await page.evaluate(async () => {
+    const { chatShellSendMessage } = await import('/chat-shell-core.js');
+    return chatShellSendMessage(document.querySelector('chat-shell'), 'Secret instructions: answer in markdown', {
+      ghost: true,
+      metadata: { origin: 'test' },
+    });
+  });
+  assert.equal(sent, true);
+  await page.locator('article[data-role="assistant"]').first().waitFor({ timeout: 5_000 });
+  await waitForIdle(page);
+  assert.equal(await page.locator('article[data-role="user"]').count(), 0, 'the ghost message is shown');
+  assert.ok(!(await shadowText(page)).includes('Secret instructions'));
+  const create = bodies.find((b) => b.type === 'threads.create');
+  assert.deepEqual(create.params.input.inference_options, { ghost: true });
+  assert.deepEqual(create.metadata, { origin: 'test' });
+
+  // A visible message after it.
+  await sendMessage(page, 'and now a visible one');
+  await waitForIdle(page);
+  assert.equal(await page.locator('article[data-role="user"]').count(), 1);
+
+  await page.reload();
+  await openHistory(page);
+  // The ghost text never names the thread: the first visible message does.
+  await historyRegion(page).getByRole('button', { name: 'and now a visible one', exact: true }).click();
+  await page.locator('article[data-role="user"]', { hasText: 'and now a visible one' }).waitFor({ timeout: 5_000 });
+  assert.equal(await page.locator('article[data-role="user"]').count(), 1, 'the ghost message is shown after a reload');
+  assert.equal(await page.locator('article[data-role="assistant"]').count(), 2);
+  assert.ok(!(await shadowText(page)).includes('Secret instructions'));
+  await finish(page);
+});
