@@ -82,10 +82,9 @@ pub fn register() {
     let disconnect = Closure::<dyn FnMut(HtmlElement)>::new(disconnected);
     let attribute =
         Closure::<dyn FnMut(HtmlElement, String, Option<String>)>::new(attribute_changed);
-    let register_handler =
-        Closure::<dyn FnMut(HtmlElement, String, String, JsValue) -> Result<(), JsValue>>::new(
-            register_from_page,
-        );
+    let register_handler = Closure::<
+        dyn FnMut(HtmlElement, String, String, JsValue) -> Result<(), JsValue>,
+    >::new(register_from_page);
     let observed: js_sys::Array = OBSERVED.iter().map(|a| JsValue::from_str(a)).collect();
     define_element(
         "chat-shell",
@@ -218,7 +217,9 @@ fn attribute_changed(host: HtmlElement, name: String, value: Option<String>) {
         // A boolean attribute: present (any value but "false") means on.
         "resizable" => {
             use leptos::prelude::Set;
-            rt.signals.resizable.set(value.is_some_and(|v| v != "false"));
+            rt.signals
+                .resizable
+                .set(value.is_some_and(|v| v != "false"));
         }
         "persist-size" => {
             use leptos::prelude::Set;

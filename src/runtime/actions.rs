@@ -220,8 +220,7 @@ impl Runtime {
                 match f.call2(&JsValue::NULL, &to_js(&action_json), &to_js(&context)) {
                     Ok(returned) => {
                         wasm_bindgen_futures::spawn_local(async move {
-                            let settled =
-                                JsFuture::from(js_sys::Promise::resolve(&returned)).await;
+                            let settled = JsFuture::from(js_sys::Promise::resolve(&returned)).await;
                             if let Err(e) = &settled {
                                 warn(&format!(
                                     "client action `{}` failed: {}",
@@ -250,7 +249,12 @@ impl Runtime {
         }
     }
 
-    fn sync_action(self: &Rc<Self>, item_id: Option<ItemId>, action: Action, done: ActionDone) -> bool {
+    fn sync_action(
+        self: &Rc<Self>,
+        item_id: Option<ItemId>,
+        action: Action,
+        done: ActionDone,
+    ) -> bool {
         let Some(thread_id) = self.state.borrow().thread_id().cloned() else {
             return false;
         };
@@ -275,8 +279,7 @@ impl Runtime {
             match answer {
                 Ok(answer) => {
                     // Only into the thread it came from: the user may have moved on.
-                    let same_thread =
-                        this.state.borrow().thread_id() == Some(&thread_id);
+                    let same_thread = this.state.borrow().thread_id() == Some(&thread_id);
                     if let (true, Some(item)) = (same_thread, answer.updated_item) {
                         this.apply(Input::ItemSynced(item));
                     }
@@ -304,7 +307,10 @@ impl Runtime {
         match handler {
             Some(Handler::Js(f)) => {
                 if let Err(e) = f.call2(&JsValue::NULL, &to_js(&data), &JsValue::from_str(name)) {
-                    warn(&format!("effect handler `{name}` failed: {}", error_text(&e)));
+                    warn(&format!(
+                        "effect handler `{name}` failed: {}",
+                        error_text(&e)
+                    ));
                 }
             }
             Some(Handler::Rust(f)) => f(&data, &Value::String(name.to_owned())),

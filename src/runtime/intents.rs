@@ -183,9 +183,15 @@ impl Runtime {
     /// Start a new, empty conversation (with the new chat's own draft). Loads still on
     /// their way are dropped.
     pub fn new_chat(self: &Rc<Self>) {
+        self.close_history();
+        self.reset_conversation();
+    }
+
+    /// An empty conversation in place of the one shown (with the new chat's draft); the
+    /// history stays as it is.
+    pub(crate) fn reset_conversation(self: &Rc<Self>) {
         let from = self.draft_owner();
         self.bump_load_token();
-        self.close_history();
         self.signals.history.opening.set(None);
         self.signals.history.open_error.set(None);
         self.signals.history.older.set(Default::default());

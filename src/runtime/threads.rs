@@ -106,7 +106,7 @@ pub(crate) struct Threads {
     pub drafts: RefCell<HashMap<Option<ThreadId>, Draft>>,
 }
 
-/// A JSON request whose answer is dropped if `token` no longer matches by then.
+/// POST one JSON request and decode its answer.
 async fn request<T: DeserializeOwned>(
     endpoint: &str,
     request: &crate::protocol::ChatRequest,
@@ -255,7 +255,8 @@ impl Runtime {
         }
     }
 
-    /// Delete a thread (`threads.delete`). Deleting the open thread starts a new chat.
+    /// Delete a thread (`threads.delete`). Deleting the open thread leaves a new chat
+    /// behind the history.
     pub async fn delete_thread(self: Rc<Self>, id: ThreadId) -> bool {
         let result = self
             .json_request::<Value>(RequestBody::DeleteThread {
@@ -281,7 +282,7 @@ impl Runtime {
                     self.signals.tray.entries.set(Vec::new());
                     self.discard_tray(tray);
                     self.signals.draft.set(String::new());
-                    self.new_chat();
+                    self.reset_conversation();
                 }
                 true
             }

@@ -1,6 +1,7 @@
 //! ComposerDock: the attachment tray and the composer (textarea, file picker, Send/Stop).
 
 use super::attachments::AttachmentTray;
+use super::{glyph, glyphs};
 use crate::runtime::{Runtime, Shell};
 use leptos::html;
 use leptos::prelude::*;
@@ -132,7 +133,7 @@ fn Composer(shell: Shell) -> impl IntoView {
                     }
                 }
             >
-                <span aria-hidden="true">"📎"</span>
+                {glyph(glyphs::PAPERCLIP)}
             </button>
             <textarea
                 class="cs-composer__input"

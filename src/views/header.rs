@@ -1,5 +1,6 @@
 //! ShellHeader: the thread's title and the thread controls (New chat, History).
 
+use super::{glyph, glyphs};
 use crate::runtime::Shell;
 use leptos::html;
 use leptos::prelude::*;
@@ -30,7 +31,7 @@ pub fn ShellHeader(shell: Shell, history_button: NodeRef<html::Button>) -> impl 
                         shell.with(|rt| rt.new_chat());
                     }
                 >
-                    <span aria-hidden="true">"+"</span>
+                    {glyph(glyphs::PLUS)}
                     <span class="cs-button__label">"New chat"</span>
                 </button>
                 <button
@@ -46,7 +47,7 @@ pub fn ShellHeader(shell: Shell, history_button: NodeRef<html::Button>) -> impl 
                         shell.with(|rt| rt.toggle_history());
                     }
                 >
-                    <span aria-hidden="true">"☰"</span>
+                    {glyph(glyphs::HISTORY)}
                     <span class="cs-button__label">"History"</span>
                 </button>
             </div>

@@ -3,6 +3,7 @@
 //! rows load when the end of the list scrolls into view. Escape closes it; focus moves
 //! into the list when it opens and back to the History button when it closes.
 
+use super::{glyph, glyphs};
 use crate::history::relative_date;
 use crate::runtime::{Shell, ThreadRow};
 use leptos::html;
@@ -245,7 +246,7 @@ fn HistoryRow(shell: Shell, row: ThreadRow) -> impl IntoView {
                     node_ref=rename_button
                     on:click=move |_| mode.set(RowMode::Renaming)
                 >
-                    <span aria-hidden="true">"✎"</span>
+                    {glyph(glyphs::PENCIL)}
                 </button>
                 <button
                     type="button"
@@ -255,7 +256,7 @@ fn HistoryRow(shell: Shell, row: ThreadRow) -> impl IntoView {
                     node_ref=delete_button
                     on:click=move |_| mode.set(RowMode::Confirming)
                 >
-                    <span aria-hidden="true">"🗑"</span>
+                    {glyph(glyphs::TRASH)}
                 </button>
             }
         }

@@ -8,6 +8,7 @@ use crate::markdown;
 use crate::options::StarterPrompt;
 use crate::protocol::NoticeLevel;
 use crate::runtime::Shell;
+use crate::widgets::icons::Paint;
 use leptos::html;
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
@@ -18,9 +19,9 @@ const STICK_PX: i32 = 48;
 /// Older items start loading this far (px) before the reader reaches the top.
 const PRELOAD_PX: u32 = 300;
 
-/// Where an element's top is, relative to the viewport's top (px).
-fn top_in(viewport: &Element, el: &Element) -> f64 {
-    el.get_bounding_client_rect().top() - viewport.get_bounding_client_rect().top()
+/// Where an element's top is within `container` (px): unchanged by scrolling.
+fn top_in(container: &Element, el: &Element) -> f64 {
+    el.get_bounding_client_rect().top() - container.get_bounding_client_rect().top()
 }
 
 #[component]
@@ -31,30 +32,32 @@ pub fn StreamViewport(shell: Shell) -> impl IntoView {
     let items = NodeRef::<html::Section>::new();
     let top_sentinel = NodeRef::<html::Div>::new();
     let at_bottom = RwSignal::new(true);
-    // The first item shown and where it was on screen: when older items are put in front
-    // of it, the scroll position moves by as much as it did, so the reader's place holds.
+    // The first item and its place in the content as of the last layout: when something
+    // above it changes (older items put in front), the scroll position moves by as much as
+    // it did, so what the reader sees holds still. Content coordinates, so the reader's
+    // own scrolling never counts as a change.
     let anchor = StoredValue::new_local(None::<(Element, f64)>);
     let record_anchor = move || {
-        let (Some(v), Some(section)) = (viewport.get_untracked(), items.get_untracked()) else {
+        let (Some(c), Some(section)) = (content.get_untracked(), items.get_untracked()) else {
             return;
         };
         let first = section.first_element_child();
         anchor.set_value(first.map(|el| {
-            let top = top_in(&v, &el);
+            let top = top_in(&c, &el);
             (el, top)
         }));
     };
     let keep_place = move || {
-        let (Some(v), Some(section)) = (viewport.get_untracked(), items.get_untracked()) else {
+        let (Some(v), Some(c)) = (viewport.get_untracked(), content.get_untracked()) else {
             return;
         };
         anchor.with_value(|a| {
             let Some((el, before)) = a else { return };
-            // Only a prepend moves the first item away from the front.
-            let prepended = el.is_connected() && section.first_element_child().as_ref() != Some(el);
-            if prepended {
-                let moved = top_in(&v, el) - before;
-                v.set_scroll_top(v.scroll_top() + moved.round() as i32);
+            if el.is_connected() {
+                let moved = top_in(&c, el) - before;
+                if moved.abs() >= 1.0 {
+                    v.set_scroll_top(v.scroll_top() + moved.round() as i32);
+                }
             }
         });
     };
@@ -63,7 +66,6 @@ pub fn StreamViewport(shell: Shell) -> impl IntoView {
         if let Some(v) = viewport.get() {
             at_bottom.set(v.scroll_height() - v.scroll_top() - v.client_height() < STICK_PX);
         }
-        record_anchor();
     };
     let scroll_to_end = move || {
         if let Some(v) = viewport.get_untracked() {
@@ -312,19 +314,38 @@ fn StartScreen(shell: Shell) -> impl IntoView {
 
 #[component]
 fn StarterButton(shell: Shell, prompt: StarterPrompt) -> impl IntoView {
-    // An icon is an image URL, a short symbol (emoji), or a name for the host's CSS.
-    let icon = prompt
-        .icon
-        .map(|icon| match markdown::safe_image_url(&icon) {
-            Some(src) => view! { <img class="cs-start__icon" src=src alt="" /> }.into_any(),
-            None if icon.chars().count() <= 4 => {
-                view! { <span class="cs-start__icon" aria-hidden="true">{icon}</span> }.into_any()
+    // An icon is an image URL, a ChatKit icon name, a short symbol (emoji), or else a
+    // name left for the host's CSS.
+    let icon = prompt.icon.map(|icon| {
+        if let Some(src) = markdown::safe_image_url(&icon) {
+            return view! { <img class="cs-start__icon" src=src alt="" /> }.into_any();
+        }
+        if let Some(drawing) = crate::widgets::icons::drawing(&icon) {
+            let paths = drawing
+                .iter()
+                .map(|(paint, d)| {
+                    let class = match paint {
+                        Paint::Line => "cs-w-icon__line",
+                        Paint::Fill => "cs-w-icon__fill",
+                        Paint::Cut => "cs-w-icon__cut",
+                    };
+                    view! { <path class=class d=*d></path> }
+                })
+                .collect_view();
+            return view! {
+                <svg class="cs-start__icon cs-w-icon" viewBox="0 0 24 24" aria-hidden="true" focusable="false" data-icon=icon>
+                    {paths}
+                </svg>
             }
-            None => {
-                view! { <span class="cs-start__icon" data-icon=icon aria-hidden="true"></span> }
-                    .into_any()
-            }
-        });
+            .into_any();
+        }
+        if icon.chars().count() <= 4 {
+            view! { <span class="cs-start__icon" aria-hidden="true">{icon}</span> }.into_any()
+        } else {
+            view! { <span class="cs-start__icon" data-icon=icon aria-hidden="true"></span> }
+                .into_any()
+        }
+    });
     let text = prompt.prompt;
     view! {
         <button

@@ -253,7 +253,10 @@ mod tests {
             decision(&json!({"decision": "escalated"})),
             Some(Decision::Other("escalated".into()))
         );
-        assert_eq!(decision(&json!({"approved": false})), Some(Decision::Rejected));
+        assert_eq!(
+            decision(&json!({"approved": false})),
+            Some(Decision::Rejected)
+        );
         assert_eq!(decision(&json!({"decision": " "})), None);
         assert_eq!(decision(&json!({"tool_name": "x"})), None);
     }

@@ -8,9 +8,12 @@ use crate::protocol::{JsonMap, WidgetComponent};
 use serde_json::Value;
 use std::collections::HashMap;
 
-/// Width of the SVG coordinate box (the SVG scales to its container).
+/// Width of the SVG coordinate box until the view knows the real width (it lays the
+/// chart out again at its rendered width, so one unit is one pixel and text keeps its size).
 pub const VIEW_WIDTH: f64 = 480.0;
 const DEFAULT_HEIGHT: f64 = 200.0;
+/// The widest a bar gets, in pixels.
+const MAX_BAR: f64 = 48.0;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SeriesKind {
@@ -59,11 +62,7 @@ impl Chart {
         let rows: Vec<JsonMap> = node
             .prop("data")
             .and_then(Value::as_array)
-            .map(|rows| {
-                rows.iter()
-                    .filter_map(|r| r.as_object().cloned())
-                    .collect()
-            })
+            .map(|rows| rows.iter().filter_map(|r| r.as_object().cloned()).collect())
             .unwrap_or_default();
         let (x_key, labels, hide_x) = match node.prop("xAxis") {
             Some(Value::String(k)) => (k.clone(), JsonMap::new(), false),
@@ -152,30 +151,35 @@ fn read_series(s: &Value, rows: &[JsonMap]) -> Option<ReadSeries> {
     let data_key = s.get("dataKey").and_then(Value::as_str)?.to_owned();
     let values = rows
         .iter()
-        .map(|row| match row.get(&data_key) {
-            Some(Value::Number(n)) => n.as_f64(),
-            Some(Value::String(t)) => t.trim().parse::<f64>().ok(),
-            _ => None,
-        }
-        .filter(|v| v.is_finite()))
+        .map(|row| {
+            match row.get(&data_key) {
+                Some(Value::Number(n)) => n.as_f64(),
+                Some(Value::String(t)) => t.trim().parse::<f64>().ok(),
+                _ => None,
+            }
+            .filter(|v| v.is_finite())
+        })
         .collect();
     let own_color = color(s.get("color"), ColorRole::Chart);
-    Some((Series {
-        kind,
-        label: s
-            .get("label")
-            .and_then(Value::as_str)
-            .filter(|l| !l.is_empty())
-            .unwrap_or(&data_key)
-            .to_owned(),
-        stack: match kind {
-            SeriesKind::Line => None,
-            _ => s.get("stack").and_then(Value::as_str).map(str::to_owned),
+    Some((
+        Series {
+            kind,
+            label: s
+                .get("label")
+                .and_then(Value::as_str)
+                .filter(|l| !l.is_empty())
+                .unwrap_or(&data_key)
+                .to_owned(),
+            stack: match kind {
+                SeriesKind::Line => None,
+                _ => s.get("stack").and_then(Value::as_str).map(str::to_owned),
+            },
+            color: chart_palette(0),
+            data_key,
+            values,
         },
-        color: chart_palette(0),
-        data_key,
-        values,
-    }, own_color))
+        own_color,
+    ))
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -220,9 +224,13 @@ pub struct Geometry {
     pub paths: Vec<SeriesPath>,
 }
 
-/// Lay the chart out in a `VIEW_WIDTH × chart.height` box.
-pub fn layout(chart: &Chart) -> Geometry {
-    let width = VIEW_WIDTH;
+/// Lay the chart out in a `width × chart.height` box (width clamped to 160..4000).
+pub fn layout(chart: &Chart, width: f64) -> Geometry {
+    let width = if width.is_finite() {
+        width.clamp(160.0, 4000.0)
+    } else {
+        VIEW_WIDTH
+    };
     let height = chart.height;
     let left = if chart.show_y { 44.0 } else { 8.0 };
     let bottom = if chart.show_x { 24.0 } else { 8.0 };
@@ -283,10 +291,7 @@ pub fn layout(chart: &Chart) -> Geometry {
             })
         })
         .collect();
-    let category_gap = chart
-        .bar_category_gap
-        .unwrap_or(band * 0.2)
-        .min(band * 0.9);
+    let category_gap = chart.bar_category_gap.unwrap_or(band * 0.2).min(band * 0.9);
     let inner = (band - category_gap).max(1.0);
     let count = slots.len().max(1) as f64;
     let gap = if slots.len() > 1 {
@@ -294,7 +299,11 @@ pub fn layout(chart: &Chart) -> Geometry {
     } else {
         0.0
     };
-    let slot_w = ((inner - gap * (count - 1.0)) / count).max(1.0);
+    // Bars stay slim on wide charts: a group never gets wider than MAX_BAR per slot and
+    // sits centered in its band.
+    let slot_w = ((inner - gap * (count - 1.0)) / count).clamp(1.0, MAX_BAR);
+    let group = slot_w * count + gap * (count - 1.0);
+    let offset = (band - group) / 2.0;
 
     let mut bars = Vec::new();
     let mut paths = Vec::new();
@@ -313,7 +322,7 @@ pub fn layout(chart: &Chart) -> Geometry {
                         category: ci,
                         value: *value,
                         rect: Rect {
-                            x: round2(plot.x + band * ci as f64 + category_gap / 2.0 + slot * (slot_w + gap)),
+                            x: round2(plot.x + band * ci as f64 + offset + slot * (slot_w + gap)),
                             y: round2(top),
                             w: round2(slot_w),
                             h: round2((bottom_y - top).max(0.0)),
@@ -328,7 +337,11 @@ pub fn layout(chart: &Chart) -> Geometry {
                     match e {
                         Some((_, high)) => {
                             d.push_str(if pen_down { "L" } else { "M" });
-                            d.push_str(&format!("{} {}", num(round2(center(ci))), num(round2(scale(*high)))));
+                            d.push_str(&format!(
+                                "{} {}",
+                                num(round2(center(ci))),
+                                num(round2(scale(*high)))
+                            ));
                             pen_down = true;
                         }
                         None => pen_down = false,
@@ -481,7 +494,8 @@ mod tests {
     }
 
     fn fixture_chart() -> Chart {
-        chart(json!({"type": "Chart", "height": 180, "xAxis": "month", "showLegend": true,
+        chart(
+            json!({"type": "Chart", "height": 180, "xAxis": "month", "showLegend": true,
             "data": [
                 {"month": "Jan", "visits": 120, "signups": 30, "churn": 5},
                 {"month": "Feb", "visits": 150, "signups": 42, "churn": 7},
@@ -493,7 +507,8 @@ mod tests {
                 {"type": "line", "label": "Sign-ups", "dataKey": "signups"},
                 {"type": "area", "label": "Churn", "dataKey": "churn", "color": "red-300"},
                 {"type": "pie", "dataKey": "visits"}
-            ]}))
+            ]}),
+        )
     }
 
     #[test]
@@ -511,8 +526,22 @@ mod tests {
     #[test]
     fn lays_out_bars_lines_and_areas_inside_the_plot() {
         let c = fixture_chart();
-        let g = layout(&c);
+        let g = layout(&c, VIEW_WIDTH);
         assert_eq!(g.bars.len(), 4);
+        let wide = layout(&c, 960.0);
+        assert_eq!(wide.width, 960.0);
+        let narrow = layout(&c, 200.0);
+        assert!(
+            wide.bars[0].rect.w > narrow.bars[0].rect.w,
+            "bars widen with the box"
+        );
+        assert!(wide.bars[0].rect.w <= MAX_BAR, "up to a limit");
+        let band = wide.plot.w / 4.0;
+        let center = wide.bars[1].rect.x + wide.bars[1].rect.w / 2.0;
+        assert!(
+            (center - (wide.plot.x + band * 1.5)).abs() < 0.02,
+            "centered in its band"
+        );
         assert_eq!(g.paths.len(), 2);
         assert_eq!(g.paths[0].kind, SeriesKind::Line);
         assert!(g.paths[0].d.starts_with('M') && g.paths[0].d.matches('L').count() == 3);
@@ -523,7 +552,10 @@ mod tests {
         let bottom = g.plot.y + g.plot.h;
         for b in &g.bars {
             assert!(b.rect.x >= g.plot.x && b.rect.x + b.rect.w <= g.plot.x + g.plot.w + 0.01);
-            assert!((b.rect.y + b.rect.h - bottom).abs() < 0.02, "bars stand on 0");
+            assert!(
+                (b.rect.y + b.rect.h - bottom).abs() < 0.02,
+                "bars stand on 0"
+            );
         }
         // The tallest bar (180 of 200) is 90 % of the plot high.
         let apr = &g.bars[3];
@@ -535,13 +567,13 @@ mod tests {
     #[test]
     fn stacked_bars_share_a_slot_and_sit_on_each_other() {
         let c = chart(json!({"type": "Chart", "xAxis": "m",
-            "data": [{"m": "Jan", "a": 3, "b": 1}, {"m": "Feb", "a": 5, "b": "2"}, {"m": "Mar", "a": 2, "b": 4}],
-            "series": [
-                {"type": "bar", "label": "A", "dataKey": "a", "stack": "s"},
-                {"type": "bar", "label": "B", "dataKey": "b", "stack": "s"},
-                {"type": "bar", "label": "C", "dataKey": "a"}
-            ]}));
-        let g = layout(&c);
+        "data": [{"m": "Jan", "a": 3, "b": 1}, {"m": "Feb", "a": 5, "b": "2"}, {"m": "Mar", "a": 2, "b": 4}],
+        "series": [
+            {"type": "bar", "label": "A", "dataKey": "a", "stack": "s"},
+            {"type": "bar", "label": "B", "dataKey": "b", "stack": "s"},
+            {"type": "bar", "label": "C", "dataKey": "a"}
+        ]}));
+        let g = layout(&c, VIEW_WIDTH);
         assert_eq!(g.bars.len(), 9);
         let (a, b, cc) = (&g.bars[0], &g.bars[3], &g.bars[6]);
         assert_eq!(a.rect.x, b.rect.x, "stacked bars share their slot");
@@ -553,29 +585,43 @@ mod tests {
 
     #[test]
     fn the_fixture_chart_with_an_unstacked_and_a_stacked_bar() {
-        let c = chart(json!({"type":"Chart","data":[{"m":"Jan","a":3,"b":1},{"m":"Feb","a":5,"b":2},{"m":"Mar","a":2,"b":4}],
+        let c = chart(
+            json!({"type":"Chart","data":[{"m":"Jan","a":3,"b":1},{"m":"Feb","a":5,"b":2},{"m":"Mar","a":2,"b":4}],
             "series":[{"type":"bar","label":"A","dataKey":"a"},{"type":"bar","label":"B","dataKey":"b","stack":"s"}],
-            "xAxis":"m","showLegend":true,"height":160}));
-        let g = layout(&c);
+            "xAxis":"m","showLegend":true,"height":160}),
+        );
+        let g = layout(&c, VIEW_WIDTH);
         assert_eq!(g.bars.len(), 6);
         assert!(g.bars.iter().all(|b| b.rect.h > 0.0 && b.rect.w > 1.0));
     }
 
     #[test]
     fn degenerate_charts_do_not_break() {
-        let g = layout(&chart(json!({"type": "Chart"})));
+        let g = layout(&chart(json!({"type": "Chart"})), VIEW_WIDTH);
         assert!(g.bars.is_empty() && g.paths.is_empty());
-        let g = layout(&chart(json!({"type": "Chart", "xAxis": {"dataKey": "x", "hide": true, "labels": {"1": "one"}},
+        let g = layout(
+            &chart(
+                json!({"type": "Chart", "xAxis": {"dataKey": "x", "hide": true, "labels": {"1": "one"}},
             "showYAxis": false, "height": "5000",
             "data": [{"x": 1, "v": -3}, {"x": 2, "v": "n/a"}, {"x": 3, "v": 0}],
-            "series": [{"type": "line", "dataKey": "v"}, {"type": "bar", "dataKey": "v"}]})));
+            "series": [{"type": "line", "dataKey": "v"}, {"type": "bar", "dataKey": "v"}]}),
+            ),
+            f64::NAN,
+        );
         assert!(g.x_ticks.is_empty() && g.y_ticks.is_empty());
+        assert_eq!(g.width, VIEW_WIDTH, "an unusable width falls back");
         assert_eq!(g.height, 800.0);
-        assert_eq!(g.paths[0].d.matches('M').count(), 2, "a missing value breaks the line");
+        assert_eq!(
+            g.paths[0].d.matches('M').count(),
+            2,
+            "a missing value breaks the line"
+        );
         assert_eq!(g.bars.len(), 2);
         assert!(g.bars.iter().all(|b| b.rect.h >= 0.0));
-        let c = chart(json!({"type": "Chart", "xAxis": {"dataKey": "x", "labels": {"1": "one"}},
-            "data": [{"x": 1, "v": 1}], "series": [{"type": "bar", "dataKey": "v"}]}));
+        let c = chart(
+            json!({"type": "Chart", "xAxis": {"dataKey": "x", "labels": {"1": "one"}},
+            "data": [{"x": 1, "v": 1}], "series": [{"type": "bar", "dataKey": "v"}]}),
+        );
         assert_eq!(c.categories, vec!["one"]);
         assert_eq!(c.series[0].label, "v");
     }

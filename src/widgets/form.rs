@@ -355,11 +355,17 @@ mod tests {
 
     #[test]
     fn actions_are_read_from_props() {
-        let b = node(json!({"type": "Button", "onClickAction": {"type": "go", "payload": {"a": 1}, "loadingBehavior": "self"}}));
+        let b = node(
+            json!({"type": "Button", "onClickAction": {"type": "go", "payload": {"a": 1}, "loadingBehavior": "self"}}),
+        );
         let a = action_prop(&b, "onClickAction").unwrap();
         assert_eq!(a.kind, "go");
         assert_eq!(a.loading_behavior.as_deref(), Some("self"));
-        assert!(action_prop(&node(json!({"type": "Button", "onClickAction": 3})), "onClickAction").is_none());
+        assert!(action_prop(
+            &node(json!({"type": "Button", "onClickAction": 3})),
+            "onClickAction"
+        )
+        .is_none());
     }
 
     #[test]

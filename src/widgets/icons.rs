@@ -280,7 +280,11 @@ mod tests {
             .copied()
             .filter(|n| drawing(n).is_none())
             .collect();
-        assert_eq!(missing, vec!["wreath"], "only the wreath uses the generic glyph");
+        assert_eq!(
+            missing,
+            vec!["wreath"],
+            "only the wreath uses the generic glyph"
+        );
         assert!(drawing("vendor:acme").is_none());
         assert!(drawing("lucide:x").is_none());
     }

@@ -45,12 +45,7 @@ pub fn answers(
             } else {
                 chosen
                     .get(&field.id)
-                    .map(|v| {
-                        v.iter()
-                            .filter(|s| !s.trim().is_empty())
-                            .cloned()
-                            .collect()
-                    })
+                    .map(|v| v.iter().filter(|s| !s.trim().is_empty()).cloned().collect())
                     .unwrap_or_default()
             };
             let skipped = values.is_empty();
@@ -104,7 +99,12 @@ mod tests {
     use super::*;
     use crate::protocol::{ChoiceOption, StructuredAnswer};
 
-    fn field(id: &str, kind: &str, multiple: bool, options: &[(&str, Option<&str>)]) -> StructuredInputField {
+    fn field(
+        id: &str,
+        kind: &str,
+        multiple: bool,
+        options: &[(&str, Option<&str>)],
+    ) -> StructuredInputField {
         StructuredInputField {
             id: id.into(),
             question: format!("{id}?"),
@@ -124,8 +124,18 @@ mod tests {
 
     fn fields() -> Vec<StructuredInputField> {
         vec![
-            field("color", "multiple_choice", false, &[("red", None), ("green", None)]),
-            field("toppings", "multiple_choice", true, &[("cheese", Some("Cheese")), ("olives", None)]),
+            field(
+                "color",
+                "multiple_choice",
+                false,
+                &[("red", None), ("green", None)],
+            ),
+            field(
+                "toppings",
+                "multiple_choice",
+                true,
+                &[("cheese", Some("Cheese")), ("olives", None)],
+            ),
             field("why", "freeform", false, &[]),
         ]
     }
@@ -144,7 +154,10 @@ mod tests {
     fn answers_match_what_the_runtime_reads() {
         let mut chosen = HashMap::new();
         chosen.insert("color".to_owned(), vec!["green".to_owned()]);
-        chosen.insert("toppings".to_owned(), vec!["cheese".into(), "olives".into()]);
+        chosen.insert(
+            "toppings".to_owned(),
+            vec!["cheese".into(), "olives".into()],
+        );
         chosen.insert("why".to_owned(), vec!["  ".into()]);
         let a = answers(&fields(), &chosen, false);
         assert_eq!(

@@ -130,12 +130,18 @@ pub fn spacing(value: Option<&Value>) -> Option<CssValue> {
     match value? {
         Value::Number(n) => {
             let n = finite(n.as_f64()?, 1_000.0)?;
-            Some(CssValue::new(format!("calc(var(--cs-w-unit) * {})", num(n))))
+            Some(CssValue::new(format!(
+                "calc(var(--cs-w-unit) * {})",
+                num(n)
+            )))
         }
         other @ Value::String(s) => {
             if let Ok(n) = s.trim().parse::<f64>() {
                 let n = finite(n, 1_000.0)?;
-                return Some(CssValue::new(format!("calc(var(--cs-w-unit) * {})", num(n))));
+                return Some(CssValue::new(format!(
+                    "calc(var(--cs-w-unit) * {})",
+                    num(n)
+                )));
             }
             length(Some(other))
         }
@@ -427,19 +433,19 @@ fn rgb(t: &str) -> Option<String> {
             num(b.round()),
             num(channel(a, 1.0)?)
         ),
-        None => format!("rgb({} {} {})", num(r.round()), num(g.round()), num(b.round())),
+        None => format!(
+            "rgb({} {} {})",
+            num(r.round()),
+            num(g.round()),
+            num(b.round())
+        ),
     })
 }
 
 /// `border`: a width in px, `{size, color?, style?}`, or per side `{top, right, bottom,
 /// left, x, y}` of either.
 pub fn border(value: Option<&Value>, style: &mut InlineStyle) {
-    const SIDES: [(&str, &str); 4] = [
-        ("top", "y"),
-        ("right", "x"),
-        ("bottom", "y"),
-        ("left", "x"),
-    ];
+    const SIDES: [(&str, &str); 4] = [("top", "y"), ("right", "x"), ("bottom", "y"), ("left", "x")];
     const PROPS: [&str; 4] = ["border-top", "border-right", "border-bottom", "border-left"];
     match value {
         Some(Value::Object(map)) if !map.contains_key("size") => {
@@ -465,8 +471,7 @@ fn border_one(value: Option<&Value>) -> Option<CssValue> {
         Value::Object(map) => {
             let w = finite(map.get("size")?.as_f64()?, 64.0)?.max(0.0);
             let line = token(map.get("style"), STYLES).unwrap_or("solid");
-            let c = color(map.get("color"), ColorRole::Border)
-                .map_or(default_color, |c| c.0);
+            let c = color(map.get("color"), ColorRole::Border).map_or(default_color, |c| c.0);
             Some(CssValue::new(format!("{}px {line} {c}", num(w))))
         }
         _ => None,
@@ -616,7 +621,11 @@ mod tests {
             Some("rgb(10 20 30 / 0.5)")
         );
         assert_eq!(
-            c(json!({"light": "#fff", "dark": "gray-900"}), ColorRole::Text).as_deref(),
+            c(
+                json!({"light": "#fff", "dark": "gray-900"}),
+                ColorRole::Text
+            )
+            .as_deref(),
             Some("light-dark(#fff, color-mix(in srgb, var(--cs-w-hue-gray) 44%, black))")
         );
         for bad in [
@@ -690,13 +699,19 @@ mod tests {
             Some(&json!({"size": 1, "style": "evil;x", "color": "red;x"})),
             &mut s,
         );
-        assert_eq!(s.get("border"), Some("1px solid var(--cs-w-border-default)"));
+        assert_eq!(
+            s.get("border"),
+            Some("1px solid var(--cs-w-border-default)")
+        );
     }
 
     #[test]
     fn radius_and_tokens_come_from_tables() {
         assert_eq!(radius(Some(&json!("full"))).unwrap().as_str(), "9999px");
-        assert_eq!(radius(Some(&json!("md"))).unwrap().as_str(), "var(--cs-w-radius-md)");
+        assert_eq!(
+            radius(Some(&json!("md"))).unwrap().as_str(),
+            "var(--cs-w-radius-md)"
+        );
         assert_eq!(radius(Some(&json!("md;x"))), None);
         assert_eq!(token(Some(&json!("sm")), &["sm", "md"]), Some("sm"));
         assert_eq!(token(Some(&json!("SM")), &["sm", "md"]), None);

@@ -3,6 +3,7 @@
 //
 //   node tests/e2e/bench-long.mjs            (after trunk build and cargo build -p chat-shell-runtime)
 //   BENCH_VERBOSE=1 node tests/e2e/bench-long.mjs   also prints the windows and samples to stderr
+//   BENCH_RUNS=5 BENCH_KBPS=128 node tests/e2e/bench-long.mjs   more runs, a slower network
 //
 // Prints one line:
 //   bench long stream: first10% Xms/100deltas last10% Yms/100deltas ratio Z longest-task Wms
@@ -71,7 +72,7 @@ function busyIn(intervals, from, to) {
   return sum;
 }
 
-async function main() {
+async function setUp() {
   const runtime = await startRuntime({ paceMs: 0 });
   const context = await openBrowser();
   // Counts the text deltas of /chatkit answers as the component reads them.
@@ -108,6 +109,11 @@ async function main() {
       });
     };
   });
+  return { runtime, context };
+}
+
+/** One streamed answer in a fresh page; returns its figures. */
+async function measureOnce({ runtime, context }) {
   const page = await newChatPage(context, `${runtime.url}/`);
 
   // The in-page sampler: rendered text length per animation frame.
@@ -259,13 +265,40 @@ async function main() {
       byName.set(e.name, (byName.get(e.name) ?? 0) + e.dur / 1000);
     }
     const top = [...byName].sort((a, b) => b[1] - a[1]).slice(0, 14);
+    const [ls, le] = streamTasks.reduce((a, b) => (b[1] - b[0] > a[1] - a[0] ? b : a));
+    const inside = events
+      .filter((e) => e.pid === mark.pid && e.tid === tid && e.ph === 'X' && e.dur > 1000 && toPage(e.ts) >= ls && toPage(e.ts + e.dur) <= le + 0.01)
+      .map((e) => `${e.name}${e.args?.data?.functionName ? `(${e.args.data.functionName})` : ''} ${(e.dur / 1000).toFixed(1)}`);
+    log(`longest task at ${(ls - sentAt).toFixed(0)} ms after sending: ${inside.join(', ')}`);
     log('main thread by event (inclusive ms):', top.map(([n, ms]) => `${n} ${ms.toFixed(0)}`).join(', '));
   }
   if (page.consoleErrors.length) log(`console errors: ${page.consoleErrors.join('\n')}`);
 
+  log(`run: first10% ${firstPer100.toFixed(1)} last10% ${lastPer100.toFixed(1)} ratio ${(lastPer100 / firstPer100).toFixed(2)} longest ${longest.toFixed(1)}`);
+  await cdp.detach();
+  await page.close();
+  return { firstPer100, lastPer100, longest };
+}
+
+const median = (xs) => {
+  const s = xs.slice().sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+async function main() {
+  // Figures on this 2-core machine vary from run to run: the answer is streamed BENCH_RUNS
+  // times (default 3, each in a fresh page); the line gives the medians of the per-100-delta
+  // figures, the ratio of those medians, and the longest task of all runs.
+  const runs = Math.max(1, Number(process.env.BENCH_RUNS ?? 3));
+  const setup = await setUp();
+  const results = [];
+  for (let i = 0; i < runs; i++) results.push(await measureOnce(setup));
+  const first = median(results.map((r) => r.firstPer100));
+  const last = median(results.map((r) => r.lastPer100));
+  const longest = Math.max(...results.map((r) => r.longest));
   console.log(
-    `bench long stream: first10% ${firstPer100.toFixed(1)}ms/100deltas last10% ${lastPer100.toFixed(1)}ms/100deltas ` +
-      `ratio ${(lastPer100 / firstPer100).toFixed(2)} longest-task ${longest.toFixed(1)}ms`,
+    `bench long stream: first10% ${first.toFixed(1)}ms/100deltas last10% ${last.toFixed(1)}ms/100deltas ` +
+      `ratio ${(last / first).toFixed(2)} longest-task ${longest.toFixed(1)}ms`,
   );
 }
 

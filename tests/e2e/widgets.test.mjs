@@ -7,6 +7,7 @@
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { ROOT, close, newPage, openBrowser, sleep, sseBody, startRuntime, waitFor } from './harness.mjs';
@@ -19,6 +20,8 @@ const PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
   'base64',
 );
+
+const AXE = path.join(path.dirname(createRequire(import.meta.url).resolve('axe-core', { paths: [ROOT] })), 'axe.min.js');
 
 let runtime;
 let context;
@@ -529,6 +532,110 @@ test('a structured input is answered with threads.add_structured_input and then 
   await done.waitFor();
   assert.deepEqual(await done.locator('dd').allTextContents(), ['green', 'cheese, olives', 'Skipped']);
   assert.equal(await done.locator('input, textarea, button').count(), 0, 'read-only');
+  assertNoConsoleErrors(page);
+  await page.close();
+});
+
+test('client widgets render from registered functions and custom elements; unknown names say so', async () => {
+  const item = (id, name, args) => ({ type: 'thread.item.done', item: { id, thread_id: 'thr_c', created_at: '2026-01-01T00:00:00', type: 'client_widget', name, args } });
+  const thread = sseBody([
+    { type: 'thread.created', thread: { id: 'thr_c', created_at: '2026-01-01T00:00:00', status: { type: 'active' }, metadata: {}, items: { data: [], has_more: false } } },
+    item('cw_fn', 'weather', { city: 'Paris', temp: 21 }),
+    item('cw_tag', 'map_card', { city: 'Lyon' }),
+    item('cw_none', 'mystery_widget', { x: 1 }),
+  ]);
+  const refreshed = sseBody([
+    { type: 'thread.item.replaced', item: { id: 'cw_fn', thread_id: 'thr_c', created_at: '2026-01-01T00:00:00', type: 'client_widget', name: 'weather', args: { city: 'Paris', temp: 25 } } },
+  ]);
+  const { page, requests } = await chatPage((body) => (body.type === 'threads.custom_action' ? { sse: refreshed, delayMs: 200 } : thread));
+  await page.evaluate(() => {
+    const el = document.querySelector('chat-shell');
+    window.__calls = [];
+    el.registerClientWidget('weather', (args, context) => {
+      window.__calls.push({ args, itemId: context.itemId, threadId: context.threadId, name: context.name });
+      const div = document.createElement('div');
+      div.className = 'weather';
+      div.textContent = `${args.city}: ${args.temp}°`;
+      const button = document.createElement('button');
+      button.textContent = 'Refresh';
+      button.addEventListener('click', async () => {
+        window.__sent = await context.sendAction({ type: 'weather.refresh', payload: { city: args.city } });
+      });
+      div.append(button);
+      return div;
+    });
+    customElements.define('map-card', class extends HTMLElement {
+      set args(value) { this.textContent = `Map of ${value.city}`; }
+    });
+    el.registerClientWidget('map_card', 'map-card');
+    let threw = null;
+    try {
+      el.registerClientTool('x', 'not a function');
+    } catch (e) {
+      threw = e instanceof TypeError;
+    }
+    window.__threw = threw;
+  });
+  assert.equal(await page.evaluate(() => window.__threw), true, 'a non-function registration throws a TypeError');
+  await send(page, 'hi');
+  const weather = page.locator('[data-widget-name="weather"]');
+  await weather.locator('.weather').waitFor();
+  assert.equal(await weather.getAttribute('data-part'), 'client-widget');
+  assert.equal(await weather.locator('.weather').evaluate((e) => e.firstChild.textContent), 'Paris: 21°');
+  assert.deepEqual(await page.evaluate(() => window.__calls[0]), { args: { city: 'Paris', temp: 21 }, itemId: 'cw_fn', threadId: 'thr_c', name: 'weather' });
+  assert.equal(await page.locator('[data-widget-name="map_card"] map-card').textContent(), 'Map of Lyon');
+  const mystery = page.locator('[data-part="unsupported"][data-widget-name="mystery_widget"]');
+  assert.equal(await mystery.textContent(), 'Unsupported content (mystery_widget)');
+
+  await weather.getByRole('button', { name: 'Refresh' }).click();
+  await waitFor(() => page.evaluate(() => window.__sent === true), { message: 'sendAction to resolve' });
+  assert.deepEqual(requests.at(-1), {
+    type: 'threads.custom_action',
+    params: { thread_id: 'thr_c', item_id: 'cw_fn', action: { type: 'weather.refresh', payload: { city: 'Paris' } } },
+  });
+  await weather.getByText('Paris: 25°').waitFor();
+  assertNoConsoleErrors(page);
+  await page.close();
+});
+
+test('the widget gallery page renders every family without console errors', async () => {
+  const page = await newPage(context, `${runtime.url}/widgets/`);
+  const chat = page.locator('chat-shell');
+  await chat.locator('[data-part="widget"]').first().waitFor({ timeout: 15_000 });
+  await page.locator('article[data-role="assistant"]').filter({ hasText: 'Every widget family above' }).waitFor({ timeout: 15_000 });
+  await chat.locator('[data-widget-type="Card"] [data-component="Badge"]', { hasText: 'done' }).waitFor();
+  const counts = await componentCounts(page);
+  for (const kind of ['Card', 'ListView', 'Basic', 'Text', 'Title', 'Caption', 'Markdown', 'Badge', 'Box', 'Row', 'Col', 'Divider', 'Icon', 'Image', 'ListViewItem', 'Button', 'Checkbox', 'Spacer', 'Select', 'DatePicker', 'Form', 'Input', 'Label', 'RadioGroup', 'Textarea', 'Transition', 'Chart', 'unknown']) {
+    assert.ok(counts[kind] > 0, `${kind} is in the gallery: ${JSON.stringify(counts)}`);
+  }
+  assert.equal(await chat.locator('svg[data-icon]').count() >= 64, true);
+  assert.equal(await chat.locator('[data-widget-name="tool_approval_request"]').count(), 1);
+  assert.deepEqual(await chat.locator('[data-part="tool-call"]').evaluateAll((els) => els.map((e) => e.dataset.status)), ['done', 'failed']);
+  assert.equal(await chat.locator('[data-part="structured-input"]').count(), 1);
+  // axe-core over every family, light and dark.
+  await page.addScriptTag({ path: AXE });
+  for (const theme of ['light', 'dark']) {
+    await page.evaluate((t) => document.getElementById('chat').setAttribute('theme', t), theme);
+    const violations = await page.evaluate(async () => {
+      const r = await window.axe.run('chat-shell', { resultTypes: ['violations'] });
+      return r.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(' | ')}`);
+    });
+    assert.deepEqual(violations, [], `axe (${theme})`);
+  }
+  await page.evaluate(() => document.getElementById('chat').setAttribute('theme', 'light'));
+  if (process.env.WIDGETS_SCREENSHOT) {
+    // Show the whole conversation: the element grows to its content for the picture.
+    await page.addStyleTag({ content: 'chat-shell { height: auto !important; } main { max-width: 860px !important; }' });
+    await page.evaluate(() => {
+      const root = document.querySelector('chat-shell').shadowRoot;
+      for (const el of root.querySelectorAll('.cs-shell, .cs-body, .cs-viewport')) {
+        el.style.height = 'auto';
+        el.style.overflow = 'visible';
+      }
+    });
+    await sleep(300);
+    await page.screenshot({ path: process.env.WIDGETS_SCREENSHOT, fullPage: true });
+  }
   assertNoConsoleErrors(page);
   await page.close();
 });

@@ -4,6 +4,8 @@
 //   html      assistant message text that starts with <div> / <p> (sanitized as HTML)
 //   notice    notice message and title
 //   citation  annotation sources: javascript:-style url, payload as title
+//   widget    widget components (Title, Caption, Text, Markdown, Badge, Box styles, Image,
+//             Button with a client action, Label, an unknown component type)
 //   fields    everything else: progress text, task/workflow titles and content, thread
 //             title, echoed user message, entity/file sources, image url, error message,
 //             an unknown item type
@@ -253,6 +255,42 @@ function answer(mode, batch, n) {
       events.push({ type: 'error', code: p(0), message: p(1), allow_retry: true });
       return events;
     }
+    case 'widget': {
+      // Widget components carrying the payloads (no Icon, Chart or Form: those are the
+      // component's own svg and form elements, which the scan would rightly flag).
+      const p = (i) => batch[i % batch.length];
+      const js = JS_URLS[n % JS_URLS.length];
+      const widget = {
+        type: 'Card',
+        key: p(0),
+        size: 'md',
+        status: { text: p(0) },
+        children: [
+          { type: 'Title', value: p(0) },
+          { type: 'Caption', value: p(1) },
+          { type: 'Text', value: p(2) },
+          { type: 'Markdown', value: p(3) },
+          { type: 'Badge', label: p(4), color: 'url(javascript:alert(1))' },
+          {
+            type: 'Box',
+            background: 'url(javascript:alert(1))',
+            padding: 'expression(alert(1))',
+            radius: p(5),
+            children: [{ type: 'Text', value: p(5), color: 'red;background:url(javascript:alert(1))' }],
+          },
+          { type: 'Image', src: js, alt: p(6) },
+          { type: 'Image', src: 'https://example.com/i.png" onerror="alert(1)', alt: p(6) },
+          { type: 'Button', label: p(7), onClickAction: { type: p(7), payload: { html: p(7) }, handler: 'client' } },
+          { type: 'Label', value: p(8) },
+          // A component type this client does not know, named by the payload.
+          { type: p(9), value: p(9), children: [{ type: 'Text', value: p(9) }] },
+        ],
+      };
+      return [
+        { type: 'thread.item.done', item: item('widget', { widget, copy_text: p(0) }) },
+        ...message([`Widget batch ${n}. ${end}`]),
+      ];
+    }
     default:
       throw new Error(mode);
   }
@@ -491,7 +529,7 @@ test('the scan finds planted dangerous markup (self-check)', async () => {
   assert.deepEqual(await scan(), []);
 });
 
-const MODES = ['markdown', 'html', 'notice', 'citation', 'fields'];
+const MODES = ['markdown', 'html', 'notice', 'citation', 'fields', 'widget'];
 let delivered = 0;
 let answers = 0;
 
@@ -502,6 +540,7 @@ for (const mode of MODES) {
     for (const [n, batch] of batches.entries()) {
       current = { mode, batch, n };
       const before = await page.locator('article[data-role="assistant"]').count();
+      const widgetsBefore = await page.locator('[data-part="widget"], [data-part="unsupported"]').count();
       await page.evaluate(() => (window.__recorder.log.length = 0));
       await sendMessage(page, `xss ${mode} batch ${n}`);
       await waitForIdle(page, { timeout: 10_000, settle: 100 });
@@ -513,6 +552,10 @@ for (const mode of MODES) {
       }
       const after = await page.locator('article[data-role="assistant"]').count();
       assert.equal(after, before + 1, `batch ${n}: no new assistant answer`);
+      if (mode === 'widget') {
+        const widgets = await page.locator('[data-part="widget"], [data-part="unsupported"]').count();
+        assert.equal(widgets, widgetsBefore + 1, `batch ${n}: the widget was not shown (nor an unsupported card)`);
+      }
       // The last part rendered: the batch was not cut short.
       const answerText = await page.locator('article[data-role="assistant"]').last().textContent();
       assert.ok(answerText.includes(endMarker(n, mode)), `batch ${n}: the answer is incomplete: ${answerText.slice(-300)}`);
@@ -536,7 +579,8 @@ for (const mode of MODES) {
         await page.locator('[data-part="notice"]').first().waitFor({ state: 'detached', timeout: 2_000 });
       }
     }
-    t.diagnostic(`${mode}: ${PAYLOADS.length} payloads, ${batches.length} answers, ${clicked} elements hovered/clicked, ${streamedRenders} renderings of half-received text`);
+    const streamed = mode === 'markdown' || mode === 'html' ? `, ${streamedRenders} renderings of half-received text` : '';
+    t.diagnostic(`${mode}: ${PAYLOADS.length} payloads, ${batches.length} answers, ${clicked} elements hovered/clicked${streamed}`);
   });
 }
 

@@ -6,7 +6,9 @@
 use super::{icons, spinner};
 use crate::protocol::{ItemId, ItemKind};
 use crate::reducer::ChatState;
-use crate::runtime::{error_text, from_js, to_js, ClientWidgetContext, ClientWidgetRenderer, Shell};
+use crate::runtime::{
+    error_text, from_js, to_js, ClientWidgetContext, ClientWidgetRenderer, Shell,
+};
 use crate::strings::Text;
 use crate::widgets::approval::{self, ApprovalRequest, Decision};
 use leptos::html;
@@ -54,7 +56,9 @@ pub fn ClientWidgetView(shell: Shell, id: ItemId) -> impl IntoView {
         let id = id.clone();
         Some(match how {
             "approval" => view! { <ApprovalCard shell=shell id=id /> }.into_any(),
-            "js" | "tag" => view! { <PageWidget shell=shell id=id name=name.clone() data=data /> }.into_any(),
+            "js" | "tag" => {
+                view! { <PageWidget shell=shell id=id name=name.clone() data=data /> }.into_any()
+            }
             "rust" => {
                 let renderer = shell.with(|rt| rt.client_widget(&name)).flatten();
                 let Some(ClientWidgetRenderer::Rust(f)) = renderer else {
@@ -112,7 +116,10 @@ fn PageWidget(
         let item = send_id.clone();
         js_sys::Promise::new(&mut |resolve, reject| {
             let Some(action) = action.clone() else {
-                let _ = reject.call1(&JsValue::NULL, &js_sys::TypeError::new("chat-shell: not an action {type, payload}").into());
+                let _ = reject.call1(
+                    &JsValue::NULL,
+                    &js_sys::TypeError::new("chat-shell: not an action {type, payload}").into(),
+                );
                 return;
             };
             let done_resolve = resolve.clone();
@@ -341,15 +348,18 @@ fn read_request(state: &ChatState, id: &ItemId) -> Option<ApprovalRequest> {
     let mut request = ApprovalRequest::from_args(&w.args);
     if request.decision.is_none() {
         if let Some(call) = request.call_id().map(str::to_owned) {
-            request.decision = items[at + 1..].iter().find_map(|later| match &later.item.kind {
-                ItemKind::ClientWidget(w)
-                    if w.name == approval::NAME
-                        && w.args.get("call_id").and_then(Value::as_str) == Some(call.as_str()) =>
-                {
-                    approval::decision(&w.args)
-                }
-                _ => None,
-            });
+            request.decision = items[at + 1..]
+                .iter()
+                .find_map(|later| match &later.item.kind {
+                    ItemKind::ClientWidget(w)
+                        if w.name == approval::NAME
+                            && w.args.get("call_id").and_then(Value::as_str)
+                                == Some(call.as_str()) =>
+                    {
+                        approval::decision(&w.args)
+                    }
+                    _ => None,
+                });
         }
     }
     Some(request)

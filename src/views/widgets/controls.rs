@@ -84,7 +84,13 @@ fn keep(ctx: Ctx, identity: &Option<String>, value: FieldValue) {
 }
 
 /// `onChangeAction` of a field: its payload gains `{name: value}`.
-fn on_change_action(ctx: Ctx, node: &WidgetComponent, path: &str, name: &Option<String>, value: Value) {
+fn on_change_action(
+    ctx: Ctx,
+    node: &WidgetComponent,
+    path: &str,
+    name: &Option<String>,
+    value: Value,
+) {
     let Some(action) = form::action_prop(node, "onChangeAction") else {
         return;
     };
@@ -112,8 +118,12 @@ pub fn button(ctx: Ctx, node: &WidgetComponent, path: &str) -> AnyView {
         _ => "solid",
     });
     let icon_size = token(node.prop("iconSize"), &["sm", "md", "lg", "xl", "2xl"]);
-    let icon_start = node.prop_str("iconStart").map(|n| icons::icon(n, icon_size, None));
-    let icon_end = node.prop_str("iconEnd").map(|n| icons::icon(n, icon_size, None));
+    let icon_start = node
+        .prop_str("iconStart")
+        .map(|n| icons::icon(n, icon_size, None));
+    let icon_end = node
+        .prop_str("iconEnd")
+        .map(|n| icons::icon(n, icon_size, None));
     // An icon-only button is named after its icon.
     let aria_label = label.is_empty().then(|| {
         node.prop_str("iconStart")
@@ -278,7 +288,12 @@ pub fn select(ctx: Ctx, node: &WidgetComponent, path: &str) -> AnyView {
             }
         })
         .collect_view();
-    let (identity, name, node_c, path) = (f.identity.clone(), f.name.clone(), node.clone(), path.to_owned());
+    let (identity, name, node_c, path) = (
+        f.identity.clone(),
+        f.name.clone(),
+        node.clone(),
+        path.to_owned(),
+    );
     view! {
         <select
             class=control_classes(node, "cs-w-select", "outline")
@@ -307,7 +322,12 @@ pub fn checkbox(ctx: Ctx, node: &WidgetComponent, path: &str) -> AnyView {
     let checked = matches!(ctx.value(node), Some(FieldValue::Bool(true)));
     let label = node.prop_str("label").map(str::to_owned);
     let aria_label = label.is_none().then_some(f.aria_label).flatten();
-    let (identity, name, node_c, path) = (f.identity.clone(), f.name.clone(), node.clone(), path.to_owned());
+    let (identity, name, node_c, path) = (
+        f.identity.clone(),
+        f.name.clone(),
+        node.clone(),
+        path.to_owned(),
+    );
     view! {
         <label class="cs-w-checkbox" data-component="Checkbox">
             <input
@@ -394,12 +414,13 @@ pub fn radio_group(ctx: Ctx, node: &WidgetComponent, path: &str) -> AnyView {
 pub fn date_picker(ctx: Ctx, node: &WidgetComponent, path: &str) -> AnyView {
     let f = field(ctx, node);
     let value = text_value(ctx, node);
-    let bound = |name: &str| {
-        node.prop_str(name)
-            .map(date_only)
-            .filter(|d| !d.is_empty())
-    };
-    let (identity, name, node_c, path) = (f.identity.clone(), f.name.clone(), node.clone(), path.to_owned());
+    let bound = |name: &str| node.prop_str(name).map(date_only).filter(|d| !d.is_empty());
+    let (identity, name, node_c, path) = (
+        f.identity.clone(),
+        f.name.clone(),
+        node.clone(),
+        path.to_owned(),
+    );
     view! {
         <input
             class=control_classes(node, "cs-w-date", "outline")

@@ -26,7 +26,11 @@ pub fn icon(name: &str, size: Option<&'static str>, style: Option<String>) -> An
     let class = format!(
         "cs-w-icon cs-w-icon--{}{}",
         size.unwrap_or("md"),
-        if known.is_some() { "" } else { " cs-w-icon--generic" }
+        if known.is_some() {
+            ""
+        } else {
+            " cs-w-icon--generic"
+        }
     );
     view! {
         <svg

@@ -112,7 +112,11 @@ pub fn card(ctx: Ctx, node: &WidgetComponent, path: &str, is_root: bool) -> AnyV
             let values = ctx
                 .typed
                 .with_value(|typed| form::collect_values(&node, typed));
-            ctx.run_action(form::with_values(action, values), Trigger::Form, &submit_path);
+            ctx.run_action(
+                form::with_values(action, values),
+                Trigger::Form,
+                &submit_path,
+            );
         };
         view! { <form class="cs-w-card__form" on:submit=on_submit>{content}</form> }.into_any()
     } else {
@@ -192,9 +196,8 @@ fn card_actions(ctx: Ctx, node: &WidgetComponent, path: &str, as_form: bool) -> 
     };
     let cancel = button("cancel", false);
     let confirm = button("confirm", true);
-    (cancel.is_some() || confirm.is_some()).then(|| {
-        view! { <div class="cs-w-card__actions">{cancel}{confirm}</div> }.into_any()
-    })
+    (cancel.is_some() || confirm.is_some())
+        .then(|| view! { <div class="cs-w-card__actions">{cancel}{confirm}</div> }.into_any())
 }
 
 /// A ListView: rows, the first `limit` shown until "Show more".
@@ -376,7 +379,11 @@ pub fn form(ctx: Ctx, node: &WidgetComponent, path: &str) -> AnyView {
         let values = ctx
             .typed
             .with_value(|typed| form::collect_values(&form_node, typed));
-        ctx.run_action(form::with_values(action, values), Trigger::Form, &submit_path);
+        ctx.run_action(
+            form::with_values(action, values),
+            Trigger::Form,
+            &submit_path,
+        );
     };
     view! {
         <form

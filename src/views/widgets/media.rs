@@ -19,7 +19,10 @@ pub fn image(node: &WidgetComponent) -> AnyView {
         "background",
         style::color(node.prop("background"), ColorRole::Background),
     );
-    s.set("aspect-ratio", style::aspect_ratio(node.prop("aspectRatio")));
+    s.set(
+        "aspect-ratio",
+        style::aspect_ratio(node.prop("aspectRatio")),
+    );
     s.set("flex", style::flex(node.prop("flex")));
     s.set(
         "object-fit",

@@ -109,14 +109,25 @@ impl Ctx {
     /// Before a build: number every field and note the Labels, so a Label can point at a
     /// field rendered after it.
     fn prepare(&self, root: &WidgetComponent) {
-        fn walk(ctx: &Ctx, node: &WidgetComponent, names: &mut HashMap<String, u32>, labels: &mut HashMap<String, String>) {
-            if let (Some(identity), Some(name)) = (form::field_identity(node), form::field_name(node)) {
+        fn walk(
+            ctx: &Ctx,
+            node: &WidgetComponent,
+            names: &mut HashMap<String, u32>,
+            labels: &mut HashMap<String, String>,
+        ) {
+            if let (Some(identity), Some(name)) =
+                (form::field_identity(node), form::field_name(node))
+            {
                 let number = ctx.field_id(&identity);
                 names.entry(name.to_owned()).or_insert(number);
             }
             if node.kind == "Label" {
-                if let (Some(field), Some(text)) = (node.prop_str("fieldName"), node.prop_str("value")) {
-                    labels.entry(field.to_owned()).or_insert_with(|| text.to_owned());
+                if let (Some(field), Some(text)) =
+                    (node.prop_str("fieldName"), node.prop_str("value"))
+                {
+                    labels
+                        .entry(field.to_owned())
+                        .or_insert_with(|| text.to_owned());
                 }
             }
             for c in &node.children {
@@ -161,12 +172,13 @@ impl Ctx {
     }
 
     fn toggle_open(&self, path: &str) {
-        self.opened.update(|o| match o.iter().position(|p| p == path) {
-            Some(i) => {
-                o.remove(i);
-            }
-            None => o.push(path.to_owned()),
-        });
+        self.opened
+            .update(|o| match o.iter().position(|p| p == path) {
+                Some(i) => {
+                    o.remove(i);
+                }
+                None => o.push(path.to_owned()),
+            });
     }
 
     /// Run a widget action; one at a time per widget. `loadingBehavior` picks what shows

@@ -68,9 +68,15 @@ pub fn StructuredInputView(shell: Shell, id: ItemId) -> impl IntoView {
     let view = move || {
         let input = input.get()?;
         Some(match input.status {
-            StructuredInputStatus::Pending => {
-                pending_form(input, seq, chosen, pending, sent, signals.streaming, send.clone())
-            }
+            StructuredInputStatus::Pending => pending_form(
+                input,
+                seq,
+                chosen,
+                pending,
+                sent,
+                signals.streaming,
+                send.clone(),
+            ),
             _ => answered(&input),
         })
     };

@@ -94,7 +94,14 @@ pub fn markdown(node: &WidgetComponent) -> AnyView {
 pub fn badge(node: &WidgetComponent) -> AnyView {
     let color = token(
         node.prop("color"),
-        &["secondary", "success", "danger", "warning", "info", "discovery"],
+        &[
+            "secondary",
+            "success",
+            "danger",
+            "warning",
+            "info",
+            "discovery",
+        ],
     )
     .unwrap_or("secondary");
     let variant = token(node.prop("variant"), &["solid", "soft", "outline"]).unwrap_or("soft");
