@@ -2,7 +2,7 @@
 // Content-Security-Policy, and zero violations while a whole answer streams.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startRuntime, openBrowser, newPage } from './harness.mjs';
+import { startRuntime, openBrowser, newPage, waitFor } from './harness.mjs';
 
 let runtime, browser, page;
 
@@ -55,4 +55,21 @@ test('a streamed markdown answer renders with zero CSP violations', async () => 
   for (const name of ['chat.ready', 'chat.message.sent', 'chat.response.start', 'chat.response.end', 'chat.thread.done']) {
     assert.equal(events.filter((e) => e.startsWith(`${name} `)).length, 1, `${name} once in ${events.join('\n')}`);
   }
+});
+
+test('widgets, tasks and workflows add no inline style or script under the policy', async () => {
+  const box = page.getByRole('textbox', { name: 'Message' });
+  const ended = () => page.locator('#events li', { hasText: /^chat\.response\.end / }).count();
+  for (const text of ['widget', 'chart', 'workflow', 'annotations']) {
+    const before = await ended();
+    await box.fill(text);
+    await box.press('Enter');
+    await waitFor(async () => (await ended()) > before, { timeout: 15000, message: `answer to ${text}` });
+  }
+  assert.ok((await page.locator('[data-part="widget"]').count()) >= 2, 'widgets rendered');
+  // The reference runtime's widget images are data: URLs, which this policy's img-src
+  // rightly blocks: that is the server's choice. The component itself must add nothing.
+  const own = (await page.evaluate(() => window.__csp)).filter((v) => !v.startsWith('img-src data'));
+  assert.deepEqual(own, []);
+  assert.deepEqual(page.consoleErrors.filter((e) => !e.includes("Loading the image 'data:")), []);
 });

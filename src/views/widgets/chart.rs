@@ -34,7 +34,7 @@ pub fn chart(node: &WidgetComponent) -> AnyView {
                     <li class="cs-w-chart__legend-item" data-kind=s.kind.tag()>
                         <span
                             class="cs-w-chart__swatch"
-                            style=format!("--cs-w-series:{}", s.color.as_str())
+                            prop:style=format!("--cs-w-series:{}", s.color.as_str())
                             aria-hidden="true"
                         ></span>
                         {s.label.clone()}
@@ -46,7 +46,7 @@ pub fn chart(node: &WidgetComponent) -> AnyView {
     });
     let table = data_table(&chart);
     view! {
-        <figure class="cs-w-chart" style=outer.to_attr() data-component="Chart" node_ref=figure>
+        <figure class="cs-w-chart" prop:style=outer.to_attr() data-component="Chart" node_ref=figure>
             {svg}
             {legend}
             {table}
@@ -149,7 +149,7 @@ fn drawing(chart: &Chart, width: f64) -> AnyView {
         .filter(|p| p.kind == SeriesKind::Area)
         .map(|p| {
             view! {
-                <path class="cs-w-chart__area" d=p.d.clone() style=series_style(p.series) data-series=p.series></path>
+                <path class="cs-w-chart__area" d=p.d.clone() prop:style=series_style(p.series) data-series=p.series></path>
             }
         })
         .collect_view();
@@ -165,7 +165,7 @@ fn drawing(chart: &Chart, width: f64) -> AnyView {
                     width=num(b.rect.w)
                     height=num(b.rect.h)
                     rx="2"
-                    style=series_style(b.series)
+                    prop:style=series_style(b.series)
                     data-series=b.series
                 ></rect>
             }
@@ -177,7 +177,7 @@ fn drawing(chart: &Chart, width: f64) -> AnyView {
         .filter(|p| p.kind == SeriesKind::Line)
         .map(|p| {
             view! {
-                <path class="cs-w-chart__line" d=p.d.clone() style=series_style(p.series) data-series=p.series></path>
+                <path class="cs-w-chart__line" d=p.d.clone() prop:style=series_style(p.series) data-series=p.series></path>
             }
         })
         .collect_view();

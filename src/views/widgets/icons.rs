@@ -39,7 +39,7 @@ pub fn icon(name: &str, size: Option<&'static str>, style: Option<String>) -> An
             aria-hidden="true"
             focusable="false"
             data-icon=name.to_owned()
-            style=style
+            prop:style=style
         >
             {paths}
         </svg>

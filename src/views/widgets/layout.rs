@@ -96,7 +96,7 @@ pub fn card(ctx: Ctx, node: &WidgetComponent, path: &str, is_root: bool) -> AnyV
         }
     });
     let content = view! {
-        <div class="cs-w-card__body" style=body_style.to_attr() hidden=move || !shown.get()>
+        <div class="cs-w-card__body" prop:style=body_style.to_attr() hidden=move || !shown.get()>
             {body}
         </div>
         {footer}
@@ -131,7 +131,7 @@ pub fn card(ctx: Ctx, node: &WidgetComponent, path: &str, is_root: bool) -> AnyV
                 theme.map(|t| format!("cs-w-theme-{t}")),
             ])
             class:cs-widget--busy=move || ctx.container_busy()
-            style=card_style.to_attr()
+            prop:style=card_style.to_attr()
             part=part
             data-part=part
             data-widget-type=widget_type
@@ -283,7 +283,7 @@ pub fn list_item(ctx: Ctx, node: &WidgetComponent, path: &str) -> AnyView {
                     class="cs-w-listitem__row cs-w-listitem__row--action"
                     role="button"
                     tabindex="0"
-                    style=row_style.to_attr()
+                    prop:style=row_style.to_attr()
                     aria-disabled=move || (ctx.locked() || ctx.node_busy(&busy_path)).to_string()
                     on:click=move |_| ctx.run_action(action.clone(), Trigger::ListItem, &click_path)
                     on:keydown=move |ev: leptos::ev::KeyboardEvent| {
@@ -299,7 +299,7 @@ pub fn list_item(ctx: Ctx, node: &WidgetComponent, path: &str) -> AnyView {
             }
             .into_any()
         }
-        None => view! { <div class="cs-w-listitem__row" style=row_style.to_attr()>{content}</div> }
+        None => view! { <div class="cs-w-listitem__row" prop:style=row_style.to_attr()>{content}</div> }
             .into_any(),
     };
     view! { <div class="cs-w-listitem" role="listitem" data-component="ListViewItem">{row}</div> }
@@ -326,7 +326,7 @@ pub fn basic(ctx: Ctx, node: &WidgetComponent, path: &str, is_root: bool) -> Any
                 is_root.then(|| "cs-widget".into()),
             ])
             class:cs-widget--busy=move || ctx.container_busy()
-            style=style
+            prop:style=style
             part=part
             data-part=part
             data-widget-type=widget_type
@@ -355,7 +355,7 @@ pub fn flex_box(ctx: Ctx, node: &WidgetComponent, path: &str) -> AnyView {
     view! {
         <div
             class=format!("cs-w-box cs-w-box--{direction}")
-            style=style::box_style(node).to_attr()
+            prop:style=style::box_style(node).to_attr()
             data-component=kind
         >
             {children(ctx, node, path)}
@@ -388,7 +388,7 @@ pub fn form(ctx: Ctx, node: &WidgetComponent, path: &str) -> AnyView {
     view! {
         <form
             class=format!("cs-w-form cs-w-box cs-w-box--{direction}")
-            style=style::box_style(node).to_attr()
+            prop:style=style::box_style(node).to_attr()
             data-component="Form"
             on:submit=on_submit
         >
@@ -423,7 +423,7 @@ pub fn spacer(node: &WidgetComponent) -> AnyView {
     let mut s = InlineStyle::default();
     s.set("min-width", style::length(node.prop("minSize")));
     s.set("min-height", style::length(node.prop("minSize")));
-    view! { <div class="cs-w-spacer" style=s.to_attr() data-component="Spacer"></div> }.into_any()
+    view! { <div class="cs-w-spacer" prop:style=s.to_attr() data-component="Spacer"></div> }.into_any()
 }
 
 /// A Divider: `spacing` above and below, `color`, `size` (thickness), `flush`.
@@ -439,7 +439,7 @@ pub fn divider(node: &WidgetComponent) -> AnyView {
     s.set("border-top-width", style::length(node.prop("size")));
     let flush = node.prop_bool("flush") == Some(true);
     view! {
-        <hr class="cs-w-divider" class:cs-w-divider--flush=flush style=s.to_attr() data-component="Divider" />
+        <hr class="cs-w-divider" class:cs-w-divider--flush=flush prop:style=s.to_attr() data-component="Divider" />
     }
     .into_any()
 }

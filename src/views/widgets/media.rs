@@ -62,7 +62,7 @@ pub fn image(node: &WidgetComponent) -> AnyView {
                 src=src
                 alt=alt
                 loading="lazy"
-                style=s.to_attr()
+                prop:style=s.to_attr()
                 data-component="Image"
             />
         }
@@ -72,7 +72,7 @@ pub fn image(node: &WidgetComponent) -> AnyView {
                 class="cs-w-image cs-w-image--blocked"
                 role="img"
                 aria-label=alt
-                style=s.to_attr()
+                prop:style=s.to_attr()
                 data-component="Image"
             ></span>
         }

@@ -37,7 +37,7 @@ pub fn text(ctx: Ctx, node: &WidgetComponent) -> AnyView {
     view! {
         <p
             class=text_classes(node, "cs-w-text", &["xs", "sm", "md", "lg", "xl"])
-            style=style::text_style(node).to_attr()
+            prop:style=style::text_style(node).to_attr()
             data-component="Text"
         >
             {value(node)}
@@ -54,7 +54,7 @@ pub fn title(node: &WidgetComponent) -> AnyView {
                 "cs-w-title",
                 &["sm", "md", "lg", "xl", "2xl", "3xl", "4xl", "5xl"],
             )
-            style=style::text_style(node).to_attr()
+            prop:style=style::text_style(node).to_attr()
             data-component="Title"
         >
             {value(node)}
@@ -67,7 +67,7 @@ pub fn caption(node: &WidgetComponent) -> AnyView {
     view! {
         <p
             class=text_classes(node, "cs-w-caption", &["sm", "md", "lg"])
-            style=style::text_style(node).to_attr()
+            prop:style=style::text_style(node).to_attr()
             data-component="Caption"
         >
             {value(node)}
@@ -126,7 +126,7 @@ pub fn label(ctx: Ctx, node: &WidgetComponent) -> AnyView {
     view! {
         <label
             class=text_classes(node, "cs-w-label", &["xs", "sm", "md", "lg", "xl"])
-            style=style::text_style(node).to_attr()
+            prop:style=style::text_style(node).to_attr()
             for=target
             data-component="Label"
         >
