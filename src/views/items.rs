@@ -3,9 +3,13 @@
 //! shows an honest "unsupported content" card.
 
 use super::message::{AssistantMessageView, UserMessageView};
+use super::widgets::icon;
 use super::widgets::{ClientWidgetView, StructuredInputView, ToolCallView, WidgetView};
 use crate::markdown;
-use crate::protocol::{ItemId, ItemKind, StatusIndicator, Task};
+use crate::protocol::{
+    ItemId, ItemKind, Source, SourceKind, StatusIndicator, Task, TaskKind, WorkflowKind,
+    WorkflowSummary,
+};
 use crate::reducer::ItemStatus;
 use crate::runtime::{ItemKey, Shell};
 use leptos::prelude::*;
@@ -28,78 +32,215 @@ pub fn ItemView(shell: Shell, key: ItemKey) -> impl IntoView {
     }
 }
 
-/// A task or a workflow (a group of tasks).
+/// A task or a workflow (a group of tasks). The workflow's `<details>` stays the same
+/// element across updates: open while it runs, closed once done (the running process is
+/// visible, the finished one archived into its summary), and toggled freely by the reader.
 #[component]
 fn ProcessView(shell: Shell, id: ItemId) -> impl IntoView {
+    let signals = shell.signals().expect("runtime exists while mounted");
     let rev = shell.with(|rt| rt.item_rev(&id));
+    let item_id = id.clone();
     let snapshot = Memo::new(move |_| {
         if let Some(rev) = rev {
             rev.track();
         }
         shell
-            .with(|rt| rt.with_item(&id, |i| (i.item.kind.clone(), i.status)))
+            .with(|rt| rt.with_item(&item_id, |i| (i.item.kind.clone(), i.status)))
             .flatten()
     });
-    move || {
-        let (kind, status) = snapshot.get()?;
-        Some(match kind {
-            ItemKind::Task(t) => task_view(&t.task, status == ItemStatus::Streaming).into_any(),
-            ItemKind::Workflow(w) => {
-                let running = status == ItemStatus::Streaming;
-                let title = match &w.workflow.summary {
-                    Some(crate::protocol::WorkflowSummary::Title { title, .. }) => title.clone(),
-                    Some(crate::protocol::WorkflowSummary::Duration { duration }) => {
-                        format!("Worked for {}s", duration.round() as i64)
-                    }
-                    None if running => "Working…".to_owned(),
-                    None => "Worked".to_owned(),
-                };
-                let tasks = w
-                    .workflow
+    // Shimmer only while this is the newest thing in a thread that is still answering.
+    let newest = Memo::new(move |_| {
+        signals.streaming.get().is_some()
+            && signals.order.with(|o| o.last().is_some_and(|k| k.id == id))
+    });
+    let is_workflow = snapshot.with_untracked(|s| matches!(s, Some((ItemKind::Workflow(_), _))));
+    if !is_workflow {
+        return (move || {
+            let (kind, _) = snapshot.get()?;
+            let ItemKind::Task(t) = kind else { return None };
+            Some(task_view(&t.task, newest.get()))
+        })
+        .into_any();
+    }
+    let running =
+        Memo::new(move |_| snapshot.with(|s| matches!(s, Some((_, ItemStatus::Streaming)))));
+    let open = RwSignal::new(
+        running.get_untracked()
+            || snapshot.with_untracked(
+                |s| matches!(s, Some((ItemKind::Workflow(w), _)) if w.workflow.expanded),
+            ),
+    );
+    // Running → done: archive (collapse) it, once.
+    Effect::new(move |was_running: Option<bool>| {
+        let now = running.get();
+        if was_running == Some(true) && !now {
+            open.set(false);
+        } else if now {
+            open.set(true);
+        }
+        now
+    });
+    let summary = move || {
+        snapshot.with(|s| {
+            let Some((ItemKind::Workflow(w), status)) = s else {
+                return (String::new(), None);
+            };
+            let reasoning = w.workflow.kind == WorkflowKind::Reasoning;
+            match &w.workflow.summary {
+                Some(WorkflowSummary::Title { title, icon }) => (title.clone(), icon.clone()),
+                Some(WorkflowSummary::Duration { duration }) => {
+                    let verb = if reasoning { "Thought" } else { "Worked" };
+                    (
+                        format!("{verb} for {}s", duration.round().max(0.0) as i64),
+                        None,
+                    )
+                }
+                None if *status == ItemStatus::Streaming => (
+                    (if reasoning {
+                        "Thinking…"
+                    } else {
+                        "Working…"
+                    })
+                    .to_owned(),
+                    None,
+                ),
+                None => (
+                    (if reasoning { "Thought" } else { "Worked" }).to_owned(),
+                    None,
+                ),
+            }
+        })
+    };
+    let tasks = move || {
+        snapshot.with(|s| match s {
+            Some((ItemKind::Workflow(w), _)) => {
+                let last = w.workflow.tasks.len().saturating_sub(1);
+                w.workflow
                     .tasks
                     .iter()
-                    .map(|t| task_view(t, false))
-                    .collect_view();
-                view! {
-                    <details class="cs-workflow" data-part="workflow" open=running || w.workflow.expanded>
-                        <summary class="cs-workflow__summary">{title}</summary>
-                        <div class="cs-workflow__tasks">{tasks}</div>
-                    </details>
-                }
-                .into_any()
+                    .enumerate()
+                    .map(|(i, t)| task_view(t, i == last && running.get()))
+                    .collect_view()
+                    .into_any()
             }
             _ => ().into_any(),
         })
+    };
+    view! {
+        <details
+            class="cs-workflow"
+            data-part="workflow"
+            data-running=move || running.get().to_string()
+            prop:open=move || open.get()
+            on:toggle=move |ev| {
+                let el: web_sys::HtmlDetailsElement = wasm_bindgen::JsCast::unchecked_into(event_target::<web_sys::HtmlElement>(&ev));
+                open.set(el.open());
+            }
+        >
+            <summary class="cs-workflow__summary" class:cs-shimmer=move || newest.get()>
+                {move || summary().1.map(|i| icon(&i, Some("sm"), None))}
+                <span>{move || summary().0}</span>
+            </summary>
+            <div class="cs-workflow__tasks">{tasks}</div>
+        </details>
+    }
+    .into_any()
+}
+
+/// The icon a task shows when the server names none.
+fn default_icon(kind: &TaskKind) -> &'static str {
+    match kind {
+        TaskKind::WebSearch(_) => "globe",
+        TaskKind::Thought(_) => "lightbulb",
+        TaskKind::File(_) => "document",
+        TaskKind::Image(_) => "images",
+        TaskKind::Custom(_) | TaskKind::Other(_) => "dot",
     }
 }
 
-fn task_view(task: &Task, newest: bool) -> impl IntoView {
+fn task_view(task: &Task, newest: bool) -> AnyView {
     let title = task.title().unwrap_or("Working").to_owned();
     let status = match task.status_indicator {
         StatusIndicator::None => "none",
         StatusIndicator::Loading => "loading",
         StatusIndicator::Complete => "complete",
     };
+    let icon_name = match &task.kind {
+        TaskKind::Custom(c) => c.icon.clone(),
+        _ => None,
+    }
+    .unwrap_or_else(|| default_icon(&task.kind).to_owned());
     let content = match &task.kind {
-        crate::protocol::TaskKind::Custom(c) => c.content.clone(),
-        crate::protocol::TaskKind::Thought(t) => Some(t.content.clone()),
+        TaskKind::Custom(c) => c.content.clone(),
+        TaskKind::Thought(t) => Some(t.content.clone()),
         _ => None,
     }
     .filter(|c| !c.trim().is_empty())
     .map(|c| markdown::render(&c));
+    // Search queries and the sources a search or file task found.
+    let (queries, sources) = match &task.kind {
+        TaskKind::WebSearch(w) => (w.queries.clone(), w.sources.clone()),
+        TaskKind::File(f) => (Vec::new(), f.sources.clone()),
+        _ => (Vec::new(), Vec::new()),
+    };
+    let extra = (!queries.is_empty() || !sources.is_empty()).then(|| {
+        let queries = queries
+            .into_iter()
+            .map(|q| view! { <li class="cs-task__query">{q}</li> })
+            .collect_view();
+        let sources = sources.into_iter().map(source_view).collect_view();
+        view! {
+            <ul class="cs-task__queries" aria-label="Searches">{queries}</ul>
+            <ul class="cs-task__sources" aria-label="Sources found">{sources}</ul>
+        }
+    });
+    let has_details = content.is_some() || extra.is_some();
+    let head = view! {
+        <span class="cs-task__icon">{icon(&icon_name, Some("sm"), None)}</span>
+        <span class="cs-task__label" class:cs-shimmer=newest>{title}</span>
+        <span class="cs-task__status" data-part="task-status" aria-label=format!("Status: {status}")></span>
+    };
     view! {
-        <div class="cs-task" data-part="task" data-status=status class:cs-shimmer=newest>
-            {match content {
-                Some(html) => view! {
+        <div class="cs-task" data-part="task" data-status=status data-newest=newest.to_string()>
+            {if has_details {
+                view! {
                     <details class="cs-task__details">
-                        <summary class="cs-task__title">{title}</summary>
-                        <div class="cs-md" inner_html=html.into_string()></div>
+                        <summary class="cs-task__title">{head}</summary>
+                        {content.map(|html| view! { <div class="cs-md" inner_html=html.into_string()></div> })}
+                        {extra}
                     </details>
                 }
-                .into_any(),
-                None => view! { <div class="cs-task__title">{title}</div> }.into_any(),
+                .into_any()
+            } else {
+                view! { <div class="cs-task__title">{head}</div> }.into_any()
             }}
         </div>
+    }
+    .into_any()
+}
+
+/// One source a task found: a safe link, or its title.
+fn source_view(source: Source) -> impl IntoView {
+    let title = if source.title.trim().is_empty() {
+        None
+    } else {
+        Some(source.title.clone())
+    };
+    match &source.kind {
+        SourceKind::Url(u) => match markdown::safe_url(&u.url) {
+            Some(href) => {
+                let label = title.unwrap_or_else(|| u.url.clone());
+                view! { <li><a href=href target="_blank" rel="noopener noreferrer nofollow">{label}</a></li> }.into_any()
+            }
+            None => view! { <li>{title.unwrap_or_default()}</li> }.into_any(),
+        },
+        SourceKind::File(f) => {
+            view! { <li>{title.unwrap_or_else(|| f.filename.clone())}</li> }.into_any()
+        }
+        SourceKind::Entity(e) => {
+            view! { <li>{title.or_else(|| e.label.clone()).unwrap_or_default()}</li> }.into_any()
+        }
+        SourceKind::Other(_) => view! { <li>{title.unwrap_or_default()}</li> }.into_any(),
     }
 }
 

@@ -18,6 +18,7 @@ mod text;
 mod tool_call;
 
 pub use client::ClientWidgetView;
+pub use icons::icon;
 
 pub use structured::StructuredInputView;
 pub use tool_call::ToolCallView;
