@@ -12,8 +12,9 @@
 // * The runtime sends the 2,000 deltas (~640 kB of SSE) with no gap. Over loopback they would
 //   reach the page in two or three reads and be rendered in one frame, which measures nothing
 //   about streaming; so the page's network is throttled with CDP
-//   (Network.emulateNetworkConditions, BENCH_KBPS kB/s, default 256: about 2.5 s for the
-//   answer, a slow but real connection). The server side stays "fast".
+//   (Network.emulateNetworkConditions, BENCH_KBPS kB/s, default 256: about 2 s for the
+//   answer, a slow but real connection; BENCH_KBPS=0 turns throttling off). The server side
+//   stays "fast".
 // * Progress through the stream is counted where the component reads it: an init script wraps
 //   window.fetch and passes each /chatkit response body through a TransformStream that counts
 //   `content_part.text_delta` events per chunk and records (performance.now(), deltas so far)
@@ -176,7 +177,7 @@ async function measureOnce({ runtime, context }) {
   await cdp.send('Network.emulateNetworkConditions', {
     offline: false,
     latency: 0,
-    downloadThroughput: kbps * 1024,
+    downloadThroughput: kbps > 0 ? kbps * 1024 : -1,
     uploadThroughput: -1,
   });
 

@@ -78,11 +78,12 @@ test('Stop cancels a streaming answer and keeps the partial text', async () => {
   const page = await open();
   await sendMessage(page, 'slow please');
   await stopButton(page).waitFor({ state: 'visible', timeout: 5_000 });
-  // "slow" streams one small chunk every 400 ms: wait for the first finished block.
+  // "slow" streams a chunk of 4-12 characters every 400 ms: wait for a few. The first
+  // paragraph is plain text, so what is shown is a prefix of what will be kept.
   const partial = await waitFor(
     async () => {
       const t = await lastAnswerText(page);
-      return t && t.committed.length > 0 && t.text.length >= 30 ? t : null;
+      return t && t.text.length >= 24 ? t : null;
     },
     { timeout: 10_000, message: () => `some streamed text before Stop${page.logs()}` },
   );
@@ -100,10 +101,9 @@ test('Stop cancels a streaming answer and keeps the partial text', async () => {
 
   const kept = await lastAnswerText(page);
   assert.ok(
-    kept.text.startsWith(partial.committed),
+    kept.text.startsWith(partial.text),
     `the partial answer was not kept:\nbefore Stop: ${JSON.stringify(partial)}\nafter: ${JSON.stringify(kept)}`,
   );
-  assert.ok(kept.text.length >= partial.text.length - 10, `text was lost: ${JSON.stringify({ partial, kept })}`);
   assert.ok(kept.text.includes('You said: “slow please”'), `unexpected partial text: ${kept.text}`);
   const threadId = await createdThreadId(page);
   await runtime.waitForLine(`stream closed by client: threads.create thread=${threadId} after`, { timeout: 5_000 });

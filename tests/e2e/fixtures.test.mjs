@@ -79,9 +79,10 @@ async function play(name) {
   await page.route('http://127.0.0.1:49137/sample.png', (route) =>
     route.fulfill({ status: 200, contentType: 'image/png', body: Buffer.from(png.split(',')[1], 'base64') }),
   );
+  // Every intermediate state, for checks on what was shown along the way.
   await startRecorder(page, {
-    busy: 'article[aria-busy="true"]',
-    progress: '[data-part="progress"]',
+    answers: 'article[data-role="assistant"]',
+    progressInArticle: 'article [data-part="progress"]',
     unsupported: '[data-part="unsupported"]',
   });
   page.logs = () =>
@@ -168,8 +169,9 @@ const CHECKS = {
     assert.match(await bodyText(assistants(page).last()), /Three client_effect events were sent/);
   },
 
-  async endturn(page) {
+  async endturn(page, { log }) {
     assert.equal(await assistants(page).count(), 1, 'end_of_turn rendered as an article');
+    assert.ok(log.every((s) => s.answers <= 1 && s.unsupported === 0), `end_of_turn showed up at some point: ${JSON.stringify(log)}`);
     assert.equal(await page.locator('[data-part="unsupported"]').count(), 0, 'end_of_turn rendered as unsupported');
     assert.equal(await bodyText(assistants(page).first()), finalText('endturn'));
     assert.equal(await page.locator('.cs-items > :not(article)').count(), 0, 'something besides the two messages');
@@ -382,6 +384,7 @@ for (const name of firstAnswers) {
       assert.ok((await bodyText(article)).trim().length > 0, `an empty assistant article${page.logs()}`);
       assert.ok(['done', 'failed'].includes(await article.getAttribute('data-status')));
     }
+    assert.ok(log.every((s) => s.progressInArticle === 0), 'a progress line inside an article');
     await CHECKS[name](page, { requests, log });
     assert.deepEqual(page.consoleErrors, [], `console errors${page.logs()}`);
     await page.close();

@@ -304,6 +304,7 @@ let page;
 const dialogs = [];
 const popups = [];
 const navigations = [];
+const unexpected = [];
 let current = null; // { mode, batch, n }: what the next /chatkit request answers
 
 /** Streams the queued answers, one SSE event per write, about a millisecond apart. */
@@ -389,6 +390,12 @@ before(async () => {
   });
   await page.route('**/chatkit', async (route) => {
     const request = JSON.parse(route.request().postData());
+    if (request.type !== 'threads.create' && request.type !== 'threads.add_user_message') {
+      // Nothing in the payloads should make the component call the server on its own.
+      unexpected.push(request.type);
+      await route.fulfill({ status: 400, contentType: 'application/json', body: '{"error":"unexpected request"}' });
+      return;
+    }
     const { mode, batch, n } = current;
     const events = [];
     if (request.type === 'threads.create') events.push({ type: 'thread.created', thread: thread() });
@@ -567,6 +574,7 @@ for (const mode of MODES) {
       assert.deepEqual(dialogs, [], `${mode} batch ${n}: dialogs opened`);
       assert.deepEqual(popups, [], `${mode} batch ${n}: popups opened`);
       assert.deepEqual(navigations, [], `${mode} batch ${n}: navigations`);
+      assert.deepEqual(unexpected, [], `${mode} batch ${n}: requests to the server besides the messages`);
       assert.deepEqual(page.consoleErrors, [], `${mode} batch ${n}: console errors`);
       delivered += batch.length;
       answers += 1;
