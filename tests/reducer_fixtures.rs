@@ -748,3 +748,38 @@ fn hydration_then_older_pages_keep_order() {
     let ids: Vec<&str> = state.items().iter().map(|i| i.item.id.as_str()).collect();
     assert_eq!(&ids[..2], ["old1", "old2"]);
 }
+
+#[test]
+fn stop_is_offered_only_after_the_server_spoke_and_allowed_it() {
+    let mut state = ChatState::new();
+    reduce(
+        &mut state,
+        Input::SendStarted(OutgoingMessage {
+            text: "nocancel".into(),
+            ..Default::default()
+        }),
+    );
+    assert!(
+        !state.turn.as_ref().unwrap().can_cancel(),
+        "no Stop before the server said anything"
+    );
+    let options =
+        decode_event(r#"{"type":"stream_options","stream_options":{"allow_cancel":false}}"#)
+            .unwrap();
+    reduce(&mut state, Input::Server(options));
+    assert!(!state.turn.as_ref().unwrap().can_cancel());
+    // The fork never sends stream_options: its first event makes Stop available.
+    let mut fork = ChatState::new();
+    reduce(&mut fork, Input::TurnStarted);
+    let changes = fork.take_changes();
+    assert!(changes.turn);
+    reduce(
+        &mut fork,
+        Input::Server(decode_event(r#"{"type":"progress_update","text":"…"}"#).unwrap()),
+    );
+    assert!(fork.turn.as_ref().unwrap().can_cancel());
+    assert!(
+        fork.take_changes().turn,
+        "the view learns that Stop is now available"
+    );
+}

@@ -16,7 +16,11 @@ const ANNOUNCE_CHARS: usize = 400;
 
 pub(super) fn server_event(state: &mut ChatState, event: StreamEvent, out: &mut Outcome) {
     if let Some(turn) = state.turn.as_mut() {
-        turn.saw_event = true;
+        if !turn.saw_event {
+            turn.saw_event = true;
+            // Stop becomes available now (see `Turn::can_cancel`).
+            state.mark().turn = true;
+        }
     }
     match event {
         StreamEvent::ThreadCreated(e) => thread_created(state, e.thread, out),

@@ -75,6 +75,16 @@ pub struct Turn {
     pub ghost: bool,
 }
 
+impl Turn {
+    /// Whether Stop is offered. Only once the server has said something: SDK servers
+    /// send `stream_options` (maybe `allow_cancel: false`) before any content, the fork
+    /// never sends it, so waiting for the first event avoids flashing Stop on answers that
+    /// cannot be cancelled.
+    pub fn can_cancel(&self) -> bool {
+        self.allow_cancel && self.saw_event
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Progress {
     pub icon: Option<String>,

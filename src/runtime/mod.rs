@@ -70,7 +70,7 @@ pub struct ViewSignals {
     pub endpoint: RwSignal<String>,
     pub order: RwSignal<Vec<ItemKey>>,
     pub thread: RwSignal<Option<ThreadInfo>>,
-    /// `Some(allow_cancel)` while an answer streams.
+    /// `Some(can_cancel)` while an answer streams (see `Turn::can_cancel`).
     pub streaming: RwSignal<Option<bool>>,
     pub progress: RwSignal<Option<Progress>>,
     pub notices: RwSignal<Vec<Notice>>,
@@ -172,6 +172,7 @@ impl Runtime {
     pub fn dispose(shell: Shell) {
         if let Some(rt) = RUNTIMES.with(|r| r.borrow_mut().remove(&shell.0)) {
             rt.abort_in_flight();
+            rt.release_uploads();
             rt.owner.cleanup();
         }
     }
@@ -323,7 +324,7 @@ impl Runtime {
                 changes.thread.then(|| state.thread.clone()),
                 changes
                     .turn
-                    .then(|| state.turn.as_ref().map(|t| t.allow_cancel)),
+                    .then(|| state.turn.as_ref().map(|t| t.can_cancel())),
                 changes.progress.then(|| state.progress.clone()),
                 changes.notices.then(|| state.notices.clone()),
                 changes.error.then(|| state.error.clone()),

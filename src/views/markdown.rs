@@ -2,6 +2,7 @@
 //! only the open tail block is rewritten. `inner_html` is set only from `SafeHtml`.
 
 use crate::markdown::MarkdownStream;
+use crate::reducer::ItemStatus;
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlElement};
 
@@ -101,6 +102,8 @@ impl MarkdownDom {
 pub struct Pacer {
     revealed: usize,
     animate: bool,
+    /// Only text that was seen streaming is paced; history renders at once.
+    streamed: bool,
 }
 
 /// Fewest characters revealed per frame while there is a backlog.
@@ -120,12 +123,18 @@ impl Pacer {
         Pacer {
             revealed: 0,
             animate: !reduced,
+            streamed: false,
         }
     }
 
-    /// The part of `text` to show this frame, and whether more remains to reveal.
-    pub fn next<'t>(&mut self, text: &'t str, streaming: bool) -> (&'t str, bool) {
-        if !streaming || !self.animate || self.revealed > text.len() {
+    /// The part of `text` to show this frame, and whether more remains to reveal. A
+    /// finished answer keeps draining at the same pace (a burst at the end is smoothed too,
+    /// and a whole answer arriving at once is not rendered in one long task); a stopped or
+    /// failed one shows everything at once.
+    pub fn next<'t>(&mut self, text: &'t str, status: ItemStatus) -> (&'t str, bool) {
+        self.streamed |= status == ItemStatus::Streaming;
+        let pace = matches!(status, ItemStatus::Streaming | ItemStatus::Done);
+        if !pace || !self.animate || !self.streamed || self.revealed > text.len() {
             self.revealed = text.len();
             return (text, false);
         }

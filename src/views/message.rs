@@ -67,7 +67,13 @@ pub fn AssistantMessageView(shell: Shell, id: ItemId) -> impl IntoView {
             .flatten()
             .unwrap_or((ItemStatus::Done, Vec::new()))
     });
-    let status = Memo::new(move |_| meta.with(|m| m.0));
+    // True while the pacer is still revealing text that already arrived: the message
+    // shows as streaming until the reader has seen all of it.
+    let revealing = RwSignal::new(false);
+    let status = Memo::new(move |_| match meta.with(|m| m.0) {
+        ItemStatus::Done if revealing.get() => ItemStatus::Streaming,
+        other => other,
+    });
     let render_id = id.clone();
     // One markdown renderer (and pacer) per content part, fed only what is new each frame.
     let mut parts: Vec<(MarkdownDom, Pacer)> = Vec::new();
@@ -85,7 +91,7 @@ pub fn AssistantMessageView(shell: Shell, id: ItemId) -> impl IntoView {
                 let ItemKind::AssistantMessage(m) = &item.item.kind else {
                     return;
                 };
-                let streaming = item.status == ItemStatus::Streaming;
+                let final_text = item.status != ItemStatus::Streaming;
                 for (i, part) in m.content.iter().enumerate() {
                     if i == parts.len() {
                         let Some(dom) = MarkdownDom::append_to(&container) else {
@@ -94,17 +100,22 @@ pub fn AssistantMessageView(shell: Shell, id: ItemId) -> impl IntoView {
                         parts.push((dom, Pacer::new()));
                     }
                     let (dom, pacer) = &mut parts[i];
-                    // Citation markers go in once the text is final (annotations arrive last).
-                    if !streaming && part.annotations.iter().any(|a| a.index.is_some()) {
+                    let (shown, pending) = pacer.next(&part.text, item.status);
+                    // Citation markers go in once the text is final and fully shown
+                    // (annotations arrive last).
+                    if final_text && !pending && part.annotations.iter().any(|a| a.index.is_some())
+                    {
                         dom.sync(&text_with_markers(&part.text, &part.annotations), false);
                     } else {
-                        let (shown, pending) = pacer.next(&part.text, streaming);
-                        dom.sync(shown, streaming);
-                        more |= pending;
+                        dom.sync(shown, !final_text || pending);
                     }
+                    more |= pending;
                 }
             });
         });
+        if revealing.get_untracked() != more {
+            revealing.set(more);
+        }
         if more {
             request_frame(move || pace.update(|p| *p += 1));
         }

@@ -287,7 +287,7 @@ test('tasks and workflows render, workflows are open while running and toggle wi
   const workflows = page.locator('details[data-part="workflow"]');
   assert.equal(await workflows.count(), 3);
   const summaries = await workflows.locator(':scope > summary').allTextContents();
-  assert.deepEqual(summaries.map((s) => s.trim()), ['Worked for 1s', 'Checked 2 sources', 'Worked for 1s']);
+  assert.deepEqual(summaries.map((s) => s.trim()), ['Worked for 1s', 'Checked 2 sources', 'Thought for 1s']);
   for (let i = 0; i < 3; i++) {
     assert.equal(await workflows.nth(i).evaluate((d) => d.open), false, `workflow ${i} is still open when done`);
   }

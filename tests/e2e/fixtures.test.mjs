@@ -115,7 +115,7 @@ const CHECKS = {
     const wf = page.locator('details[data-part="workflow"]');
     assert.equal(await wf.count(), 1);
     assert.equal(await wf.evaluate((d) => d.open), false, 'the reasoning workflow is still open');
-    assert.match(await wf.locator(':scope > summary').innerText(), /Worked for 0s/);
+    assert.match(await wf.locator(':scope > summary').innerText(), /Thought for 0s/);
     // Closed details hide their tasks from innerText: read textContent.
     assert.match(await wf.textContent(), /The user wants to see the official converter\. I will answer with one citation\./);
     const answer = assistants(page).last();
@@ -356,7 +356,7 @@ const CHECKS = {
     assert.equal(await workflows.count(), 3);
     assert.deepEqual(
       (await workflows.locator(':scope > summary').allInnerTexts()).map((s) => s.trim()),
-      ['Worked for 1s', 'Checked 2 sources', 'Worked for 1s'],
+      ['Worked for 1s', 'Checked 2 sources', 'Thought for 1s'],
     );
     assert.deepEqual(await workflows.evaluateAll((ds) => ds.map((d) => d.open)), [false, false, false]);
     assert.equal(await workflows.nth(0).locator('[data-part="task"]').count(), 5);
