@@ -2,10 +2,12 @@
 //!
 //! The rewrites: fenced and indented code blocks get the code block chrome (language label and
 //! a copy button), table cell alignment becomes `align="…"` instead of a `style` attribute
-//! (styles are stripped by the sanitizer), and reference links may resolve against
-//! definitions from earlier, separately parsed text (used by the streaming renderer).
+//! (styles are stripped by the sanitizer), bare `http(s)://` and `www.` URLs in text become
+//! links (GFM's extended autolinks, which pulldown-cmark lacks), and reference links may
+//! resolve against definitions from earlier, separately parsed text (used by the streaming
+//! renderer).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
 use pulldown_cmark::{
     Alignment, BrokenLink, CodeBlockKind, CowStr, Event, Options, Parser, Tag, TagEnd,
@@ -57,23 +59,29 @@ pub(super) fn markdown_to_html(text: &str, defs: &RefDefs) -> String {
 }
 
 /// The event rewriter (see the module docs).
-struct Rewrite<I> {
-    inner: I,
+struct Rewrite<I: Iterator> {
+    inner: std::iter::Peekable<I>,
     /// Inside a code block: its text is collected and emitted escaped at the end.
     code: Option<String>,
     alignments: Vec<Alignment>,
     in_head: bool,
     cell: usize,
+    /// Inside a link or image: its text is never linkified again.
+    in_link: usize,
+    /// Events split off a text event by linkification, emitted next.
+    pending: VecDeque<Event<'static>>,
 }
 
 impl<'a, I: Iterator<Item = Event<'a>>> Rewrite<I> {
     fn new(inner: I) -> Self {
         Rewrite {
-            inner,
+            inner: inner.peekable(),
             code: None,
             alignments: Vec::new(),
             in_head: false,
             cell: 0,
+            in_link: 0,
+            pending: VecDeque::new(),
         }
     }
 
@@ -90,6 +98,9 @@ impl<'a, I: Iterator<Item = Event<'a>>> Iterator for Rewrite<I> {
     type Item = Event<'a>;
 
     fn next(&mut self) -> Option<Event<'a>> {
+        if let Some(event) = self.pending.pop_front() {
+            return Some(event);
+        }
         loop {
             let event = self.inner.next()?;
             if let Some(code) = &mut self.code {
@@ -142,6 +153,30 @@ impl<'a, I: Iterator<Item = Event<'a>>> Iterator for Rewrite<I> {
                     self.cell += 1;
                     Event::Html(format!("</{}>", self.cell_tag()).into())
                 }
+                Event::Start(tag @ (Tag::Link { .. } | Tag::Image { .. })) => {
+                    self.in_link += 1;
+                    Event::Start(tag)
+                }
+                Event::End(tag @ (TagEnd::Link | TagEnd::Image)) => {
+                    self.in_link = self.in_link.saturating_sub(1);
+                    Event::End(tag)
+                }
+                Event::Text(text) if self.in_link == 0 => {
+                    // The parser splits text at `_`, `(` and the like: join adjacent text
+                    // first, so a URL is seen whole.
+                    let mut text = text.into_string();
+                    while let Some(Event::Text(more)) = self.inner.next_if(|e| matches!(e, Event::Text(_))) {
+                        text.push_str(&more);
+                    }
+                    let mut pieces = linkify(&text).into_iter();
+                    match pieces.next() {
+                        Some(first) => {
+                            self.pending.extend(pieces);
+                            first
+                        }
+                        None => Event::Text(text.into()),
+                    }
+                }
                 other => other,
             });
         }
@@ -172,4 +207,93 @@ fn code_block_open(kind: &CodeBlockKind) -> String {
     );
     html.push_str(&format!("<pre><code{code_attrs}>"));
     html
+}
+
+/// Split plain text at bare URLs (`https://…`, `http://…`, `www.…`): text before and
+/// after stays text, each URL becomes a link. Empty when there is no URL.
+fn linkify(text: &str) -> Vec<Event<'static>> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some((start, end)) = find_url(rest) {
+        if start > 0 {
+            out.push(Event::Text(rest[..start].to_owned().into()));
+        }
+        let url = &rest[start..end];
+        let href = if url.starts_with("www.") { format!("http://{url}") } else { url.to_owned() };
+        out.push(Event::Html(format!("<a href=\"{}\">{}</a>", escape(&href), escape(url)).into()));
+        rest = &rest[end..];
+    }
+    if out.is_empty() {
+        return out;
+    }
+    if !rest.is_empty() {
+        out.push(Event::Text(rest.to_owned().into()));
+    }
+    out
+}
+
+/// The byte range of the first bare URL in `text`, GFM style: it starts a word, runs to
+/// whitespace or `<`, and loses trailing punctuation and an unbalanced `)`.
+fn find_url(text: &str) -> Option<(usize, usize)> {
+    let mut from = 0;
+    while from < text.len() {
+        let found = ["https://", "http://", "www."]
+            .iter()
+            .filter_map(|p| text[from..].find(p).map(|i| from + i))
+            .min()?;
+        let starts_word = text[..found]
+            .chars()
+            .next_back()
+            .is_none_or(|c| c.is_whitespace() || "*_~(".contains(c));
+        let mut end = text[found..]
+            .find(|c: char| c.is_whitespace() || c == '<')
+            .map_or(text.len(), |i| found + i);
+        loop {
+            let url = &text[found..end];
+            let Some(last) = url.chars().next_back() else { break };
+            let unbalanced = last == ')' && url.matches(')').count() > url.matches('(').count();
+            if "?!.,:*_~'\"".contains(last) || unbalanced {
+                end -= last.len_utf8();
+            } else {
+                break;
+            }
+        }
+        let scheme_len = text[found..].find("//").map_or(4, |i| i + 2);
+        if starts_word && end > found + scheme_len {
+            return Some((found, end));
+        }
+        from = found + 1;
+        while !text.is_char_boundary(from) {
+            from += 1;
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod autolink_tests {
+    use super::*;
+
+    fn html(text: &str) -> String {
+        markdown_to_html(text, &RefDefs::new())
+    }
+
+    #[test]
+    fn bare_urls_become_links_without_trailing_punctuation() {
+        assert_eq!(
+            html("See https://example.org/path?q=1&r=2."),
+            "<p>See <a href=\"https://example.org/path?q=1&amp;r=2\">https://example.org/path?q=1&amp;r=2</a>.</p>\n"
+        );
+        assert!(html("visit www.example.com, ok").contains("<a href=\"http://www.example.com\">www.example.com</a>,"));
+        assert!(html("(see https://en.wikipedia.org/wiki/Rust_(language))").contains("Rust_(language)</a>)"));
+    }
+
+    #[test]
+    fn links_code_and_non_words_are_left_alone() {
+        assert_eq!(html("[https://a.example](https://b.example)").matches("<a ").count(), 1);
+        assert!(!html("`https://code.example`").contains("<a "));
+        assert!(!html("xhttps://glued.example").contains("<a "));
+        assert!(!html("just https:// nothing").contains("<a "));
+        assert!(!html("plain text").contains("<a "));
+    }
 }

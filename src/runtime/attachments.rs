@@ -420,6 +420,33 @@ impl Runtime {
         }
     }
 
+    /// The runtime goes away: stop every upload and free every local preview. Attachments
+    /// already created on the server are left to it: the page may be closing, and no
+    /// request started now could be waited for.
+    pub(crate) fn release_uploads(&self) {
+        let locals: Vec<u64> = self.uploads.in_flight.borrow().keys().copied().collect();
+        for local in locals {
+            self.cancel_upload(local);
+        }
+        self.uploads.files.borrow_mut().clear();
+        let mut previews: Vec<String> = self
+            .signals
+            .tray
+            .entries
+            .with_untracked(|e| e.iter().filter_map(|e| e.preview.clone()).collect());
+        previews.extend(
+            self.threads
+                .drafts
+                .borrow()
+                .values()
+                .flat_map(|d| d.tray.iter().filter_map(|e| e.preview.clone())),
+        );
+        for url in previews {
+            let _ = Url::revoke_object_url(&url);
+        }
+        self.release_sent_previews();
+    }
+
     // ---- entries in the tray or in a draft put away --------------------------------
 
     fn tray_entry(&self, local: u64) -> Option<TrayEntry> {

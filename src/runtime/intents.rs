@@ -39,9 +39,16 @@ impl Runtime {
         )
     }
 
-    /// Whether a message can go out now: no answer streaming, no thread being opened.
+    /// Whether a message can go out now: no answer streaming, no thread being opened, and
+    /// the thread is neither locked nor closed.
     pub fn can_send(&self) -> bool {
-        !self.is_streaming() && self.signals.history.opening.get_untracked().is_none()
+        let blocked = self
+            .state
+            .borrow()
+            .thread
+            .as_ref()
+            .is_some_and(|t| t.status.blocked_reason().is_some());
+        !blocked && !self.is_streaming() && self.signals.history.opening.get_untracked().is_none()
     }
 
     /// Send a message with its options. Returns false if nothing was sent.

@@ -1,7 +1,6 @@
 //! ComposerDock: the attachment tray and the composer (textarea, file picker, Send/Stop).
 
 use super::attachments::AttachmentTray;
-use super::{glyph, glyphs};
 use crate::runtime::{Runtime, Shell};
 use leptos::html;
 use leptos::prelude::*;
@@ -70,9 +69,8 @@ fn Composer(shell: Shell) -> impl IntoView {
         // Enter sends; Shift+Enter is a newline; composing (IME) text is never sent.
         if ev.key() == "Enter" && !ev.shift_key() && !ev.is_composing() && ev.key_code() != 229 {
             ev.prevent_default();
-            if tray_blocker().is_none() && blocked().is_none() {
-                send();
-            }
+            // The runtime refuses what cannot go out yet (uploads, streaming, locked).
+            send();
         }
     };
     let on_paste = move |ev: web_sys::ClipboardEvent| {
@@ -133,7 +131,7 @@ fn Composer(shell: Shell) -> impl IntoView {
                     }
                 }
             >
-                {glyph(glyphs::PAPERCLIP)}
+                <span class="cs-composer__plus" aria-hidden="true">"+"</span>
             </button>
             <textarea
                 class="cs-composer__input"

@@ -1,6 +1,5 @@
 //! ShellHeader: the thread's title and the thread controls (New chat, History).
 
-use super::{glyph, glyphs};
 use crate::runtime::Shell;
 use leptos::html;
 use leptos::prelude::*;
@@ -31,7 +30,7 @@ pub fn ShellHeader(shell: Shell, history_button: NodeRef<html::Button>) -> impl 
                         shell.with(|rt| rt.new_chat());
                     }
                 >
-                    {glyph(glyphs::PLUS)}
+                    <span aria-hidden="true">"+"</span>
                     <span class="cs-button__label">"New chat"</span>
                 </button>
                 <button
@@ -47,7 +46,7 @@ pub fn ShellHeader(shell: Shell, history_button: NodeRef<html::Button>) -> impl 
                         shell.with(|rt| rt.toggle_history());
                     }
                 >
-                    {glyph(glyphs::HISTORY)}
+                    <span aria-hidden="true">"☰"</span>
                     <span class="cs-button__label">"History"</span>
                 </button>
             </div>

@@ -3,7 +3,6 @@
 //! rows load when the end of the list scrolls into view. Escape closes it; focus moves
 //! into the list when it opens and back to the History button when it closes.
 
-use super::{glyph, glyphs};
 use crate::history::relative_date;
 use crate::runtime::{Shell, ThreadRow};
 use leptos::html;
@@ -242,21 +241,19 @@ fn HistoryRow(shell: Shell, row: ThreadRow) -> impl IntoView {
                     type="button"
                     class="cs-button cs-button--ghost cs-history__action"
                     aria-label=format!("Rename {label}")
-                    title="Rename"
                     node_ref=rename_button
                     on:click=move |_| mode.set(RowMode::Renaming)
                 >
-                    {glyph(glyphs::PENCIL)}
+                    "Rename"
                 </button>
                 <button
                     type="button"
                     class="cs-button cs-button--ghost cs-history__action"
                     aria-label=format!("Delete {label}")
-                    title="Delete"
                     node_ref=delete_button
                     on:click=move |_| mode.set(RowMode::Confirming)
                 >
-                    {glyph(glyphs::TRASH)}
+                    "Delete"
                 </button>
             }
         }

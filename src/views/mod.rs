@@ -18,38 +18,6 @@ use crate::runtime::Shell;
 use leptos::html;
 use leptos::prelude::*;
 
-/// A small outline icon (24×24 paths). Decorative: the control around it carries the
-/// accessible name.
-pub(crate) fn glyph(paths: &'static [&'static str]) -> impl IntoView {
-    let paths = paths
-        .iter()
-        .map(|d| view! { <path d=*d></path> })
-        .collect_view();
-    view! {
-        <svg class="cs-glyph" viewBox="0 0 24 24" aria-hidden="true" focusable="false">{paths}</svg>
-    }
-}
-
-/// The drawings of [`glyph`].
-pub(crate) mod glyphs {
-    pub const HISTORY: &[&str] = &[
-        "M3.5 12a8.5 8.5 0 1 0 2.5-6L3.5 8.5",
-        "M3.5 3.5v5h5",
-        "M12 7.5V12l3 2",
-    ];
-    pub const PLUS: &[&str] = &["M12 5v14M5 12h14"];
-    pub const PAPERCLIP: &[&str] = &[
-        "M20.5 11.5l-8.3 8.3a5 5 0 0 1-7.1-7.1l8.3-8.3a3.4 3.4 0 0 1 4.8 4.8l-8.3 8.3a1.7 1.7 0 0 1-2.4-2.4l7.6-7.6",
-    ];
-    pub const PENCIL: &[&str] = &["M4 20h4L19 9l-4-4L4 16z", "M13.5 6.5l4 4"];
-    pub const TRASH: &[&str] = &[
-        "M4 7h16",
-        "M9.5 7V4h5v3",
-        "M6 7l1 13h10l1-13",
-        "M10 11v5M14 11v5",
-    ];
-}
-
 /// Whether a drag carries files (not text or a link dragged within the page).
 fn drags_files(ev: &web_sys::DragEvent) -> bool {
     ev.data_transfer().is_some_and(|dt| {

@@ -7,10 +7,23 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { close, newChatPage, openBrowser, startRuntime, waitFor, waitForIdle } from './harness.mjs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { ROOT, close, newChatPage, openBrowser, startRuntime, waitFor, waitForIdle } from './harness.mjs';
 
 let runtime;
 let context;
+
+const AXE = path.join(path.dirname(createRequire(import.meta.url).resolve('axe-core', { paths: [ROOT] })), 'axe.min.js');
+
+/** axe-core's violations inside <chat-shell> (shadow DOM included), readable. */
+async function axeViolations(page) {
+  if (!(await page.evaluate(() => !!window.axe))) await page.addScriptTag({ path: AXE });
+  return page.evaluate(async () => {
+    const r = await window.axe.run('chat-shell', { resultTypes: ['violations'] });
+    return r.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(' | ')}`);
+  });
+}
 
 before(async () => {
   runtime = await startRuntime();
@@ -89,6 +102,7 @@ test('an image and a PDF: previewed at once, uploaded with progress, shown in th
   assert.equal(runtime.linesMatching(/POST \/upload\//).length, 0, 'an upload finished before it was released');
   await page.getByRole('progressbar', { name: 'Uploading photo.png' }).waitFor({ timeout: 5_000 });
   await page.getByRole('progressbar', { name: 'Uploading report.pdf' }).waitFor({ timeout: 5_000 });
+  assert.deepEqual(await axeViolations(page), [], 'accessibility of the tray while uploading');
   // Send waits for the uploads, and says why.
   await composer(page).fill('Here are the files');
   assert.equal(await send(page).isDisabled(), true, 'Send is enabled while uploading');
@@ -143,6 +157,7 @@ test('five files: three shown, the rest behind "+2 more"', async () => {
     { message: 'all five after expanding' },
   );
   assert.equal(await list.locator('[data-part="attachments-more"]').getAttribute('aria-expanded'), 'true');
+  assert.deepEqual(await axeViolations(page), [], 'accessibility of a message with attachments');
   assert.match(await list.textContent(), /five\.txt/);
   await finish(page);
 });
@@ -197,6 +212,7 @@ test('a failed upload shows an error and its retry succeeds', async () => {
   await composer(page).fill('with a flaky file');
   assert.equal(await send(page).isDisabled(), true);
   await page.getByRole('status').filter({ hasText: 'failed to upload' }).waitFor({ timeout: 5_000 });
+  assert.deepEqual(await axeViolations(page), [], 'accessibility of the tray with a failed upload');
 
   await page.getByRole('button', { name: 'Retry upload flaky.png' }).click();
   await waitReady(page, 1);

@@ -10,9 +10,21 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { close, newChatPage, openBrowser, sendMessage, sleep, startRuntime, waitFor, waitForIdle } from './harness.mjs';
+import { createRequire } from 'node:module';
+import { ROOT, close, newChatPage, openBrowser, sendMessage, sleep, startRuntime, waitFor, waitForIdle } from './harness.mjs';
 
 let context;
+
+const AXE = path.join(path.dirname(createRequire(import.meta.url).resolve('axe-core', { paths: [ROOT] })), 'axe.min.js');
+
+/** axe-core's violations inside <chat-shell> (shadow DOM included), readable. */
+async function axeViolations(page) {
+  if (!(await page.evaluate(() => !!window.axe))) await page.addScriptTag({ path: AXE });
+  return page.evaluate(async () => {
+    const r = await window.axe.run('chat-shell', { resultTypes: ['violations'] });
+    return r.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(' | ')}`);
+  });
+}
 
 before(async () => {
   // Short enough that twenty rows overflow the history list.
@@ -104,6 +116,7 @@ test('history: empty state, newest first, more rows on scroll, Escape and focus'
   assert.match(await rows(page).first().textContent(), /just now/);
   // Focus moved onto the first conversation.
   await waitFor(async () => (await focused(page)) === 'Topic 25', { message: 'focus on the first row' });
+  assert.deepEqual(await axeViolations(page), [], 'accessibility of the history list');
   // The end of the list is out of view: nothing more was asked for yet.
   await sleep(300);
   assert.equal(await rows(page).count(), 20, 'more rows loaded before scrolling');
@@ -139,7 +152,7 @@ test('history: select a thread, rename it inline, delete with confirmation', asy
   await page.locator('article[data-role="user"]', { hasText: 'Beta' }).waitFor({ timeout: 5_000 });
   await page.locator('article[data-role="assistant"]').first().waitFor({ timeout: 5_000 });
   assert.equal(await title(page).textContent(), 'Beta');
-  assert.equal(await focused(page), 'History');
+  await waitFor(async () => (await focused(page)) === 'History', { message: 'focus back on the History button' });
   await runtime.waitForLine('threads.get_by_id 200');
 
   // Rename: Escape cancels, Enter saves.
@@ -148,12 +161,12 @@ test('history: select a thread, rename it inline, delete with confirmation', asy
   const field = historyRegion(page).getByRole('textbox', { name: 'Conversation title' });
   await field.waitFor({ timeout: 5_000 });
   assert.equal(await field.inputValue(), 'Beta');
-  assert.equal(await focused(page), 'Conversation title');
+  await waitFor(async () => (await focused(page)) === 'Conversation title', { message: 'focus in the title field' });
   await field.fill('Not saved');
   await field.press('Escape');
   await field.waitFor({ state: 'detached', timeout: 5_000 });
   assert.ok(await historyRegion(page).isVisible(), 'Escape in the title field closed the history');
-  assert.equal(await focused(page), 'Rename Beta');
+  await waitFor(async () => (await focused(page)) === 'Rename Beta', { message: 'focus back on the Rename button' });
   assert.equal(runtime.linesMatching('threads.update').length, 0);
 
   await historyRegion(page).getByRole('button', { name: 'Rename Beta' }).click();
@@ -168,7 +181,8 @@ test('history: select a thread, rename it inline, delete with confirmation', asy
   await historyRegion(page).getByRole('button', { name: 'Delete Gamma' }).click();
   const confirm = historyRegion(page).getByRole('group', { name: 'Delete Gamma?' });
   await confirm.waitFor({ timeout: 5_000 });
-  assert.equal(await focused(page), 'Cancel');
+  await waitFor(async () => (await focused(page)) === 'Cancel', { message: 'focus on Cancel' });
+  assert.deepEqual(await axeViolations(page), [], 'accessibility of the delete confirmation');
   await confirm.getByRole('button', { name: 'Cancel' }).click();
   await confirm.waitFor({ state: 'detached', timeout: 5_000 });
   assert.equal(await rows(page).count(), 3);

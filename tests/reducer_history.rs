@@ -1,0 +1,206 @@
+//! Hydration and ghost messages in the reducer: a loaded thread keeps the cursor for its
+//! older items, ghost user messages (marked in `inference_options`) stay hidden whether
+//! they are echoed or loaded, and a message that never reached the server comes back with
+//! its attachments (a ghost does not: it was never typed).
+#![cfg(not(target_arch = "wasm32"))]
+
+use chat_shell::protocol::*;
+use chat_shell::reducer::{
+    is_ghost, reduce, ChatState, Effect, Input, OutgoingMessage, GHOST_OPTION,
+};
+use serde_json::json;
+
+fn item(value: serde_json::Value) -> ThreadItem {
+    serde_json::from_value(value).unwrap()
+}
+
+fn user(id: &str, text: &str, ghost: bool) -> ThreadItem {
+    let options = if ghost {
+        json!({ GHOST_OPTION: true })
+    } else {
+        json!({})
+    };
+    item(json!({
+        "id": id, "thread_id": "thr_1", "created_at": "2026-01-01T00:00:00", "type": "user_message",
+        "content": [{"type": "input_text", "text": text}], "attachments": [],
+        "inference_options": options
+    }))
+}
+
+fn answer(id: &str, text: &str) -> ThreadItem {
+    item(json!({
+        "id": id, "thread_id": "thr_1", "created_at": "2026-01-01T00:00:00",
+        "type": "assistant_message", "content": [{"type": "output_text", "text": text}]
+    }))
+}
+
+fn thread(items: Vec<ThreadItem>, has_more: bool, after: Option<&str>) -> Thread {
+    Thread {
+        id: "thr_1".into(),
+        title: Some("T".into()),
+        created_at: "2026-01-01T00:00:00".into(),
+        status: ThreadStatus::default(),
+        metadata: JsonMap::new(),
+        items: Some(Page {
+            data: items,
+            has_more,
+            after: after.map(str::to_owned),
+        }),
+    }
+}
+
+fn visible_ids(state: &ChatState) -> Vec<&str> {
+    state.visible_items().map(|i| i.item.id.as_str()).collect()
+}
+
+#[test]
+fn ghost_marks_are_read_from_inference_options() {
+    assert!(is_ghost(&user("m", "x", true)));
+    assert!(!is_ghost(&user("m", "x", false)));
+    assert!(!is_ghost(&answer("a", "x")));
+    let odd = item(
+        json!({"id": "m", "type": "user_message", "content": [], "inference_options": {"ghost": "yes"}}),
+    );
+    assert!(!is_ghost(&odd), "only a boolean true marks a ghost");
+}
+
+#[test]
+fn a_loaded_thread_hides_ghosts_and_keeps_the_older_cursor() {
+    let mut state = ChatState::new();
+    let newest = vec![
+        user("m3", "hidden instructions", true),
+        answer("a3", "ok"),
+        user("m4", "hello", false),
+    ];
+    reduce(
+        &mut state,
+        Input::ThreadLoaded(thread(newest, true, Some("m3"))),
+    );
+    assert_eq!(visible_ids(&state), ["a3", "m4"]);
+    assert_eq!(state.items().len(), 3, "a ghost is kept, only hidden");
+    assert_eq!(state.older.as_deref(), Some("m3"));
+
+    // An older page (newest first) goes in front; the cursor moves on, then runs out.
+    reduce(
+        &mut state,
+        Input::OlderItems(Page {
+            data: vec![answer("a2", "b"), user("m2", "older ghost", true)],
+            has_more: true,
+            after: Some("m2".into()),
+        }),
+    );
+    assert_eq!(visible_ids(&state), ["a2", "a3", "m4"]);
+    assert_eq!(state.older.as_deref(), Some("m2"));
+    reduce(
+        &mut state,
+        Input::OlderItems(Page {
+            data: vec![user("m1", "first", false)],
+            has_more: false,
+            after: Some("m1".into()),
+        }),
+    );
+    assert_eq!(visible_ids(&state), ["m1", "a2", "a3", "m4"]);
+    assert_eq!(
+        state.older, None,
+        "no cursor once the server says there is no more"
+    );
+
+    // A complete thread has nothing older; a new chat forgets the cursor.
+    reduce(
+        &mut state,
+        Input::ThreadLoaded(thread(vec![user("m9", "x", false)], false, Some("m9"))),
+    );
+    assert_eq!(state.older, None);
+    reduce(
+        &mut state,
+        Input::ThreadLoaded(thread(vec![], true, Some("m9"))),
+    );
+    reduce(&mut state, Input::Reset);
+    assert_eq!(state.older, None);
+}
+
+#[test]
+fn a_ghost_echo_stays_hidden_with_or_without_a_local_message() {
+    let mut state = ChatState::new();
+    reduce(
+        &mut state,
+        Input::SendStarted(OutgoingMessage {
+            text: "secret".into(),
+            ghost: true,
+            ..Default::default()
+        }),
+    );
+    assert!(visible_ids(&state).is_empty());
+    reduce(
+        &mut state,
+        Input::Server(StreamEvent::ItemDone(ItemEvent {
+            item: user("m1", "secret", true),
+        })),
+    );
+    assert!(visible_ids(&state).is_empty());
+    assert_eq!(
+        state.items().len(),
+        1,
+        "the echo replaced the local message"
+    );
+    // An echo nobody sent from here (another tab) is hidden by its mark alone.
+    reduce(
+        &mut state,
+        Input::Server(StreamEvent::ItemDone(ItemEvent {
+            item: user("m2", "from elsewhere", true),
+        })),
+    );
+    assert!(visible_ids(&state).is_empty());
+}
+
+#[test]
+fn a_failed_message_comes_back_with_its_attachments_but_a_ghost_does_not() {
+    let attachment: Attachment = serde_json::from_value(json!({
+        "id": "atc_1", "name": "a.png", "mime_type": "image/png", "type": "image"
+    }))
+    .unwrap();
+    let mut state = ChatState::new();
+    reduce(
+        &mut state,
+        Input::SendStarted(OutgoingMessage {
+            text: "with a file".into(),
+            attachments: vec![attachment.clone()],
+            ghost: false,
+        }),
+    );
+    let out = reduce(
+        &mut state,
+        Input::StreamFailed {
+            message: "HTTP 500".into(),
+            allow_retry: true,
+        },
+    );
+    assert!(out.effects.contains(&Effect::RestoreDraft {
+        text: "with a file".into(),
+        attachments: vec![attachment],
+    }));
+    assert!(state.items().is_empty());
+
+    reduce(
+        &mut state,
+        Input::SendStarted(OutgoingMessage {
+            text: "hidden".into(),
+            ghost: true,
+            ..Default::default()
+        }),
+    );
+    let out = reduce(
+        &mut state,
+        Input::StreamFailed {
+            message: "HTTP 500".into(),
+            allow_retry: true,
+        },
+    );
+    assert!(
+        !out.effects
+            .iter()
+            .any(|e| matches!(e, Effect::RestoreDraft { .. })),
+        "a ghost message was put in the composer"
+    );
+    assert!(state.items().is_empty());
+}
