@@ -354,6 +354,20 @@ before(async () => {
       const URL_ATTRS = new Set(['href', 'src', 'action', 'formaction', 'xlink:href', 'srcset', 'poster', 'background', 'data', 'ping', 'lowsrc', 'dynsrc', 'cite', 'codebase', 'manifest']);
       const show = () => el.outerHTML.slice(0, 160);
       const tag = el.localName;
+      // The component's own icons: an aria-hidden <svg class="cs-w-icon|cs-glyph"> holding
+      // only <path d class>. The sanitizer strips every <svg> from server content, so
+      // nothing else may look like this; an injected svg with anything more still fails.
+      const svgRoot = tag === 'svg' ? el : el.closest('svg');
+      const ownIcon =
+        svgRoot &&
+        /(^|\s)(cs-w-icon|cs-glyph|cs-start__icon)(\s|$)/.test(svgRoot.getAttribute('class') || '') &&
+        svgRoot.getAttribute('aria-hidden') === 'true' &&
+        [...svgRoot.attributes].every((a) => ['class', 'viewbox', 'aria-hidden', 'focusable', 'data-icon', 'style'].includes(a.name.toLowerCase())) &&
+        [...svgRoot.querySelectorAll('*')].every((c) => c.localName === 'path' && [...c.attributes].every((a) => a.name === 'd' || a.name === 'class'));
+      if (ownIcon) {
+        const style = svgRoot.getAttribute('style') || '';
+        return /url\s*\(|expression/i.test(style) ? [`style attribute on an icon: ${show()}`] : [];
+      }
       if (FORBIDDEN.has(tag) && el !== composer) bad.push(`<${tag}> element: ${show()}`);
       if (el.namespaceURI !== 'http://www.w3.org/1999/xhtml') bad.push(`foreign element ${el.namespaceURI} ${tag}: ${show()}`);
       for (const attr of el.attributes) {
