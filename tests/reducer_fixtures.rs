@@ -783,3 +783,18 @@ fn stop_is_offered_only_after_the_server_spoke_and_allowed_it() {
         "the view learns that Stop is now available"
     );
 }
+
+#[test]
+fn streamed_items_are_live_and_loaded_ones_are_not() {
+    let (state, _) = replay_message("markdown.sse", "markdown");
+    let answer = state
+        .items()
+        .iter()
+        .find(|i| matches!(i.item.kind, ItemKind::AssistantMessage(_)))
+        .unwrap();
+    assert!(answer.live);
+    let thread: Thread = serde_json::from_slice(&fixture("threads.get_by_id.json")).unwrap();
+    let mut loaded = ChatState::new();
+    reduce(&mut loaded, Input::ThreadLoaded(thread));
+    assert!(loaded.items().iter().all(|i| !i.live));
+}

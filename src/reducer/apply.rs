@@ -109,6 +109,7 @@ fn incoming_item(state: &mut ChatState, item: ThreadItem, status: ItemStatus, ou
     let hidden = ghost || state.item(&id).is_some_and(|i| i.hidden);
     let mut next = ItemState::new(item, status);
     next.hidden = hidden;
+    next.live = true;
     state.upsert_item(next);
     if is_user {
         set_turn_user_message(state, id);
@@ -237,7 +238,7 @@ fn message_parts<'a>(
         streaming
     } else {
         let thread_id = state.thread_id().cloned();
-        state.push_item(ItemState::new(
+        let mut orphan = ItemState::new(
             ThreadItem {
                 id: item_id.clone(),
                 thread_id,
@@ -245,7 +246,9 @@ fn message_parts<'a>(
                 kind: ItemKind::AssistantMessage(AssistantMessage::default()),
             },
             ItemStatus::Streaming,
-        ));
+        );
+        orphan.live = true;
+        state.push_item(orphan);
         if let Some(turn) = state.turn.as_mut() {
             turn.streaming_message = Some(item_id.clone());
         }

@@ -47,6 +47,9 @@ pub struct ItemState {
     pub local: bool,
     /// `generated_image.updated` progress, 0..1.
     pub progress: Option<f64>,
+    /// Arrived in an answer streamed during this session (not loaded from history): the
+    /// view may animate it in even if the whole answer came in one chunk.
+    pub live: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -309,6 +312,7 @@ impl ItemState {
             hidden: false,
             local: false,
             progress: None,
+            live: false,
         }
     }
 }

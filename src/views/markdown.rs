@@ -131,8 +131,8 @@ impl Pacer {
     /// finished answer keeps draining at the same pace (a burst at the end is smoothed too,
     /// and a whole answer arriving at once is not rendered in one long task); a stopped or
     /// failed one shows everything at once.
-    pub fn next<'t>(&mut self, text: &'t str, status: ItemStatus) -> (&'t str, bool) {
-        self.streamed |= status == ItemStatus::Streaming;
+    pub fn next<'t>(&mut self, text: &'t str, status: ItemStatus, live: bool) -> (&'t str, bool) {
+        self.streamed |= live || status == ItemStatus::Streaming;
         let pace = matches!(status, ItemStatus::Streaming | ItemStatus::Done);
         if !pace || !self.animate || !self.streamed || self.revealed > text.len() {
             self.revealed = text.len();

@@ -100,7 +100,7 @@ pub fn AssistantMessageView(shell: Shell, id: ItemId) -> impl IntoView {
                         parts.push((dom, Pacer::new()));
                     }
                     let (dom, pacer) = &mut parts[i];
-                    let (shown, pending) = pacer.next(&part.text, item.status);
+                    let (shown, pending) = pacer.next(&part.text, item.status, item.live);
                     // Citation markers go in once the text is final and fully shown
                     // (annotations arrive last).
                     if final_text && !pending && part.annotations.iter().any(|a| a.index.is_some())
