@@ -52,7 +52,8 @@ pub fn ChatShell(
     let shell = Runtime::create(None);
     let root = NodeRef::<html::Div>::new();
     shell.with(|rt| {
-        rt.stall_ms.set(stream_timeout_secs.map_or(DEFAULT_STALL_MS, |s| s.saturating_mul(1000)));
+        rt.stall_ms
+            .set(stream_timeout_secs.map_or(DEFAULT_STALL_MS, |s| s.saturating_mul(1000)));
         *rt.metadata.borrow_mut() = metadata;
         rt.add_listener(Rc::new(move |name: &str, detail: &serde_json::Value| {
             let text = |key: &str| detail.get(key).and_then(|v| v.as_str()).map(str::to_owned);
@@ -80,7 +81,10 @@ pub fn ChatShell(
                 _ => {}
             }
             if let Some(cb) = on_event {
-                cb.run(ChatEvent { name: name.to_owned(), detail: detail.clone() });
+                cb.run(ChatEvent {
+                    name: name.to_owned(),
+                    detail: detail.clone(),
+                });
             }
         }));
     });
@@ -89,7 +93,9 @@ pub fn ChatShell(
         shell.with(|rt| rt.signals.endpoint.set(url));
     });
     Effect::new(move |_| {
-        let host = root.get().map(|el| el.unchecked_into::<web_sys::HtmlElement>());
+        let host = root
+            .get()
+            .map(|el| el.unchecked_into::<web_sys::HtmlElement>());
         shell.with(|rt| rt.set_host(host));
     });
     on_cleanup(move || Runtime::dispose(shell));
@@ -102,9 +108,15 @@ pub fn ChatShell(
 
 /// Outside a shadow root the stylesheet goes to the document (once).
 fn adopt_document_stylesheet() {
-    let Some(sheet) = crate::element::stylesheet() else { return };
-    let Some(document) = web_sys::window().and_then(|w| w.document()) else { return };
-    let adopted = js_sys::Array::from(&js_sys::Reflect::get(&document, &"adoptedStyleSheets".into()).unwrap_or_default());
+    let Some(sheet) = crate::element::stylesheet() else {
+        return;
+    };
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    let adopted = js_sys::Array::from(
+        &js_sys::Reflect::get(&document, &"adoptedStyleSheets".into()).unwrap_or_default(),
+    );
     if !adopted.includes(&sheet, 0) {
         adopted.push(&sheet);
         document.set_adopted_style_sheets(&adopted);

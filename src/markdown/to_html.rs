@@ -165,7 +165,9 @@ impl<'a, I: Iterator<Item = Event<'a>>> Iterator for Rewrite<I> {
                     // The parser splits text at `_`, `(` and the like: join adjacent text
                     // first, so a URL is seen whole.
                     let mut text = text.into_string();
-                    while let Some(Event::Text(more)) = self.inner.next_if(|e| matches!(e, Event::Text(_))) {
+                    while let Some(Event::Text(more)) =
+                        self.inner.next_if(|e| matches!(e, Event::Text(_)))
+                    {
                         text.push_str(&more);
                     }
                     let mut pieces = linkify(&text).into_iter();
@@ -219,8 +221,14 @@ fn linkify(text: &str) -> Vec<Event<'static>> {
             out.push(Event::Text(rest[..start].to_owned().into()));
         }
         let url = &rest[start..end];
-        let href = if url.starts_with("www.") { format!("http://{url}") } else { url.to_owned() };
-        out.push(Event::Html(format!("<a href=\"{}\">{}</a>", escape(&href), escape(url)).into()));
+        let href = if url.starts_with("www.") {
+            format!("http://{url}")
+        } else {
+            url.to_owned()
+        };
+        out.push(Event::Html(
+            format!("<a href=\"{}\">{}</a>", escape(&href), escape(url)).into(),
+        ));
         rest = &rest[end..];
     }
     if out.is_empty() {
@@ -250,7 +258,9 @@ fn find_url(text: &str) -> Option<(usize, usize)> {
             .map_or(text.len(), |i| found + i);
         loop {
             let url = &text[found..end];
-            let Some(last) = url.chars().next_back() else { break };
+            let Some(last) = url.chars().next_back() else {
+                break;
+            };
             let unbalanced = last == ')' && url.matches(')').count() > url.matches('(').count();
             if "?!.,:*_~'\"".contains(last) || unbalanced {
                 end -= last.len_utf8();
@@ -284,13 +294,20 @@ mod autolink_tests {
             html("See https://example.org/path?q=1&r=2."),
             "<p>See <a href=\"https://example.org/path?q=1&amp;r=2\">https://example.org/path?q=1&amp;r=2</a>.</p>\n"
         );
-        assert!(html("visit www.example.com, ok").contains("<a href=\"http://www.example.com\">www.example.com</a>,"));
-        assert!(html("(see https://en.wikipedia.org/wiki/Rust_(language))").contains("Rust_(language)</a>)"));
+        assert!(html("visit www.example.com, ok")
+            .contains("<a href=\"http://www.example.com\">www.example.com</a>,"));
+        assert!(html("(see https://en.wikipedia.org/wiki/Rust_(language))")
+            .contains("Rust_(language)</a>)"));
     }
 
     #[test]
     fn links_code_and_non_words_are_left_alone() {
-        assert_eq!(html("[https://a.example](https://b.example)").matches("<a ").count(), 1);
+        assert_eq!(
+            html("[https://a.example](https://b.example)")
+                .matches("<a ")
+                .count(),
+            1
+        );
         assert!(!html("`https://code.example`").contains("<a "));
         assert!(!html("xhttps://glued.example").contains("<a "));
         assert!(!html("just https:// nothing").contains("<a "));

@@ -257,7 +257,9 @@ impl Runtime {
                 listener(name, &value);
             }
         }
-        let Some(host) = self.host.borrow().clone() else { return };
+        let Some(host) = self.host.borrow().clone() else {
+            return;
+        };
         let detail = detail
             .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
             .unwrap_or(JsValue::NULL);

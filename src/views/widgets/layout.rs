@@ -299,8 +299,10 @@ pub fn list_item(ctx: Ctx, node: &WidgetComponent, path: &str) -> AnyView {
             }
             .into_any()
         }
-        None => view! { <div class="cs-w-listitem__row" prop:style=row_style.to_attr()>{content}</div> }
-            .into_any(),
+        None => {
+            view! { <div class="cs-w-listitem__row" prop:style=row_style.to_attr()>{content}</div> }
+                .into_any()
+        }
     };
     view! { <div class="cs-w-listitem" role="listitem" data-component="ListViewItem">{row}</div> }
         .into_any()
@@ -423,7 +425,8 @@ pub fn spacer(node: &WidgetComponent) -> AnyView {
     let mut s = InlineStyle::default();
     s.set("min-width", style::length(node.prop("minSize")));
     s.set("min-height", style::length(node.prop("minSize")));
-    view! { <div class="cs-w-spacer" prop:style=s.to_attr() data-component="Spacer"></div> }.into_any()
+    view! { <div class="cs-w-spacer" prop:style=s.to_attr() data-component="Spacer"></div> }
+        .into_any()
 }
 
 /// A Divider: `spacing` above and below, `color`, `size` (thickness), `flush`.
