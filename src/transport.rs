@@ -77,23 +77,34 @@ fn from_gloo(e: gloo_net::Error, signal: &AbortSignal) -> TransportError {
     }
 }
 
+/// Where and how requests go: the endpoint, extra headers (auth tokens…), and optionally
+/// the host page's own `fetch`.
+#[derive(Clone, Debug, Default)]
+pub struct Http {
+    pub endpoint: String,
+    pub headers: Vec<(String, String)>,
+    pub fetch: Option<js_sys::Function>,
+}
+
 async fn post(
-    endpoint: &str,
+    http: &Http,
     request: &ChatRequest,
     accept: &str,
-    headers: &[(String, String)],
     signal: &AbortSignal,
 ) -> Result<gloo_net::http::Response, TransportError> {
-    let mut builder = gloo_net::http::Request::post(endpoint)
+    let mut builder = gloo_net::http::Request::post(&http.endpoint)
         .header("Accept", accept)
         .abort_signal(Some(signal));
-    for (name, value) in headers {
+    for (name, value) in &http.headers {
         builder = builder.header(name, value);
     }
     let request = builder
         .json(request)
         .map_err(|e| TransportError::Protocol(e.to_string()))?;
-    let response = request.send().await.map_err(|e| from_gloo(e, signal))?;
+    let response = match &http.fetch {
+        Some(fetch) => custom_fetch(fetch, request.into(), signal).await?,
+        None => request.send().await.map_err(|e| from_gloo(e, signal))?,
+    };
     if !response.ok() {
         let status = response.status();
         let body = response.text().await.unwrap_or_default();
@@ -103,6 +114,32 @@ async fn post(
         });
     }
     Ok(response)
+}
+
+/// Send through the page's own `fetch(request)`, which must resolve to a `Response`.
+async fn custom_fetch(
+    fetch: &js_sys::Function,
+    request: web_sys::Request,
+    signal: &AbortSignal,
+) -> Result<gloo_net::http::Response, TransportError> {
+    let called = fetch
+        .call1(&JsValue::NULL, &request)
+        .map_err(|e| TransportError::Network(js_error_text(&e)))?;
+    let answer = JsFuture::from(Promise::resolve(&called))
+        .await
+        .map_err(|e| {
+            if signal.aborted() || is_abort(&e) {
+                TransportError::Aborted
+            } else {
+                TransportError::Network(js_error_text(&e))
+            }
+        })?;
+    answer
+        .dyn_into::<web_sys::Response>()
+        .map(Into::into)
+        .map_err(|_| {
+            TransportError::Protocol("the custom fetch did not resolve to a Response".into())
+        })
 }
 
 /// The `error`/`message` of a JSON error body, or a short plain-text body.
@@ -124,12 +161,11 @@ fn readable_error(body: &str) -> String {
 
 /// POST a JSON request and decode its JSON answer.
 pub async fn post_json<T: DeserializeOwned>(
-    endpoint: &str,
+    http: &Http,
     request: &ChatRequest,
-    headers: &[(String, String)],
     signal: &AbortSignal,
 ) -> Result<T, TransportError> {
-    let response = post(endpoint, request, "application/json", headers, signal).await?;
+    let response = post(http, request, "application/json", signal).await?;
     let text = response.text().await.map_err(|e| from_gloo(e, signal))?;
     serde_json::from_str(&text).map_err(|e| TransportError::Protocol(e.to_string()))
 }
@@ -143,13 +179,12 @@ pub struct EventStream {
 
 /// POST a streaming request; the answer's body is returned unread.
 pub async fn post_stream(
-    endpoint: &str,
+    http: &Http,
     request: &ChatRequest,
-    headers: &[(String, String)],
     signal: &AbortSignal,
     stall_ms: u32,
 ) -> Result<EventStream, TransportError> {
-    let response = post(endpoint, request, "text/event-stream", headers, signal).await?;
+    let response = post(http, request, "text/event-stream", signal).await?;
     let body = response
         .body()
         .ok_or_else(|| TransportError::Protocol("the streamed answer has no body".into()))?;

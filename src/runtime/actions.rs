@@ -266,16 +266,19 @@ impl Runtime {
             item_id,
             action,
         });
-        let endpoint = self.signals.endpoint.get_untracked();
         let this = Rc::clone(self);
         wasm_bindgen_futures::spawn_local(async move {
-            let answer = transport::post_json::<SyncCustomActionResponse>(
-                &endpoint,
-                &request,
-                &[],
-                &abort.signal(),
-            )
-            .await;
+            let answer = match this.http().await {
+                Ok(http) => {
+                    transport::post_json::<SyncCustomActionResponse>(
+                        &http,
+                        &request,
+                        &abort.signal(),
+                    )
+                    .await
+                }
+                Err(e) => Err(e),
+            };
             match answer {
                 Ok(answer) => {
                     // Only into the thread it came from: the user may have moved on.

@@ -82,7 +82,8 @@ impl Runtime {
     /// Offer files to the tray (picker, drop or paste): those within the limits join it
     /// with a local preview and start uploading; the others are refused with a message.
     pub fn add_files(self: &Rc<Self>, files: Vec<File>) {
-        if files.is_empty() {
+        // Drops and pastes too: with attachments turned off, files are not taken.
+        if files.is_empty() || !self.signals.allow_attachments.get_untracked() {
             return;
         }
         let facts: Vec<FileFacts> = files

@@ -162,13 +162,15 @@ impl Runtime {
             item_ids: vec![item_id],
             kind,
         });
-        let endpoint = self.signals.endpoint.get_untracked();
         let Ok(abort) = AbortController::new() else {
             return false;
         };
-        let result =
-            transport::post_json::<serde_json::Value>(&endpoint, &request, &[], &abort.signal())
-                .await;
+        let result = match self.http().await {
+            Ok(http) => {
+                transport::post_json::<serde_json::Value>(&http, &request, &abort.signal()).await
+            }
+            Err(e) => Err(e),
+        };
         if let Err(e) = &result {
             self.emit(
                 "chat.error",

@@ -3,6 +3,7 @@
 
 mod actions;
 mod attachments;
+mod http;
 mod intents;
 mod stream;
 mod threads;
@@ -85,6 +86,14 @@ pub struct ViewSignals {
     /// The start screen's greeting and suggestions.
     pub greeting: RwSignal<String>,
     pub starters: RwSignal<Vec<crate::options::StarterPrompt>>,
+    /// Every UI string, for the element's locale and the host's overrides.
+    pub strings: RwSignal<crate::strings::Strings>,
+    /// The language tag the strings are for (`locale` attribute / option).
+    pub locale: RwSignal<String>,
+    /// The composer's placeholder, when the host sets one.
+    pub placeholder: RwSignal<Option<String>>,
+    /// Whether the composer offers attachments (`allow-attachments`).
+    pub allow_attachments: RwSignal<bool>,
     /// Whether the resize handles show (`resizable` attribute / prop).
     pub resizable: RwSignal<bool>,
     /// localStorage key under which the size is remembered; empty: not remembered.
@@ -95,6 +104,8 @@ pub struct ViewSignals {
 pub type EventListener = Rc<dyn Fn(&str, &serde_json::Value)>;
 
 pub struct Runtime {
+    /// The host's request options (headers, custom fetch).
+    pub(crate) http_options: RefCell<http::HttpOptions>,
     pub shell: Shell,
     /// Where `chat.*` DOM events are dispatched (the custom element, or the Leptos
     /// component's root once mounted).
@@ -138,6 +149,10 @@ impl Runtime {
             error: RwSignal::new(None),
             draft: RwSignal::new(String::new()),
             announce: RwSignal::new(String::new()),
+            strings: RwSignal::new(crate::strings::Strings::new("en")),
+            locale: RwSignal::new("en".to_owned()),
+            placeholder: RwSignal::new(None),
+            allow_attachments: RwSignal::new(true),
             resizable: RwSignal::new(false),
             persist_size: RwSignal::new(String::new()),
             history: HistorySignals::new(),
@@ -148,6 +163,7 @@ impl Runtime {
         let shell = Shell(id);
         let runtime = Runtime {
             shell,
+            http_options: RefCell::new(http::HttpOptions::default()),
             host: RefCell::new(host),
             listeners: RefCell::new(Vec::new()),
             state: RefCell::new(ChatState::new()),

@@ -6,7 +6,6 @@ use crate::protocol::{ChatRequest, RequestBody};
 use crate::reducer::Input;
 use crate::sse::{SseDecoder, SseFrame};
 use crate::transport::{self, TransportError};
-use leptos::prelude::*;
 use std::rc::Rc;
 use web_sys::AbortController;
 
@@ -40,16 +39,18 @@ impl Runtime {
         };
         let signal = abort.signal();
         *self.abort.borrow_mut() = Some(abort);
-        let endpoint = self.signals.endpoint.get_untracked();
         let stall_ms = self.stall_ms.get();
         let this = Rc::clone(self);
         wasm_bindgen_futures::spawn_local(async move {
             let live = || this.generation.get() == generation;
-            let mut stream =
-                match transport::post_stream(&endpoint, &request, &[], &signal, stall_ms).await {
-                    Ok(s) => s,
-                    Err(e) => return this.stream_error(generation, e),
-                };
+            let opened = match this.http().await {
+                Ok(http) => transport::post_stream(&http, &request, &signal, stall_ms).await,
+                Err(e) => Err(e),
+            };
+            let mut stream = match opened {
+                Ok(s) => s,
+                Err(e) => return this.stream_error(generation, e),
+            };
             let mut decoder = SseDecoder::new();
             loop {
                 match stream.next_chunk().await {

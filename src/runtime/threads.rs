@@ -106,16 +106,6 @@ pub(crate) struct Threads {
     pub drafts: RefCell<HashMap<Option<ThreadId>, Draft>>,
 }
 
-/// POST one JSON request and decode its answer.
-async fn request<T: DeserializeOwned>(
-    endpoint: &str,
-    request: &crate::protocol::ChatRequest,
-) -> Result<T, TransportError> {
-    let abort = AbortController::new()
-        .map_err(|_| TransportError::Network("this browser cannot send requests".into()))?;
-    transport::post_json::<T>(endpoint, request, &[], &abort.signal()).await
-}
-
 impl Runtime {
     /// POST a JSON request to the endpoint with the configured metadata.
     pub(crate) async fn json_request<T: DeserializeOwned>(
@@ -123,8 +113,10 @@ impl Runtime {
         body: RequestBody,
     ) -> Result<T, TransportError> {
         let envelope = self.envelope(body);
-        let endpoint = self.signals.endpoint.get_untracked();
-        request(&endpoint, &envelope).await
+        let http = self.http().await?;
+        let abort = AbortController::new()
+            .map_err(|_| TransportError::Network("this browser cannot send requests".into()))?;
+        transport::post_json::<T>(&http, &envelope, &abort.signal()).await
     }
 
     fn report(&self, kind: &str, error: &TransportError) {
@@ -299,10 +291,28 @@ impl Runtime {
     /// than that first (oldest) page, its newest page, so the end of the conversation shows
     /// first. Whatever was streaming stops; late answers of earlier loads are dropped.
     pub fn select_thread(self: &Rc<Self>, id: ThreadId) {
+        self.open_thread(id, false);
+    }
+
+    /// Load the open thread again from the server (new items from elsewhere).
+    pub fn refresh_thread(self: &Rc<Self>) {
+        if let Some(id) = self.state.borrow().thread_id().cloned() {
+            self.open_thread(id, true);
+        }
+    }
+
+    /// Whether a thread is being opened right now.
+    pub fn is_loading_thread(&self) -> bool {
+        self.signals.history.opening.get_untracked().is_some()
+    }
+
+    fn open_thread(self: &Rc<Self>, id: ThreadId, force: bool) {
         self.close_history();
         let opening = self.signals.history.opening.get_untracked();
         let shown = self.state.borrow().thread_id().cloned();
-        if opening.as_ref() == Some(&id) || (opening.is_none() && shown.as_ref() == Some(&id)) {
+        if opening.as_ref() == Some(&id)
+            || (!force && opening.is_none() && shown.as_ref() == Some(&id))
+        {
             return;
         }
         self.switch_draft(self.draft_owner(), Some(id.clone()));

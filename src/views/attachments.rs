@@ -6,6 +6,7 @@ use crate::attachments::{extension, is_previewable_image};
 use crate::markdown::safe_image_url;
 use crate::protocol::{Attachment, AttachmentKind};
 use crate::runtime::{Shell, TrayEntry, UploadStatus};
+use crate::strings::Text;
 use leptos::prelude::*;
 
 /// A sent message shows this many attachments before "+N more".
@@ -68,7 +69,13 @@ fn TrayItem(shell: Shell, local: u64) -> impl IntoView {
     let status = Memo::new(move |_| entry.with(|e| e.as_ref().map(|e| e.status.clone())));
     let ext = extension(&name).map(str::to_uppercase);
     let (remove_label, retry_label, progress_label) = (
-        format!("Remove {name}"),
+        shell
+            .with(|rt| {
+                rt.signals
+                    .strings
+                    .with_untracked(|t| t.format(Text::Remove, &[("name", &name)]))
+            })
+            .unwrap_or_else(|| format!("Remove {name}")),
         format!("Retry upload {name}"),
         format!("Uploading {name}"),
     );

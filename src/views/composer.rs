@@ -1,7 +1,9 @@
 //! ComposerDock: the attachment tray and the composer (textarea, file picker, Send/Stop).
 
 use super::attachments::AttachmentTray;
+use super::tr;
 use crate::runtime::{Runtime, Shell};
+use crate::strings::Text;
 use leptos::html;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -103,7 +105,7 @@ fn Composer(shell: Shell) -> impl IntoView {
             }
         >
             {move || blocked().map(|reason| {
-                let text = if reason.is_empty() { "This conversation is closed.".to_owned() } else { reason };
+                let text = if reason.is_empty() { tr(shell, Text::ThreadClosed).get() } else { reason };
                 view! { <p class="cs-composer__blocked" data-part="composer-blocked" role="status">{text}</p> }
             })}
             {move || tray_blocker().map(|reason| view! {
@@ -122,8 +124,9 @@ fn Composer(shell: Shell) -> impl IntoView {
             <button
                 type="button"
                 class="cs-button cs-button--ghost cs-composer__attach"
-                aria-label="Add attachment"
-                title="Add attachment"
+                hidden=move || !signals.allow_attachments.get()
+                aria-label=tr(shell, Text::AddAttachment)
+                title=tr(shell, Text::AddAttachment)
                 disabled=move || blocked().is_some()
                 on:click=move |_| {
                     if let Some(input) = picker.get_untracked() {
@@ -137,8 +140,8 @@ fn Composer(shell: Shell) -> impl IntoView {
                 class="cs-composer__input"
                 node_ref=textarea
                 rows="1"
-                aria-label="Message"
-                placeholder="Message the assistant"
+                aria-label=tr(shell, Text::ComposerLabel)
+                placeholder=move || signals.placeholder.get().unwrap_or_else(|| tr(shell, Text::ComposerPlaceholder).get())
                 prop:value=move || signals.draft.get()
                 disabled=move || blocked().is_some()
                 on:input=move |ev| {
@@ -158,7 +161,7 @@ fn Composer(shell: Shell) -> impl IntoView {
                             streaming() || opening() || blocked().is_some() || tray_blocker().is_some() || empty()
                         }
                     >
-                        "Send"
+                        {tr(shell, Text::Send)}
                     </button>
                 }
             >
@@ -169,7 +172,7 @@ fn Composer(shell: Shell) -> impl IntoView {
                         shell.with(|rt| rt.stop());
                     }
                 >
-                    "Stop"
+                    {tr(shell, Text::Stop)}
                 </button>
             </Show>
         </form>

@@ -1,6 +1,8 @@
 //! ShellHeader: the thread's title and the thread controls (New chat, History).
 
+use super::tr;
 use crate::runtime::Shell;
+use crate::strings::Text;
 use leptos::html;
 use leptos::prelude::*;
 
@@ -14,7 +16,7 @@ pub fn ShellHeader(shell: Shell, history_button: NodeRef<html::Button>) -> impl 
             .thread
             .with(|t| t.as_ref().and_then(|t| t.title.clone()))
             .filter(|t| !t.trim().is_empty())
-            .unwrap_or_else(|| "New chat".to_owned())
+            .unwrap_or_else(|| tr(shell, Text::NewChat).get())
     };
     let open = move || signals.history.open.get();
     view! {
@@ -24,21 +26,21 @@ pub fn ShellHeader(shell: Shell, history_button: NodeRef<html::Button>) -> impl 
                 <button
                     type="button"
                     class="cs-button cs-button--ghost"
-                    aria-label="New chat"
-                    title="New chat"
+                    aria-label=tr(shell, Text::NewChat)
+                    title=tr(shell, Text::NewChat)
                     on:click=move |_| {
                         shell.with(|rt| rt.new_chat());
                     }
                 >
                     <span aria-hidden="true">"+"</span>
-                    <span class="cs-button__label">"New chat"</span>
+                    <span class="cs-button__label">{tr(shell, Text::NewChat)}</span>
                 </button>
                 <button
                     type="button"
                     class="cs-button cs-button--ghost"
                     node_ref=history_button
-                    aria-label="History"
-                    title="History"
+                    aria-label=tr(shell, Text::History)
+                    title=tr(shell, Text::History)
                     aria-expanded=move || open().to_string()
                     aria-controls=move || open().then_some("cs-history")
                     data-part="history-toggle"
@@ -47,7 +49,7 @@ pub fn ShellHeader(shell: Shell, history_button: NodeRef<html::Button>) -> impl 
                     }
                 >
                     <span aria-hidden="true">"☰"</span>
-                    <span class="cs-button__label">"History"</span>
+                    <span class="cs-button__label">{tr(shell, Text::History)}</span>
                 </button>
             </div>
         </header>

@@ -3,8 +3,10 @@
 //! rows load when the end of the list scrolls into view. Escape closes it; focus moves
 //! into the list when it opens and back to the History button when it closes.
 
+use super::tr;
 use crate::history::relative_date;
 use crate::runtime::{Shell, ThreadRow};
+use crate::strings::Text;
 use leptos::html;
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
@@ -155,7 +157,7 @@ pub fn HistoryView(shell: Shell, history_button: NodeRef<html::Button>) -> impl 
             id="cs-history"
             part="history"
             data-part="history"
-            aria-label="History"
+            aria-label=tr(shell, Text::History)
             tabindex="-1"
             node_ref=section
             on:keydown=on_keydown

@@ -3,6 +3,7 @@
 //! shows an honest "unsupported content" card.
 
 use super::message::{AssistantMessageView, UserMessageView};
+use super::tr;
 use super::widgets::icon;
 use super::widgets::{ClientWidgetView, StructuredInputView, ToolCallView, WidgetView};
 use crate::markdown;
@@ -12,6 +13,7 @@ use crate::protocol::{
 };
 use crate::reducer::ItemStatus;
 use crate::runtime::{ItemKey, Shell};
+use crate::strings::Text;
 use leptos::prelude::*;
 
 #[component]
@@ -258,7 +260,7 @@ fn UnsupportedView(shell: Shell, id: ItemId) -> impl IntoView {
         .unwrap_or_default();
     view! {
         <div class="cs-unsupported" data-part="unsupported" role="note">
-            "Unsupported content" {(!kind.is_empty()).then(|| format!(" ({kind})"))}
+            {tr(shell, Text::Unsupported)} {(!kind.is_empty()).then(|| format!(" ({kind})"))}
         </div>
     }
 }
@@ -292,12 +294,12 @@ fn GeneratedImageView(shell: Shell, id: ItemId) -> impl IntoView {
         let percent = progress.map(|p| (p.clamp(0.0, 1.0) * 100.0).round() as u32);
         Some(view! {
             <figure class="cs-image" data-part="generated-image" aria-busy=(!done).to_string()>
-                {src.map(|src| view! { <img src=src alt="Generated image" /> })}
+                {src.map(|src| view! { <img src=src alt=tr(shell, Text::GeneratedImage) /> })}
                 {(!done).then(|| view! {
                     <div
                         class="cs-image__progress"
                         role="progressbar"
-                        aria-label="Generating image"
+                        aria-label=tr(shell, Text::GeneratingImage)
                         aria-valuemin="0"
                         aria-valuemax="100"
                         aria-valuenow=percent.map(|p| p.to_string())

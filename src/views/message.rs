@@ -1,11 +1,13 @@
 //! User and assistant messages, each an `article` with `data-role`.
 
 use super::markdown::{handle_code_copy, request_frame, MarkdownDom, Pacer};
+use super::tr;
 use crate::citations::{number_sources, text_with_markers, Citation};
 use crate::markdown::safe_url;
 use crate::protocol::{Annotation, FeedbackKind, ItemId, ItemKind, SourceKind};
 use crate::reducer::{assistant_text, ItemStatus};
 use crate::runtime::Shell;
+use crate::strings::Text;
 use leptos::html;
 use leptos::prelude::*;
 
@@ -28,7 +30,7 @@ pub fn UserMessageView(shell: Shell, id: ItemId) -> impl IntoView {
             .unwrap_or_default()
     });
     view! {
-        <article class="cs-msg cs-msg--user" data-role="user" part="message" aria-label="You said">
+        <article class="cs-msg cs-msg--user" data-role="user" part="message" aria-label=tr(shell, Text::YouSaid)>
             <Show when=move || content.with(|c| !c.0.is_empty())>
                 <div class="cs-msg__bubble">{move || content.with(|c| c.0.clone())}</div>
             </Show>
@@ -121,10 +123,10 @@ pub fn AssistantMessageView(shell: Shell, id: ItemId) -> impl IntoView {
         }
     });
     let label = move || match status.get() {
-        ItemStatus::Streaming => "Assistant is answering",
-        ItemStatus::Stopped => "Assistant's answer (stopped)",
-        ItemStatus::Failed => "Assistant's answer (incomplete)",
-        ItemStatus::Done => "Assistant said",
+        ItemStatus::Streaming => tr(shell, Text::AssistantAnswering).get(),
+        ItemStatus::Stopped => tr(shell, Text::AnswerStopped).get(),
+        ItemStatus::Failed => tr(shell, Text::AnswerIncomplete).get(),
+        ItemStatus::Done => tr(shell, Text::AssistantSaid).get(),
     };
     let sources = move || {
         let cited = meta.with(|m| number_sources(&m.1));
@@ -145,7 +147,7 @@ pub fn AssistantMessageView(shell: Shell, id: ItemId) -> impl IntoView {
             {sources}
             {move || {
                 (status.get() == ItemStatus::Stopped)
-                    .then(|| view! { <p class="cs-msg__note" data-part="stopped">"Stopped"</p> })
+                    .then(|| view! { <p class="cs-msg__note" data-part="stopped">{tr(shell, Text::Stopped)}</p> })
             }}
             {move || {
                 (status.get() != ItemStatus::Streaming)
@@ -203,7 +205,7 @@ fn SourcesList(shell: Shell, cited: Vec<Citation>) -> impl IntoView {
             view! { <li class="cs-source" data-part="source"><span class="cs-source__number">{number}</span>" "{row}</li> }
         })
         .collect_view();
-    view! { <ol class="cs-sources" aria-label="Sources" data-part="sources">{rows}</ol> }
+    view! { <ol class="cs-sources" aria-label=tr(shell, Text::Sources) data-part="sources">{rows}</ol> }
 }
 
 /// Copy, Good response / Bad response, and Retry for the last answer.
@@ -251,12 +253,12 @@ fn MessageActions(shell: Shell, id: ItemId) -> impl IntoView {
     view! {
         <div class="cs-actions" data-part="message-actions">
             <button type="button" class="cs-button cs-button--ghost" on:click=copy>
-                {move || if copied.get() { "Copied" } else { "Copy" }}
+                {move || tr(shell, if copied.get() { Text::Copied } else { Text::Copy }).get()}
             </button>
             <button
                 type="button"
                 class="cs-button cs-button--ghost"
-                aria-label="Good response"
+                aria-label=tr(shell, Text::GoodResponse)
                 aria-pressed=move || (feedback.get() == Some(FeedbackKind::Positive)).to_string()
                 on:click=move |_| good(FeedbackKind::Positive)
             >
@@ -265,7 +267,7 @@ fn MessageActions(shell: Shell, id: ItemId) -> impl IntoView {
             <button
                 type="button"
                 class="cs-button cs-button--ghost"
-                aria-label="Bad response"
+                aria-label=tr(shell, Text::BadResponse)
                 aria-pressed=move || (feedback.get() == Some(FeedbackKind::Negative)).to_string()
                 on:click=move |_| send_feedback(FeedbackKind::Negative)
             >
@@ -283,7 +285,7 @@ fn MessageActions(shell: Shell, id: ItemId) -> impl IntoView {
                         }
                     }
                 >
-                    "Retry"
+                    {tr(shell, Text::Retry)}
                 </button>
             </Show>
         </div>

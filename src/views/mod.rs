@@ -15,8 +15,18 @@ mod viewport;
 mod widgets;
 
 use crate::runtime::Shell;
+use crate::strings::Text;
 use leptos::html;
 use leptos::prelude::*;
+
+/// A UI string in the element's language, reactive to locale and override changes.
+pub(crate) fn tr(shell: Shell, text: Text) -> Signal<String> {
+    let signals = shell.signals();
+    Signal::derive(move || match signals {
+        Some(s) => s.strings.with(|t| t.get(text).to_owned()),
+        None => text.english().to_owned(),
+    })
+}
 
 /// Whether a drag carries files (not text or a link dragged within the page).
 fn drags_files(ev: &web_sys::DragEvent) -> bool {
@@ -74,6 +84,10 @@ pub fn ShellRoot(shell: Shell) -> impl IntoView {
         <div
             class="cs-shell"
             part="shell"
+            // A right-to-left locale lays the chat out right to left; otherwise the
+            // direction is inherited from the page.
+            dir=move || signals.strings.with(|s| (s.direction() == "rtl").then_some("rtl"))
+            lang=move || signals.locale.get()
             class:cs-shell--dragging=move || dragging.get()
             on:dragover=on_dragover
             on:dragleave=on_dragleave

@@ -4,10 +4,12 @@
 //! sees in place when they are prepended.
 
 use super::items::ItemView;
+use super::tr;
 use crate::markdown;
 use crate::options::StarterPrompt;
 use crate::protocol::NoticeLevel;
 use crate::runtime::Shell;
+use crate::strings::Text;
 use crate::widgets::icons::Paint;
 use leptos::html;
 use leptos::prelude::*;
@@ -188,7 +190,7 @@ pub fn StreamViewport(shell: Shell) -> impl IntoView {
                         <p class="cs-loading" data-part="older-loading" role="status">"Loading earlier messages…"</p>
                     })}
                 </div>
-                <section class="cs-items" aria-label="Conversation" node_ref=items>
+                <section class="cs-items" aria-label=tr(shell, Text::Conversation) node_ref=items>
                     <For
                         each=move || signals.order.get()
                         key=|k| k.clone()
@@ -213,7 +215,7 @@ pub fn StreamViewport(shell: Shell) -> impl IntoView {
                 <button
                     type="button"
                     class="cs-button cs-scroll-end"
-                    aria-label="Scroll to bottom"
+                    aria-label=tr(shell, Text::ScrollToBottom)
                     on:click=move |_| {
                         scroll_to_end();
                         at_bottom.set(true);
@@ -243,7 +245,7 @@ fn TurnErrorView(shell: Shell) -> impl IntoView {
                             shell.with(|rt| rt.retry());
                         }
                     >
-                        "Retry"
+                        {tr(shell, Text::Retry)}
                     </button>
                 })}
             </div>
@@ -274,7 +276,7 @@ fn Notices(shell: Shell) -> impl IntoView {
                             <button
                                 type="button"
                                 class="cs-button cs-button--ghost"
-                                aria-label="Dismiss notice"
+                                aria-label=tr(shell, Text::DismissNotice)
                                 on:click=move |_| {
                                     shell.with(|rt| rt.dismiss_notice(id));
                                 }

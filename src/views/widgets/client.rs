@@ -311,7 +311,7 @@ fn ApprovalCard(shell: Shell, id: ItemId) -> impl IntoView {
                                     on:click=move |_| approve(true)
                                 >
                                     {move || (pending.get() == Some(true)).then(spinner)}
-                                    {Text::Approve.english()}
+                                    {crate::views::tr(shell, Text::Approve)}
                                 </button>
                                 <button
                                     type="button"
@@ -321,7 +321,7 @@ fn ApprovalCard(shell: Shell, id: ItemId) -> impl IntoView {
                                     on:click=move |_| reject(false)
                                 >
                                     {move || (pending.get() == Some(false)).then(spinner)}
-                                    {Text::Reject.english()}
+                                    {crate::views::tr(shell, Text::Reject)}
                                 </button>
                             </div>
                             {move || sent.get().then(|| view! {

@@ -1,6 +1,10 @@
 //! The `<chat-shell>` custom element: a small JS class whose lifecycle callbacks call
 //! into Rust, which mounts the Leptos views into the element's open shadow root.
 
+mod api;
+
+pub use api::shell_of_element;
+
 use crate::runtime::{Runtime, Shell};
 use crate::views::ShellRoot;
 use std::cell::RefCell;
@@ -10,7 +14,7 @@ use web_sys::{HtmlElement, ShadowRoot};
 
 /// The component's stylesheet, adopted by each shadow root (no inline `<style>`: pages
 /// with a strict Content-Security-Policy allow constructed stylesheets).
-const STYLESHEET: &str = include_str!("../style/chat-shell.css");
+const STYLESHEET: &str = include_str!("../../style/chat-shell.css");
 
 /// Attributes the element reacts to.
 const OBSERVED: &[&str] = &[
@@ -25,10 +29,14 @@ const OBSERVED: &[&str] = &[
     "max-attachment-size",
     "max-attachments",
     "metadata",
+    // Language, wording and composer: handled here.
+    "locale",
+    "placeholder",
+    "allow-attachments",
 ];
 
 #[wasm_bindgen(inline_js = r#"
-export function defineElement(tag, observed, connect, disconnect, attribute, register) {
+export function defineElement(tag, observed, connect, disconnect, attribute, register, call) {
   if (customElements.get(tag)) return;
   class ChatShellElement extends HTMLElement {
     static get observedAttributes() { return observed; }
@@ -47,6 +55,25 @@ export function defineElement(tag, observed, connect, disconnect, attribute, reg
     registerClientAction(type, fn) { register(this, 'action', type, fn); }
     /** Handle `client_effect`s named `name`: `(data, name)`. */
     registerEffect(name, fn) { register(this, 'effect', name, fn); }
+    /** Merge `options` into the current ones (see the README for the keys). */
+    setOptions(options) {
+      // Apply only what changed; remember it only if it was accepted.
+      call(this, 'setOptions', options || {});
+      this._options = { ...(this._options || {}), ...(options || {}) };
+    }
+    get options() { return { ...(this._options || {}) }; }
+    set options(options) { this.setOptions(options); }
+    /** `{text, attachments?, newThread?, ghost?, metadata?}`; resolves with `{threadId}`
+     *  when the answer has finished. */
+    sendUserMessage(message) { return call(this, 'sendUserMessage', message); }
+    /** Open a thread by id (`null`: a new chat); resolves once it is shown. */
+    setThreadId(id) { return call(this, 'setThreadId', id ?? null); }
+    focusComposer() { return call(this, 'focusComposer', null); }
+    setComposerValue(text) { call(this, 'setComposerValue', String(text ?? '')); }
+    showHistory() { call(this, 'showHistory', null); }
+    hideHistory() { call(this, 'hideHistory', null); }
+    /** Reload the open thread from the server; resolves when done. */
+    fetchUpdates() { return call(this, 'fetchUpdates', null); }
   }
   customElements.define(tag, ChatShellElement);
 }
@@ -60,6 +87,7 @@ extern "C" {
         disconnect: &JsValue,
         attribute: &JsValue,
         register: &JsValue,
+        call: &JsValue,
     );
 }
 
@@ -85,6 +113,9 @@ pub fn register() {
     let register_handler = Closure::<
         dyn FnMut(HtmlElement, String, String, JsValue) -> Result<(), JsValue>,
     >::new(register_from_page);
+    let call = Closure::<dyn FnMut(HtmlElement, String, JsValue) -> Result<JsValue, JsValue>>::new(
+        api::call,
+    );
     let observed: js_sys::Array = OBSERVED.iter().map(|a| JsValue::from_str(a)).collect();
     define_element(
         "chat-shell",
@@ -93,12 +124,14 @@ pub fn register() {
         disconnect.as_ref(),
         attribute.as_ref(),
         register_handler.as_ref(),
+        call.as_ref(),
     );
     // The element class calls these for as long as the page lives.
     connect.forget();
     disconnect.forget();
     attribute.forget();
     register_handler.forget();
+    call.forget();
 }
 
 /// The key of an element in `INSTANCES`, stored on the element itself.
@@ -220,6 +253,32 @@ fn attribute_changed(host: HtmlElement, name: String, value: Option<String>) {
             rt.signals
                 .resizable
                 .set(value.is_some_and(|v| v != "false"));
+        }
+        "locale" => {
+            use leptos::prelude::{GetUntracked, Set};
+            let locale = value.unwrap_or_else(|| "en".to_owned());
+            // Keep overrides a host set through `setOptions({strings})`.
+            let overrides = js_sys::Reflect::get(&host, &"_options".into())
+                .ok()
+                .and_then(|o| js_sys::Reflect::get(&o, &"strings".into()).ok())
+                .and_then(|s| serde_wasm_bindgen::from_value::<serde_json::Value>(s).ok())
+                .unwrap_or_default();
+            if rt.signals.locale.get_untracked() != locale || !overrides.is_null() {
+                rt.signals
+                    .strings
+                    .set(crate::strings::Strings::new(&locale).with_overrides(&overrides));
+                rt.signals.locale.set(locale);
+            }
+        }
+        "placeholder" => {
+            use leptos::prelude::Set;
+            rt.signals.placeholder.set(value);
+        }
+        "allow-attachments" => {
+            use leptos::prelude::Set;
+            rt.signals
+                .allow_attachments
+                .set(value.is_none_or(|v| v != "false"));
         }
         "persist-size" => {
             use leptos::prelude::Set;
