@@ -28,6 +28,6 @@ for kind in wasm js css; do
     report "$kind" "$file"
   # The demo page's own files (page.css, the plain/ example) are not the component; the
   # component's CSS is compiled into the wasm.
-  done < <(find "$dist" -type f -name "*.$kind" -not -path "$dist/plain/*" -not -name 'page*.css' | awk -F/ '{ print NF "\t" $0 }' | sort -k1,1n -k2 | cut -f2-)
+  done < <(find "$dist" -type f -name "*.$kind" -not -path "$dist/plain/*" -not -path "$dist/widgets/*" -not -name 'page*.css' | awk -F/ '{ print NF "\t" $0 }' | sort -k1,1n -k2 | cut -f2-)
 done
 echo "size: total raw=$total_raw gzip9=$total_gz brotli=$total_br"

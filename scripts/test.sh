@@ -47,7 +47,7 @@ step "cargo build -p chat-shell-runtime"
 cargo build -p chat-shell-runtime
 
 step "e2e (node --test tests/e2e/)"
-node --test tests/e2e/
+node --test tests/e2e/*.test.mjs
 
 step "figures (benchmarks: measured and printed, never asserted)"
 cargo bench -p chat-shell --bench reducer_delta

@@ -27,7 +27,7 @@ export const DIST = process.env.E2E_DIST ? path.resolve(ROOT, process.env.E2E_DI
 export const RUNTIME_BIN = process.env.E2E_RUNTIME_BIN
   ? path.resolve(ROOT, process.env.E2E_RUNTIME_BIN)
   : path.join(ROOT, 'target', 'debug', 'chat-shell-runtime');
-export const PROFILES = path.join(ROOT, 'tests', 'e2e', '.profiles');
+export const PROFILES = path.join(ROOT, 'target', 'e2e-profiles');
 export const CHROMIUM = '/usr/bin/chromium';
 
 // Without these Chromium floods the closed network with refused connections.
