@@ -3,6 +3,7 @@
 //! rows load when the end of the list scrolls into view. Escape closes it; focus moves
 //! into the list when it opens and back to the History button when it closes.
 
+use super::sentinel::Sentinel;
 use super::tr;
 use crate::history::relative_date;
 use crate::runtime::{Shell, ThreadRow};
@@ -10,7 +11,7 @@ use crate::strings::Text;
 use leptos::html;
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
-use web_sys::{Element, IntersectionObserver, IntersectionObserverEntry, IntersectionObserverInit};
+use web_sys::Element;
 
 /// Whether focus is on `el` or inside it (in its shadow root or document).
 fn focus_within(el: &Element) -> bool {
@@ -70,58 +71,22 @@ pub fn HistoryView(shell: Shell, history_button: NodeRef<html::Button>) -> impl 
         }
     });
 
-    // More rows when the end of the list comes into view. The observer lives as long as
-    // the view; after each page it looks again, as a short list leaves the end in view
-    // without any intersection change.
-    let observer =
-        StoredValue::new_local(None::<(IntersectionObserver, Closure<dyn FnMut(js_sys::Array)>)>);
-    Effect::new(move |_| {
-        let (Some(root), Some(target)) = (scroller.get(), sentinel.get()) else {
-            return;
-        };
-        if observer.with_value(Option::is_some) {
-            return;
-        }
-        let callback = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
-            let visible = entries.iter().any(|e| {
-                e.dyn_into::<IntersectionObserverEntry>()
-                    .is_ok_and(|e| e.is_intersecting())
-            });
-            if visible {
-                shell.with(|rt| rt.load_more_threads());
-            }
-        });
-        let init = IntersectionObserverInit::new();
-        init.set_root(Some(&root));
-        init.set_root_margin("0px 0px 120px 0px");
-        if let Ok(io) =
-            IntersectionObserver::new_with_options(callback.as_ref().unchecked_ref(), &init)
-        {
-            io.observe(&target);
-            observer.set_value(Some((io, callback)));
-        }
-    });
+    // More rows when the end of the list comes into view, and again after each page.
+    let more = Sentinel::watch(
+        scroller,
+        sentinel,
+        "0px 0px 120px 0px".to_owned(),
+        move || {
+            shell.with(|rt| rt.load_more_threads());
+        },
+    );
     Effect::new(move |_| {
         let (rows, loading) = list.with(|l| (l.rows.len(), l.loading));
-        if loading || rows == 0 {
-            return;
+        if !loading && rows > 0 {
+            more.look_again();
         }
-        let Some(target) = sentinel.get_untracked() else {
-            return;
-        };
-        observer.with_value(|o| {
-            if let Some((io, _)) = o {
-                io.unobserve(&target);
-                io.observe(&target);
-            }
-        });
     });
     on_cleanup(move || {
-        observer.update_value(|o| {
-            if let Some((io, _)) = o.take() {
-                io.disconnect();
-            }
-        });
         // However it closed (a thread chosen, Escape, the toggle), focus that was in the
         // history goes back to the History button, not to the page.
         request_animation_frame(move || {

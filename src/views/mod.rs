@@ -11,6 +11,7 @@ mod items;
 mod markdown;
 mod message;
 mod resize;
+mod sentinel;
 mod viewport;
 mod widgets;
 

@@ -4,6 +4,7 @@
 //! sees in place when they are prepended.
 
 use super::items::ItemView;
+use super::sentinel::Sentinel;
 use super::tr;
 use crate::markdown;
 use crate::options::StarterPrompt;
@@ -14,7 +15,7 @@ use crate::widgets::icons::Paint;
 use leptos::html;
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
-use web_sys::{Element, IntersectionObserver, IntersectionObserverEntry, IntersectionObserverInit};
+use web_sys::Element;
 
 /// Distance from the bottom (px) that still counts as "at the bottom".
 const STICK_PX: i32 = 48;
@@ -101,60 +102,21 @@ pub fn StreamViewport(shell: Shell) -> impl IntoView {
         // Lives as long as the observed element: the observer calls it until then.
         follow.forget();
     });
-    // Older items when the top comes into view; after each page the observer looks again,
-    // as the top may still be in view without any intersection change.
-    let observer =
-        StoredValue::new_local(None::<(IntersectionObserver, Closure<dyn FnMut(js_sys::Array)>)>);
+    // Older items when the top comes into view, and again after each page.
+    let older = Sentinel::watch(
+        viewport,
+        top_sentinel,
+        format!("{PRELOAD_PX}px 0px 0px 0px"),
+        move || {
+            shell.with(|rt| rt.load_older());
+        },
+    );
     Effect::new(move |_| {
-        let (Some(root), Some(target)) = (viewport.get(), top_sentinel.get()) else {
-            return;
-        };
-        if observer.with_value(Option::is_some) {
-            return;
+        let state = signals.history.older.get();
+        if !state.loading && state.more {
+            // After this frame's render (the page just applied), not before it.
+            request_animation_frame(move || older.look_again());
         }
-        let callback = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
-            let visible = entries.iter().any(|e| {
-                e.dyn_into::<IntersectionObserverEntry>()
-                    .is_ok_and(|e| e.is_intersecting())
-            });
-            if visible {
-                shell.with(|rt| rt.load_older());
-            }
-        });
-        let init = IntersectionObserverInit::new();
-        init.set_root(Some(&root));
-        init.set_root_margin(&format!("{PRELOAD_PX}px 0px 0px 0px"));
-        if let Ok(io) =
-            IntersectionObserver::new_with_options(callback.as_ref().unchecked_ref(), &init)
-        {
-            io.observe(&target);
-            observer.set_value(Some((io, callback)));
-        }
-    });
-    Effect::new(move |_| {
-        let older = signals.history.older.get();
-        if older.loading || !older.more {
-            return;
-        }
-        let Some(target) = top_sentinel.get_untracked() else {
-            return;
-        };
-        // After this frame's render (the page just applied), not before it.
-        request_animation_frame(move || {
-            observer.with_value(|o| {
-                if let Some((io, _)) = o {
-                    io.unobserve(&target);
-                    io.observe(&target);
-                }
-            });
-        });
-    });
-    on_cleanup(move || {
-        observer.update_value(|o| {
-            if let Some((io, _)) = o.take() {
-                io.disconnect();
-            }
-        });
     });
 
     let opening = move || signals.history.opening.with(Option::is_some);
