@@ -32,6 +32,27 @@ pub fn ChatShell(
     /// `light` (default), `dark`, or `auto` (follows `prefers-color-scheme`).
     #[prop(optional, into)]
     theme: MaybeProp<String>,
+    /// Language of the UI strings (`en`, `fr`, `de`, `ar`…); right-to-left ones flip the layout.
+    #[prop(optional, into)]
+    locale: MaybeProp<String>,
+    /// Per-string overrides: `{"send": "Go"}` or per locale `{"fr": {"send": "Vas-y"}}`.
+    #[prop(optional)]
+    strings: Option<serde_json::Value>,
+    /// What an empty conversation says.
+    #[prop(optional, into)]
+    greeting: MaybeProp<String>,
+    /// The composer's placeholder.
+    #[prop(optional, into)]
+    placeholder: MaybeProp<String>,
+    /// Suggestions on the start screen; one click sends its prompt.
+    #[prop(optional)]
+    starter_prompts: Vec<crate::options::StarterPrompt>,
+    /// Offer attachments (default true).
+    #[prop(optional, into)]
+    allow_attachments: MaybeProp<bool>,
+    /// Show resize handles (edges, corners, keyboard).
+    #[prop(optional, into)]
+    resizable: MaybeProp<bool>,
     /// Every `chat.*` event.
     #[prop(optional, into)]
     on_event: Option<Callback<ChatEvent>>,
@@ -88,9 +109,32 @@ pub fn ChatShell(
             }
         }));
     });
+    shell.with(|rt| rt.signals.starters.set(starter_prompts));
     Effect::new(move |_| {
         let url = endpoint.get();
         shell.with(|rt| rt.signals.endpoint.set(url));
+    });
+    Effect::new(move |_| {
+        let locale = locale.get().unwrap_or_else(|| "en".to_owned());
+        let overrides = strings.clone().unwrap_or_default();
+        shell.with(|rt| {
+            rt.signals
+                .strings
+                .set(crate::strings::Strings::new(&locale).with_overrides(&overrides));
+            rt.signals.locale.set(locale);
+        });
+    });
+    Effect::new(move |_| {
+        let (greeting, placeholder) = (greeting.get(), placeholder.get());
+        let (attachments, resizable) = (allow_attachments.get(), resizable.get());
+        shell.with(|rt| {
+            rt.set_option("greeting", greeting.as_deref());
+            rt.signals.placeholder.set(placeholder);
+            rt.signals
+                .allow_attachments
+                .set(attachments.unwrap_or(true));
+            rt.signals.resizable.set(resizable.unwrap_or(false));
+        });
     });
     Effect::new(move |_| {
         let host = root

@@ -21,6 +21,11 @@ after(async () => {
   await runtime?.close();
 });
 
+test('props reach the component: greeting and starter prompts', async () => {
+  await page.getByText('Ask the reference runtime anything').waitFor();
+  assert.equal(await page.getByRole('button', { name: 'Show me a workflow' }).count(), 1);
+});
+
 test('the app counts sent messages and logs each event once', async () => {
   const box = page.getByRole('textbox', { name: 'Message' });
   await box.fill('hello from the app');

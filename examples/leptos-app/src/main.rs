@@ -3,6 +3,7 @@
 
 #[cfg(target_arch = "wasm32")]
 fn main() {
+    use chat_shell::options::StarterPrompt;
     use chat_shell::{ChatEvent, ChatShell};
     use leptos::prelude::*;
 
@@ -27,6 +28,12 @@ fn main() {
                 <main class="app__chat">
                     <ChatShell
                         endpoint="/chatkit"
+                        greeting="Ask the reference runtime anything"
+                        starter_prompts=vec![StarterPrompt {
+                            title: "Show me a workflow".into(),
+                            prompt: "workflow".into(),
+                            icon: Some("sparkle".into()),
+                        }]
                         theme=Signal::derive(move || if dark.get() { "dark".to_owned() } else { "light".to_owned() })
                         on_message_sent=move |_text: String| sent.update(|n| *n += 1)
                         on_event=move |e: ChatEvent| set_log.update(|l| l.push(e.name))
