@@ -262,7 +262,7 @@ fn MessageActions(shell: Shell, id: ItemId) -> impl IntoView {
                 aria-pressed=move || (feedback.get() == Some(FeedbackKind::Positive)).to_string()
                 on:click=move |_| good(FeedbackKind::Positive)
             >
-                "👍"
+                {thumb(false)}
             </button>
             <button
                 type="button"
@@ -271,7 +271,7 @@ fn MessageActions(shell: Shell, id: ItemId) -> impl IntoView {
                 aria-pressed=move || (feedback.get() == Some(FeedbackKind::Negative)).to_string()
                 on:click=move |_| send_feedback(FeedbackKind::Negative)
             >
-                "👎"
+                {thumb(true)}
             </button>
             <Show when=is_last.clone()>
                 <button
@@ -289,5 +289,21 @@ fn MessageActions(shell: Shell, id: ItemId) -> impl IntoView {
                 </button>
             </Show>
         </div>
+    }
+}
+
+/// A thumbs-up outline (flipped for thumbs-down): drawn, so it shows the same everywhere
+/// (emoji fonts vary). Decorative: the button carries the name.
+fn thumb(down: bool) -> impl IntoView {
+    view! {
+        <svg
+            class="cs-glyph"
+            class:cs-glyph--flip=down
+            viewBox="0 0 24 24"
+            aria-hidden="true"
+            focusable="false"
+        >
+            <path d="M7 10v10H4V10zM7 10l4-7a2 2 0 0 1 3 2l-1 4h5a2 2 0 0 1 2 2.3l-1.3 7A2 2 0 0 1 16.7 20H7"></path>
+        </svg>
     }
 }
