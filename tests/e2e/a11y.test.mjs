@@ -40,7 +40,10 @@ async function send(text) {
   await box.press('Enter');
 }
 
-test('empty start screen', async () => {
+test('empty start screen with starter prompts', async () => {
+  await page.evaluate(() => document.querySelector('chat-shell').setAttribute('starter-prompts',
+    JSON.stringify([{ title: 'Plan a trip', prompt: 'markdown', icon: 'map-pin' }, { title: 'Show a widget', prompt: 'widget' }])));
+  await page.getByRole('button', { name: 'Plan a trip' }).waitFor();
   assert.deepEqual(await violations(), []);
 });
 
@@ -58,6 +61,21 @@ test('a finished answer with citations', async () => {
   await page.locator('ol[aria-label="Sources"]').waitFor({ timeout: 15000 });
   await page.locator('article[data-role="assistant"][aria-busy="true"]').waitFor({ state: 'detached', timeout: 15000 });
   assert.deepEqual(await violations(), []);
+});
+
+test('a widget', async () => {
+  await send('widget');
+  await page.locator('[data-part="widget"]').first().waitFor({ timeout: 15000 });
+  await page.locator('article[data-role="assistant"][aria-busy="true"]').waitFor({ state: 'detached', timeout: 15000 });
+  assert.deepEqual(await violations(), []);
+});
+
+test('history open', async () => {
+  await page.getByRole('button', { name: 'History' }).click();
+  await page.getByRole('region', { name: 'History' }).getByRole('listitem').first().waitFor();
+  assert.deepEqual(await violations(), []);
+  await page.keyboard.press('Escape');
+  await page.getByRole('region', { name: 'History' }).waitFor({ state: 'hidden' });
 });
 
 test('an error with Retry', async () => {
