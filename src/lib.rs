@@ -9,6 +9,7 @@ pub mod citations;
 pub mod history;
 pub mod markdown;
 pub mod options;
+pub mod pacing;
 pub mod protocol;
 pub mod reducer;
 pub mod sse;

@@ -2,7 +2,7 @@
 //! only the open tail block is rewritten. `inner_html` is set only from `SafeHtml`.
 
 use crate::markdown::MarkdownStream;
-use crate::reducer::ItemStatus;
+pub use crate::pacing::Pacer;
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlElement};
 
@@ -96,55 +96,6 @@ impl MarkdownDom {
     }
 }
 
-/// Reveals streamed text at an even pace: bursts are smoothed, but the backlog is always
-/// shown within about a second (1/60 of it per frame at least), so the view never lags the
-/// network by more than that. With reduced motion, everything is shown at once.
-pub struct Pacer {
-    revealed: usize,
-    animate: bool,
-    /// Only text that was seen streaming is paced; history renders at once.
-    streamed: bool,
-}
-
-/// Fewest characters revealed per frame while there is a backlog.
-const MIN_STEP: usize = 3;
-/// Frames over which a backlog is drained: about one second at 60 Hz.
-const DRAIN_FRAMES: usize = 60;
-
-impl Pacer {
-    pub fn new() -> Self {
-        let reduced = web_sys::window()
-            .and_then(|w| {
-                w.match_media("(prefers-reduced-motion: reduce)")
-                    .ok()
-                    .flatten()
-            })
-            .is_some_and(|m| m.matches());
-        Pacer {
-            revealed: 0,
-            animate: !reduced,
-            streamed: false,
-        }
-    }
-
-    /// The part of `text` to show this frame, and whether more remains to reveal. A
-    /// finished answer keeps draining at the same pace (a burst at the end is smoothed too,
-    /// and a whole answer arriving at once is not rendered in one long task); a stopped or
-    /// failed one shows everything at once.
-    pub fn next<'t>(&mut self, text: &'t str, status: ItemStatus, live: bool) -> (&'t str, bool) {
-        self.streamed |= live || status == ItemStatus::Streaming;
-        let pace = matches!(status, ItemStatus::Streaming | ItemStatus::Done);
-        if !pace || !self.animate || !self.streamed || self.revealed > text.len() {
-            self.revealed = text.len();
-            return (text, false);
-        }
-        let backlog = text.len() - self.revealed;
-        let step = MIN_STEP.max(backlog.div_ceil(DRAIN_FRAMES));
-        self.revealed = floor_boundary(text, (self.revealed + step).min(text.len()));
-        (&text[..self.revealed], self.revealed < text.len())
-    }
-}
-
 fn floor_boundary(s: &str, mut i: usize) -> usize {
     while i > 0 && !s.is_char_boundary(i) {
         i -= 1;
@@ -179,4 +130,15 @@ pub fn request_frame(f: impl FnOnce() + 'static) {
     if let Some(window) = web_sys::window() {
         let _ = window.request_animation_frame(callback.unchecked_ref());
     }
+}
+
+/// Whether the reader asked for reduced motion (then streamed text is not paced).
+pub fn reduced_motion() -> bool {
+    web_sys::window()
+        .and_then(|w| {
+            w.match_media("(prefers-reduced-motion: reduce)")
+                .ok()
+                .flatten()
+        })
+        .is_some_and(|m| m.matches())
 }

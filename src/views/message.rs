@@ -1,6 +1,6 @@
 //! User and assistant messages, each an `article` with `data-role`.
 
-use super::markdown::{handle_code_copy, request_frame, MarkdownDom, Pacer};
+use super::markdown::{handle_code_copy, reduced_motion, request_frame, MarkdownDom, Pacer};
 use super::tr;
 use crate::citations::{number_sources, text_with_markers, Citation};
 use crate::markdown::safe_url;
@@ -99,7 +99,7 @@ pub fn AssistantMessageView(shell: Shell, id: ItemId) -> impl IntoView {
                         let Some(dom) = MarkdownDom::append_to(&container) else {
                             return;
                         };
-                        parts.push((dom, Pacer::new()));
+                        parts.push((dom, Pacer::new(!reduced_motion())));
                     }
                     let (dom, pacer) = &mut parts[i];
                     let (shown, pending) = pacer.next(&part.text, item.status, item.live);
