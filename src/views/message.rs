@@ -295,6 +295,9 @@ fn MessageActions(shell: Shell, id: ItemId) -> impl IntoView {
 /// A thumbs-up outline (flipped for thumbs-down): drawn, so it shows the same everywhere
 /// (emoji fonts vary). Decorative: the button carries the name.
 fn thumb(down: bool) -> impl IntoView {
+    // The path is built on its own (a path written inline in `view!` gets wrapped in a
+    // `<g>`), so the icon is the same plain svg + path as every other icon.
+    let path = view! { <path d="M7 10v10H4V10zM7 10l4-7a2 2 0 0 1 3 2l-1 4h5a2 2 0 0 1 2 2.3l-1.3 7A2 2 0 0 1 16.7 20H7"></path> };
     view! {
         <svg
             class="cs-glyph"
@@ -303,7 +306,7 @@ fn thumb(down: bool) -> impl IntoView {
             aria-hidden="true"
             focusable="false"
         >
-            <path d="M7 10v10H4V10zM7 10l4-7a2 2 0 0 1 3 2l-1 4h5a2 2 0 0 1 2 2.3l-1.3 7A2 2 0 0 1 16.7 20H7"></path>
+            {path}
         </svg>
     }
 }
