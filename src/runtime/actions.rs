@@ -6,6 +6,7 @@
 use super::Runtime;
 use crate::protocol::{
     Action, ClientToolStatus, ItemId, ItemKind, JsonMap, RequestBody, SyncCustomActionResponse,
+    ThreadId,
 };
 use crate::reducer::Input;
 use crate::transport;
@@ -153,20 +154,11 @@ impl Runtime {
             }
             Route::ServerSync => self.sync_action(item_id, action, done),
             Route::ServerStream => {
-                let Some(thread_id) = self.state.borrow().thread_id().cloned() else {
-                    return false;
-                };
-                if self.is_streaming() {
-                    return false;
-                }
-                self.apply(Input::TurnStarted);
-                self.registry.waiting.borrow_mut().push(done);
-                self.start_stream(RequestBody::CustomAction {
+                self.start_widget_turn(done, |thread_id| RequestBody::CustomAction {
                     thread_id,
                     item_id,
                     action,
-                });
-                true
+                })
             }
         }
     }
@@ -178,6 +170,20 @@ impl Runtime {
         answers: JsonMap,
         done: ActionDone,
     ) -> bool {
+        self.start_widget_turn(done, |thread_id| RequestBody::AddStructuredInput {
+            thread_id,
+            item_id,
+            answers,
+        })
+    }
+
+    /// Stream the answer to something a widget sent, in the open thread; refused (false)
+    /// with no thread or while another answer streams. `done` runs when it ends.
+    fn start_widget_turn(
+        self: &Rc<Self>,
+        done: ActionDone,
+        body: impl FnOnce(ThreadId) -> RequestBody,
+    ) -> bool {
         let Some(thread_id) = self.state.borrow().thread_id().cloned() else {
             return false;
         };
@@ -186,11 +192,7 @@ impl Runtime {
         }
         self.apply(Input::TurnStarted);
         self.registry.waiting.borrow_mut().push(done);
-        self.start_stream(RequestBody::AddStructuredInput {
-            thread_id,
-            item_id,
-            answers,
-        });
+        self.start_stream(body(thread_id));
         true
     }
 

@@ -6,12 +6,12 @@
 use super::items::ItemView;
 use super::sentinel::Sentinel;
 use super::tr;
+use super::widgets::icon as widget_icon;
 use crate::markdown;
 use crate::options::StarterPrompt;
 use crate::protocol::NoticeLevel;
 use crate::runtime::Shell;
 use crate::strings::Text;
-use crate::widgets::icons::Paint;
 use leptos::html;
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
@@ -284,24 +284,9 @@ fn StarterButton(shell: Shell, prompt: StarterPrompt) -> impl IntoView {
         if let Some(src) = markdown::safe_image_url(&icon) {
             return view! { <img class="cs-start__icon" src=src alt="" /> }.into_any();
         }
-        if let Some(drawing) = crate::widgets::icons::drawing(&icon) {
-            let paths = drawing
-                .iter()
-                .map(|(paint, d)| {
-                    let class = match paint {
-                        Paint::Line => "cs-w-icon__line",
-                        Paint::Fill => "cs-w-icon__fill",
-                        Paint::Cut => "cs-w-icon__cut",
-                    };
-                    view! { <path class=class d=*d></path> }
-                })
-                .collect_view();
-            return view! {
-                <svg class="cs-start__icon cs-w-icon" viewBox="0 0 24 24" aria-hidden="true" focusable="false" data-icon=icon>
-                    {paths}
-                </svg>
-            }
-            .into_any();
+        if crate::widgets::icons::drawing(&icon).is_some() {
+            return view! { <span class="cs-start__icon">{widget_icon(&icon, Some("sm"), None)}</span> }
+                .into_any();
         }
         if icon.chars().count() <= 4 {
             view! { <span class="cs-start__icon" aria-hidden="true">{icon}</span> }.into_any()
