@@ -1,12 +1,7 @@
 // Accessibility: axe-core (from npm) on the component's main states, zero violations.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import path from 'node:path';
-import { createRequire } from 'node:module';
-import { startRuntime, openBrowser, newPage, ROOT } from './harness.mjs';
-
-const require = createRequire(import.meta.url);
-const AXE = path.join(path.dirname(require.resolve('axe-core', { paths: [ROOT] })), 'axe.min.js');
+import { axeViolations, startRuntime, openBrowser, newPage } from './harness.mjs';
 
 let runtime, browser, page;
 
@@ -22,17 +17,6 @@ after(async () => {
   await runtime?.close();
 });
 
-/** Run axe on the element (shadow DOM included) and return its violations, readable. */
-async function violations() {
-  if (!(await page.evaluate(() => !!window.axe))) {
-    await page.addScriptTag({ path: AXE });
-  }
-  const result = await page.evaluate(async () => {
-    const r = await window.axe.run('chat-shell', { resultTypes: ['violations'] });
-    return r.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(' | ')}`);
-  });
-  return result;
-}
 
 async function send(text) {
   const box = page.getByRole('textbox', { name: 'Message' });
@@ -44,14 +28,14 @@ test('empty start screen with starter prompts', async () => {
   await page.evaluate(() => document.querySelector('chat-shell').setAttribute('starter-prompts',
     JSON.stringify([{ title: 'Plan a trip', prompt: 'markdown', icon: 'map-pin' }, { title: 'Show a widget', prompt: 'widget' }])));
   await page.getByRole('button', { name: 'Plan a trip' }).waitFor();
-  assert.deepEqual(await violations(), []);
+  assert.deepEqual(await axeViolations(page), []);
 });
 
 test('while an answer streams', async () => {
   await send('slow answer please');
   await page.getByRole('button', { name: 'Stop' }).waitFor();
   await page.locator('article[data-role="assistant"][data-status="streaming"]').waitFor();
-  assert.deepEqual(await violations(), []);
+  assert.deepEqual(await axeViolations(page), []);
   await page.getByRole('button', { name: 'Stop' }).click();
   await page.locator('article[data-role="assistant"][data-status="stopped"]').waitFor();
 });
@@ -60,20 +44,20 @@ test('a finished answer with citations', async () => {
   await send('annotations');
   await page.locator('ol[aria-label="Sources"]').waitFor({ timeout: 15000 });
   await page.locator('article[data-role="assistant"][aria-busy="true"]').waitFor({ state: 'detached', timeout: 15000 });
-  assert.deepEqual(await violations(), []);
+  assert.deepEqual(await axeViolations(page), []);
 });
 
 test('a widget', async () => {
   await send('widget');
   await page.locator('[data-part="widget"]').first().waitFor({ timeout: 15000 });
   await page.locator('article[data-role="assistant"][aria-busy="true"]').waitFor({ state: 'detached', timeout: 15000 });
-  assert.deepEqual(await violations(), []);
+  assert.deepEqual(await axeViolations(page), []);
 });
 
 test('history open', async () => {
   await page.getByRole('button', { name: 'History' }).click();
   await page.getByRole('region', { name: 'History' }).getByRole('listitem').first().waitFor();
-  assert.deepEqual(await violations(), []);
+  assert.deepEqual(await axeViolations(page), []);
   await page.keyboard.press('Escape');
   await page.getByRole('region', { name: 'History' }).waitFor({ state: 'hidden' });
 });
@@ -81,6 +65,6 @@ test('history open', async () => {
 test('an error with Retry', async () => {
   await send('error');
   await page.locator('[data-part="error"]').waitFor({ timeout: 15000 });
-  assert.deepEqual(await violations(), []);
+  assert.deepEqual(await axeViolations(page), []);
   assert.deepEqual(page.consoleErrors, []);
 });

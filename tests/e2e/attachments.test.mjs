@@ -7,23 +7,12 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { createRequire } from 'node:module';
-import path from 'node:path';
-import { ROOT, close, newChatPage, openBrowser, startRuntime, waitFor, waitForIdle } from './harness.mjs';
+import { axeViolations, close, newChatPage, openBrowser, startRuntime, waitFor, waitForIdle } from './harness.mjs';
 
 let runtime;
 let context;
 
-const AXE = path.join(path.dirname(createRequire(import.meta.url).resolve('axe-core', { paths: [ROOT] })), 'axe.min.js');
 
-/** axe-core's violations inside <chat-shell> (shadow DOM included), readable. */
-async function axeViolations(page) {
-  if (!(await page.evaluate(() => !!window.axe))) await page.addScriptTag({ path: AXE });
-  return page.evaluate(async () => {
-    const r = await window.axe.run('chat-shell', { resultTypes: ['violations'] });
-    return r.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(' | ')}`);
-  });
-}
 
 before(async () => {
   runtime = await startRuntime();

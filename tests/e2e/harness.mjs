@@ -15,6 +15,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
 import readline from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
@@ -382,4 +383,16 @@ export async function createdThreadId(page, { timeout = 5_000 } = {}) {
     () => page.evaluate(() => window.__chatEvents.find((e) => e.type === 'chat.thread.created')?.detail?.threadId),
     { timeout, message: 'a chat.thread.created event' },
   );
+}
+
+const AXE = path.join(path.dirname(createRequire(import.meta.url).resolve('axe-core', { paths: [ROOT] })), 'axe.min.js');
+
+/** axe-core's violations inside <chat-shell> (shadow DOM included), readable. Injects
+ *  axe-core (from npm) into the page on first use. */
+export async function axeViolations(page, selector = 'chat-shell') {
+  if (!(await page.evaluate(() => !!window.axe))) await page.addScriptTag({ path: AXE });
+  return page.evaluate(async (sel) => {
+    const r = await window.axe.run(sel, { resultTypes: ['violations'] });
+    return r.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(' | ')}`);
+  }, selector);
 }

@@ -10,21 +10,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { createRequire } from 'node:module';
-import { ROOT, close, newChatPage, openBrowser, sendMessage, sleep, startRuntime, waitFor, waitForIdle } from './harness.mjs';
+import { axeViolations, close, newChatPage, openBrowser, sendMessage, sleep, startRuntime, waitFor, waitForIdle } from './harness.mjs';
 
 let context;
 
-const AXE = path.join(path.dirname(createRequire(import.meta.url).resolve('axe-core', { paths: [ROOT] })), 'axe.min.js');
 
-/** axe-core's violations inside <chat-shell> (shadow DOM included), readable. */
-async function axeViolations(page) {
-  if (!(await page.evaluate(() => !!window.axe))) await page.addScriptTag({ path: AXE });
-  return page.evaluate(async () => {
-    const r = await window.axe.run('chat-shell', { resultTypes: ['violations'] });
-    return r.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(' | ')}`);
-  });
-}
 
 before(async () => {
   // Short enough that twenty rows overflow the history list.

@@ -7,10 +7,9 @@
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, close, newPage, openBrowser, sleep, sseBody, startRuntime, waitFor } from './harness.mjs';
+import { ROOT, axeViolations, close, newPage, openBrowser, sleep, sseBody, startRuntime, waitFor } from './harness.mjs';
 
 after(close);
 
@@ -21,7 +20,6 @@ const PNG = Buffer.from(
   'base64',
 );
 
-const AXE = path.join(path.dirname(createRequire(import.meta.url).resolve('axe-core', { paths: [ROOT] })), 'axe.min.js');
 
 let runtime;
 let context;
@@ -614,14 +612,9 @@ test('the widget gallery page renders every family without console errors', asyn
   assert.deepEqual(await chat.locator('[data-part="tool-call"]').evaluateAll((els) => els.map((e) => e.dataset.status)), ['done', 'failed']);
   assert.equal(await chat.locator('[data-part="structured-input"]').count(), 1);
   // axe-core over every family, light and dark.
-  await page.addScriptTag({ path: AXE });
   for (const theme of ['light', 'dark']) {
     await page.evaluate((t) => document.getElementById('chat').setAttribute('theme', t), theme);
-    const violations = await page.evaluate(async () => {
-      const r = await window.axe.run('chat-shell', { resultTypes: ['violations'] });
-      return r.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(' | ')}`);
-    });
-    assert.deepEqual(violations, [], `axe (${theme})`);
+    assert.deepEqual(await axeViolations(page), [], `axe (${theme})`);
   }
   await page.evaluate(() => document.getElementById('chat').setAttribute('theme', 'light'));
   if (process.env.WIDGETS_SCREENSHOT) {
