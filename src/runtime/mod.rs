@@ -9,8 +9,8 @@ mod stream;
 mod threads;
 
 pub use actions::{
-    error_text, from_js, to_js, ClientTool, ClientWidgetContext, ClientWidgetRenderer, Handler,
-    RustHandler, RustWidget, ToolFuture,
+    error_text, from_js, to_js, ActionDone, ClientTool, ClientWidgetContext, ClientWidgetRenderer,
+    Handler, RustHandler, RustWidget, ToolFuture,
 };
 
 pub use attachments::{TrayEntry, TraySignals, UploadStatus};
@@ -319,7 +319,7 @@ impl Runtime {
     /// Publish what changed since the last frame.
     pub fn flush(&self) {
         self.frame_pending.set(false);
-        let (changes, order, thread, streaming, progress, notices, error) = {
+        let (order, thread, streaming, progress, notices, error, changes) = {
             let mut state = self.state.borrow_mut();
             let changes = state.take_changes();
             let order = changes.order.then(|| {
@@ -337,7 +337,6 @@ impl Runtime {
                     .retain(|id, _| state.item(id).is_some());
             }
             (
-                changes.clone(),
                 order,
                 changes.thread.then(|| state.thread.clone()),
                 changes
@@ -346,6 +345,7 @@ impl Runtime {
                 changes.progress.then(|| state.progress.clone()),
                 changes.notices.then(|| state.notices.clone()),
                 changes.error.then(|| state.error.clone()),
+                changes,
             )
         };
         if let Some(order) = order {

@@ -3,6 +3,7 @@
 //! Rust view function), the built-in approval card for `tool_approval_request`, or a
 //! neutral "Unsupported content" card.
 
+use super::settle_into;
 use super::{icons, spinner};
 use crate::protocol::{ItemId, ItemKind};
 use crate::reducer::ChatState;
@@ -243,12 +244,7 @@ fn ApprovalCard(shell: Shell, id: ItemId) -> impl IntoView {
                 rt.send_action(
                     Some(id.clone()),
                     req.action(approved),
-                    Box::new(move |ok| {
-                        pending.try_set(None);
-                        if ok {
-                            sent.try_set(true);
-                        }
-                    }),
+                    settle_into(pending, sent),
                 )
             })
             .unwrap_or(false);

@@ -373,3 +373,17 @@ fn restore_focus(holder: NodeRef<html::Div>, focus: Focus) {
         }
     });
 }
+
+/// What a card does when the answer to its request ends: stop spinning, and remember that
+/// it went out (`try_set`: the card may be gone by then).
+fn settle_into(
+    pending: RwSignal<Option<bool>>,
+    sent: RwSignal<bool>,
+) -> crate::runtime::ActionDone {
+    Box::new(move |ok| {
+        pending.try_set(None);
+        if ok {
+            sent.try_set(true);
+        }
+    })
+}

@@ -2,6 +2,7 @@
 //! area per question, Submit and Skip) answered with `threads.add_structured_input`; once
 //! the server echoes it answered (or skipped), a read-only summary.
 
+use super::settle_into;
 use super::spinner;
 use crate::protocol::{ItemId, ItemKind, StructuredInput, StructuredInputStatus};
 use crate::runtime::Shell;
@@ -48,18 +49,7 @@ pub fn StructuredInputView(shell: Shell, id: ItemId) -> impl IntoView {
         let answers = answers(&input.inputs, &chosen.get_untracked(), skip);
         pending.set(Some(!skip));
         let started = shell
-            .with(|rt| {
-                rt.answer_structured_input(
-                    id.clone(),
-                    answers,
-                    Box::new(move |ok| {
-                        pending.try_set(None);
-                        if ok {
-                            sent.try_set(true);
-                        }
-                    }),
-                )
-            })
+            .with(|rt| rt.answer_structured_input(id.clone(), answers, settle_into(pending, sent)))
             .unwrap_or(false);
         if !started {
             pending.set(None);
