@@ -50,7 +50,7 @@ step "e2e (node --test tests/e2e/)"
 node --test tests/e2e/*.test.mjs
 
 step "figures (benchmarks: measured and printed, never asserted)"
-cargo bench -p chat-shell --bench reducer_delta
+cargo bench -p chat-shell-core --bench reducer_delta
 for bench in tests/e2e/bench-*.mjs; do
   [ -e "$bench" ] && node "$bench"
 done

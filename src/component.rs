@@ -1,9 +1,9 @@
 //! The Leptos component for Rust apps: `<ChatShell endpoint="/chatkit" />`, the same chat as
 //! the custom element, with typed props and callbacks instead of attributes and DOM events.
 
-use crate::protocol::JsonMap;
 use crate::runtime::{Runtime, DEFAULT_STALL_MS};
 use crate::views::ShellRoot;
+use chat_shell_core::protocol::JsonMap;
 use leptos::html;
 use leptos::prelude::*;
 use std::rc::Rc;
@@ -46,7 +46,7 @@ pub fn ChatShell(
     placeholder: MaybeProp<String>,
     /// Suggestions on the start screen; one click sends its prompt.
     #[prop(optional)]
-    starter_prompts: Vec<crate::options::StarterPrompt>,
+    starter_prompts: Vec<chat_shell_core::options::StarterPrompt>,
     /// Offer attachments (default true).
     #[prop(optional, into)]
     allow_attachments: MaybeProp<bool>,
@@ -120,7 +120,7 @@ pub fn ChatShell(
         shell.with(|rt| {
             rt.signals
                 .strings
-                .set(crate::strings::Strings::new(&locale).with_overrides(&overrides));
+                .set(chat_shell_core::strings::Strings::new(&locale).with_overrides(&overrides));
             rt.signals.locale.set(locale);
         });
     });

@@ -1,20 +1,16 @@
-//! chat-shell: an embeddable chat UI for AI agents speaking the ChatKit protocol.
+//! chat-shell: an embeddable chat UI for AI agents, as a `<chat-shell>` custom element and
+//! a Leptos component.
 //!
-//! The crate has two halves. The core (`protocol`, `sse`, `reducer`, `markdown`) is plain
-//! Rust with no DOM and no I/O, tested natively. The browser half (`transport`, `runtime`,
-//! `views`, `element`) exists only on `wasm32` and is the only code that touches the page.
+//! This crate is the browser half: `transport` (fetch and streams), `runtime` (owns the
+//! store and carries out effects), `views` (Leptos), `element` (the custom element glue)
+//! and `component` (the Leptos component). It exists only on `wasm32`. Everything that
+//! needs no DOM lives in the `chat-shell-core` crate, re-exported here under the same
+//! module names so apps depend on this crate alone.
 
-pub mod attachments;
-pub mod citations;
-pub mod history;
-pub mod markdown;
-pub mod options;
-pub mod pacing;
-pub mod protocol;
-pub mod reducer;
-pub mod sse;
-pub mod strings;
-pub mod widgets;
+pub use chat_shell_core::{
+    attachments, citations, history, markdown, options, pacing, protocol, reducer, sse, strings,
+    widgets,
+};
 
 #[cfg(target_arch = "wasm32")]
 pub mod component;

@@ -1,7 +1,7 @@
 //! HTTP to the one ChatKit endpoint: a POST whose SSE body is read chunk by chunk, or a
 //! POST with a JSON answer. No state, no parsing beyond bytes and JSON.
 
-use crate::protocol::ChatRequest;
+use chat_shell_core::protocol::chatkit::ChatRequest;
 use js_sys::{Promise, Reflect, Uint8Array};
 use serde::de::DeserializeOwned;
 use wasm_bindgen::{JsCast, JsValue};

@@ -2,10 +2,11 @@
 //! what attributes cannot carry, and the methods a host page calls. Methods that do work
 //! return a Promise that settles when it is done.
 
-use crate::options::{parse_starter_prompts, StarterPrompt};
-use crate::protocol::{Attachment, JsonMap, ThreadId};
 use crate::runtime::{Runtime, SendOptions, Shell};
-use crate::strings::Strings;
+use chat_shell_core::options::{parse_starter_prompts, StarterPrompt};
+use chat_shell_core::protocol::chatkit::{Attachment, ThreadId};
+use chat_shell_core::protocol::JsonMap;
+use chat_shell_core::strings::Strings;
 use js_sys::{Function, Object, Promise, Reflect};
 use leptos::prelude::*;
 use serde_json::Value;

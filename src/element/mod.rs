@@ -264,9 +264,9 @@ fn attribute_changed(host: HtmlElement, name: String, value: Option<String>) {
                 .and_then(|s| serde_wasm_bindgen::from_value::<serde_json::Value>(s).ok())
                 .unwrap_or_default();
             if rt.signals.locale.get_untracked() != locale || !overrides.is_null() {
-                rt.signals
-                    .strings
-                    .set(crate::strings::Strings::new(&locale).with_overrides(&overrides));
+                rt.signals.strings.set(
+                    chat_shell_core::strings::Strings::new(&locale).with_overrides(&overrides),
+                );
                 rt.signals.locale.set(locale);
             }
         }

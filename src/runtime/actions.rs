@@ -4,13 +4,13 @@
 //! custom element tag for widgets) or from Rust.
 
 use super::Runtime;
-use crate::protocol::{
-    Action, ClientToolStatus, ItemId, ItemKind, JsonMap, RequestBody, SyncCustomActionResponse,
-    ThreadId,
-};
-use crate::reducer::Input;
 use crate::transport;
-use crate::widgets::form::{route, Route};
+use chat_shell_core::protocol::chatkit::{
+    Action, ClientToolStatus, ItemId, ItemKind, RequestBody, SyncCustomActionResponse, ThreadId,
+};
+use chat_shell_core::protocol::JsonMap;
+use chat_shell_core::reducer::Input;
+use chat_shell_core::widgets::form::{route, Route};
 use leptos::prelude::*;
 use serde_json::{json, Value};
 use std::cell::{Cell, RefCell};

@@ -3,8 +3,10 @@
 //! server when it was created there), and what comes back when a message was not sent.
 
 use super::Runtime;
-use crate::attachments::{effective_mime, is_previewable_image, AttachmentLimits, FileFacts};
-use crate::protocol::{Attachment, AttachmentId, RequestBody};
+use chat_shell_core::attachments::{
+    effective_mime, is_previewable_image, AttachmentLimits, FileFacts,
+};
+use chat_shell_core::protocol::chatkit::{Attachment, AttachmentId, RequestBody};
 use leptos::prelude::*;
 use serde_json::{json, Value};
 use std::cell::{Cell, RefCell};

@@ -2,13 +2,14 @@
 //! inputs and requests; and the options a host page sets as attributes.
 
 use super::{Runtime, RUNTIMES};
-use crate::attachments::{parse_accept, parse_count, parse_size, AttachmentLimits};
-use crate::options::{greeting, merge_metadata, parse_metadata, parse_starter_prompts};
-use crate::protocol::{
-    Attachment, FeedbackKind, ItemId, ItemKind, JsonMap, RequestBody, UserMessageInput,
-};
-use crate::reducer::{Input, OutgoingMessage, GHOST_OPTION};
 use crate::transport;
+use chat_shell_core::attachments::{parse_accept, parse_count, parse_size, AttachmentLimits};
+use chat_shell_core::options::{greeting, merge_metadata, parse_metadata, parse_starter_prompts};
+use chat_shell_core::protocol::chatkit::{
+    Attachment, FeedbackKind, ItemId, ItemKind, RequestBody, UserMessageInput,
+};
+use chat_shell_core::protocol::JsonMap;
+use chat_shell_core::reducer::{Input, OutgoingMessage, GHOST_OPTION};
 use leptos::prelude::*;
 use serde_json::Value;
 use std::rc::Rc;

@@ -17,8 +17,10 @@ pub use attachments::{TrayEntry, TraySignals, UploadStatus};
 pub use intents::SendOptions;
 pub use threads::{HistorySignals, OlderItems, ThreadList, ThreadRow};
 
-use crate::protocol::{ItemId, ItemKind, JsonMap};
-use crate::reducer::{
+use chat_shell_core::protocol::chatkit::{ItemId, ItemKind};
+
+use chat_shell_core::protocol::JsonMap;
+use chat_shell_core::reducer::{
     reduce, ChatState, Effect, Input, ItemState, Notice, Outcome, Progress, ThreadInfo, TurnError,
 };
 use leptos::prelude::*;
@@ -85,9 +87,9 @@ pub struct ViewSignals {
     pub tray: TraySignals,
     /// The start screen's greeting and suggestions.
     pub greeting: RwSignal<String>,
-    pub starters: RwSignal<Vec<crate::options::StarterPrompt>>,
+    pub starters: RwSignal<Vec<chat_shell_core::options::StarterPrompt>>,
     /// Every UI string, for the element's locale and the host's overrides.
-    pub strings: RwSignal<crate::strings::Strings>,
+    pub strings: RwSignal<chat_shell_core::strings::Strings>,
     /// The language tag the strings are for (`locale` attribute / option).
     pub locale: RwSignal<String>,
     /// The composer's placeholder, when the host sets one.
@@ -149,7 +151,7 @@ impl Runtime {
             error: RwSignal::new(None),
             draft: RwSignal::new(String::new()),
             announce: RwSignal::new(String::new()),
-            strings: RwSignal::new(crate::strings::Strings::new("en")),
+            strings: RwSignal::new(chat_shell_core::strings::Strings::new("en")),
             locale: RwSignal::new("en".to_owned()),
             placeholder: RwSignal::new(None),
             allow_attachments: RwSignal::new(true),
@@ -157,7 +159,7 @@ impl Runtime {
             persist_size: RwSignal::new(String::new()),
             history: HistorySignals::new(),
             tray: TraySignals::new(),
-            greeting: RwSignal::new(crate::options::DEFAULT_GREETING.to_owned()),
+            greeting: RwSignal::new(chat_shell_core::options::DEFAULT_GREETING.to_owned()),
             starters: RwSignal::new(Vec::new()),
         });
         let shell = Shell(id);

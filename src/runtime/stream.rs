@@ -2,10 +2,10 @@
 //! reducer; stale answers (after Stop, a new chat or a thread switch) are dropped.
 
 use super::Runtime;
-use crate::protocol::{ChatRequest, RequestBody};
-use crate::reducer::Input;
-use crate::sse::{SseDecoder, SseFrame};
 use crate::transport::{self, TransportError};
+use chat_shell_core::protocol::chatkit::{ChatRequest, RequestBody};
+use chat_shell_core::reducer::Input;
+use chat_shell_core::sse::{SseDecoder, SseFrame};
 use std::rc::Rc;
 use web_sys::AbortController;
 
@@ -88,10 +88,12 @@ impl Runtime {
 
     pub(crate) fn apply_frame(&self, frame: SseFrame) {
         let input = match frame {
-            SseFrame::Event { data, .. } => match crate::protocol::decode_event(&data) {
-                Ok(event) => Input::Server(event),
-                Err(e) => Input::Malformed(e),
-            },
+            SseFrame::Event { data, .. } => {
+                match chat_shell_core::protocol::chatkit::decode_event(&data) {
+                    Ok(event) => Input::Server(event),
+                    Err(e) => Input::Malformed(e),
+                }
+            }
             SseFrame::Done => return,
         };
         self.apply(input);

@@ -8,12 +8,12 @@
 
 use super::attachments::TrayEntry;
 use super::Runtime;
-use crate::history::thread_label;
-use crate::protocol::{
+use crate::transport::{self, TransportError};
+use chat_shell_core::history::thread_label;
+use chat_shell_core::protocol::chatkit::{
     ListOrder, Page, RequestBody, StreamEvent, Thread, ThreadEvent, ThreadId, ThreadItem,
 };
-use crate::reducer::Input;
-use crate::transport::{self, TransportError};
+use chat_shell_core::reducer::Input;
 use leptos::prelude::*;
 use serde::de::DeserializeOwned;
 use serde_json::{json, Value};

@@ -2,11 +2,11 @@
 //! retry and remove) and the attachments of a sent message (image previews, file badges,
 //! "+N more").
 
-use crate::attachments::{extension, is_previewable_image};
-use crate::markdown::safe_image_url;
-use crate::protocol::{Attachment, AttachmentKind};
 use crate::runtime::{Shell, TrayEntry, UploadStatus};
-use crate::strings::Text;
+use chat_shell_core::attachments::{extension, is_previewable_image};
+use chat_shell_core::markdown::safe_image_url;
+use chat_shell_core::protocol::chatkit::{Attachment, AttachmentKind};
+use chat_shell_core::strings::Text;
 use leptos::prelude::*;
 
 /// A sent message shows this many attachments before "+N more".

@@ -3,7 +3,7 @@
 use super::attachments::AttachmentTray;
 use super::tr;
 use crate::runtime::{Runtime, Shell};
-use crate::strings::Text;
+use chat_shell_core::strings::Text;
 use leptos::html;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;

@@ -2,7 +2,7 @@
 
 use super::tr;
 use crate::runtime::Shell;
-use crate::strings::Text;
+use chat_shell_core::strings::Text;
 use leptos::html;
 use leptos::prelude::*;
 

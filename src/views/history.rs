@@ -5,9 +5,9 @@
 
 use super::sentinel::Sentinel;
 use super::tr;
-use crate::history::relative_date;
 use crate::runtime::{Shell, ThreadRow};
-use crate::strings::Text;
+use chat_shell_core::history::relative_date;
+use chat_shell_core::strings::Text;
 use leptos::html;
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;

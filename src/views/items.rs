@@ -6,14 +6,14 @@ use super::message::{AssistantMessageView, UserMessageView};
 use super::tr;
 use super::widgets::icon;
 use super::widgets::{ClientWidgetView, StructuredInputView, ToolCallView, WidgetView};
-use crate::markdown;
-use crate::protocol::{
+use crate::runtime::{ItemKey, Shell};
+use chat_shell_core::markdown;
+use chat_shell_core::protocol::chatkit::{
     ItemId, ItemKind, Source, SourceKind, StatusIndicator, Task, TaskKind, WorkflowKind,
     WorkflowSummary,
 };
-use crate::reducer::ItemStatus;
-use crate::runtime::{ItemKey, Shell};
-use crate::strings::Text;
+use chat_shell_core::reducer::ItemStatus;
+use chat_shell_core::strings::Text;
 use leptos::prelude::*;
 
 #[component]

@@ -1,8 +1,8 @@
 //! Streams markdown into the DOM: completed blocks are appended once and never touched,
 //! only the open tail block is rewritten. `inner_html` is set only from `SafeHtml`.
 
-use crate::markdown::MarkdownStream;
-pub use crate::pacing::Pacer;
+use chat_shell_core::markdown::MarkdownStream;
+pub use chat_shell_core::pacing::Pacer;
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlElement};
 

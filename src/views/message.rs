@@ -2,12 +2,12 @@
 
 use super::markdown::{handle_code_copy, reduced_motion, request_frame, MarkdownDom, Pacer};
 use super::tr;
-use crate::citations::{number_sources, text_with_markers, Citation};
-use crate::markdown::safe_url;
-use crate::protocol::{Annotation, FeedbackKind, ItemId, ItemKind, SourceKind};
-use crate::reducer::{assistant_text, ItemStatus};
 use crate::runtime::Shell;
-use crate::strings::Text;
+use chat_shell_core::citations::{number_sources, text_with_markers, Citation};
+use chat_shell_core::markdown::safe_url;
+use chat_shell_core::protocol::chatkit::{Annotation, FeedbackKind, ItemId, ItemKind, SourceKind};
+use chat_shell_core::reducer::{assistant_text, ItemStatus};
+use chat_shell_core::strings::Text;
 use leptos::html;
 use leptos::prelude::*;
 

@@ -16,7 +16,7 @@ mod viewport;
 mod widgets;
 
 use crate::runtime::Shell;
-use crate::strings::Text;
+use chat_shell_core::strings::Text;
 use leptos::html;
 use leptos::prelude::*;
 

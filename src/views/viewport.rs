@@ -7,11 +7,11 @@ use super::items::ItemView;
 use super::sentinel::Sentinel;
 use super::tr;
 use super::widgets::icon as widget_icon;
-use crate::markdown;
-use crate::options::StarterPrompt;
-use crate::protocol::NoticeLevel;
 use crate::runtime::Shell;
-use crate::strings::Text;
+use chat_shell_core::markdown;
+use chat_shell_core::options::StarterPrompt;
+use chat_shell_core::protocol::chatkit::NoticeLevel;
+use chat_shell_core::strings::Text;
 use leptos::html;
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
@@ -284,7 +284,7 @@ fn StarterButton(shell: Shell, prompt: StarterPrompt) -> impl IntoView {
         if let Some(src) = markdown::safe_image_url(&icon) {
             return view! { <img class="cs-start__icon" src=src alt="" /> }.into_any();
         }
-        if crate::widgets::icons::drawing(&icon).is_some() {
+        if chat_shell_core::widgets::icons::drawing(&icon).is_some() {
             return view! { <span class="cs-start__icon">{widget_icon(&icon, Some("sm"), None)}</span> }
                 .into_any();
         }

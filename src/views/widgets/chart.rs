@@ -3,9 +3,9 @@
 //! The chart is laid out at its rendered width (one SVG unit is one pixel), measured with a
 //! ResizeObserver, so labels keep their size whatever the width.
 
-use crate::protocol::WidgetComponent;
-use crate::widgets::chart::{layout, Chart, SeriesKind, VIEW_WIDTH};
-use crate::widgets::style::{self, num, InlineStyle};
+use chat_shell_core::protocol::chatkit::WidgetComponent;
+use chat_shell_core::widgets::chart::{layout, Chart, SeriesKind, VIEW_WIDTH};
+use chat_shell_core::widgets::style::{self, num, InlineStyle};
 use leptos::html;
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;

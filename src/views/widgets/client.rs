@@ -5,13 +5,13 @@
 
 use super::settle_into;
 use super::{icons, spinner};
-use crate::protocol::{ItemId, ItemKind};
-use crate::reducer::ChatState;
 use crate::runtime::{
     error_text, from_js, to_js, ClientWidgetContext, ClientWidgetRenderer, Shell,
 };
-use crate::strings::Text;
-use crate::widgets::approval::{self, ApprovalRequest, Decision};
+use chat_shell_core::protocol::chatkit::{ItemId, ItemKind};
+use chat_shell_core::reducer::ChatState;
+use chat_shell_core::strings::Text;
+use chat_shell_core::widgets::approval::{self, ApprovalRequest, Decision};
 use leptos::html;
 use leptos::prelude::*;
 use serde_json::Value;
@@ -111,9 +111,9 @@ fn PageWidget(
     // the answer ended well. Lives as long as the item's view.
     let send_id = id.clone();
     let send = Closure::<dyn Fn(JsValue) -> js_sys::Promise>::new(move |action: JsValue| {
-        let action = from_js(&action)
-            .ok()
-            .and_then(|v| serde_json::from_value::<crate::protocol::Action>(v).ok());
+        let action = from_js(&action).ok().and_then(|v| {
+            serde_json::from_value::<chat_shell_core::protocol::chatkit::Action>(v).ok()
+        });
         let item = send_id.clone();
         js_sys::Promise::new(&mut |resolve, reject| {
             let Some(action) = action.clone() else {

@@ -3,9 +3,10 @@
 //! (so a rebuilt widget shows it again) and submits under its `name`.
 
 use super::{classes, icons, spinner, Ctx};
-use crate::protocol::{JsonMap, WidgetComponent};
-use crate::widgets::form::{self, date_only, FieldValue, Trigger};
-use crate::widgets::style::token;
+use chat_shell_core::protocol::chatkit::WidgetComponent;
+use chat_shell_core::protocol::JsonMap;
+use chat_shell_core::widgets::form::{self, date_only, FieldValue, Trigger};
+use chat_shell_core::widgets::style::token;
 use leptos::prelude::*;
 use serde_json::Value;
 use wasm_bindgen::JsCast;

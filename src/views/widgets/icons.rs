@@ -1,9 +1,9 @@
 //! Icons as inline SVG built from the built-in table (`widgets::icons`); names without a
 //! drawing get the neutral glyph and keep their name in `data-icon`.
 
-use crate::protocol::WidgetComponent;
-use crate::widgets::icons::{drawing, Paint, GENERIC};
-use crate::widgets::style::{self, token, ColorRole, InlineStyle};
+use chat_shell_core::protocol::chatkit::WidgetComponent;
+use chat_shell_core::widgets::icons::{drawing, Paint, GENERIC};
+use chat_shell_core::widgets::style::{self, token, ColorRole, InlineStyle};
 use leptos::prelude::*;
 
 const SIZES: &[&str] = &["xs", "sm", "md", "lg", "xl", "2xl", "3xl"];

@@ -3,9 +3,9 @@
 //! not know.
 
 use super::{children, classes, icons, spinner, Ctx};
-use crate::protocol::{Action, WidgetComponent};
-use crate::widgets::form::{self, Trigger};
-use crate::widgets::style::{self, token, ColorRole, InlineStyle};
+use chat_shell_core::protocol::chatkit::{Action, WidgetComponent};
+use chat_shell_core::widgets::form::{self, Trigger};
+use chat_shell_core::widgets::style::{self, token, ColorRole, InlineStyle};
 use leptos::ev::SubmitEvent;
 use leptos::prelude::*;
 use serde_json::Value;
@@ -42,7 +42,7 @@ fn status(node: &WidgetComponent) -> Option<AnyView> {
     let favicon = status
         .get("favicon")
         .and_then(Value::as_str)
-        .and_then(crate::markdown::safe_image_url)
+        .and_then(chat_shell_core::markdown::safe_image_url)
         .map(|src| {
             let frame = status.get("frame").and_then(Value::as_bool) == Some(true);
             view! { <img class="cs-w-status__favicon" class:cs-w-status__favicon--frame=frame src=src alt="" /> }

@@ -1,9 +1,9 @@
 //! Images: a source that passes `safe_image_url` (http(s) or a raster data URL), sized,
 //! fitted and framed from validated props; anything else is a neutral box with the alt.
 
-use crate::markdown::safe_image_url;
-use crate::protocol::WidgetComponent;
-use crate::widgets::style::{self, token, ColorRole, CssValue, InlineStyle};
+use chat_shell_core::markdown::safe_image_url;
+use chat_shell_core::protocol::chatkit::WidgetComponent;
+use chat_shell_core::widgets::style::{self, token, ColorRole, CssValue, InlineStyle};
 use leptos::prelude::*;
 
 pub fn image(node: &WidgetComponent) -> AnyView {

@@ -23,9 +23,9 @@ pub use icons::icon;
 pub use structured::StructuredInputView;
 pub use tool_call::ToolCallView;
 
-use crate::protocol::{Action, ItemId, ItemKind, WidgetComponent};
 use crate::runtime::Shell;
-use crate::widgets::form::{self, FieldValue, Loading, Trigger, TypedValues};
+use chat_shell_core::protocol::chatkit::{Action, ItemId, ItemKind, WidgetComponent};
+use chat_shell_core::widgets::form::{self, FieldValue, Loading, Trigger, TypedValues};
 use leptos::html;
 use leptos::prelude::*;
 use std::collections::HashMap;

@@ -4,10 +4,12 @@
 
 use super::settle_into;
 use super::spinner;
-use crate::protocol::{ItemId, ItemKind, StructuredInput, StructuredInputStatus};
 use crate::runtime::Shell;
-use crate::strings::Text;
-use crate::widgets::structured::{answer_text, answers, ask, Ask};
+use chat_shell_core::protocol::chatkit::{
+    ItemId, ItemKind, StructuredInput, StructuredInputStatus,
+};
+use chat_shell_core::strings::Text;
+use chat_shell_core::widgets::structured::{answer_text, answers, ask, Ask};
 use leptos::ev::SubmitEvent;
 use leptos::prelude::*;
 use std::collections::HashMap;

@@ -2,9 +2,9 @@
 //! server's text: text nodes for all but Markdown, which goes through the sanitizer.
 
 use super::{classes, controls, Ctx};
-use crate::markdown;
-use crate::protocol::WidgetComponent;
-use crate::widgets::style::{self, token};
+use chat_shell_core::markdown;
+use chat_shell_core::protocol::chatkit::WidgetComponent;
+use chat_shell_core::widgets::style::{self, token};
 use leptos::prelude::*;
 
 const WEIGHTS: &[&str] = &["normal", "medium", "semibold", "bold"];

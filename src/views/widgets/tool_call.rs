@@ -2,8 +2,8 @@
 //! or failed (with the error the page's handler gave, or that it is missing).
 
 use super::{icons, spinner};
-use crate::protocol::{ClientToolStatus, ItemId, ItemKind};
 use crate::runtime::Shell;
+use chat_shell_core::protocol::chatkit::{ClientToolStatus, ItemId, ItemKind};
 use leptos::prelude::*;
 use serde_json::Value;
 

@@ -4,8 +4,8 @@
 
 mod common;
 
-use chat_shell::protocol::*;
-use chat_shell::reducer::{reduce, ChatState, Effect, Input, ItemStatus, OutgoingMessage};
+use chat_shell_core::protocol::chatkit::*;
+use chat_shell_core::reducer::{reduce, ChatState, Effect, Input, ItemStatus, OutgoingMessage};
 use common::*;
 use std::collections::HashMap;
 

@@ -15,9 +15,11 @@ pub use state::{
     Changes, ChatState, ItemState, ItemStatus, Notice, Progress, ThreadInfo, Turn, TurnError,
 };
 
-use crate::protocol::{
-    Attachment, DecodeError, ItemId, JsonMap, Page, StreamEvent, Thread, ThreadItem,
+use crate::protocol::chatkit::{
+    Attachment, DecodeError, ItemId, Page, StreamEvent, Thread, ThreadItem,
 };
+
+use crate::protocol::JsonMap;
 use serde_json::Value;
 
 /// Everything that can change the state.

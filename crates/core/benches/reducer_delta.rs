@@ -2,8 +2,8 @@
 //! Applies 100,000 deltas to one assistant message and prints the cost per delta over the
 //! first and the last 10,000, and their ratio. A figure to report, not a timed test.
 
-use chat_shell::protocol::{decode_event, StreamEvent};
-use chat_shell::reducer::{reduce, ChatState, Input};
+use chat_shell_core::protocol::chatkit::{decode_event, StreamEvent};
+use chat_shell_core::reducer::{reduce, ChatState, Input};
 use std::time::Instant;
 
 const DELTAS: usize = 100_000;

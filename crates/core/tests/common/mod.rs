@@ -2,13 +2,14 @@
 //! through the SSE decoder and the reducer exactly as the browser runtime does.
 #![allow(dead_code)]
 
-use chat_shell::protocol::decode_event;
-use chat_shell::reducer::{reduce, ChatState, Input, Outcome, OutgoingMessage};
-use chat_shell::sse::{SseDecoder, SseFrame};
+use chat_shell_core::protocol::chatkit::decode_event;
+use chat_shell_core::reducer::{reduce, ChatState, Input, Outcome, OutgoingMessage};
+use chat_shell_core::sse::{SseDecoder, SseFrame};
 use std::path::PathBuf;
 
 pub fn fixture_path(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
         .join("tests/fixtures/chatkit")
         .join(name)
 }

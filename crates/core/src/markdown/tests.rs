@@ -45,7 +45,9 @@ fn slices(text: &str, step: usize) -> Vec<&str> {
 }
 
 fn fixture_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/chatkit")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join("tests/fixtures/chatkit")
 }
 
 /// The text of every assistant message content part that a fixture finishes

@@ -1,8 +1,10 @@
 //! What the views render: the thread, its items in order, and the turn in progress.
 
-use crate::protocol::{
-    ErrorEvent, ItemId, JsonMap, NoticeEvent, ThreadId, ThreadItem, ThreadStatus,
+use crate::protocol::chatkit::{
+    ErrorEvent, ItemId, NoticeEvent, ThreadId, ThreadItem, ThreadStatus,
 };
+
+use crate::protocol::JsonMap;
 use std::collections::HashMap;
 
 /// The whole conversation state of one `<chat-shell>`.

@@ -2,7 +2,9 @@
 //! field `name`, merged into the action's payload), how a field keeps what the user typed
 //! across re-renders, and which element shows that an action is running.
 
-use crate::protocol::{Action, JsonMap, WidgetComponent};
+use crate::protocol::chatkit::{Action, WidgetComponent};
+
+use crate::protocol::JsonMap;
 use serde_json::Value;
 use std::collections::HashMap;
 

@@ -1,7 +1,9 @@
 //! Structured input: how a question is asked (one choice, several, free text), the
 //! `answers` of `threads.add_structured_input`, and how an answered question reads.
 
-use crate::protocol::{JsonMap, StructuredInputField};
+use crate::protocol::chatkit::StructuredInputField;
+
+use crate::protocol::JsonMap;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 
@@ -97,7 +99,7 @@ pub fn values_of(answers: &JsonMap, id: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::{ChoiceOption, StructuredAnswer};
+    use crate::protocol::chatkit::{ChoiceOption, StructuredAnswer};
 
     fn field(
         id: &str,

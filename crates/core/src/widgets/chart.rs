@@ -4,7 +4,8 @@
 
 use super::form::scalar_text;
 use super::style::{chart_palette, color, num, ColorRole, CssValue};
-use crate::protocol::{JsonMap, WidgetComponent};
+use crate::protocol::chatkit::WidgetComponent;
+use crate::protocol::JsonMap;
 use serde_json::Value;
 use std::collections::HashMap;
 

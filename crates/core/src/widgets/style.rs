@@ -3,7 +3,7 @@
 //! colors) pass only if they parse as a small, harmless grammar and are re-emitted from
 //! the parsed numbers. Nothing the server sent reaches a `style` attribute verbatim.
 
-use crate::protocol::WidgetComponent;
+use crate::protocol::chatkit::WidgetComponent;
 use serde_json::Value;
 use std::fmt::Write as _;
 

@@ -7,7 +7,7 @@ use std::fs;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use chat_shell::sse::{SseDecoder, SseFrame};
+use chat_shell_core::sse::{SseDecoder, SseFrame};
 use proptest::prelude::*;
 
 /// Files larger than this are not split at every offset (that is O(n²)).
@@ -25,7 +25,9 @@ struct Fixture {
 }
 
 fn fixture_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/chatkit")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join("tests/fixtures/chatkit")
 }
 
 /// Every `*.sse` fixture, sorted by name, with its whole-stream decoding.

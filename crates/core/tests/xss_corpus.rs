@@ -1,7 +1,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 //! XSS corpus: real payloads through `render`, `sanitize_html` and `MarkdownStream`; the output is scanned tag by tag.
 
-use chat_shell::markdown::{render, sanitize_html, MarkdownStream, SafeHtml};
+use chat_shell_core::markdown::{render, sanitize_html, MarkdownStream, SafeHtml};
 use proptest::prelude::*;
 
 /// Payloads from the usual cheat sheets (script tags, event handlers, URL schemes, CSS,

@@ -3,7 +3,7 @@
 //! ChatKit timestamps are naive ISO 8601 (`2025-11-27T14:23:46.724911`, no zone); servers
 //! write them in UTC, so they are read as UTC. Everything here is pure: "now" is passed in.
 
-use crate::protocol::{ItemKind, Thread};
+use crate::protocol::chatkit::{ItemKind, Thread};
 
 /// What a thread without a title and without a readable first message is called.
 pub const UNTITLED: &str = "Untitled conversation";
@@ -123,7 +123,7 @@ pub fn relative_date(created_at: &str, now_ms: f64) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::{Page, ThreadItem};
+    use crate::protocol::chatkit::{Page, ThreadItem};
 
     const T0: &str = "2025-11-27T14:23:46.724911";
 

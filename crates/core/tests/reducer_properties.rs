@@ -5,8 +5,8 @@
 
 mod common;
 
-use chat_shell::protocol::decode_event;
-use chat_shell::reducer::{reduce, ChatState, Input, OutgoingMessage};
+use chat_shell_core::protocol::chatkit::decode_event;
+use chat_shell_core::reducer::{reduce, ChatState, Input, OutgoingMessage};
 use common::*;
 use proptest::prelude::*;
 use serde_json::{json, Value};

@@ -4,8 +4,9 @@
 //! its attachments (a ghost does not: it was never typed).
 #![cfg(not(target_arch = "wasm32"))]
 
-use chat_shell::protocol::*;
-use chat_shell::reducer::{
+use chat_shell_core::protocol::chatkit::*;
+use chat_shell_core::protocol::JsonMap;
+use chat_shell_core::reducer::{
     is_ghost, reduce, ChatState, Effect, Input, OutgoingMessage, GHOST_OPTION,
 };
 use serde_json::json;

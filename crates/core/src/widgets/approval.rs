@@ -2,7 +2,9 @@
 //! arguments pretty-printed, the decision once the server states it) and the
 //! `approval` action its buttons send.
 
-use crate::protocol::{Action, JsonMap};
+use crate::protocol::chatkit::Action;
+
+use crate::protocol::JsonMap;
 use serde_json::Value;
 
 /// The client widget name the fork uses for human-in-the-loop approvals.

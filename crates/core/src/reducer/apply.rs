@@ -4,11 +4,12 @@ use super::state::{
     ChatState, ItemState, ItemStatus, Notice, Progress, ThreadInfo, Turn, TurnError,
 };
 use super::{Effect, Outcome, OutgoingMessage};
-use crate::protocol::{
+use crate::protocol::chatkit::{
     AssistantContent, AssistantMessage, ClientToolStatus, DecodeError, ErrorEvent, InputText,
     ItemId, ItemKind, ItemUpdate, NoticeEvent, Page, StreamEvent, StreamOptions, Thread,
-    ThreadItem, Unknown, UserContent, UserMessage,
+    ThreadItem, UserContent, UserMessage,
 };
+use crate::protocol::Unknown;
 use serde_json::{json, Value};
 
 /// Longest text handed to the live region: enough to hear what the answer is about.
@@ -292,7 +293,7 @@ fn with_widget(
     state: &mut ChatState,
     item_id: &ItemId,
     out: &mut Outcome,
-    apply: impl FnOnce(&mut crate::protocol::WidgetRoot) -> bool,
+    apply: impl FnOnce(&mut crate::protocol::chatkit::WidgetRoot) -> bool,
 ) {
     let applied = match state.item_mut(item_id).map(|i| &mut i.item.kind) {
         Some(ItemKind::Widget(w)) => apply(&mut w.widget),
@@ -315,7 +316,7 @@ fn workflow_tasks<'a>(
     state: &'a mut ChatState,
     item_id: &ItemId,
     out: &mut Outcome,
-) -> Option<&'a mut Vec<crate::protocol::Task>> {
+) -> Option<&'a mut Vec<crate::protocol::chatkit::Task>> {
     let known = state
         .item(item_id)
         .is_some_and(|i| matches!(i.item.kind, ItemKind::Workflow(_)));

@@ -1,0 +1,17 @@
+//! chat-shell-core: the DOM-free half of chat-shell. Plain Rust with no DOM, no I/O and no
+//! web dependency, so the compiler keeps browser code out and everything here is tested
+//! natively: wire formats (`protocol`), SSE decoding (`sse`), the one reducer (`reducer`),
+//! markdown and the sanitizer (`markdown`), and the rules the views follow (`strings`,
+//! `pacing`, `options`, `citations`, `widgets`, `attachments`, `history`).
+
+pub mod attachments;
+pub mod citations;
+pub mod history;
+pub mod markdown;
+pub mod options;
+pub mod pacing;
+pub mod protocol;
+pub mod reducer;
+pub mod sse;
+pub mod strings;
+pub mod widgets;
