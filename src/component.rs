@@ -1,21 +1,18 @@
 //! The Leptos component for Rust apps: `<ChatShell endpoint="/chatkit" />`, the same chat as
 //! the custom element, with typed props and callbacks instead of attributes and DOM events.
 
-use crate::runtime::{Runtime, DEFAULT_STALL_MS};
+use crate::runtime::{
+    ClientTool, ClientWidgetRenderer, Handler, Runtime, RustHandler, RustWidget, ToolFuture,
+};
 use crate::views::ShellRoot;
+pub use chat_shell_core::events::ChatEvent;
+use chat_shell_core::options::{Setting, StarterPrompt};
 use chat_shell_core::protocol::JsonMap;
 use leptos::html;
 use leptos::prelude::*;
+use serde_json::Value;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
-
-/// One `chat.*` event: its name (e.g. `chat.response.end`) and its JSON detail, exactly as
-/// the custom element dispatches it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ChatEvent {
-    pub name: String,
-    pub detail: serde_json::Value,
-}
 
 /// A complete chat bound to a ChatKit endpoint.
 #[component]
@@ -46,13 +43,26 @@ pub fn ChatShell(
     placeholder: MaybeProp<String>,
     /// Suggestions on the start screen; one click sends its prompt.
     #[prop(optional)]
-    starter_prompts: Vec<chat_shell_core::options::StarterPrompt>,
+    starter_prompts: Vec<StarterPrompt>,
     /// Offer attachments (default true).
     #[prop(optional, into)]
     allow_attachments: MaybeProp<bool>,
     /// Show resize handles (edges, corners, keyboard).
     #[prop(optional, into)]
     resizable: MaybeProp<bool>,
+    /// Client tools in Rust, by name: called with the tool call's arguments, their result
+    /// (or error message) goes back to the server.
+    #[prop(optional)]
+    client_tools: Vec<(String, Rc<dyn Fn(Value) -> ToolFuture>)>,
+    /// Client widgets in Rust, by name: render a `client_widget` item.
+    #[prop(optional)]
+    client_widgets: Vec<(String, RustWidget)>,
+    /// Handlers of client-side widget actions, by action type: `(action, context)`.
+    #[prop(optional)]
+    client_actions: Vec<(String, RustHandler)>,
+    /// Handlers of `client_effect`s, by name: `(data, name)`.
+    #[prop(optional)]
+    effects: Vec<(String, RustHandler)>,
     /// Every `chat.*` event.
     #[prop(optional, into)]
     on_event: Option<Callback<ChatEvent>>,
@@ -73,68 +83,64 @@ pub fn ChatShell(
     let shell = Runtime::create(None);
     let root = NodeRef::<html::Div>::new();
     shell.with(|rt| {
-        rt.stall_ms
-            .set(stream_timeout_secs.map_or(DEFAULT_STALL_MS, |s| s.saturating_mul(1000)));
-        *rt.metadata.borrow_mut() = metadata;
-        rt.add_listener(Rc::new(move |name: &str, detail: &serde_json::Value| {
-            let text = |key: &str| detail.get(key).and_then(|v| v.as_str()).map(str::to_owned);
-            match name {
-                "chat.message.sent" => {
+        rt.apply_settings([
+            Setting::StreamTimeout(stream_timeout_secs.map(f64::from)),
+            Setting::Metadata(metadata),
+            Setting::StarterPrompts(starter_prompts),
+            Setting::Strings(strings.unwrap_or_default()),
+        ]);
+        for (name, tool) in client_tools {
+            rt.register_client_tool(&name, Some(ClientTool::Rust(tool)));
+        }
+        for (name, widget) in client_widgets {
+            rt.register_client_widget(&name, Some(ClientWidgetRenderer::Rust(widget)));
+        }
+        for (name, handler) in client_actions {
+            rt.register_client_action(&name, Some(Handler::Rust(handler)));
+        }
+        for (name, handler) in effects {
+            rt.register_effect(&name, Some(Handler::Rust(handler)));
+        }
+        rt.add_listener(Rc::new(move |event: &ChatEvent| {
+            match event {
+                ChatEvent::MessageSent { text, .. } => {
                     if let Some(cb) = on_message_sent {
-                        cb.run(text("text").unwrap_or_default());
+                        cb.run(text.clone());
                     }
                 }
-                "chat.thread.change" => {
+                ChatEvent::ThreadChange { thread_id } => {
                     if let Some(cb) = on_thread_change {
-                        cb.run(text("threadId"));
+                        cb.run(thread_id.as_ref().map(|t| t.0.clone()));
                     }
                 }
-                "chat.response.end" => {
+                ChatEvent::ResponseEnd => {
                     if let Some(cb) = on_response_end {
                         cb.run(());
                     }
                 }
-                "chat.error" => {
+                ChatEvent::Error(error) => {
                     if let Some(cb) = on_error {
-                        cb.run(text("message").unwrap_or_default());
+                        cb.run(error.message.clone());
                     }
                 }
                 _ => {}
             }
             if let Some(cb) = on_event {
-                cb.run(ChatEvent {
-                    name: name.to_owned(),
-                    detail: detail.clone(),
-                });
+                cb.run(event.clone());
             }
         }));
     });
-    shell.with(|rt| rt.signals.starters.set(starter_prompts));
+    // Reactive props: each change is one more setting, as an attribute change would be.
     Effect::new(move |_| {
-        let url = endpoint.get();
-        shell.with(|rt| rt.signals.endpoint.set(url));
-    });
-    Effect::new(move |_| {
-        let locale = locale.get().unwrap_or_else(|| "en".to_owned());
-        let overrides = strings.clone().unwrap_or_default();
-        shell.with(|rt| {
-            rt.signals
-                .strings
-                .set(chat_shell_core::strings::Strings::new(&locale).with_overrides(&overrides));
-            rt.signals.locale.set(locale);
-        });
-    });
-    Effect::new(move |_| {
-        let (greeting, placeholder) = (greeting.get(), placeholder.get());
-        let (attachments, resizable) = (allow_attachments.get(), resizable.get());
-        shell.with(|rt| {
-            rt.set_option("greeting", greeting.as_deref());
-            rt.signals.placeholder.set(placeholder);
-            rt.signals
-                .allow_attachments
-                .set(attachments.unwrap_or(true));
-            rt.signals.resizable.set(resizable.unwrap_or(false));
-        });
+        let settings = [
+            Setting::Endpoint(Some(endpoint.get())),
+            Setting::Locale(locale.get()),
+            Setting::Greeting(greeting.get()),
+            Setting::Placeholder(placeholder.get()),
+            Setting::AttachmentsEnabled(allow_attachments.get()),
+            Setting::Resizable(resizable.get()),
+        ];
+        shell.with(|rt| rt.apply_settings(settings));
     });
     Effect::new(move |_| {
         let host = root

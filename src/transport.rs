@@ -2,6 +2,7 @@
 //! POST with a JSON answer. No state, no parsing beyond bytes and JSON.
 
 use chat_shell_core::protocol::chatkit::ChatRequest;
+use chat_shell_core::strings::{Strings, Text};
 use js_sys::{Promise, Reflect, Uint8Array};
 use serde::de::DeserializeOwned;
 use wasm_bindgen::{JsCast, JsValue};
@@ -24,23 +25,28 @@ pub enum TransportError {
 }
 
 impl TransportError {
+    /// In English: for `chat.error` events and logs.
     pub fn user_message(&self) -> String {
+        self.message_in(&Strings::default())
+    }
+
+    /// What the user reads, in the element's language.
+    pub fn message_in(&self, strings: &Strings) -> String {
         match self {
-            TransportError::Aborted => "The request was cancelled.".into(),
+            TransportError::Aborted => strings.get(Text::RequestCancelled).to_owned(),
             TransportError::Status { status, message } if message.is_empty() => {
-                format!("The server answered with an error (HTTP {status}).")
+                strings.format(Text::ServerError, &[("status", &status.to_string())])
             }
-            TransportError::Status { status, message } => {
-                format!("The server answered with an error (HTTP {status}): {message}")
-            }
+            TransportError::Status { status, message } => strings.format(
+                Text::ServerErrorDetail,
+                &[("status", &status.to_string()), ("message", message)],
+            ),
             TransportError::Stalled { seconds } => {
-                format!("The answer stalled: nothing arrived for {seconds} seconds.")
+                strings.format(Text::AnswerStalled, &[("seconds", &seconds.to_string())])
             }
-            TransportError::Network(_) => {
-                "The connection to the server was lost. Check your connection and retry.".into()
-            }
+            TransportError::Network(_) => strings.get(Text::ConnectionLost).to_owned(),
             TransportError::Protocol(detail) => {
-                format!("The server's answer could not be read: {detail}")
+                strings.format(Text::UnreadableAnswer, &[("detail", detail)])
             }
         }
     }

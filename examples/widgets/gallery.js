@@ -366,7 +366,6 @@ window.fetch = async (input, init) => {
 
 // The component: loads its wasm next to it and registers <chat-shell>.
 await import('../chat-shell.js');
-const core = await import('../chat-shell-core.js');
 const chat = document.getElementById('chat');
 
 chat.registerClientAction('gallery.toast', (action) => {
@@ -380,4 +379,4 @@ document.getElementById('theme').addEventListener('change', (e) => chat.setAttri
 
 // Ask for the gallery: the element is in the page, so it connected when it was defined.
 await customElements.whenDefined('chat-shell');
-core.chatShellSendMessage(chat, 'Show me every widget', {});
+chat.sendUserMessage({ text: 'Show me every widget' });

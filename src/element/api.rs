@@ -3,12 +3,11 @@
 //! return a Promise that settles when it is done.
 
 use crate::runtime::{Runtime, SendOptions, Shell};
-use chat_shell_core::options::{parse_starter_prompts, StarterPrompt};
+use chat_shell_core::options::{OptionError, Options, Setting};
 use chat_shell_core::protocol::chatkit::{Attachment, ThreadId};
-use chat_shell_core::protocol::JsonMap;
-use chat_shell_core::strings::Strings;
 use js_sys::{Function, Object, Promise, Reflect};
 use leptos::prelude::*;
+use serde::Serialize;
 use serde_json::Value;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -29,6 +28,7 @@ pub(super) fn call(host: HtmlElement, method: String, arg: JsValue) -> Result<Js
             apply_options(&rt, &host, &arg)?;
             Ok(JsValue::UNDEFINED)
         }
+        "getOptions" => read_options(&rt),
         "sendUserMessage" => send_user_message(rt, &arg),
         "setThreadId" => Ok(set_thread_id(rt, arg.as_string()).into()),
         "focusComposer" => {
@@ -166,165 +166,154 @@ async fn settle(rt: &Rc<Runtime>, done: impl Fn(&Rc<Runtime>) -> bool) -> Result
     Ok(())
 }
 
-/// Apply an options object (already merged with earlier ones by the element class).
-/// Unknown keys are ignored; a known key with a wrong type is a `TypeError`.
-fn apply_options(rt: &Rc<Runtime>, host: &HtmlElement, options: &JsValue) -> Result<(), JsValue> {
-    if !options.is_object() {
-        return Err(js_sys::TypeError::new("chat-shell: setOptions expects an object").into());
-    }
-    let get = |key: &str| {
-        Reflect::get(options, &key.into())
-            .ok()
-            .filter(|v| !v.is_undefined())
-    };
-    // A key given as `null`/`undefined` turns that option off.
-    let cleared = |key: &str| {
-        Reflect::has(options, &key.into()).unwrap_or(false)
-            && Reflect::get(options, &key.into()).is_ok_and(|v| v.is_null() || v.is_undefined())
-    };
-    let string = |key: &str| get(key).and_then(|v| v.as_string());
-    let json = |key: &str| get(key).and_then(|v| serde_wasm_bindgen::from_value::<Value>(v).ok());
-    let type_error = |key: &str, what: &str| -> JsValue {
-        js_sys::TypeError::new(&format!("chat-shell: option `{key}` must be {what}")).into()
-    };
+/// One change `setOptions` asked for, checked and ready to apply.
+enum Change {
+    Plain(Setting),
+    Headers(JsValue),
+    Fetch(Option<Function>),
+    Register(super::Registration),
+    /// `null` for a whole registry: the page's entries go.
+    ClearRegistry(&'static str),
+}
 
-    if let Some(endpoint) = string("endpoint") {
-        rt.signals.endpoint.set(endpoint);
-    }
-    if cleared("headers") {
-        rt.http_options.borrow_mut().set_headers(&JsValue::NULL);
-    } else if let Some(headers) = get("headers") {
-        if !headers.is_object() && !headers.is_function() {
-            return Err(type_error("headers", "an object or a function"));
-        }
-        rt.http_options.borrow_mut().set_headers(&headers);
-    }
-    if cleared("fetch") {
-        rt.http_options.borrow_mut().fetch = None;
-    } else if let Some(fetch) = get("fetch") {
-        let fetch = fetch
-            .dyn_into::<Function>()
-            .map_err(|_| type_error("fetch", "a function"))?;
-        rt.http_options.borrow_mut().fetch = Some(fetch);
-    }
-    if let Some(value) = get("metadata") {
-        let metadata: Option<JsonMap> = match serde_wasm_bindgen::from_value::<Value>(value) {
-            Ok(Value::Object(map)) => Some(map),
-            Ok(Value::Null) => None,
-            _ => return Err(type_error("metadata", "an object")),
-        };
-        *rt.metadata.borrow_mut() = metadata;
-    }
-    if let Some(prompts) = json("starterPrompts") {
-        let prompts: Vec<StarterPrompt> = parse_starter_prompts(&prompts.to_string())
-            .map_err(|e| type_error("starterPrompts", &e))?;
-        rt.signals.starters.set(prompts);
-    }
-    if let Some(greeting) = string("greeting") {
-        rt.set_option("greeting", Some(&greeting));
-    }
-    if let Some(placeholder) = string("placeholder") {
-        rt.signals.placeholder.set(Some(placeholder));
-    }
-    if string("locale").is_some() || get("strings").is_some() {
-        let locale = string("locale").unwrap_or_else(|| rt.signals.locale.get_untracked());
-        rt.signals.locale.set(locale.clone());
-        let overrides = json("strings").unwrap_or(Value::Null);
-        rt.signals
-            .strings
-            .set(Strings::new(&locale).with_overrides(&overrides));
-    }
-    if let Some(attachments) = json("attachments") {
-        let enabled = attachments.get("enabled").and_then(Value::as_bool);
-        if let Some(enabled) = enabled {
-            rt.signals.allow_attachments.set(enabled);
-        }
-        for (key, attr) in [
-            ("accept", "accept"),
-            ("maxSize", "max-attachment-size"),
-            ("maxCount", "max-attachments"),
-        ] {
-            if let Some(value) = attachments.get(key) {
-                let text = match value {
-                    Value::Array(list) => list
-                        .iter()
-                        .filter_map(Value::as_str)
-                        .collect::<Vec<_>>()
-                        .join(","),
-                    Value::String(s) => s.clone(),
-                    other => other.to_string(),
+/// `setOptions(options)`: merge `options` into the current ones. Every key is checked
+/// before any applies, so a call that throws (a `TypeError` naming the key) changes
+/// nothing. `null` restores a key's default; unknown keys are ignored.
+fn apply_options(rt: &Rc<Runtime>, host: &HtmlElement, options: &JsValue) -> Result<(), JsValue> {
+    let Some(object) = options
+        .dyn_ref::<Object>()
+        .filter(|_| !options.is_function())
+    else {
+        return Err(js_sys::TypeError::new("chat-shell: setOptions expects an object").into());
+    };
+    let type_error = |message: String| -> JsValue {
+        js_sys::TypeError::new(&format!("chat-shell: {message}")).into()
+    };
+    let mut changes = Vec::new();
+    for entry in Object::entries(object).iter() {
+        let pair = js_sys::Array::from(&entry);
+        let (key, value) = (pair.get(0).as_string().unwrap_or_default(), pair.get(1));
+        let cleared = value.is_null() || value.is_undefined();
+        match key.as_str() {
+            "headers" => {
+                if !cleared && !value.is_object() && !value.is_function() {
+                    return Err(type_error(
+                        "option `headers` must be an object or a function".into(),
+                    ));
+                }
+                changes.push(Change::Headers(value));
+            }
+            "fetch" => {
+                let fetch = value.dyn_ref::<Function>().cloned();
+                if fetch.is_none() && !cleared {
+                    return Err(type_error("option `fetch` must be a function".into()));
+                }
+                changes.push(Change::Fetch(fetch));
+            }
+            "clientWidgets" | "clientTools" | "clientActions" | "effects" => {
+                let kind = match key.as_str() {
+                    "clientWidgets" => "widget",
+                    "clientTools" => "tool",
+                    "clientActions" => "action",
+                    _ => "effect",
                 };
-                rt.set_option(attr, Some(&text));
+                if cleared {
+                    changes.push(Change::ClearRegistry(kind));
+                    continue;
+                }
+                let Some(registry) = value.dyn_ref::<Object>() else {
+                    return Err(type_error(format!(
+                        "option `{key}` must be an object of name → handler"
+                    )));
+                };
+                for entry in Object::entries(registry).iter() {
+                    let pair = js_sys::Array::from(&entry);
+                    let name = pair.get(0).as_string().unwrap_or_default();
+                    changes.push(Change::Register(super::check_registration(
+                        kind,
+                        name,
+                        &pair.get(1),
+                    )?));
+                }
+            }
+            _ => {
+                // Plain values cross as JSON; a value JSON cannot carry is the wrong type.
+                let json = if value.is_undefined() {
+                    Value::Null
+                } else {
+                    serde_wasm_bindgen::from_value::<Value>(value).map_err(|_| {
+                        type_error(format!("option `{key}` has a value of the wrong type"))
+                    })?
+                };
+                let settings =
+                    Setting::from_option(&key, &json).map_err(|OptionError(m)| type_error(m))?;
+                changes.extend(settings.into_iter().map(Change::Plain));
             }
         }
     }
-    if let Some(seconds) = get("streamTimeout")
-        .and_then(|v| v.as_f64())
-        .filter(|s| *s > 0.0)
-    {
-        rt.stall_ms.set((seconds * 1000.0) as u32);
-    }
-    if let Some(on) = get("resizable").and_then(|v| v.as_bool()) {
-        rt.signals.resizable.set(on);
-    }
-    if let Some(key) = string("persistSize") {
-        rt.signals.persist_size.set(key);
-    }
-    if let Some(theme) = get("theme") {
-        apply_theme(host, &theme)?;
-    }
-    for (key, kind) in [
-        ("clientWidgets", "widget"),
-        ("clientTools", "tool"),
-        ("clientActions", "action"),
-        ("effects", "effect"),
-    ] {
-        if let Some(registry) = get(key) {
-            let Some(object) = registry.dyn_ref::<Object>() else {
-                return Err(type_error(key, "an object of name → handler"));
-            };
-            for entry in Object::entries(object).iter() {
-                let pair = js_sys::Array::from(&entry);
-                let name = pair.get(0).as_string().unwrap_or_default();
-                super::register_from_page(host.clone(), kind.to_owned(), name, pair.get(1))?;
+    let mut plain = Vec::new();
+    for change in changes {
+        match change {
+            Change::Plain(setting) => {
+                if let Setting::Theme(theme) = &setting {
+                    apply_theme(host, theme);
+                }
+                plain.push(setting);
             }
+            Change::Headers(value) => rt.http_options.borrow_mut().set_headers(&value),
+            Change::Fetch(fetch) => rt.http_options.borrow_mut().fetch = fetch,
+            Change::Register(registration) => registration.apply(rt),
+            Change::ClearRegistry(kind) => rt.clear_js_registry(kind),
         }
     }
+    rt.apply_settings(plain);
     Ok(())
+}
+
+/// The `options` property: the runtime's one copy of every option, plain values as
+/// JSON plus the functions and registries the host gave.
+fn read_options(rt: &Rc<Runtime>) -> Result<JsValue, JsValue> {
+    let plain = rt.options(Options::to_json);
+    let object = plain
+        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(|e| JsValue::from_str(&e.to_string()))?;
+    let http = rt.http_options.borrow();
+    if let Some(headers) = http.given_headers() {
+        Reflect::set(&object, &"headers".into(), &headers)?;
+    }
+    if let Some(fetch) = &http.fetch {
+        Reflect::set(&object, &"fetch".into(), fetch)?;
+    }
+    for (key, registry) in rt.js_registries() {
+        Reflect::set(&object, &key.into(), &registry)?;
+    }
+    Ok(object)
 }
 
 /// `theme`: `"light" | "dark" | "auto"`, or `{colorScheme, accent, variables: {"--cs-…": …}}`.
 /// Colors and sizes go in as CSS custom properties through the CSSOM (no inline style
 /// attribute, so a strict CSP is fine); only `--cs-` names are accepted.
-fn apply_theme(host: &HtmlElement, theme: &JsValue) -> Result<(), JsValue> {
-    if let Some(scheme) = theme.as_string() {
-        return host.set_attribute("theme", &scheme);
-    }
-    let get = |key: &str| {
-        Reflect::get(theme, &key.into())
-            .ok()
-            .filter(|v| !v.is_undefined())
-    };
-    if let Some(scheme) = get("colorScheme").and_then(|v| v.as_string()) {
-        host.set_attribute("theme", &scheme)?;
-    }
+fn apply_theme(host: &HtmlElement, theme: &Value) {
     let style = host.style();
-    if let Some(accent) = get("accent").and_then(|v| v.as_string()) {
-        style.set_property("--cs-accent", &accent)?;
-    }
-    if let Some(vars) = get("variables").and_then(|v| v.dyn_into::<Object>().ok()) {
-        for entry in Object::entries(&vars).iter() {
-            let pair = js_sys::Array::from(&entry);
-            let (Some(name), Some(value)) = (pair.get(0).as_string(), pair.get(1).as_string())
-            else {
-                continue;
-            };
-            if name.starts_with("--cs-") {
-                style.set_property(&name, &value)?;
+    let scheme = match theme {
+        Value::String(scheme) => Some(scheme.as_str()),
+        other => other.get("colorScheme").and_then(Value::as_str),
+    };
+    let _ = match scheme {
+        Some(scheme) => host.set_attribute("theme", scheme),
+        None => host.remove_attribute("theme"),
+    };
+    let _ = match theme.get("accent").and_then(Value::as_str) {
+        Some(accent) => style.set_property("--cs-accent", accent),
+        None => style.remove_property("--cs-accent").map(drop),
+    };
+    if let Some(vars) = theme.get("variables").and_then(Value::as_object) {
+        for (name, value) in vars {
+            if let (true, Some(value)) = (name.starts_with("--cs-"), value.as_str()) {
+                let _ = style.set_property(name, value);
             }
         }
     }
-    Ok(())
 }
 
 /// Test hook and Rust access: the shell of an element.

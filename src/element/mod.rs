@@ -5,8 +5,10 @@ mod api;
 
 pub use api::shell_of_element;
 
-use crate::runtime::{Runtime, Shell};
+use crate::runtime::{ClientTool, ClientWidgetRenderer, Handler, Runtime, Shell};
 use crate::views::ShellRoot;
+use chat_shell_core::events::ChatEvent;
+use chat_shell_core::options::{Setting, ATTRIBUTES};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use wasm_bindgen::prelude::*;
@@ -16,28 +18,13 @@ use web_sys::{HtmlElement, ShadowRoot};
 /// with a strict Content-Security-Policy allow constructed stylesheets).
 const STYLESHEET: &str = include_str!("../../style/chat-shell.css");
 
-/// Attributes the element reacts to.
-const OBSERVED: &[&str] = &[
-    "endpoint",
-    "stream-timeout",
-    "resizable",
-    "persist-size",
-    // Start screen, attachments and metadata: handled by `Runtime::set_option`.
-    "greeting",
-    "starter-prompts",
-    "accept",
-    "max-attachment-size",
-    "max-attachments",
-    "metadata",
-    // Language, wording and composer: handled here.
-    "locale",
-    "placeholder",
-    "allow-attachments",
-];
-
 #[wasm_bindgen(inline_js = r#"
-export function defineElement(tag, observed, connect, disconnect, attribute, register, call) {
+// An element the page dropped and the garbage collector took: its runtime goes too.
+let forgetting = null;
+export function watchElement(element, key) { forgetting?.register(element, key); }
+export function defineElement(tag, observed, connect, disconnect, attribute, register, call, forget) {
   if (customElements.get(tag)) return;
+  forgetting = new FinalizationRegistry(forget);
   class ChatShellElement extends HTMLElement {
     static get observedAttributes() { return observed; }
     constructor() { super(); this.attachShadow({ mode: 'open' }); }
@@ -55,13 +42,10 @@ export function defineElement(tag, observed, connect, disconnect, attribute, reg
     registerClientAction(type, fn) { register(this, 'action', type, fn); }
     /** Handle `client_effect`s named `name`: `(data, name)`. */
     registerEffect(name, fn) { register(this, 'effect', name, fn); }
-    /** Merge `options` into the current ones (see the README for the keys). */
-    setOptions(options) {
-      // Apply only what changed; remember it only if it was accepted.
-      call(this, 'setOptions', options || {});
-      this._options = { ...(this._options || {}), ...(options || {}) };
-    }
-    get options() { return { ...(this._options || {}) }; }
+    /** Merge `options` into the current ones (see the README for the keys). The runtime
+     *  keeps the only copy; a call with a wrong value throws and changes nothing. */
+    setOptions(options) { call(this, 'setOptions', options); }
+    get options() { return call(this, 'getOptions', null); }
     set options(options) { this.setOptions(options); }
     /** `{text, attachments?, newThread?, ghost?, metadata?}`; resolves with `{threadId}`
      *  when the answer has finished. */
@@ -88,10 +72,15 @@ extern "C" {
         attribute: &JsValue,
         register: &JsValue,
         call: &JsValue,
+        forget: &JsValue,
     );
+    #[wasm_bindgen(js_name = watchElement)]
+    fn watch_element(element: &HtmlElement, key: u32);
 }
 
-/// One element's runtime and, while it is in the document, its mounted view.
+/// One element's runtime and, while it is in the document, its mounted view. The runtime
+/// (options, registries, conversation) lives as long as the element object does, in or
+/// out of the document.
 struct Instance {
     shell: Shell,
     mounted: Option<Box<dyn std::any::Any>>,
@@ -116,7 +105,8 @@ pub fn register() {
     let call = Closure::<dyn FnMut(HtmlElement, String, JsValue) -> Result<JsValue, JsValue>>::new(
         api::call,
     );
-    let observed: js_sys::Array = OBSERVED.iter().map(|a| JsValue::from_str(a)).collect();
+    let forget = Closure::<dyn FnMut(u32)>::new(forget);
+    let observed: js_sys::Array = ATTRIBUTES.iter().map(|a| JsValue::from_str(a)).collect();
     define_element(
         "chat-shell",
         &observed,
@@ -125,6 +115,7 @@ pub fn register() {
         attribute.as_ref(),
         register_handler.as_ref(),
         call.as_ref(),
+        forget.as_ref(),
     );
     // The element class calls these for as long as the page lives.
     connect.forget();
@@ -132,6 +123,14 @@ pub fn register() {
     attribute.forget();
     register_handler.forget();
     call.forget();
+    forget.forget();
+}
+
+/// The element of `key` was garbage-collected.
+fn forget(key: u32) {
+    if let Some(instance) = INSTANCES.with(|all| all.borrow_mut().remove(&key)) {
+        Runtime::dispose(instance.shell);
+    }
 }
 
 /// The key of an element in `INSTANCES`, stored on the element itself.
@@ -150,6 +149,7 @@ fn element_key(host: &HtmlElement) -> u32 {
         k
     });
     let _ = js_sys::Reflect::set(host, &PROP.into(), &JsValue::from(key));
+    watch_element(host, key);
     key
 }
 
@@ -160,7 +160,7 @@ fn shell_of(host: &HtmlElement) -> Shell {
         let mut all = all.borrow_mut();
         all.entry(key)
             .or_insert_with(|| {
-                let shell = Runtime::create(Some(host.clone()));
+                let shell = Runtime::create(None);
                 Instance {
                     shell,
                     mounted: None,
@@ -171,11 +171,11 @@ fn shell_of(host: &HtmlElement) -> Shell {
     })
 }
 
+// Attributes need no replay here: the browser reports each one present before the first
+// connect, and the runtime keeps every option across moves and detaches.
 fn connected(host: HtmlElement, root: ShadowRoot) {
     let shell = shell_of(&host);
-    for name in OBSERVED {
-        attribute_changed(host.clone(), (*name).to_owned(), host.get_attribute(name));
-    }
+    shell.with(|rt| rt.set_host(Some(host.clone())));
     adopt_stylesheet(&root);
     let Some(document) = host.owner_document() else {
         return;
@@ -200,7 +200,7 @@ fn connected(host: HtmlElement, root: ShadowRoot) {
         Some(instance.connections == 1)
     });
     if first == Some(true) {
-        shell.with(|rt| rt.emit("chat.ready", &serde_json::json!({})));
+        shell.with(|rt| rt.emit(&ChatEvent::Ready));
     }
 }
 
@@ -219,82 +219,40 @@ fn disconnected(host: HtmlElement) {
     if let Some(root) = host.shadow_root() {
         root.set_inner_html("");
     }
-    // An element moved in the page reconnects at once and keeps its conversation; one
-    // that stays out of the document is disposed.
-    let dispose = Closure::once_into_js(move || {
-        INSTANCES.with(|all| {
-            let mut all = all.borrow_mut();
-            let gone = all
+    // An element moved in the page reconnects at once and keeps everything. One that
+    // stays out of the document stops what is in flight and lets go of the element, so
+    // the page can drop it (see `forget`); its options and conversation wait for a
+    // reconnect.
+    let shell = INSTANCES.with(|all| all.borrow().get(&key).map(|i| i.shell));
+    let detached = Closure::once_into_js(move || {
+        let still_out = INSTANCES.with(|all| {
+            all.borrow()
                 .get(&key)
-                .is_some_and(|i| i.mounted.is_none() && i.connections == connections);
-            if gone {
-                if let Some(instance) = all.remove(&key) {
-                    Runtime::dispose(instance.shell);
-                }
-            }
+                .is_some_and(|i| i.mounted.is_none() && i.connections == connections)
         });
+        if still_out {
+            if let Some(shell) = shell {
+                shell.with(|rt| {
+                    rt.stop();
+                    rt.set_host(None);
+                });
+            }
+        }
     });
     if let Some(window) = web_sys::window() {
         let _ = window
-            .set_timeout_with_callback_and_timeout_and_arguments_0(dispose.unchecked_ref(), 0);
+            .set_timeout_with_callback_and_timeout_and_arguments_0(detached.unchecked_ref(), 0);
     }
 }
 
 fn attribute_changed(host: HtmlElement, name: String, value: Option<String>) {
-    let shell = shell_of(&host);
-    shell.with(|rt| match name.as_str() {
-        "endpoint" => {
-            use leptos::prelude::Set;
-            rt.signals.endpoint.set(value.unwrap_or_default());
-        }
-        // A boolean attribute: present (any value but "false") means on.
-        "resizable" => {
-            use leptos::prelude::Set;
-            rt.signals
-                .resizable
-                .set(value.is_some_and(|v| v != "false"));
-        }
-        "locale" => {
-            use leptos::prelude::{GetUntracked, Set};
-            let locale = value.unwrap_or_else(|| "en".to_owned());
-            // Keep overrides a host set through `setOptions({strings})`.
-            let overrides = js_sys::Reflect::get(&host, &"_options".into())
-                .ok()
-                .and_then(|o| js_sys::Reflect::get(&o, &"strings".into()).ok())
-                .and_then(|s| serde_wasm_bindgen::from_value::<serde_json::Value>(s).ok())
-                .unwrap_or_default();
-            if rt.signals.locale.get_untracked() != locale || !overrides.is_null() {
-                rt.signals.strings.set(
-                    chat_shell_core::strings::Strings::new(&locale).with_overrides(&overrides),
-                );
-                rt.signals.locale.set(locale);
-            }
-        }
-        "placeholder" => {
-            use leptos::prelude::Set;
-            rt.signals.placeholder.set(value);
-        }
-        "allow-attachments" => {
-            use leptos::prelude::Set;
-            rt.signals
-                .allow_attachments
-                .set(value.is_none_or(|v| v != "false"));
-        }
-        "persist-size" => {
-            use leptos::prelude::Set;
-            rt.signals.persist_size.set(value.unwrap_or_default());
-        }
-        "stream-timeout" => {
-            let ms = value
-                .and_then(|v| v.trim().parse::<f64>().ok())
-                .filter(|s| *s > 0.0)
-                .map_or(crate::runtime::DEFAULT_STALL_MS, |s| (s * 1000.0) as u32);
-            rt.stall_ms.set(ms);
-        }
-        other => {
-            rt.set_option(other, value.as_deref());
-        }
-    });
+    let Some((setting, warning)) = Setting::from_attribute(&name, value.as_deref()) else {
+        return;
+    };
+    if let Some(warning) = warning {
+        web_sys::console::warn_1(&format!("chat-shell: {warning}").into());
+    }
+    shell_of(&host).with(|rt| rt.apply_settings([setting]));
 }
 
 /// `registerClientWidget` and friends: `kind` is `widget`, `tool`, `action` or `effect`.
@@ -306,41 +264,64 @@ fn register_from_page(
     name: String,
     value: JsValue,
 ) -> Result<(), JsValue> {
-    use crate::runtime::{ClientTool, ClientWidgetRenderer, Handler};
+    let registration = check_registration(&kind, name, &value)?;
+    shell_of(&host).with(|rt| registration.apply(rt));
+    Ok(())
+}
+
+/// One checked registry entry; a `None` handler unregisters the name.
+pub(crate) enum Registration {
+    Widget(String, Option<ClientWidgetRenderer>),
+    Tool(String, Option<ClientTool>),
+    Action(String, Option<Handler>),
+    Effect(String, Option<Handler>),
+}
+
+impl Registration {
+    pub(crate) fn apply(self, rt: &Runtime) {
+        match self {
+            Registration::Widget(name, r) => rt.register_client_widget(&name, r),
+            Registration::Tool(name, t) => rt.register_client_tool(&name, t),
+            Registration::Action(name, h) => rt.register_client_action(&name, h),
+            Registration::Effect(name, h) => rt.register_effect(&name, h),
+        }
+    }
+}
+
+/// Check a page's registry entry without applying it (a `TypeError` when it is wrong).
+pub(crate) fn check_registration(
+    kind: &str,
+    name: String,
+    value: &JsValue,
+) -> Result<Registration, JsValue> {
     if name.is_empty() {
         return Err(js_sys::TypeError::new("chat-shell: a name is required").into());
     }
     let remove = value.is_null() || value.is_undefined();
     let function = value.dyn_ref::<js_sys::Function>().cloned();
-    let type_error = |what: &str| -> Result<(), JsValue> {
+    let type_error = |what: &str| -> Result<Registration, JsValue> {
         Err(js_sys::TypeError::new(&format!("chat-shell: {kind} `{name}` needs {what}")).into())
     };
-    let shell = shell_of(&host);
-    match kind.as_str() {
-        "widget" => {
-            let renderer = match (&function, value.as_string()) {
-                (Some(f), _) => Some(ClientWidgetRenderer::Js(f.clone())),
-                (None, Some(tag)) if is_custom_element_name(&tag) => {
-                    Some(ClientWidgetRenderer::Tag(tag))
-                }
-                _ if remove => None,
-                _ => return type_error("a function or a custom element tag name"),
-            };
-            shell.with(|rt| rt.register_client_widget(&name, renderer));
-        }
-        "tool" | "action" | "effect" => {
-            if function.is_none() && !remove {
-                return type_error("a function");
+    if kind == "widget" {
+        let renderer = match (&function, value.as_string()) {
+            (Some(f), _) => Some(ClientWidgetRenderer::Js(f.clone())),
+            (None, Some(tag)) if is_custom_element_name(&tag) => {
+                Some(ClientWidgetRenderer::Tag(tag))
             }
-            shell.with(|rt| match kind.as_str() {
-                "tool" => rt.register_client_tool(&name, function.map(ClientTool::Js)),
-                "action" => rt.register_client_action(&name, function.map(Handler::Js)),
-                _ => rt.register_effect(&name, function.map(Handler::Js)),
-            });
-        }
-        _ => return type_error("a known registry"),
+            _ if remove => None,
+            _ => return type_error("a function or a custom element tag name"),
+        };
+        return Ok(Registration::Widget(name, renderer));
     }
-    Ok(())
+    if function.is_none() && !remove {
+        return type_error("a function");
+    }
+    match kind {
+        "tool" => Ok(Registration::Tool(name, function.map(ClientTool::Js))),
+        "action" => Ok(Registration::Action(name, function.map(Handler::Js))),
+        "effect" => Ok(Registration::Effect(name, function.map(Handler::Js))),
+        _ => type_error("a known registry"),
+    }
 }
 
 /// A valid custom element name: lowercase ASCII letter first, a hyphen, no uppercase.
@@ -381,5 +362,5 @@ pub fn is_mounted(host: &HtmlElement) -> bool {
 pub fn endpoint_of(host: &HtmlElement) -> Option<String> {
     let key = element_key(host);
     let shell = INSTANCES.with(|all| all.borrow().get(&key).map(|i| i.shell))?;
-    shell.with(|rt| leptos::prelude::GetUntracked::get_untracked(&rt.signals.endpoint))
+    shell.with(|rt| rt.options(|o| o.endpoint.clone()))
 }

@@ -5,6 +5,7 @@
 
 use super::Runtime;
 use crate::transport;
+use chat_shell_core::events::{ChatError, ChatEvent, ErrorKind};
 use chat_shell_core::protocol::chatkit::{
     Action, ClientToolStatus, ItemId, ItemKind, RequestBody, SyncCustomActionResponse, ThreadId,
 };
@@ -93,6 +94,84 @@ impl Runtime {
         };
         drop(widgets);
         self.client_widgets_rev().update(|r| *r += 1);
+    }
+
+    /// Unregister every entry the page gave one registry (`kind`: `widget`, `tool`,
+    /// `action` or `effect`); Rust entries stay.
+    pub fn clear_js_registry(&self, kind: &str) {
+        match kind {
+            "widget" => {
+                let mut widgets = self.registry.widgets.borrow_mut();
+                widgets.retain(|_, w| matches!(w, ClientWidgetRenderer::Rust(_)));
+                drop(widgets);
+                self.client_widgets_rev().update(|r| *r += 1);
+            }
+            "tool" => self
+                .registry
+                .tools
+                .borrow_mut()
+                .retain(|_, t| matches!(t, ClientTool::Rust(_))),
+            "action" => self
+                .registry
+                .actions
+                .borrow_mut()
+                .retain(|_, h| matches!(h, Handler::Rust(_))),
+            _ => self
+                .registry
+                .effects
+                .borrow_mut()
+                .retain(|_, h| matches!(h, Handler::Rust(_))),
+        }
+    }
+
+    /// The page's registries as the `options` property shows them: option name → an
+    /// object of name → function (or tag name).
+    pub fn js_registries(&self) -> Vec<(&'static str, js_sys::Object)> {
+        let object = |entries: Vec<(String, JsValue)>| {
+            let object = js_sys::Object::new();
+            for (name, value) in entries {
+                let _ = js_sys::Reflect::set(&object, &name.into(), &value);
+            }
+            object
+        };
+        let handlers = |map: &HashMap<String, Handler>| {
+            map.iter()
+                .filter_map(|(n, h)| match h {
+                    Handler::Js(f) => Some((n.clone(), JsValue::from(f))),
+                    Handler::Rust(_) => None,
+                })
+                .collect::<Vec<_>>()
+        };
+        let widgets = self
+            .registry
+            .widgets
+            .borrow()
+            .iter()
+            .filter_map(|(n, w)| match w {
+                ClientWidgetRenderer::Js(f) => Some((n.clone(), JsValue::from(f))),
+                ClientWidgetRenderer::Tag(t) => Some((n.clone(), JsValue::from_str(t))),
+                ClientWidgetRenderer::Rust(_) => None,
+            })
+            .collect();
+        let tools = self
+            .registry
+            .tools
+            .borrow()
+            .iter()
+            .filter_map(|(n, t)| match t {
+                ClientTool::Js(f) => Some((n.clone(), JsValue::from(f))),
+                ClientTool::Rust(_) => None,
+            })
+            .collect();
+        vec![
+            ("clientWidgets", object(widgets)),
+            ("clientTools", object(tools)),
+            (
+                "clientActions",
+                object(handlers(&self.registry.actions.borrow())),
+            ),
+            ("effects", object(handlers(&self.registry.effects.borrow()))),
+        ]
     }
 
     pub fn register_client_tool(&self, name: &str, tool: Option<ClientTool>) {
@@ -212,10 +291,10 @@ impl Runtime {
     fn client_action(self: &Rc<Self>, item_id: Option<ItemId>, action: Action, done: ActionDone) {
         let action_json = serde_json::to_value(&action).unwrap_or(Value::Null);
         let context = json!({ "itemId": item_id });
-        self.emit(
-            "chat.action",
-            &json!({ "action": action_json, "itemId": item_id }),
-        );
+        self.emit(&ChatEvent::Action {
+            action: action_json.clone(),
+            item_id: item_id.clone(),
+        });
         let handler = self.registry.actions.borrow().get(&action.kind).cloned();
         match handler {
             Some(Handler::Js(f)) => {
@@ -291,10 +370,10 @@ impl Runtime {
                     done(true);
                 }
                 Err(e) => {
-                    this.emit(
-                        "chat.error",
-                        &json!({ "kind": "action", "message": e.user_message() }),
-                    );
+                    this.emit(&ChatEvent::Error(ChatError::new(
+                        ErrorKind::Action,
+                        e.user_message(),
+                    )));
                     done(false);
                 }
             }

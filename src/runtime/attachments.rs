@@ -3,12 +3,12 @@
 //! server when it was created there), and what comes back when a message was not sent.
 
 use super::Runtime;
-use chat_shell_core::attachments::{
-    effective_mime, is_previewable_image, AttachmentLimits, FileFacts,
-};
+use chat_shell_core::attachments::{effective_mime, is_previewable_image, FileFacts};
+use chat_shell_core::events::{ChatError, ChatEvent, ErrorKind};
 use chat_shell_core::protocol::chatkit::{Attachment, AttachmentId, RequestBody};
+use chat_shell_core::strings::Text;
 use leptos::prelude::*;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -48,7 +48,6 @@ pub struct TraySignals {
     pub entries: RwSignal<Vec<TrayEntry>>,
     /// Why files offered were refused (shown as an alert in the tray).
     pub error: RwSignal<Option<String>>,
-    pub limits: RwSignal<AttachmentLimits>,
 }
 
 impl TraySignals {
@@ -57,7 +56,6 @@ impl TraySignals {
         TraySignals {
             entries: RwSignal::new(Vec::new()),
             error: RwSignal::new(None),
-            limits: RwSignal::new(AttachmentLimits::default()),
         }
     }
 }
@@ -85,7 +83,7 @@ impl Runtime {
     /// with a local preview and start uploading; the others are refused with a message.
     pub fn add_files(self: &Rc<Self>, files: Vec<File>) {
         // Drops and pastes too: with attachments turned off, files are not taken.
-        if files.is_empty() || !self.signals.allow_attachments.get_untracked() {
+        if files.is_empty() || !self.options(|o| o.attachments_enabled) {
             return;
         }
         let facts: Vec<FileFacts> = files
@@ -96,9 +94,9 @@ impl Runtime {
                 mime_type: f.type_(),
             })
             .collect();
-        let limits = self.signals.tray.limits.get_untracked();
+        let limits = self.options(|o| o.attachment_limits.clone());
         let already = self.signals.tray.entries.with_untracked(Vec::len);
-        let checked = limits.check(already, &facts);
+        let checked = self.with_strings(|s| limits.check(already, &facts, s));
         self.signals
             .tray
             .error
@@ -123,10 +121,11 @@ impl Runtime {
                 })
             });
             self.uploads.files.borrow_mut().insert(local, file);
-            self.emit(
-                "chat.attachment.added",
-                &json!({ "name": facts.name, "size": facts.size, "mimeType": mime_type }),
-            );
+            self.emit(&ChatEvent::AttachmentAdded {
+                name: facts.name.clone(),
+                size: facts.size,
+                mime_type: mime_type.clone(),
+            });
             self.create_attachment(local);
         }
     }
@@ -159,10 +158,10 @@ impl Runtime {
                     }
                 }
                 Err(e) => {
-                    this.update_entry(local, |entry| {
-                        entry.status =
-                            UploadStatus::Failed(format!("Upload failed. {}", e.user_message()))
+                    let message = this.with_strings(|s| {
+                        s.format(Text::UploadFailed, &[("error", &e.message_in(s))])
                     });
+                    this.update_entry(local, |entry| entry.status = UploadStatus::Failed(message));
                 }
             }
         });
@@ -176,12 +175,8 @@ impl Runtime {
             return;
         };
         let Some(file) = self.uploads.files.borrow().get(&local).cloned() else {
-            return self.update_entry_status(
-                local,
-                UploadStatus::Failed(
-                    "The file is no longer available: remove it and add it again.".into(),
-                ),
-            );
+            return self
+                .update_entry_status(local, UploadStatus::Failed(self.text(Text::UploadFileGone)));
         };
         let (method, url, headers, multipart) =
             match (&attachment.upload_descriptor, &attachment.upload_url) {
@@ -193,13 +188,13 @@ impl Runtime {
         let Ok(xhr) = XmlHttpRequest::new() else {
             return self.update_entry_status(
                 local,
-                UploadStatus::Failed("This browser cannot upload files.".into()),
+                UploadStatus::Failed(self.text(Text::UploadUnsupported)),
             );
         };
         if xhr.open_with_async(&method, &url, true).is_err() {
             return self.update_entry_status(
                 local,
-                UploadStatus::Failed("Upload failed: the upload address is not valid.".into()),
+                UploadStatus::Failed(self.text(Text::UploadBadAddress)),
             );
         }
         for (name, value) in &headers {
@@ -228,15 +223,17 @@ impl Runtime {
             let next = if (200..300).contains(&status) {
                 UploadStatus::Ready
             } else if status == 0 {
-                UploadStatus::Failed("Upload failed: the connection was lost.".into())
+                UploadStatus::Failed(rt.text(Text::UploadConnectionLost))
             } else {
-                UploadStatus::Failed(format!("Upload failed (HTTP {status})."))
+                UploadStatus::Failed(rt.with_strings(|s| {
+                    s.format(Text::UploadFailedHttp, &[("status", &status.to_string())])
+                }))
             };
             if let UploadStatus::Failed(message) = &next {
-                rt.emit(
-                    "chat.error",
-                    &json!({ "kind": "upload", "message": message, "status": status }),
-                );
+                rt.emit(&ChatEvent::Error(ChatError {
+                    status: Some(status),
+                    ..ChatError::new(ErrorKind::Upload, message.clone())
+                }));
             }
             rt.update_entry_status(local, next);
         });
@@ -251,10 +248,8 @@ impl Runtime {
             xhr.send_with_opt_blob(Some(&file))
         };
         if sent.is_err() {
-            return self.update_entry_status(
-                local,
-                UploadStatus::Failed("Upload failed: the file could not be sent.".into()),
-            );
+            return self
+                .update_entry_status(local, UploadStatus::Failed(self.text(Text::UploadNotSent)));
         }
         self.uploads.in_flight.borrow_mut().insert(
             local,
@@ -289,10 +284,10 @@ impl Runtime {
         });
         let Some(entry) = removed else { return };
         self.signals.tray.error.set(None);
-        self.emit(
-            "chat.attachment.removed",
-            &json!({ "name": entry.name, "id": entry.attachment.as_ref().map(|a| a.id.clone()) }),
-        );
+        self.emit(&ChatEvent::AttachmentRemoved {
+            name: entry.name.clone(),
+            id: entry.attachment.as_ref().map(|a| a.id.to_string()),
+        });
         self.discard_tray(vec![entry]);
     }
 
@@ -328,23 +323,23 @@ impl Runtime {
                 .json_request::<Value>(RequestBody::DeleteAttachment { attachment_id: id })
                 .await;
             if let Err(e) = result {
-                this.emit(
-                    "chat.error",
-                    &json!({ "kind": "attachments.delete", "message": e.user_message() }),
-                );
+                this.emit(&ChatEvent::Error(ChatError::new(
+                    ErrorKind::AttachmentDelete,
+                    e.user_message(),
+                )));
             }
         });
     }
 
     /// Why the tray holds the message back, if it does.
-    pub fn tray_blocker(entries: &[TrayEntry]) -> Option<&'static str> {
+    pub fn tray_blocker(entries: &[TrayEntry]) -> Option<Text> {
         if entries
             .iter()
             .any(|e| matches!(e.status, UploadStatus::Failed(_)))
         {
-            Some("An attachment failed to upload: retry or remove it.")
+            Some(Text::UploadsFailed)
         } else if entries.iter().any(|e| e.status != UploadStatus::Ready) {
-            Some("Waiting for attachments to finish uploading…")
+            Some(Text::UploadsPending)
         } else {
             None
         }

@@ -5,13 +5,14 @@
 use super::Runtime;
 use crate::transport::{Http, TransportError};
 use js_sys::{Function, Object, Promise};
-use leptos::prelude::*;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
 /// The host's request options (`headers`, `fetch`).
 #[derive(Default)]
 pub struct HttpOptions {
+    /// The `headers` option as the host gave it (read back by `options`).
+    given: Option<JsValue>,
     pub headers: Vec<(String, String)>,
     /// `async () => ({ Authorization: … })`, called before each request.
     pub headers_fn: Option<Function>,
@@ -21,12 +22,20 @@ pub struct HttpOptions {
 impl HttpOptions {
     /// From the `headers` option: an object of strings, or a function returning one.
     pub fn set_headers(&mut self, value: &JsValue) {
+        self.given = (!value.is_null() && !value.is_undefined()).then(|| value.clone());
         self.headers_fn = value.dyn_ref::<Function>().cloned();
         self.headers = if self.headers_fn.is_some() {
             Vec::new()
         } else {
             header_pairs(value)
         };
+    }
+}
+
+impl HttpOptions {
+    /// The `headers` option as given, if any.
+    pub fn given_headers(&self) -> Option<JsValue> {
+        self.given.clone()
     }
 }
 
@@ -74,7 +83,7 @@ impl Runtime {
             headers.extend(header_pairs(&value));
         }
         Ok(Http {
-            endpoint: self.signals.endpoint.get_untracked(),
+            endpoint: self.options(|o| o.endpoint.clone()),
             headers,
             fetch,
         })

@@ -1,10 +1,10 @@
 //! What the user asks for (send, retry, stop, new chat, feedback), turned into reducer
-//! inputs and requests; and the options a host page sets as attributes.
+//! inputs and requests.
 
-use super::{Runtime, RUNTIMES};
+use super::Runtime;
 use crate::transport;
-use chat_shell_core::attachments::{parse_accept, parse_count, parse_size, AttachmentLimits};
-use chat_shell_core::options::{greeting, merge_metadata, parse_metadata, parse_starter_prompts};
+use chat_shell_core::events::{ChatError, ChatEvent, ErrorKind};
+use chat_shell_core::options::merge_metadata;
 use chat_shell_core::protocol::chatkit::{
     Attachment, FeedbackKind, ItemId, ItemKind, RequestBody, UserMessageInput,
 };
@@ -13,8 +13,7 @@ use chat_shell_core::reducer::{Input, OutgoingMessage, GHOST_OPTION};
 use leptos::prelude::*;
 use serde_json::Value;
 use std::rc::Rc;
-use wasm_bindgen::prelude::*;
-use web_sys::{AbortController, HtmlElement};
+use web_sys::AbortController;
 
 /// How a message is sent, beyond its text.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -68,7 +67,8 @@ impl Runtime {
             Some(thread_id) => RequestBody::AddUserMessage { thread_id, input },
             None => RequestBody::ThreadsCreate { input },
         };
-        let metadata = merge_metadata(self.metadata.borrow().as_ref(), options.metadata.as_ref());
+        let metadata =
+            self.options(|o| merge_metadata(o.metadata.as_ref(), options.metadata.as_ref()));
         self.apply(Input::SendStarted(OutgoingMessage {
             text,
             attachments: options.attachments,
@@ -173,10 +173,10 @@ impl Runtime {
             Err(e) => Err(e),
         };
         if let Err(e) = &result {
-            self.emit(
-                "chat.error",
-                &serde_json::json!({ "kind": "feedback", "message": e.user_message() }),
-            );
+            self.emit(&ChatEvent::Error(ChatError::new(
+                ErrorKind::Feedback,
+                e.user_message(),
+            )));
         }
         result.is_ok()
     }
@@ -211,73 +211,7 @@ impl Runtime {
         self.switch_draft(from, None);
     }
 
-    /// Set an option given as an attribute (`None`: removed). Returns false for a name
-    /// this runtime does not know. Broken values fall back to the default with a warning.
-    pub fn set_option(&self, name: &str, value: Option<&str>) -> bool {
-        let warn = |message: String| {
-            web_sys::console::warn_1(&format!("chat-shell: {message}").into());
-        };
-        match name {
-            "greeting" => self.signals.greeting.set(greeting(value)),
-            "starter-prompts" => {
-                let prompts = parse_starter_prompts(value.unwrap_or("")).unwrap_or_else(|e| {
-                    warn(e);
-                    Vec::new()
-                });
-                self.signals.starters.set(prompts);
-            }
-            "metadata" => {
-                let metadata = parse_metadata(value.unwrap_or("")).unwrap_or_else(|e| {
-                    warn(e);
-                    None
-                });
-                *self.metadata.borrow_mut() = metadata;
-            }
-            "accept" | "max-attachment-size" | "max-attachments" => {
-                let defaults = AttachmentLimits::default();
-                let value = value.unwrap_or("");
-                self.signals.tray.limits.update(|limits| match name {
-                    "accept" => limits.accept = parse_accept(value),
-                    "max-attachment-size" => {
-                        limits.max_size = parse_size(value).unwrap_or(defaults.max_size)
-                    }
-                    _ => limits.max_count = parse_count(value).unwrap_or(defaults.max_count),
-                });
-            }
-            _ => return false,
-        }
-        true
-    }
-
     pub fn dismiss_notice(self: &Rc<Self>, id: u64) {
         self.apply(Input::NoticeDismissed(id));
     }
-}
-
-/// Send a message through the `<chat-shell>` element `host` from page script, until the
-/// element has its own options API: `options` may hold `ghost` (bool) and `metadata` (an
-/// object sent with this message only). Returns whether the message went out.
-#[wasm_bindgen(js_name = chatShellSendMessage)]
-pub fn send_message_from_page(host: &HtmlElement, text: String, options: JsValue) -> bool {
-    let options: Value = serde_wasm_bindgen::from_value(options).unwrap_or(Value::Null);
-    let runtime = RUNTIMES.with(|all| {
-        all.borrow()
-            .values()
-            .find(|rt| rt.host.borrow().as_ref() == Some(host))
-            .cloned()
-    });
-    let Some(runtime) = runtime else {
-        return false;
-    };
-    runtime.send_message_with(
-        text,
-        SendOptions {
-            ghost: options
-                .get("ghost")
-                .and_then(Value::as_bool)
-                .unwrap_or(false),
-            metadata: options.get("metadata").and_then(Value::as_object).cloned(),
-            attachments: Vec::new(),
-        },
-    )
 }

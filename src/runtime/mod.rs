@@ -19,7 +19,8 @@ pub use threads::{HistorySignals, OlderItems, ThreadList, ThreadRow};
 
 use chat_shell_core::protocol::chatkit::{ItemId, ItemKind};
 
-use chat_shell_core::protocol::JsonMap;
+use chat_shell_core::events::ChatEvent;
+use chat_shell_core::options::{Options, Setting};
 use chat_shell_core::reducer::{
     reduce, ChatState, Effect, Input, ItemState, Notice, Outcome, Progress, ThreadInfo, TurnError,
 };
@@ -30,9 +31,6 @@ use std::collections::HashMap;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use web_sys::{AbortController, CustomEvent, CustomEventInit, HtmlElement};
-
-/// Default stall timeout: a stream silent this long is aborted with an error.
-pub const DEFAULT_STALL_MS: u32 = 60_000;
 
 thread_local! {
     static RUNTIMES: RefCell<HashMap<u32, Rc<Runtime>>> = RefCell::new(HashMap::new());
@@ -70,7 +68,8 @@ pub struct ItemKey {
 /// be long): views read them from the state when their item's revision ticks.
 #[derive(Clone, Copy)]
 pub struct ViewSignals {
-    pub endpoint: RwSignal<String>,
+    /// Every plain option the host set (attributes, `setOptions`, props): the one copy.
+    pub options: RwSignal<Options>,
     pub order: RwSignal<Vec<ItemKey>>,
     pub thread: RwSignal<Option<ThreadInfo>>,
     /// `Some(can_cancel)` while an answer streams (see `Turn::can_cancel`).
@@ -85,25 +84,13 @@ pub struct ViewSignals {
     pub history: HistorySignals,
     /// The composer's attachments.
     pub tray: TraySignals,
-    /// The start screen's greeting and suggestions.
-    pub greeting: RwSignal<String>,
-    pub starters: RwSignal<Vec<chat_shell_core::options::StarterPrompt>>,
-    /// Every UI string, for the element's locale and the host's overrides.
+    /// Every UI string, for the options' locale and overrides (derived from `options`
+    /// when those change, so views do not rebuild the table per read).
     pub strings: RwSignal<chat_shell_core::strings::Strings>,
-    /// The language tag the strings are for (`locale` attribute / option).
-    pub locale: RwSignal<String>,
-    /// The composer's placeholder, when the host sets one.
-    pub placeholder: RwSignal<Option<String>>,
-    /// Whether the composer offers attachments (`allow-attachments`).
-    pub allow_attachments: RwSignal<bool>,
-    /// Whether the resize handles show (`resizable` attribute / prop).
-    pub resizable: RwSignal<bool>,
-    /// localStorage key under which the size is remembered; empty: not remembered.
-    pub persist_size: RwSignal<String>,
 }
 
-/// A Rust listener for `chat.*` events: `(name, detail)`.
-pub type EventListener = Rc<dyn Fn(&str, &serde_json::Value)>;
+/// A Rust listener for `chat.*` events.
+pub type EventListener = Rc<dyn Fn(&ChatEvent)>;
 
 pub struct Runtime {
     /// The host's request options (headers, custom fetch).
@@ -124,8 +111,6 @@ pub struct Runtime {
     pending_tools: RefCell<Vec<(ItemId, String, String)>>,
     /// Client widgets, tools, action and effect handlers; actions awaiting their answer.
     registry: actions::Registry,
-    pub stall_ms: Cell<u32>,
-    pub metadata: RefCell<Option<JsonMap>>,
     threads: threads::Threads,
     uploads: attachments::Uploads,
     owner: Owner,
@@ -142,7 +127,7 @@ impl Runtime {
         });
         let owner = Owner::new();
         let signals = owner.with(|| ViewSignals {
-            endpoint: RwSignal::new(String::new()),
+            options: RwSignal::new(Options::default()),
             order: RwSignal::new(Vec::new()),
             thread: RwSignal::new(None),
             streaming: RwSignal::new(None),
@@ -152,15 +137,8 @@ impl Runtime {
             draft: RwSignal::new(String::new()),
             announce: RwSignal::new(String::new()),
             strings: RwSignal::new(chat_shell_core::strings::Strings::new("en")),
-            locale: RwSignal::new("en".to_owned()),
-            placeholder: RwSignal::new(None),
-            allow_attachments: RwSignal::new(true),
-            resizable: RwSignal::new(false),
-            persist_size: RwSignal::new(String::new()),
             history: HistorySignals::new(),
             tray: TraySignals::new(),
-            greeting: RwSignal::new(chat_shell_core::options::DEFAULT_GREETING.to_owned()),
-            starters: RwSignal::new(Vec::new()),
         });
         let shell = Shell(id);
         let runtime = Runtime {
@@ -176,8 +154,6 @@ impl Runtime {
             frame_pending: Cell::new(false),
             pending_tools: RefCell::new(Vec::new()),
             registry: actions::Registry::default(),
-            stall_ms: Cell::new(DEFAULT_STALL_MS),
-            metadata: RefCell::new(None),
             threads: Default::default(),
             uploads: Default::default(),
             owner,
@@ -232,7 +208,7 @@ impl Runtime {
         }
         for effect in outcome.effects {
             match effect {
-                Effect::Emit { name, detail } => self.emit(name, &detail),
+                Effect::Emit(event) => self.emit(&event),
                 Effect::Announce(text) => self.signals.announce.set(text),
                 Effect::RestoreDraft { text, attachments } => self.restore_draft(text, attachments),
                 Effect::InvokeClientTool {
@@ -260,6 +236,45 @@ impl Runtime {
         *self.host.borrow_mut() = host;
     }
 
+    /// Apply option changes, whichever way they came (attributes, `setOptions`, props).
+    /// The one place options take effect; callers validate first, so this never fails.
+    pub fn apply_settings(&self, settings: impl IntoIterator<Item = Setting>) {
+        let settings: Vec<Setting> = settings.into_iter().collect();
+        if settings.is_empty() {
+            return;
+        }
+        let before = self.signals.options.get_untracked();
+        let mut after = before.clone();
+        for setting in settings {
+            after.apply(setting);
+        }
+        if after == before {
+            return;
+        }
+        if (&after.locale, &after.strings) != (&before.locale, &before.strings) {
+            self.signals.strings.set(
+                chat_shell_core::strings::Strings::new(&after.locale)
+                    .with_overrides(&after.strings),
+            );
+        }
+        self.signals.options.set(after);
+    }
+
+    /// Read the options without subscribing.
+    pub fn options<R>(&self, f: impl FnOnce(&Options) -> R) -> R {
+        self.signals.options.with_untracked(f)
+    }
+
+    /// A UI string in the element's language (read without subscribing).
+    pub fn text(&self, text: chat_shell_core::strings::Text) -> String {
+        self.with_strings(|s| s.get(text).to_owned())
+    }
+
+    /// Read the element's strings without subscribing.
+    pub fn with_strings<R>(&self, f: impl FnOnce(&chat_shell_core::strings::Strings) -> R) -> R {
+        self.signals.strings.with_untracked(f)
+    }
+
     /// Also hand every `chat.*` event to a Rust listener.
     pub fn add_listener(&self, listener: EventListener) {
         self.listeners.borrow_mut().push(listener);
@@ -267,26 +282,24 @@ impl Runtime {
 
     /// Dispatch a `chat.*` event: a DOM `CustomEvent` from the host (bubbles, crosses the
     /// shadow root) and a call to each Rust listener.
-    pub fn emit(&self, name: &str, detail: &impl Serialize) {
+    pub fn emit(&self, event: &ChatEvent) {
         let listeners = self.listeners.borrow().clone();
-        if !listeners.is_empty() {
-            let value = serde_json::to_value(detail).unwrap_or_default();
-            for listener in &listeners {
-                listener(name, &value);
-            }
+        for listener in &listeners {
+            listener(event);
         }
         let Some(host) = self.host.borrow().clone() else {
             return;
         };
-        let detail = detail
+        let detail = event
+            .detail()
             .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
             .unwrap_or(JsValue::NULL);
         let init = CustomEventInit::new();
         init.set_bubbles(true);
         init.set_composed(true);
         init.set_detail(&detail);
-        if let Ok(event) = CustomEvent::new_with_event_init_dict(name, &init) {
-            let _ = host.dispatch_event(&event);
+        if let Ok(dom_event) = CustomEvent::new_with_event_init_dict(event.name(), &init) {
+            let _ = host.dispatch_event(&dom_event);
         }
     }
 

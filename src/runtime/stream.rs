@@ -18,7 +18,7 @@ impl Runtime {
     }
 
     pub(crate) fn envelope(&self, body: RequestBody) -> ChatRequest {
-        body.with_metadata(self.metadata.borrow().clone())
+        body.with_metadata(self.options(|o| o.metadata.clone()))
     }
 
     pub(crate) fn start_stream(self: &Rc<Self>, body: RequestBody) {
@@ -33,13 +33,13 @@ impl Runtime {
         let generation = self.generation.get();
         let Ok(abort) = AbortController::new() else {
             return self.apply(Input::StreamFailed {
-                message: "This browser cannot run streamed requests.".into(),
+                message: self.text(chat_shell_core::strings::Text::StreamingUnsupported),
                 allow_retry: false,
             });
         };
         let signal = abort.signal();
         *self.abort.borrow_mut() = Some(abort);
-        let stall_ms = self.stall_ms.get();
+        let stall_ms = self.options(|o| o.stream_timeout_ms());
         let this = Rc::clone(self);
         wasm_bindgen_futures::spawn_local(async move {
             let live = || this.generation.get() == generation;
@@ -81,7 +81,7 @@ impl Runtime {
             return;
         }
         self.apply(Input::StreamFailed {
-            message: error.user_message(),
+            message: self.with_strings(|s| error.message_in(s)),
             allow_retry: error.retryable(),
         });
     }

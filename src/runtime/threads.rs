@@ -9,14 +9,16 @@
 use super::attachments::TrayEntry;
 use super::Runtime;
 use crate::transport::{self, TransportError};
+use chat_shell_core::events::{ChatError, ChatEvent, ErrorKind};
 use chat_shell_core::history::thread_label;
 use chat_shell_core::protocol::chatkit::{
     ListOrder, Page, RequestBody, StreamEvent, Thread, ThreadEvent, ThreadId, ThreadItem,
 };
 use chat_shell_core::reducer::Input;
+use chat_shell_core::strings::Text;
 use leptos::prelude::*;
 use serde::de::DeserializeOwned;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -119,11 +121,11 @@ impl Runtime {
         transport::post_json::<T>(&http, &envelope, &abort.signal()).await
     }
 
-    fn report(&self, kind: &str, error: &TransportError) {
-        self.emit(
-            "chat.error",
-            &json!({ "kind": kind, "message": error.user_message() }),
-        );
+    fn report(&self, kind: ErrorKind, error: &TransportError) {
+        self.emit(&ChatEvent::Error(ChatError::new(
+            kind,
+            error.user_message(),
+        )));
     }
 
     // ---- the history list -------------------------------------------------------------
@@ -182,13 +184,14 @@ impl Runtime {
             if this.threads.list_token.get() != token {
                 return;
             }
+            let strings = this.signals.strings.get_untracked();
             match result {
                 Ok(page) => this.signals.history.list.update(|l| {
                     for thread in &page.data {
                         if !l.rows.iter().any(|r| r.id == thread.id) {
                             l.rows.push(ThreadRow {
                                 id: thread.id.clone(),
-                                label: thread_label(thread),
+                                label: thread_label(thread, &strings),
                                 created_at: thread.created_at.clone(),
                             });
                         }
@@ -202,9 +205,9 @@ impl Runtime {
                     this.signals.history.list.update(|l| {
                         l.loading = false;
                         l.loaded = true;
-                        l.error = Some(e.user_message());
+                        l.error = Some(e.message_in(&strings));
                     });
-                    this.report("history", &e);
+                    this.report(ErrorKind::History, &e);
                 }
             }
         });
@@ -224,7 +227,7 @@ impl Runtime {
             .await;
         match result {
             Ok(thread) => {
-                let label = thread_label(&thread);
+                let label = self.with_strings(|s| thread_label(&thread, s));
                 self.signals.history.list.update(|l| {
                     if let Some(row) = l.rows.iter_mut().find(|r| r.id == id) {
                         row.label = label;
@@ -241,7 +244,7 @@ impl Runtime {
                 true
             }
             Err(e) => {
-                self.report("thread.update", &e);
+                self.report(ErrorKind::ThreadUpdate, &e);
                 false
             }
         }
@@ -279,7 +282,7 @@ impl Runtime {
                 true
             }
             Err(e) => {
-                self.report("thread.delete", &e);
+                self.report(ErrorKind::ThreadDelete, &e);
                 false
             }
         }
@@ -341,14 +344,14 @@ impl Runtime {
                 }
                 Err(e) => {
                     this.signals.history.opening.set(None);
-                    this.signals.history.open_error.set(Some(format!(
-                        "This conversation could not be opened. {}",
-                        e.user_message()
-                    )));
+                    let message = this.with_strings(|s| {
+                        s.format(Text::ThreadOpenError, &[("error", &e.message_in(s))])
+                    });
+                    this.signals.history.open_error.set(Some(message));
                     // The thread shown did not change: neither does its draft.
                     let shown = this.state.borrow().thread_id().cloned();
                     this.switch_draft(Some(id), shown);
-                    this.report("thread.load", &e);
+                    this.report(ErrorKind::ThreadLoad, &e);
                 }
             }
         });
@@ -431,7 +434,7 @@ impl Runtime {
                 }
                 Err(e) => {
                     this.signals.history.older.update(|o| o.loading = false);
-                    this.report("items.list", &e);
+                    this.report(ErrorKind::ItemsList, &e);
                 }
             }
         });

@@ -2,6 +2,7 @@
 //! retry and remove) and the attachments of a sent message (image previews, file badges,
 //! "+N more").
 
+use super::{tr, trf};
 use crate::runtime::{Shell, TrayEntry, UploadStatus};
 use chat_shell_core::attachments::{extension, is_previewable_image};
 use chat_shell_core::markdown::safe_image_url;
@@ -29,7 +30,7 @@ pub fn AttachmentTray(shell: Shell) -> impl IntoView {
                     <button
                         type="button"
                         class="cs-button cs-button--ghost"
-                        aria-label="Dismiss"
+                        aria-label=tr(shell, Text::Dismiss)
                         on:click=move |_| tray.error.set(None)
                     >
                         "×"
@@ -41,7 +42,7 @@ pub fn AttachmentTray(shell: Shell) -> impl IntoView {
             class="cs-tray"
             part="attachment-tray"
             data-part="attachment-tray"
-            aria-label="Attachments"
+            aria-label=tr(shell, Text::Attachments)
             hidden=move || locals.with(Vec::is_empty)
         >
             <For
@@ -68,16 +69,11 @@ fn TrayItem(shell: Shell, local: u64) -> impl IntoView {
     let thumbnail = Memo::new(move |_| entry.with(|e| e.as_ref().and_then(thumbnail_of)));
     let status = Memo::new(move |_| entry.with(|e| e.as_ref().map(|e| e.status.clone())));
     let ext = extension(&name).map(str::to_uppercase);
+    let named = |text: Text| trf(shell, text, vec![("name", name.clone())]);
     let (remove_label, retry_label, progress_label) = (
-        shell
-            .with(|rt| {
-                rt.signals
-                    .strings
-                    .with_untracked(|t| t.format(Text::Remove, &[("name", &name)]))
-            })
-            .unwrap_or_else(|| format!("Remove {name}")),
-        format!("Retry upload {name}"),
-        format!("Uploading {name}"),
+        named(Text::Remove),
+        named(Text::RetryUploadNamed),
+        named(Text::UploadingNamed),
     );
     let alt = name.clone();
     view! {
@@ -94,7 +90,7 @@ fn TrayItem(shell: Shell, local: u64) -> impl IntoView {
                 {move || match thumbnail.get() {
                     Some(src) => view! { <img class="cs-tray__thumb" src=src alt=alt.clone() /> }.into_any(),
                     None => view! {
-                        <span class="cs-tray__file" aria-hidden="true">{ext.clone().unwrap_or_else(|| "FILE".into())}</span>
+                        <span class="cs-tray__file" aria-hidden="true">{ext.clone().unwrap_or_else(|| tr(shell, Text::FileBadge).get())}</span>
                     }
                     .into_any(),
                 }}
@@ -102,7 +98,7 @@ fn TrayItem(shell: Shell, local: u64) -> impl IntoView {
                     type="button"
                     class="cs-tray__remove"
                     aria-label=remove_label
-                    title="Remove"
+                    title=remove_label
                     on:click=move |_| {
                         shell.with(|rt| rt.remove_attachment(local));
                     }
@@ -112,12 +108,11 @@ fn TrayItem(shell: Shell, local: u64) -> impl IntoView {
             </div>
             <span class="cs-tray__name" title=name.clone()>{name.clone()}</span>
             {move || match status.get() {
-                Some(UploadStatus::Creating) => Some(progress(progress_label.clone(), None).into_any()),
+                Some(UploadStatus::Creating) => Some(progress(progress_label, None).into_any()),
                 Some(UploadStatus::Uploading(percent)) => {
-                    Some(progress(progress_label.clone(), percent).into_any())
+                    Some(progress(progress_label, percent).into_any())
                 }
                 Some(UploadStatus::Failed(message)) => {
-                    let retry_label = retry_label.clone();
                     Some(view! {
                         <p class="cs-tray__error" data-part="upload-error">{message}</p>
                         <button
@@ -128,7 +123,7 @@ fn TrayItem(shell: Shell, local: u64) -> impl IntoView {
                                 shell.with(|rt| rt.retry_upload(local));
                             }
                         >
-                            "Retry upload"
+                            {tr(shell, Text::RetryUpload)}
                         </button>
                     }
                     .into_any())
@@ -152,7 +147,7 @@ fn thumbnail_of(entry: &TrayEntry) -> Option<String> {
 }
 
 /// A progress bar; without a percent it is indeterminate (no `aria-valuenow`).
-fn progress(label: String, percent: Option<u8>) -> impl IntoView {
+fn progress(label: Signal<String>, percent: Option<u8>) -> impl IntoView {
     view! {
         <div
             class="cs-tray__progress"
@@ -195,7 +190,7 @@ pub fn SentAttachments(shell: Shell, attachments: Signal<Vec<Attachment>>) -> im
             .map(|a| view! { <li class="cs-msg__attachment">{sent_attachment(shell, &a)}</li> })
             .collect_view();
         Some(view! {
-            <ul class="cs-msg__attachments" data-part="sent-attachments" aria-label="Attachments">
+            <ul class="cs-msg__attachments" data-part="sent-attachments" aria-label=tr(shell, Text::Attachments)>
                 {items}
                 {(more > 0).then(|| view! {
                     <li class="cs-msg__attachment">
@@ -206,7 +201,11 @@ pub fn SentAttachments(shell: Shell, attachments: Signal<Vec<Attachment>>) -> im
                             aria-expanded=move || expanded.get().to_string()
                             on:click=move |_| expanded.update(|e| *e = !*e)
                         >
-                            {if hidden > 0 { format!("+{hidden} more") } else { "Show fewer".to_owned() }}
+                            {if hidden > 0 {
+                                trf(shell, Text::MoreAttachments, vec![("count", hidden.to_string())])
+                            } else {
+                                tr(shell, Text::ShowFewer)
+                            }}
                         </button>
                     </li>
                 })}

@@ -94,7 +94,11 @@ fn Composer(shell: Shell) -> impl IntoView {
     };
     let streaming = move || signals.streaming.get().is_some();
     let can_stop = move || signals.streaming.get() == Some(true);
-    let accept = move || signals.tray.limits.with(|l| l.accept_attribute());
+    let accept = move || {
+        signals
+            .options
+            .with(|o| o.attachment_limits.accept_attribute())
+    };
     view! {
         <form
             class="cs-composer"
@@ -109,7 +113,7 @@ fn Composer(shell: Shell) -> impl IntoView {
                 view! { <p class="cs-composer__blocked" data-part="composer-blocked" role="status">{text}</p> }
             })}
             {move || tray_blocker().map(|reason| view! {
-                <p class="cs-composer__blocked" data-part="composer-waiting" role="status">{reason}</p>
+                <p class="cs-composer__blocked" data-part="composer-waiting" role="status">{tr(shell, reason)}</p>
             })}
             <input
                 type="file"
@@ -124,7 +128,7 @@ fn Composer(shell: Shell) -> impl IntoView {
             <button
                 type="button"
                 class="cs-button cs-button--ghost cs-composer__attach"
-                hidden=move || !signals.allow_attachments.get()
+                hidden=move || !signals.options.with(|o| o.attachments_enabled)
                 aria-label=tr(shell, Text::AddAttachment)
                 title=tr(shell, Text::AddAttachment)
                 disabled=move || blocked().is_some()
@@ -141,7 +145,7 @@ fn Composer(shell: Shell) -> impl IntoView {
                 node_ref=textarea
                 rows="1"
                 aria-label=tr(shell, Text::ComposerLabel)
-                placeholder=move || signals.placeholder.get().unwrap_or_else(|| tr(shell, Text::ComposerPlaceholder).get())
+                placeholder=move || signals.options.with(|o| o.placeholder.clone()).unwrap_or_else(|| tr(shell, Text::ComposerPlaceholder).get())
                 prop:value=move || signals.draft.get()
                 disabled=move || blocked().is_some()
                 on:input=move |ev| {

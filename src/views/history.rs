@@ -4,7 +4,7 @@
 //! into the list when it opens and back to the History button when it closes.
 
 use super::sentinel::Sentinel;
-use super::tr;
+use super::{strings, tr, trf};
 use crate::runtime::{Shell, ThreadRow};
 use chat_shell_core::history::relative_date;
 use chat_shell_core::strings::Text;
@@ -128,7 +128,7 @@ pub fn HistoryView(shell: Shell, history_button: NodeRef<html::Button>) -> impl 
             on:keydown=on_keydown
         >
             <div class="cs-history__scroller" node_ref=scroller>
-                <ul class="cs-history__list" aria-label="Conversations" aria-busy=move || list.with(|l| l.loading).to_string()>
+                <ul class="cs-history__list" aria-label=tr(shell, Text::Conversations) aria-busy=move || list.with(|l| l.loading).to_string()>
                     <For
                         each=rows
                         // The label is part of the key: a renamed row renders afresh.
@@ -137,14 +137,14 @@ pub fn HistoryView(shell: Shell, history_button: NodeRef<html::Button>) -> impl 
                     />
                 </ul>
                 <Show when=empty>
-                    <p class="cs-history__empty" data-part="history-empty">"No conversations yet"</p>
+                    <p class="cs-history__empty" data-part="history-empty">{tr(shell, Text::NoConversations)}</p>
                 </Show>
                 {move || list.with(|l| l.loading).then(|| view! {
-                    <p class="cs-history__status" role="status">"Loading conversations…"</p>
+                    <p class="cs-history__status" role="status">{tr(shell, Text::LoadingConversations)}</p>
                 })}
                 {move || list.with(|l| l.error.clone()).map(|error| view! {
                     <div class="cs-error" role="alert">
-                        <p class="cs-error__message">"The conversations could not be loaded. " {error}</p>
+                        <p class="cs-error__message">{trf(shell, Text::HistoryError, vec![("error", error)])}</p>
                         <button
                             type="button"
                             class="cs-button"
@@ -152,7 +152,7 @@ pub fn HistoryView(shell: Shell, history_button: NodeRef<html::Button>) -> impl 
                                 shell.with(|rt| rt.open_history());
                             }
                         >
-                            "Try again"
+                            {tr(shell, Text::TryAgain)}
                         </button>
                     </div>
                 })}
@@ -177,7 +177,10 @@ fn HistoryRow(shell: Shell, row: ThreadRow) -> impl IntoView {
     let item = NodeRef::<html::Li>::new();
     let rename_button = NodeRef::<html::Button>::new();
     let delete_button = NodeRef::<html::Button>::new();
-    let when = relative_date(&row.created_at, js_sys::Date::now()).unwrap_or_default();
+    let created_at = row.created_at.clone();
+    let when = move || {
+        relative_date(&created_at, js_sys::Date::now(), &strings(shell)).unwrap_or_default()
+    };
     // A `datetime` attribute is valid with the zone spelled out.
     let datetime = if row.created_at.is_empty() || row.created_at.ends_with('Z') {
         row.created_at.clone()
@@ -207,20 +210,20 @@ fn HistoryRow(shell: Shell, row: ThreadRow) -> impl IntoView {
                 <button
                     type="button"
                     class="cs-button cs-button--ghost cs-history__action"
-                    aria-label=format!("Rename {label}")
+                    aria-label=trf(shell, Text::RenameNamed, vec![("title", label.clone())])
                     node_ref=rename_button
                     on:click=move |_| mode.set(RowMode::Renaming)
                 >
-                    "Rename"
+                    {tr(shell, Text::Rename)}
                 </button>
                 <button
                     type="button"
                     class="cs-button cs-button--ghost cs-history__action"
-                    aria-label=format!("Delete {label}")
+                    aria-label=trf(shell, Text::DeleteNamed, vec![("title", label.clone())])
                     node_ref=delete_button
                     on:click=move |_| mode.set(RowMode::Confirming)
                 >
-                    "Delete"
+                    {tr(shell, Text::Delete)}
                 </button>
             }
         }
@@ -288,7 +291,7 @@ fn HistoryRow(shell: Shell, row: ThreadRow) -> impl IntoView {
                     type="text"
                     class="cs-history__title-input"
                     node_ref=input
-                    aria-label="Conversation title"
+                    aria-label=tr(shell, Text::ConversationTitle)
                     value=label.clone()
                     disabled=move || busy.get()
                     on:keydown=on_keydown
@@ -340,16 +343,17 @@ fn HistoryRow(shell: Shell, row: ThreadRow) -> impl IntoView {
                     back(true);
                 }
             };
+            let question = trf(shell, Text::DeleteConfirm, vec![("title", label.clone())]);
             view! {
-                <div class="cs-history__confirm" role="group" aria-label=format!("Delete {label}?") on:keydown=on_keydown>
-                    <span class="cs-history__question">"Delete “" {label.clone()} "”?"</span>
+                <div class="cs-history__confirm" role="group" aria-label=question on:keydown=on_keydown>
+                    <span class="cs-history__question">{question}</span>
                     <button
                         type="button"
                         class="cs-button cs-button--danger"
                         disabled=move || busy.get()
                         on:click=confirm
                     >
-                        "Delete"
+                        {tr(shell, Text::Delete)}
                     </button>
                     <button
                         type="button"
@@ -358,7 +362,7 @@ fn HistoryRow(shell: Shell, row: ThreadRow) -> impl IntoView {
                         disabled=move || busy.get()
                         on:click=move |_| back(true)
                     >
-                        "Cancel"
+                        {tr(shell, Text::Cancel)}
                     </button>
                 </div>
             }

@@ -3,9 +3,9 @@
 //! shows an honest "unsupported content" card.
 
 use super::message::{AssistantMessageView, UserMessageView};
-use super::tr;
 use super::widgets::icon;
 use super::widgets::{ClientWidgetView, StructuredInputView, ToolCallView, WidgetView};
+use super::{strings, tr};
 use crate::runtime::{ItemKey, Shell};
 use chat_shell_core::markdown;
 use chat_shell_core::protocol::chatkit::{
@@ -60,7 +60,7 @@ fn ProcessView(shell: Shell, id: ItemId) -> impl IntoView {
         return (move || {
             let (kind, _) = snapshot.get()?;
             let ItemKind::Task(t) = kind else { return None };
-            Some(task_view(&t.task, newest.get()))
+            Some(task_view(shell, &t.task, newest.get()))
         })
         .into_any();
     }
@@ -83,31 +83,34 @@ fn ProcessView(shell: Shell, id: ItemId) -> impl IntoView {
         now
     });
     let summary = move || {
+        let strings = strings(shell);
         snapshot.with(|s| {
             let Some((ItemKind::Workflow(w), status)) = s else {
                 return (String::new(), None);
             };
             let reasoning = w.workflow.kind == WorkflowKind::Reasoning;
+            // (reasoning, other work)
+            let pick = |(thought, worked): (Text, Text)| if reasoning { thought } else { worked };
             match &w.workflow.summary {
                 Some(WorkflowSummary::Title { title, icon }) => (title.clone(), icon.clone()),
                 Some(WorkflowSummary::Duration { duration }) => {
-                    let verb = if reasoning { "Thought" } else { "Worked" };
+                    let seconds = (duration.round().max(0.0) as i64).to_string();
                     (
-                        format!("{verb} for {}s", duration.round().max(0.0) as i64),
+                        strings.format(
+                            pick((Text::ThoughtFor, Text::WorkedFor)),
+                            &[("seconds", &seconds)],
+                        ),
                         None,
                     )
                 }
                 None if *status == ItemStatus::Streaming => (
-                    (if reasoning {
-                        "Thinking…"
-                    } else {
-                        "Working…"
-                    })
-                    .to_owned(),
+                    strings
+                        .get(pick((Text::Thinking, Text::Working)))
+                        .to_owned(),
                     None,
                 ),
                 None => (
-                    (if reasoning { "Thought" } else { "Worked" }).to_owned(),
+                    strings.get(pick((Text::Thought, Text::Worked))).to_owned(),
                     None,
                 ),
             }
@@ -121,7 +124,7 @@ fn ProcessView(shell: Shell, id: ItemId) -> impl IntoView {
                     .tasks
                     .iter()
                     .enumerate()
-                    .map(|(i, t)| task_view(t, i == last && running.get()))
+                    .map(|(i, t)| task_view(shell, t, i == last && running.get()))
                     .collect_view()
                     .into_any()
             }
@@ -160,8 +163,12 @@ fn default_icon(kind: &TaskKind) -> &'static str {
     }
 }
 
-fn task_view(task: &Task, newest: bool) -> AnyView {
-    let title = task.title().unwrap_or("Working").to_owned();
+fn task_view(shell: Shell, task: &Task, newest: bool) -> AnyView {
+    let strings = strings(shell);
+    let title = task
+        .title()
+        .unwrap_or(strings.get(Text::TaskUntitled))
+        .to_owned();
     let status = match task.status_indicator {
         StatusIndicator::None => "none",
         StatusIndicator::Loading => "loading",
@@ -178,7 +185,7 @@ fn task_view(task: &Task, newest: bool) -> AnyView {
         _ => None,
     }
     .filter(|c| !c.trim().is_empty())
-    .map(|c| markdown::render(&c));
+    .map(|c| super::markdown::render(&c, &strings));
     // Search queries and the sources a search or file task found.
     let (queries, sources) = match &task.kind {
         TaskKind::WebSearch(w) => (w.queries.clone(), w.sources.clone()),
@@ -192,15 +199,20 @@ fn task_view(task: &Task, newest: bool) -> AnyView {
             .collect_view();
         let sources = sources.into_iter().map(source_view).collect_view();
         view! {
-            <ul class="cs-task__queries" aria-label="Searches">{queries}</ul>
-            <ul class="cs-task__sources" aria-label="Sources found">{sources}</ul>
+            <ul class="cs-task__queries" aria-label=strings.get(Text::Searches).to_owned()>{queries}</ul>
+            <ul class="cs-task__sources" aria-label=strings.get(Text::SourcesFound).to_owned()>{sources}</ul>
         }
     });
+    let status_label = match task.status_indicator {
+        StatusIndicator::None => None,
+        StatusIndicator::Loading => Some(strings.get(Text::TaskInProgress).to_owned()),
+        StatusIndicator::Complete => Some(strings.get(Text::TaskComplete).to_owned()),
+    };
     let has_details = content.is_some() || extra.is_some();
     let head = view! {
         <span class="cs-task__icon">{icon(&icon_name, Some("sm"), None)}</span>
         <span class="cs-task__label" class:cs-shimmer=newest>{title}</span>
-        <span class="cs-task__status" data-part="task-status" aria-label=format!("Status: {status}")></span>
+        <span class="cs-task__status" data-part="task-status" aria-label=status_label></span>
     };
     view! {
         <div class="cs-task" data-part="task" data-status=status data-newest=newest.to_string()>
@@ -208,7 +220,7 @@ fn task_view(task: &Task, newest: bool) -> AnyView {
                 view! {
                     <details class="cs-task__details">
                         <summary class="cs-task__title">{head}</summary>
-                        {content.map(|html| view! { <div class="cs-md" inner_html=html.into_string()></div> })}
+                        {content.map(|html| view! { <div class="cs-md" inner_html=html></div> })}
                         {extra}
                     </details>
                 }

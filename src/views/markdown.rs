@@ -3,6 +3,7 @@
 
 use chat_shell_core::markdown::MarkdownStream;
 pub use chat_shell_core::pacing::Pacer;
+use chat_shell_core::strings::{Strings, Text};
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlElement};
 
@@ -17,19 +18,71 @@ pub struct MarkdownDom {
     tail: Element,
     rendered_blocks: usize,
     tail_html: String,
+    labels: CodeLabels,
+}
+
+/// The words on a code block's Copy button. The renderer writes them in English; they are
+/// swapped for the element's language as the HTML goes into the page.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CodeLabels {
+    /// The button's text and its accessible name, HTML-escaped (`None`: English).
+    localized: Option<(String, String)>,
+}
+
+/// The button as the renderer writes it.
+const ENGLISH_COPY_BUTTON: &str = "aria-label=\"Copy code\">Copy</button>";
+
+impl CodeLabels {
+    pub fn new(strings: &Strings) -> Self {
+        let (copy, copy_code) = (strings.get(Text::Copy), strings.get(Text::CopyCode));
+        let english = copy == Text::Copy.english() && copy_code == Text::CopyCode.english();
+        CodeLabels {
+            localized: (!english).then(|| (escape(copy), escape(copy_code))),
+        }
+    }
+
+    /// `html` with its code blocks' Copy buttons in the element's language.
+    pub fn apply<'a>(&self, html: &'a str) -> std::borrow::Cow<'a, str> {
+        match &self.localized {
+            Some((copy, copy_code)) if html.contains(ENGLISH_COPY_BUTTON) => html
+                .replace(
+                    ENGLISH_COPY_BUTTON,
+                    &format!("aria-label=\"{copy_code}\">{copy}</button>"),
+                )
+                .into(),
+            _ => html.into(),
+        }
+    }
+}
+
+/// Text for HTML text and double-quoted attributes.
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// Markdown rendered through the one sanitizer, code blocks' buttons in `strings`' words.
+pub fn render(markdown: &str, strings: &Strings) -> String {
+    let html = chat_shell_core::markdown::render(markdown).into_string();
+    match CodeLabels::new(strings).apply(&html) {
+        std::borrow::Cow::Borrowed(_) => html,
+        std::borrow::Cow::Owned(localized) => localized,
+    }
 }
 
 impl MarkdownDom {
     /// A new renderer in a `div.cs-md` appended to `parent`.
-    pub fn append_to(parent: &HtmlElement) -> Option<Self> {
+    pub fn append_to(parent: &HtmlElement, labels: CodeLabels) -> Option<Self> {
         let el = parent.owner_document()?.create_element("div").ok()?;
         el.set_class_name("cs-md");
         parent.append_child(&el).ok()?;
-        Self::new(el.unchecked_into())
+        Self::new(el.unchecked_into(), labels)
     }
 
     /// Render into `container` (emptied first).
-    pub fn new(container: HtmlElement) -> Option<Self> {
+    pub fn new(container: HtmlElement, labels: CodeLabels) -> Option<Self> {
         let document = container.owner_document()?;
         container.set_inner_html("");
         let tail = document.create_element("div").ok()?;
@@ -41,6 +94,7 @@ impl MarkdownDom {
             tail,
             rendered_blocks: 0,
             tail_html: String::new(),
+            labels,
         })
     }
 
@@ -83,14 +137,14 @@ impl MarkdownDom {
         for block in &self.stream.blocks()[self.rendered_blocks.min(self.stream.blocks().len())..] {
             if let Ok(el) = document.create_element("div") {
                 el.set_class_name("cs-md__block");
-                el.set_inner_html(block.as_str());
+                el.set_inner_html(&self.labels.apply(block.as_str()));
                 let _ = self.container.insert_before(&el, Some(&self.tail));
             }
         }
         self.rendered_blocks = self.stream.blocks().len();
         let tail = self.stream.tail();
         if tail.as_str() != self.tail_html {
-            self.tail.set_inner_html(tail.as_str());
+            self.tail.set_inner_html(&self.labels.apply(tail.as_str()));
             self.tail_html = tail.as_str().to_owned();
         }
     }
@@ -103,8 +157,9 @@ fn floor_boundary(s: &str, mut i: usize) -> usize {
     i
 }
 
-/// Clicks on a code block's Copy button copy its code (delegated: blocks are plain HTML).
-pub fn handle_code_copy(event: &web_sys::MouseEvent) {
+/// Clicks on a code block's Copy button copy its code (delegated: blocks are plain HTML);
+/// the button then says `copied`.
+pub fn handle_code_copy(event: &web_sys::MouseEvent, copied: &str) {
     let Some(target) = event.target().and_then(|t| t.dyn_into::<Element>().ok()) else {
         return;
     };
@@ -120,7 +175,7 @@ pub fn handle_code_copy(event: &web_sys::MouseEvent) {
     let text = code.text_content().unwrap_or_default();
     if let Some(window) = web_sys::window() {
         let _ = window.navigator().clipboard().write_text(&text);
-        button.set_text_content(Some("Copied"));
+        button.set_text_content(Some(copied));
     }
 }
 

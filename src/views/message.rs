@@ -1,9 +1,12 @@
 //! User and assistant messages, each an `article` with `data-role`.
 
-use super::markdown::{handle_code_copy, reduced_motion, request_frame, MarkdownDom, Pacer};
+use super::markdown::{
+    handle_code_copy, reduced_motion, request_frame, CodeLabels, MarkdownDom, Pacer,
+};
 use super::tr;
 use crate::runtime::Shell;
 use chat_shell_core::citations::{number_sources, text_with_markers, Citation};
+use chat_shell_core::events::ChatEvent;
 use chat_shell_core::markdown::safe_url;
 use chat_shell_core::protocol::chatkit::{Annotation, FeedbackKind, ItemId, ItemKind, SourceKind};
 use chat_shell_core::reducer::{assistant_text, ItemStatus};
@@ -96,7 +99,8 @@ pub fn AssistantMessageView(shell: Shell, id: ItemId) -> impl IntoView {
                 let final_text = item.status != ItemStatus::Streaming;
                 for (i, part) in m.content.iter().enumerate() {
                     if i == parts.len() {
-                        let Some(dom) = MarkdownDom::append_to(&container) else {
+                        let labels = rt.signals.strings.with_untracked(CodeLabels::new);
+                        let Some(dom) = MarkdownDom::append_to(&container, labels) else {
                             return;
                         };
                         parts.push((dom, Pacer::new(!reduced_motion())));
@@ -143,7 +147,7 @@ pub fn AssistantMessageView(shell: Shell, id: ItemId) -> impl IntoView {
             class:cs-msg--streaming=move || status.get() == ItemStatus::Streaming
             data-status=move || format!("{:?}", status.get()).to_lowercase()
         >
-            <div class="cs-msg__body" node_ref=body on:click=move |ev| handle_code_copy(&ev)></div>
+            <div class="cs-msg__body" node_ref=body on:click=move |ev| handle_code_copy(&ev, &shell.with(|rt| rt.text(Text::Copied)).unwrap_or_default())></div>
             {sources}
             {move || {
                 (status.get() == ItemStatus::Stopped)
@@ -192,7 +196,7 @@ fn SourcesList(shell: Shell, cited: Vec<Citation>) -> impl IntoView {
                             type="button"
                             class="cs-link-button"
                             on:click=move |_| {
-                                shell.with(|rt| rt.emit("chat.entity.click", &detail));
+                                shell.with(|rt| rt.emit(&ChatEvent::EntityClick(detail.clone())));
                             }
                         >
                             {label}

@@ -16,7 +16,7 @@ mod viewport;
 mod widgets;
 
 use crate::runtime::Shell;
-use chat_shell_core::strings::Text;
+use chat_shell_core::strings::{Strings, Text};
 use leptos::html;
 use leptos::prelude::*;
 
@@ -27,6 +27,24 @@ pub(crate) fn tr(shell: Shell, text: Text) -> Signal<String> {
         Some(s) => s.strings.with(|t| t.get(text).to_owned()),
         None => text.english().to_owned(),
     })
+}
+
+/// `tr` with `{name}` placeholders filled in.
+pub(crate) fn trf(shell: Shell, text: Text, args: Vec<(&'static str, String)>) -> Signal<String> {
+    let signals = shell.signals();
+    Signal::derive(move || {
+        let args: Vec<(&str, &str)> = args.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        match signals {
+            Some(s) => s.strings.with(|t| t.format(text, &args)),
+            None => Strings::default().format(text, &args),
+        }
+    })
+}
+
+/// The element's strings (tracked when read in a reactive context), for the core's
+/// functions that take them.
+pub(crate) fn strings(shell: Shell) -> Strings {
+    shell.signals().map(|s| s.strings.get()).unwrap_or_default()
 }
 
 /// Whether a drag carries files (not text or a link dragged within the page).
@@ -42,7 +60,7 @@ fn drags_files(ev: &web_sys::DragEvent) -> bool {
 #[component]
 pub fn ShellRoot(shell: Shell) -> impl IntoView {
     let Some(signals) = shell.signals() else {
-        return view! { <div class="cs-shell" part="shell">"This chat is no longer available."</div> }
+        return view! { <div class="cs-shell" part="shell">{Text::ChatUnavailable.english()}</div> }
             .into_any();
     };
     let history_button = NodeRef::<html::Button>::new();
@@ -88,7 +106,7 @@ pub fn ShellRoot(shell: Shell) -> impl IntoView {
             // A right-to-left locale lays the chat out right to left; otherwise the
             // direction is inherited from the page.
             dir=move || signals.strings.with(|s| (s.direction() == "rtl").then_some("rtl"))
-            lang=move || signals.locale.get()
+            lang=move || signals.options.with(|o| o.locale.clone())
             class:cs-shell--dragging=move || dragging.get()
             on:dragover=on_dragover
             on:dragleave=on_dragleave

@@ -2,7 +2,10 @@
 //! keyboard-operable corner handle. Sizes stay within the host's CSS `min-*`/`max-*` (or
 //! sane defaults), are announced as `chat.resize`, and optionally persisted.
 
+use super::tr;
 use crate::runtime::Shell;
+use chat_shell_core::events::ChatEvent;
+use chat_shell_core::strings::Text;
 use leptos::prelude::*;
 use web_sys::{HtmlElement, PointerEvent};
 
@@ -30,8 +33,10 @@ pub fn ResizeHandles(shell: Shell) -> impl IntoView {
     let drag = RwSignal::new(None::<Drag>);
     // Restore a persisted size once, when resizing is on.
     Effect::new(move |_| {
-        let key = signals.persist_size.get();
-        if signals.resizable.get() && !key.is_empty() {
+        let (on, key) = signals
+            .options
+            .with(|o| (o.resizable, o.persist_size.clone()));
+        if on && !key.is_empty() {
             if let (Some(host), Some((w, h))) = (host(shell), load_size(&key)) {
                 apply_size(&host, w, h);
             }
@@ -107,7 +112,7 @@ pub fn ResizeHandles(shell: Shell) -> impl IntoView {
         finish(shell);
     };
     move || {
-        signals.resizable.get().then(|| {
+        signals.options.with(|o| o.resizable).then(|| {
             view! {
                 {handle("n", 0.0, -1.0)}
                 {handle("s", 0.0, 1.0)}
@@ -121,8 +126,8 @@ pub fn ResizeHandles(shell: Shell) -> impl IntoView {
                     type="button"
                     class="cs-resize-key"
                     data-part="resize-handle"
-                    aria-label="Resize"
-                    title="Resize (arrow keys)"
+                    aria-label=tr(shell, Text::Resize)
+                    title=tr(shell, Text::ResizeHint)
                     on:keydown=on_key
                     on:pointerdown=move |ev: PointerEvent| down(ev, 1.0, 1.0)
                     on:pointermove=moved
@@ -189,11 +194,11 @@ fn finish(shell: Shell) {
         let Some(host) = rt.host() else { return };
         let rect = host.get_bounding_client_rect();
         let (w, h) = (rect.width().round(), rect.height().round());
-        rt.emit(
-            "chat.resize",
-            &serde_json::json!({ "width": w, "height": h }),
-        );
-        let key = rt.signals.persist_size.get_untracked();
+        rt.emit(&ChatEvent::Resize {
+            width: w,
+            height: h,
+        });
+        let key = rt.options(|o| o.persist_size.clone());
         if !key.is_empty() {
             save_size(&key, w, h);
         }

@@ -137,7 +137,7 @@ pub fn StreamViewport(shell: Shell) -> impl IntoView {
             <div class="cs-viewport__content" node_ref=content>
                 <Notices shell=shell />
                 {move || opening().then(|| view! {
-                    <p class="cs-loading" data-part="thread-loading" role="status">"Loading conversation…"</p>
+                    <p class="cs-loading" data-part="thread-loading" role="status">{tr(shell, Text::LoadingConversation)}</p>
                 })}
                 {move || signals.history.open_error.get().map(|error| view! {
                     <div class="cs-error" data-part="thread-error" role="alert">
@@ -149,7 +149,7 @@ pub fn StreamViewport(shell: Shell) -> impl IntoView {
                 </Show>
                 <div class="cs-older" data-part="older-sentinel" node_ref=top_sentinel>
                     {move || signals.history.older.with(|o| o.loading).then(|| view! {
-                        <p class="cs-loading" data-part="older-loading" role="status">"Loading earlier messages…"</p>
+                        <p class="cs-loading" data-part="older-loading" role="status">{tr(shell, Text::LoadingEarlier)}</p>
                     })}
                 </div>
                 <section class="cs-items" aria-label=tr(shell, Text::Conversation) node_ref=items>
@@ -196,9 +196,14 @@ fn TurnErrorView(shell: Shell) -> impl IntoView {
     move || {
         let error = signals.error.get()?;
         let can_retry = error.allow_retry && error.retry_after.is_some();
+        // The reducer's own messages are in English: shown in the element's language.
+        let message = [Text::AnswerFailed, Text::AnswerEmpty]
+            .into_iter()
+            .find(|t| t.english() == error.message)
+            .map_or(error.message, |t| tr(shell, t).get());
         Some(view! {
             <div class="cs-error" data-part="error" role="alert">
-                <p class="cs-error__message">{error.message}</p>
+                <p class="cs-error__message">{message}</p>
                 {can_retry.then(|| view! {
                     <button
                         type="button"
@@ -230,7 +235,7 @@ fn Notices(shell: Shell) -> impl IntoView {
                         NoticeLevel::Danger => "danger",
                     };
                     let id = n.id;
-                    let body = markdown::render(&n.event.message).into_string();
+                    let body = super::markdown::render(&n.event.message, &super::strings(shell));
                     view! {
                         <div class="cs-notice" data-level=level data-part="notice" role="status">
                             {n.event.title.map(|t| view! { <strong class="cs-notice__title">{t}</strong> })}
@@ -259,18 +264,18 @@ fn Notices(shell: Shell) -> impl IntoView {
 fn StartScreen(shell: Shell) -> impl IntoView {
     let signals = shell.signals().expect("runtime exists while mounted");
     let prompts = move || {
-        let prompts = signals.starters.get();
+        let prompts = signals.options.with(|o| o.starter_prompts.clone());
         (!prompts.is_empty()).then(|| {
             let buttons = prompts
                 .into_iter()
                 .map(|p| view! { <li><StarterButton shell=shell prompt=p /></li> })
                 .collect_view();
-            view! { <ul class="cs-start__prompts" aria-label="Suggestions">{buttons}</ul> }
+            view! { <ul class="cs-start__prompts" aria-label=tr(shell, Text::Suggestions)>{buttons}</ul> }
         })
     };
     view! {
         <div class="cs-start" data-part="start-screen">
-            <p class="cs-start__greeting">{move || signals.greeting.get()}</p>
+            <p class="cs-start__greeting">{move || signals.options.with(|o| o.greeting.clone()).unwrap_or_else(|| tr(shell, Text::Greeting).get())}</p>
             {prompts}
         </div>
     }

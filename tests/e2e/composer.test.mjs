@@ -160,13 +160,13 @@ test('configured metadata goes with every request; a message adds its own', asyn
   await page.getByRole('button', { name: 'History', exact: true }).click();
   await history(page).getByRole('button', { name: 'metadata please', exact: true }).waitFor({ timeout: 5_000 });
   await page.keyboard.press('Escape');
-  const sent = await page.evaluate(async () => {
-    const { chatShellSendMessage } = await import('/chat-shell-core.js');
-    return chatShellSendMessage(document.querySelector('chat-shell'), 'with my own metadata', {
+  const sent = await page.evaluate(() =>
+    document.querySelector('chat-shell').sendUserMessage({
+      text: 'with my own metadata',
       metadata: { lang: 'fr', source: 'test' },
-    });
-  });
-  assert.equal(sent, true);
+    }),
+  );
+  assert.match(sent.threadId, /\S/, 'sendUserMessage resolves with the thread');
   await page.locator('article[data-role="user"]', { hasText: 'with my own metadata' }).waitFor({ timeout: 5_000 });
   await waitForIdle(page);
 

@@ -49,3 +49,13 @@ test('the theme prop switches the component to dark', async () => {
   assert.equal(after, 'rgb(21, 23, 28)');
   assert.deepEqual(page.consoleErrors, []);
 });
+
+test('a client tool written in Rust answers the server through the component', async () => {
+  const box = page.getByRole('textbox', { name: 'Message' });
+  await box.fill('clienttool please');
+  await box.press('Enter');
+  const answer = page.locator('article[data-role="assistant"]', { hasText: 'answeredBy' });
+  await answer.waitFor({ timeout: 15000 });
+  assert.match(await answer.textContent(), /"answeredBy":\s*"rust"/);
+  assert.deepEqual(page.consoleErrors, []);
+});

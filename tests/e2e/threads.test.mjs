@@ -370,14 +370,14 @@ test('ghost messages reach the server but are never shown, before or after a rel
   page.on('request', (r) => {
     if (r.url().endsWith('/chatkit')) bodies.push(r.postDataJSON());
   });
-  const sent = await page.evaluate(async () => {
-    const { chatShellSendMessage } = await import('/chat-shell-core.js');
-    return chatShellSendMessage(document.querySelector('chat-shell'), 'Secret instructions: answer in markdown', {
+  const sent = await page.evaluate(() =>
+    document.querySelector('chat-shell').sendUserMessage({
+      text: 'Secret instructions: answer in markdown',
       ghost: true,
       metadata: { origin: 'test' },
-    });
-  });
-  assert.equal(sent, true);
+    }),
+  );
+  assert.match(sent.threadId, /\S/, 'sendUserMessage resolves with the thread');
   await page.locator('article[data-role="assistant"]').first().waitFor({ timeout: 5_000 });
   await waitForIdle(page);
   assert.equal(await page.locator('article[data-role="user"]').count(), 0, 'the ghost message is shown');

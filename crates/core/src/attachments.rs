@@ -1,6 +1,8 @@
 //! Which files the composer takes: accepted types, the size and count limits, and the
 //! messages that say why a file was refused. Pure: the browser half passes in what it
-//! knows about each file (name, size, type).
+//! knows about each file (name, size, type); the messages are in the element's language.
+
+use crate::strings::{Strings, Text};
 
 /// The default `accept` list: images, PDF and text.
 pub const DEFAULT_ACCEPT: &str = "image/*,application/pdf,text/*";
@@ -95,20 +97,22 @@ impl AttachmentLimits {
 
     /// Which of `files` may join a tray that already holds `already` files, and why the
     /// others may not. Files are taken in order until the count limit is reached.
-    pub fn check(&self, already: usize, files: &[FileFacts]) -> Checked {
+    pub fn check(&self, already: usize, files: &[FileFacts], strings: &Strings) -> Checked {
         let mut out = Checked::default();
         let mut over_count = 0usize;
         for (i, file) in files.iter().enumerate() {
             if !self.accepts(&file.name, &file.mime_type) {
-                out.refused.push(format!(
-                    "“{}” is not a supported file type.",
-                    display_name(&file.name)
+                out.refused.push(strings.format(
+                    Text::FileTypeRefused,
+                    &[("name", &display_name(&file.name))],
                 ));
             } else if file.size > self.max_size {
-                out.refused.push(format!(
-                    "“{}” is larger than the {} limit.",
-                    display_name(&file.name),
-                    format_size(self.max_size)
+                out.refused.push(strings.format(
+                    Text::FileTooLarge,
+                    &[
+                        ("name", &display_name(&file.name)),
+                        ("limit", &format_size(self.max_size, strings)),
+                    ],
                 ));
             } else if already + out.accepted.len() >= self.max_count {
                 over_count += 1;
@@ -117,10 +121,17 @@ impl AttachmentLimits {
             }
         }
         if over_count > 0 {
-            let files = if self.max_count == 1 { "file" } else { "files" };
-            out.refused.push(format!(
-                "You can attach at most {} {files} to a message; {over_count} not added.",
-                self.max_count
+            let text = if self.max_count == 1 {
+                Text::TooManyFilesOne
+            } else {
+                Text::TooManyFiles
+            };
+            out.refused.push(strings.format(
+                text,
+                &[
+                    ("max", &self.max_count.to_string()),
+                    ("count", &over_count.to_string()),
+                ],
             ));
         }
         out
@@ -179,25 +190,26 @@ pub fn is_previewable_image(mime_type: &str) -> bool {
     )
 }
 
-/// `10 MB`, `512 KB`, `3 bytes`: for limits and badges.
-pub fn format_size(bytes: u64) -> String {
+/// `10 MB`, `512 KB`, `3 bytes`: for limits and badges, in the words of `strings`.
+pub fn format_size(bytes: u64, strings: &Strings) -> String {
     const KB: u64 = 1024;
     const MB: u64 = 1024 * KB;
     const GB: u64 = 1024 * MB;
-    let scaled = |unit: u64, name: &str| {
+    let scaled = |unit: u64, text: Text| {
         let value = bytes as f64 / unit as f64;
-        if (value - value.round()).abs() < 0.05 {
-            format!("{} {name}", value.round() as u64)
+        let size = if (value - value.round()).abs() < 0.05 {
+            (value.round() as u64).to_string()
         } else {
-            format!("{value:.1} {name}")
-        }
+            format!("{value:.1}")
+        };
+        strings.format(text, &[("size", &size)])
     };
     match bytes {
-        b if b >= GB => scaled(GB, "GB"),
-        b if b >= MB => scaled(MB, "MB"),
-        b if b >= KB => scaled(KB, "KB"),
-        1 => "1 byte".to_owned(),
-        b => format!("{b} bytes"),
+        b if b >= GB => scaled(GB, Text::SizeGb),
+        b if b >= MB => scaled(MB, Text::SizeMb),
+        b if b >= KB => scaled(KB, Text::SizeKb),
+        1 => strings.get(Text::SizeByte).to_owned(),
+        b => strings.format(Text::SizeBytes, &[("count", &b.to_string())]),
     }
 }
 
@@ -270,7 +282,8 @@ mod tests {
             file("c.png", 1, "image/png"),
             file("d.png", 1, "image/png"),
         ];
-        let checked = limits.check(1, &files);
+        let en = Strings::default();
+        let checked = limits.check(1, &files, &en);
         assert_eq!(checked.accepted, [0, 3]);
         assert_eq!(
             checked.refused,
@@ -280,7 +293,7 @@ mod tests {
                 "You can attach at most 3 files to a message; 2 not added.",
             ]
         );
-        let full = limits.check(3, &files[..1]);
+        let full = limits.check(3, &files[..1], &en);
         assert!(full.accepted.is_empty());
         assert_eq!(full.refused.len(), 1);
         let one = AttachmentLimits {
@@ -290,16 +303,27 @@ mod tests {
         assert_eq!(
             one.check(
                 0,
-                &[file("a.png", 1, "image/png"), file("b.png", 1, "image/png")]
+                &[file("a.png", 1, "image/png"), file("b.png", 1, "image/png")],
+                &en
             )
             .refused,
             ["You can attach at most 1 file to a message; 1 not added."]
         );
-        assert_eq!(limits.check(0, &[]), Checked::default());
+        assert_eq!(limits.check(0, &[], &en), Checked::default());
+        let fr = Strings::new("fr");
+        assert_eq!(
+            limits.check(1, &files, &fr).refused,
+            [
+                "« virus.exe » n'est pas un type de fichier pris en charge.",
+                "« big.pdf » dépasse la limite de 1000 octets.",
+                "Vous pouvez joindre au plus 3 fichiers à un message ; 2 non ajouté(s).",
+            ]
+        );
     }
 
     #[test]
     fn extensions_types_and_sizes_for_display() {
+        let en = Strings::default();
         assert_eq!(extension("report.final.PDF"), Some("PDF"));
         assert_eq!(extension(".bashrc"), None);
         assert_eq!(extension("README"), None);
@@ -313,10 +337,11 @@ mod tests {
         assert!(is_previewable_image("image/PNG"));
         assert!(!is_previewable_image("image/svg+xml"));
         assert!(!is_previewable_image("application/pdf"));
-        assert_eq!(format_size(DEFAULT_MAX_SIZE), "10 MB");
-        assert_eq!(format_size(1536), "1.5 KB");
-        assert_eq!(format_size(1), "1 byte");
-        assert_eq!(format_size(999), "999 bytes");
-        assert_eq!(format_size(3 * 1024 * 1024 * 1024), "3 GB");
+        assert_eq!(format_size(DEFAULT_MAX_SIZE, &en), "10 MB");
+        assert_eq!(format_size(1536, &en), "1.5 KB");
+        assert_eq!(format_size(1, &en), "1 byte");
+        assert_eq!(format_size(999, &en), "999 bytes");
+        assert_eq!(format_size(3 * 1024 * 1024 * 1024, &en), "3 GB");
+        assert_eq!(format_size(1536, &Strings::new("fr")), "1.5 Ko");
     }
 }

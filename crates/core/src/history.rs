@@ -4,16 +4,14 @@
 //! write them in UTC, so they are read as UTC. Everything here is pure: "now" is passed in.
 
 use crate::protocol::chatkit::{ItemKind, Thread};
-
-/// What a thread without a title and without a readable first message is called.
-pub const UNTITLED: &str = "Untitled conversation";
+use crate::strings::{Strings, Text};
 
 /// Longest label taken from a first message (the list shows one line).
 const LABEL_CHARS: usize = 80;
 
 /// The label of a thread in the list: its title, else the text of its first user message
-/// (when the server sent items with the thread), else [`UNTITLED`].
-pub fn thread_label(thread: &Thread) -> String {
+/// (when the server sent items with the thread), else [`Text::Untitled`].
+pub fn thread_label(thread: &Thread, strings: &Strings) -> String {
     if let Some(title) = thread.title.as_deref().map(str::trim) {
         if !title.is_empty() {
             return title.to_owned();
@@ -27,7 +25,7 @@ pub fn thread_label(thread: &Thread) -> String {
     });
     match first.map(|t| one_line(&t)) {
         Some(text) if !text.is_empty() => text,
-        _ => UNTITLED.to_owned(),
+        _ => strings.get(Text::Untitled).to_owned(),
     }
 }
 
@@ -94,29 +92,31 @@ fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
 
 /// "just now", "2 minutes ago", "yesterday", "3 weeks ago", … for a timestamp, seen at
 /// `now_ms` (milliseconds since the epoch). `None` when the timestamp cannot be read.
-/// A time in the future (clocks disagree) reads as "just now".
-pub fn relative_date(created_at: &str, now_ms: f64) -> Option<String> {
+/// A time in the future (clocks disagree) reads as "just now". Words from `strings`.
+pub fn relative_date(created_at: &str, now_ms: f64, strings: &Strings) -> Option<String> {
     let then = parse_timestamp_ms(created_at)?;
     let seconds = ((now_ms - then) / 1000.0).max(0.0).floor() as u64;
     const MINUTE: u64 = 60;
     const HOUR: u64 = 60 * MINUTE;
     const DAY: u64 = 24 * HOUR;
-    let ago = |n: u64, unit: &str| {
+    // (one, many): "1 minute ago", "{count} minutes ago".
+    let ago = |n: u64, (one, many): (Text, Text)| {
         if n == 1 {
-            format!("1 {unit} ago")
+            strings.get(one).to_owned()
         } else {
-            format!("{n} {unit}s ago")
+            strings.format(many, &[("count", &n.to_string())])
         }
     };
     Some(match seconds {
-        s if s < MINUTE => "just now".to_owned(),
-        s if s < HOUR => ago(s / MINUTE, "minute"),
-        s if s < DAY => ago(s / HOUR, "hour"),
-        s if s < 2 * DAY => "yesterday".to_owned(),
-        s if s < 7 * DAY => ago(s / DAY, "day"),
-        s if s < 30 * DAY => ago(s / (7 * DAY), "week"),
-        s if s < 365 * DAY => ago(s / (30 * DAY), "month"),
-        s => ago(s / (365 * DAY), "year"),
+        s if s < MINUTE => strings.get(Text::JustNow).to_owned(),
+        s if s < HOUR => ago(s / MINUTE, (Text::MinuteAgo, Text::MinutesAgo)),
+        s if s < DAY => ago(s / HOUR, (Text::HourAgo, Text::HoursAgo)),
+        s if s < 2 * DAY => strings.get(Text::Yesterday).to_owned(),
+        // Two days at least: never "1 day ago".
+        s if s < 7 * DAY => ago(s / DAY, (Text::DaysAgo, Text::DaysAgo)),
+        s if s < 30 * DAY => ago(s / (7 * DAY), (Text::WeekAgo, Text::WeeksAgo)),
+        s if s < 365 * DAY => ago(s / (30 * DAY), (Text::MonthAgo, Text::MonthsAgo)),
+        s => ago(s / (365 * DAY), (Text::YearAgo, Text::YearsAgo)),
     })
 }
 
@@ -166,7 +166,7 @@ mod tests {
             "2025-11-27T10:00:00+2",
         ] {
             assert_eq!(parse_timestamp_ms(bad), None, "{bad}");
-            assert_eq!(relative_date(bad, 0.0), None, "{bad}");
+            assert_eq!(relative_date(bad, 0.0, &Strings::default()), None, "{bad}");
         }
     }
 
@@ -191,7 +191,7 @@ mod tests {
         ];
         for (offset, want) in cases {
             assert_eq!(
-                relative_date(T0, at(offset)).as_deref(),
+                relative_date(T0, at(offset), &Strings::default()).as_deref(),
                 Some(want),
                 "{offset}"
             );
@@ -213,28 +213,47 @@ mod tests {
         }
     }
 
+    fn label(thread: &Thread) -> String {
+        thread_label(thread, &Strings::default())
+    }
+
+    #[test]
+    fn relative_dates_and_labels_in_the_locale() {
+        let fr = Strings::new("fr");
+        assert_eq!(
+            relative_date(T0, at(0.0), &fr).as_deref(),
+            Some("à l'instant")
+        );
+        assert_eq!(
+            relative_date(T0, at(60.0), &fr).as_deref(),
+            Some("il y a 1 minute")
+        );
+        assert_eq!(
+            relative_date(T0, at(3.0 * 86_400.0), &fr).as_deref(),
+            Some("il y a 3 jours")
+        );
+        assert_eq!(
+            thread_label(&thread(None, None), &fr),
+            "Conversation sans titre"
+        );
+    }
+
     #[test]
     fn labels_fall_back_from_title_to_first_message() {
-        assert_eq!(
-            thread_label(&thread(Some(" Pay a bill "), None)),
-            "Pay a bill"
-        );
-        assert_eq!(thread_label(&thread(Some("  "), None)), UNTITLED);
-        assert_eq!(thread_label(&thread(None, Some(vec![]))), UNTITLED);
+        assert_eq!(label(&thread(Some(" Pay a bill "), None)), "Pay a bill");
+        assert_eq!(label(&thread(Some("  "), None)), "Untitled conversation");
+        assert_eq!(label(&thread(None, Some(vec![]))), "Untitled conversation");
         let items: Vec<ThreadItem> = serde_json::from_value(serde_json::json!([
             {"id": "m0", "type": "assistant_message", "content": [{"type": "output_text", "text": "Hi"}]},
             {"id": "m1", "type": "user_message", "content": [{"type": "input_text", "text": "can you\n  pay this bill"}]}
         ]))
         .unwrap();
-        assert_eq!(
-            thread_label(&thread(None, Some(items))),
-            "can you pay this bill"
-        );
+        assert_eq!(label(&thread(None, Some(items))), "can you pay this bill");
         let long: Vec<ThreadItem> = serde_json::from_value(serde_json::json!([
             {"id": "m1", "type": "user_message", "content": [{"type": "input_text", "text": "é".repeat(100)}]}
         ]))
         .unwrap();
-        let label = thread_label(&thread(None, Some(long)));
+        let label = label(&thread(None, Some(long)));
         assert_eq!(label.chars().count(), LABEL_CHARS + 1);
         assert!(label.ends_with('…'));
     }

@@ -1,16 +1,17 @@
-//! Options a host page gives the element as attribute text: the start screen (greeting,
-//! starter prompts) and the metadata sent with every request. Parsing is lenient: a
-//! broken value falls back to the default and says why, it never breaks the element.
+//! The host's options as one typed value, whichever way they arrive: attributes (text,
+//! parsed leniently: a broken value falls back to the default and says why), `setOptions`
+//! and the `options` property (JSON values, checked strictly: a wrong type is an error that
+//! names the key, and a rejected call changes nothing), or the Leptos component's props.
+//! Each arrives as a [`Setting`]; [`Options::apply`] is the only way one takes effect.
+//! Options that are functions (headers, fetch, the registries) live in the browser half.
 
+use crate::attachments::{parse_accept, parse_count, parse_size, AttachmentLimits};
 use crate::protocol::JsonMap;
-use serde::Deserialize;
-use serde_json::Value;
-
-/// What the start screen says when the host does not set `greeting`.
-pub const DEFAULT_GREETING: &str = "How can I help you today?";
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
 
 /// One suggestion on the start screen: clicking it sends `prompt` as the first message.
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
 pub struct StarterPrompt {
     /// What the button shows (falls back to the prompt).
     #[serde(default)]
@@ -21,12 +22,313 @@ pub struct StarterPrompt {
     pub icon: Option<String>,
 }
 
-/// The greeting: the attribute's text, or the default when absent or blank.
-pub fn greeting(value: Option<&str>) -> String {
-    match value.map(str::trim) {
-        Some(text) if !text.is_empty() => text.to_owned(),
-        _ => DEFAULT_GREETING.to_owned(),
+/// Seconds a stream may stay silent before it is aborted, when the host sets nothing.
+pub const DEFAULT_STREAM_TIMEOUT_SECS: f64 = 60.0;
+
+/// Every plain (non-function) option of one chat, as the runtime applies it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Options {
+    pub endpoint: String,
+    /// Seconds a stream (or a response that has not started) may stay silent.
+    pub stream_timeout_secs: f64,
+    /// The start screen's greeting; `None`: the strings table's.
+    pub greeting: Option<String>,
+    /// The composer's placeholder; `None`: the strings table's.
+    pub placeholder: Option<String>,
+    pub starter_prompts: Vec<StarterPrompt>,
+    pub locale: String,
+    /// Per-string overrides (`{"send": "Go", "fr": {…}}`), `Null` for none.
+    pub strings: Value,
+    /// Sent as `metadata` with every request.
+    pub metadata: Option<JsonMap>,
+    pub attachments_enabled: bool,
+    pub attachment_limits: AttachmentLimits,
+    pub resizable: bool,
+    /// `localStorage` key for the size the user gave; empty: not remembered.
+    pub persist_size: String,
+    /// As the host gave it (`"dark"` or `{colorScheme, accent, variables}`); `Null`: none.
+    pub theme: Value,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            endpoint: String::new(),
+            stream_timeout_secs: DEFAULT_STREAM_TIMEOUT_SECS,
+            greeting: None,
+            placeholder: None,
+            starter_prompts: Vec::new(),
+            locale: "en".to_owned(),
+            strings: Value::Null,
+            metadata: None,
+            attachments_enabled: true,
+            attachment_limits: AttachmentLimits::default(),
+            resizable: false,
+            persist_size: String::new(),
+            theme: Value::Null,
+        }
     }
+}
+
+/// One change to [`Options`]. `None` restores that option's default.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Setting {
+    Endpoint(Option<String>),
+    StreamTimeout(Option<f64>),
+    Greeting(Option<String>),
+    Placeholder(Option<String>),
+    StarterPrompts(Vec<StarterPrompt>),
+    Locale(Option<String>),
+    Strings(Value),
+    Metadata(Option<JsonMap>),
+    AttachmentsEnabled(Option<bool>),
+    Accept(Option<Vec<String>>),
+    MaxAttachmentSize(Option<u64>),
+    MaxAttachments(Option<usize>),
+    Resizable(Option<bool>),
+    PersistSize(Option<String>),
+    Theme(Value),
+}
+
+/// The attributes `<chat-shell>` reads, each mapped onto a [`Setting`]. (`theme` is not
+/// among them: the stylesheet reads that attribute itself.)
+pub const ATTRIBUTES: &[&str] = &[
+    "endpoint",
+    "stream-timeout",
+    "greeting",
+    "placeholder",
+    "starter-prompts",
+    "locale",
+    "metadata",
+    "allow-attachments",
+    "accept",
+    "max-attachment-size",
+    "max-attachments",
+    "resizable",
+    "persist-size",
+];
+
+/// A `setOptions` value of the wrong type: the message names the key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OptionError(pub String);
+
+impl Options {
+    pub fn apply(&mut self, setting: Setting) {
+        let defaults = AttachmentLimits::default();
+        match setting {
+            Setting::Endpoint(v) => self.endpoint = v.unwrap_or_default(),
+            Setting::StreamTimeout(v) => {
+                self.stream_timeout_secs = v.unwrap_or(DEFAULT_STREAM_TIMEOUT_SECS)
+            }
+            Setting::Greeting(v) => self.greeting = v.filter(|t| !t.trim().is_empty()),
+            Setting::Placeholder(v) => self.placeholder = v,
+            Setting::StarterPrompts(v) => self.starter_prompts = v,
+            Setting::Locale(v) => self.locale = v.unwrap_or_else(|| "en".to_owned()),
+            Setting::Strings(v) => self.strings = v,
+            Setting::Metadata(v) => self.metadata = v,
+            Setting::AttachmentsEnabled(v) => self.attachments_enabled = v.unwrap_or(true),
+            Setting::Accept(v) => {
+                self.attachment_limits.accept = v.unwrap_or(defaults.accept);
+            }
+            Setting::MaxAttachmentSize(v) => {
+                self.attachment_limits.max_size = v.unwrap_or(defaults.max_size);
+            }
+            Setting::MaxAttachments(v) => {
+                self.attachment_limits.max_count = v.unwrap_or(defaults.max_count);
+            }
+            Setting::Resizable(v) => self.resizable = v.unwrap_or(false),
+            Setting::PersistSize(v) => self.persist_size = v.unwrap_or_default(),
+            Setting::Theme(v) => self.theme = v,
+        }
+    }
+
+    /// The stall timeout in milliseconds.
+    pub fn stream_timeout_ms(&self) -> u32 {
+        (self.stream_timeout_secs * 1000.0).clamp(1.0, u32::MAX as f64) as u32
+    }
+
+    /// What the `options` property reads back: the plain options under their option names.
+    pub fn to_json(&self) -> Value {
+        let limits = &self.attachment_limits;
+        json!({
+            "endpoint": self.endpoint,
+            "streamTimeout": self.stream_timeout_secs,
+            "greeting": self.greeting,
+            "placeholder": self.placeholder,
+            "starterPrompts": self.starter_prompts,
+            "locale": self.locale,
+            "strings": self.strings,
+            "metadata": self.metadata,
+            "attachments": {
+                "enabled": self.attachments_enabled,
+                "accept": limits.accept,
+                "maxSize": limits.max_size,
+                "maxCount": limits.max_count,
+            },
+            "resizable": self.resizable,
+            "persistSize": self.persist_size,
+            "theme": self.theme,
+        })
+    }
+}
+
+impl Setting {
+    /// An attribute's text (`None`: removed) as a setting, with a warning when the text
+    /// could not be read and the default is used instead. `None` for other attributes.
+    pub fn from_attribute(name: &str, value: Option<&str>) -> Option<(Setting, Option<String>)> {
+        let text = value.map(str::trim);
+        let mut warning = None;
+        // A value that is there but unreadable falls back to the default, with a warning.
+        let mut lenient = |parsed: Option<f64>, what: &str| {
+            if parsed.is_none() && text.is_some_and(|t| !t.is_empty()) {
+                warning = Some(format!("{name} must be {what}; using the default"));
+            }
+            parsed
+        };
+        let number = |min: f64| {
+            text.and_then(|t| t.parse::<f64>().ok())
+                .filter(|n| n.is_finite() && *n >= min)
+        };
+        let setting = match name {
+            "endpoint" => Setting::Endpoint(value.map(str::to_owned)),
+            "stream-timeout" => Setting::StreamTimeout(lenient(
+                number(f64::MIN_POSITIVE),
+                "a number of seconds above 0",
+            )),
+            "greeting" => Setting::Greeting(value.map(str::to_owned)),
+            "placeholder" => Setting::Placeholder(value.map(str::to_owned)),
+            "starter-prompts" => Setting::StarterPrompts(
+                parse_starter_prompts(value.unwrap_or("")).unwrap_or_else(|e| {
+                    warning = Some(e);
+                    Vec::new()
+                }),
+            ),
+            "locale" => Setting::Locale(text.filter(|t| !t.is_empty()).map(str::to_owned)),
+            "metadata" => {
+                Setting::Metadata(parse_metadata(value.unwrap_or("")).unwrap_or_else(|e| {
+                    warning = Some(e);
+                    None
+                }))
+            }
+            // `false` turns attachments off; present or absent otherwise means on.
+            "allow-attachments" => Setting::AttachmentsEnabled(text.map(|t| t != "false")),
+            "accept" => Setting::Accept(text.map(parse_accept)),
+            "max-attachment-size" => Setting::MaxAttachmentSize(
+                lenient(text.and_then(parse_size).map(|n| n as f64), "a byte count")
+                    .map(|n| n as u64),
+            ),
+            "max-attachments" => Setting::MaxAttachments(
+                lenient(text.and_then(parse_count).map(|n| n as f64), "a count")
+                    .map(|n| n as usize),
+            ),
+            // A boolean attribute: present (any value but "false") means on.
+            "resizable" => Setting::Resizable(text.map(|t| t != "false")),
+            "persist-size" => Setting::PersistSize(value.map(str::to_owned)),
+            _ => return None,
+        };
+        Some((setting, warning))
+    }
+
+    /// One `setOptions` key and its JSON value as settings; `null` restores the default.
+    /// `Ok(vec![])` for keys that are not plain options (functions, unknown keys).
+    pub fn from_option(key: &str, value: &Value) -> Result<Vec<Setting>, OptionError> {
+        let wrong = |what: &str| OptionError(format!("option `{key}` must be {what}"));
+        let string = || match value {
+            Value::Null => Ok(None),
+            Value::String(s) => Ok(Some(s.clone())),
+            _ => Err(wrong("a string")),
+        };
+        let boolean = || match value {
+            Value::Null => Ok(None),
+            Value::Bool(b) => Ok(Some(*b)),
+            _ => Err(wrong("a boolean")),
+        };
+        let one = |s: Setting| Ok(vec![s]);
+        match key {
+            "endpoint" => one(Setting::Endpoint(string()?)),
+            "streamTimeout" => match value {
+                Value::Null => one(Setting::StreamTimeout(None)),
+                Value::Number(n) if n.as_f64().is_some_and(|s| s > 0.0) => {
+                    one(Setting::StreamTimeout(n.as_f64()))
+                }
+                _ => Err(wrong("a number of seconds above 0")),
+            },
+            "greeting" => one(Setting::Greeting(string()?)),
+            "placeholder" => one(Setting::Placeholder(string()?)),
+            "starterPrompts" => match value {
+                Value::Null => one(Setting::StarterPrompts(Vec::new())),
+                Value::Array(_) => one(Setting::StarterPrompts(
+                    parse_starter_prompts(&value.to_string()).map_err(|e| wrong(&e))?,
+                )),
+                _ => Err(wrong("an array of {title, prompt, icon}")),
+            },
+            "locale" => one(Setting::Locale(string()?)),
+            "strings" => match value {
+                Value::Null | Value::Object(_) => one(Setting::Strings(value.clone())),
+                _ => Err(wrong("an object")),
+            },
+            "metadata" => match value {
+                Value::Null => one(Setting::Metadata(None)),
+                Value::Object(map) => one(Setting::Metadata(Some(map.clone()))),
+                _ => Err(wrong("an object")),
+            },
+            "attachments" => attachment_settings(value).map_err(|e| wrong(&e)),
+            "resizable" => one(Setting::Resizable(boolean()?)),
+            "persistSize" => one(Setting::PersistSize(string()?)),
+            "theme" => match value {
+                Value::Null | Value::String(_) | Value::Object(_) => {
+                    one(Setting::Theme(value.clone()))
+                }
+                _ => Err(wrong("a string or an object")),
+            },
+            _ => Ok(Vec::new()),
+        }
+    }
+}
+
+/// `attachments: {enabled, accept, maxSize, maxCount}`; `null` resets all four.
+fn attachment_settings(value: &Value) -> Result<Vec<Setting>, String> {
+    let all_defaults = || {
+        vec![
+            Setting::AttachmentsEnabled(None),
+            Setting::Accept(None),
+            Setting::MaxAttachmentSize(None),
+            Setting::MaxAttachments(None),
+        ]
+    };
+    let map = match value {
+        Value::Null => return Ok(all_defaults()),
+        Value::Object(map) => map,
+        _ => return Err("an object {enabled, accept, maxSize, maxCount}".into()),
+    };
+    let mut out = Vec::new();
+    for (key, v) in map {
+        let setting = match (key.as_str(), v) {
+            ("enabled", Value::Null) => Setting::AttachmentsEnabled(None),
+            ("enabled", Value::Bool(b)) => Setting::AttachmentsEnabled(Some(*b)),
+            ("accept", Value::Null) => Setting::Accept(None),
+            ("accept", Value::String(s)) => Setting::Accept(Some(parse_accept(s))),
+            ("accept", Value::Array(list)) if list.iter().all(Value::is_string) => {
+                let joined: Vec<&str> = list.iter().filter_map(Value::as_str).collect();
+                Setting::Accept(Some(parse_accept(&joined.join(","))))
+            }
+            ("maxSize", Value::Null) => Setting::MaxAttachmentSize(None),
+            ("maxSize", Value::Number(n)) if n.as_f64().is_some_and(|n| n >= 1.0) => {
+                Setting::MaxAttachmentSize(n.as_f64().map(|n| n as u64))
+            }
+            ("maxCount", Value::Null) => Setting::MaxAttachments(None),
+            ("maxCount", Value::Number(n)) if n.as_u64().is_some_and(|n| n >= 1) => {
+                Setting::MaxAttachments(n.as_u64().map(|n| n as usize))
+            }
+            ("enabled", _) => return Err("`enabled` must be a boolean".into()),
+            ("accept", _) => return Err("`accept` must be a string or strings".into()),
+            ("maxSize", _) => return Err("`maxSize` must be a byte count".into()),
+            ("maxCount", _) => return Err("`maxCount` must be a whole number above 0".into()),
+            _ => continue,
+        };
+        out.push(setting);
+    }
+    Ok(out)
 }
 
 /// The starter prompts from JSON: `[{"title": …, "prompt": …, "icon": …}]`. Entries
@@ -86,11 +388,125 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    fn applied(settings: Vec<Setting>) -> Options {
+        let mut options = Options::default();
+        for s in settings {
+            options.apply(s);
+        }
+        options
+    }
+
     #[test]
-    fn greeting_defaults_when_blank() {
-        assert_eq!(greeting(None), DEFAULT_GREETING);
-        assert_eq!(greeting(Some("  ")), DEFAULT_GREETING);
-        assert_eq!(greeting(Some(" Hi there ")), "Hi there");
+    fn option_values_of_the_wrong_type_name_their_key() {
+        for (key, value) in [
+            ("endpoint", json!(3)),
+            ("streamTimeout", json!(-1)),
+            ("streamTimeout", json!("60")),
+            ("greeting", json!(["hi"])),
+            ("starterPrompts", json!({"prompt": "x"})),
+            ("locale", json!(true)),
+            ("strings", json!("fr")),
+            ("metadata", json!([1])),
+            ("attachments", json!({"maxSize": "big"})),
+            ("attachments", json!({"enabled": "yes"})),
+            ("attachments", json!(5)),
+            ("resizable", json!("true")),
+            ("persistSize", json!(1)),
+            ("theme", json!(1)),
+        ] {
+            let err = Setting::from_option(key, &value).expect_err(key);
+            assert!(err.0.contains(&format!("`{key}`")), "{key}: {}", err.0);
+        }
+    }
+
+    #[test]
+    fn null_restores_each_default() {
+        let mut options = Options::default();
+        for (key, value) in [
+            ("endpoint", json!("/x")),
+            ("streamTimeout", json!(5)),
+            ("greeting", json!("Hi")),
+            ("placeholder", json!("Ask")),
+            ("starterPrompts", json!([{"prompt": "p"}])),
+            ("locale", json!("fr")),
+            ("strings", json!({"send": "Go"})),
+            ("metadata", json!({"a": 1})),
+            (
+                "attachments",
+                json!({"enabled": false, "accept": ["image/png"], "maxSize": 5, "maxCount": 2}),
+            ),
+            ("resizable", json!(true)),
+            ("persistSize", json!("k")),
+            ("theme", json!("dark")),
+        ] {
+            for s in Setting::from_option(key, &value).unwrap() {
+                options.apply(s);
+            }
+            assert_ne!(options, Options::default(), "{key} changed something");
+            for s in Setting::from_option(key, &Value::Null).unwrap() {
+                options.apply(s);
+            }
+            assert_eq!(
+                options,
+                Options::default(),
+                "{key}: null restores the default"
+            );
+        }
+    }
+
+    #[test]
+    fn options_read_back_under_their_names() {
+        let options = applied(
+            [
+                ("endpoint", json!("/chatkit")),
+                ("streamTimeout", json!(12.5)),
+                ("attachments", json!({"accept": "image/*", "maxCount": 3})),
+                ("metadata", json!({"tenant": "acme"})),
+            ]
+            .iter()
+            .flat_map(|(k, v)| Setting::from_option(k, v).unwrap())
+            .collect(),
+        );
+        let back = options.to_json();
+        assert_eq!(back["endpoint"], "/chatkit");
+        assert_eq!(back["streamTimeout"], 12.5);
+        assert_eq!(back["attachments"]["accept"], json!(["image/*"]));
+        assert_eq!(back["attachments"]["maxCount"], 3);
+        assert_eq!(back["metadata"], json!({"tenant": "acme"}));
+        assert_eq!(options.stream_timeout_ms(), 12_500);
+        // Function-valued and unknown keys are not plain options.
+        assert_eq!(Setting::from_option("headers", &json!({})), Ok(vec![]));
+        assert_eq!(Setting::from_option("nonsense", &json!(1)), Ok(vec![]));
+    }
+
+    #[test]
+    fn attributes_are_lenient_and_removal_restores_the_default() {
+        let (setting, warning) = Setting::from_attribute("stream-timeout", Some("soon")).unwrap();
+        assert_eq!(setting, Setting::StreamTimeout(None));
+        assert!(warning.unwrap().contains("stream-timeout"));
+        let (setting, warning) = Setting::from_attribute("max-attachments", Some(" 4 ")).unwrap();
+        assert_eq!((setting, warning), (Setting::MaxAttachments(Some(4)), None));
+        let (setting, _) = Setting::from_attribute("allow-attachments", Some("false")).unwrap();
+        assert_eq!(setting, Setting::AttachmentsEnabled(Some(false)));
+        let (setting, warning) = Setting::from_attribute("metadata", Some("[1]")).unwrap();
+        assert_eq!(setting, Setting::Metadata(None));
+        assert!(warning.is_some());
+        let options = applied(vec![
+            Setting::from_attribute("resizable", Some("")).unwrap().0,
+            Setting::from_attribute("locale", Some("de")).unwrap().0,
+        ]);
+        assert!(options.resizable);
+        assert_eq!(options.locale, "de");
+        let removed = applied(vec![
+            Setting::Resizable(Some(true)),
+            Setting::from_attribute("resizable", None).unwrap().0,
+        ]);
+        assert!(!removed.resizable);
+        assert!(Setting::from_attribute("theme", Some("dark")).is_none());
+        // Every observed attribute maps onto a setting.
+        for name in ATTRIBUTES {
+            assert!(Setting::from_attribute(name, None).is_some(), "{name}");
+        }
     }
 
     #[test]

@@ -316,7 +316,7 @@ fn an_error_keeps_the_partial_answer_and_a_retry_replaces_it() {
         .iter()
         .flat_map(|o| &o.effects)
         .filter_map(|e| match e {
-            Effect::Emit { name, .. } => Some(*name),
+            Effect::Emit(event) => Some(event.name()),
             _ => None,
         })
         .collect();

@@ -4,8 +4,24 @@
 #[cfg(target_arch = "wasm32")]
 fn main() {
     use chat_shell::options::StarterPrompt;
+    use chat_shell::runtime::ToolFuture;
     use chat_shell::{ChatEvent, ChatShell};
     use leptos::prelude::*;
+    use std::rc::Rc;
+
+    /// A client tool in Rust: the server asks, the app answers from the browser.
+    fn client_info() -> Rc<dyn Fn(serde_json::Value) -> ToolFuture> {
+        Rc::new(|args: serde_json::Value| -> ToolFuture {
+            Box::pin(async move {
+                let language = web_sys::window()
+                    .and_then(|w| w.navigator().language())
+                    .unwrap_or_default();
+                Ok(
+                    serde_json::json!({ "answeredBy": "rust", "language": language, "asked": args["fields"] }),
+                )
+            })
+        })
+    }
 
     #[component]
     fn App() -> impl IntoView {
@@ -36,7 +52,8 @@ fn main() {
                         }]
                         theme=Signal::derive(move || if dark.get() { "dark".to_owned() } else { "light".to_owned() })
                         on_message_sent=move |_text: String| sent.update(|n| *n += 1)
-                        on_event=move |e: ChatEvent| set_log.update(|l| l.push(e.name))
+                        on_event=move |e: ChatEvent| set_log.update(|l| l.push(e.name().to_owned()))
+                        client_tools=vec![("get_client_info".to_owned(), client_info())]
                     />
                 </main>
             </div>

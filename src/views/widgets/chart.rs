@@ -3,14 +3,16 @@
 //! The chart is laid out at its rendered width (one SVG unit is one pixel), measured with a
 //! ResizeObserver, so labels keep their size whatever the width.
 
+use crate::runtime::Shell;
 use chat_shell_core::protocol::chatkit::WidgetComponent;
+use chat_shell_core::strings::Text;
 use chat_shell_core::widgets::chart::{layout, Chart, SeriesKind, VIEW_WIDTH};
 use chat_shell_core::widgets::style::{self, num, InlineStyle};
 use leptos::html;
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
 
-pub fn chart(node: &WidgetComponent) -> AnyView {
+pub fn chart(shell: Shell, node: &WidgetComponent) -> AnyView {
     let chart = Chart::from_node(node);
     let figure = NodeRef::<html::Figure>::new();
     let width = RwSignal::new(0.0_f64);
@@ -23,7 +25,7 @@ pub fn chart(node: &WidgetComponent) -> AnyView {
     let svg_chart = chart.clone();
     let svg = move || {
         let w = width.get();
-        drawing(&svg_chart, if w > 0.0 { w } else { VIEW_WIDTH })
+        drawing(shell, &svg_chart, if w > 0.0 { w } else { VIEW_WIDTH })
     };
     let legend = chart.show_legend.then(|| {
         let items = chart
@@ -93,7 +95,7 @@ fn data_table(chart: &Chart) -> impl IntoView {
 }
 
 /// The SVG of the chart laid out `width` units wide.
-fn drawing(chart: &Chart, width: f64) -> AnyView {
+fn drawing(shell: Shell, chart: &Chart, width: f64) -> AnyView {
     let g = layout(chart, width);
     let series_style = |i: usize| {
         chart
@@ -101,15 +103,18 @@ fn drawing(chart: &Chart, width: f64) -> AnyView {
             .get(i)
             .map(|s| format!("--cs-w-series:{}", s.color.as_str()))
     };
-    let summary = format!(
-        "Chart: {} over {} categories",
-        chart
-            .series
-            .iter()
-            .map(|s| s.label.as_str())
-            .collect::<Vec<_>>()
-            .join(", "),
-        chart.categories.len()
+    let series = chart
+        .series
+        .iter()
+        .map(|s| s.label.as_str())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let summary = crate::views::strings(shell).format(
+        Text::ChartSummary,
+        &[
+            ("series", &series),
+            ("count", &chart.categories.len().to_string()),
+        ],
     );
     let (left, right) = (num(g.plot.x), num(g.plot.x + g.plot.w));
     let grid = g

@@ -8,6 +8,7 @@ use super::{icons, spinner};
 use crate::runtime::{
     error_text, from_js, to_js, ClientWidgetContext, ClientWidgetRenderer, Shell,
 };
+use crate::views::{strings, tr};
 use chat_shell_core::protocol::chatkit::{ItemId, ItemKind};
 use chat_shell_core::reducer::ChatState;
 use chat_shell_core::strings::Text;
@@ -63,7 +64,7 @@ pub fn ClientWidgetView(shell: Shell, id: ItemId) -> impl IntoView {
             "rust" => {
                 let renderer = shell.with(|rt| rt.client_widget(&name)).flatten();
                 let Some(ClientWidgetRenderer::Rust(f)) = renderer else {
-                    return Some(unsupported(&name));
+                    return Some(unsupported(shell, &name));
                 };
                 let f = StoredValue::new_local(f);
                 let wname = name.clone();
@@ -79,15 +80,15 @@ pub fn ClientWidgetView(shell: Shell, id: ItemId) -> impl IntoView {
                 }
                 .into_any()
             }
-            _ => unsupported(&name),
+            _ => unsupported(shell, &name),
         })
     }
 }
 
-fn unsupported(name: &str) -> AnyView {
+fn unsupported(shell: Shell, name: &str) -> AnyView {
     view! {
         <div class="cs-unsupported" data-part="unsupported" data-widget-name=name.to_owned() role="note">
-            {Text::Unsupported.english()}
+            {tr(shell, Text::Unsupported)}
             {format!(" ({name})")}
         </div>
     }
@@ -187,7 +188,8 @@ fn PageWidget(
                             )
                             .into(),
                         );
-                        holder.set_text_content(Some("This widget could not be shown."));
+                        let text = shell.with(|rt| rt.text(Text::WidgetFailed));
+                        holder.set_text_content(text.as_deref());
                     }
                 }
                 None
@@ -261,21 +263,28 @@ fn ApprovalCard(shell: Shell, id: ItemId) -> impl IntoView {
             data-part="client-widget"
             data-widget-name=approval::NAME
             role="group"
-            aria-label="Approval request"
+            aria-label=tr(shell, Text::ApprovalRequest)
             aria-busy=move || pending.get().is_some().to_string()
         >
             <div class="cs-approval__head">
                 {icons::icon("info", Some("md"), None)}
-                <strong class="cs-approval__title">"Approval required"</strong>
+                <strong class="cs-approval__title">{tr(shell, Text::ApprovalRequired)}</strong>
             </div>
             {move || {
                 request
                     .get()
                     .map(|req| {
+                        // The sentence around the tool's name, in the element's language.
+                        let sentence = tr(shell, Text::ApprovalTool).get();
+                        let (before, after) = sentence
+                            .split_once("{tool}")
+                            .map(|(b, a)| (b.to_owned(), a.to_owned()))
+                            .unwrap_or((format!("{sentence} "), String::new()));
                         view! {
                             <p class="cs-approval__tool">
-                                "The assistant wants to run "
+                                {before}
                                 <code data-part="approval-tool">{req.tool_name.clone()}</code>
+                                {after}
                             </p>
                             <pre class="cs-approval__args" data-part="approval-args"><code>{req.arguments.clone()}</code></pre>
                         }
@@ -290,7 +299,7 @@ fn ApprovalCard(shell: Shell, id: ItemId) -> impl IntoView {
                                 Decision::Approved => icons::icon("check-circle-filled", Some("sm"), None),
                                 _ => icons::icon("empty-circle", Some("sm"), None),
                             }}
-                            {d.label()}
+                            {d.label(&strings(shell))}
                         </p>
                     }
                     .into_any(),
@@ -307,7 +316,7 @@ fn ApprovalCard(shell: Shell, id: ItemId) -> impl IntoView {
                                     on:click=move |_| approve(true)
                                 >
                                     {move || (pending.get() == Some(true)).then(spinner)}
-                                    {crate::views::tr(shell, Text::Approve)}
+                                    {tr(shell, Text::Approve)}
                                 </button>
                                 <button
                                     type="button"
@@ -317,11 +326,11 @@ fn ApprovalCard(shell: Shell, id: ItemId) -> impl IntoView {
                                     on:click=move |_| reject(false)
                                 >
                                     {move || (pending.get() == Some(false)).then(spinner)}
-                                    {crate::views::tr(shell, Text::Reject)}
+                                    {tr(shell, Text::Reject)}
                                 </button>
                             </div>
                             {move || sent.get().then(|| view! {
-                                <p class="cs-approval__sent" role="status">"Answer sent."</p>
+                                <p class="cs-approval__sent" role="status">{tr(shell, Text::AnswerSent)}</p>
                             })}
                         }
                         .into_any()

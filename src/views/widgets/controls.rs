@@ -3,8 +3,10 @@
 //! (so a rebuilt widget shows it again) and submits under its `name`.
 
 use super::{classes, icons, spinner, Ctx};
+use crate::views::tr;
 use chat_shell_core::protocol::chatkit::WidgetComponent;
 use chat_shell_core::protocol::JsonMap;
+use chat_shell_core::strings::Text;
 use chat_shell_core::widgets::form::{self, date_only, FieldValue, Trigger};
 use chat_shell_core::widgets::style::token;
 use leptos::prelude::*;
@@ -129,8 +131,8 @@ pub fn button(ctx: Ctx, node: &WidgetComponent, path: &str) -> AnyView {
     let aria_label = label.is_empty().then(|| {
         node.prop_str("iconStart")
             .or_else(|| node.prop_str("iconEnd"))
-            .unwrap_or("Button")
-            .replace('-', " ")
+            .map(|icon| icon.replace('-', " "))
+            .unwrap_or_else(|| tr(ctx.shell, Text::Button).get_untracked())
     });
     let class = classes([
         Some("cs-w-button".into()),

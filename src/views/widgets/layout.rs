@@ -3,7 +3,9 @@
 //! not know.
 
 use super::{children, classes, icons, spinner, Ctx};
+use crate::views::tr;
 use chat_shell_core::protocol::chatkit::{Action, WidgetComponent};
+use chat_shell_core::strings::Text;
 use chat_shell_core::widgets::form::{self, Trigger};
 use chat_shell_core::widgets::style::{self, token, ColorRole, InlineStyle};
 use leptos::ev::SubmitEvent;
@@ -23,7 +25,7 @@ fn busy_overlay(ctx: Ctx) -> impl IntoView {
     move || {
         ctx.container_busy().then(|| {
             view! {
-                <div class="cs-widget__busy" role="status" aria-label="Working">
+                <div class="cs-widget__busy" role="status" aria-label=tr(ctx.shell, Text::Working)>
                     {spinner()}
                 </div>
             }
@@ -91,7 +93,7 @@ pub fn card(ctx: Ctx, node: &WidgetComponent, path: &str, is_root: bool) -> AnyV
                 aria-expanded=move || shown.get().to_string()
                 on:click=move |_| ctx.toggle_open(&toggle_path)
             >
-                {move || if shown.get() { "Hide details" } else { "Show details" }}
+                {move || tr(ctx.shell, if shown.get() { Text::HideDetails } else { Text::ShowDetails }).get()}
             </button>
         }
     });
@@ -160,8 +162,11 @@ fn card_actions(ctx: Ctx, node: &WidgetComponent, path: &str, as_form: bool) -> 
             .prop(which)?
             .get("label")
             .and_then(Value::as_str)
-            .unwrap_or(which)
-            .to_owned();
+            .map(str::to_owned)
+            .unwrap_or_else(|| {
+                let text = if primary { Text::Confirm } else { Text::Cancel };
+                tr(ctx.shell, text).get_untracked()
+            });
         let action = card_action(node, which);
         let my_path = format!("{path}.{which}");
         let busy_path = my_path.clone();
@@ -225,9 +230,10 @@ pub fn list_view(ctx: Ctx, node: &WidgetComponent, path: &str, is_root: bool) ->
     let more = hidden_from.map(|l| {
         let label = move || {
             if all.get() {
-                "Show less".to_owned()
+                tr(ctx.shell, Text::ShowLess).get()
             } else {
-                format!("Show {} more", total - l)
+                let count = (total - l).to_string();
+                crate::views::strings(ctx.shell).format(Text::ShowMore, &[("count", &count)])
             }
         };
         view! {
@@ -479,7 +485,7 @@ pub fn unknown(ctx: Ctx, node: &WidgetComponent, path: &str) -> AnyView {
         .into_any(),
         None => view! {
             <span class="cs-w-unknown cs-w-placeholder" data-component="unknown" data-type=kind role="note">
-                "Unsupported component"
+                {tr(ctx.shell, Text::UnsupportedComponent)}
             </span>
         }
         .into_any(),

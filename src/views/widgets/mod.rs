@@ -273,7 +273,7 @@ fn render(ctx: Ctx, node: &WidgetComponent, path: &str) -> AnyView {
         "Text" => text::text(ctx, node),
         "Title" => text::title(node),
         "Caption" => text::caption(node),
-        "Markdown" => text::markdown(node),
+        "Markdown" => text::markdown(ctx, node),
         "Badge" => text::badge(node),
         "Label" => text::label(ctx, node),
         "Icon" => icons::icon_component(node),
@@ -285,7 +285,7 @@ fn render(ctx: Ctx, node: &WidgetComponent, path: &str) -> AnyView {
         "Checkbox" => controls::checkbox(ctx, node, path),
         "RadioGroup" => controls::radio_group(ctx, node, path),
         "DatePicker" => controls::date_picker(ctx, node, path),
-        "Chart" => chart::chart(node),
+        "Chart" => chart::chart(ctx.shell, node),
         _ => layout::unknown(ctx, node, path),
     }
 }

@@ -5,6 +5,7 @@
 use super::settle_into;
 use super::spinner;
 use crate::runtime::Shell;
+use crate::views::{strings, tr};
 use chat_shell_core::protocol::chatkit::{
     ItemId, ItemKind, StructuredInput, StructuredInputStatus,
 };
@@ -61,6 +62,7 @@ pub fn StructuredInputView(shell: Shell, id: ItemId) -> impl IntoView {
         let input = input.get()?;
         Some(match input.status {
             StructuredInputStatus::Pending => pending_form(
+                shell,
                 input,
                 seq,
                 chosen,
@@ -69,7 +71,7 @@ pub fn StructuredInputView(shell: Shell, id: ItemId) -> impl IntoView {
                 signals.streaming,
                 send.clone(),
             ),
-            _ => answered(&input),
+            _ => answered(shell, &input),
         })
     };
     view.into_any()
@@ -84,7 +86,9 @@ fn next_seq() -> u32 {
     })
 }
 
+#[allow(clippy::too_many_arguments)]
 fn pending_form(
+    shell: Shell,
     input: StructuredInput,
     seq: u32,
     chosen: RwSignal<HashMap<String, Vec<String>>>,
@@ -202,7 +206,7 @@ fn pending_form(
             <div class="cs-structured__actions">
                 <button type="submit" class="cs-w-button cs-w-button--solid cs-w-button--primary" disabled=locked>
                     {move || (pending.get() == Some(true)).then(spinner)}
-                    {Text::Submit.english()}
+                    {tr(shell, Text::Submit)}
                 </button>
                 <button
                     type="button"
@@ -211,17 +215,18 @@ fn pending_form(
                     on:click=move |_| send(true)
                 >
                     {move || (pending.get() == Some(false)).then(spinner)}
-                    {Text::Skip.english()}
+                    {tr(shell, Text::Skip)}
                 </button>
             </div>
-            {move || sent.get().then(|| view! { <p class="cs-structured__sent" role="status">"Answer sent."</p> })}
+            {move || sent.get().then(|| view! { <p class="cs-structured__sent" role="status">{tr(shell, Text::AnswerSent)}</p> })}
         </form>
     }
     .into_any()
 }
 
 /// The questions with their answers, read-only.
-fn answered(input: &StructuredInput) -> AnyView {
+fn answered(shell: Shell, input: &StructuredInput) -> AnyView {
+    let strings = strings(shell);
     let status = match input.status {
         StructuredInputStatus::Skipped => "skipped",
         _ => "answered",
@@ -233,7 +238,7 @@ fn answered(input: &StructuredInput) -> AnyView {
             view! {
                 <div class="cs-structured__answer" data-question=f.id.clone()>
                     <dt>{f.question.clone()}</dt>
-                    <dd>{answer_text(f)}</dd>
+                    <dd>{answer_text(f, &strings)}</dd>
                 </div>
             }
         })
@@ -241,7 +246,7 @@ fn answered(input: &StructuredInput) -> AnyView {
     view! {
         <div class="cs-structured cs-structured--done" data-part="structured-input" data-status=status>
             <p class="cs-structured__state">
-                {if status == "skipped" { "Skipped" } else { "Answered" }}
+                {tr(shell, if status == "skipped" { Text::Skipped } else { Text::Answered })}
             </p>
             <dl class="cs-structured__answers">{rows}</dl>
         </div>

@@ -2,7 +2,6 @@
 //! server's text: text nodes for all but Markdown, which goes through the sanitizer.
 
 use super::{classes, controls, Ctx};
-use chat_shell_core::markdown;
 use chat_shell_core::protocol::chatkit::WidgetComponent;
 use chat_shell_core::widgets::style::{self, token};
 use leptos::prelude::*;
@@ -77,8 +76,8 @@ pub fn caption(node: &WidgetComponent) -> AnyView {
 }
 
 /// Markdown through the one sanitizer.
-pub fn markdown(node: &WidgetComponent) -> AnyView {
-    let html = markdown::render(&value(node)).into_string();
+pub fn markdown(ctx: Ctx, node: &WidgetComponent) -> AnyView {
+    let html = crate::views::markdown::render(&value(node), &crate::views::strings(ctx.shell));
     let streaming = node.prop_bool("streaming") == Some(true);
     view! {
         <div

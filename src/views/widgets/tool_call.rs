@@ -3,7 +3,9 @@
 
 use super::{icons, spinner};
 use crate::runtime::Shell;
+use crate::views::{tr, trf};
 use chat_shell_core::protocol::chatkit::{ClientToolStatus, ItemId, ItemKind};
+use chat_shell_core::strings::Text;
 use leptos::prelude::*;
 use serde_json::Value;
 
@@ -52,12 +54,12 @@ pub fn ToolCallView(shell: Shell, id: ItemId) -> impl IntoView {
             });
         // Pending and no answer running: loaded from history, nothing will run it here.
         let (status, label) = match (call.status, &error) {
-            (ClientToolStatus::Completed, Some(_)) => ("failed", "Failed"),
-            (ClientToolStatus::Completed, None) => ("done", "Done"),
+            (ClientToolStatus::Completed, Some(_)) => ("failed", Text::ToolFailed),
+            (ClientToolStatus::Completed, None) => ("done", Text::ToolDone),
             (ClientToolStatus::Pending, _) if signals.streaming.get().is_some() => {
-                ("running", "Running…")
+                ("running", Text::ToolRunning)
             }
-            (ClientToolStatus::Pending, _) => ("pending", "Not run"),
+            (ClientToolStatus::Pending, _) => ("pending", Text::ToolNotRun),
         };
         let icon = match status {
             "running" => spinner().into_any(),
@@ -77,20 +79,20 @@ pub fn ToolCallView(shell: Shell, id: ItemId) -> impl IntoView {
                 data-part="tool-call"
                 data-status=status
                 role="group"
-                aria-label=format!("Client tool {}", call.name)
+                aria-label=trf(shell, Text::ClientTool, vec![("name", call.name.clone())])
             >
                 <div class="cs-tool__row">
                     <span class="cs-tool__icon">{icon}</span>
                     <code class="cs-tool__name">{call.name.clone()}</code>
-                    <span class="cs-tool__status" role="status">{label}</span>
+                    <span class="cs-tool__status" role="status">{tr(shell, label)}</span>
                 </div>
                 {error.map(|e| view! { <p class="cs-tool__error" data-part="tool-error">{e}</p> })}
                 <details class="cs-tool__details">
-                    <summary>"Details"</summary>
-                    <p class="cs-tool__caption">"Arguments"</p>
+                    <summary>{tr(shell, Text::Details)}</summary>
+                    <p class="cs-tool__caption">{tr(shell, Text::Arguments)}</p>
                     <pre><code>{arguments}</code></pre>
                     {output.map(|o| view! {
-                        <p class="cs-tool__caption">"Result"</p>
+                        <p class="cs-tool__caption">{tr(shell, Text::ToolResult)}</p>
                         <pre><code>{o}</code></pre>
                     })}
                 </details>

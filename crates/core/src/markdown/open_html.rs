@@ -11,6 +11,12 @@
 //! ignored (as the HTML parser does). Whatever it cannot follow exactly (misnested tags,
 //! which the HTML parser repairs in ways that depend on the tree, or a `<!--` inside a
 //! script) makes it report "open" from then on, which only costs re-parsing, never fidelity.
+//!
+//! Table cells that markdown generates are scope markers for the HTML parser, and the scan
+//! is told where they start and end ([`OpenHtml::enter_cell`], [`OpenHtml::leave_cell`]): a
+//! closing tag inside a cell never closes an element opened outside it (`text <b>bold`, then
+//! a table row `</b> end`: the `<b>` stays open around everything after the table), and
+//! leaving the cell closes whatever was opened inside it.
 
 /// Elements without content (never open).
 const VOID: &[&str] = &[
@@ -23,10 +29,13 @@ const RAW_TEXT: &[&str] = &[
     "script", "style", "textarea", "title", "xmp", "iframe", "noembed", "noframes",
 ];
 
+/// Stands for a markdown table cell in the stack: no tag name starts with `#`.
+const CELL: &str = "#cell";
+
 /// The open-element state after the raw HTML fed so far.
 #[derive(Clone, Debug, Default)]
 pub(super) struct OpenHtml {
-    /// Open elements, innermost last.
+    /// Open elements, innermost last, with [`CELL`] markers for markdown table cells.
     stack: Vec<String>,
     /// Inside `<!-- … -->`.
     comment: bool,
@@ -95,10 +104,38 @@ impl OpenHtml {
         }
     }
 
+    /// A markdown table cell starts.
+    pub(super) fn enter_cell(&mut self) {
+        if self.comment || self.raw_text.is_some() {
+            // The cell's own tags land inside the comment or raw text: not followed.
+            self.lost = true;
+        }
+        self.stack.push(CELL.to_owned());
+    }
+
+    /// A markdown table cell ends: like the HTML parser at `</td>`, everything opened
+    /// inside the cell is closed with it.
+    pub(super) fn leave_cell(&mut self) {
+        if self.comment || self.raw_text.is_some() {
+            self.lost = true;
+        }
+        if let Some(marker) = self.stack.iter().rposition(|open| open == CELL) {
+            self.stack.truncate(marker);
+        }
+    }
+
     fn close(&mut self, name: &str) {
-        if self.stack.last().is_some_and(|top| top == name) {
+        // Only elements opened inside the innermost cell can be closed from within it; the
+        // HTML parser ignores a closing tag for anything outside.
+        let cell = self
+            .stack
+            .iter()
+            .rposition(|open| open == CELL)
+            .map_or(0, |marker| marker + 1);
+        let in_scope = &self.stack[cell..];
+        if in_scope.last().is_some_and(|top| top == name) {
             self.stack.pop();
-        } else if self.stack.iter().any(|open| open == name) {
+        } else if in_scope.iter().any(|open| open == name) {
             self.lost = true;
         }
     }
@@ -184,6 +221,28 @@ mod tests {
             "<details>\n<table><tr><td>\n",
             "</details>\n</td></tr></table>\n"
         ]));
+    }
+
+    #[test]
+    fn markdown_cells_scope_closing_tags() {
+        let mut o = OpenHtml::default();
+        o.feed("<b>");
+        o.enter_cell();
+        o.feed("</b>");
+        o.leave_cell();
+        assert!(
+            !o.is_closed(),
+            "a `</b>` in a cell leaves the outer `<b>` open"
+        );
+        o.feed("</b>");
+        assert!(o.is_closed());
+
+        let mut o = OpenHtml::default();
+        o.enter_cell();
+        o.feed("<i>x <span>");
+        assert!(!o.is_closed());
+        o.leave_cell();
+        assert!(o.is_closed(), "leaving the cell closes what it opened");
     }
 
     #[test]

@@ -27,7 +27,7 @@ use super::looks_like_html;
 use super::open_html::OpenHtml;
 use super::sanitize::{sanitize_html, SafeHtml};
 use super::to_html::{markdown_to_html, normalize_label, parser, RefDefs};
-use pulldown_cmark::Event;
+use pulldown_cmark::{Event, Tag, TagEnd};
 
 /// Incremental renderer for a streamed markdown (or HTML) text.
 #[derive(Debug, Default)]
@@ -182,13 +182,21 @@ fn block_starts(text: &str, defs: &RefDefs) -> (Vec<Boundary>, Vec<FoundDef>) {
     let mut iter = parser(text, defs).into_offset_iter();
     for (event, range) in iter.by_ref() {
         match event {
-            Event::Start(_) => {
+            Event::Start(tag) => {
                 if depth == 0 {
                     push_start(&mut starts, text, range.start, &open_html);
                 }
                 depth += 1;
+                if matches!(tag, Tag::TableCell) {
+                    open_html.enter_cell();
+                }
             }
-            Event::End(_) => depth = depth.saturating_sub(1),
+            Event::End(tag) => {
+                depth = depth.saturating_sub(1);
+                if matches!(tag, TagEnd::TableCell) {
+                    open_html.leave_cell();
+                }
+            }
             Event::Html(html) | Event::InlineHtml(html) => {
                 if depth == 0 {
                     push_start(&mut starts, text, range.start, &open_html);

@@ -4,13 +4,14 @@ use super::state::{
     ChatState, ItemState, ItemStatus, Notice, Progress, ThreadInfo, Turn, TurnError,
 };
 use super::{Effect, Outcome, OutgoingMessage};
+use crate::events::{ChatError, ChatEvent, ErrorKind};
 use crate::protocol::chatkit::{
     AssistantContent, AssistantMessage, ClientToolStatus, DecodeError, ErrorEvent, InputText,
     ItemId, ItemKind, ItemUpdate, NoticeEvent, Page, StreamEvent, StreamOptions, Thread,
     ThreadItem, UserContent, UserMessage,
 };
 use crate::protocol::Unknown;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 /// Longest text handed to the live region: enough to hear what the answer is about.
 const ANNOUNCE_CHARS: usize = 400;
@@ -44,8 +45,12 @@ fn thread_created(state: &mut ChatState, thread: Thread, out: &mut Outcome) {
     let id = thread.id.clone();
     state.thread = Some(ThreadInfo::from(thread));
     state.mark().thread = true;
-    out.emit("chat.thread.created", json!({ "threadId": id }));
-    out.emit("chat.thread.change", json!({ "threadId": id }));
+    out.emit(ChatEvent::ThreadCreated {
+        thread_id: id.clone(),
+    });
+    out.emit(ChatEvent::ThreadChange {
+        thread_id: Some(id),
+    });
 }
 
 fn thread_updated(state: &mut ChatState, thread: Thread) {
@@ -372,7 +377,10 @@ fn clear_progress(state: &mut ChatState) {
 }
 
 fn client_effect(name: String, data: crate::protocol::JsonMap, out: &mut Outcome) {
-    out.emit("chat.effect", json!({ "name": name, "data": data }));
+    out.emit(ChatEvent::Effect {
+        name: name.clone(),
+        data: data.clone(),
+    });
     out.effects.push(Effect::ClientEffect { name, data });
 }
 
@@ -383,10 +391,11 @@ fn error(state: &mut ChatState, e: &ErrorEvent, out: &mut Outcome) {
 
 fn notice(state: &mut ChatState, event: NoticeEvent, out: &mut Outcome) {
     let id = state.notices.last().map_or(0, |n| n.id + 1);
-    out.emit(
-        "chat.notice",
-        json!({ "level": event.level, "message": event.message, "title": event.title }),
-    );
+    out.emit(ChatEvent::Notice {
+        level: event.level,
+        message: event.message.clone(),
+        title: event.title.clone(),
+    });
     state.notices.push(Notice { id, event });
     state.mark().notices = true;
 }
@@ -399,10 +408,10 @@ fn unknown_event(u: &Unknown, out: &mut Outcome) {
 }
 
 pub(super) fn malformed(_state: &mut ChatState, error: DecodeError, out: &mut Outcome) {
-    out.emit(
-        "chat.error",
-        json!({ "kind": "decode", "message": error.message, "raw": error.raw, "fatal": false }),
-    );
+    out.emit(ChatEvent::Error(ChatError {
+        raw: Some(error.raw.clone()),
+        ..ChatError::new(ErrorKind::Decode, error.message.clone())
+    }));
     out.warn(
         format!("malformed event skipped: {}", error.message),
         Some(error.raw),
@@ -433,10 +442,10 @@ pub(super) fn send_started(state: &mut ChatState, message: OutgoingMessage, out:
     if let Some(turn) = state.turn.as_mut() {
         turn.ghost = message.ghost;
     }
-    out.emit(
-        "chat.message.sent",
-        json!({ "text": message.text, "ghost": message.ghost }),
-    );
+    out.emit(ChatEvent::MessageSent {
+        text: message.text.clone(),
+        ghost: message.ghost,
+    });
 }
 
 pub(super) fn turn_started(state: &mut ChatState, out: &mut Outcome) {
@@ -465,7 +474,7 @@ fn begin_turn(state: &mut ChatState, out: &mut Outcome) {
         ghost: false,
     });
     state.mark().turn = true;
-    out.emit("chat.response.start", json!({}));
+    out.emit(ChatEvent::ResponseStart);
 }
 
 pub(super) fn stream_ended(state: &mut ChatState, out: &mut Outcome) {
@@ -473,7 +482,8 @@ pub(super) fn stream_ended(state: &mut ChatState, out: &mut Outcome) {
         return;
     };
     if !turn.saw_event {
-        let message = "The server ended the answer without sending anything.".to_owned();
+        // In English here; the view shows it in the element's language.
+        let message = crate::strings::Text::AnswerEmpty.english().to_owned();
         return fail_turn(state, message, "stream.empty".into(), true, out);
     }
     let streamed = turn.streaming_message.clone();
@@ -484,7 +494,7 @@ pub(super) fn stream_ended(state: &mut ChatState, out: &mut Outcome) {
     }
     end_turn(state, out);
     let thread_id = state.thread_id().cloned();
-    out.emit("chat.thread.done", json!({ "threadId": thread_id }));
+    out.emit(ChatEvent::ThreadDone { thread_id });
 }
 
 pub(super) fn stream_failed(
@@ -523,10 +533,11 @@ fn fail_turn(
         }
     }
     let after_item = state.last_item_id().cloned();
-    out.emit(
-        "chat.error",
-        json!({ "kind": "turn", "message": message, "code": code, "allowRetry": allow_retry }),
-    );
+    out.emit(ChatEvent::Error(ChatError {
+        code: Some(code.clone()),
+        allow_retry: Some(allow_retry),
+        ..ChatError::new(ErrorKind::Turn, message.clone())
+    }));
     state.error = Some(TurnError {
         message,
         code,
@@ -549,7 +560,7 @@ pub(super) fn cancelled(state: &mut ChatState, out: &mut Outcome) {
 fn end_turn(state: &mut ChatState, out: &mut Outcome) {
     if state.turn.take().is_some() {
         state.mark().turn = true;
-        out.emit("chat.response.end", json!({}));
+        out.emit(ChatEvent::ResponseEnd);
     }
     clear_progress(state);
 }
@@ -585,7 +596,9 @@ pub(super) fn thread_loaded(state: &mut ChatState, mut thread: Thread, out: &mut
     marks.turn = true;
     marks.error = true;
     marks.progress = true;
-    out.emit("chat.thread.change", json!({ "threadId": id }));
+    out.emit(ChatEvent::ThreadChange {
+        thread_id: Some(id),
+    });
 }
 
 pub(super) fn older_items(state: &mut ChatState, page: Page<ThreadItem>, _out: &mut Outcome) {
@@ -635,7 +648,7 @@ pub(super) fn reset(state: &mut ChatState, out: &mut Outcome) {
     marks.error = true;
     marks.progress = true;
     marks.notices = true;
-    out.emit("chat.thread.change", json!({ "threadId": Value::Null }));
+    out.emit(ChatEvent::ThreadChange { thread_id: None });
 }
 
 pub(super) fn notice_dismissed(state: &mut ChatState, id: u64) {

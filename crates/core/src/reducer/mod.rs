@@ -15,6 +15,7 @@ pub use state::{
     Changes, ChatState, ItemState, ItemStatus, Notice, Progress, ThreadInfo, Turn, TurnError,
 };
 
+use crate::events::ChatEvent;
 use crate::protocol::chatkit::{
     Attachment, DecodeError, ItemId, Page, StreamEvent, Thread, ThreadItem,
 };
@@ -67,8 +68,8 @@ pub struct OutgoingMessage {
 /// A side effect for the runtime to carry out.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Effect {
-    /// Dispatch a DOM `CustomEvent` (and call the Leptos callback) named `chat.*`.
-    Emit { name: &'static str, detail: Value },
+    /// Dispatch a `chat.*` event (a DOM `CustomEvent`, and the Leptos callback).
+    Emit(ChatEvent),
     /// Run the client tool registered under `name` and send its result back.
     InvokeClientTool {
         item_id: ItemId,
@@ -104,8 +105,8 @@ pub struct Outcome {
 }
 
 impl Outcome {
-    pub(crate) fn emit(&mut self, name: &'static str, detail: Value) {
-        self.effects.push(Effect::Emit { name, detail });
+    pub(crate) fn emit(&mut self, event: ChatEvent) {
+        self.effects.push(Effect::Emit(event));
     }
 
     pub(crate) fn warn(&mut self, message: impl Into<String>, raw: Option<String>) {

@@ -122,7 +122,8 @@ impl TurnError {
             .message
             .clone()
             .filter(|m| !m.trim().is_empty())
-            .unwrap_or_else(|| "Something went wrong while answering. Please try again.".into());
+            // In English here; the view shows it in the element's language.
+            .unwrap_or_else(|| crate::strings::Text::AnswerFailed.english().into());
         (message, e.code.clone(), e.allow_retry)
     }
 }

@@ -5,6 +5,7 @@
 use crate::protocol::chatkit::Action;
 
 use crate::protocol::JsonMap;
+use crate::strings::{Strings, Text};
 use serde_json::Value;
 
 /// The client widget name the fork uses for human-in-the-loop approvals.
@@ -20,10 +21,11 @@ pub enum Decision {
 }
 
 impl Decision {
-    pub fn label(&self) -> String {
+    /// What the card says: Approved / Rejected in the words of `strings`, another word as is.
+    pub fn label(&self, strings: &Strings) -> String {
         match self {
-            Decision::Approved => "Approved".into(),
-            Decision::Rejected => "Rejected".into(),
+            Decision::Approved => strings.get(Text::Approved).to_owned(),
+            Decision::Rejected => strings.get(Text::Rejected).to_owned(),
             Decision::Other(s) => s.clone(),
         }
     }

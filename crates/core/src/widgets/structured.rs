@@ -4,6 +4,7 @@
 use crate::protocol::chatkit::StructuredInputField;
 
 use crate::protocol::JsonMap;
+use crate::strings::{Strings, Text};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 
@@ -60,8 +61,8 @@ pub fn answers(
 }
 
 /// An answered question as read-only text: the chosen options' labels, the text, or
-/// "Skipped".
-pub fn answer_text(field: &StructuredInputField) -> String {
+/// "Skipped" (in the words of `strings`).
+pub fn answer_text(field: &StructuredInputField, strings: &Strings) -> String {
     match &field.answer {
         Some(a) if !a.skipped && !a.values.is_empty() => a
             .values
@@ -76,8 +77,8 @@ pub fn answer_text(field: &StructuredInputField) -> String {
             })
             .collect::<Vec<_>>()
             .join(", "),
-        Some(_) => "Skipped".into(),
-        None => "No answer".into(),
+        Some(_) => strings.get(Text::Skipped).to_owned(),
+        None => strings.get(Text::NoAnswer).to_owned(),
     }
 }
 
@@ -189,8 +190,10 @@ mod tests {
             values: vec![],
             skipped: true,
         });
-        assert_eq!(answer_text(&f[1]), "Cheese, olives");
-        assert_eq!(answer_text(&f[2]), "Skipped");
-        assert_eq!(answer_text(&f[0]), "No answer");
+        let en = Strings::default();
+        assert_eq!(answer_text(&f[1], &en), "Cheese, olives");
+        assert_eq!(answer_text(&f[2], &en), "Skipped");
+        assert_eq!(answer_text(&f[0], &en), "No answer");
+        assert_eq!(answer_text(&f[2], &Strings::new("de")), "Übersprungen");
     }
 }
