@@ -5,6 +5,7 @@ use chat_shell_core::protocol::chatkit::ChatRequest;
 use chat_shell_core::strings::{Strings, Text};
 use js_sys::{Promise, Reflect, Uint8Array};
 use serde::de::DeserializeOwned;
+use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortSignal, ReadableStreamDefaultReader};
@@ -18,6 +19,10 @@ pub enum TransportError {
     Status { status: u16, message: String },
     /// No bytes arrived for longer than the stall timeout.
     Stalled { seconds: u32 },
+    /// The server accepted the request but sent no answer (not even headers) in time.
+    NoAnswer { seconds: u32 },
+    /// One event of the answer was larger than the limit; what came before is kept.
+    Oversized { limit: usize },
     /// The connection failed or dropped.
     Network(String),
     /// The answer was not what the protocol says.
@@ -44,6 +49,13 @@ impl TransportError {
             TransportError::Stalled { seconds } => {
                 strings.format(Text::AnswerStalled, &[("seconds", &seconds.to_string())])
             }
+            TransportError::NoAnswer { seconds } => {
+                strings.format(Text::ServerSilent, &[("seconds", &seconds.to_string())])
+            }
+            TransportError::Oversized { limit } => strings.format(
+                Text::AnswerTooLarge,
+                &[("megabytes", &format!("{:.0}", *limit as f64 / 1_048_576.0))],
+            ),
             TransportError::Network(_) => strings.get(Text::ConnectionLost).to_owned(),
             TransportError::Protocol(detail) => {
                 strings.format(Text::UnreadableAnswer, &[("detail", detail)])
@@ -83,15 +95,73 @@ fn from_gloo(e: gloo_net::Error, signal: &AbortSignal) -> TransportError {
     }
 }
 
-/// Where and how requests go: the endpoint, extra headers (auth tokens…), and optionally
-/// the host page's own `fetch`.
+/// Where and how requests go: the endpoint, extra headers (auth tokens…), optionally the
+/// host page's own `fetch`, and how long a server may take to start answering.
 #[derive(Clone, Debug, Default)]
 pub struct Http {
     pub endpoint: String,
     pub headers: Vec<(String, String)>,
     pub fetch: Option<js_sys::Function>,
+    /// Milliseconds from sending to the answer's headers (and, for JSON, its whole body).
+    pub first_byte_ms: u32,
 }
 
+/// A time limit on one request: aborts it unless cleared first. Tied to the caller's
+/// signal, so Stop still aborts it too.
+struct Deadline {
+    signal: AbortSignal,
+    own: web_sys::AbortController,
+    timer: i32,
+    ms: u32,
+}
+
+impl Deadline {
+    fn start(parent: &AbortSignal, ms: u32) -> Result<Self, TransportError> {
+        let own = web_sys::AbortController::new()
+            .map_err(|e| TransportError::Network(js_error_text(&e)))?;
+        let signal = AbortSignal::any(&js_sys::Array::of2(parent, &own.signal()));
+        let abort = Closure::once_into_js({
+            let own = own.clone();
+            move || own.abort()
+        });
+        let timer = web_sys::window()
+            .and_then(|w| {
+                w.set_timeout_with_callback_and_timeout_and_arguments_0(
+                    abort.unchecked_ref(),
+                    ms.min(i32::MAX as u32) as i32,
+                )
+                .ok()
+            })
+            .unwrap_or_default();
+        Ok(Deadline {
+            signal,
+            own,
+            timer,
+            ms,
+        })
+    }
+
+    /// In time: the request is no longer limited.
+    fn clear(&self) {
+        if let Some(window) = web_sys::window() {
+            window.clear_timeout_with_handle(self.timer);
+        }
+    }
+
+    /// The error to report: the deadline's own when it is what aborted the request.
+    fn explain(&self, error: TransportError) -> TransportError {
+        match error {
+            TransportError::Aborted | TransportError::Network(_) if self.own.signal().aborted() => {
+                TransportError::NoAnswer {
+                    seconds: self.ms.div_ceil(1000),
+                }
+            }
+            other => other,
+        }
+    }
+}
+
+/// POST `request`; resolves once the answer's headers are in (and were a success).
 async fn post(
     http: &Http,
     request: &ChatRequest,
@@ -165,14 +235,23 @@ fn readable_error(body: &str) -> String {
     }
 }
 
-/// POST a JSON request and decode its JSON answer.
+/// POST a JSON request and decode its JSON answer, all within `first_byte_ms`.
 pub async fn post_json<T: DeserializeOwned>(
     http: &Http,
     request: &ChatRequest,
     signal: &AbortSignal,
 ) -> Result<T, TransportError> {
-    let response = post(http, request, "application/json", signal).await?;
-    let text = response.text().await.map_err(|e| from_gloo(e, signal))?;
+    let deadline = Deadline::start(signal, http.first_byte_ms)?;
+    let answer = async {
+        let response = post(http, request, "application/json", &deadline.signal).await?;
+        response
+            .text()
+            .await
+            .map_err(|e| from_gloo(e, &deadline.signal))
+    }
+    .await;
+    deadline.clear();
+    let text = answer.map_err(|e| deadline.explain(e))?;
     serde_json::from_str(&text).map_err(|e| TransportError::Protocol(e.to_string()))
 }
 
@@ -190,7 +269,10 @@ pub async fn post_stream(
     signal: &AbortSignal,
     stall_ms: u32,
 ) -> Result<EventStream, TransportError> {
-    let response = post(http, request, "text/event-stream", signal).await?;
+    let deadline = Deadline::start(signal, http.first_byte_ms)?;
+    let response = post(http, request, "text/event-stream", &deadline.signal).await;
+    deadline.clear();
+    let response = response.map_err(|e| deadline.explain(e))?;
     let body = response
         .body()
         .ok_or_else(|| TransportError::Protocol("the streamed answer has no body".into()))?;

@@ -9,13 +9,14 @@ use js_sys::{Function, Object, Promise, Reflect};
 use leptos::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
+use std::cell::Cell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 use web_sys::HtmlElement;
 
 /// How long a Promise may wait for the chat to settle before it rejects (ms).
-const SETTLE_TIMEOUT_MS: f64 = 120_000.0;
+const SETTLE_TIMEOUT_MS: i32 = 120_000;
 
 /// Dispatch one method call from the element class.
 pub(super) fn call(host: HtmlElement, method: String, arg: JsValue) -> Result<JsValue, JsValue> {
@@ -147,23 +148,56 @@ fn opened(rt: Rc<Runtime>, want: ThreadId) -> Promise {
     })
 }
 
-/// Wait (one animation-frame-sized tick at a time) until `done` holds.
-async fn settle(rt: &Rc<Runtime>, done: impl Fn(&Rc<Runtime>) -> bool) -> Result<(), JsValue> {
-    let started = js_sys::Date::now();
-    while !done(rt) {
-        if js_sys::Date::now() - started > SETTLE_TIMEOUT_MS {
-            return Err(JsValue::from_str(
-                "chat-shell: timed out waiting for the chat",
-            ));
-        }
-        let tick = Promise::new(&mut |resolve, _| {
-            if let Some(window) = web_sys::window() {
-                let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 30);
-            }
-        });
-        JsFuture::from(tick).await?;
+/// Wait until `done` holds. It is checked when the state it reads changes (the answer
+/// streaming, the thread being opened), not on a timer; it gives up after a while.
+async fn settle(
+    rt: &Rc<Runtime>,
+    done: impl Fn(&Runtime) -> bool + 'static,
+) -> Result<(), JsValue> {
+    if done(rt) {
+        return Ok(());
     }
-    Ok(())
+    let (shell, signals) = (rt.shell, rt.signals);
+    let done = Rc::new(done);
+    let promise = Promise::new(&mut |resolve, reject| {
+        let watcher: Rc<Cell<Option<Effect<LocalStorage>>>> = Rc::default();
+        let stop = {
+            let watcher = watcher.clone();
+            move || {
+                if let Some(effect) = watcher.take() {
+                    effect.stop();
+                }
+            }
+        };
+        let effect = rt.in_owner(|| {
+            let (done, stop) = (done.clone(), stop.clone());
+            Effect::watch(
+                move || (signals.streaming.get(), signals.history.opening.get()),
+                move |_, _, _: Option<()>| {
+                    if shell.with(|rt| done(rt)).unwrap_or(true) {
+                        let _ = resolve.call0(&JsValue::NULL);
+                        stop();
+                    }
+                },
+                false,
+            )
+        });
+        watcher.set(Some(effect));
+        let give_up = Closure::once_into_js(move || {
+            let _ = reject.call1(
+                &JsValue::NULL,
+                &JsValue::from_str("chat-shell: timed out waiting for the chat"),
+            );
+            stop();
+        });
+        if let Some(window) = web_sys::window() {
+            let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(
+                give_up.unchecked_ref(),
+                SETTLE_TIMEOUT_MS,
+            );
+        }
+    });
+    JsFuture::from(promise).await.map(drop)
 }
 
 /// One change `setOptions` asked for, checked and ready to apply.

@@ -84,6 +84,9 @@ impl Runtime {
         }
         Ok(Http {
             endpoint: self.options(|o| o.endpoint.clone()),
+            // The same silence limit as a stream's: a server that accepts the request
+            // and never answers gets no longer than one that stops mid-answer.
+            first_byte_ms: self.options(|o| o.stream_timeout_ms()),
             headers,
             fetch,
         })

@@ -57,11 +57,11 @@ impl Shell {
     }
 }
 
-/// A visible item as the list knows it: its id and what kind of view renders it.
+/// A visible item as the list knows it: its id and which view renders it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ItemKey {
     pub id: ItemId,
-    pub kind: &'static str,
+    pub renderer: Renderer,
 }
 
 /// What the views subscribe to. Item contents are not copied into signals (an answer can
@@ -260,6 +260,11 @@ impl Runtime {
         self.signals.options.set(after);
     }
 
+    /// Run `f` in the runtime's reactive owner (what it creates lives as long as the runtime).
+    pub fn in_owner<R>(&self, f: impl FnOnce() -> R) -> R {
+        self.owner.with(f)
+    }
+
     /// Read the options without subscribing.
     pub fn options<R>(&self, f: impl FnOnce(&Options) -> R) -> R {
         self.signals.options.with_untracked(f)
@@ -342,7 +347,7 @@ impl Runtime {
                     .visible_items()
                     .map(|i| ItemKey {
                         id: i.item.id.clone(),
-                        kind: kind_tag(&i.item.kind),
+                        renderer: Renderer::of(&i.item.kind),
                     })
                     .collect::<Vec<_>>()
             });
@@ -389,19 +394,37 @@ impl Runtime {
     }
 }
 
-/// Which view renders an item kind.
-pub fn kind_tag(kind: &ItemKind) -> &'static str {
-    match kind {
-        ItemKind::UserMessage(_) => "user_message",
-        ItemKind::AssistantMessage(_) => "assistant_message",
-        ItemKind::ClientToolCall(_) => "client_tool_call",
-        ItemKind::Widget(_) => "widget",
-        ItemKind::ClientWidget(_) => "client_widget",
-        ItemKind::GeneratedImage(_) => "generated_image",
-        ItemKind::StructuredInput(_) => "structured_input",
-        ItemKind::Workflow(_) => "workflow",
-        ItemKind::Task(_) => "task",
-        ItemKind::EndOfTurn(_) => "end_of_turn",
-        ItemKind::Other(_) => "other",
+/// Which view renders an item.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Renderer {
+    UserMessage,
+    AssistantMessage,
+    /// Tasks and workflows.
+    Process,
+    GeneratedImage,
+    Widget,
+    ClientWidget,
+    ClientToolCall,
+    StructuredInput,
+    /// Closes a turn; nothing to see.
+    EndOfTurn,
+    /// A kind this version does not know: said plainly, never dropped.
+    Unsupported,
+}
+
+impl Renderer {
+    pub fn of(kind: &ItemKind) -> Self {
+        match kind {
+            ItemKind::UserMessage(_) => Renderer::UserMessage,
+            ItemKind::AssistantMessage(_) => Renderer::AssistantMessage,
+            ItemKind::Task(_) | ItemKind::Workflow(_) => Renderer::Process,
+            ItemKind::GeneratedImage(_) => Renderer::GeneratedImage,
+            ItemKind::Widget(_) => Renderer::Widget,
+            ItemKind::ClientWidget(_) => Renderer::ClientWidget,
+            ItemKind::ClientToolCall(_) => Renderer::ClientToolCall,
+            ItemKind::StructuredInput(_) => Renderer::StructuredInput,
+            ItemKind::EndOfTurn(_) => Renderer::EndOfTurn,
+            ItemKind::Other(_) => Renderer::Unsupported,
+        }
     }
 }

@@ -51,11 +51,17 @@ impl Runtime {
                 Ok(s) => s,
                 Err(e) => return this.stream_error(generation, e),
             };
-            let mut decoder = SseDecoder::new();
+            let mut decoder = SseDecoder::with_limit(this.options(|o| o.max_event_bytes));
             loop {
                 match stream.next_chunk().await {
                     Ok(Some(bytes)) if live() => {
                         for frame in decoder.push(&bytes) {
+                            if let SseFrame::Oversized { limit } = frame {
+                                // What arrived before it stays; the rest is not read.
+                                stream.cancel();
+                                let error = TransportError::Oversized { limit };
+                                return this.stream_error(generation, error);
+                            }
                             this.apply_frame(frame);
                         }
                     }
@@ -68,7 +74,12 @@ impl Runtime {
                             this.apply_frame(frame);
                         }
                         this.apply(Input::StreamEnded);
-                        return this.after_stream();
+                        // A host may send from its `chat.response.end` handler: then that
+                        // request is the live one, and this answer has nothing left to do.
+                        if live() {
+                            this.after_stream();
+                        }
+                        return;
                     }
                     Err(e) => return this.stream_error(generation, e),
                 }
@@ -94,7 +105,7 @@ impl Runtime {
                     Err(e) => Input::Malformed(e),
                 }
             }
-            SseFrame::Done => return,
+            SseFrame::Done | SseFrame::Oversized { .. } => return,
         };
         self.apply(input);
     }
@@ -106,8 +117,13 @@ impl Runtime {
         let Some(thread_id) = self.state.borrow().thread_id().cloned() else {
             return;
         };
-        let pending = std::mem::take(&mut *self.pending_tools.borrow_mut());
-        let Some((item_id, _call_id, name)) = pending.into_iter().next() else {
+        // One tool at a time, in the order the server asked; the answer to each result
+        // ends with this again, and the next one runs.
+        let next = {
+            let mut pending = self.pending_tools.borrow_mut();
+            (!pending.is_empty()).then(|| pending.remove(0))
+        };
+        let Some((item_id, _call_id, name)) = next else {
             return;
         };
         let arguments = self.tool_arguments(&item_id);

@@ -10,7 +10,7 @@ use super::attachments::TrayEntry;
 use super::Runtime;
 use crate::transport::{self, TransportError};
 use chat_shell_core::events::{ChatError, ChatEvent, ErrorKind};
-use chat_shell_core::history::thread_label;
+use chat_shell_core::history::{has_title, preview, thread_label};
 use chat_shell_core::protocol::chatkit::{
     ListOrder, Page, RequestBody, StreamEvent, Thread, ThreadEvent, ThreadId, ThreadItem,
 };
@@ -26,13 +26,18 @@ use web_sys::AbortController;
 
 /// Threads per `threads.list` page and items per `items.list` page.
 pub const PAGE_SIZE: u32 = 20;
+/// Items asked for to find an untitled thread's first user message.
+const PREVIEW_ITEMS: u32 = 4;
 
 /// One row of the history list.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ThreadRow {
     pub id: ThreadId,
-    /// The title, or what stands in for it (see [`thread_label`]).
+    /// The title, or what stands in for it (see [`thread_label`], and
+    /// [`Runtime::want_preview`] for threads the server sent without a title).
     pub label: String,
+    /// Whether `label` is the server's title.
+    pub titled: bool,
     /// Naive ISO timestamp, UTC.
     pub created_at: String,
 }
@@ -106,6 +111,8 @@ pub(crate) struct Threads {
     list_token: Cell<u64>,
     /// Drafts of the threads not shown; the key `None` is the new chat.
     pub drafts: RefCell<HashMap<Option<ThreadId>, Draft>>,
+    /// The first user message of untitled threads (`None`: it has none), as far as known.
+    previews: RefCell<HashMap<ThreadId, Option<String>>>,
 }
 
 impl Runtime {
@@ -140,8 +147,63 @@ impl Runtime {
 
     /// Show the history, loading its first page afresh.
     pub fn open_history(self: &Rc<Self>) {
+        // The open thread's preview is known without asking the server.
+        let shown = {
+            let state = self.state.borrow();
+            let items: Vec<ThreadItem> = state.visible_items().map(|i| i.item.clone()).collect();
+            state.thread_id().cloned().map(|id| (id, preview(&items)))
+        };
+        if let Some((id, Some(text))) = shown {
+            self.threads.previews.borrow_mut().insert(id, Some(text));
+        }
         self.signals.history.open.set(true);
         self.fetch_threads(None);
+    }
+
+    /// The preview of an untitled thread, when it is already known.
+    fn known_preview(&self, thread: &Thread) -> Option<String> {
+        if has_title(thread) {
+            return None;
+        }
+        self.threads
+            .previews
+            .borrow()
+            .get(&thread.id)
+            .cloned()
+            .flatten()
+    }
+
+    /// An untitled row came into view: fetch its first messages (once) so it reads as
+    /// its first user message instead of one more "Untitled conversation".
+    pub fn want_preview(self: &Rc<Self>, id: ThreadId) {
+        if self.threads.previews.borrow().contains_key(&id) {
+            return;
+        }
+        // Marked at once: a row scrolled in and out asks only once.
+        self.threads.previews.borrow_mut().insert(id.clone(), None);
+        let this = Rc::clone(self);
+        wasm_bindgen_futures::spawn_local(async move {
+            let page = this
+                .json_request::<Page<ThreadItem>>(RequestBody::ListItems {
+                    thread_id: id.clone(),
+                    limit: Some(PREVIEW_ITEMS),
+                    after: None,
+                    order: Some(ListOrder::Asc),
+                })
+                .await;
+            let Some(text) = page.ok().and_then(|p| preview(&p.data)) else {
+                return;
+            };
+            this.threads
+                .previews
+                .borrow_mut()
+                .insert(id.clone(), Some(text.clone()));
+            this.signals.history.list.update(|l| {
+                if let Some(row) = l.rows.iter_mut().find(|r| r.id == id && !r.titled) {
+                    row.label = text;
+                }
+            });
+        });
     }
 
     pub fn close_history(&self) {
@@ -191,7 +253,10 @@ impl Runtime {
                         if !l.rows.iter().any(|r| r.id == thread.id) {
                             l.rows.push(ThreadRow {
                                 id: thread.id.clone(),
-                                label: thread_label(thread, &strings),
+                                label: this
+                                    .known_preview(thread)
+                                    .unwrap_or_else(|| thread_label(thread, &strings)),
+                                titled: has_title(thread),
                                 created_at: thread.created_at.clone(),
                             });
                         }
@@ -231,6 +296,7 @@ impl Runtime {
                 self.signals.history.list.update(|l| {
                     if let Some(row) = l.rows.iter_mut().find(|r| r.id == id) {
                         row.label = label;
+                        row.titled = true;
                     }
                 });
                 // The header shows the open thread's title: tell the reducer, as the

@@ -7,11 +7,12 @@ use super::sentinel::Sentinel;
 use super::{strings, tr, trf};
 use crate::runtime::{Shell, ThreadRow};
 use chat_shell_core::history::relative_date;
+use chat_shell_core::protocol::chatkit::ThreadId;
 use chat_shell_core::strings::Text;
 use leptos::html;
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
-use web_sys::Element;
+use web_sys::{Element, IntersectionObserver, IntersectionObserverEntry};
 
 /// Whether focus is on `el` or inside it (in its shadow root or document).
 fn focus_within(el: &Element) -> bool {
@@ -38,6 +39,7 @@ pub fn HistoryView(shell: Shell, history_button: NodeRef<html::Button>) -> impl 
     let section = NodeRef::<html::Section>::new();
     let scroller = NodeRef::<html::Div>::new();
     let sentinel = NodeRef::<html::Div>::new();
+    provide_context(PreviewWatch::new(shell));
     let close = move || {
         shell.with(|rt| rt.close_history());
         if let Some(button) = history_button.get_untracked() {
@@ -175,6 +177,14 @@ fn HistoryRow(shell: Shell, row: ThreadRow) -> impl IntoView {
     let mode = RwSignal::new(RowMode::Normal);
     let busy = RwSignal::new(false);
     let item = NodeRef::<html::Li>::new();
+    if !row.titled {
+        let watch = expect_context::<PreviewWatch>();
+        Effect::new(move |_| {
+            if let Some(li) = item.get() {
+                watch.observe(&li);
+            }
+        });
+    }
     let rename_button = NodeRef::<html::Button>::new();
     let delete_button = NodeRef::<html::Button>::new();
     let created_at = row.created_at.clone();
@@ -370,12 +380,65 @@ fn HistoryRow(shell: Shell, row: ThreadRow) -> impl IntoView {
     };
 
     view! {
-        <li class="cs-history__row" data-part="history-row" node_ref=item>
+        <li class="cs-history__row" data-part="history-row" data-thread=row.id.0.clone() node_ref=item>
             {move || match mode.get() {
                 RowMode::Normal => normal().into_any(),
                 RowMode::Renaming => renaming().into_any(),
                 RowMode::Confirming => confirming().into_any(),
             }}
         </li>
+    }
+}
+
+type Observer = (IntersectionObserver, Closure<dyn FnMut(js_sys::Array)>);
+
+/// One observer for the list's untitled rows: a row that comes into view asks for its
+/// preview (only visible rows cost a request), then is no longer watched.
+#[derive(Clone, Copy)]
+struct PreviewWatch {
+    observer: StoredValue<Option<Observer>, LocalStorage>,
+}
+
+impl PreviewWatch {
+    fn new(shell: Shell) -> Self {
+        let observer = StoredValue::new_local(None::<Observer>);
+        let on_entries = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
+            for entry in entries.iter() {
+                let Ok(entry) = entry.dyn_into::<IntersectionObserverEntry>() else {
+                    continue;
+                };
+                if !entry.is_intersecting() {
+                    continue;
+                }
+                let row = entry.target();
+                observer.with_value(|o| {
+                    if let Some((io, _)) = o {
+                        io.unobserve(&row);
+                    }
+                });
+                if let Some(id) = row.get_attribute("data-thread") {
+                    shell.with(|rt| rt.want_preview(ThreadId(id)));
+                }
+            }
+        });
+        if let Ok(io) = IntersectionObserver::new(on_entries.as_ref().unchecked_ref()) {
+            observer.set_value(Some((io, on_entries)));
+        }
+        on_cleanup(move || {
+            observer.update_value(|o| {
+                if let Some((io, _)) = o.take() {
+                    io.disconnect();
+                }
+            });
+        });
+        PreviewWatch { observer }
+    }
+
+    fn observe(self, row: &Element) {
+        self.observer.with_value(|o| {
+            if let Some((io, _)) = o {
+                io.observe(row);
+            }
+        });
     }
 }

@@ -6,7 +6,7 @@ use super::message::{AssistantMessageView, UserMessageView};
 use super::widgets::icon;
 use super::widgets::{ClientWidgetView, StructuredInputView, ToolCallView, WidgetView};
 use super::{strings, tr};
-use crate::runtime::{ItemKey, Shell};
+use crate::runtime::{ItemKey, Renderer, Shell};
 use chat_shell_core::markdown;
 use chat_shell_core::protocol::chatkit::{
     ItemId, ItemKind, Source, SourceKind, StatusIndicator, Task, TaskKind, WorkflowKind,
@@ -19,18 +19,19 @@ use leptos::prelude::*;
 #[component]
 pub fn ItemView(shell: Shell, key: ItemKey) -> impl IntoView {
     let id = key.id;
-    match key.kind {
-        "user_message" => view! { <UserMessageView shell=shell id=id /> }.into_any(),
-        "assistant_message" => view! { <AssistantMessageView shell=shell id=id /> }.into_any(),
-        "task" | "workflow" => view! { <ProcessView shell=shell id=id /> }.into_any(),
-        "generated_image" => view! { <GeneratedImageView shell=shell id=id /> }.into_any(),
-        "widget" => view! { <WidgetView shell=shell id=id /> }.into_any(),
-        "client_widget" => view! { <ClientWidgetView shell=shell id=id /> }.into_any(),
-        "client_tool_call" => view! { <ToolCallView shell=shell id=id /> }.into_any(),
-        "structured_input" => view! { <StructuredInputView shell=shell id=id /> }.into_any(),
-        // Closes a turn; nothing to see.
-        "end_of_turn" => ().into_any(),
-        _ => view! { <UnsupportedView shell=shell id=id /> }.into_any(),
+    match key.renderer {
+        Renderer::UserMessage => view! { <UserMessageView shell=shell id=id /> }.into_any(),
+        Renderer::AssistantMessage => {
+            view! { <AssistantMessageView shell=shell id=id /> }.into_any()
+        }
+        Renderer::Process => view! { <ProcessView shell=shell id=id /> }.into_any(),
+        Renderer::GeneratedImage => view! { <GeneratedImageView shell=shell id=id /> }.into_any(),
+        Renderer::Widget => view! { <WidgetView shell=shell id=id /> }.into_any(),
+        Renderer::ClientWidget => view! { <ClientWidgetView shell=shell id=id /> }.into_any(),
+        Renderer::ClientToolCall => view! { <ToolCallView shell=shell id=id /> }.into_any(),
+        Renderer::StructuredInput => view! { <StructuredInputView shell=shell id=id /> }.into_any(),
+        Renderer::EndOfTurn => ().into_any(),
+        Renderer::Unsupported => view! { <UnsupportedView shell=shell id=id /> }.into_any(),
     }
 }
 
@@ -265,7 +266,7 @@ fn UnsupportedView(shell: Shell, id: ItemId) -> impl IntoView {
         .with(|rt| {
             rt.with_item(&id, |i| match &i.item.kind {
                 ItemKind::Other(u) => u.type_name().to_owned(),
-                other => crate::runtime::kind_tag(other).to_owned(),
+                _ => String::new(),
             })
         })
         .flatten()

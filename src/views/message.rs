@@ -4,7 +4,7 @@ use super::markdown::{
     handle_code_copy, reduced_motion, request_frame, CodeLabels, MarkdownDom, Pacer,
 };
 use super::tr;
-use crate::runtime::Shell;
+use crate::runtime::{Renderer, Shell};
 use chat_shell_core::citations::{number_sources, text_with_markers, Citation};
 use chat_shell_core::events::ChatEvent;
 use chat_shell_core::markdown::safe_url;
@@ -212,7 +212,8 @@ fn SourcesList(shell: Shell, cited: Vec<Citation>) -> impl IntoView {
     view! { <ol class="cs-sources" aria-label=tr(shell, Text::Sources) data-part="sources">{rows}</ol> }
 }
 
-/// Copy, Good response / Bad response, and Retry for the last answer.
+/// Copy, Good response / Bad response, and Retry for the last answer. After a failed
+/// answer the error owns the one Retry (and offers none when the server forbids it).
 #[component]
 fn MessageActions(shell: Shell, id: ItemId) -> impl IntoView {
     let signals = shell.signals().expect("runtime exists while mounted");
@@ -248,12 +249,13 @@ fn MessageActions(shell: Shell, id: ItemId) -> impl IntoView {
             signals.order.with(|o| {
                 o.iter()
                     .rev()
-                    .find(|k| k.kind == "assistant_message")
+                    .find(|k| k.renderer == Renderer::AssistantMessage)
                     .is_some_and(|k| k.id == id)
             })
         }
     };
     let retry_id = id.clone();
+    let offers_retry = move || is_last() && signals.error.with(Option::is_none);
     view! {
         <div class="cs-actions" data-part="message-actions">
             <button type="button" class="cs-button cs-button--ghost" on:click=copy>
@@ -277,7 +279,7 @@ fn MessageActions(shell: Shell, id: ItemId) -> impl IntoView {
             >
                 {thumb(true)}
             </button>
-            <Show when=is_last.clone()>
+            <Show when=offers_retry>
                 <button
                     type="button"
                     class="cs-button cs-button--ghost"

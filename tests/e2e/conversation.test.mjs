@@ -10,6 +10,7 @@ import { after, before, test } from 'node:test';
 import {
   chatkitRequest,
   close,
+  sseBody,
   createdThreadId,
   isStreaming,
   newChatPage,
@@ -162,6 +163,8 @@ test('a failed answer shows the server error and Retry replaces it with a comple
   const retry = error.getByRole('button', { name: 'Retry', exact: true });
   assert.equal(await retry.count(), 1, 'no Retry button in the error');
   await waitForIdle(page);
+  assert.equal(await page.getByRole('button', { name: 'Retry', exact: true }).count(), 1, 'exactly one Retry control after a failed answer');
+  await waitForIdle(page);
   assert.equal(await assistant(page).count(), 1);
   assert.equal(await assistant(page).first().getAttribute('data-status'), 'failed');
   assert.match((await lastAnswerText(page)).text, /This answer will fail halfway/);
@@ -210,6 +213,71 @@ test('a stalled stream times out after stream-timeout seconds', async () => {
   await runtime.waitForLine(`stream closed by client: threads.create thread=${threadId} after`, { timeout: 3_000 });
   await waitForIdle(page);
   assert.match((await lastAnswerText(page)).text, /This answer stalls here/);
+  await finish(page);
+});
+
+test('a server that accepts the request and never answers times out, and the text comes back', async () => {
+  const page = await open();
+  await page.evaluate(() => document.querySelector('chat-shell').setAttribute('stream-timeout', '2'));
+  // Accepted, never answered: no status, no headers, no bytes.
+  await page.route('**/chatkit', () => {});
+  const sent = Date.now();
+  await sendMessage(page, 'are you there');
+  const error = turnError(page);
+  await error.waitFor({ state: 'visible', timeout: 8_000 });
+  const elapsed = Date.now() - sent;
+  assert.match(await error.textContent(), /did not answer within 2 seconds/);
+  assert.ok(elapsed >= 1_800, `the error came after ${elapsed} ms, before the 2 s limit`);
+  await waitForIdle(page);
+  assert.equal(await isStreaming(page), false, 'the chat is not left answering');
+  assert.equal(await page.getByRole('textbox', { name: 'Message' }).inputValue(), 'are you there');
+  await page.unroute('**/chatkit');
+  await finish(page);
+});
+
+test('an event over the size limit ends the answer with a clear error and keeps what came before', async () => {
+  const page = await open();
+  await page.evaluate(() => document.querySelector('chat-shell').setOptions({ maxEventBytes: 4096 }));
+  const thread = { id: 'thr_big', created_at: '2026-11-23T00:00:00', title: null, status: { type: 'active' }, metadata: {} };
+  const item = { id: 'msg_a', thread_id: 'thr_big', created_at: '2026-11-23T00:00:01', type: 'assistant_message', content: [] };
+  const delta = (text) => ({ type: 'thread.item.updated', item_id: 'msg_a', update: { type: 'assistant_message.content_part.text_delta', content_index: 0, delta: text } });
+  const body = sseBody([
+    { type: 'thread.created', thread },
+    { type: 'thread.item.added', item },
+    { type: 'thread.item.updated', item_id: 'msg_a', update: { type: 'assistant_message.content_part.added', content_index: 0, content: { type: 'output_text', text: '', annotations: [] } } },
+    delta('Kept before the flood. '),
+    delta('x'.repeat(20_000)),
+    delta('never shown'),
+  ]);
+  await page.route('**/chatkit', (route) => route.fulfill({ status: 200, contentType: 'text/event-stream', body }));
+  await sendMessage(page, 'flood me');
+  const error = turnError(page);
+  await error.waitFor({ state: 'visible', timeout: 5_000 });
+  assert.match(await error.textContent(), /cut off/);
+  await waitForIdle(page);
+  const text = (await lastAnswerText(page)).text;
+  assert.match(text, /Kept before the flood/);
+  assert.ok(!text.includes('xxxx') && !text.includes('never shown'), `nothing past the limit is shown: ${text.slice(0, 80)}`);
+  await page.unroute('**/chatkit');
+  await finish(page);
+});
+
+test('an error the server says not to retry offers no Retry anywhere', async () => {
+  const page = await open();
+  const thread = { id: 'thr_noretry', created_at: '2026-11-23T00:00:00', title: null, status: { type: 'active' }, metadata: {} };
+  const item = { id: 'msg_n', thread_id: 'thr_noretry', created_at: '2026-11-23T00:00:01', type: 'assistant_message', content: [{ type: 'output_text', text: 'Half an answer', annotations: [] }] };
+  const body = sseBody([
+    { type: 'thread.created', thread },
+    { type: 'thread.item.added', item },
+    { type: 'error', code: 'quota', message: 'Out of quota for today.', allow_retry: false },
+  ]);
+  await page.route('**/chatkit', (route) => route.fulfill({ status: 200, contentType: 'text/event-stream', body }));
+  await sendMessage(page, 'no retry please');
+  await turnError(page).waitFor({ state: 'visible', timeout: 5_000 });
+  await waitForIdle(page);
+  assert.match(await turnError(page).textContent(), /Out of quota/);
+  assert.equal(await page.getByRole('button', { name: 'Retry', exact: true }).count(), 0, 'no Retry when allow_retry is false');
+  await page.unroute('**/chatkit');
   await finish(page);
 });
 

@@ -156,3 +156,21 @@ test('walking skeleton: a markdown answer streams in and renders', async () => {
   assert.equal(runtime.linesMatching('threads.create').length, 1, `the second message created a new thread\n${logs()}`);
   assert.deepEqual(page.consoleErrors, [], 'console errors on the page');
 });
+
+test('the polite live region reads a finished answer as plain text, not markdown source', async () => {
+  const runtime = await startRuntime({ paceMs: 0 });
+  const context = await openBrowser();
+  const page = await newPage(context, runtime.url);
+  const box = page.getByRole('textbox', { name: 'Message' });
+  await box.fill('markdown');
+  await box.press('Enter');
+  const region = page.locator('.cs-sr-only[role="status"]');
+  await waitFor(async () => ((await region.textContent()) ?? '').trim().length > 0, { timeout: 15_000, message: 'the answer is announced' });
+  assert.equal(await region.getAttribute('aria-live'), 'polite');
+  const spoken = (await region.textContent()).trim();
+  assert.match(spoken, /bold/, `the words are read: ${spoken}`);
+  for (const syntax of ['**', '```', '|---', '](http', '<b>', '# ']) {
+    assert.ok(!spoken.includes(syntax), `"${syntax}" is read aloud: ${spoken.slice(0, 300)}`);
+  }
+  await runtime.close();
+});

@@ -399,3 +399,41 @@ test('ghost messages reach the server but are never shown, before or after a rel
   assert.equal(await page.locator('article[data-role="assistant"]').count(), 2);
   await finish(page);
 });
+
+test('untitled threads (as the official SDK sends them) read as their first message, fetched only for rows in view', async () => {
+  const runtime = await startRuntime();
+  const page = await open(runtime);
+  const texts = Array.from({ length: 12 }, (_, i) => `question number ${i + 1} about animals`);
+  for (const text of texts) {
+    await page.evaluate(() => document.querySelector('chat-shell').setThreadId(null));
+    await page.evaluate((text) => document.querySelector('chat-shell').sendUserMessage({ text }), text);
+  }
+  // The real runtime answers; its threads lose their titles on the way, as the SDK's have none.
+  const previewRequests = [];
+  await page.route('**/chatkit', async (route) => {
+    const body = route.request().postDataJSON();
+    if (body.type === 'items.list' && body.params.order === 'asc') previewRequests.push(body.params.thread_id);
+    if (body.type !== 'threads.list') return route.fallback();
+    const response = await route.fetch();
+    const json = await response.json();
+    for (const thread of json.data) thread.title = null;
+    return route.fulfill({ response, json });
+  });
+  // A new chat in a short element: no thread is open, and only a few rows fit.
+  await page.reload();
+  await page.evaluate(() => { document.querySelector('chat-shell').style.height = '320px'; });
+  await page.getByRole('textbox', { name: 'Message' }).waitFor();
+  await openHistory(page);
+  const newest = texts.at(-1);
+  await historyRegion(page).getByRole('button', { name: newest, exact: true }).waitFor({ timeout: 5_000 });
+  const rowCount = await rows(page).count();
+  assert.ok(rowCount >= texts.length, `${rowCount} rows`);
+  assert.ok(previewRequests.length < rowCount, `only rows in view asked for a preview: ${previewRequests.length} of ${rowCount}`);
+  // Scrolling down shows the rest, each under its own first message.
+  await page.locator('.cs-history__scroller').evaluate((el) => { el.scrollTop = el.scrollHeight; });
+  await historyRegion(page).getByRole('button', { name: texts[0], exact: true }).waitFor({ timeout: 5_000 });
+  assert.equal(new Set(previewRequests).size, previewRequests.length, 'each thread asked once');
+  await page.unroute('**/chatkit');
+  await finish(page);
+  await runtime.close();
+});

@@ -3,7 +3,7 @@
 //! ChatKit timestamps are naive ISO 8601 (`2025-11-27T14:23:46.724911`, no zone); servers
 //! write them in UTC, so they are read as UTC. Everything here is pure: "now" is passed in.
 
-use crate::protocol::chatkit::{ItemKind, Thread};
+use crate::protocol::chatkit::{ItemKind, Thread, ThreadItem};
 use crate::strings::{Strings, Text};
 
 /// Longest label taken from a first message (the list shows one line).
@@ -17,16 +17,32 @@ pub fn thread_label(thread: &Thread, strings: &Strings) -> String {
             return title.to_owned();
         }
     }
-    let first = thread.items.as_ref().and_then(|page| {
-        page.data.iter().find_map(|item| match &item.kind {
-            ItemKind::UserMessage(m) => Some(m.text()),
+    thread
+        .items
+        .as_ref()
+        .and_then(|page| preview(&page.data))
+        .unwrap_or_else(|| strings.get(Text::Untitled).to_owned())
+}
+
+/// Whether a thread has a title of its own (else its label stands in for one).
+pub fn has_title(thread: &Thread) -> bool {
+    thread
+        .title
+        .as_deref()
+        .is_some_and(|t| !t.trim().is_empty())
+}
+
+/// What tells an untitled thread apart in the list: its first visible user message, on
+/// one line. Ghost messages are never shown, so they never name a thread.
+pub fn preview(items: &[ThreadItem]) -> Option<String> {
+    items
+        .iter()
+        .filter(|item| !crate::reducer::is_ghost(item))
+        .find_map(|item| match &item.kind {
+            ItemKind::UserMessage(m) => Some(one_line(&m.text())),
             _ => None,
         })
-    });
-    match first.map(|t| one_line(&t)) {
-        Some(text) if !text.is_empty() => text,
-        _ => strings.get(Text::Untitled).to_owned(),
-    }
+        .filter(|text| !text.is_empty())
 }
 
 /// Whitespace collapsed to single spaces, cut to [`LABEL_CHARS`] characters.
@@ -129,6 +145,39 @@ mod tests {
 
     fn at(offset_secs: f64) -> f64 {
         parse_timestamp_ms(T0).unwrap() + offset_secs * 1000.0
+    }
+
+    #[test]
+    fn a_preview_is_the_first_visible_user_message_on_one_line() {
+        let item = |id: &str, kind: serde_json::Value| -> ThreadItem {
+            let mut v = serde_json::json!({"id": id, "thread_id": "t", "created_at": T0});
+            v.as_object_mut()
+                .unwrap()
+                .extend(kind.as_object().unwrap().clone());
+            serde_json::from_value(v).unwrap()
+        };
+        let ghost = item(
+            "a",
+            serde_json::json!({"type": "user_message", "content": [{"type": "input_text", "text": "secret"}], "inference_options": {"ghost": true}}),
+        );
+        let answer = item(
+            "b",
+            serde_json::json!({"type": "assistant_message", "content": [{"type": "output_text", "text": "hi", "annotations": []}]}),
+        );
+        let first = item(
+            "c",
+            serde_json::json!({"type": "user_message", "content": [{"type": "input_text", "text": "  Plan a\n trip   to Lisbon "}]}),
+        );
+        let second = item(
+            "d",
+            serde_json::json!({"type": "user_message", "content": [{"type": "input_text", "text": "later"}]}),
+        );
+        assert_eq!(
+            preview(&[ghost.clone(), answer.clone(), first, second]),
+            Some("Plan a trip to Lisbon".into())
+        );
+        assert_eq!(preview(&[ghost, answer]), None);
+        assert_eq!(preview(&[]), None);
     }
 
     #[test]

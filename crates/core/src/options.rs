@@ -7,6 +7,7 @@
 
 use crate::attachments::{parse_accept, parse_count, parse_size, AttachmentLimits};
 use crate::protocol::JsonMap;
+use crate::sse::DEFAULT_MAX_EVENT_BYTES;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -31,6 +32,8 @@ pub struct Options {
     pub endpoint: String,
     /// Seconds a stream (or a response that has not started) may stay silent.
     pub stream_timeout_secs: f64,
+    /// The largest SSE line or event accepted; past it the answer ends with an error.
+    pub max_event_bytes: usize,
     /// The start screen's greeting; `None`: the strings table's.
     pub greeting: Option<String>,
     /// The composer's placeholder; `None`: the strings table's.
@@ -55,6 +58,7 @@ impl Default for Options {
         Options {
             endpoint: String::new(),
             stream_timeout_secs: DEFAULT_STREAM_TIMEOUT_SECS,
+            max_event_bytes: DEFAULT_MAX_EVENT_BYTES,
             greeting: None,
             placeholder: None,
             starter_prompts: Vec::new(),
@@ -75,6 +79,7 @@ impl Default for Options {
 pub enum Setting {
     Endpoint(Option<String>),
     StreamTimeout(Option<f64>),
+    MaxEventBytes(Option<usize>),
     Greeting(Option<String>),
     Placeholder(Option<String>),
     StarterPrompts(Vec<StarterPrompt>),
@@ -120,6 +125,9 @@ impl Options {
             Setting::StreamTimeout(v) => {
                 self.stream_timeout_secs = v.unwrap_or(DEFAULT_STREAM_TIMEOUT_SECS)
             }
+            Setting::MaxEventBytes(v) => {
+                self.max_event_bytes = v.unwrap_or(DEFAULT_MAX_EVENT_BYTES)
+            }
             Setting::Greeting(v) => self.greeting = v.filter(|t| !t.trim().is_empty()),
             Setting::Placeholder(v) => self.placeholder = v,
             Setting::StarterPrompts(v) => self.starter_prompts = v,
@@ -153,6 +161,7 @@ impl Options {
         json!({
             "endpoint": self.endpoint,
             "streamTimeout": self.stream_timeout_secs,
+            "maxEventBytes": self.max_event_bytes,
             "greeting": self.greeting,
             "placeholder": self.placeholder,
             "starterPrompts": self.starter_prompts,
@@ -252,6 +261,13 @@ impl Setting {
                     one(Setting::StreamTimeout(n.as_f64()))
                 }
                 _ => Err(wrong("a number of seconds above 0")),
+            },
+            "maxEventBytes" => match value {
+                Value::Null => one(Setting::MaxEventBytes(None)),
+                Value::Number(n) if n.as_u64().is_some_and(|n| n >= 1024) => {
+                    one(Setting::MaxEventBytes(n.as_u64().map(|n| n as usize)))
+                }
+                _ => Err(wrong("a byte count of at least 1024")),
             },
             "greeting" => one(Setting::Greeting(string()?)),
             "placeholder" => one(Setting::Placeholder(string()?)),
@@ -402,6 +418,7 @@ mod tests {
             ("endpoint", json!(3)),
             ("streamTimeout", json!(-1)),
             ("streamTimeout", json!("60")),
+            ("maxEventBytes", json!(10)),
             ("greeting", json!(["hi"])),
             ("starterPrompts", json!({"prompt": "x"})),
             ("locale", json!(true)),
@@ -425,6 +442,7 @@ mod tests {
         for (key, value) in [
             ("endpoint", json!("/x")),
             ("streamTimeout", json!(5)),
+            ("maxEventBytes", json!(4096)),
             ("greeting", json!("Hi")),
             ("placeholder", json!("Ask")),
             ("starterPrompts", json!([{"prompt": "p"}])),

@@ -37,12 +37,23 @@ pub enum SseFrame {
     },
     /// The `[DONE]` terminator some servers send as the data of the last event.
     Done,
+    /// A line or an event grew past the decoder's limit: the stream cannot be trusted
+    /// further, and nothing more is decoded (memory stays bounded).
+    Oversized { limit: usize },
 }
+
+/// The largest line or event a decoder accepts unless told otherwise: far above any real
+/// answer event, far below what would hurt a tab.
+pub const DEFAULT_MAX_EVENT_BYTES: usize = 8 * 1024 * 1024;
 
 /// Incremental decoder: feed chunks with [`push`](Self::push), end with
 /// [`finish`](Self::finish).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct SseDecoder {
+    /// The largest line or event accepted; past it, [`SseFrame::Oversized`] and silence.
+    max_event_bytes: usize,
+    /// Set once the limit was crossed.
+    oversized: bool,
     /// Bytes of the current, not yet terminated line.
     buf: Vec<u8>,
     /// `buf[..scanned]` is known to contain no CR or LF.
@@ -69,6 +80,12 @@ struct EventState {
     comments: u64,
 }
 
+impl Default for SseDecoder {
+    fn default() -> Self {
+        Self::with_limit(DEFAULT_MAX_EVENT_BYTES)
+    }
+}
+
 impl SseDecoder {
     /// A decoder at the start of a stream.
     #[must_use]
@@ -76,11 +93,25 @@ impl SseDecoder {
         Self::default()
     }
 
+    /// A decoder that accepts lines and events of at most `max_event_bytes`.
+    #[must_use]
+    pub fn with_limit(max_event_bytes: usize) -> Self {
+        SseDecoder {
+            max_event_bytes,
+            oversized: false,
+            buf: Vec::new(),
+            scanned: 0,
+            skip_lf: false,
+            bom_checked: false,
+            event: EventState::default(),
+        }
+    }
+
     /// Feed the next chunk; returns every frame completed by it.
     pub fn push(&mut self, chunk: &[u8]) -> Vec<SseFrame> {
         let mut frames = Vec::new();
         let mut chunk = chunk;
-        if chunk.is_empty() {
+        if chunk.is_empty() || self.oversized {
             return frames;
         }
         if self.skip_lf {
@@ -103,6 +134,14 @@ impl SseDecoder {
             self.scanned = 0;
         }
         self.drain_lines(&mut frames);
+        if self.buf.len() > self.max_event_bytes || self.event.data.len() > self.max_event_bytes {
+            self.oversized = true;
+            self.buf = Vec::new();
+            self.event.data = String::new();
+            frames.push(SseFrame::Oversized {
+                limit: self.max_event_bytes,
+            });
+        }
         frames
     }
 
@@ -115,6 +154,9 @@ impl SseDecoder {
     /// comment count and the last event id are kept.
     pub fn finish(&mut self) -> Vec<SseFrame> {
         let mut frames = Vec::new();
+        if self.oversized {
+            return frames;
+        }
         let rest = mem::take(&mut self.buf);
         // A stream that is nothing but a cut-off BOM prefix is not a line.
         let is_bom_prefix = !self.bom_checked && BOM.starts_with(&rest);
@@ -319,7 +361,7 @@ mod tests {
             .iter()
             .map(|f| match f {
                 SseFrame::Event { id, .. } => id.clone(),
-                SseFrame::Done => panic!("unexpected Done"),
+                other => panic!("unexpected {other:?}"),
             })
             .collect();
         assert_eq!(ids, vec![Some("1".into()), Some("1".into()), None]);
@@ -498,5 +540,37 @@ mod tests {
         let stream = format!("data: {payload}\n\n");
         let chunks: Vec<&[u8]> = stream.as_bytes().chunks(7).collect();
         assert_eq!(decode(&chunks), vec![ev(&payload)]);
+    }
+    #[test]
+    fn a_line_or_an_event_past_the_limit_ends_decoding() {
+        // One unterminated line that keeps growing.
+        let mut d = SseDecoder::with_limit(64);
+        assert!(d.push(b"data: {\"a\":").is_empty());
+        let frames = d.push(&[b'x'; 80]);
+        assert_eq!(frames, vec![SseFrame::Oversized { limit: 64 }]);
+        assert!(
+            d.push(b"\n\ndata: later\n\n").is_empty(),
+            "nothing after the limit"
+        );
+        assert!(d.finish().is_empty());
+        // Many short data lines that add up to one huge event.
+        let mut d = SseDecoder::with_limit(64);
+        let mut frames = d.push(b"data: ok\n\n");
+        for _ in 0..10 {
+            frames.extend(d.push(b"data: 0123456789\n"));
+        }
+        assert_eq!(
+            frames[0],
+            SseFrame::Event {
+                event: None,
+                id: None,
+                data: "ok".into()
+            }
+        );
+        assert_eq!(frames[1..], [SseFrame::Oversized { limit: 64 }]);
+        // Right at the limit is fine.
+        let mut d = SseDecoder::with_limit(64);
+        let line = format!("data: {}\n\n", "y".repeat(58));
+        assert_eq!(d.push(line.as_bytes()).len(), 1);
     }
 }

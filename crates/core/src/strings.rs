@@ -83,6 +83,8 @@ texts! {
     ServerErrorDetail = "server_error_detail" => "The server answered with an error (HTTP {status}): {message}",
     AnswerStalled = "answer_stalled" => "The answer stalled: nothing arrived for {seconds} seconds.",
     ConnectionLost = "connection_lost" => "The connection to the server was lost. Check your connection and retry.",
+    ServerSilent = "server_silent" => "The server did not answer within {seconds} seconds.",
+    AnswerTooLarge = "answer_too_large" => "The answer was cut off: one part of it was larger than {megabytes} MB.",
     UnreadableAnswer = "unreadable_answer" => "The server's answer could not be read: {detail}",
     StreamingUnsupported = "streaming_unsupported" => "This browser cannot run streamed requests.",
     // Workflows and tasks.
@@ -235,6 +237,8 @@ const LOCALES: &[(&str, &[(Text, &str)])] = &[
             (Text::ServerErrorDetail, "Le serveur a répondu par une erreur (HTTP {status}) : {message}"),
             (Text::AnswerStalled, "La réponse est bloquée : rien n'est arrivé depuis {seconds} secondes."),
             (Text::ConnectionLost, "La connexion au serveur a été perdue. Vérifiez votre connexion et réessayez."),
+            (Text::ServerSilent, "Le serveur n'a pas répondu en {seconds} secondes."),
+            (Text::AnswerTooLarge, "La réponse a été coupée : une de ses parties dépassait {megabytes} Mo."),
             (Text::UnreadableAnswer, "Impossible de lire la réponse du serveur : {detail}"),
             (Text::StreamingUnsupported, "Ce navigateur ne peut pas recevoir de réponses en flux."),
             // Workflows and tasks.
@@ -384,6 +388,8 @@ const LOCALES: &[(&str, &[(Text, &str)])] = &[
             (Text::ServerErrorDetail, "Der Server hat mit einem Fehler geantwortet (HTTP {status}): {message}"),
             (Text::AnswerStalled, "Die Antwort stockt: Seit {seconds} Sekunden ist nichts angekommen."),
             (Text::ConnectionLost, "Die Verbindung zum Server wurde unterbrochen. Prüfen Sie Ihre Verbindung und versuchen Sie es erneut."),
+            (Text::ServerSilent, "Der Server hat nicht innerhalb von {seconds} Sekunden geantwortet."),
+            (Text::AnswerTooLarge, "Die Antwort wurde abgeschnitten: Ein Teil davon war größer als {megabytes} MB."),
             (Text::UnreadableAnswer, "Die Antwort des Servers konnte nicht gelesen werden: {detail}"),
             (Text::StreamingUnsupported, "Dieser Browser kann keine gestreamten Anfragen ausführen."),
             // Workflows and tasks.
@@ -533,6 +539,8 @@ const LOCALES: &[(&str, &[(Text, &str)])] = &[
             (Text::ServerErrorDetail, "ردّ الخادم بخطأ (HTTP {status}): {message}"),
             (Text::AnswerStalled, "توقفت الإجابة: لم يصل شيء منذ {seconds} ثانية."),
             (Text::ConnectionLost, "انقطع الاتصال بالخادم. تحقّق من اتصالك وأعد المحاولة."),
+            (Text::ServerSilent, "لم يُجب الخادم خلال {seconds} ثانية."),
+            (Text::AnswerTooLarge, "قُطعت الإجابة: كان أحد أجزائها أكبر من {megabytes} ميغابايت."),
             (Text::UnreadableAnswer, "تعذّرت قراءة إجابة الخادم: {detail}"),
             (Text::StreamingUnsupported, "لا يستطيع هذا المتصفح تنفيذ الطلبات المتدفقة."),
             // Workflows and tasks.

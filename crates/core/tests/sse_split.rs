@@ -106,7 +106,7 @@ fn split_offsets(len: usize) -> Vec<usize> {
 fn data(frame: &SseFrame) -> &str {
     match frame {
         SseFrame::Event { data, .. } => data,
-        SseFrame::Done => panic!("unexpected Done"),
+        other => panic!("unexpected {other:?}"),
     }
 }
 

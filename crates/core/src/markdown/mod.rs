@@ -6,6 +6,7 @@
 //! build. Views set `inner_html` from a `SafeHtml` and from nothing else.
 
 mod open_html;
+mod plain;
 mod sanitize;
 mod stream;
 mod to_html;
@@ -13,6 +14,7 @@ mod to_html;
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests;
 
+pub use plain::plain_text;
 pub use sanitize::{escape_text, safe_image_url, safe_url, sanitize_html, SafeHtml};
 pub use stream::MarkdownStream;
 

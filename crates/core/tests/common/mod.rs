@@ -66,7 +66,7 @@ pub fn replay_into(
                     Ok(event) => Input::Server(event),
                     Err(e) => Input::Malformed(e),
                 },
-                SseFrame::Done => continue,
+                SseFrame::Done | SseFrame::Oversized { .. } => continue,
             };
             replay.outcomes.push(reduce(state, input));
             if let Some(seen) = observe(state) {
