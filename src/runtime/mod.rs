@@ -104,6 +104,9 @@ pub struct Runtime {
     state: RefCell<ChatState>,
     pub signals: ViewSignals,
     revs: RefCell<HashMap<ItemId, RwSignal<u64>>>,
+    /// Revision signals of items that left the state: disposed at the next frame, once
+    /// the views that read them are gone.
+    retired_revs: RefCell<Vec<RwSignal<u64>>>,
     abort: RefCell<Option<AbortController>>,
     /// Bumped whenever in-flight answers must stop counting (Stop, new chat, unmount).
     generation: Cell<u64>,
@@ -149,6 +152,7 @@ impl Runtime {
             state: RefCell::new(ChatState::new()),
             signals,
             revs: RefCell::new(HashMap::new()),
+            retired_revs: RefCell::new(Vec::new()),
             abort: RefCell::new(None),
             generation: Cell::new(0),
             frame_pending: Cell::new(false),
@@ -339,6 +343,9 @@ impl Runtime {
     /// Publish what changed since the last frame.
     pub fn flush(&self) {
         self.frame_pending.set(false);
+        for rev in self.retired_revs.take() {
+            rev.dispose();
+        }
         let (order, thread, streaming, progress, notices, error, changes) = {
             let mut state = self.state.borrow_mut();
             let changes = state.take_changes();
@@ -352,9 +359,14 @@ impl Runtime {
                     .collect::<Vec<_>>()
             });
             if changes.order {
-                self.revs
-                    .borrow_mut()
-                    .retain(|id, _| state.item(id).is_some());
+                let mut retired = self.retired_revs.borrow_mut();
+                self.revs.borrow_mut().retain(|id, rev| {
+                    let keep = state.item(id).is_some();
+                    if !keep {
+                        retired.push(*rev);
+                    }
+                    keep
+                });
             }
             (
                 order,
