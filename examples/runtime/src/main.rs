@@ -1,5 +1,7 @@
 //! Entry point: reads the command line, opens the store and serves until Ctrl-C or SIGTERM.
 
+mod auth;
+mod guard;
 mod scripts;
 mod server;
 mod store;
@@ -22,8 +24,25 @@ usage: chat-shell-runtime [options]
   --db PATH        SQLite file keeping the history (default chat-shell-demo.db)
   --memory         keep everything in memory instead (tests)
   --seed-thread N  start with one more thread holding N items (benchmarks); its id is
-                   printed after the listening line
+                   printed after the listening line, and the first user to connect gets it
+  --allowed-host H[:PORT]
+                   also answer requests whose Host is H (with PORT, or any port);
+                   repeatable. By default only 127.0.0.1, localhost and [::1] on the
+                   bound port (and the bound address itself) are answered: this is what
+                   defeats DNS rebinding
+  --allow-origin ORIGIN
+                   let pages of ORIGIN (like https://app.example.com) call the runtime
+                   cross-origin, with CORS; repeatable. Default: same-origin only
+  --token TOKEN    accept `Authorization: Bearer TOKEN` as one user's identity (at least
+                   16 characters); repeatable. CHAT_SHELL_RUNTIME_TOKENS (comma-separated)
+                   adds more without showing them in the process list. Browsers without a
+                   token get a signed, HttpOnly cookie identity instead
+  --max-upload-mb N
+                   largest attachment in MB (default 10)
   -h, --help       this help";
+
+/// More bearer tokens, comma-separated (kept out of the process list).
+const TOKENS_ENV: &str = "CHAT_SHELL_RUNTIME_TOKENS";
 
 #[derive(Debug, PartialEq)]
 struct Config {
@@ -35,6 +54,13 @@ struct Config {
     db: Option<PathBuf>,
     /// Items of a thread created at start (`--seed-thread`).
     seed_items: Option<usize>,
+    /// More `Host` values to answer (`--allowed-host`).
+    allowed_hosts: Vec<String>,
+    /// Origins allowed cross-origin (`--allow-origin`).
+    allow_origins: Vec<String>,
+    /// Bearer tokens (`--token`; the environment's are added in `main`).
+    tokens: Vec<String>,
+    max_upload_mb: usize,
 }
 
 #[derive(Debug, PartialEq)]
@@ -51,6 +77,10 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
         dist: PathBuf::from("dist"),
         db: Some(PathBuf::from("chat-shell-demo.db")),
         seed_items: None,
+        allowed_hosts: Vec::new(),
+        allow_origins: Vec::new(),
+        tokens: Vec::new(),
+        max_upload_mb: upload::DEFAULT_MAX_UPLOAD_MB,
     };
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
@@ -90,15 +120,76 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
                         .map_err(|_| format!("--seed-thread: not a number of items: {v}"))?,
                 );
             }
+            "--allowed-host" => {
+                let v = value("--allowed-host")?;
+                guard::parse_host(&v)
+                    .ok_or_else(|| format!("--allowed-host: not a host[:port]: {v}"))?;
+                config.allowed_hosts.push(v);
+            }
+            "--allow-origin" => {
+                let v = value("--allow-origin")?;
+                guard::normalize_origin(&v).ok_or_else(|| {
+                    format!("--allow-origin: not an origin like https://app.example.com: {v}")
+                })?;
+                config.allow_origins.push(v);
+            }
+            "--token" => {
+                let v = value("--token")?;
+                check_token(&v)?;
+                config.tokens.push(v);
+            }
+            "--max-upload-mb" => {
+                let v = value("--max-upload-mb")?;
+                config.max_upload_mb = v
+                    .parse()
+                    .ok()
+                    .filter(|n| (1..=1024).contains(n))
+                    .ok_or_else(|| format!("--max-upload-mb: not a number from 1 to 1024: {v}"))?;
+            }
             other => return Err(format!("unknown argument: {other}")),
         }
     }
     Ok(Args::Run(config))
 }
 
+fn check_token(token: &str) -> Result<(), String> {
+    let token = token.trim();
+    if token.chars().count() < auth::MIN_TOKEN_CHARS || token.contains(char::is_whitespace) {
+        return Err(format!(
+            "a token has at least {} characters and no spaces",
+            auth::MIN_TOKEN_CHARS
+        ));
+    }
+    Ok(())
+}
+
+/// The tokens in [`TOKENS_ENV`], if set.
+fn env_tokens() -> Result<Vec<String>, String> {
+    let Ok(value) = std::env::var(TOKENS_ENV) else {
+        return Ok(Vec::new());
+    };
+    let tokens: Vec<String> = value
+        .split(',')
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(str::to_owned)
+        .collect();
+    for token in &tokens {
+        check_token(token).map_err(|e| format!("{TOKENS_ENV}: {e}"))?;
+    }
+    Ok(tokens)
+}
+
 #[tokio::main]
 async fn main() -> ExitCode {
-    let config = match parse_args(std::env::args().skip(1)) {
+    let parsed = parse_args(std::env::args().skip(1)).and_then(|args| match args {
+        Args::Run(mut config) => {
+            config.tokens.extend(env_tokens()?);
+            Ok(Args::Run(config))
+        }
+        help => Ok(help),
+    });
+    let config = match parsed {
         Ok(Args::Run(config)) => config,
         Ok(Args::Help) => {
             let keywords: Vec<&str> = scripts::KEYWORDS.iter().map(|(k, _)| *k).collect();
@@ -122,7 +213,8 @@ async fn main() -> ExitCode {
     }
 }
 
-async fn run(config: Config) -> Result<(), String> {
+/// Opens the store, seeds it if asked; also says whether some thread has no owner yet.
+fn open_store(config: &Config) -> Result<(store::Store, Option<String>, bool), String> {
     let store = match &config.db {
         Some(path) => {
             store::Store::open(path).map_err(|e| format!("cannot open {}: {e}", path.display()))?
@@ -133,10 +225,21 @@ async fn run(config: Config) -> Result<(), String> {
         Some(n) => Some(
             store
                 .seed_thread(n)
-                .map_err(|e| format!("cannot seed a thread: {e}"))?,
+                .map_err(|e| format!("cannot seed a thread: {e}"))?
+                .to_string(),
         ),
         None => None,
     };
+    let unowned = store.has_unowned().map_err(|e| e.to_string())?;
+    Ok((store, seeded, unowned))
+}
+
+async fn run(config: Config) -> Result<(), String> {
+    let config = Arc::new(config);
+    let opening = config.clone();
+    let (store, seeded, unowned) = tokio::task::spawn_blocking(move || open_store(&opening))
+        .await
+        .map_err(|e| e.to_string())??;
     let listener = tokio::net::TcpListener::bind((config.host.as_str(), config.port))
         .await
         .map_err(|e| format!("cannot listen on {}:{}: {e}", config.host, config.port))?;
@@ -147,6 +250,25 @@ async fn run(config: Config) -> Result<(), String> {
         config.host.clone()
     };
     let authority = format!("{host}:{port}");
+    let policy = guard::Policy::new(
+        port,
+        &config.host,
+        &config.allowed_hosts,
+        &config.allow_origins,
+    )?;
+    if config
+        .host
+        .parse::<std::net::IpAddr>()
+        .is_ok_and(|ip| !ip.is_loopback())
+        && config.allowed_hosts.is_empty()
+    {
+        eprintln!(
+            "chat-shell-runtime: warning: listening on {} but answering only requests whose \
+             Host is a loopback name or the bound address; add --allowed-host NAME for the \
+             names clients use",
+            config.host
+        );
+    }
     if !config.dist.join("index.html").is_file() {
         eprintln!(
             "chat-shell-runtime: warning: {} has no index.html; only the API is served",
@@ -156,9 +278,15 @@ async fn run(config: Config) -> Result<(), String> {
 
     let (stop_tx, stop_rx) = watch::channel(false);
     let state = Arc::new(server::AppState::new(
-        store,
-        Duration::from_millis(config.pace_ms),
-        authority.clone(),
+        Arc::new(store),
+        server::Settings {
+            pace: Duration::from_millis(config.pace_ms),
+            authority: authority.clone(),
+            policy,
+            tokens: config.tokens.clone(),
+            max_upload: config.max_upload_mb * 1024 * 1024,
+        },
+        unowned,
         stop_rx.clone(),
     ));
     let app = server::router(state, &config.dist);
@@ -239,8 +367,38 @@ mod tests {
                 dist: "dist".into(),
                 db: Some("chat-shell-demo.db".into()),
                 seed_items: None,
+                allowed_hosts: Vec::new(),
+                allow_origins: Vec::new(),
+                tokens: Vec::new(),
+                max_upload_mb: 10,
             }
         );
+    }
+
+    #[test]
+    fn access_flags_repeat_and_are_checked() {
+        let Ok(Args::Run(c)) = parse(&[
+            "--allowed-host",
+            "chat.example.com",
+            "--allowed-host=lan-box:9000",
+            "--allow-origin",
+            "https://app.example.com",
+            "--token",
+            "0123456789abcdef-token",
+            "--max-upload-mb",
+            "25",
+        ]) else {
+            panic!()
+        };
+        assert_eq!(c.allowed_hosts, ["chat.example.com", "lan-box:9000"]);
+        assert_eq!(c.allow_origins, ["https://app.example.com"]);
+        assert_eq!(c.tokens, ["0123456789abcdef-token"]);
+        assert_eq!(c.max_upload_mb, 25);
+        assert!(parse(&["--allowed-host", "bad host"]).is_err());
+        assert!(parse(&["--allow-origin", "*"]).is_err());
+        assert!(parse(&["--allow-origin", "https://app.example.com/path"]).is_err());
+        assert!(parse(&["--token", "short"]).is_err());
+        assert!(parse(&["--max-upload-mb", "0"]).is_err());
     }
 
     #[test]

@@ -7,18 +7,19 @@
 //! fixtures in `tests/fixtures/chatkit/`.
 
 use crate::store::{now_iso, Store};
-use chat_shell::protocol::{
+use chat_shell_core::protocol::chatkit::{
     Action, Annotation, AssistantContent, AssistantMessage, ChoiceOption, ClientEffectEvent,
     ClientToolCall, ClientToolStatus, ClientWidget, ContentPartEvent, CustomTask, EndOfTurn,
     EntitySource, ErrorEvent, FileSource, FileTask, GeneratedImage, GeneratedImageItem,
     GeneratedImageUpdated, ImageTask, ItemEvent, ItemId, ItemKind, ItemUpdate, ItemUpdatedEvent,
-    JsonMap, NoticeEvent, NoticeLevel, Page, ProgressUpdateEvent, Source, SourceKind, StatusBody,
+    NoticeEvent, NoticeLevel, Page, ProgressUpdateEvent, Source, SourceKind, StatusBody,
     StatusIndicator, StreamEvent, StreamOptions, StreamOptionsEvent, StructuredInput,
     StructuredInputField, StructuredInputStatus, Task, TaskItem, TaskKind, TextDelta, ThoughtTask,
     Thread, ThreadEvent, ThreadItem, ThreadStatus, UrlSource, WebSearchTask, WidgetComponent,
     WidgetComponentUpdated, WidgetItem, WidgetRootUpdated, WidgetTextDelta, Workflow, WorkflowItem,
     WorkflowKind, WorkflowSummary, WorkflowTaskEvent,
 };
+use chat_shell_core::protocol::JsonMap;
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -220,7 +221,7 @@ impl<'a> Script<'a> {
         for (i, annotation) in annotations.iter().enumerate() {
             self.update(
                 &item.id,
-                ItemUpdate::AnnotationAdded(chat_shell::protocol::AnnotationAdded {
+                ItemUpdate::AnnotationAdded(chat_shell_core::protocol::chatkit::AnnotationAdded {
                     content_index: 0,
                     annotation_index: Some(i),
                     annotation: annotation.clone(),
@@ -1728,10 +1729,10 @@ fn base64(data: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use chat_shell::protocol::decode_event;
+    use chat_shell_core::protocol::chatkit::decode_event;
 
     fn thread(store: &Store) -> Thread {
-        store.create_thread().unwrap()
+        store.user("test").create_thread().unwrap()
     }
 
     fn events(steps: &[Step]) -> Vec<StreamEvent> {
@@ -2013,7 +2014,7 @@ mod tests {
         let mut s = Script::new(&store, Duration::ZERO, th);
         let mut questions = structured_questions();
         questions.status = StructuredInputStatus::Answered;
-        questions.inputs[0].answer = Some(chat_shell::protocol::StructuredAnswer {
+        questions.inputs[0].answer = Some(chat_shell_core::protocol::chatkit::StructuredAnswer {
             values: vec!["green".into()],
             skipped: false,
         });

@@ -1,16 +1,22 @@
 //! HTTP: the routes, the ChatKit request handlers, the SSE writer and the request log.
+//!
+//! Every request first passes `guard::check` (Host, Origin, identity); handlers see the
+//! `User` it found and reach the store only through that user's view, on blocking threads.
 
+use crate::auth::{Auth, User};
+use crate::guard::{self, Policy};
 use crate::scripts::{self, Script, Step};
-use crate::store::{self, now_iso, AttachmentRecord, Store};
+use crate::store::{self, now_iso, AttachmentRecord, Store, UserStore};
 use crate::upload;
 use axum::body::{Body, Bytes};
-use axum::extract::{Request, State};
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{DefaultBodyLimit, Extension, Request, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use chat_shell::protocol::{
+use chat_shell_core::protocol::chatkit::{
     AssistantContent, Attachment, AttachmentKind, ChatRequest, ClientToolStatus, ItemId, ItemKind,
     ItemUpdate, ListOrder, Page, RequestBody, StreamEvent, StructuredAnswer, StructuredInputStatus,
     SyncCustomActionResponse, Thread, ThreadEvent, ThreadId, ThreadItem, UploadDescriptor,
@@ -19,6 +25,7 @@ use chat_shell::protocol::{
 use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, watch};
@@ -28,17 +35,43 @@ use tower_http::services::ServeDir;
 
 /// Pages hold this many items or threads unless the request says otherwise (the SDK's).
 const DEFAULT_PAGE_SIZE: usize = 20;
+/// A larger `limit` is refused (400).
+pub const MAX_PAGE_SIZE: u32 = 1000;
+/// Longest thread title accepted by `threads.update`, in characters.
+pub const MAX_TITLE_CHARS: usize = 256;
+/// Longest attachment name accepted by `attachments.create`, in characters.
+pub const MAX_NAME_CHARS: usize = 255;
+/// Longest declared mime type (RFC 6838 allows 127 characters per part; this is the whole).
+pub const MAX_MIME_CHARS: usize = 255;
 /// A stream silent for this long gets a `: keepalive` comment (proxies drop idle ones).
 const KEEPALIVE: Duration = Duration::from_secs(10);
 /// Partial items are saved at most this often while deltas stream in.
 const FLUSH_EVERY: Duration = Duration::from_millis(250);
 
-/// What every handler shares.
-pub struct AppState {
-    pub store: Store,
+/// What the command line decides about serving.
+pub struct Settings {
     pub pace: Duration,
     /// `host:port` actually bound, for URLs when a request has no `Host` header.
     pub authority: String,
+    /// Hosts and origins requests may come from.
+    pub policy: Policy,
+    /// Bearer tokens accepted as identities (`--token`, `CHAT_SHELL_RUNTIME_TOKENS`).
+    pub tokens: Vec<String>,
+    /// The largest attachment, in bytes (`--max-upload-mb`).
+    pub max_upload: usize,
+}
+
+/// What every handler shares.
+pub struct AppState {
+    pub store: Arc<Store>,
+    pub pace: Duration,
+    /// `host:port` actually bound, for URLs when a request has no `Host` header.
+    pub authority: String,
+    pub policy: Policy,
+    pub auth: Auth,
+    pub max_upload: usize,
+    /// Some threads have no owner yet: the first identity to make a request gets them.
+    pub unclaimed: AtomicBool,
     /// How many times each user message has been answered (the `error` scenario fails
     /// the first time only).
     attempts: Mutex<HashMap<String, u32>>,
@@ -46,19 +79,36 @@ pub struct AppState {
 }
 
 impl AppState {
+    /// `unclaimed`: whether the store holds threads without an owner.
     pub fn new(
-        store: Store,
-        pace: Duration,
-        authority: String,
+        store: Arc<Store>,
+        settings: Settings,
+        unclaimed: bool,
         shutdown: watch::Receiver<bool>,
     ) -> Self {
         AppState {
+            auth: Auth::new(*store.secret(), &settings.tokens),
             store,
-            pace,
-            authority,
+            pace: settings.pace,
+            authority: settings.authority,
+            policy: settings.policy,
+            max_upload: settings.max_upload,
+            unclaimed: AtomicBool::new(unclaimed),
             attempts: Mutex::new(HashMap::new()),
             shutdown,
         }
+    }
+
+    /// Runs `f` on `user`'s view of the store on a blocking thread (SQLite never holds up
+    /// the async workers). A failure is logged and answered with a bare 500.
+    pub async fn db<T: Send + 'static>(
+        &self,
+        user: &User,
+        f: impl FnOnce(&UserStore<'_>) -> store::Result<T> + Send + 'static,
+    ) -> Result<T, Response> {
+        blocking(self.store.clone(), user.clone(), f)
+            .await
+            .map_err(internal)
     }
 
     fn next_attempt(&self, user_message: &ItemId) -> u32 {
@@ -69,27 +119,51 @@ impl AppState {
     }
 }
 
+/// `f` on `user`'s view of `store`, on a blocking thread; the error is for the log.
+pub async fn blocking<T: Send + 'static>(
+    store: Arc<Store>,
+    user: User,
+    f: impl FnOnce(&UserStore<'_>) -> store::Result<T> + Send + 'static,
+) -> Result<T, String> {
+    match tokio::task::spawn_blocking(move || f(&store.user(&user.0))).await {
+        Ok(Ok(value)) => Ok(value),
+        Ok(Err(e)) => Err(e.to_string()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 pub fn router(state: Arc<AppState>, dist: &Path) -> Router {
+    // Multipart uploads are read through axum's extractor, which stops at this limit.
+    let upload_limit = DefaultBodyLimit::max(state.max_upload + upload::MULTIPART_OVERHEAD);
     Router::new()
         .route("/chatkit", post(chatkit))
-        .route("/upload/{id}", post(upload::upload).put(upload::upload))
+        .route(
+            "/upload/{id}",
+            post(upload::upload).put(upload::upload).layer(upload_limit),
+        )
         .route("/preview/{id}", get(upload::preview))
         .fallback_service(ServeDir::new(dist))
+        .layer(middleware::from_fn_with_state(state.clone(), guard::check))
         .layer(middleware::from_fn(log_requests))
         .with_state(state)
 }
 
-/// One line per request for everything but `/chatkit`, which logs its request type itself.
+/// Marks a response whose request the `/chatkit` handler logged itself.
+#[derive(Clone, Copy)]
+struct Logged;
+
+/// One line per request; `/chatkit` logs its request type itself, unless it was refused
+/// before reaching the handler.
 async fn log_requests(req: Request, next: Next) -> Response {
     let path = req.uri().path().to_owned();
-    if path == "/chatkit" {
-        return next.run(req).await;
-    }
     let method = req.method().clone();
     let started = Instant::now();
     let response = next.run(req).await;
     let status = response.status().as_u16();
-    if path.starts_with("/upload/") || path.starts_with("/preview/") {
+    if response.extensions().get::<Logged>().is_some() {
+        return response;
+    }
+    if path == "/chatkit" || path.starts_with("/upload/") || path.starts_with("/preview/") {
         println!(
             "{method} {path} {status} {}ms",
             started.elapsed().as_millis()
@@ -100,13 +174,30 @@ async fn log_requests(req: Request, next: Next) -> Response {
     response
 }
 
-pub fn json_error(status: StatusCode, message: &str) -> Response {
-    (status, Json(json!({ "error": message }))).into_response()
+/// Every error the runtime answers: `{"error": message, "code": code}` (`error` stays a
+/// string: clients show it).
+pub fn json_error(status: StatusCode, code: &str, message: &str) -> Response {
+    (status, Json(json!({ "error": message, "code": code }))).into_response()
 }
 
-fn internal(e: impl std::fmt::Display) -> Response {
+/// 400 with `message`.
+pub fn bad_request(message: &str) -> Response {
+    json_error(StatusCode::BAD_REQUEST, "bad_request", message)
+}
+
+/// 404 for something that does not exist or belongs to someone else (the same answer).
+pub fn not_found(message: &str) -> Response {
+    json_error(StatusCode::NOT_FOUND, "not_found", message)
+}
+
+/// A failure of ours: the details go to the log, never to the client.
+pub fn internal(e: impl std::fmt::Display) -> Response {
     eprintln!("chat-shell-runtime: internal error: {e}");
-    json_error(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string())
+    json_error(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "internal",
+        "internal error (details in the runtime's log)",
+    )
 }
 
 /// `http://host:port` as the client reached us, for upload and preview URLs.
@@ -154,14 +245,43 @@ fn with_items(mut thread: Thread, items: Page<ThreadItem>) -> Thread {
     thread
 }
 
-async fn chatkit(State(state): State<Arc<AppState>>, headers: HeaderMap, body: Bytes) -> Response {
+async fn chatkit(
+    State(state): State<Arc<AppState>>,
+    Extension(user): Extension<User>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
     let started = Instant::now();
-    let log = |kind: &str, status: StatusCode| {
+    let log = |kind: &str, response: Response| {
         println!(
             "POST /chatkit {kind} {} {}ms",
-            status.as_u16(),
+            response.status().as_u16(),
             started.elapsed().as_millis()
         );
+        let mut response = response;
+        response.extensions_mut().insert(Logged);
+        response
+    };
+    // Only JSON: a form or `text/plain` POST is what a cross-site page can send without
+    // asking first, and this endpoint never takes one.
+    let content_type = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    if upload::mime_essence(content_type) != "application/json" {
+        let refused = json_error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported_media_type",
+            "POST /chatkit takes Content-Type: application/json",
+        );
+        return log("-", refused);
+    }
+    let body = match body {
+        Ok(body) => body,
+        Err(e) => {
+            let refused = json_error(e.status(), "bad_request", &e.body_text());
+            return log("-", refused);
+        }
     };
     let raw = serde_json::from_slice::<Value>(&body);
     let parsed = raw.and_then(serde_json::from_value::<ChatRequest>);
@@ -173,19 +293,59 @@ async fn chatkit(State(state): State<Arc<AppState>>, headers: HeaderMap, body: B
                 .ok()
                 .and_then(|v| v.get("type").and_then(Value::as_str).map(log_safe))
                 .unwrap_or_else(|| "-".to_owned());
-            log(&kind, StatusCode::BAD_REQUEST);
-            return json_error(StatusCode::BAD_REQUEST, &format!("invalid request: {e}"));
+            return log(&kind, bad_request(&format!("invalid request: {e}")));
         }
     };
     let kind = request.body.type_name();
+    if let Err(message) = check_bounds(&request.body, state.max_upload) {
+        return log(kind, bad_request(&message));
+    }
     let base = base_url(&state, &headers);
     let response = if request.body.is_streaming() {
-        stream(&state, &base, request.body)
+        stream(&state, user, base, request.body).await
     } else {
-        json_request(&state, &base, request.body)
+        json_request(&state, user, base, request.body).await
     };
-    log(kind, response.status());
-    response
+    log(kind, response)
+}
+
+/// Refuses what no honest client sends: huge pages, titles and attachment declarations.
+fn check_bounds(body: &RequestBody, max_upload: usize) -> Result<(), String> {
+    match body {
+        RequestBody::ListThreads { limit, .. } | RequestBody::ListItems { limit, .. }
+            if limit.is_some_and(|n| n > MAX_PAGE_SIZE) =>
+        {
+            return Err(format!("limit must be at most {MAX_PAGE_SIZE}"));
+        }
+        RequestBody::UpdateThread { title, .. } if title.chars().count() > MAX_TITLE_CHARS => {
+            return Err(format!("a title has at most {MAX_TITLE_CHARS} characters"));
+        }
+        RequestBody::CreateAttachment {
+            name,
+            size,
+            mime_type,
+        } => {
+            let chars = name.chars().count();
+            if chars == 0 || chars > MAX_NAME_CHARS || name.chars().any(char::is_control) {
+                return Err(format!(
+                    "an attachment name has 1 to {MAX_NAME_CHARS} characters, none of them control characters"
+                ));
+            }
+            if !upload::valid_mime_declaration(mime_type) {
+                return Err(format!(
+                    "mime_type must be empty or like `type/subtype`, at most {MAX_MIME_CHARS} characters"
+                ));
+            }
+            if *size > max_upload as u64 {
+                return Err(format!(
+                    "size is over the {} limit",
+                    upload::describe_size(max_upload)
+                ));
+            }
+        }
+        _ => {}
+    }
+    Ok(())
 }
 
 fn log_safe(s: &str) -> String {
@@ -203,15 +363,24 @@ fn log_safe(s: &str) -> String {
 
 // --- JSON requests ----------------------------------------------------------------------
 
-fn json_request(state: &AppState, base: &str, body: RequestBody) -> Response {
-    match answer_json(state, base, body) {
-        Ok(response) => response,
+async fn json_request(
+    state: &Arc<AppState>,
+    user: User,
+    base: String,
+    body: RequestBody,
+) -> Response {
+    let state = state.clone();
+    let answered =
+        tokio::task::spawn_blocking(move || answer_json(&state, &user, &base, body)).await;
+    match answered {
+        Ok(Ok(response)) => response,
+        Ok(Err(e)) => internal(e),
         Err(e) => internal(e),
     }
 }
 
 fn unknown_thread(id: &ThreadId) -> Response {
-    json_error(StatusCode::NOT_FOUND, &format!("unknown thread {id}"))
+    not_found(&format!("unknown thread {id}"))
 }
 
 fn page_size(limit: Option<u32>) -> usize {
@@ -221,8 +390,14 @@ fn page_size(limit: Option<u32>) -> usize {
     }
 }
 
-fn answer_json(state: &AppState, base: &str, body: RequestBody) -> store::Result<Response> {
-    let store = &state.store;
+/// Runs on a blocking thread.
+fn answer_json(
+    state: &AppState,
+    user: &User,
+    base: &str,
+    body: RequestBody,
+) -> store::Result<Response> {
+    let store = &state.store.user(&user.0);
     let ok = |value: Value| Json(value).into_response();
     Ok(match body {
         RequestBody::GetThread { thread_id } => match store.thread(&thread_id)? {
@@ -277,7 +452,7 @@ fn answer_json(state: &AppState, base: &str, body: RequestBody) -> store::Result
             if store.thread(&thread_id)?.is_none() {
                 return Ok(unknown_thread(&thread_id));
             }
-            store.add_feedback(&item_ids, kind)?;
+            store.add_feedback(&thread_id, &item_ids, kind)?;
             ok(json!({}))
         }
         RequestBody::CreateAttachment {
@@ -292,10 +467,7 @@ fn answer_json(state: &AppState, base: &str, body: RequestBody) -> store::Result
             if store.delete_attachment(attachment_id.as_str())? {
                 ok(json!({}))
             } else {
-                json_error(
-                    StatusCode::NOT_FOUND,
-                    &format!("unknown attachment {attachment_id}"),
-                )
+                not_found(&format!("unknown attachment {attachment_id}"))
             }
         }
         RequestBody::UpdateThread { thread_id, title } => {
@@ -329,14 +501,10 @@ fn answer_json(state: &AppState, base: &str, body: RequestBody) -> store::Result
             }
             Json(SyncCustomActionResponse { updated_item }).into_response()
         }
-        RequestBody::Transcribe { .. } => json_error(
-            StatusCode::BAD_REQUEST,
-            "transcription is not supported by the reference runtime",
-        ),
-        other => json_error(
-            StatusCode::BAD_REQUEST,
-            &format!("{} is a streaming request", other.type_name()),
-        ),
+        RequestBody::Transcribe { .. } => {
+            bad_request("transcription is not supported by the reference runtime")
+        }
+        other => bad_request(&format!("{} is a streaming request", other.type_name())),
     })
 }
 
@@ -348,12 +516,19 @@ struct Prepared {
     steps: Vec<Step>,
 }
 
-fn stream(state: &Arc<AppState>, base: &str, body: RequestBody) -> Response {
+async fn stream(state: &Arc<AppState>, user: User, base: String, body: RequestBody) -> Response {
     let kind = body.type_name();
-    match prepare(state, base, body) {
-        Ok(Some(p)) => sse(spawn_writer(state.clone(), kind, p)),
-        // What the SDK does for a thread it does not know: 200 and not a single event.
-        Ok(None) => sse(Body::empty()),
+    let prepared = {
+        let state = state.clone();
+        let user = user.clone();
+        tokio::task::spawn_blocking(move || prepare(&state, &user, &base, body)).await
+    };
+    match prepared {
+        Ok(Ok(Some(p))) => sse(spawn_writer(state.clone(), user, kind, p)),
+        // What the SDK does for a thread it does not know (or, here, that belongs to
+        // someone else): 200 and not a single event.
+        Ok(Ok(None)) => sse(Body::empty()),
+        Ok(Err(e)) => internal(e),
         Err(e) => internal(e),
     }
 }
@@ -370,13 +545,18 @@ fn sse(body: Body) -> Response {
 }
 
 /// Builds the whole answer up front (scripts are deterministic); `None` when the thread
-/// (or the item to retry) does not exist.
-fn prepare(state: &AppState, base: &str, body: RequestBody) -> store::Result<Option<Prepared>> {
-    let store = &state.store;
+/// (or the item to retry) does not exist for `owner`. Runs on a blocking thread.
+fn prepare(
+    state: &AppState,
+    owner: &User,
+    base: &str,
+    body: RequestBody,
+) -> store::Result<Option<Prepared>> {
+    let store = &state.store.user(&owner.0);
     let (thread, mut s) = match &body {
         RequestBody::ThreadsCreate { .. } => {
             let thread = store.create_thread()?;
-            let mut s = Script::new(store, state.pace, thread.clone());
+            let mut s = Script::new(&state.store, state.pace, thread.clone());
             s.emit(StreamEvent::ThreadCreated(ThreadEvent {
                 thread: with_items(thread.clone(), Page::default()),
             }));
@@ -388,7 +568,7 @@ fn prepare(state: &AppState, base: &str, body: RequestBody) -> store::Result<Opt
         | RequestBody::RetryAfterItem { thread_id, .. }
         | RequestBody::CustomAction { thread_id, .. } => match store.thread(thread_id)? {
             Some(thread) => {
-                let s = Script::new(store, state.pace, thread.clone());
+                let s = Script::new(&state.store, state.pace, thread.clone());
                 (thread, s)
             }
             None => return Ok(None),
@@ -404,7 +584,7 @@ fn prepare(state: &AppState, base: &str, body: RequestBody) -> store::Result<Opt
             scripts::respond(&mut s, &user.id, &text, attempt);
             // A ghost message (hidden from the user) never names the thread.
             let first = first_user_text(store, &thread.id)?
-                .or_else(|| (!chat_shell::reducer::is_ghost(&user)).then_some(text));
+                .or_else(|| (!chat_shell_core::reducer::is_ghost(&user)).then_some(text));
             if let Some(first) = first {
                 s.finish(&first);
             }
@@ -515,18 +695,20 @@ fn prepare(state: &AppState, base: &str, body: RequestBody) -> store::Result<Opt
     }))
 }
 
-fn finish(store: &Store, s: &mut Script<'_>, thread: &ThreadId) -> store::Result<()> {
+fn finish(store: &UserStore<'_>, s: &mut Script<'_>, thread: &ThreadId) -> store::Result<()> {
     if let Some(first) = first_user_text(store, thread)? {
         s.finish(&first);
     }
     Ok(())
 }
 
-fn first_user_text(store: &Store, thread: &ThreadId) -> store::Result<Option<String>> {
+fn first_user_text(store: &UserStore<'_>, thread: &ThreadId) -> store::Result<Option<String>> {
     Ok(store
         .all_items(thread)?
         .into_iter()
-        .find(|i| matches!(i.kind, ItemKind::UserMessage(_)) && !chat_shell::reducer::is_ghost(i))
+        .find(|i| {
+            matches!(i.kind, ItemKind::UserMessage(_)) && !chat_shell_core::reducer::is_ghost(i)
+        })
         .map(|i| message_text(&i)))
 }
 
@@ -540,7 +722,7 @@ fn message_text(item: &ThreadItem) -> String {
 /// The echoed user message, its attachments resolved to full objects (unknown ids are
 /// skipped) and bound to the thread.
 fn user_message(
-    store: &Store,
+    store: &UserStore<'_>,
     base: &str,
     thread: &ThreadId,
     input: UserMessageInput,
@@ -573,9 +755,9 @@ type Frame = Result<Bytes, std::io::Error>;
 /// Starts writing `p` on its own task; the returned body yields its frames. When the
 /// client goes away hyper drops the body, which closes the channel: that is how the
 /// writer learns about Stop.
-fn spawn_writer(state: Arc<AppState>, kind: &'static str, p: Prepared) -> Body {
+fn spawn_writer(state: Arc<AppState>, user: User, kind: &'static str, p: Prepared) -> Body {
     let (tx, rx) = mpsc::channel::<Frame>(16);
-    tokio::spawn(write_stream(state, kind, p, tx));
+    tokio::spawn(write_stream(state, user, kind, p, tx));
     Body::from_stream(futures_util::stream::unfold(rx, |mut rx| async move {
         rx.recv().await.map(|frame| (frame, rx))
     }))
@@ -589,11 +771,12 @@ enum Waited {
 
 async fn write_stream(
     state: Arc<AppState>,
+    user: User,
     kind: &'static str,
     p: Prepared,
     tx: mpsc::Sender<Frame>,
 ) {
-    let mut saver = Saver::new(&state.store, p.thread.clone());
+    let mut saver = Saver::new(state.store.clone(), user, p.thread.clone());
     let mut shutdown = state.shutdown.clone();
     let mut last_write = TokioInstant::now();
     let mut sent = 0usize;
@@ -610,7 +793,7 @@ async fn write_stream(
         match step {
             Step::Emit { event, .. } => {
                 // Saved before it is sent: whatever the client saw is in the store.
-                saver.apply(&event);
+                saver.apply(&event).await;
                 let frame = match serde_json::to_string(&event) {
                     Ok(json) => format!("data: {json}\n\n"),
                     Err(e) => {
@@ -626,7 +809,13 @@ async fn write_stream(
                 last_write = TokioInstant::now();
             }
             Step::Drop { .. } => {
-                saver.flush();
+                saver.flush().await;
+                // hyper discards what it has not written yet when the body fails: let it
+                // take every frame sent so far, and write them, before breaking.
+                while tx.capacity() < tx.max_capacity() && !tx.is_closed() {
+                    tokio::time::sleep(Duration::from_millis(1)).await;
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
                 // An error ends the body without its final chunk: the client sees the
                 // connection break mid-answer.
                 let _ = tx
@@ -638,15 +827,15 @@ async fn write_stream(
         }
     }
     match outcome {
-        Waited::Ready => saver.flush(),
+        Waited::Ready => saver.flush().await,
         Waited::Closed => {
-            saver.cancelled();
+            saver.cancelled().await;
             println!(
                 "stream closed by client: {kind} thread={} after {sent} events",
                 p.thread
             );
         }
-        Waited::Shutdown => saver.flush(),
+        Waited::Shutdown => saver.flush().await,
     }
 }
 
@@ -696,9 +885,11 @@ async fn pause(
 }
 
 /// Mirrors the stream into the store as it goes, so `threads.get_by_id` returns what the
-/// client saw, partial items included.
-struct Saver<'a> {
-    store: &'a Store,
+/// client saw, partial items included. Each write runs on a blocking thread and is awaited
+/// before the event goes out.
+struct Saver {
+    store: Arc<Store>,
+    user: User,
     thread: ThreadId,
     /// Items added and not yet done, with every update applied.
     pending: HashMap<ItemId, ThreadItem>,
@@ -709,10 +900,11 @@ struct Saver<'a> {
     last_flush: Instant,
 }
 
-impl<'a> Saver<'a> {
-    fn new(store: &'a Store, thread: ThreadId) -> Self {
+impl Saver {
+    fn new(store: Arc<Store>, user: User, thread: ThreadId) -> Self {
         Saver {
             store,
+            user,
             thread,
             pending: HashMap::new(),
             current_message: None,
@@ -721,19 +913,25 @@ impl<'a> Saver<'a> {
         }
     }
 
-    fn report(result: store::Result<impl Sized>) {
-        if let Err(e) = result {
+    /// Runs `f` on the user's store on a blocking thread; a failure is logged.
+    async fn save<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&UserStore<'_>) -> store::Result<T> + Send + 'static,
+    ) {
+        if let Err(e) = blocking(self.store.clone(), self.user.clone(), f).await {
             eprintln!("chat-shell-runtime: cannot save the stream: {e}");
         }
     }
 
-    fn apply(&mut self, event: &StreamEvent) {
+    async fn apply(&mut self, event: &StreamEvent) {
         match event {
             StreamEvent::ThreadCreated(e) | StreamEvent::ThreadUpdated(e) => {
-                Self::report(self.store.save_thread(&e.thread));
+                let thread = e.thread.clone();
+                self.save(move |db| db.save_thread(&thread)).await;
             }
             StreamEvent::ItemAdded(e) => {
-                Self::report(self.store.save_item(&e.item));
+                let item = e.item.clone();
+                self.save(move |db| db.save_item(&item)).await;
                 if matches!(e.item.kind, ItemKind::AssistantMessage(_)) {
                     self.current_message = Some(e.item.id.clone());
                 }
@@ -741,12 +939,14 @@ impl<'a> Saver<'a> {
                 self.pending.insert(e.item.id.clone(), e.item.clone());
             }
             StreamEvent::ItemDone(e) | StreamEvent::ItemReplaced(e) => {
-                Self::report(self.store.save_item(&e.item));
+                let item = e.item.clone();
+                self.save(move |db| db.save_item(&item)).await;
                 self.dirty.remove(&e.item.id);
                 self.pending.remove(&e.item.id);
             }
             StreamEvent::ItemRemoved(e) => {
-                Self::report(self.store.delete_item(&self.thread, &e.item_id));
+                let (thread, id) = (self.thread.clone(), e.item_id.clone());
+                self.save(move |db| db.delete_item(&thread, &id)).await;
                 self.dirty.remove(&e.item_id);
                 self.pending.remove(&e.item_id);
             }
@@ -764,32 +964,46 @@ impl<'a> Saver<'a> {
                 apply_update(item, &e.update, foreign);
                 self.dirty.insert(id);
                 if self.last_flush.elapsed() >= FLUSH_EVERY {
-                    self.flush();
+                    self.flush().await;
                 }
             }
             _ => {}
         }
     }
 
-    fn flush(&mut self) {
-        for id in std::mem::take(&mut self.dirty) {
-            if let Some(item) = self.pending.get(&id) {
-                Self::report(self.store.save_item(item));
-            }
+    async fn flush(&mut self) {
+        let items: Vec<ThreadItem> = std::mem::take(&mut self.dirty)
+            .into_iter()
+            .filter_map(|id| self.pending.get(&id).cloned())
+            .collect();
+        if !items.is_empty() {
+            self.save(move |db| items.iter().try_for_each(|item| db.save_item(item)))
+                .await;
         }
         self.last_flush = Instant::now();
     }
 
     /// The client left: keep the partial items, except assistant messages with no text
     /// yet (the SDK drops those too).
-    fn cancelled(&mut self) {
-        self.flush();
-        for item in self.pending.values() {
-            if let ItemKind::AssistantMessage(m) = &item.kind {
-                if m.content.iter().all(|c| c.text.trim().is_empty()) {
-                    Self::report(self.store.delete_item(&self.thread, &item.id));
-                }
-            }
+    async fn cancelled(&mut self) {
+        self.flush().await;
+        let empty: Vec<ItemId> = self
+            .pending
+            .values()
+            .filter(|item| {
+                matches!(&item.kind, ItemKind::AssistantMessage(m)
+                    if m.content.iter().all(|c| c.text.trim().is_empty()))
+            })
+            .map(|item| item.id.clone())
+            .collect();
+        if !empty.is_empty() {
+            let thread = self.thread.clone();
+            self.save(move |db| {
+                empty
+                    .iter()
+                    .try_for_each(|id| db.delete_item(&thread, id).map(drop))
+            })
+            .await;
         }
     }
 }
@@ -859,7 +1073,7 @@ fn apply_update(item: &mut ThreadItem, update: &ItemUpdate, foreign: bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use chat_shell::protocol::{AssistantMessage, ContentPartEvent, TextDelta};
+    use chat_shell_core::protocol::chatkit::{AssistantMessage, ContentPartEvent, TextDelta};
 
     /// Runs `pause` on paused time and returns its outcome with the frames it sent.
     async fn paused(delay: Duration, keepalive: bool) -> (&'static str, Vec<Bytes>) {

@@ -1,16 +1,23 @@
 //! Persistence: threads, items, attachments and feedback in SQLite, behind one mutex.
 //!
 //! Items are stored as their wire JSON so `threads.get_by_id` returns exactly what the
-//! client saw; `seq` keeps their order. Every operation is a few tiny statements, so a
-//! `std::sync::Mutex` around the connection is simpler than a pool and fast enough.
+//! client saw; `seq` keeps their order within a thread. Every operation is a few tiny
+//! statements, so a `std::sync::Mutex` around the connection is simpler than a pool and
+//! fast enough; the server calls it from blocking threads, never from async workers.
+//!
+//! Every thread, item and attachment has an `owner` (a user id, see `auth`), and every
+//! user-facing query goes through [`UserStore`], which filters by it: another user's rows
+//! look exactly like missing ones. Rows without an owner (a `--seed-thread`, or history
+//! from before owners existed) wait to be claimed with [`Store::claim_unowned`].
 
-use chat_shell::protocol::{
-    AssistantContent, AssistantMessage, FeedbackKind, InputText, ItemId, ItemKind, JsonMap,
-    ListOrder, Page, Thread, ThreadId, ThreadItem, ThreadStatus, UserContent, UserMessage,
+use chat_shell_core::protocol::chatkit::{
+    AssistantContent, AssistantMessage, FeedbackKind, InputText, ItemId, ItemKind, ListOrder, Page,
+    Thread, ThreadId, ThreadItem, ThreadStatus, UserContent, UserMessage,
 };
+
+use chat_shell_core::protocol::JsonMap;
 use rusqlite::{params, Connection, OptionalExtension};
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -19,6 +26,7 @@ pub type Result<T> = rusqlite::Result<T>;
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS threads (
     id TEXT PRIMARY KEY,
+    owner TEXT,
     title TEXT,
     created_at TEXT NOT NULL,
     status_json TEXT NOT NULL,
@@ -27,6 +35,7 @@ CREATE TABLE IF NOT EXISTS threads (
 CREATE TABLE IF NOT EXISTS items (
     id TEXT NOT NULL,
     thread_id TEXT NOT NULL,
+    owner TEXT,
     seq INTEGER NOT NULL,
     created_at TEXT NOT NULL,
     json TEXT NOT NULL,
@@ -35,6 +44,7 @@ CREATE TABLE IF NOT EXISTS items (
 CREATE INDEX IF NOT EXISTS items_by_thread ON items (thread_id, seq);
 CREATE TABLE IF NOT EXISTS attachments (
     id TEXT PRIMARY KEY,
+    owner TEXT,
     name TEXT NOT NULL,
     mime_type TEXT NOT NULL,
     size INTEGER NOT NULL,
@@ -45,7 +55,28 @@ CREATE TABLE IF NOT EXISTS feedback (
     item_id TEXT PRIMARY KEY,
     kind TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS meta (
+    key TEXT PRIMARY KEY,
+    value BLOB NOT NULL
+);
 ";
+
+/// After [`SCHEMA`] and [`migrate`]: `owner` exists by then in databases of any age.
+const INDEXES: &str = "
+CREATE INDEX IF NOT EXISTS threads_by_owner ON threads (owner, created_at);
+CREATE INDEX IF NOT EXISTS attachments_by_thread ON attachments (thread_id);
+";
+
+/// Inserts or updates one item: `?1` id, `?2` thread, `?3` created_at, `?4` json, `?5` owner.
+const SAVE_ITEM: &str = "
+INSERT INTO items (id, thread_id, owner, seq, created_at, json)
+SELECT ?1, ?2, ?5, (SELECT COALESCE(MAX(seq), 0) + 1 FROM items WHERE thread_id = ?2), ?3, ?4
+WHERE EXISTS (SELECT 1 FROM threads WHERE id = ?2 AND owner = ?5)
+ON CONFLICT (thread_id, id) DO UPDATE SET json = excluded.json
+WHERE items.owner = excluded.owner";
+
+/// Tables that gained an `owner` column (databases made before it get it added, empty).
+const OWNED_TABLES: [&str; 3] = ["threads", "items", "attachments"];
 
 /// An attachment as stored (the wire `Attachment` is built from it by the server).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -61,8 +92,15 @@ pub struct AttachmentRecord {
 /// The SQLite-backed store shared by all requests.
 pub struct Store {
     conn: Mutex<Connection>,
-    /// Source of the 8-hex-digit id suffixes; starts after the largest id on disk.
-    counter: AtomicU64,
+    /// Signs identity cookies: made at random once per database and kept in it, so a
+    /// browser keeps its identity (and history) across restarts.
+    secret: [u8; 32],
+}
+
+/// The store as one user sees it: every read and write is limited to rows `owner` owns.
+pub struct UserStore<'a> {
+    store: &'a Store,
+    owner: &'a str,
 }
 
 impl Store {
@@ -82,21 +120,27 @@ impl Store {
 
     fn init(conn: Connection) -> Result<Store> {
         conn.execute_batch(SCHEMA)?;
-        let mut max = 0u64;
-        {
-            let mut stmt = conn.prepare(
-                "SELECT id FROM threads UNION ALL SELECT id FROM items UNION ALL SELECT id FROM attachments",
-            )?;
-            let ids = stmt.query_map([], |row| row.get::<_, String>(0))?;
-            for id in ids {
-                if let Some(n) = id_number(&id?) {
-                    max = max.max(n);
-                }
-            }
-        }
+        migrate(&conn)?;
+        conn.execute_batch(INDEXES)?;
+        conn.execute(
+            "INSERT OR IGNORE INTO meta (key, value) VALUES ('cookie_secret', ?1)",
+            [random_bytes::<32>().as_slice()],
+        )?;
+        let stored: Vec<u8> = conn.query_row(
+            "SELECT value FROM meta WHERE key = 'cookie_secret'",
+            [],
+            |r| r.get(0),
+        )?;
+        let secret = <[u8; 32]>::try_from(stored.as_slice()).map_err(|_| {
+            rusqlite::Error::FromSqlConversionFailure(
+                0,
+                rusqlite::types::Type::Blob,
+                "the stored cookie secret is not 32 bytes".into(),
+            )
+        })?;
         Ok(Store {
             conn: Mutex::new(conn),
-            counter: AtomicU64::new(max),
+            secret,
         })
     }
 
@@ -105,10 +149,56 @@ impl Store {
         self.conn.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// A fresh id: `prefix` + `_` + 8 hex digits, e.g. `msg_0000002a`.
+    /// A fresh, unguessable id: `prefix` + `_` + 128 random bits in hex, e.g.
+    /// `msg_5f0c…` (36 characters for a 3-letter prefix).
     pub fn next_id(&self, prefix: &str) -> String {
-        let n = self.counter.fetch_add(1, Ordering::Relaxed) + 1;
-        format!("{prefix}_{n:08x}")
+        new_id(prefix)
+    }
+
+    /// The key identity cookies are signed with.
+    pub fn secret(&self) -> &[u8; 32] {
+        &self.secret
+    }
+
+    /// `owner`'s view of the store.
+    pub fn user<'a>(&'a self, owner: &'a str) -> UserStore<'a> {
+        UserStore { store: self, owner }
+    }
+
+    /// Whether some thread or attachment has no owner yet (see [`Store::claim_unowned`]).
+    pub fn has_unowned(&self) -> Result<bool> {
+        self.conn().query_row(
+            "SELECT EXISTS (SELECT 1 FROM threads WHERE owner IS NULL)
+                 OR EXISTS (SELECT 1 FROM attachments WHERE owner IS NULL)",
+            [],
+            |r| r.get(0),
+        )
+    }
+
+    /// Gives every row without an owner (a `--seed-thread`, or history kept before owners
+    /// existed) to `owner`; returns how many threads changed hands.
+    pub fn claim_unowned(&self, owner: &str) -> Result<usize> {
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        let threads = tx.execute("UPDATE threads SET owner = ?1 WHERE owner IS NULL", [owner])?;
+        tx.execute("UPDATE items SET owner = ?1 WHERE owner IS NULL", [owner])?;
+        tx.execute(
+            "UPDATE attachments SET owner = ?1 WHERE owner IS NULL",
+            [owner],
+        )?;
+        tx.commit()?;
+        Ok(threads)
+    }
+}
+
+impl UserStore<'_> {
+    fn conn(&self) -> MutexGuard<'_, Connection> {
+        self.store.conn()
+    }
+
+    /// A fresh, unguessable id (see [`Store::next_id`]).
+    pub fn next_id(&self, prefix: &str) -> String {
+        new_id(prefix)
     }
 
     // --- threads -------------------------------------------------------------------------
@@ -116,7 +206,7 @@ impl Store {
     /// Creates an active, untitled thread (without `items`).
     pub fn create_thread(&self) -> Result<Thread> {
         let thread = Thread {
-            id: ThreadId(self.next_id("thr")),
+            id: ThreadId(new_id("thr")),
             title: None,
             created_at: now_iso(),
             status: ThreadStatus::default(),
@@ -124,13 +214,14 @@ impl Store {
             items: None,
         };
         self.conn().execute(
-            "INSERT INTO threads (id, title, created_at, status_json, metadata_json) VALUES (?1, ?2, ?3, ?4, ?5)",
+            "INSERT INTO threads (id, title, created_at, status_json, metadata_json, owner) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             params![
                 thread.id.as_str(),
                 thread.title,
                 thread.created_at,
                 to_json(&thread.status)?,
-                to_json(&thread.metadata)?
+                to_json(&thread.metadata)?,
+                self.owner
             ],
         )?;
         Ok(thread)
@@ -140,8 +231,8 @@ impl Store {
     pub fn thread(&self, id: &ThreadId) -> Result<Option<Thread>> {
         self.conn()
             .query_row(
-                "SELECT id, title, created_at, status_json, metadata_json FROM threads WHERE id = ?1",
-                [id.as_str()],
+                "SELECT id, title, created_at, status_json, metadata_json FROM threads WHERE id = ?1 AND owner = ?2",
+                [id.as_str(), self.owner],
                 thread_from_row,
             )
             .optional()
@@ -150,12 +241,13 @@ impl Store {
     /// Saves title, status and metadata. False if the thread does not exist.
     pub fn save_thread(&self, thread: &Thread) -> Result<bool> {
         let n = self.conn().execute(
-            "UPDATE threads SET title = ?2, status_json = ?3, metadata_json = ?4 WHERE id = ?1",
+            "UPDATE threads SET title = ?2, status_json = ?3, metadata_json = ?4 WHERE id = ?1 AND owner = ?5",
             params![
                 thread.id.as_str(),
                 thread.title,
                 to_json(&thread.status)?,
-                to_json(&thread.metadata)?
+                to_json(&thread.metadata)?,
+                self.owner
             ],
         )?;
         Ok(n > 0)
@@ -184,8 +276,8 @@ impl Store {
             Some(id) => {
                 let found = conn
                     .query_row(
-                        "SELECT created_at, rowid FROM threads WHERE id = ?1",
-                        [id],
+                        "SELECT created_at, rowid FROM threads WHERE id = ?1 AND owner = ?2",
+                        [id, self.owner],
                         |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)),
                     )
                     .optional()?;
@@ -205,16 +297,19 @@ impl Store {
         let rows: Vec<Thread> = match cursor {
             Some((created, rowid)) => {
                 let sql = format!(
-                    "{cols} WHERE (created_at, rowid) {cmp} (?1, ?2) ORDER BY created_at {dir}, rowid {dir} LIMIT ?3"
+                    "{cols} WHERE owner = ?4 AND (created_at, rowid) {cmp} (?1, ?2) ORDER BY created_at {dir}, rowid {dir} LIMIT ?3"
                 );
                 let mut stmt = conn.prepare(&sql)?;
-                let it = stmt.query_map(params![created, rowid, fetch], thread_from_row)?;
+                let it =
+                    stmt.query_map(params![created, rowid, fetch, self.owner], thread_from_row)?;
                 it.collect::<Result<_>>()?
             }
             None => {
-                let sql = format!("{cols} ORDER BY created_at {dir}, rowid {dir} LIMIT ?1");
+                let sql = format!(
+                    "{cols} WHERE owner = ?2 ORDER BY created_at {dir}, rowid {dir} LIMIT ?1"
+                );
                 let mut stmt = conn.prepare(&sql)?;
-                let it = stmt.query_map(params![fetch], thread_from_row)?;
+                let it = stmt.query_map(params![fetch, self.owner], thread_from_row)?;
                 it.collect::<Result<_>>()?
             }
         };
@@ -225,24 +320,33 @@ impl Store {
     pub fn delete_thread(&self, id: &ThreadId) -> Result<bool> {
         let mut conn = self.conn();
         let tx = conn.transaction()?;
+        let args = [id.as_str(), self.owner];
+        // Not ours (or gone): nothing else is touched; dropping `tx` rolls back.
+        if tx.execute("DELETE FROM threads WHERE id = ?1 AND owner = ?2", args)? == 0 {
+            return Ok(false);
+        }
         tx.execute(
-            "DELETE FROM feedback WHERE item_id IN (SELECT id FROM items WHERE thread_id = ?1)",
-            [id.as_str()],
+            "DELETE FROM feedback WHERE item_id IN (SELECT id FROM items WHERE thread_id = ?1 AND owner = ?2)",
+            args,
         )?;
-        tx.execute("DELETE FROM items WHERE thread_id = ?1", [id.as_str()])?;
         tx.execute(
-            "DELETE FROM attachments WHERE thread_id = ?1",
-            [id.as_str()],
+            "DELETE FROM items WHERE thread_id = ?1 AND owner = ?2",
+            args,
         )?;
-        let n = tx.execute("DELETE FROM threads WHERE id = ?1", [id.as_str()])?;
+        tx.execute(
+            "DELETE FROM attachments WHERE thread_id = ?1 AND owner = ?2",
+            args,
+        )?;
         tx.commit()?;
-        Ok(n > 0)
+        Ok(true)
     }
 
     // --- items ---------------------------------------------------------------------------
 
-    /// Inserts or updates an item (its `thread_id` must be set). An update keeps the
-    /// item's place in the thread.
+    /// Inserts or updates an item (its `thread_id` must be set, to one of the owner's
+    /// threads: anything else is ignored). An update keeps the item's place in the thread;
+    /// a new item goes last: its `seq` is one more than the thread's largest, found through
+    /// the `(thread_id, seq)` index, so an insert costs the same in any size of table.
     pub fn save_item(&self, item: &ThreadItem) -> Result<()> {
         let thread_id = item
             .thread_id
@@ -250,10 +354,14 @@ impl Store {
             .map(|t| t.as_str())
             .unwrap_or_default();
         self.conn().execute(
-            "INSERT INTO items (id, thread_id, seq, created_at, json)
-             VALUES (?1, ?2, (SELECT COALESCE(MAX(seq), 0) + 1 FROM items), ?3, ?4)
-             ON CONFLICT (thread_id, id) DO UPDATE SET json = excluded.json",
-            params![item.id.as_str(), thread_id, item.created_at, to_json(item)?],
+            SAVE_ITEM,
+            params![
+                item.id.as_str(),
+                thread_id,
+                item.created_at,
+                to_json(item)?,
+                self.owner
+            ],
         )?;
         Ok(())
     }
@@ -261,8 +369,8 @@ impl Store {
     pub fn item(&self, thread: &ThreadId, id: &ItemId) -> Result<Option<ThreadItem>> {
         self.conn()
             .query_row(
-                "SELECT json FROM items WHERE thread_id = ?1 AND id = ?2",
-                [thread.as_str(), id.as_str()],
+                "SELECT json FROM items WHERE thread_id = ?1 AND id = ?2 AND owner = ?3",
+                [thread.as_str(), id.as_str(), self.owner],
                 item_from_row,
             )
             .optional()
@@ -286,8 +394,8 @@ impl Store {
             Some(id) => {
                 let seq = conn
                     .query_row(
-                        "SELECT seq FROM items WHERE thread_id = ?1 AND id = ?2",
-                        [thread.as_str(), id],
+                        "SELECT seq FROM items WHERE thread_id = ?1 AND id = ?2 AND owner = ?3",
+                        [thread.as_str(), id, self.owner],
                         |r| r.get::<_, i64>(0),
                     )
                     .optional()?;
@@ -299,13 +407,14 @@ impl Store {
             None => None,
         };
         let sql = format!(
-            "SELECT json FROM items WHERE thread_id = ?1 AND (?2 IS NULL OR seq {cmp} ?2)
+            "SELECT json FROM items WHERE thread_id = ?1 AND owner = ?4
+             AND (?2 IS NULL OR seq {cmp} ?2)
              ORDER BY seq {dir} LIMIT ?3"
         );
         let mut stmt = conn.prepare(&sql)?;
         let rows = stmt
             .query_map(
-                params![thread.as_str(), cursor, limit as i64 + 1],
+                params![thread.as_str(), cursor, limit as i64 + 1, self.owner],
                 item_from_row,
             )?
             .collect::<Result<Vec<_>>>()?;
@@ -315,15 +424,16 @@ impl Store {
     /// Every item of a thread, oldest first.
     pub fn all_items(&self, thread: &ThreadId) -> Result<Vec<ThreadItem>> {
         let conn = self.conn();
-        let mut stmt = conn.prepare("SELECT json FROM items WHERE thread_id = ?1 ORDER BY seq")?;
-        let rows = stmt.query_map([thread.as_str()], item_from_row)?;
+        let mut stmt = conn
+            .prepare("SELECT json FROM items WHERE thread_id = ?1 AND owner = ?2 ORDER BY seq")?;
+        let rows = stmt.query_map([thread.as_str(), self.owner], item_from_row)?;
         rows.collect()
     }
 
     pub fn delete_item(&self, thread: &ThreadId, id: &ItemId) -> Result<bool> {
         let n = self.conn().execute(
-            "DELETE FROM items WHERE thread_id = ?1 AND id = ?2",
-            [thread.as_str(), id.as_str()],
+            "DELETE FROM items WHERE thread_id = ?1 AND id = ?2 AND owner = ?3",
+            [thread.as_str(), id.as_str(), self.owner],
         )?;
         Ok(n > 0)
     }
@@ -334,21 +444,27 @@ impl Store {
         let conn = self.conn();
         let seq = conn
             .query_row(
-                "SELECT seq FROM items WHERE thread_id = ?1 AND id = ?2",
-                [thread.as_str(), id.as_str()],
+                "SELECT seq FROM items WHERE thread_id = ?1 AND id = ?2 AND owner = ?3",
+                [thread.as_str(), id.as_str(), self.owner],
                 |r| r.get::<_, i64>(0),
             )
             .optional()?;
         let Some(seq) = seq else { return Ok(None) };
         let n = conn.execute(
-            "DELETE FROM items WHERE thread_id = ?1 AND seq > ?2",
-            params![thread.as_str(), seq],
+            "DELETE FROM items WHERE thread_id = ?1 AND seq > ?2 AND owner = ?3",
+            params![thread.as_str(), seq, self.owner],
         )?;
         Ok(Some(n))
     }
 
-    /// Records thumbs up/down; the latest vote per item wins.
-    pub fn add_feedback(&self, item_ids: &[ItemId], kind: FeedbackKind) -> Result<()> {
+    /// Records thumbs up/down on items of `thread`; the latest vote per item wins. Ids
+    /// that are not the owner's items in that thread are ignored.
+    pub fn add_feedback(
+        &self,
+        thread: &ThreadId,
+        item_ids: &[ItemId],
+        kind: FeedbackKind,
+    ) -> Result<()> {
         let kind = match kind {
             FeedbackKind::Positive => "positive",
             FeedbackKind::Negative => "negative",
@@ -356,9 +472,10 @@ impl Store {
         let conn = self.conn();
         for id in item_ids {
             conn.execute(
-                "INSERT INTO feedback (item_id, kind) VALUES (?1, ?2)
+                "INSERT INTO feedback (item_id, kind)
+                 SELECT id, ?2 FROM items WHERE id = ?1 AND thread_id = ?3 AND owner = ?4
                  ON CONFLICT (item_id) DO UPDATE SET kind = excluded.kind",
-                [id.as_str(), kind],
+                [id.as_str(), kind, thread.as_str(), self.owner],
             )?;
         }
         Ok(())
@@ -383,10 +500,10 @@ impl Store {
         mime_type: &str,
         size: u64,
     ) -> Result<AttachmentRecord> {
-        let id = self.next_id("atc");
+        let id = new_id("atc");
         self.conn().execute(
-            "INSERT INTO attachments (id, name, mime_type, size) VALUES (?1, ?2, ?3, ?4)",
-            params![id, name, mime_type, size as i64],
+            "INSERT INTO attachments (id, name, mime_type, size, owner) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![id, name, mime_type, size as i64, self.owner],
         )?;
         Ok(AttachmentRecord {
             id,
@@ -401,8 +518,8 @@ impl Store {
     pub fn attachment(&self, id: &str) -> Result<Option<AttachmentRecord>> {
         self.conn()
             .query_row(
-                "SELECT id, name, mime_type, size, thread_id, bytes IS NOT NULL FROM attachments WHERE id = ?1",
-                [id],
+                "SELECT id, name, mime_type, size, thread_id, bytes IS NOT NULL FROM attachments WHERE id = ?1 AND owner = ?2",
+                [id, self.owner],
                 |r| {
                     Ok(AttachmentRecord {
                         id: r.get(0)?,
@@ -420,8 +537,8 @@ impl Store {
     /// Stores the uploaded bytes and the type they turned out to have.
     pub fn store_upload(&self, id: &str, mime_type: &str, bytes: &[u8]) -> Result<bool> {
         let n = self.conn().execute(
-            "UPDATE attachments SET bytes = ?2, mime_type = ?3, size = ?4 WHERE id = ?1",
-            params![id, bytes, mime_type, bytes.len() as i64],
+            "UPDATE attachments SET bytes = ?2, mime_type = ?3, size = ?4 WHERE id = ?1 AND owner = ?5",
+            params![id, bytes, mime_type, bytes.len() as i64, self.owner],
         )?;
         Ok(n > 0)
     }
@@ -430,8 +547,8 @@ impl Store {
     pub fn upload(&self, id: &str) -> Result<Option<(String, Vec<u8>)>> {
         self.conn()
             .query_row(
-                "SELECT mime_type, bytes FROM attachments WHERE id = ?1 AND bytes IS NOT NULL",
-                [id],
+                "SELECT mime_type, bytes FROM attachments WHERE id = ?1 AND owner = ?2 AND bytes IS NOT NULL",
+                [id, self.owner],
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )
             .optional()
@@ -440,31 +557,48 @@ impl Store {
     /// Binds an attachment to the thread whose message carries it.
     pub fn attach_to_thread(&self, id: &str, thread: &ThreadId) -> Result<()> {
         self.conn().execute(
-            "UPDATE attachments SET thread_id = ?2 WHERE id = ?1",
-            [id, thread.as_str()],
+            "UPDATE attachments SET thread_id = ?2 WHERE id = ?1 AND owner = ?3",
+            [id, thread.as_str(), self.owner],
         )?;
         Ok(())
     }
 
     pub fn delete_attachment(&self, id: &str) -> Result<bool> {
-        Ok(self
-            .conn()
-            .execute("DELETE FROM attachments WHERE id = ?1", [id])?
-            > 0)
+        Ok(self.conn().execute(
+            "DELETE FROM attachments WHERE id = ?1 AND owner = ?2",
+            [id, self.owner],
+        )? > 0)
     }
+}
 
+impl Store {
     /// Creates a titled thread holding `n` items, questions and answers in turn (for
-    /// benchmarks: `--seed-thread`). One transaction, so thousands take milliseconds.
+    /// benchmarks: `--seed-thread`). One transaction, so thousands take milliseconds. It
+    /// has no owner: the first identity to use the runtime claims it.
     pub fn seed_thread(&self, n: usize) -> Result<ThreadId> {
-        let mut thread = self.create_thread()?;
-        thread.title = Some(format!("Seeded thread ({n} items)"));
-        self.save_thread(&thread)?;
+        let thread = Thread {
+            id: ThreadId(new_id("thr")),
+            title: Some(format!("Seeded thread ({n} items)")),
+            created_at: now_iso(),
+            status: ThreadStatus::default(),
+            metadata: JsonMap::new(),
+            items: None,
+        };
         let mut conn = self.conn();
         let tx = conn.transaction()?;
+        tx.execute(
+            "INSERT INTO threads (id, title, created_at, status_json, metadata_json) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![
+                thread.id.as_str(),
+                thread.title,
+                thread.created_at,
+                to_json(&thread.status)?,
+                to_json(&thread.metadata)?
+            ],
+        )?;
         {
             let mut insert = tx.prepare(
-                "INSERT INTO items (id, thread_id, seq, created_at, json)
-                 VALUES (?1, ?2, (SELECT COALESCE(MAX(seq), 0) + 1 FROM items), ?3, ?4)",
+                "INSERT INTO items (id, thread_id, seq, created_at, json) VALUES (?1, ?2, ?3, ?4, ?5)",
             )?;
             for i in 0..n {
                 let turn = i / 2 + 1;
@@ -484,7 +618,7 @@ impl Store {
                     })
                 };
                 let item = ThreadItem {
-                    id: ItemId(self.next_id(if i % 2 == 0 { "msg" } else { "asst" })),
+                    id: ItemId(new_id(if i % 2 == 0 { "msg" } else { "asst" })),
                     thread_id: Some(thread.id.clone()),
                     created_at: now_iso(),
                     kind,
@@ -492,6 +626,7 @@ impl Store {
                 insert.execute(params![
                     item.id.as_str(),
                     thread.id.as_str(),
+                    i as i64 + 1,
                     item.created_at,
                     to_json(&item)?
                 ])?;
@@ -539,13 +674,38 @@ fn from_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T> {
     })
 }
 
-/// The number in an id we generated (`thr_0000001f` → 31); other ids are ignored.
-fn id_number(id: &str) -> Option<u64> {
-    let (_, hex) = id.rsplit_once('_')?;
-    if hex.len() != 8 {
-        return None;
+/// Adds `owner` to the tables of a database made before owners existed. Its rows keep an
+/// empty owner until [`Store::claim_unowned`].
+fn migrate(conn: &Connection) -> Result<()> {
+    for table in OWNED_TABLES {
+        let has_owner = conn
+            .prepare(&format!(
+                "SELECT 1 FROM pragma_table_info('{table}') WHERE name = 'owner'"
+            ))?
+            .exists([])?;
+        if !has_owner {
+            conn.execute_batch(&format!("ALTER TABLE {table} ADD COLUMN owner TEXT"))?;
+        }
     }
-    u64::from_str_radix(hex, 16).ok()
+    Ok(())
+}
+
+/// `N` bytes from the operating system's CSPRNG.
+pub fn random_bytes<const N: usize>() -> [u8; N] {
+    let mut bytes = [0u8; N];
+    // Only fails where the OS has no random source at all; nothing safe to fall back on.
+    getrandom::fill(&mut bytes).expect("the operating system's random number generator");
+    bytes
+}
+
+/// Lowercase hex.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// `prefix` + `_` + 128 random bits in hex: ids nobody can guess or count through.
+pub fn new_id(prefix: &str) -> String {
+    format!("{prefix}_{}", hex(&random_bytes::<16>()))
 }
 
 /// The current UTC time as the SDK writes it: naive ISO 8601 with microseconds.
@@ -586,16 +746,17 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use chat_shell::protocol::{
+    use chat_shell_core::protocol::chatkit::{
         AssistantContent, AssistantMessage, InputText, ItemKind, StatusBody, UserContent,
         UserMessage,
     };
 
-    fn store() -> Store {
-        Store::open_in_memory().unwrap()
+    /// A fresh in-memory store as seen by the user `alice` (leaked: tests are short).
+    fn store() -> UserStore<'static> {
+        Box::leak(Box::new(Store::open_in_memory().unwrap())).user("alice")
     }
 
-    fn message(store: &Store, thread: &ThreadId, text: &str) -> ThreadItem {
+    fn message(store: &UserStore<'_>, thread: &ThreadId, text: &str) -> ThreadItem {
         let item = ThreadItem {
             id: ItemId(store.next_id("msg")),
             thread_id: Some(thread.clone()),
@@ -625,12 +786,163 @@ mod tests {
     }
 
     #[test]
-    fn ids_count_up_and_continue_after_existing_ones() {
+    fn ids_are_long_random_hex() {
         let s = store();
-        assert_eq!(s.next_id("thr"), "thr_00000001");
-        assert_eq!(s.next_id("msg"), "msg_00000002");
-        assert_eq!(id_number("call_0000001f"), Some(31));
-        assert_eq!(id_number("call_OqZCSVqydPx07bpoQELBBrMi"), None);
+        let a = s.next_id("thr");
+        let b = s.next_id("thr");
+        assert_ne!(a, b);
+        for id in [&a, &b] {
+            let hex = id.strip_prefix("thr_").unwrap();
+            assert_eq!(hex.len(), 32, "{id}");
+            assert!(hex.bytes().all(|c| c.is_ascii_hexdigit()), "{id}");
+        }
+        // Not a counter: the two differ in more than their last digits.
+        let shared = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+        assert!(shared < 30, "{a} {b}");
+    }
+
+    #[test]
+    fn another_owner_sees_nothing_and_changes_nothing() {
+        let db = Box::leak(Box::new(Store::open_in_memory().unwrap()));
+        let (alice, bob) = (db.user("alice"), db.user("bob"));
+        let t = alice.create_thread().unwrap();
+        let m = message(&alice, &t.id, "mine");
+        let a = alice.create_attachment("a.txt", "text/plain", 1).unwrap();
+        assert!(alice.store_upload(&a.id, "text/plain", b"x").unwrap());
+
+        assert!(bob.thread(&t.id).unwrap().is_none());
+        assert!(bob
+            .list_threads(10, None, ListOrder::Desc)
+            .unwrap()
+            .data
+            .is_empty());
+        // A cursor naming alice's thread is unknown to bob.
+        assert!(bob
+            .list_threads(10, Some(t.id.as_str()), ListOrder::Desc)
+            .unwrap()
+            .data
+            .is_empty());
+        assert!(bob.item(&t.id, &m.id).unwrap().is_none());
+        assert!(bob
+            .list_items(&t.id, 10, None, ListOrder::Asc)
+            .unwrap()
+            .data
+            .is_empty());
+        assert!(bob.attachment(&a.id).unwrap().is_none());
+        assert_eq!(bob.upload(&a.id).unwrap(), None);
+
+        // Writes aimed at alice's rows do nothing.
+        assert!(bob.set_title(&t.id, "taken").unwrap().is_none());
+        assert!(!bob.save_thread(&t).unwrap());
+        let mut changed = m.clone();
+        changed.kind = ItemKind::UserMessage(UserMessage::default());
+        bob.save_item(&changed).unwrap();
+        let intruder = ThreadItem {
+            id: ItemId(bob.next_id("msg")),
+            ..m.clone()
+        };
+        bob.save_item(&intruder).unwrap();
+        bob.add_feedback(&t.id, std::slice::from_ref(&m.id), FeedbackKind::Negative)
+            .unwrap();
+        assert!(!bob.delete_item(&t.id, &m.id).unwrap());
+        assert_eq!(bob.delete_items_after(&t.id, &m.id).unwrap(), None);
+        assert!(!bob.store_upload(&a.id, "text/plain", b"y").unwrap());
+        bob.attach_to_thread(&a.id, &ThreadId::from("thr_bob"))
+            .unwrap();
+        assert!(!bob.delete_attachment(&a.id).unwrap());
+        assert!(!bob.delete_thread(&t.id).unwrap());
+
+        assert_eq!(alice.thread(&t.id).unwrap().unwrap(), t);
+        assert_eq!(alice.all_items(&t.id).unwrap(), std::slice::from_ref(&m));
+        assert_eq!(alice.feedback(&m.id).unwrap(), None);
+        let kept = alice.attachment(&a.id).unwrap().unwrap();
+        assert_eq!(kept.thread_id, None);
+        assert_eq!(
+            alice.upload(&a.id).unwrap(),
+            Some(("text/plain".into(), b"x".to_vec()))
+        );
+    }
+
+    #[test]
+    fn saving_an_item_uses_indexes_not_a_table_scan() {
+        let db = Store::open_in_memory().unwrap();
+        let conn = db.conn();
+        let mut stmt = conn
+            .prepare(&format!("EXPLAIN QUERY PLAN {SAVE_ITEM}"))
+            .unwrap();
+        let plan: Vec<String> = stmt
+            .query_map(["i", "t", "c", "{}", "o"], |r| r.get::<_, String>(3))
+            .unwrap()
+            .collect::<Result<_>>()
+            .unwrap();
+        assert!(!plan.is_empty());
+        for step in &plan {
+            // `SCAN items` (even `USING … INDEX`) would read every row on each insert.
+            assert!(
+                !step.starts_with("SCAN items") && !step.starts_with("SCAN threads"),
+                "{plan:?}"
+            );
+        }
+        assert!(
+            plan.iter().any(|s| s.contains("items_by_thread")),
+            "{plan:?}"
+        );
+    }
+
+    #[test]
+    fn unowned_rows_go_to_the_first_claimant() {
+        let db = Box::leak(Box::new(Store::open_in_memory().unwrap()));
+        assert!(!db.has_unowned().unwrap());
+        let seeded = db.seed_thread(4).unwrap();
+        assert!(db.has_unowned().unwrap());
+        assert!(db.user("alice").thread(&seeded).unwrap().is_none());
+        assert_eq!(db.claim_unowned("alice").unwrap(), 1);
+        assert!(!db.has_unowned().unwrap());
+        assert_eq!(db.claim_unowned("bob").unwrap(), 0);
+        assert_eq!(db.user("alice").all_items(&seeded).unwrap().len(), 4);
+        assert!(db.user("bob").thread(&seeded).unwrap().is_none());
+    }
+
+    #[test]
+    fn an_old_database_gains_owners_and_a_secret() {
+        let path = std::env::temp_dir().join(format!(
+            "chat-shell-runtime-store-old-{}-{}.db",
+            std::process::id(),
+            now_iso()
+        ));
+        {
+            // The schema as it was before owners.
+            let conn = Connection::open(&path).unwrap();
+            conn.execute_batch(
+                "CREATE TABLE threads (id TEXT PRIMARY KEY, title TEXT, created_at TEXT NOT NULL,
+                     status_json TEXT NOT NULL, metadata_json TEXT NOT NULL);
+                 CREATE TABLE items (id TEXT NOT NULL, thread_id TEXT NOT NULL, seq INTEGER NOT NULL,
+                     created_at TEXT NOT NULL, json TEXT NOT NULL, PRIMARY KEY (thread_id, id));
+                 CREATE TABLE attachments (id TEXT PRIMARY KEY, name TEXT NOT NULL,
+                     mime_type TEXT NOT NULL, size INTEGER NOT NULL, thread_id TEXT, bytes BLOB);
+                 INSERT INTO threads VALUES ('thr_00000001', 'Old', '2024-01-01T00:00:00.000000',
+                     '{\"type\":\"active\"}', '{}');",
+            )
+            .unwrap();
+        }
+        let db = Store::open(&path).unwrap();
+        let secret = *db.secret();
+        assert_ne!(secret, [0; 32]);
+        assert!(db.has_unowned().unwrap());
+        assert_eq!(db.claim_unowned("alice").unwrap(), 1);
+        let old = ThreadId::from("thr_00000001");
+        let thread = db.user("alice").thread(&old).unwrap().unwrap();
+        assert_eq!(thread.title.as_deref(), Some("Old"));
+        drop(db);
+        // Reopening keeps the secret (cookies stay valid) and the owners.
+        let db = Store::open(&path).unwrap();
+        assert_eq!(*db.secret(), secret);
+        assert!(db.user("alice").thread(&old).unwrap().is_some());
+        assert_ne!(*Store::open_in_memory().unwrap().secret(), secret);
+        drop(db);
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+        }
     }
 
     #[test]
@@ -757,8 +1069,14 @@ mod tests {
         let keep = s.create_thread().unwrap().id;
         let m = message(&s, &t, "bye");
         let kept = message(&s, &keep, "stay");
-        s.add_feedback(&[m.id.clone(), kept.id.clone()], FeedbackKind::Positive)
+        s.add_feedback(&t, std::slice::from_ref(&m.id), FeedbackKind::Positive)
             .unwrap();
+        s.add_feedback(
+            &keep,
+            std::slice::from_ref(&kept.id),
+            FeedbackKind::Positive,
+        )
+        .unwrap();
         let a = s.create_attachment("a.txt", "text/plain", 3).unwrap();
         s.attach_to_thread(&a.id, &t).unwrap();
         assert!(s.delete_thread(&t).unwrap());
@@ -775,12 +1093,22 @@ mod tests {
     #[test]
     fn feedback_keeps_the_latest_vote() {
         let s = store();
-        let id = ItemId::from("msg_00000009");
-        s.add_feedback(std::slice::from_ref(&id), FeedbackKind::Positive)
+        let t = s.create_thread().unwrap().id;
+        let id = message(&s, &t, "rate me").id;
+        s.add_feedback(&t, std::slice::from_ref(&id), FeedbackKind::Positive)
             .unwrap();
-        s.add_feedback(std::slice::from_ref(&id), FeedbackKind::Negative)
+        s.add_feedback(&t, std::slice::from_ref(&id), FeedbackKind::Negative)
             .unwrap();
         assert_eq!(s.feedback(&id).unwrap().as_deref(), Some("negative"));
+        // Only items of that thread are rated.
+        let other = s.create_thread().unwrap().id;
+        s.add_feedback(&other, std::slice::from_ref(&id), FeedbackKind::Positive)
+            .unwrap();
+        let stray = ItemId::from("msg_00000009");
+        s.add_feedback(&t, std::slice::from_ref(&stray), FeedbackKind::Positive)
+            .unwrap();
+        assert_eq!(s.feedback(&id).unwrap().as_deref(), Some("negative"));
+        assert_eq!(s.feedback(&stray).unwrap(), None);
     }
 
     #[test]
@@ -824,8 +1152,10 @@ mod tests {
 
     #[test]
     fn a_seeded_thread_pages_newest_first() {
-        let s = store();
-        let id = s.seed_thread(45).unwrap();
+        let db = Box::leak(Box::new(Store::open_in_memory().unwrap()));
+        let id = db.seed_thread(45).unwrap();
+        db.claim_unowned("alice").unwrap();
+        let s = db.user("alice");
         let thread = s.thread(&id).unwrap().unwrap();
         assert_eq!(thread.title.as_deref(), Some("Seeded thread (45 items)"));
         let newest = s.list_items(&id, 20, None, ListOrder::Desc).unwrap();
@@ -853,20 +1183,22 @@ mod tests {
             now_iso()
         ));
         let (thread, item) = {
-            let s = Store::open(&path).unwrap();
+            let db = Store::open(&path).unwrap();
+            let s = db.user("alice");
             let t = s.create_thread().unwrap();
             s.set_title(&t.id, "Persisted").unwrap();
             let item = message(&s, &t.id, "remember me");
             (t.id, item)
         };
-        let s = Store::open(&path).unwrap();
+        let db = Store::open(&path).unwrap();
+        let s = db.user("alice");
         let back = s.thread(&thread).unwrap().expect("thread after reopening");
         assert_eq!(back.title.as_deref(), Some("Persisted"));
         assert_eq!(s.all_items(&thread).unwrap(), std::slice::from_ref(&item));
-        // The id counter continues after what is on disk.
-        let next = s.next_id("msg");
-        assert!(id_number(&next).unwrap() > id_number(item.id.as_str()).unwrap());
-        drop(s);
+        // New items still go after the ones on disk.
+        let next = message(&s, &thread, "and me");
+        assert_eq!(s.all_items(&thread).unwrap(), [item, next]);
+        drop(db);
         for suffix in ["", "-wal", "-shm"] {
             let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
         }

@@ -1,18 +1,21 @@
-//! Attachment bytes: `POST|PUT /upload/{id}` (multipart field `file` or a raw body) with
-//! size and type limits, and `GET /preview/{id}` to serve them back.
+//! Attachment bytes: `POST|PUT /upload/{id}` (multipart field `file`, read by axum's
+//! extractor, or a raw body) with size and type limits, and `GET /preview/{id}` to serve
+//! them back. Both only ever see the requesting user's attachments.
 
-use crate::server::{json_error, AppState};
+use crate::auth::User;
+use crate::server::{bad_request, json_error, not_found, AppState, MAX_MIME_CHARS};
 use axum::body::Body;
-use axum::extract::{Path, State};
+use axum::extract::multipart::MultipartError;
+use axum::extract::{Extension, FromRequest, Multipart, Path, Request, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt;
 use std::sync::Arc;
 
-/// The largest file accepted.
-pub const MAX_UPLOAD_BYTES: usize = 10 * 1024 * 1024;
+/// The largest file accepted unless `--max-upload-mb` says otherwise.
+pub const DEFAULT_MAX_UPLOAD_MB: usize = 10;
 /// Room for multipart boundaries and part headers around the file.
-const MULTIPART_OVERHEAD: usize = 64 * 1024;
+pub const MULTIPART_OVERHEAD: usize = 64 * 1024;
 /// Beyond this the body is no longer drained (see [`read_body`]).
 const DRAIN_LIMIT: usize = 64 * 1024 * 1024;
 
@@ -30,60 +33,129 @@ pub const ALLOWED_TYPES: &[&str] = &[
 
 pub async fn upload(
     State(state): State<Arc<AppState>>,
+    Extension(user): Extension<User>,
     Path(id): Path<String>,
-    headers: HeaderMap,
-    body: Body,
+    req: Request,
 ) -> Response {
-    let record = match state.store.attachment(&id) {
+    let max = state.max_upload;
+    let lookup = id.clone();
+    let record = match state.db(&user, move |db| db.attachment(&lookup)).await {
         Ok(Some(r)) => r,
-        Ok(None) => return json_error(StatusCode::NOT_FOUND, &format!("unknown attachment {id}")),
-        Err(e) => return json_error(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+        Ok(None) => return not_found(&format!("unknown attachment {id}")),
+        Err(response) => return response,
     };
+    let headers = req.headers().clone();
     let content_type = header_str(&headers, header::CONTENT_TYPE).unwrap_or_default();
     let declared_len =
         header_str(&headers, header::CONTENT_LENGTH).and_then(|v| v.parse::<usize>().ok());
     if declared_len.is_some_and(|n| n > DRAIN_LIMIT) {
-        return too_large();
+        return too_large(max);
     }
-    let Some(bytes) = read_body(body, MAX_UPLOAD_BYTES + MULTIPART_OVERHEAD).await else {
-        return too_large();
-    };
     let (data, part_type) = if mime_essence(&content_type) == "multipart/form-data" {
-        match parse_multipart(&content_type, &bytes) {
-            Ok(part) => (part.data, part.content_type),
-            Err(e) => return json_error(StatusCode::BAD_REQUEST, &e),
+        if declared_len.is_some_and(|n| n > max + MULTIPART_OVERHEAD) {
+            // Drained before answering, as in `read_body`.
+            let _ = read_body(req.into_body(), 0).await;
+            return too_large(max);
+        }
+        match read_multipart(req, &state).await {
+            Ok(part) => part,
+            Err(response) => return response,
         }
     } else {
-        (bytes, Some(content_type))
+        match read_body(req.into_body(), max).await {
+            Some(bytes) => (bytes, Some(content_type)),
+            None => return too_large(max),
+        }
     };
-    if data.len() > MAX_UPLOAD_BYTES {
-        return too_large();
+    if data.len() > max {
+        return too_large(max);
     }
     let mime = effective_mime(part_type.as_deref(), &record.mime_type, &record.name);
     if !ALLOWED_TYPES.contains(&mime.as_str()) {
         return json_error(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported_media_type",
             &format!(
                 "file type `{mime}` is not allowed; allowed: {}",
                 ALLOWED_TYPES.join(", ")
             ),
         );
     }
-    match state.store.store_upload(&id, &mime, &data) {
-        Ok(_) => {
+    if data.len() as u64 != record.size {
+        return bad_request(&format!(
+            "the upload is {} bytes but attachments.create declared {}",
+            data.len(),
+            record.size
+        ));
+    }
+    let size = data.len() as u64;
+    let (stored_id, stored_mime) = (id.clone(), mime.clone());
+    let stored = state
+        .db(&user, move |db| {
+            db.store_upload(&stored_id, &stored_mime, &data)
+        })
+        .await;
+    match stored {
+        Ok(true) => {
             let mut record = record;
             record.mime_type = mime;
-            record.size = data.len() as u64;
+            record.size = size;
             record.uploaded = true;
             let base = crate::server::base_url(&state, &headers);
             axum::Json(crate::server::attachment_object(&record, &base, false)).into_response()
         }
-        Err(e) => json_error(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+        // Deleted while the bytes were on their way.
+        Ok(false) => not_found(&format!("unknown attachment {id}")),
+        Err(response) => response,
     }
 }
 
-pub async fn preview(State(state): State<Arc<AppState>>, Path(id): Path<String>) -> Response {
-    match state.store.upload(&id) {
+/// The `file` field of a multipart body (or, failing that, the first field with a file
+/// name) and its content type.
+async fn read_multipart(
+    req: Request,
+    state: &Arc<AppState>,
+) -> Result<(Vec<u8>, Option<String>), Response> {
+    let max = state.max_upload;
+    let mut multipart = Multipart::from_request(req, state)
+        .await
+        .map_err(|e| bad_request(&e.body_text()))?;
+    let mut fallback = None;
+    loop {
+        let field = match multipart.next_field().await {
+            Ok(Some(field)) => field,
+            Ok(None) => break,
+            Err(e) => return Err(multipart_error(e, max)),
+        };
+        let is_file = field.name() == Some("file");
+        if !is_file && (field.file_name().is_none() || fallback.is_some()) {
+            continue; // the next `next_field` skips its bytes
+        }
+        let content_type = field.content_type().map(str::to_owned);
+        let data = field.bytes().await.map_err(|e| multipart_error(e, max))?;
+        if is_file {
+            return Ok((data.to_vec(), content_type));
+        }
+        fallback = Some((data.to_vec(), content_type));
+    }
+    fallback.ok_or_else(|| bad_request("multipart body without a `file` field"))
+}
+
+fn multipart_error(e: MultipartError, max: usize) -> Response {
+    if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        too_large(max)
+    } else {
+        bad_request(&format!("malformed multipart body: {}", e.body_text()))
+    }
+}
+
+pub async fn preview(
+    State(state): State<Arc<AppState>>,
+    Extension(user): Extension<User>,
+    Path(id): Path<String>,
+) -> Response {
+    let lookup = id.clone();
+    match state.db(&user, move |db| db.upload(&lookup)).await {
         Ok(Some((mime, bytes))) => (
             [
                 (header::CONTENT_TYPE, mime),
@@ -94,19 +166,45 @@ pub async fn preview(State(state): State<Arc<AppState>>, Path(id): Path<String>)
             bytes,
         )
             .into_response(),
-        Ok(None) => json_error(StatusCode::NOT_FOUND, &format!("nothing uploaded for {id}")),
-        Err(e) => json_error(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+        Ok(None) => not_found(&format!("nothing uploaded for {id}")),
+        Err(response) => response,
     }
 }
 
-fn too_large() -> Response {
+fn too_large(max: usize) -> Response {
     json_error(
         StatusCode::PAYLOAD_TOO_LARGE,
-        &format!(
-            "file is larger than the {} MB limit",
-            MAX_UPLOAD_BYTES / (1024 * 1024)
-        ),
+        "payload_too_large",
+        &format!("file is larger than the {} limit", describe_size(max)),
     )
+}
+
+/// `10 MB` for whole mebibytes, else bytes.
+pub fn describe_size(bytes: usize) -> String {
+    const MB: usize = 1024 * 1024;
+    if bytes.is_multiple_of(MB) {
+        format!("{} MB", bytes / MB)
+    } else {
+        format!("{bytes} bytes")
+    }
+}
+
+/// What `attachments.create` may declare as `mime_type`: nothing (unknown), or
+/// `type/subtype` made of RFC 6838 characters, optionally with parameters.
+pub fn valid_mime_declaration(value: &str) -> bool {
+    if value.is_empty() {
+        return true;
+    }
+    if value.len() > MAX_MIME_CHARS || !value.bytes().all(|c| c.is_ascii_graphic() || c == b' ') {
+        return false;
+    }
+    let token = |s: &str| {
+        !s.is_empty()
+            && s.bytes()
+                .all(|c| c.is_ascii_alphanumeric() || b"!#$&^_.+-".contains(&c))
+    };
+    let essence = value.split(';').next().unwrap_or_default().trim();
+    matches!(essence.split_once('/'), Some((kind, sub)) if token(kind) && token(sub))
 }
 
 fn header_str(headers: &HeaderMap, name: header::HeaderName) -> Option<String> {
@@ -137,7 +235,7 @@ async fn read_body(body: Body, keep: usize) -> Option<Vec<u8>> {
 }
 
 /// `text/plain; charset=utf-8` → `text/plain`.
-fn mime_essence(value: &str) -> String {
+pub fn mime_essence(value: &str) -> String {
     value
         .split(';')
         .next()
@@ -181,141 +279,35 @@ fn effective_mime(sent: Option<&str>, declared: &str, name: &str) -> String {
     .to_owned()
 }
 
-/// The `file` field of a multipart body.
-#[derive(Debug, PartialEq, Eq)]
-pub struct Part {
-    pub content_type: Option<String>,
-    pub data: Vec<u8>,
-}
-
-/// A minimal multipart/form-data reader: finds the part named `file` (or, failing that, the
-/// first part with a filename).
-pub fn parse_multipart(content_type: &str, body: &[u8]) -> Result<Part, String> {
-    let boundary = content_type
-        .split(';')
-        .filter_map(|p| p.trim().split_once('='))
-        .find(|(k, _)| k.trim().eq_ignore_ascii_case("boundary"))
-        .map(|(_, v)| v.trim().trim_matches('"').to_owned())
-        .filter(|b| !b.is_empty())
-        .ok_or("multipart body without a boundary")?;
-    let delimiter = format!("--{boundary}").into_bytes();
-    let mut fallback = None;
-    let mut rest = body;
-    // Skip the preamble up to the first delimiter.
-    let start = find(rest, &delimiter).ok_or("multipart body without its boundary")?;
-    rest = &rest[start + delimiter.len()..];
-    loop {
-        if rest.starts_with(b"--") {
-            break; // the closing delimiter
-        }
-        rest = rest
-            .strip_prefix(b"\r\n")
-            .ok_or("malformed multipart delimiter line")?;
-        let head_end = find(rest, b"\r\n\r\n").ok_or("multipart part without headers")?;
-        let head = String::from_utf8_lossy(&rest[..head_end]).into_owned();
-        rest = &rest[head_end + 4..];
-        let mut close = b"\r\n".to_vec();
-        close.extend_from_slice(&delimiter);
-        let end = find(rest, &close).ok_or("multipart part without a closing boundary")?;
-        let data = &rest[..end];
-        rest = &rest[end + close.len()..];
-
-        let mut name = None;
-        let mut has_filename = false;
-        let mut part_type = None;
-        for line in head.split("\r\n") {
-            let Some((key, value)) = line.split_once(':') else {
-                continue;
-            };
-            let key = key.trim().to_ascii_lowercase();
-            if key == "content-disposition" {
-                for param in value.split(';').skip(1) {
-                    if let Some((k, v)) = param.trim().split_once('=') {
-                        match k.trim().to_ascii_lowercase().as_str() {
-                            "name" => name = Some(v.trim().trim_matches('"').to_owned()),
-                            "filename" => has_filename = true,
-                            _ => {}
-                        }
-                    }
-                }
-            } else if key == "content-type" {
-                part_type = Some(value.trim().to_owned());
-            }
-        }
-        let part = || Part {
-            content_type: part_type.clone(),
-            data: data.to_vec(),
-        };
-        if name.as_deref() == Some("file") {
-            return Ok(part());
-        }
-        if has_filename && fallback.is_none() {
-            fallback = Some(part());
-        }
-    }
-    fallback.ok_or_else(|| "multipart body without a `file` field".to_owned())
-}
-
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn body(parts: &[(&str, Option<&str>, &[u8])]) -> Vec<u8> {
-        let mut out = b"preamble\r\n".to_vec();
-        for (name, ty, data) in parts {
-            out.extend_from_slice(b"--XyZ\r\n");
-            out.extend_from_slice(
-                format!(
-                    "Content-Disposition: form-data; name=\"{name}\"; filename=\"{name}.bin\"\r\n"
-                )
-                .as_bytes(),
-            );
-            if let Some(ty) = ty {
-                out.extend_from_slice(format!("Content-Type: {ty}\r\n").as_bytes());
-            }
-            out.extend_from_slice(b"\r\n");
-            out.extend_from_slice(data);
-            out.extend_from_slice(b"\r\n");
+    #[test]
+    fn mime_declarations_have_a_shape() {
+        for ok in [
+            "",
+            "image/png",
+            "text/plain; charset=utf-8",
+            "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+        ] {
+            assert!(valid_mime_declaration(ok), "{ok}");
         }
-        out.extend_from_slice(b"--XyZ--\r\n");
-        out
-    }
-
-    #[test]
-    fn finds_the_file_field() {
-        let data: &[u8] = b"\x89PNG\r\n--X\r\nnot a boundary";
-        let b = body(&[
-            ("other", None, b"ignored"),
-            ("file", Some("image/png"), data),
-        ]);
-        let part = parse_multipart("multipart/form-data; boundary=XyZ", &b).unwrap();
-        assert_eq!(
-            part,
-            Part {
-                content_type: Some("image/png".into()),
-                data: data.to_vec()
-            }
-        );
-        let quoted = parse_multipart("multipart/form-data; boundary=\"XyZ\"", &b).unwrap();
-        assert_eq!(quoted.data, data);
-    }
-
-    #[test]
-    fn falls_back_to_any_file_and_rejects_garbage() {
-        let b = body(&[("upload", Some("text/plain"), b"hello")]);
-        assert_eq!(
-            parse_multipart("multipart/form-data; boundary=XyZ", &b)
-                .unwrap()
-                .data,
-            b"hello"
-        );
-        assert!(parse_multipart("multipart/form-data", &b).is_err());
-        assert!(parse_multipart("multipart/form-data; boundary=Other", &b).is_err());
-        assert!(parse_multipart("multipart/form-data; boundary=XyZ", b"--XyZ\r\nbroken").is_err());
+        let long = format!("text/{}", "x".repeat(MAX_MIME_CHARS));
+        for bad in [
+            "png",
+            "/png",
+            "image/",
+            "image png",
+            "a/b/c",
+            "text/\nhtml",
+            &long,
+        ] {
+            assert!(!valid_mime_declaration(bad), "{bad}");
+        }
+        assert!(!valid_mime_declaration("text/plain\r\nX-Evil: 1"));
+        assert_eq!(describe_size(10 * 1024 * 1024), "10 MB");
+        assert_eq!(describe_size(1000), "1000 bytes");
     }
 
     #[test]

@@ -1,7 +1,12 @@
 //! End-to-end tests of the real binary: each test starts `chat-shell-runtime` on a free
 //! port and talks hand-written HTTP/1.1 to it over a TcpStream.
+//!
+//! `Runtime::send` behaves like one browser: it keeps the identity cookie the runtime
+//! issues and sends it back. `Runtime::request` sends exactly the headers it is given.
 
-use chat_shell::protocol::{decode_event, ItemKind, ItemUpdate, StreamEvent, ThreadItem};
+use chat_shell_core::protocol::chatkit::{
+    decode_event, ItemKind, ItemUpdate, StreamEvent, ThreadItem,
+};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
@@ -18,6 +23,8 @@ struct Runtime {
     port: u16,
     lines: Arc<Mutex<Vec<String>>>,
     dist: PathBuf,
+    /// The identity cookie (`name=value`) `send` got and sends back.
+    cookie: Mutex<Option<String>>,
 }
 
 impl Runtime {
@@ -27,6 +34,11 @@ impl Runtime {
     }
 
     fn start_with(extra: &[&str]) -> Runtime {
+        Runtime::start_with_env(extra, None)
+    }
+
+    /// `tokens`: the value of `CHAT_SHELL_RUNTIME_TOKENS` (else it is unset).
+    fn start_with_env(extra: &[&str], tokens: Option<&str>) -> Runtime {
         let dist = temp_path("dist");
         std::fs::create_dir_all(&dist).unwrap();
         std::fs::write(
@@ -38,6 +50,8 @@ impl Runtime {
             .args(["--port", "0", "--pace-ms", "0", "--dist"])
             .arg(&dist)
             .args(extra)
+            .env_remove("CHAT_SHELL_RUNTIME_TOKENS")
+            .envs(tokens.map(|t| ("CHAT_SHELL_RUNTIME_TOKENS", t)))
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
@@ -55,6 +69,7 @@ impl Runtime {
             port: 0,
             lines,
             dist,
+            cookie: Mutex::new(None),
         };
         let line = runtime
             .wait_for_line("chat-shell-runtime listening on http://127.0.0.1:")
@@ -120,6 +135,8 @@ impl Runtime {
         serde_json::from_slice(&reply.body).unwrap()
     }
 
+    /// Like a browser on the runtime's own page: the identity cookie goes along, and the
+    /// one the runtime sets is kept.
     async fn send(
         &self,
         method: &str,
@@ -127,14 +144,66 @@ impl Runtime {
         content_type: Option<&str>,
         body: &[u8],
     ) -> Reply {
-        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).await.unwrap();
-        let mut head = format!(
-            "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\nContent-Length: {}\r\n",
-            self.port,
-            body.len()
-        );
+        let cookie = self.cookie();
+        let mut headers = Vec::new();
         if let Some(ct) = content_type {
-            head.push_str(&format!("Content-Type: {ct}\r\n"));
+            headers.push(("Content-Type", ct));
+        }
+        if let Some(c) = &cookie {
+            headers.push(("Cookie", c.as_str()));
+        }
+        let reply = self.request(method, path, &headers, body).await;
+        if let Some(set) = reply.set_cookie() {
+            *self.cookie.lock().unwrap() = Some(set);
+        }
+        reply
+    }
+
+    fn cookie(&self) -> Option<String> {
+        self.cookie.lock().unwrap().clone()
+    }
+
+    /// A `POST /chatkit` of `request` with exactly `headers` (and the JSON content type).
+    async fn chatkit_with(&self, headers: &[(&str, &str)], request: Value) -> Reply {
+        let mut all = vec![("Content-Type", "application/json")];
+        all.extend_from_slice(headers);
+        self.request("POST", "/chatkit", &all, request.to_string().as_bytes())
+            .await
+    }
+
+    /// The identity cookie of a new browser (`name=value`).
+    async fn new_identity(&self) -> String {
+        let reply = self
+            .chatkit_with(&[], json!({"type": "threads.list", "params": {}}))
+            .await;
+        assert_eq!(reply.status, 200, "{}", reply.text());
+        reply.set_cookie().expect("a cookie for a new browser")
+    }
+
+    fn set_cookie(&self, cookie: Option<String>) {
+        *self.cookie.lock().unwrap() = cookie;
+    }
+
+    /// A request with exactly `headers` (plus `Host: 127.0.0.1:<port>` unless they name a
+    /// `Host`, `Connection: close` and `Content-Length`); no cookie unless given.
+    async fn request(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: &[u8],
+    ) -> Reply {
+        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).await.unwrap();
+        let mut head = format!("{method} {path} HTTP/1.1\r\n");
+        if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+            head.push_str(&format!("Host: 127.0.0.1:{}\r\n", self.port));
+        }
+        head.push_str(&format!(
+            "Connection: close\r\nContent-Length: {}\r\n",
+            body.len()
+        ));
+        for (name, value) in headers {
+            head.push_str(&format!("{name}: {value}\r\n"));
         }
         head.push_str("\r\n");
         stream.write_all(head.as_bytes()).await.unwrap();
@@ -218,6 +287,12 @@ impl Reply {
             .iter()
             .find(|(k, _)| k == name)
             .map(|(_, v)| v.as_str())
+    }
+
+    /// The `name=value` of a `Set-Cookie`, if any.
+    fn set_cookie(&self) -> Option<String> {
+        self.header("set-cookie")
+            .map(|v| v.split(';').next().unwrap().trim().to_owned())
     }
 
     fn text(&self) -> String {
@@ -488,8 +563,9 @@ async fn threads_and_items_paginate() {
 #[tokio::test]
 async fn uploads_round_trip_and_enforce_limits() {
     let rt = Runtime::start();
+    let png: &[u8] = b"\x89PNG\r\n\x1a\n\x00\x01binary\r\n--not-the-boundary";
     let created = rt
-        .json(json!({"type": "attachments.create", "params": {"name": "pic.png", "size": 12, "mime_type": "image/png"}}))
+        .json(json!({"type": "attachments.create", "params": {"name": "pic.png", "size": png.len(), "mime_type": "image/png"}}))
         .await;
     let id = created["id"].as_str().unwrap().to_owned();
     let base = format!("http://127.0.0.1:{}", rt.port);
@@ -501,7 +577,6 @@ async fn uploads_round_trip_and_enforce_limits() {
     assert_eq!(created["upload_url"], format!("{base}/upload/{id}"));
     assert_eq!(created["preview_url"], format!("{base}/preview/{id}"));
 
-    let png: &[u8] = b"\x89PNG\r\n\x1a\n\x00\x01binary\r\n--not-the-boundary";
     let mut body = b"--B0undary\r\nContent-Disposition: form-data; name=\"file\"; filename=\"pic.png\"\r\nContent-Type: image/png\r\n\r\n".to_vec();
     body.extend_from_slice(png);
     body.extend_from_slice(b"\r\n--B0undary--\r\n");
@@ -870,7 +945,7 @@ async fn bad_requests_and_unknown_threads() {
     assert_eq!(transcribe.status, 400);
     assert_eq!(
         transcribe.json(),
-        json!({"error": "transcription is not supported by the reference runtime"})
+        json!({"error": "transcription is not supported by the reference runtime", "code": "bad_request"})
     );
     let missing = rt
         .chatkit(json!({"type": "threads.get_by_id", "params": {"thread_id": "thr_ffffffff"}}))
@@ -892,10 +967,14 @@ async fn drop_breaks_the_connection_mid_answer() {
 #[tokio::test]
 async fn a_client_that_leaves_is_logged_and_its_partial_answer_kept() {
     let rt = Runtime::start();
+    // An identity first: the thread is looked at again below, as the same user.
+    rt.json(json!({"type": "threads.list", "params": {}})).await;
+    let cookie = rt.cookie().expect("an identity cookie");
     let body = create("stall").to_string();
     let mut stream = TcpStream::connect(("127.0.0.1", rt.port)).await.unwrap();
     let head = format!(
-        "POST /chatkit HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        "POST /chatkit HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nCookie: {cookie}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        rt.port,
         body.len()
     );
     stream.write_all(head.as_bytes()).await.unwrap();
@@ -914,7 +993,8 @@ async fn a_client_that_leaves_is_logged_and_its_partial_answer_kept() {
     let thread = {
         let text = String::from_utf8_lossy(&raw);
         let at = text.find("\"id\":\"thr_").expect("a thread id") + 6;
-        text[at..at + 12].to_owned()
+        let len = text[at..].find('"').expect("the end of the id");
+        text[at..at + len].to_owned()
     };
     drop(stream);
     let line = rt
@@ -937,15 +1017,17 @@ async fn a_client_that_leaves_is_logged_and_its_partial_answer_kept() {
 async fn history_survives_a_restart() {
     let db = temp_path("history.db");
     let db_arg = db.to_str().unwrap().to_owned();
-    let (thread, before) = {
+    let (thread, before, cookie) = {
         let rt = Runtime::start_with(&["--db", &db_arg]);
         let thread = thread_id(&rt.stream(create("remember me")).await);
         let full = rt
             .json(json!({"type": "threads.get_by_id", "params": {"thread_id": thread}}))
             .await;
-        (thread, full)
+        (thread, full, rt.cookie())
     };
     let rt = Runtime::start_with(&["--db", &db_arg]);
+    // The same browser (its cookie) after the restart.
+    rt.set_cookie(cookie);
     let list = rt.json(json!({"type": "threads.list", "params": {}})).await;
     assert_eq!(ids(&list), [thread.as_str()]);
     let after = rt
@@ -1055,4 +1137,639 @@ async fn every_scenario_is_decodable_and_stored_as_streamed() {
             assert!(answer(&events).len() > 100_000);
         }
     }
+}
+
+// --- users, requests and limits -----------------------------------------------------------
+
+fn error_code(reply: &Reply) -> String {
+    reply.json()["code"].as_str().unwrap_or_default().to_owned()
+}
+
+fn list_threads() -> Value {
+    json!({"type": "threads.list", "params": {}})
+}
+
+/// `thr_…`/`msg_…`/`atc_…`: the 128-bit number after the prefix.
+fn id_number(id: &str) -> u128 {
+    let (_, hex) = id.split_once('_').unwrap();
+    assert_eq!(hex.len(), 32, "not 128 bits of hex: {id}");
+    u128::from_str_radix(hex, 16).unwrap_or_else(|e| panic!("{id}: {e}"))
+}
+
+#[tokio::test]
+async fn another_user_gets_404_for_threads_items_and_attachments() {
+    let rt = Runtime::start();
+    // Alice: a thread holding a widget, and an uploaded attachment.
+    let events = rt.stream(create("widget")).await;
+    let thread = thread_id(&events);
+    let widget = done_items(&events)
+        .into_iter()
+        .find(|i| matches!(i.kind, ItemKind::Widget(_)))
+        .unwrap()
+        .id
+        .0
+        .clone();
+    let user = user_message_id(&events);
+    let attachment = rt
+        .json(json!({"type": "attachments.create", "params": {"name": "a.txt", "size": 5, "mime_type": "text/plain"}}))
+        .await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let upload = format!("/upload/{attachment}");
+    let preview = format!("/preview/{attachment}");
+    assert_eq!(
+        rt.send("PUT", &upload, Some("text/plain"), b"hello")
+            .await
+            .status,
+        200
+    );
+    let before = rt
+        .json(json!({"type": "threads.get_by_id", "params": {"thread_id": thread}}))
+        .await;
+
+    let alice = rt.cookie().expect("alice's cookie");
+    let bob = rt.new_identity().await;
+    assert_ne!(alice, bob);
+    let as_bob = [("Cookie", bob.as_str())];
+    let nobody_thread = "thr_0123456789abcdef0123456789abcdef";
+    let nobody_attachment = "atc_0123456789abcdef0123456789abcdef";
+    let action = json!({"type": "counter", "payload": {"count": 0}, "handler": "server", "loadingBehavior": "self", "streaming": false});
+    for request in [
+        json!({"type": "threads.get_by_id", "params": {"thread_id": thread}}),
+        json!({"type": "items.list", "params": {"thread_id": thread}}),
+        json!({"type": "threads.update", "params": {"thread_id": thread, "title": "Mine now"}}),
+        json!({"type": "items.feedback", "params": {"thread_id": thread, "item_ids": [widget], "kind": "negative"}}),
+        json!({"type": "threads.sync_custom_action", "params": {"thread_id": thread, "item_id": widget, "action": action}}),
+        json!({"type": "attachments.delete", "params": {"attachment_id": attachment}}),
+        json!({"type": "threads.delete", "params": {"thread_id": thread}}),
+    ] {
+        let reply = rt.chatkit_with(&as_bob, request.clone()).await;
+        assert_eq!(reply.status, 404, "{request}: {}", reply.text());
+        assert_eq!(error_code(&reply), "not_found");
+        // Word for word what something that never existed gets: nothing tells them apart.
+        let never = request
+            .to_string()
+            .replace(&thread, nobody_thread)
+            .replace(&attachment, nobody_attachment);
+        let missing = rt
+            .chatkit_with(&as_bob, serde_json::from_str(&never).unwrap())
+            .await;
+        assert_eq!(missing.status, 404);
+        assert_eq!(
+            reply
+                .text()
+                .replace(&thread, nobody_thread)
+                .replace(&attachment, nobody_attachment),
+            missing.text()
+        );
+    }
+    // Streaming requests on her thread: what an unknown thread gets (200, no event).
+    for request in [
+        add_message(&thread, "let me in"),
+        json!({"type": "threads.retry_after_item", "params": {"thread_id": thread, "item_id": user}}),
+        json!({"type": "threads.custom_action", "params": {"thread_id": thread, "item_id": widget, "action": action}}),
+    ] {
+        let reply = rt.chatkit_with(&as_bob, request.clone()).await;
+        assert_eq!(reply.status, 200, "{request}");
+        assert!(reply.body.is_empty(), "{request}: {}", reply.text());
+    }
+    // Her bytes.
+    let up = rt
+        .request(
+            "PUT",
+            &upload,
+            &[("Cookie", &bob), ("Content-Type", "text/plain")],
+            b"HELLO",
+        )
+        .await;
+    assert_eq!(up.status, 404, "{}", up.text());
+    assert_eq!(rt.request("GET", &preview, &as_bob, b"").await.status, 404);
+    // Her attachment in his message is ignored.
+    let his = rt
+        .chatkit_with(
+            &as_bob,
+            json!({"type": "threads.create", "params": {"input": {
+                "content": [{"type": "input_text", "text": "mine?"}], "attachments": [attachment]
+            }}}),
+        )
+        .await;
+    let StreamEvent::ItemDone(echo) = &events_of(&his)[1] else {
+        panic!()
+    };
+    let ItemKind::UserMessage(m) = &echo.item.kind else {
+        panic!()
+    };
+    assert!(m.attachments.is_empty(), "{:?}", m.attachments);
+    // His list holds only his thread.
+    let his_list = rt.chatkit_with(&as_bob, list_threads()).await.json();
+    assert_eq!(ids(&his_list), [thread_id(&events_of(&his))]);
+
+    // Alice's things are all still hers, unchanged.
+    let after = rt
+        .json(json!({"type": "threads.get_by_id", "params": {"thread_id": thread}}))
+        .await;
+    assert_eq!(after, before);
+    assert_eq!(ids(&rt.json(list_threads()).await), [thread.as_str()]);
+    let bytes = rt.send("GET", &preview, None, b"").await;
+    assert_eq!((bytes.status, bytes.body.as_slice()), (200, &b"hello"[..]));
+}
+
+fn events_of(reply: &Reply) -> Vec<StreamEvent> {
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    events(&reply.body)
+}
+
+#[tokio::test]
+async fn minted_ids_are_long_random_and_unrelated() {
+    let rt = Runtime::start();
+    let a = rt.stream(create("one")).await;
+    let b = rt.stream(create("two")).await;
+    let attachment = |name: &str| json!({"type": "attachments.create", "params": {"name": name, "size": 1, "mime_type": "text/plain"}});
+    let c = rt.json(attachment("a.txt")).await;
+    let d = rt.json(attachment("b.txt")).await;
+    let pairs = [
+        (thread_id(&a), thread_id(&b)),
+        (user_message_id(&a), user_message_id(&b)),
+        (
+            c["id"].as_str().unwrap().to_owned(),
+            d["id"].as_str().unwrap().to_owned(),
+        ),
+    ];
+    for (x, y) in pairs {
+        let (nx, ny) = (id_number(&x), id_number(&y));
+        // Two 128-bit random numbers: never a step apart (a counter would be).
+        assert!(nx.abs_diff(ny) > u128::from(u64::MAX), "{x} and {y}");
+    }
+    // Two browsers never get the same identity.
+    assert_ne!(rt.new_identity().await, rt.new_identity().await);
+}
+
+#[tokio::test]
+async fn chatkit_takes_only_json() {
+    let rt = Runtime::start();
+    let body = list_threads().to_string();
+    for content_type in [
+        Some("text/plain"),
+        Some("application/x-www-form-urlencoded"),
+        Some("multipart/form-data; boundary=x"),
+        Some("application/jsonp"),
+        None,
+    ] {
+        let headers: Vec<(&str, &str)> = content_type
+            .map(|c| vec![("Content-Type", c)])
+            .unwrap_or_default();
+        let reply = rt
+            .request("POST", "/chatkit", &headers, body.as_bytes())
+            .await;
+        assert_eq!(reply.status, 415, "{content_type:?}");
+        assert_eq!(reply.header("content-type"), Some("application/json"));
+        assert_eq!(error_code(&reply), "unsupported_media_type");
+        assert!(reply.json()["error"].is_string());
+    }
+    let ok = rt
+        .request(
+            "POST",
+            "/chatkit",
+            &[("Content-Type", "Application/JSON; charset=utf-8")],
+            body.as_bytes(),
+        )
+        .await;
+    assert_eq!(ok.status, 200, "{}", ok.text());
+    rt.wait_for_line("POST /chatkit - 415")
+        .expect("refusals are logged");
+}
+
+#[tokio::test]
+async fn cross_site_requests_are_refused() {
+    let app = "http://app.example:3000";
+    let rt = Runtime::start_with(&["--memory", "--allow-origin", app]);
+    let own = format!("http://127.0.0.1:{}", rt.port);
+    let cookie = rt.new_identity().await;
+
+    // The runtime's own page.
+    let same = rt
+        .chatkit_with(
+            &[
+                ("Origin", &own),
+                ("Sec-Fetch-Site", "same-origin"),
+                ("Cookie", &cookie),
+            ],
+            list_threads(),
+        )
+        .await;
+    assert_eq!(same.status, 200, "{}", same.text());
+    assert_eq!(same.header("access-control-allow-origin"), None);
+
+    for origin in [
+        "http://evil.example",
+        "http://127.0.0.1:1",
+        "null",
+        "http://app.example:3001",
+        "https://app.example:3000",
+    ] {
+        let from = |extra: &'static [(&'static str, &'static str)]| {
+            let mut h = vec![("Origin", origin), ("Cookie", cookie.as_str())];
+            h.extend_from_slice(extra);
+            h
+        };
+        for request in [list_threads(), create("posted from elsewhere")] {
+            let reply = rt.chatkit_with(&from(&[]), request).await;
+            assert_eq!(reply.status, 403, "{origin}: {}", reply.text());
+            assert_eq!(error_code(&reply), "forbidden_origin");
+            assert_eq!(reply.header("access-control-allow-origin"), None);
+        }
+        let upload = rt.request("POST", "/upload/atc_x", &from(&[]), b"x").await;
+        assert_eq!(upload.status, 403, "{origin}");
+        let preflight = rt
+            .request(
+                "OPTIONS",
+                "/chatkit",
+                &from(&[
+                    ("Access-Control-Request-Method", "POST"),
+                    ("Access-Control-Request-Headers", "content-type"),
+                ]),
+                b"",
+            )
+            .await;
+        assert_eq!(preflight.status, 403, "{origin}");
+        assert_eq!(preflight.header("access-control-allow-origin"), None);
+    }
+    // No Origin, but the browser says another site sent it.
+    for site in ["cross-site", "same-site"] {
+        let reply = rt
+            .chatkit_with(
+                &[("Sec-Fetch-Site", site), ("Cookie", &cookie)],
+                create("from a form elsewhere"),
+            )
+            .await;
+        assert_eq!(reply.status, 403, "{site}");
+    }
+    // None of it created anything.
+    let list = rt
+        .chatkit_with(&[("Cookie", &cookie)], list_threads())
+        .await;
+    assert!(ids(&list.json()).is_empty(), "{}", list.text());
+
+    // The configured origin: a preflight, then CORS headers on the answer.
+    let preflight = rt
+        .request(
+            "OPTIONS",
+            "/chatkit",
+            &[
+                ("Origin", app),
+                ("Access-Control-Request-Method", "POST"),
+                (
+                    "Access-Control-Request-Headers",
+                    "content-type, authorization",
+                ),
+            ],
+            b"",
+        )
+        .await;
+    assert_eq!(preflight.status, 204, "{}", preflight.text());
+    assert_eq!(preflight.header("access-control-allow-origin"), Some(app));
+    assert_eq!(
+        preflight.header("access-control-allow-credentials"),
+        Some("true")
+    );
+    assert!(preflight
+        .header("access-control-allow-methods")
+        .is_some_and(|m| m.contains("POST")));
+    assert!(preflight
+        .header("access-control-allow-headers")
+        .is_some_and(|h| h.contains("authorization")));
+    let allowed = rt
+        .chatkit_with(
+            &[("Origin", app), ("Sec-Fetch-Site", "same-site")],
+            list_threads(),
+        )
+        .await;
+    assert_eq!(allowed.status, 200, "{}", allowed.text());
+    assert_eq!(allowed.header("access-control-allow-origin"), Some(app));
+
+    // A link from another site still opens the page, and cannot replace the browser's
+    // cookie (SameSite=Strict kept it from being sent); a typed address gets one.
+    let followed = rt
+        .request(
+            "GET",
+            "/",
+            &[
+                ("Sec-Fetch-Site", "cross-site"),
+                ("Sec-Fetch-Mode", "navigate"),
+            ],
+            b"",
+        )
+        .await;
+    assert_eq!(followed.status, 200);
+    assert_eq!(followed.set_cookie(), None);
+    let typed = rt
+        .request(
+            "GET",
+            "/",
+            &[("Sec-Fetch-Site", "none"), ("Sec-Fetch-Mode", "navigate")],
+            b"",
+        )
+        .await;
+    assert_eq!(typed.status, 200);
+    assert!(typed.set_cookie().is_some());
+}
+
+#[tokio::test]
+async fn requests_for_other_hosts_are_refused() {
+    let rt = Runtime::start_with(&["--memory", "--allowed-host", "chat.example.com"]);
+    let port = rt.port;
+    let other_port = port.checked_add(1).unwrap_or(1);
+    for host in [
+        format!("evil.example:{port}"),
+        "127.0.0.1".to_owned(),
+        format!("localhost:{other_port}"),
+        format!("127.0.0.1.nip.io:{port}"),
+        "chat.example.com.evil.example".to_owned(),
+    ] {
+        let reply = rt.chatkit_with(&[("Host", &host)], list_threads()).await;
+        assert_eq!(reply.status, 421, "{host}: {}", reply.text());
+        assert_eq!(error_code(&reply), "misdirected_request");
+        assert_eq!(reply.set_cookie(), None);
+        let page = rt.request("GET", "/", &[("Host", &host)], b"").await;
+        assert_eq!(page.status, 421, "{host}");
+        assert!(!page.text().contains("chat-shell test"));
+    }
+    for host in [
+        format!("localhost:{port}"),
+        format!("[::1]:{port}"),
+        "chat.example.com".to_owned(),
+        "chat.example.com:8443".to_owned(),
+    ] {
+        let reply = rt.chatkit_with(&[("Host", &host)], list_threads()).await;
+        assert_eq!(reply.status, 200, "{host}: {}", reply.text());
+    }
+    // Upload and preview URLs name the host the client used.
+    let created = rt
+        .chatkit_with(
+            &[("Host", "chat.example.com")],
+            json!({"type": "attachments.create", "params": {"name": "p.png", "size": 1, "mime_type": "image/png"}}),
+        )
+        .await
+        .json();
+    assert!(
+        created["upload_url"]
+            .as_str()
+            .unwrap()
+            .starts_with("http://chat.example.com/upload/atc_"),
+        "{created}"
+    );
+}
+
+#[tokio::test]
+async fn oversized_titles_pages_and_attachment_declarations_get_400() {
+    let rt = Runtime::start_with(&["--memory", "--max-upload-mb", "1"]);
+    let thread = thread_id(&rt.stream(create("limits")).await);
+    let attachment = |name: &str, size: u64, mime: &str| json!({"type": "attachments.create", "params": {"name": name, "size": size, "mime_type": mime}});
+    let mb = 1024 * 1024;
+    for request in [
+        json!({"type": "threads.update", "params": {"thread_id": thread, "title": "x".repeat(257)}}),
+        json!({"type": "threads.list", "params": {"limit": 1_000_000}}),
+        json!({"type": "items.list", "params": {"thread_id": thread, "limit": 1001}}),
+        attachment(&"n".repeat(256), 1, "text/plain"),
+        attachment("", 1, "text/plain"),
+        attachment("two\nlines.txt", 1, "text/plain"),
+        attachment("a.txt", 1, "not a type"),
+        attachment("a.txt", 1, "text/plain\r\nX-Injected: 1"),
+        attachment("a.txt", 1, &format!("text/{}", "x".repeat(300))),
+        attachment("a.txt", mb + 1, "text/plain"),
+    ] {
+        let reply = rt.chatkit(request.clone()).await;
+        assert_eq!(reply.status, 400, "{request}: {}", reply.text());
+        assert_eq!(error_code(&reply), "bad_request", "{request}");
+        assert!(
+            !reply.json()["error"].as_str().unwrap().is_empty(),
+            "{request}"
+        );
+    }
+    // Right at the limits: accepted.
+    let title = "é".repeat(256);
+    let renamed = rt
+        .json(json!({"type": "threads.update", "params": {"thread_id": thread, "title": title}}))
+        .await;
+    assert_eq!(renamed["title"], title.as_str());
+    rt.json(json!({"type": "threads.list", "params": {"limit": 1000}}))
+        .await;
+    rt.json(json!({"type": "items.list", "params": {"thread_id": thread, "limit": 1000}}))
+        .await;
+    rt.json(attachment(&"n".repeat(255), mb, "")).await;
+    rt.json(attachment("a.txt", 0, "text/plain; charset=utf-8"))
+        .await;
+    let kept = rt
+        .json(json!({"type": "threads.get_by_id", "params": {"thread_id": thread}}))
+        .await;
+    assert_eq!(kept["title"], title.as_str());
+}
+
+#[tokio::test]
+async fn an_upload_must_be_exactly_the_declared_size() {
+    let rt = Runtime::start();
+    let created = rt
+        .json(json!({"type": "attachments.create", "params": {"name": "notes.txt", "size": 5, "mime_type": "text/plain"}}))
+        .await;
+    let id = created["id"].as_str().unwrap().to_owned();
+    let (upload, preview) = (format!("/upload/{id}"), format!("/preview/{id}"));
+    let multipart = |data: &[u8]| {
+        let mut body = b"--XyZ\r\nContent-Disposition: form-data; name=\"file\"; filename=\"notes.txt\"\r\nContent-Type: text/plain\r\n\r\n".to_vec();
+        body.extend_from_slice(data);
+        body.extend_from_slice(b"\r\n--XyZ--\r\n");
+        body
+    };
+    for data in [&b"four"[..], b"sixsix", b""] {
+        let raw = rt.send("PUT", &upload, Some("text/plain"), data).await;
+        assert_eq!(raw.status, 400, "{data:?}: {}", raw.text());
+        assert_eq!(error_code(&raw), "bad_request");
+        assert!(raw.json()["error"].as_str().unwrap().contains("declared 5"));
+        let form = rt
+            .send(
+                "POST",
+                &upload,
+                Some("multipart/form-data; boundary=XyZ"),
+                &multipart(data),
+            )
+            .await;
+        assert_eq!(form.status, 400, "{data:?}: {}", form.text());
+    }
+    assert_eq!(rt.send("GET", &preview, None, b"").await.status, 404);
+
+    let raw = rt.send("PUT", &upload, Some("text/plain"), b"hello").await;
+    assert_eq!(raw.status, 200, "{}", raw.text());
+    let form = rt
+        .send(
+            "POST",
+            &upload,
+            Some("multipart/form-data; boundary=XyZ"),
+            &multipart(b"HELLO"),
+        )
+        .await;
+    assert_eq!(form.status, 200, "{}", form.text());
+    assert_eq!(rt.send("GET", &preview, None, b"").await.body, b"HELLO");
+    let broken = rt
+        .send(
+            "POST",
+            &upload,
+            Some("multipart/form-data; boundary=XyZ"),
+            b"--XyZ\r\nbroken",
+        )
+        .await;
+    assert_eq!(broken.status, 400, "{}", broken.text());
+}
+
+#[tokio::test]
+async fn internal_errors_do_not_leak_sqlite_details() {
+    let db = temp_path("broken.db");
+    let db_arg = db.to_str().unwrap().to_owned();
+    let rt = Runtime::start_with(&["--db", &db_arg]);
+    // Break the database under the running runtime: these writes now fail, with SQL in
+    // the error text.
+    {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.execute_batch(
+            "CREATE TRIGGER no_threads BEFORE INSERT ON threads
+                 BEGIN SELECT RAISE(ABORT, 'SQLite says no: INSERT INTO threads (owner)'); END;
+             CREATE TRIGGER no_bytes BEFORE UPDATE OF bytes ON attachments
+                 BEGIN SELECT RAISE(ABORT, 'SQLite says no: UPDATE attachments SET bytes'); END;",
+        )
+        .unwrap();
+    }
+    let check = |what: &str, reply: &Reply| {
+        assert_eq!(reply.status, 500, "{what}: {}", reply.text());
+        assert_eq!(reply.header("content-type"), Some("application/json"));
+        assert_eq!(error_code(reply), "internal", "{what}");
+        let text = reply.text().to_ascii_lowercase();
+        for leak in [
+            "sqlite", "sql", "insert", "update", "raise", "trigger", "owner", "says no",
+        ] {
+            assert!(!text.contains(leak), "{what} leaks `{leak}`: {text}");
+        }
+    };
+    check("threads.create", &rt.chatkit(create("hello")).await);
+    let attachment = rt
+        .json(json!({"type": "attachments.create", "params": {"name": "a.txt", "size": 2, "mime_type": "text/plain"}}))
+        .await;
+    let upload = format!("/upload/{}", attachment["id"].as_str().unwrap());
+    check(
+        "upload",
+        &rt.send("PUT", &upload, Some("text/plain"), b"hi").await,
+    );
+    drop(rt);
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{db_arg}{suffix}"));
+    }
+}
+
+#[tokio::test]
+async fn the_identity_cookie_is_strict_signed_and_survives_a_restart() {
+    let db = temp_path("identity.db");
+    let db_arg = db.to_str().unwrap().to_owned();
+    let rt = Runtime::start_with(&["--db", &db_arg]);
+    let first = rt.chatkit_with(&[], list_threads()).await;
+    let set = first.header("set-cookie").expect("a cookie").to_owned();
+    for part in ["HttpOnly", "SameSite=Strict", "Path=/"] {
+        assert!(set.contains(part), "{set}");
+    }
+    let cookie = first.set_cookie().unwrap();
+    let (name, value) = cookie.split_once('=').unwrap();
+    let (id, mac) = value.split_once('.').expect("id.signature");
+    assert_eq!((id.len(), mac.len()), (32, 64), "{value}");
+    assert!(value.bytes().all(|c| c == b'.' || c.is_ascii_hexdigit()));
+
+    rt.set_cookie(Some(cookie.clone()));
+    let thread = thread_id(&rt.stream(create("who am i")).await);
+    // A cookie it knows is kept, not replaced.
+    let again = rt
+        .chatkit_with(&[("Cookie", &cookie)], list_threads())
+        .await;
+    assert_eq!(again.set_cookie(), None);
+    assert_eq!(ids(&again.json()), [thread.as_str()]);
+    // Another id under the same signature is a stranger, with a cookie of its own.
+    let flipped = if id.starts_with('0') { "1" } else { "0" };
+    let forged = format!("{name}={flipped}{}.{mac}", &id[1..]);
+    let stranger = rt
+        .chatkit_with(&[("Cookie", &forged)], list_threads())
+        .await;
+    assert!(ids(&stranger.json()).is_empty());
+    assert!(stranger.set_cookie().is_some_and(|c| c != forged));
+    drop(rt);
+
+    let rt = Runtime::start_with(&["--db", &db_arg]);
+    let back = rt
+        .chatkit_with(&[("Cookie", &cookie)], list_threads())
+        .await;
+    assert_eq!(ids(&back.json()), [thread.as_str()], "{}", back.text());
+    assert_eq!(back.set_cookie(), None);
+    let newcomer = rt.chatkit_with(&[], list_threads()).await;
+    assert!(ids(&newcomer.json()).is_empty());
+    let new_cookie = newcomer.set_cookie().unwrap();
+    assert!(new_cookie.starts_with(&format!("{name}=")) && new_cookie != cookie);
+    drop(rt);
+    // Another database: another secret, another cookie name.
+    let memory = Runtime::start();
+    let elsewhere = memory
+        .chatkit_with(&[("Cookie", &cookie)], list_threads())
+        .await;
+    assert!(ids(&elsewhere.json()).is_empty());
+    assert!(!elsewhere
+        .set_cookie()
+        .unwrap()
+        .starts_with(&format!("{name}=")));
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{db_arg}{suffix}"));
+    }
+}
+
+#[tokio::test]
+async fn bearer_tokens_are_identities_of_their_own() {
+    let a = "token-a-0123456789abcdef";
+    let b = "token-b-0123456789abcdef";
+    let rt = Runtime::start_with_env(&["--memory", "--token", a], Some(&format!(" {b} ,")));
+    let (bearer_a, bearer_b) = (format!("Bearer {a}"), format!("Bearer {b}"));
+    let created = rt
+        .chatkit_with(&[("Authorization", &bearer_a)], create("token a"))
+        .await;
+    assert_eq!(created.set_cookie(), None, "a token needs no cookie");
+    let thread = thread_id(&events_of(&created));
+    let get = json!({"type": "threads.get_by_id", "params": {"thread_id": thread}});
+    let mine = rt
+        .chatkit_with(&[("Authorization", &bearer_a)], get.clone())
+        .await;
+    assert_eq!(mine.status, 200, "{}", mine.text());
+    let theirs = rt
+        .chatkit_with(&[("Authorization", &bearer_b)], get.clone())
+        .await;
+    assert_eq!(theirs.status, 404, "{}", theirs.text());
+    let cookie = rt.new_identity().await;
+    assert_eq!(
+        rt.chatkit_with(&[("Cookie", &cookie)], get.clone())
+            .await
+            .status,
+        404
+    );
+    // An unknown token is refused, even alongside a valid cookie.
+    for auth in ["Bearer nobody-configured-this-token", "Bearer "] {
+        let refused = rt
+            .chatkit_with(&[("Authorization", auth), ("Cookie", &cookie)], get.clone())
+            .await;
+        assert_eq!(refused.status, 401, "{auth}");
+        assert_eq!(error_code(&refused), "unauthorized");
+        assert_eq!(refused.header("www-authenticate"), Some("Bearer"));
+    }
+}
+
+#[tokio::test]
+async fn a_seeded_thread_goes_to_the_first_user_only() {
+    let rt = Runtime::start_with(&["--memory", "--seed-thread", "4"]);
+    let first = rt.json(list_threads()).await;
+    assert_eq!(ids(&first).len(), 1, "{first}");
+    assert_eq!(first["data"][0]["title"], "Seeded thread (4 items)");
+    let second = rt.new_identity().await;
+    let theirs = rt
+        .chatkit_with(&[("Cookie", &second)], list_threads())
+        .await;
+    assert!(ids(&theirs.json()).is_empty(), "{}", theirs.text());
 }

@@ -1,0 +1,370 @@
+//! What every request passes before a handler sees it:
+//!
+//! 1. `Host` must be one this runtime answers to (DNS rebinding): by default
+//!    `127.0.0.1:<port>`, `localhost:<port>`, `[::1]:<port>` and the address it is bound
+//!    to, plus every `--allowed-host`. Else 421.
+//! 2. A request from another site is refused (403): an `Origin` that is neither the
+//!    runtime's own (`http(s)://` + the `Host` it was reached at) nor an `--allow-origin`;
+//!    or, where there is no `Origin`, a state-changing request that `Sec-Fetch-Site` says
+//!    came from another site. Configured origins get CORS headers and preflights; nobody
+//!    else does.
+//! 3. Identity (see `auth`): a configured bearer token, a cookie this runtime issued, or a
+//!    new cookie identity, set on the response. Unknown tokens get 401.
+
+use crate::auth::{Credential, User};
+use crate::server::{json_error, AppState};
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use std::net::IpAddr;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+/// Where the runtime may be reached from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Policy {
+    /// `(host, port)`, the host lowercase (IPv6 in brackets); no port: any port.
+    hosts: Vec<(String, Option<u16>)>,
+    /// Exact origins (`scheme://host[:port]`, lowercase) allowed cross-origin, with CORS.
+    origins: Vec<String>,
+}
+
+impl Policy {
+    /// The defaults for a runtime on `port`, bound to `bound`, plus what the flags add.
+    pub fn new(
+        port: u16,
+        bound: &str,
+        allowed_hosts: &[String],
+        allow_origins: &[String],
+    ) -> Result<Policy, String> {
+        let mut hosts: Vec<(String, Option<u16>)> = ["127.0.0.1", "localhost", "[::1]"]
+            .iter()
+            .map(|h| (h.to_string(), Some(port)))
+            .collect();
+        // The address bound to is safe to name (a rebinding attack needs a host name of
+        // its own); a wildcard address is not a name anyone reaches the runtime by.
+        let bound_name = match bound.parse::<IpAddr>() {
+            Ok(ip) if ip.is_unspecified() => None,
+            Ok(IpAddr::V6(ip)) => Some(format!("[{ip}]")),
+            Ok(IpAddr::V4(ip)) => Some(ip.to_string()),
+            Err(_) => Some(bound.to_ascii_lowercase()),
+        };
+        if let Some(name) = bound_name {
+            hosts.push((name, Some(port)));
+        }
+        for value in allowed_hosts {
+            let parsed = parse_host(value)
+                .ok_or_else(|| format!("--allowed-host: not a host[:port]: {value}"))?;
+            hosts.push(parsed);
+        }
+        hosts.dedup();
+        let origins = allow_origins
+            .iter()
+            .map(|o| {
+                normalize_origin(o).ok_or_else(|| {
+                    format!("--allow-origin: not an origin like https://app.example.com: {o}")
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Policy { hosts, origins })
+    }
+
+    fn host_allowed(&self, host: &str) -> bool {
+        let Some((name, port)) = parse_host(host) else {
+            return false;
+        };
+        self.hosts
+            .iter()
+            .any(|(h, p)| *h == name && (p.is_none() || *p == port))
+    }
+
+    fn origin_allowed(&self, origin: &str) -> bool {
+        normalize_origin(origin).is_some_and(|o| self.origins.contains(&o))
+    }
+}
+
+/// `host[:port]` (IPv6 in brackets) as `(lowercase host, port)`; `None` if malformed.
+pub fn parse_host(value: &str) -> Option<(String, Option<u16>)> {
+    let value = value.trim().to_ascii_lowercase();
+    let (host, port) = if let Some(rest) = value.strip_prefix('[') {
+        let (ip, after) = rest.split_once(']')?;
+        ip.parse::<std::net::Ipv6Addr>().ok()?;
+        let port = match after {
+            "" => None,
+            p => Some(p.strip_prefix(':')?),
+        };
+        (format!("[{ip}]"), port)
+    } else {
+        match value.rsplit_once(':') {
+            Some((h, p)) => (h.to_owned(), Some(p)),
+            None => (value.clone(), None),
+        }
+    };
+    let valid_name = !host.is_empty()
+        && (host.starts_with('[')
+            || host
+                .bytes()
+                .all(|c| c.is_ascii_alphanumeric() || c == b'.' || c == b'-' || c == b'_'));
+    if !valid_name {
+        return None;
+    }
+    let port = match port {
+        Some(p) => Some(p.parse::<u16>().ok()?),
+        None => None,
+    };
+    Some((host, port))
+}
+
+/// `scheme://host[:port]` lowercase, without a trailing slash; `None` for anything else
+/// (paths, `null`, wildcards).
+pub fn normalize_origin(value: &str) -> Option<String> {
+    let value = value.trim().trim_end_matches('/').to_ascii_lowercase();
+    let (scheme, authority) = value.split_once("://")?;
+    if !matches!(scheme, "http" | "https") {
+        return None;
+    }
+    parse_host(authority)?;
+    Some(value)
+}
+
+fn header_str<'a>(headers: &'a HeaderMap, name: &header::HeaderName) -> Option<&'a str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+/// The request's `Host` (or, over HTTP/2, its URI's authority).
+fn request_host(req: &Request) -> Option<String> {
+    header_str(req.headers(), &header::HOST)
+        .map(str::to_owned)
+        .or_else(|| req.uri().authority().map(|a| a.to_string()))
+}
+
+/// The middleware: checks, identifies, then runs the handler.
+pub async fn check(State(state): State<Arc<AppState>>, mut req: Request, next: Next) -> Response {
+    let policy = &state.policy;
+    let Some(host) = request_host(&req).filter(|h| policy.host_allowed(h)) else {
+        return json_error(
+            StatusCode::MISDIRECTED_REQUEST,
+            "misdirected_request",
+            "this runtime does not answer to that Host (see --allowed-host)",
+        );
+    };
+
+    // 2. Where the request comes from.
+    let headers = req.headers();
+    let origin = header_str(headers, &header::ORIGIN).map(str::to_owned);
+    let fetch_site = header_str(headers, &header::HeaderName::from_static("sec-fetch-site"))
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    let cross_origin = match &origin {
+        None => None,
+        Some(o) if is_own_origin(o, &host) => None,
+        Some(o) if policy.origin_allowed(o) => Some(o.clone()),
+        Some(_) => {
+            return json_error(
+                StatusCode::FORBIDDEN,
+                "forbidden_origin",
+                "cross-origin requests are refused (see --allow-origin)",
+            );
+        }
+    };
+    let safe = matches!(*req.method(), Method::GET | Method::HEAD);
+    if origin.is_none() && !safe && matches!(fetch_site.as_str(), "cross-site" | "same-site") {
+        return json_error(
+            StatusCode::FORBIDDEN,
+            "forbidden_origin",
+            "requests from other sites are refused",
+        );
+    }
+    if let Some(origin) = &cross_origin {
+        if req.method() == Method::OPTIONS
+            && req
+                .headers()
+                .contains_key(header::ACCESS_CONTROL_REQUEST_METHOD)
+        {
+            return with_cors(preflight(req.headers()), origin);
+        }
+    }
+
+    // 3. Who is asking.
+    let mut new_cookie = None;
+    let user = match state.auth.credential(req.headers()) {
+        Credential::Token(user) | Credential::Cookie(user) => Some(user),
+        Credential::BadToken => {
+            let mut refused = json_error(
+                StatusCode::UNAUTHORIZED,
+                "unauthorized",
+                "unknown bearer token",
+            );
+            refused
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+            return finish(refused, cross_origin.as_deref(), None);
+        }
+        Credential::None => {
+            let (user, cookie) = state.auth.issue();
+            // A page another site navigated to arrives without our SameSite=Strict cookie
+            // even when the browser has one: a new cookie would replace it. Such a request
+            // gets a throwaway identity that owns nothing.
+            if fetch_site != "cross-site" {
+                new_cookie = Some(cookie);
+                Some(user)
+            } else {
+                req.extensions_mut().insert(user);
+                None
+            }
+        }
+    };
+    if let Some(user) = user {
+        claim_unowned(&state, &user).await;
+        req.extensions_mut().insert(user);
+    }
+    let response = next.run(req).await;
+    finish(
+        response,
+        cross_origin.as_deref(),
+        new_cookie.map(|c| state.auth.set_cookie(&c)),
+    )
+}
+
+fn is_own_origin(origin: &str, host: &str) -> bool {
+    let origin = origin.trim().to_ascii_lowercase();
+    let host = host.trim().to_ascii_lowercase();
+    origin.strip_prefix("http://") == Some(host.as_str())
+        || origin.strip_prefix("https://") == Some(host.as_str())
+}
+
+/// Threads with no owner (a `--seed-thread`, or history from before owners) go to the first
+/// lasting identity that makes a request.
+async fn claim_unowned(state: &Arc<AppState>, user: &User) {
+    if !state.unclaimed.load(Ordering::Acquire) || !state.unclaimed.swap(false, Ordering::AcqRel) {
+        return;
+    }
+    let store = state.store.clone();
+    let owner = user.0.clone();
+    match tokio::task::spawn_blocking(move || store.claim_unowned(&owner)).await {
+        Ok(Ok(0)) => {}
+        Ok(Ok(n)) => println!("{n} thread(s) without an owner now belong to the first user"),
+        Ok(Err(e)) => eprintln!("chat-shell-runtime: cannot hand over unowned threads: {e}"),
+        Err(e) => eprintln!("chat-shell-runtime: cannot hand over unowned threads: {e}"),
+    }
+}
+
+/// The answer to a CORS preflight from an allowed origin.
+fn preflight(headers: &HeaderMap) -> Response {
+    let mut response = StatusCode::NO_CONTENT.into_response();
+    let h = response.headers_mut();
+    h.insert(
+        header::ACCESS_CONTROL_ALLOW_METHODS,
+        HeaderValue::from_static("GET, POST, PUT"),
+    );
+    // The origin is trusted: whatever headers it wants to send (authorization included).
+    let asked = header_str(headers, &header::ACCESS_CONTROL_REQUEST_HEADERS)
+        .filter(|v| {
+            v.bytes()
+                .all(|c| c.is_ascii_alphanumeric() || b"-_, ".contains(&c))
+        })
+        .unwrap_or("content-type");
+    if let Ok(v) = HeaderValue::from_str(asked) {
+        h.insert(header::ACCESS_CONTROL_ALLOW_HEADERS, v);
+    }
+    h.insert(
+        header::ACCESS_CONTROL_MAX_AGE,
+        HeaderValue::from_static("600"),
+    );
+    h.append(
+        header::VARY,
+        HeaderValue::from_static("Access-Control-Request-Method, Access-Control-Request-Headers"),
+    );
+    response
+}
+
+fn with_cors(mut response: Response, origin: &str) -> Response {
+    let h = response.headers_mut();
+    if let Ok(v) = HeaderValue::from_str(origin) {
+        h.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, v);
+        h.insert(
+            header::ACCESS_CONTROL_ALLOW_CREDENTIALS,
+            HeaderValue::from_static("true"),
+        );
+    }
+    response
+}
+
+fn finish(
+    mut response: Response,
+    cross_origin: Option<&str>,
+    set_cookie: Option<String>,
+) -> Response {
+    if let Some(cookie) = set_cookie.and_then(|c| HeaderValue::from_str(&c).ok()) {
+        response.headers_mut().append(header::SET_COOKIE, cookie);
+    }
+    // Answers differ by Origin (CORS headers or a 403): caches must not mix them.
+    response
+        .headers_mut()
+        .append(header::VARY, HeaderValue::from_static("Origin"));
+    match cross_origin {
+        Some(origin) => with_cors(response, origin),
+        None => response,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn policy(hosts: &[&str], origins: &[&str]) -> Policy {
+        let own = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        Policy::new(8080, "127.0.0.1", &own(hosts), &own(origins)).unwrap()
+    }
+
+    #[test]
+    fn hosts_default_to_loopback_names_on_our_port() {
+        let p = policy(&[], &[]);
+        for ok in [
+            "127.0.0.1:8080",
+            "localhost:8080",
+            "LOCALHOST:8080",
+            "[::1]:8080",
+        ] {
+            assert!(p.host_allowed(ok), "{ok}");
+        }
+        for refused in [
+            "127.0.0.1",
+            "localhost:8081",
+            "evil.example:8080",
+            "127.0.0.1.nip.io:8080",
+            "",
+            "[::1",
+            "a b:8080",
+        ] {
+            assert!(!p.host_allowed(refused), "{refused}");
+        }
+        let p = policy(&["chat.example.com", "lan-box:9000"], &[]);
+        assert!(p.host_allowed("chat.example.com"));
+        assert!(p.host_allowed("chat.example.com:443"));
+        assert!(p.host_allowed("lan-box:9000"));
+        assert!(!p.host_allowed("lan-box:8080"));
+        // The bound address, unless it is a wildcard.
+        let bound = Policy::new(8080, "192.168.1.5", &[], &[]).unwrap();
+        assert!(bound.host_allowed("192.168.1.5:8080"));
+        let any = Policy::new(8080, "0.0.0.0", &[], &[]).unwrap();
+        assert!(!any.host_allowed("0.0.0.0:8080"));
+        assert!(!any.host_allowed("192.168.1.5:8080"));
+        assert!(Policy::new(8080, "::", &[], &["not an origin".into()]).is_err());
+        assert!(Policy::new(8080, "::", &["bad host!".into()], &[]).is_err());
+    }
+
+    #[test]
+    fn origins_are_exact_and_normalized() {
+        let p = policy(&[], &["https://App.example.com/"]);
+        assert!(p.origin_allowed("https://app.example.com"));
+        assert!(!p.origin_allowed("http://app.example.com"));
+        assert!(!p.origin_allowed("https://app.example.com.evil.com"));
+        assert!(!p.origin_allowed("null"));
+        assert_eq!(normalize_origin("*"), None);
+        assert_eq!(normalize_origin("https://x.com/path"), None);
+        assert!(is_own_origin("http://127.0.0.1:8080", "127.0.0.1:8080"));
+        assert!(!is_own_origin("http://127.0.0.1:8081", "127.0.0.1:8080"));
+    }
+}
