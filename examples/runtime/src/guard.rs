@@ -9,7 +9,8 @@
 //!    came from another site. Configured origins get CORS headers and preflights; nobody
 //!    else does.
 //! 3. Identity (see `auth`): a configured bearer token, a cookie this runtime issued, or a
-//!    new cookie identity, set on the response. Unknown tokens get 401.
+//!    new cookie identity, set on the response. Unknown tokens get 401, and so does a
+//!    request from an `--allow-origin` page that brings neither a token nor our cookie.
 
 use crate::auth::{Credential, User};
 use crate::server::{json_error, AppState};
@@ -199,6 +200,16 @@ pub async fn check(State(state): State<Arc<AppState>>, mut req: Request, next: N
             refused
                 .headers_mut()
                 .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+            return finish(refused, cross_origin.as_deref(), None);
+        }
+        // A page of another origin sends no cookie of ours unless it asks to (and never
+        // across sites): a fresh identity per request would lose everything it makes.
+        Credential::None if cross_origin.is_some() => {
+            let refused = json_error(
+                StatusCode::UNAUTHORIZED,
+                "unauthorized",
+                "cross-origin requests need a bearer token (see --token)",
+            );
             return finish(refused, cross_origin.as_deref(), None);
         }
         Credential::None => {

@@ -1343,7 +1343,8 @@ async fn chatkit_takes_only_json() {
 #[tokio::test]
 async fn cross_site_requests_are_refused() {
     let app = "http://app.example:3000";
-    let rt = Runtime::start_with(&["--memory", "--allow-origin", app]);
+    let token = "token-for-the-app-0123456789";
+    let rt = Runtime::start_with(&["--memory", "--allow-origin", app, "--token", token]);
     let own = format!("http://127.0.0.1:{}", rt.port);
     let cookie = rt.new_identity().await;
 
@@ -1439,14 +1440,37 @@ async fn cross_site_requests_are_refused() {
     assert!(preflight
         .header("access-control-allow-headers")
         .is_some_and(|h| h.contains("authorization")));
+    let bearer = format!("Bearer {token}");
     let allowed = rt
         .chatkit_with(
-            &[("Origin", app), ("Sec-Fetch-Site", "same-site")],
+            &[
+                ("Origin", app),
+                ("Sec-Fetch-Site", "cross-site"),
+                ("Authorization", &bearer),
+            ],
+            create("from the app"),
+        )
+        .await;
+    assert_eq!(allowed.header("access-control-allow-origin"), Some(app));
+    assert_eq!(allowed.set_cookie(), None);
+    let made = thread_id(&events_of(&allowed));
+    let listed = rt
+        .chatkit_with(
+            &[("Origin", app), ("Authorization", &bearer)],
             list_threads(),
         )
         .await;
-    assert_eq!(allowed.status, 200, "{}", allowed.text());
-    assert_eq!(allowed.header("access-control-allow-origin"), Some(app));
+    assert_eq!(ids(&listed.json()), [made.as_str()]);
+    // Without a token it would be a new stranger on every request: refused instead.
+    let anonymous = rt
+        .chatkit_with(
+            &[("Origin", app), ("Sec-Fetch-Site", "cross-site")],
+            list_threads(),
+        )
+        .await;
+    assert_eq!(anonymous.status, 401, "{}", anonymous.text());
+    assert_eq!(error_code(&anonymous), "unauthorized");
+    assert_eq!(anonymous.header("access-control-allow-origin"), Some(app));
 
     // A link from another site still opens the page, and cannot replace the browser's
     // cookie (SameSite=Strict kept it from being sent); a typed address gets one.
