@@ -385,6 +385,31 @@ fn task_list_checkbox_markup_is_exact() {
     );
 }
 
+/// Found by random seeds: a table interrupts the paragraph with `<b>`, and `</b>` lands in a
+/// table cell. The HTML parser ignores a closing tag in a cell for an element opened outside
+/// it, so the `<b>` stays open around everything after the table; the stream must not commit
+/// the table as if the `<b>` were closed.
+#[test]
+fn closing_tag_in_a_table_cell_does_not_close_markup_opened_before_the_table() {
+    for text in [
+        "text <b>bold\n| a | b |\n|---|---|\n</b> end\n\nplain text\n",
+        "text <b>bold\n\n| a | b |\n|---|---|\n| </b> | x |\n\nplain text\n\nmore\n",
+    ] {
+        let whole = html(text);
+        assert!(
+            whole.ends_with("</p>\n</b>"),
+            "the whole render nests the rest in <b>: {whole}"
+        );
+        for step in [1, 2, 5, 64] {
+            let mut s = MarkdownStream::new();
+            for delta in slices(text, step) {
+                s.push(delta);
+            }
+            assert_eq!(joined(&s), whole, "{text:?} in {step}-byte slices");
+        }
+    }
+}
+
 mod properties {
     use super::*;
     use proptest::prelude::*;
@@ -438,14 +463,15 @@ mod properties {
         "</pre>",
         "<table><tr><td>",
         "</td></tr></table>",
+        "| <b>x | </b> |",
+        "| </i> | <i>y |",
+        "<i>it",
+        "</i> too",
     ];
 
     proptest! {
         // No regression files: this crate's tests must not write into the source tree.
-        // A fixed seed keeps CI repeatable: random seeds found one known divergence, raw
-        // inline HTML mis-nested across blocks (`text <b>bold` … a table … `</b>`), where
-        // html5ever's whole-document repair nests later blocks inside the `<b>` and the
-        // block-by-block stream does not. Visible text is the same; left as it is.
+        // Random seeds: a failure prints its minimal input; pin it as a named test above.
         #![proptest_config(ProptestConfig {
             cases: 500,
             failure_persistence: None,
@@ -467,50 +493,6 @@ mod properties {
             for delta in slices(&text, step) {
                 s.push(delta);
             }
-            prop_assert_eq!(joined(&s), html(&text), "text {:?}", text);
-        }
-    }
-}
-
-mod zz {
-    use super::*;
-    use proptest::prelude::*;
-    const L: &[&str] = &[
-        "",
-        "",
-        "plain text",
-        "- item",
-        "> quote",
-        "| a | b |",
-        "|---|---|",
-        "| 1 | 2 |",
-        "text <b>bold",
-        "</b> end",
-        "<div>",
-        "</div>",
-        "<p>",
-        "</p>",
-        "<table><tr><td>",
-        "</td></tr></table>",
-        "<details>",
-        "</details>",
-        "# heading",
-        "```",
-        "<span>x",
-        "<pre>",
-        "</pre>",
-        "<!-- c -->",
-        "    indented code",
-        "---",
-    ];
-    proptest! {
-        #![proptest_config(ProptestConfig { cases: 300000, failure_persistence: None, ..ProptestConfig::default() })]
-        #[test]
-        fn zz_scratch(lines in prop::collection::vec(prop::sample::select(L), 1..12), step in 1usize..8, nl in any::<bool>()) {
-            let mut text = lines.join("\n");
-            if nl { text.push('\n'); }
-            let mut s = MarkdownStream::new();
-            for d in slices(&text, step) { s.push(d); }
             prop_assert_eq!(joined(&s), html(&text), "text {:?}", text);
         }
     }
