@@ -1,15 +1,23 @@
 //! Properties of the decoder + reducer pipeline: arbitrary bytes and arbitrary JSON events
-//! (known types with wrong field types included) never panic, and chunking never changes
-//! the resulting state.
+//! (known types with wrong field types included) never panic, chunking never changes the
+//! resulting state, and the reducer's invariants hold after every input of sequences whose
+//! ids collide across item kinds.
 #![cfg(not(target_arch = "wasm32"))]
 
 mod common;
 
-use chat_shell_core::protocol::chatkit::decode_event;
-use chat_shell_core::reducer::{reduce, ChatState, Input, OutgoingMessage};
+use chat_shell_core::events::{ChatEvent, ErrorKind};
+use chat_shell_core::protocol::chatkit::{
+    decode_event, ClientToolStatus, ItemId, ItemKind, Page, StreamEvent, Thread, ThreadItem,
+};
+use chat_shell_core::reducer::{
+    is_ghost, reduce, ChatState, Effect, Input, Outcome, OutgoingMessage,
+};
 use common::*;
 use proptest::prelude::*;
+use proptest::test_runner::TestCaseError;
 use serde_json::{json, Value};
+use std::collections::HashSet;
 
 const TYPES: &[&str] = &[
     "thread.created",
@@ -191,6 +199,276 @@ fn every_fixture_gives_the_same_state_split_at_every_offset() {
         // (the SSE decoder's own test covers every offset of every fixture).
         for split in (1..bytes.len()).step_by((bytes.len() / 400).max(1)) {
             assert_eq!(run(split), whole, "{name} split at {split}");
+        }
+    }
+}
+
+/// The small id pool every generated item, update and removal draws from, so ids collide
+/// across item kinds all the time.
+const IDS: &[&str] = &["a", "b", "c"];
+const THREADS: &[&str] = &["thr_1", "thr_2"];
+
+/// A well-formed item of some kind under one of [`IDS`].
+fn pool_item() -> impl Strategy<Value = Value> {
+    let id = prop::sample::select(IDS);
+    prop_oneof![
+        (id.clone(), any::<bool>()).prop_map(|(id, ghost)| json!({
+            "id": id, "type": "user_message", "content": [{"type": "input_text", "text": "u"}],
+            "attachments": [], "inference_options": if ghost { json!({"ghost": true}) } else { json!({}) }
+        })),
+        (id.clone(), prop::collection::vec("[xyz]{0,3}", 0..4)).prop_map(|(id, parts)| json!({
+            "id": id, "type": "assistant_message",
+            "content": parts.iter().map(|t| json!({"type": "output_text", "text": t})).collect::<Vec<_>>()
+        })),
+        (id.clone(), any::<bool>(), "[pq]").prop_map(|(id, pending, name)| json!({
+            "id": id, "type": "client_tool_call", "status": if pending { "pending" } else { "completed" },
+            "call_id": format!("call_{name}"), "name": name, "arguments": {"k": name}
+        })),
+        id.clone().prop_map(|id| json!({
+            "id": id, "type": "widget",
+            "widget": {"type": "Card", "children": [{"type": "Text", "id": "c1", "value": "v"}]}
+        })),
+        id.prop_map(|id| json!({
+            "id": id, "type": "workflow", "workflow": {"type": "custom", "tasks": []}
+        })),
+    ]
+}
+
+/// An update of any kind, aimed at an id of the pool (or at one no item has).
+fn pool_update() -> impl Strategy<Value = Value> {
+    let update = prop_oneof![
+        (0usize..4).prop_map(|i| json!({"type": "assistant_message.content_part.added", "content_index": i,
+                                        "content": {"type": "output_text", "text": "n"}})),
+        (0usize..4).prop_map(|i| json!({"type": "assistant_message.content_part.text_delta",
+                                        "content_index": i, "delta": "d"})),
+        (0usize..4).prop_map(|i| json!({"type": "assistant_message.content_part.annotation_added",
+                                        "content_index": i, "annotation_index": 0,
+                                        "annotation": {"source": {"type": "url", "url": "https://x", "title": "x"}}})),
+        (0usize..4).prop_map(|i| json!({"type": "assistant_message.content_part.done", "content_index": i,
+                                        "content": {"type": "output_text", "text": "final"}})),
+        Just(json!({"type": "widget.root.updated", "widget": {"type": "Card"}})),
+        Just(json!({"type": "widget.streaming_text.value_delta", "component_id": "c1", "delta": "d", "done": false})),
+        (0usize..3).prop_map(|i| json!({"type": "workflow.task.added", "task_index": i,
+                                        "task": {"type": "thought", "content": "c"}})),
+        Just(json!({"type": "generated_image.updated", "image": {"id": "i", "url": "https://x/i.png"}})),
+    ];
+    (prop::sample::select(vec!["a", "b", "c", "fresh"]), update).prop_map(
+        |(id, update)| json!({"type": "thread.item.updated", "item_id": id, "update": update}),
+    )
+}
+
+fn server(event: Value) -> Input {
+    Input::Server(decode_event(&event.to_string()).expect("generated events are well formed"))
+}
+
+fn thread(id: &str, items: Vec<Value>) -> Thread {
+    serde_json::from_value(
+        json!({"id": id, "created_at": "", "status": {"type": "active"},
+                                  "items": {"data": items, "has_more": false}}),
+    )
+    .unwrap()
+}
+
+/// Any input, server events and client happenings alike, over the id pool.
+fn pool_input() -> impl Strategy<Value = Input> {
+    let thread_id = prop::sample::select(THREADS);
+    prop_oneof![
+        6 => pool_item().prop_map(|item| server(json!({"type": "thread.item.added", "item": item}))),
+        6 => pool_item().prop_map(|item| server(json!({"type": "thread.item.done", "item": item}))),
+        4 => pool_item().prop_map(|item| server(json!({"type": "thread.item.replaced", "item": item}))),
+        2 => prop::sample::select(IDS)
+            .prop_map(|id| server(json!({"type": "thread.item.removed", "item_id": id}))),
+        8 => pool_update().prop_map(server),
+        2 => (prop::sample::select(vec!["thread.created", "thread.updated"]), thread_id.clone())
+            .prop_map(|(ty, id)| server(json!({"type": ty, "thread": {"id": id, "created_at": "",
+                                                                     "status": {"type": "active"}}}))),
+        2 => Just(server(json!({"type": "notice", "level": "info", "message": "n"}))),
+        1 => Just(server(json!({"type": "progress_update", "text": "p"}))),
+        1 => Just(server(json!({"type": "error", "code": "custom", "allow_retry": true}))),
+        2 => any::<bool>().prop_map(|ghost| Input::SendStarted(OutgoingMessage {
+            text: "hi".into(),
+            ghost,
+            ..Default::default()
+        })),
+        3 => Just(Input::TurnStarted),
+        1 => prop::sample::select(vec!["a", "b", "local_0"])
+            .prop_map(|id| Input::RetryStarted { user_message: ItemId::from(id) }),
+        4 => Just(Input::StreamEnded),
+        1 => Just(Input::StreamFailed { message: "x".into(), allow_retry: true }),
+        1 => Just(Input::Cancelled),
+        2 => (thread_id, prop::collection::vec(pool_item(), 0..4))
+            .prop_map(|(id, items)| Input::ThreadLoaded(thread(id, items))),
+        1 => prop::collection::vec(pool_item(), 0..4).prop_map(|items| Input::OlderItems(Page {
+            data: items.into_iter().map(|i| serde_json::from_value(i).unwrap()).collect(),
+            has_more: false,
+            after: None,
+        })),
+        1 => Just(Input::Reset),
+        1 => (0u64..4).prop_map(Input::NoticeDismissed),
+        1 => pool_item().prop_map(|i| Input::ItemSynced(serde_json::from_value(i).unwrap())),
+    ]
+}
+
+fn is_pending_call(item: &ThreadItem) -> bool {
+    matches!(&item.kind, ItemKind::ClientToolCall(c) if c.status == ClientToolStatus::Pending)
+}
+
+/// What a test remembers across inputs: the pending client tool calls that arrived in the
+/// current turn's streams and were not asked for yet, oldest first.
+#[derive(Default)]
+struct Model {
+    pending_calls: Vec<ItemId>,
+}
+
+/// The invariants after one input: `before` is the state it was applied to.
+fn check(
+    model: &mut Model,
+    before: &ChatState,
+    input: &Input,
+    state: &ChatState,
+    out: &Outcome,
+) -> Result<(), TestCaseError> {
+    // Item ids are unique, and looking an item up by id finds that very item.
+    let ids: Vec<&ItemId> = state.items().iter().map(|i| &i.item.id).collect();
+    prop_assert_eq!(
+        ids.iter().collect::<HashSet<_>>().len(),
+        ids.len(),
+        "ids {:?}",
+        ids
+    );
+    for held in state.items() {
+        prop_assert!(std::ptr::eq(state.item(&held.item.id).unwrap(), held));
+    }
+
+    // Ghosts are hidden, only user messages are hidden, and a hidden message stays hidden
+    // whatever replaces it under its id (short of another thread or a new chat).
+    for held in state.items() {
+        prop_assert!(
+            !is_ghost(&held.item) || held.hidden,
+            "ghost shown: {:?}",
+            held
+        );
+        prop_assert!(
+            !held.hidden || matches!(held.item.kind, ItemKind::UserMessage(_)),
+            "hidden non-message: {:?}",
+            held
+        );
+    }
+    if !matches!(input, Input::ThreadLoaded(_) | Input::Reset) {
+        for was in before.items().iter().filter(|i| i.hidden) {
+            if let Some(now) = state.item(&was.item.id) {
+                prop_assert!(
+                    now.hidden || !matches!(now.item.kind, ItemKind::UserMessage(_)),
+                    "hidden message {} shown again",
+                    was.item.id
+                );
+            }
+        }
+    }
+
+    // Notices have unique ids and do not outlive their thread.
+    let notice_ids: HashSet<u64> = state.notices.iter().map(|n| n.id).collect();
+    prop_assert_eq!(notice_ids.len(), state.notices.len());
+    let switched = matches!(input, Input::ThreadLoaded(_) | Input::Reset)
+        || before
+            .thread_id()
+            .is_some_and(|was| state.thread_id() != Some(was));
+    if switched {
+        for old in &before.notices {
+            prop_assert!(
+                !notice_ids.contains(&old.id),
+                "notice {} kept across threads",
+                old.id
+            );
+        }
+    }
+
+    // An item that arrives whole is held exactly as it arrived: no content part, task or
+    // field of what was there before survives it.
+    let arrived = match input {
+        Input::Server(
+            StreamEvent::ItemAdded(e) | StreamEvent::ItemDone(e) | StreamEvent::ItemReplaced(e),
+        ) => Some(&e.item),
+        Input::ItemSynced(item) => Some(item),
+        _ => None,
+    };
+    if let Some(item) = arrived {
+        prop_assert_eq!(&state.item(&item.id).expect("arrived item held").item, item);
+    }
+
+    // Client tool calls: every clean end of a stream asks for the oldest pending call that
+    // arrived in this turn and was not asked for yet, and nothing else ever asks for one.
+    let failed = out
+        .effects
+        .iter()
+        .any(|e| matches!(e, Effect::Emit(ChatEvent::Error(err)) if err.kind == ErrorKind::Turn));
+    let new_turn = matches!(
+        input,
+        Input::SendStarted(_) | Input::RetryStarted { .. } | Input::ThreadLoaded(_) | Input::Reset
+    );
+    let stopped = matches!(input, Input::Cancelled) && before.turn.is_some();
+    if failed || new_turn || stopped {
+        model.pending_calls.clear();
+    }
+    if let Some(item) = arrived.filter(|_| matches!(input, Input::Server(_))) {
+        if is_pending_call(item) && !model.pending_calls.contains(&item.id) {
+            model.pending_calls.push(item.id.clone());
+        }
+    }
+    model
+        .pending_calls
+        .retain(|id| state.item(id).is_some_and(|i| is_pending_call(&i.item)));
+    let mut asked = Vec::new();
+    for effect in &out.effects {
+        if let Effect::InvokeClientTool {
+            item_id,
+            call_id,
+            name,
+            arguments,
+        } = effect
+        {
+            let held = state.item(item_id).map(|i| &i.item.kind);
+            prop_assert!(
+                matches!(held, Some(ItemKind::ClientToolCall(c))
+                    if c.status == ClientToolStatus::Pending && &c.call_id == call_id
+                        && &c.name == name && &c.arguments == arguments),
+                "asked for {}, not a pending call as held: {:?}",
+                item_id,
+                held
+            );
+            asked.push(item_id);
+        }
+    }
+    let clean_end = matches!(input, Input::StreamEnded) && before.turn.is_some() && !failed;
+    let expected: Vec<&ItemId> = if clean_end {
+        model.pending_calls.first().into_iter().collect()
+    } else {
+        Vec::new()
+    };
+    prop_assert_eq!(
+        &asked,
+        &expected,
+        "pending calls {:?}",
+        &model.pending_calls
+    );
+    if clean_end && !model.pending_calls.is_empty() {
+        model.pending_calls.remove(0);
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 4_000, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn invariants_hold_after_every_input(inputs in prop::collection::vec(pool_input(), 1..40)) {
+        let mut state = ChatState::new();
+        let mut model = Model::default();
+        for input in inputs {
+            let before = state.clone();
+            let out = reduce(&mut state, input.clone());
+            check(&mut model, &before, &input, &state, &out)
+                .map_err(|e| TestCaseError::fail(format!("after {input:?}: {e}")))?;
         }
     }
 }

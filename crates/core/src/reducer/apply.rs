@@ -27,7 +27,7 @@ pub(super) fn server_event(state: &mut ChatState, event: StreamEvent, out: &mut 
     match event {
         StreamEvent::ThreadCreated(e) => thread_created(state, e.thread, out),
         StreamEvent::ThreadUpdated(e) => thread_updated(state, e.thread),
-        StreamEvent::ItemAdded(e) => item_added(state, e.item, out),
+        StreamEvent::ItemAdded(e) => item_added(state, e.item),
         StreamEvent::ItemUpdated(e) => item_updated(state, e.item_id, e.update, out),
         StreamEvent::ItemDone(e) => item_done(state, e.item, out),
         StreamEvent::ItemRemoved(e) => item_removed(state, &e.item_id),
@@ -43,8 +43,7 @@ pub(super) fn server_event(state: &mut ChatState, event: StreamEvent, out: &mut 
 
 fn thread_created(state: &mut ChatState, thread: Thread, out: &mut Outcome) {
     let id = thread.id.clone();
-    state.thread = Some(ThreadInfo::from(thread));
-    state.mark().thread = true;
+    switch_thread(state, ThreadInfo::from(thread));
     out.emit(ChatEvent::ThreadCreated {
         thread_id: id.clone(),
     });
@@ -61,50 +60,59 @@ fn thread_updated(state: &mut ChatState, thread: Thread) {
             info.metadata = thread.metadata;
         }
         // An update for a thread we never saw created: take it as the open thread.
-        _ => state.thread = Some(ThreadInfo::from(thread)),
+        _ => switch_thread(state, ThreadInfo::from(thread)),
     }
     state.mark().thread = true;
 }
 
-fn item_added(state: &mut ChatState, item: ThreadItem, out: &mut Outcome) {
-    incoming_item(state, item, ItemStatus::Streaming, out);
+/// Make `info` the open thread. Notices belong to the thread they were shown in: when
+/// another thread was open, they go.
+fn switch_thread(state: &mut ChatState, info: ThreadInfo) {
+    if state.thread_id().is_some_and(|open| *open != info.id) {
+        clear_notices(state);
+    }
+    state.thread = Some(info);
+    state.mark().thread = true;
+}
+
+fn clear_notices(state: &mut ChatState) {
+    if !state.notices.is_empty() {
+        state.notices.clear();
+        state.mark().notices = true;
+    }
+}
+
+fn item_added(state: &mut ChatState, item: ThreadItem) {
+    incoming_item(state, item, ItemStatus::Streaming);
 }
 
 fn item_done(state: &mut ChatState, item: ThreadItem, out: &mut Outcome) {
     let id = item.id.clone();
-    incoming_item(state, item, ItemStatus::Done, out);
+    incoming_item(state, item, ItemStatus::Done);
     if let Some(turn) = state.turn.as_mut() {
         if turn.streaming_message.as_ref() == Some(&id) {
             turn.streaming_message = None;
         }
     }
     if let Some(text) = state.item(&id).and_then(assistant_text) {
-        out.effects
-            .push(Effect::Announce(truncate_chars(&text, ANNOUNCE_CHARS)));
+        out.effects.push(Effect::Announce(truncate_chars(
+            &crate::markdown::plain_text(&text),
+            ANNOUNCE_CHARS,
+        )));
     }
 }
 
 /// Added or done: the item is new, an echo of the local user message, or an update of an
 /// item already shown (the fork adds a task twice under one id).
-fn incoming_item(state: &mut ChatState, item: ThreadItem, status: ItemStatus, out: &mut Outcome) {
+fn incoming_item(state: &mut ChatState, item: ThreadItem, status: ItemStatus) {
     clear_progress(state);
-    if let ItemKind::ClientToolCall(call) = &item.kind {
-        if call.status == ClientToolStatus::Pending && !already_known_pending(state, &item) {
-            out.effects.push(Effect::InvokeClientTool {
-                item_id: item.id.clone(),
-                call_id: call.call_id.clone(),
-                name: call.name.clone(),
-                arguments: call.arguments.clone(),
-            });
-        }
-    }
+    queue_client_tool(state, &item);
     let id = item.id.clone();
     let is_user = matches!(item.kind, ItemKind::UserMessage(_));
     let is_assistant = matches!(item.kind, ItemKind::AssistantMessage(_));
-    let ghost = is_ghost(&item);
     if is_user && state.item(&id).is_none() {
         if let Some(local) = first_local_user_message(state) {
-            let hidden = ghost || state.item(&local).is_some_and(|i| i.hidden);
+            let hidden = stays_hidden(state.item(&local), &item);
             let mut echoed = ItemState::new(item, ItemStatus::Done);
             echoed.hidden = hidden;
             state.replace_at(&local, echoed);
@@ -112,9 +120,8 @@ fn incoming_item(state: &mut ChatState, item: ThreadItem, status: ItemStatus, ou
             return;
         }
     }
-    let hidden = ghost || state.item(&id).is_some_and(|i| i.hidden);
     let mut next = ItemState::new(item, status);
-    next.hidden = hidden;
+    next.hidden = stays_hidden(state.item(&id), &next.item);
     next.live = true;
     state.upsert_item(next);
     if is_user {
@@ -126,10 +133,51 @@ fn incoming_item(state: &mut ChatState, item: ThreadItem, status: ItemStatus, ou
     }
 }
 
-fn already_known_pending(state: &ChatState, item: &ThreadItem) -> bool {
-    state.item(&item.id).is_some_and(|known| {
-        matches!(&known.item.kind, ItemKind::ClientToolCall(c) if c.status == ClientToolStatus::Pending)
-    })
+/// Whether `next`, taking the place of `previous`, is hidden: a ghost, or a user message in
+/// the place of a hidden one (a server need not repeat the ghost mark in an echo or a
+/// replacement). Only user messages are ever hidden.
+fn stays_hidden(previous: Option<&ItemState>, next: &ThreadItem) -> bool {
+    is_ghost(next)
+        || (previous.is_some_and(|p| p.hidden) && matches!(next.kind, ItemKind::UserMessage(_)))
+}
+
+/// An item arrived in a stream. A pending client tool call joins the queue of calls to ask
+/// for (see [`next_client_tool`]), after those that arrived before it; anything else under
+/// a queued id (completed, or another kind of item) leaves it.
+fn queue_client_tool(state: &mut ChatState, item: &ThreadItem) {
+    if !is_pending_call(item) {
+        unqueue_client_tool(state, &item.id);
+    } else if !state.tool_queue.contains(&item.id) {
+        state.tool_queue.push(item.id.clone());
+    }
+}
+
+fn unqueue_client_tool(state: &mut ChatState, id: &ItemId) {
+    state.tool_queue.retain(|queued| queued != id);
+}
+
+fn is_pending_call(item: &ThreadItem) -> bool {
+    matches!(&item.kind, ItemKind::ClientToolCall(c) if c.status == ClientToolStatus::Pending)
+}
+
+/// The stream ended cleanly: ask the runtime to run the oldest queued call that is still
+/// pending. One per stream, because `threads.add_client_tool_output` carries one result
+/// and its answer is a new stream, whose end asks for the next.
+fn next_client_tool(state: &mut ChatState, out: &mut Outcome) {
+    while !state.tool_queue.is_empty() {
+        let id = state.tool_queue.remove(0);
+        if let Some(ItemKind::ClientToolCall(call)) = state.item(&id).map(|i| &i.item.kind) {
+            if call.status == ClientToolStatus::Pending {
+                out.effects.push(Effect::InvokeClientTool {
+                    item_id: id,
+                    call_id: call.call_id.clone(),
+                    name: call.name.clone(),
+                    arguments: call.arguments.clone(),
+                });
+                return;
+            }
+        }
+    }
 }
 
 fn set_turn_user_message(state: &mut ChatState, id: ItemId) {
@@ -150,20 +198,20 @@ fn item_updated(state: &mut ChatState, item_id: ItemId, update: ItemUpdate, out:
     clear_progress(state);
     match update {
         ItemUpdate::ContentPartAdded(e) => {
-            let Some(parts) = message_parts(state, &item_id) else {
+            let Some(parts) = message_parts(state, &item_id, out) else {
                 return;
             };
             let at = e.content_index.min(parts.len());
             parts.insert(at, e.content);
         }
         ItemUpdate::TextDelta(e) => {
-            let Some(parts) = message_parts(state, &item_id) else {
+            let Some(parts) = message_parts(state, &item_id, out) else {
                 return;
             };
             part_at(parts, e.content_index).text.push_str(&e.delta);
         }
         ItemUpdate::AnnotationAdded(e) => {
-            let Some(parts) = message_parts(state, &item_id) else {
+            let Some(parts) = message_parts(state, &item_id, out) else {
                 return;
             };
             let annotations = &mut part_at(parts, e.content_index).annotations;
@@ -173,7 +221,7 @@ fn item_updated(state: &mut ChatState, item_id: ItemId, update: ItemUpdate, out:
             }
         }
         ItemUpdate::ContentPartDone(e) => {
-            let Some(parts) = message_parts(state, &item_id) else {
+            let Some(parts) = message_parts(state, &item_id, out) else {
                 return;
             };
             let part = part_at(parts, e.content_index);
@@ -228,16 +276,26 @@ fn item_updated(state: &mut ChatState, item_id: ItemId, update: ItemUpdate, out:
     }
 }
 
-/// The content parts a message update goes to. Known assistant message: its own. Otherwise
-/// (the fork's fresh per-delta ids) the message being streamed; failing that, a new message
+/// The content parts a message update goes to. Known assistant message: its own. Another
+/// kind of item: none, with a warning (an id is never held twice). An unknown id (the
+/// fork's fresh per-delta ids): the message being streamed; failing that, a new message
 /// under the update's id, so no text is ever dropped.
 fn message_parts<'a>(
     state: &'a mut ChatState,
     item_id: &ItemId,
+    out: &mut Outcome,
 ) -> Option<&'a mut Vec<AssistantContent>> {
-    let known_assistant = state
-        .item(item_id)
-        .is_some_and(|i| matches!(i.item.kind, ItemKind::AssistantMessage(_)));
+    let known_assistant = match state.item(item_id).map(|i| &i.item.kind) {
+        Some(ItemKind::AssistantMessage(_)) => true,
+        Some(_) => {
+            out.warn(
+                format!("message update for item {item_id}, not a message, ignored"),
+                None,
+            );
+            return None;
+        }
+        None => false,
+    };
     let target = if known_assistant {
         item_id.clone()
     } else if let Some(streaming) = streaming_message(state) {
@@ -254,7 +312,7 @@ fn message_parts<'a>(
             ItemStatus::Streaming,
         );
         orphan.live = true;
-        state.push_item(orphan);
+        state.upsert_item(orphan);
         if let Some(turn) = state.turn.as_mut() {
             turn.streaming_message = Some(item_id.clone());
         }
@@ -340,6 +398,7 @@ fn workflow_tasks<'a>(
 
 fn item_removed(state: &mut ChatState, id: &ItemId) {
     state.remove_item(id);
+    unqueue_client_tool(state, id);
     if let Some(turn) = state.turn.as_mut() {
         if turn.streaming_message.as_ref() == Some(id) {
             turn.streaming_message = None;
@@ -349,11 +408,13 @@ fn item_removed(state: &mut ChatState, id: &ItemId) {
 
 fn item_replaced(state: &mut ChatState, item: ThreadItem, out: &mut Outcome) {
     clear_progress(state);
+    queue_client_tool(state, &item);
     let id = item.id.clone();
-    let next = ItemState::new(item, ItemStatus::Done);
+    let mut next = ItemState::new(item, ItemStatus::Done);
+    next.hidden = stays_hidden(state.item(&id), &next.item);
     if !state.replace_at(&id, next.clone()) {
         out.warn(format!("replacement for unknown item {id} appended"), None);
-        state.push_item(next);
+        state.upsert_item(next);
     }
 }
 
@@ -390,7 +451,8 @@ fn error(state: &mut ChatState, e: &ErrorEvent, out: &mut Outcome) {
 }
 
 fn notice(state: &mut ChatState, event: NoticeEvent, out: &mut Outcome) {
-    let id = state.notices.last().map_or(0, |n| n.id + 1);
+    let id = state.next_notice;
+    state.next_notice += 1;
     out.emit(ChatEvent::Notice {
         level: event.level,
         message: event.message.clone(),
@@ -420,8 +482,9 @@ pub(super) fn malformed(_state: &mut ChatState, error: DecodeError, out: &mut Ou
 
 pub(super) fn send_started(state: &mut ChatState, message: OutgoingMessage, out: &mut Outcome) {
     begin_turn(state, out);
-    let id = ItemId(format!("local_{}", state.next_local));
-    state.next_local += 1;
+    // A new message: calls an earlier turn left pending are not run any more.
+    state.tool_queue.clear();
+    let id = next_local_id(state);
     let item = ThreadItem {
         id: id.clone(),
         thread_id: state.thread_id().cloned(),
@@ -438,7 +501,7 @@ pub(super) fn send_started(state: &mut ChatState, message: OutgoingMessage, out:
     let mut local = ItemState::new(item, ItemStatus::Done);
     local.local = true;
     local.hidden = message.ghost;
-    state.push_item(local);
+    state.upsert_item(local);
     if let Some(turn) = state.turn.as_mut() {
         turn.ghost = message.ghost;
     }
@@ -448,6 +511,17 @@ pub(super) fn send_started(state: &mut ChatState, message: OutgoingMessage, out:
     });
 }
 
+/// A `local_N` id no item holds (a server may use that form too).
+fn next_local_id(state: &mut ChatState) -> ItemId {
+    loop {
+        let id = ItemId(format!("local_{}", state.next_local));
+        state.next_local += 1;
+        if state.item(&id).is_none() {
+            return id;
+        }
+    }
+}
+
 pub(super) fn turn_started(state: &mut ChatState, out: &mut Outcome) {
     begin_turn(state, out);
 }
@@ -455,6 +529,7 @@ pub(super) fn turn_started(state: &mut ChatState, out: &mut Outcome) {
 pub(super) fn retry_started(state: &mut ChatState, user_message: &ItemId, out: &mut Outcome) {
     // The server deletes everything after the user message without saying so.
     state.truncate_after(user_message);
+    state.tool_queue.clear();
     begin_turn(state, out);
     if let Some(turn) = state.turn.as_mut() {
         turn.user_message = Some(user_message.clone());
@@ -489,10 +564,13 @@ pub(super) fn stream_ended(state: &mut ChatState, out: &mut Outcome) {
     let streamed = turn.streaming_message.clone();
     finish_streaming_items(state, ItemStatus::Done);
     if let Some(text) = streamed.and_then(|id| state.item(&id).and_then(assistant_text)) {
-        out.effects
-            .push(Effect::Announce(truncate_chars(&text, ANNOUNCE_CHARS)));
+        out.effects.push(Effect::Announce(truncate_chars(
+            &crate::markdown::plain_text(&text),
+            ANNOUNCE_CHARS,
+        )));
     }
     end_turn(state, out);
+    next_client_tool(state, out);
     let thread_id = state.thread_id().cloned();
     out.emit(ChatEvent::ThreadDone { thread_id });
 }
@@ -519,6 +597,8 @@ fn fail_turn(
     out: &mut Outcome,
 ) {
     let retry_after = state.turn.as_ref().and_then(|t| t.user_message.clone());
+    // The turn is over: its pending calls are not run.
+    state.tool_queue.clear();
     finish_streaming_items(state, ItemStatus::Failed);
     if retry_after.is_none() {
         if let Some(local) = first_local_user_message(state) {
@@ -553,6 +633,7 @@ pub(super) fn cancelled(state: &mut ChatState, out: &mut Outcome) {
     if state.turn.is_none() {
         return;
     }
+    state.tool_queue.clear();
     finish_streaming_items(state, ItemStatus::Stopped);
     end_turn(state, out);
 }
@@ -582,20 +663,21 @@ fn finish_streaming_items(state: &mut ChatState, status: ItemStatus) {
 pub(super) fn thread_loaded(state: &mut ChatState, mut thread: Thread, out: &mut Outcome) {
     let page = thread.items.take().unwrap_or_default();
     let id = thread.id.clone();
-    let notices = std::mem::take(&mut state.notices);
+    // Nothing of the thread shown before stays, its notices included.
     *state = ChatState {
         next_local: state.next_local,
+        next_notice: state.next_notice,
         ..ChatState::default()
     };
     state.thread = Some(ThreadInfo::from(thread));
     state.set_items(page.data.into_iter().map(loaded_item).collect());
     state.older = page.after.filter(|_| page.has_more);
-    state.notices = notices;
     let marks = state.mark();
     marks.thread = true;
     marks.turn = true;
     marks.error = true;
     marks.progress = true;
+    marks.notices = true;
     out.emit(ChatEvent::ThreadChange {
         thread_id: Some(id),
     });
@@ -636,9 +718,9 @@ pub fn is_ghost(item: &ThreadItem) -> bool {
 }
 
 pub(super) fn reset(state: &mut ChatState, out: &mut Outcome) {
-    let next_local = state.next_local;
     *state = ChatState {
-        next_local,
+        next_local: state.next_local,
+        next_notice: state.next_notice,
         ..ChatState::default()
     };
     let marks = state.mark();
@@ -660,7 +742,12 @@ pub(super) fn notice_dismissed(state: &mut ChatState, id: u64) {
 }
 
 pub(super) fn item_synced(state: &mut ChatState, item: ThreadItem, _out: &mut Outcome) {
-    state.upsert_item(ItemState::new(item, ItemStatus::Done));
+    if !is_pending_call(&item) {
+        unqueue_client_tool(state, &item.id);
+    }
+    let mut next = ItemState::new(item, ItemStatus::Done);
+    next.hidden = stays_hidden(state.item(&next.item.id), &next.item);
+    state.upsert_item(next);
 }
 
 impl From<Thread> for ThreadInfo {

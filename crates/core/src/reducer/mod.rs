@@ -70,7 +70,10 @@ pub struct OutgoingMessage {
 pub enum Effect {
     /// Dispatch a `chat.*` event (a DOM `CustomEvent`, and the Leptos callback).
     Emit(ChatEvent),
-    /// Run the client tool registered under `name` and send its result back.
+    /// Run the client tool registered under `name` and send its result back. Comes with
+    /// the end of a stream (`StreamEnded`), at most one per stream: the pending calls of a
+    /// turn are asked for one after another, in the order they arrived, each by the end of
+    /// the stream that answered the previous one's output.
     InvokeClientTool {
         item_id: ItemId,
         call_id: String,

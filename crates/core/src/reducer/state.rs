@@ -25,6 +25,12 @@ pub struct ChatState {
     /// when the server said there are more: a loaded thread shows its newest items first.
     pub older: Option<String>,
     pub(crate) next_local: u64,
+    /// The id the next notice gets: never reused, also across threads, since views key
+    /// notices by id.
+    pub(crate) next_notice: u64,
+    /// Pending client tool calls that arrived in this turn's streams and have not been
+    /// asked for yet, oldest first (see `Effect::InvokeClientTool`).
+    pub(crate) tool_queue: Vec<ItemId>,
     pub(crate) changes: Changes,
 }
 
@@ -193,24 +199,19 @@ impl ChatState {
         Some(&mut self.items[i])
     }
 
-    pub(crate) fn push_item(&mut self, state: ItemState) {
-        let id = state.item.id.clone();
-        self.positions.insert(id.clone(), self.items.len());
-        self.items.push(state);
-        self.changes.item(&id);
-        self.changes.order = true;
-    }
-
-    /// Put `state` where the item with its id is, or append it.
+    /// Put `state` where the item with its id is, or append it: ids stay unique whatever
+    /// arrives.
     pub(crate) fn upsert_item(&mut self, state: ItemState) {
         let id = state.item.id.clone();
         match self.positions.get(&id) {
-            Some(&i) => {
-                self.items[i] = state;
-                self.changes.item(&id);
+            Some(&i) => self.items[i] = state,
+            None => {
+                self.positions.insert(id.clone(), self.items.len());
+                self.items.push(state);
+                self.changes.order = true;
             }
-            None => self.push_item(state),
         }
+        self.changes.item(&id);
     }
 
     /// Replace the item at `old`'s position with `state` (which may have a new id).
@@ -260,21 +261,34 @@ impl ChatState {
         dropped.len()
     }
 
-    /// Replace all items (a thread loaded from the server).
+    /// Replace all items (a thread loaded from the server). An id the page repeats is held
+    /// once, where it first appears, as its last copy says.
     pub(crate) fn set_items(&mut self, items: Vec<ItemState>) {
-        self.items = items;
-        self.reindex();
+        self.items = Vec::with_capacity(items.len());
+        self.positions.clear();
+        for item in items {
+            match self.positions.get(&item.item.id) {
+                Some(&i) => self.items[i] = item,
+                None => {
+                    self.positions
+                        .insert(item.item.id.clone(), self.items.len());
+                    self.items.push(item);
+                }
+            }
+        }
         self.changes.order = true;
         self.changes
             .items
             .extend(self.items.iter().map(|i| i.item.id.clone()));
     }
 
-    /// Put older items in front (history scrolled up).
+    /// Put older items in front (history scrolled up). Ids already held, or repeated in the
+    /// page, are kept once: the copy held (or the page's first) wins.
     pub(crate) fn prepend_items(&mut self, older: Vec<ItemState>) {
+        let mut seen = std::collections::HashSet::new();
         let older: Vec<ItemState> = older
             .into_iter()
-            .filter(|i| !self.positions.contains_key(&i.item.id))
+            .filter(|i| !self.positions.contains_key(&i.item.id) && seen.insert(i.item.id.clone()))
             .collect();
         if older.is_empty() {
             return;
