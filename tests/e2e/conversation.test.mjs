@@ -438,7 +438,7 @@ test('message actions: Copy copies the markdown, Good response is sent', async (
 
   // The exact stored text, from the runtime.
   const threadId = await createdThreadId(page);
-  const thread = await chatkitRequest(runtime, { type: 'threads.get_by_id', params: { thread_id: threadId } });
+  const thread = await chatkitRequest(runtime, { type: 'threads.get_by_id', params: { thread_id: threadId } }, { context });
   const stored = thread.items.data.filter((i) => i.type === 'assistant_message').at(-1);
   const markdown = stored.content.map((c) => c.text).join('');
   assert.match(markdown, /## A streamed markdown answer/);

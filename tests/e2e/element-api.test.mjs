@@ -106,8 +106,9 @@ test('headers (an async function) and a custom fetch are used for every request'
   });
   await page.evaluate(() => document.querySelector('chat-shell').sendUserMessage({ text: 'with headers', newThread: true }));
   await page.unroute('**/chatkit');
-  assert.ok(seen.length >= 1 && seen.every((h) => h === 'secret-1'), JSON.stringify(seen));
-  assert.ok((await page.evaluate(() => window.__fetched)) >= 1);
+  assert.ok(seen.length >= 1, 'the message went out');
+  assert.ok(seen.every((h) => h === 'secret-1'), `every request carried the header: ${JSON.stringify(seen)}`);
+  assert.equal(await page.evaluate(() => window.__fetched), seen.length, 'every request went through the custom fetch');
   await page.evaluate(() => document.querySelector('chat-shell').setOptions({ headers: null, fetch: null }));
 });
 
@@ -178,4 +179,23 @@ test('two elements on one page are independent, and a new one says chat.ready on
   assert.equal(await page.locator('chat-shell').first().locator('article').count(), before, 'the first element is untouched');
   assert.deepEqual(await page.evaluate(() => window.__second), ['ready', 'sent']);
   assert.deepEqual(page.consoleErrors, []);
+});
+
+test('a message sent from a chat.response.end handler is answered, not aborted', async () => {
+  await page.evaluate(() => document.querySelector('chat-shell').setThreadId(null));
+  const before = await page.locator('article[data-role="assistant"][data-status="done"]').count();
+  await page.evaluate(() => {
+    const el = document.querySelector('chat-shell');
+    el.addEventListener('chat.response.end', () => {
+      el.sendUserMessage({ text: 'follow-up from the handler' });
+    }, { once: true });
+    return el.sendUserMessage({ text: 'first, then a follow-up' });
+  });
+  await page.locator('article[data-role="user"]', { hasText: 'follow-up from the handler' }).waitFor({ timeout: 10_000 });
+  await waitFor(async () => (await page.locator('article[data-role="assistant"][data-status="done"]').count()) === before + 2, {
+    timeout: 15_000,
+    message: 'both answers finish',
+  });
+  assert.equal(await page.locator('article[data-role="assistant"][data-status="stopped"]').count(), 0, 'nothing was aborted');
+  assert.equal(await page.locator('[data-part="error"]').count(), 0);
 });

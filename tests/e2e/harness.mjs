@@ -354,16 +354,20 @@ export function sseBody(events) {
   return events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('');
 }
 
-/** Sends one ChatKit request to the runtime from Node and returns its parsed JSON answer. */
-export async function chatkitRequest(runtime, body) {
-  const res = await fetch(`${runtime.url}/chatkit`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json' },
-    body: JSON.stringify(body),
+/**
+ * Sends one ChatKit request to the runtime as the browser's user (through `context`'s
+ * cookie jar: the runtime scopes everything to the user) and returns its parsed JSON
+ * answer, or its raw text when `accept` is `text/event-stream`.
+ */
+export async function chatkitRequest(runtime, body, { context, accept = 'application/json' } = {}) {
+  if (!context) throw new Error('chatkitRequest needs the browser context whose user it acts as');
+  const res = await context.request.post(`${runtime.url}/chatkit`, {
+    headers: { 'content-type': 'application/json', accept },
+    data: JSON.stringify(body),
   });
   const text = await res.text();
-  if (!res.ok) throw new Error(`chatkit ${body.type}: HTTP ${res.status}: ${text}`);
-  return JSON.parse(text);
+  if (!res.ok()) throw new Error(`chatkit ${body.type}: HTTP ${res.status()}: ${text}`);
+  return accept === 'application/json' ? JSON.parse(text) : text;
 }
 
 /** Records the `chat.*` events named in `names` dispatched on <chat-shell> into `window.__chatEvents`. */

@@ -288,6 +288,9 @@ test('under locale="fr" the main states show no English word of the table', asyn
         return sse(turn === 2 ? failingTurn(text) : widgetTurn(text));
       case 'threads.list':
         return route.fulfill({ contentType: 'application/json', body: JSON.stringify(threadList()) });
+      case 'items.list':
+        // The untitled row asks for its first message; it has none, so it stays untitled.
+        return route.fulfill({ contentType: 'application/json', body: JSON.stringify({ data: [], has_more: false, after: null }) });
       default:
         return route.fallback();
     }

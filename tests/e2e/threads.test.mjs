@@ -10,7 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { axeViolations, close, newChatPage, openBrowser, sendMessage, sleep, startRuntime, waitFor, waitForIdle } from './harness.mjs';
+import { axeViolations, chatkitRequest, close, newChatPage, openBrowser, sendMessage, sleep, startRuntime, waitFor, waitForIdle } from './harness.mjs';
 
 let context;
 
@@ -24,16 +24,15 @@ after(close);
 
 /** Creates a thread from Node (a full `threads.create` stream); returns its id. */
 async function createThread(runtime, text) {
-  const res = await fetch(`${runtime.url}/chatkit`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
-    body: JSON.stringify({
+  // As the browser's user: the runtime shows each user only their own threads.
+  const body = await chatkitRequest(
+    runtime,
+    {
       type: 'threads.create',
       params: { input: { content: [{ type: 'input_text', text }], attachments: [], inference_options: {} } },
-    }),
-  });
-  const body = await res.text();
-  assert.equal(res.status, 200, body);
+    },
+    { context, accept: 'text/event-stream' },
+  );
   const events = body
     .split('\n')
     .filter((l) => l.startsWith('data: '))

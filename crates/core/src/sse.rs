@@ -134,15 +134,22 @@ impl SseDecoder {
             self.scanned = 0;
         }
         self.drain_lines(&mut frames);
-        if self.buf.len() > self.max_event_bytes || self.event.data.len() > self.max_event_bytes {
-            self.oversized = true;
-            self.buf = Vec::new();
-            self.event.data = String::new();
-            frames.push(SseFrame::Oversized {
-                limit: self.max_event_bytes,
-            });
+        // An unterminated line may not grow past the limit either.
+        if !self.oversized && self.buf.len() > self.max_event_bytes {
+            self.overflow(&mut frames);
         }
         frames
+    }
+
+    /// The limit was crossed: say so once, drop what is buffered, decode nothing more.
+    fn overflow(&mut self, frames: &mut Vec<SseFrame>) {
+        self.oversized = true;
+        self.buf = Vec::new();
+        self.scanned = 0;
+        self.event.data = String::new();
+        frames.push(SseFrame::Oversized {
+            limit: self.max_event_bytes,
+        });
     }
 
     /// End of input: returns a last frame if the stream ended without its blank line
@@ -193,6 +200,11 @@ impl SseDecoder {
                     // The LF of a CRLF may arrive with the next chunk.
                     None => self.skip_lf = true,
                 }
+            }
+            if end - start > self.max_event_bytes
+                || self.event.data.len() + (end - start) > self.max_event_bytes
+            {
+                return self.overflow(frames);
             }
             self.event.line(&self.buf[start..end], frames);
             start = next;
@@ -568,6 +580,23 @@ mod tests {
             }
         );
         assert_eq!(frames[1..], [SseFrame::Oversized { limit: 64 }]);
+        // A whole oversized line inside one chunk, between good events.
+        let mut d = SseDecoder::with_limit(64);
+        let chunk = format!(
+            "data: before\n\ndata: {}\n\ndata: after\n\n",
+            "z".repeat(100)
+        );
+        assert_eq!(
+            d.push(chunk.as_bytes()),
+            vec![
+                SseFrame::Event {
+                    event: None,
+                    id: None,
+                    data: "before".into()
+                },
+                SseFrame::Oversized { limit: 64 }
+            ]
+        );
         // Right at the limit is fine.
         let mut d = SseDecoder::with_limit(64);
         let line = format!("data: {}\n\n", "y".repeat(58));

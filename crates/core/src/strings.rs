@@ -106,7 +106,7 @@ texts! {
     RenameNamed = "rename_named" => "Rename {title}",
     Delete = "delete" => "Delete",
     DeleteNamed = "delete_named" => "Delete {title}",
-    DeleteConfirm = "delete_confirm" => "Delete “{title}”?",
+    DeleteConfirm = "delete_confirm" => "Delete {title}?",
     Cancel = "cancel" => "Cancel",
     ConversationTitle = "conversation_title" => "Conversation title",
     Untitled = "untitled" => "Untitled conversation",
