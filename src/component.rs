@@ -5,7 +5,7 @@ use crate::runtime::{
     ClientTool, ClientWidgetRenderer, Handler, Runtime, RustHandler, RustWidget, ToolFuture,
 };
 use crate::views::ShellRoot;
-pub use chat_shell_core::events::ChatEvent;
+pub use chat_shell_core::host_events::ChatEvent;
 use chat_shell_core::options::{Setting, StarterPrompt};
 use chat_shell_core::protocol::JsonMap;
 use leptos::html;

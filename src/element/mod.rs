@@ -7,7 +7,7 @@ pub use api::shell_of_element;
 
 use crate::runtime::{ClientTool, ClientWidgetRenderer, Handler, Runtime, Shell};
 use crate::views::ShellRoot;
-use chat_shell_core::events::ChatEvent;
+use chat_shell_core::host_events::ChatEvent;
 use chat_shell_core::options::{Setting, ATTRIBUTES};
 use std::cell::RefCell;
 use std::collections::HashMap;

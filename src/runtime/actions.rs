@@ -5,7 +5,7 @@
 
 use super::Runtime;
 use crate::transport;
-use chat_shell_core::events::{ChatError, ChatEvent, ErrorKind};
+use chat_shell_core::host_events::{ChatError, ChatEvent, ErrorKind};
 use chat_shell_core::protocol::chatkit::{
     Action, ClientToolStatus, ItemId, ItemKind, RequestBody, SyncCustomActionResponse, ThreadId,
 };

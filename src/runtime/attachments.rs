@@ -4,7 +4,7 @@
 
 use super::Runtime;
 use chat_shell_core::attachments::{effective_mime, is_previewable_image, FileFacts};
-use chat_shell_core::events::{ChatError, ChatEvent, ErrorKind};
+use chat_shell_core::host_events::{ChatError, ChatEvent, ErrorKind};
 use chat_shell_core::protocol::chatkit::{Attachment, AttachmentId, RequestBody};
 use chat_shell_core::strings::Text;
 use leptos::prelude::*;

@@ -3,7 +3,7 @@
 
 use super::Runtime;
 use crate::transport;
-use chat_shell_core::events::{ChatError, ChatEvent, ErrorKind};
+use chat_shell_core::host_events::{ChatError, ChatEvent, ErrorKind};
 use chat_shell_core::options::merge_metadata;
 use chat_shell_core::protocol::chatkit::{
     Attachment, FeedbackKind, ItemId, ItemKind, RequestBody, UserMessageInput,

@@ -19,7 +19,7 @@ pub use threads::{HistorySignals, OlderItems, ThreadList, ThreadRow};
 
 use chat_shell_core::protocol::chatkit::{ItemId, ItemKind};
 
-use chat_shell_core::events::ChatEvent;
+use chat_shell_core::host_events::ChatEvent;
 use chat_shell_core::options::{Options, Setting};
 use chat_shell_core::reducer::{
     reduce, ChatState, Effect, Input, ItemState, Notice, Outcome, Progress, ThreadInfo, TurnError,

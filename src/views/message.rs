@@ -6,7 +6,7 @@ use super::markdown::{
 use super::tr;
 use crate::runtime::{Renderer, Shell};
 use chat_shell_core::citations::{number_sources, text_with_markers, Citation};
-use chat_shell_core::events::ChatEvent;
+use chat_shell_core::host_events::ChatEvent;
 use chat_shell_core::markdown::safe_url;
 use chat_shell_core::protocol::chatkit::{Annotation, FeedbackKind, ItemId, ItemKind, SourceKind};
 use chat_shell_core::reducer::{assistant_text, ItemStatus};

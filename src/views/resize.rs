@@ -4,7 +4,7 @@
 
 use super::tr;
 use crate::runtime::Shell;
-use chat_shell_core::events::ChatEvent;
+use chat_shell_core::host_events::ChatEvent;
 use chat_shell_core::strings::Text;
 use leptos::prelude::*;
 use web_sys::{HtmlElement, PointerEvent};

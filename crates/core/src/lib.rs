@@ -1,13 +1,13 @@
 //! chat-shell-core: the DOM-free half of chat-shell. Plain Rust with no DOM, no I/O and no
 //! web dependency, so the compiler keeps browser code out and everything here is tested
 //! natively: wire formats (`protocol`), SSE decoding (`sse`), the one reducer (`reducer`)
-//! and the `chat.*` events it emits (`events`),
+//! and the `chat.*` events it emits (`host_events`),
 //! markdown and the sanitizer (`markdown`), and the rules the views follow (`strings`,
 //! `pacing`, `options`, `citations`, `widgets`, `attachments`, `history`).
 
 pub mod attachments;
 pub mod citations;
-pub mod events;
+pub mod host_events;
 pub mod history;
 pub mod markdown;
 pub mod options;

@@ -4,7 +4,7 @@ use super::state::{
     ChatState, ItemState, ItemStatus, Notice, Progress, ThreadInfo, Turn, TurnError,
 };
 use super::{Effect, Outcome, OutgoingMessage};
-use crate::events::{ChatError, ChatEvent, ErrorKind};
+use crate::host_events::{ChatError, ChatEvent, ErrorKind};
 use crate::protocol::chatkit::{
     AssistantContent, AssistantMessage, ClientToolStatus, DecodeError, ErrorEvent, InputText,
     ItemId, ItemKind, ItemUpdate, NoticeEvent, Page, StreamEvent, StreamOptions, Thread,

@@ -15,7 +15,7 @@ pub use state::{
     Changes, ChatState, ItemState, ItemStatus, Notice, Progress, ThreadInfo, Turn, TurnError,
 };
 
-use crate::events::ChatEvent;
+use crate::host_events::ChatEvent;
 use crate::protocol::chatkit::{
     Attachment, DecodeError, ItemId, Page, StreamEvent, Thread, ThreadItem,
 };
