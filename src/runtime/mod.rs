@@ -80,6 +80,9 @@ pub struct ViewSignals {
     pub draft: RwSignal<String>,
     /// The polite live region's text.
     pub announce: RwSignal<String>,
+    /// Ticks once per animation frame while some view asked for one (`want_frame`): the
+    /// runtime's one animation loop, shared by every message still revealing text.
+    pub tick: RwSignal<u64>,
     /// Thread history, opening threads, older items.
     pub history: HistorySignals,
     /// The composer's attachments.
@@ -111,6 +114,8 @@ pub struct Runtime {
     /// Bumped whenever in-flight answers must stop counting (Stop, new chat, unmount).
     generation: Cell<u64>,
     frame_pending: Cell<bool>,
+    /// A view asked for the next frame's `tick`.
+    animating: Cell<bool>,
     pending_tools: RefCell<Vec<(ItemId, String, String)>>,
     /// Client widgets, tools, action and effect handlers; actions awaiting their answer.
     registry: actions::Registry,
@@ -139,6 +144,7 @@ impl Runtime {
             error: RwSignal::new(None),
             draft: RwSignal::new(String::new()),
             announce: RwSignal::new(String::new()),
+            tick: RwSignal::new(0),
             strings: RwSignal::new(chat_shell_core::strings::Strings::new("en")),
             history: HistorySignals::new(),
             tray: TraySignals::new(),
@@ -156,6 +162,7 @@ impl Runtime {
             abort: RefCell::new(None),
             generation: Cell::new(0),
             frame_pending: Cell::new(false),
+            animating: Cell::new(false),
             pending_tools: RefCell::new(Vec::new()),
             registry: actions::Registry::default(),
             threads: Default::default(),
@@ -312,6 +319,13 @@ impl Runtime {
         }
     }
 
+    /// Ask for one more `tick` next frame. However many views ask, and however often,
+    /// the runtime runs one animation frame callback per frame.
+    pub fn want_frame(&self) {
+        self.animating.set(true);
+        self.schedule_frame();
+    }
+
     /// Batch all changes of this frame into one view update.
     fn schedule_frame(&self) {
         if self.frame_pending.replace(true) {
@@ -343,6 +357,9 @@ impl Runtime {
     /// Publish what changed since the last frame.
     pub fn flush(&self) {
         self.frame_pending.set(false);
+        if self.animating.replace(false) {
+            self.signals.tick.update(|t| *t += 1);
+        }
         for rev in self.retired_revs.take() {
             rev.dispose();
         }

@@ -1,8 +1,6 @@
 //! User and assistant messages, each an `article` with `data-role`.
 
-use super::markdown::{
-    handle_code_copy, reduced_motion, request_frame, CodeLabels, MarkdownDom, Pacer,
-};
+use super::markdown::{handle_code_copy, reduced_motion, CodeLabels, MarkdownDom, Pacer};
 use super::tr;
 use crate::runtime::{Renderer, Shell};
 use chat_shell_core::citations::{number_sources, text_with_markers, Citation};
@@ -82,13 +80,17 @@ pub fn AssistantMessageView(shell: Shell, id: ItemId) -> impl IntoView {
     let render_id = id.clone();
     // One markdown renderer (and pacer) per content part, fed only what is new each frame.
     let mut parts: Vec<(MarkdownDom, Pacer)> = Vec::new();
-    // Ticks on animation frames while a pacer still has text to reveal.
-    let pace = RwSignal::new(0u64);
+    // The runtime's frame tick is followed only while text waits to be revealed, so a
+    // finished message costs nothing per frame.
+    let tick = shell.signals().map(|s| s.tick);
+    let mut pacing = false;
     Effect::new(move |_| {
         if let Some(rev) = rev {
             rev.track();
         }
-        pace.track();
+        if let (true, Some(tick)) = (pacing, tick) {
+            tick.track();
+        }
         let Some(container) = body.get() else { return };
         let mut more = false;
         shell.with(|rt| {
@@ -122,8 +124,9 @@ pub fn AssistantMessageView(shell: Shell, id: ItemId) -> impl IntoView {
         if revealing.get_untracked() != more {
             revealing.set(more);
         }
+        pacing = more;
         if more {
-            request_frame(move || pace.update(|p| *p += 1));
+            shell.with(|rt| rt.want_frame());
         }
     });
     let label = move || match status.get() {

@@ -9,6 +9,10 @@ use crate::reducer::ItemStatus;
 const MIN_STEP: usize = 3;
 /// Frames over which a backlog is drained: about one second at 60 Hz.
 pub const DRAIN_FRAMES: usize = 60;
+/// Most bytes shown in one frame without animation (reduced motion): what arrives at a
+/// reading pace shows at once, while a whole answer arriving in one piece is rendered in
+/// frame-sized slices instead of one long task (rendering costs a few ms per kB).
+pub const STILL_SLICE: usize = 2048;
 
 /// The reveal position of one streamed text.
 #[derive(Clone, Debug, Default)]
@@ -24,7 +28,8 @@ pub struct Pacer {
 }
 
 impl Pacer {
-    /// `animate: false` (reduced motion) shows everything at once.
+    /// `animate: false` (reduced motion): no typewriter; text shows as it arrives, at most
+    /// [`STILL_SLICE`] bytes a frame.
     pub fn new(animate: bool) -> Self {
         Pacer {
             revealed: 0,
@@ -42,9 +47,13 @@ impl Pacer {
     pub fn next<'t>(&mut self, text: &'t str, status: ItemStatus, live: bool) -> (&'t str, bool) {
         self.streamed |= live || status == ItemStatus::Streaming;
         let pace = matches!(status, ItemStatus::Streaming | ItemStatus::Done);
-        if !pace || !self.animate || !self.streamed || self.revealed > text.len() {
+        if !pace || !self.streamed || self.revealed > text.len() {
             self.revealed = text.len();
             return (text, false);
+        }
+        if !self.animate {
+            self.revealed = ceil_boundary(text, (self.revealed + STILL_SLICE).min(text.len()));
+            return (&text[..self.revealed], self.revealed < text.len());
         }
         if text.len() > self.known {
             self.known = text.len();
@@ -148,6 +157,39 @@ mod tests {
             still.next(&text, ItemStatus::Streaming, true),
             (text.as_str(), false)
         );
+    }
+
+    #[test]
+    fn reduced_motion_renders_a_whole_answer_in_frame_sized_slices() {
+        let text = "é".repeat(54_000); // 108 kB at once
+        let mut still = Pacer::new(false);
+        let mut frames = 0;
+        let mut last = 0;
+        loop {
+            frames += 1;
+            let (shown, more) = still.next(&text, ItemStatus::Done, true);
+            assert!(
+                shown.len() - last <= STILL_SLICE + 1,
+                "one frame showed {} bytes",
+                shown.len() - last
+            );
+            last = shown.len();
+            if !more {
+                assert_eq!(shown, text);
+                break;
+            }
+        }
+        assert_eq!(frames, text.len().div_ceil(STILL_SLICE));
+        // Text arriving at a reading pace is never held back.
+        let mut still = Pacer::new(false);
+        let mut streamed = String::new();
+        for _ in 0..100 {
+            streamed.push_str("a few words ");
+            assert_eq!(
+                still.next(&streamed, ItemStatus::Streaming, true),
+                (streamed.as_str(), false)
+            );
+        }
     }
 
     #[test]
