@@ -9,8 +9,8 @@
 use super::attachments::TrayEntry;
 use super::Runtime;
 use crate::transport::{self, TransportError};
-use chat_shell_core::host_events::{ChatError, ChatEvent, ErrorKind};
 use chat_shell_core::history::{has_title, preview, thread_label};
+use chat_shell_core::host_events::{ChatError, ChatEvent, ErrorKind};
 use chat_shell_core::protocol::chatkit::{
     ListOrder, Page, RequestBody, StreamEvent, Thread, ThreadEvent, ThreadId, ThreadItem,
 };
