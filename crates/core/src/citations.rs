@@ -1,6 +1,7 @@
 //! Citations: numbering an assistant text's annotations by source and placing their
 //! inline markers. Pure; the views render the result.
 
+use crate::markdown::{scrub, TAG_BREAK, TRUSTED};
 use crate::protocol::chatkit::{Annotation, Source, SourceKind};
 
 /// One cited source with its number (1-based, in order of first citation).
@@ -33,10 +34,48 @@ fn same_source(a: &Source, b: &Source) -> bool {
     }
 }
 
-/// `text` with a numbered marker after each annotated position (`index` counts characters).
-/// Markers are HTML (`<sup>`) that the sanitizer keeps; annotations without an index only
-/// appear in the sources list.
+/// `text` with a numbered marker after each annotated position (`index` counts characters):
+/// `<sup data-part="citation">[n]</sup>`; annotations without an index only appear in the
+/// sources list. The result is a plain string, as untrusted as `text`: rendered, its
+/// markers keep their number but lose the `data-part` hook (server HTML could write the
+/// same). [`cited_text`] makes markers that keep it.
 pub fn text_with_markers(text: &str, annotations: &[Annotation]) -> String {
+    with_markers(text, annotations, |out, n| {
+        out.push_str(&format!("<sup data-part=\"citation\">[{n}]</sup>"));
+    })
+}
+
+/// An assistant text with its citation markers, for `markdown::render_cited` and
+/// `MarkdownStream::reset_cited`: the markers are the renderer's own, so they keep their
+/// `<sup data-part="citation">` hook, while whatever the text itself holds is treated as
+/// the server's. Only [`cited_text`] makes one.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CitedText(String);
+
+impl CitedText {
+    /// The markdown with the markers in it (as `MarkdownStream::text` will hold it).
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// `text` with a numbered citation marker after each annotated position, as
+/// [`text_with_markers`] places them, but markers the renderer keeps as its own.
+pub fn cited_text(text: &str, annotations: &[Annotation]) -> CitedText {
+    let text = scrub(text);
+    CitedText(with_markers(&text, annotations, |out, n| {
+        // The break keeps the hook off any server tag left open where the index points.
+        out.push_str(&format!(
+            "{TAG_BREAK}<sup data-part=\"{TRUSTED}citation\">[{n}]</sup>"
+        ));
+    }))
+}
+
+fn with_markers(
+    text: &str,
+    annotations: &[Annotation],
+    push_marker: impl Fn(&mut String, usize),
+) -> String {
     let numbered = number_sources(annotations);
     let mut marks: Vec<(usize, usize)> = annotations
         .iter()
@@ -80,10 +119,6 @@ fn ends_with_literal_marker(text: &str) -> bool {
     };
     let digits = rest.len() - rest.trim_end_matches(|c: char| c.is_ascii_digit()).len();
     digits > 0 && rest[..rest.len() - digits].ends_with('[')
-}
-
-fn push_marker(out: &mut String, n: usize) {
-    out.push_str(&format!("<sup data-part=\"citation\">[{n}]</sup>"));
 }
 
 #[cfg(test)]

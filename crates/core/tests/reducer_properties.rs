@@ -6,7 +6,7 @@
 
 mod common;
 
-use chat_shell_core::events::{ChatEvent, ErrorKind};
+use chat_shell_core::host_events::{ChatEvent, ErrorKind};
 use chat_shell_core::protocol::chatkit::{
     decode_event, ClientToolStatus, ItemId, ItemKind, Page, StreamEvent, Thread, ThreadItem,
 };

@@ -1,7 +1,9 @@
 #![cfg(not(target_arch = "wasm32"))]
 //! XSS corpus: real payloads through `render`, `sanitize_html` and `MarkdownStream`; the output is scanned tag by tag.
 
-use chat_shell_core::markdown::{render, sanitize_html, MarkdownStream, SafeHtml};
+use chat_shell_core::citations::{cited_text, text_with_markers};
+use chat_shell_core::markdown::{render, render_cited, sanitize_html, MarkdownStream, SafeHtml};
+use chat_shell_core::protocol::chatkit::Annotation;
 use proptest::prelude::*;
 
 /// Payloads from the usual cheat sheets (script tags, event handlers, URL schemes, CSS,
@@ -539,14 +541,195 @@ fn snapshot_code_block() {
     );
 }
 
+// The component's own hooks (`data-part`, `cs-code*` classes) only where the renderer put
+// them; `SafeHtml`'s single way in is pinned by the compile-fail doc tests on the type.
+
+/// Server HTML that writes the hooks the views and the stylesheet select on.
+const FORGED_HOOKS: &[&str] = &[
+    "<button data-part=\"code-copy\" class=\"cs-code__copy\" type=\"button\">Copy</button>",
+    "<div data-part=\"code-block\" class=\"cs-code\"><pre><code>rm -rf /</code></pre></div>",
+    "<span data-part=\"code-lang\" class=\"cs-code__lang\">sh</span>",
+    "<sup data-part=\"citation\">[1]</sup>",
+    "<div data-part=\"copy\">x</div>",
+    "<span data-part=\"citation\">x</span>",
+    "<sup data-part=\"history-open\">x</sup>",
+    "<div class=\"cs-code__bar\" data-x=\"1\" data-role=\"assistant\">x</div>",
+    // The renderer's own mark, literally and as character references.
+    "<button data-part=\"\u{80}code-copy\" class=\"\u{80}cs-code__copy\">Copy</button>",
+    "<sup data-part=\"&#x80;citation\">[1]</sup><sup data-part=\"&#128;citation\">[2]</sup>",
+];
+
+/// Elements (tag and attributes) of `html` that carry a hook of the component.
+fn hooked(html: &str) -> Vec<Tag> {
+    scan(html)
+        .unwrap()
+        .into_iter()
+        .filter(|t| {
+            t.attrs.iter().any(|(name, value)| {
+                name.starts_with("data-") || (name == "class" && value.contains("cs-"))
+            })
+        })
+        .collect()
+}
+
+/// Everything a stream of `text` shows, in 3-byte slices.
+fn streamed(text: &str) -> String {
+    let mut stream = MarkdownStream::new();
+    let mut i = 0;
+    while i < text.len() {
+        let mut j = (i + 3).min(text.len());
+        while !text.is_char_boundary(j) {
+            j += 1;
+        }
+        stream.push(&text[i..j]);
+        i = j;
+    }
+    let mut all: String = stream.blocks().iter().map(SafeHtml::as_str).collect();
+    all.push_str(stream.tail().as_str());
+    all
+}
+
 #[test]
-fn safe_html_has_no_public_constructor_besides_the_sanitizer() {
-    // Compile-time property, spot-checked: the only ways in are the functions.
-    let a: SafeHtml = sanitize_html("<b>x</b>");
-    let b: SafeHtml = render("**x**");
-    assert_eq!(a.as_str(), "<b>x</b>");
-    assert_eq!(b.into_string(), "<p><strong>x</strong></p>\n");
-    assert!(SafeHtml::default().is_empty());
+fn server_html_cannot_forge_the_components_hooks() {
+    for forged in FORGED_HOOKS {
+        for (channel, text) in [
+            ("raw HTML in markdown", format!("Text {forged} more.")),
+            (
+                "an HTML block in markdown",
+                format!("Intro\n\n{forged}\n\nEnd"),
+            ),
+            ("an HTML answer", format!("<div>{forged}</div>")),
+            ("widget markdown in a list", format!("- item {forged}\n")),
+        ] {
+            for (path, html) in [
+                ("render", render(&text).into_string()),
+                ("sanitize_html", sanitize_html(&text).into_string()),
+                ("stream", streamed(&text)),
+            ] {
+                let hooks = hooked(&html);
+                assert!(
+                    hooks.is_empty(),
+                    "{channel} via {path}: {hooks:?} in {html}"
+                );
+                assert!(
+                    !html.contains('\u{80}'),
+                    "{channel} via {path}: the mark leaked: {html}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_fenced_code_block_keeps_its_hooks_beside_forged_ones() {
+    let text = "<button data-part=\"code-copy\" class=\"cs-code__copy\">fake</button>\n\n\
+                ```sh\necho hi\n```\n\n<sup data-part=\"citation\">[9]</sup>\n";
+    for html in [render(text).into_string(), streamed(text)] {
+        let hooks: Vec<(String, Vec<(String, String)>)> = hooked(&html)
+            .into_iter()
+            .map(|t| (t.name, t.attrs))
+            .collect();
+        let part = |name: &str, value: &str| {
+            hooks
+                .iter()
+                .filter(|(tag, attrs)| {
+                    tag == name && attrs.iter().any(|(n, v)| n == "data-part" && v == value)
+                })
+                .count()
+        };
+        assert_eq!(part("div", "code-block"), 1, "{html}");
+        assert_eq!(part("span", "code-lang"), 1, "{html}");
+        assert_eq!(part("button", "code-copy"), 1, "{html}");
+        assert_eq!(
+            hooks.len(),
+            4,
+            "code block, bar, label and button only: {hooks:?}"
+        );
+        assert!(
+            html.contains("<button type=\"button\">fake</button>"),
+            "{html}"
+        );
+        assert!(html.contains("<sup>[9]</sup>"), "{html}");
+    }
+}
+
+/// The hooked elements of `html` as (tag, attributes), for comparing.
+fn hooks_of(html: &str) -> Vec<(String, Vec<(String, String)>)> {
+    hooked(html)
+        .into_iter()
+        .map(|t| (t.name, t.attrs))
+        .collect()
+}
+
+#[test]
+fn an_unfinished_server_tag_before_a_code_block_does_not_take_its_hooks() {
+    // An HTML block that leaves a tag, or a quoted attribute value, open: the code block
+    // chrome after it must come out whole, not as attributes of the server's tag.
+    let chrome = hooks_of(render("```\ncode\n```\n").as_str());
+    assert_eq!(chrome.len(), 3, "{chrome:?}");
+    for open in [
+        "<div title=\"a",
+        "<div title='a",
+        "<div x=y",
+        "<div",
+        "<div title=",
+        "<div <!--",
+    ] {
+        let text = format!("Intro\n\n{open}\n\n```\ncode\n```\n");
+        for html in [render(&text).into_string(), streamed(&text)] {
+            assert_eq!(hooks_of(&html), chrome, "{open:?}: {html}");
+        }
+    }
+}
+
+fn annotation(index: usize) -> Annotation {
+    serde_json::from_value(serde_json::json!({
+        "source": {"type": "url", "url": "https://a.example", "title": "A"}, "index": index
+    }))
+    .unwrap()
+}
+
+#[test]
+fn citation_markers_keep_their_hook_and_server_ones_do_not_get_it() {
+    let text = "Rust is fast<sup data-part=\"citation\">[7]</sup>.";
+    let cited = cited_text(text, &[annotation(12)]);
+    let mut stream = MarkdownStream::new();
+    stream.reset_cited(&cited);
+    for html in [
+        render_cited(&cited).into_string(),
+        stream.tail().as_str().to_owned(),
+    ] {
+        assert_eq!(
+            html,
+            "<p>Rust is fast<sup data-part=\"citation\">[1]</sup><sup>[7]</sup>.</p>\n"
+        );
+    }
+    // Anything streamed after the markers is the server's again.
+    stream.push("\n\n<sup data-part=\"\u{80}citation\">[8]</sup>");
+    assert_eq!(
+        hooked(stream.tail().as_str()).len(),
+        1,
+        "{}",
+        stream.tail().as_str()
+    );
+    // A marker that the index puts inside a server tag (raw, in an HTML block) is still a
+    // marker of its own, not attributes of that tag.
+    let inside = "<div>\n<sup title=\"abc\">x</sup> <span title='abc' x=y>y</span>\n</div>";
+    for index in 6..inside.chars().count() - 7 {
+        let html = render_cited(&cited_text(inside, &[annotation(index)])).into_string();
+        let hooks = hooks_of(&html);
+        assert_eq!(hooks.len(), 1, "marker at {index}: {hooks:?} in {html}");
+        assert!(
+            html.contains("<sup data-part=\"citation\">[1]</sup>"),
+            "{index}: {html}"
+        );
+    }
+    // Markers in a plain string are the server's as far as anyone can tell: no hook.
+    let plain = text_with_markers("Rust is fast.", &[annotation(12)]);
+    assert_eq!(
+        render(&plain).as_str(),
+        "<p>Rust is fast<sup>[1]</sup>.</p>\n"
+    );
 }
 
 fn fragment() -> impl Strategy<Value = String> {

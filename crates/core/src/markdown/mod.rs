@@ -1,9 +1,11 @@
 //! Markdown and HTML rendering through the one sanitizer: untrusted text in, SafeHtml out.
 //!
 //! Every string the server sends is untrusted. It becomes HTML only through [`render`],
-//! [`escape_text`], [`sanitize_html`] or [`MarkdownStream`], and all of them return
-//! [`SafeHtml`], which only the sanitizer (`sanitize.rs`, an explicit ammonia allowlist) can
-//! build. Views set `inner_html` from a `SafeHtml` and from nothing else.
+//! [`render_cited`], [`escape_text`], [`sanitize_html`] or [`MarkdownStream`], and all of
+//! them return [`SafeHtml`], which only the sanitizer (`sanitize.rs`, an explicit ammonia
+//! allowlist) can build. Views set `inner_html` from a `SafeHtml` and from nothing else. The
+//! component's own hooks in that HTML (`data-part` on code blocks and citation markers) are
+//! kept only where the renderer wrote them, never where the server did.
 
 mod open_html;
 mod plain;
@@ -16,14 +18,30 @@ mod tests;
 
 pub use plain::plain_text;
 pub use sanitize::{escape_text, safe_image_url, safe_url, sanitize_html, SafeHtml};
+pub(crate) use sanitize::{scrub, TAG_BREAK, TRUSTED};
 pub use stream::MarkdownStream;
+
+use crate::citations::CitedText;
+use sanitize::sanitize_rendered;
+use to_html::{markdown_to_html, RawHtml, RefDefs};
 
 /// Render a complete markdown (or HTML, see [`looks_like_html`]) text to safe HTML.
 pub fn render(text: &str) -> SafeHtml {
     if looks_like_html(text) {
         sanitize_html(text)
     } else {
-        sanitize_html(&to_html::markdown_to_html(text, &to_html::RefDefs::new()))
+        sanitize_rendered(&markdown_to_html(text, &RefDefs::new(), RawHtml::Server))
+    }
+}
+
+/// [`render`] for a text with citation markers (`citations::cited_text`): the markers keep
+/// their `data-part="citation"` hook.
+pub fn render_cited(cited: &CitedText) -> SafeHtml {
+    let text = cited.as_str();
+    if looks_like_html(text) {
+        sanitize_rendered(text)
+    } else {
+        sanitize_rendered(&markdown_to_html(text, &RefDefs::new(), RawHtml::Marked))
     }
 }
 

@@ -3,15 +3,56 @@
 //! Everything that becomes HTML on the page (markdown output, raw HTML from the server, plain
 //! text) ends up as a `SafeHtml`, and a `SafeHtml` can only be made here: by [`sanitize_html`]
 //! (ammonia with the allowlist below) or by [`escape_text`] (every markup character escaped).
+//!
+//! The component's own hooks in rendered markdown (`data-part` on code blocks and citation
+//! markers, the `cs-code*` classes) are kept only where the renderer wrote them. It marks
+//! their values with [`TRUSTED`], a character that no server text can bring to the
+//! sanitizer: a character reference cannot produce it (the HTML parser turns `&#x80;` into
+//! `€`), and it is replaced wherever server text could hold it literally, which is raw HTML
+//! (see [`scrub`]). The attribute filter keeps a hook only with the mark, and drops the mark;
+//! server HTML that writes the same hooks loses them.
 
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::OnceLock;
 
 use ammonia::{Builder, UrlRelative};
 
 /// HTML that went through the sanitizer (or was fully escaped). The field is private and there
 /// is no `From<String>`: holding one is proof that the text is safe to assign to `inner_html`.
+///
+/// The ways in are the sanitizer's own functions:
+///
+/// ```
+/// use chat_shell_core::markdown::{escape_text, render, sanitize_html, SafeHtml};
+///
+/// let html: SafeHtml = sanitize_html("<b>x</b><img src=x onerror=alert(1)>");
+/// assert_eq!(html.as_str(), "<b>x</b><img>");
+/// let html: SafeHtml = render("**x** <script>alert(1)</script>");
+/// assert_eq!(html.as_str(), "<p><strong>x</strong> </p>\n");
+/// let html: SafeHtml = escape_text("<b>");
+/// assert_eq!(html.into_string(), "&lt;b&gt;");
+/// assert!(SafeHtml::default().is_empty());
+/// ```
+///
+/// Code outside this module cannot wrap a string of its choice: with the same imports as
+/// above, the tuple constructor does not compile (it is private)…
+///
+/// ```compile_fail
+/// use chat_shell_core::markdown::{escape_text, render, sanitize_html, SafeHtml};
+///
+/// let html: SafeHtml = SafeHtml("<img src=x onerror=alert(1)>".into());
+/// assert_eq!(html.as_str(), "<img src=x onerror=alert(1)>");
+/// ```
+///
+/// …and neither does a struct literal (the field is private):
+///
+/// ```compile_fail
+/// use chat_shell_core::markdown::{escape_text, render, sanitize_html, SafeHtml};
+///
+/// let html: SafeHtml = SafeHtml { 0: "<img src=x onerror=alert(1)>".into() };
+/// assert_eq!(html.as_str(), "<img src=x onerror=alert(1)>");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct SafeHtml(String);
 
@@ -34,11 +75,37 @@ impl SafeHtml {
 
 /// Sanitize untrusted HTML with the crate's allowlist.
 pub fn sanitize_html(untrusted: &str) -> SafeHtml {
-    if untrusted.is_empty() {
+    sanitize_rendered(&scrub(untrusted))
+}
+
+/// Sanitize HTML whose server-supplied parts went through [`scrub`]: only the renderer's own
+/// [`TRUSTED`] marks are left in it, and they keep their hooks.
+pub(super) fn sanitize_rendered(html: &str) -> SafeHtml {
+    if html.is_empty() {
         return SafeHtml::default();
     }
-    SafeHtml(builder().clean(untrusted).to_string())
+    SafeHtml(builder().clean(html).to_string())
 }
+
+/// Marks an attribute value written by the renderer itself (`data-part="\u{80}code-copy"`,
+/// `class="\u{80}cs-code"`): U+0080, a C1 control that no character reference produces.
+pub(crate) const TRUSTED: char = '\u{80}';
+
+/// `text` with every [`TRUSTED`] mark replaced (by U+FFFD): what server text must go through
+/// before it can reach the sanitizer as raw HTML.
+pub(crate) fn scrub(text: &str) -> Cow<'_, str> {
+    if text.contains(TRUSTED) {
+        text.replace(TRUSTED, "\u{FFFD}").into()
+    } else {
+        text.into()
+    }
+}
+
+/// Ends whatever server markup the HTML parser may still be inside (an unfinished tag, a
+/// quoted attribute value of either kind, a comment) before the renderer's own markup, so a
+/// hook the renderer writes never lands on an element the server started. Where nothing is
+/// open it is an empty comment, which the sanitizer drops.
+pub(crate) const TAG_BREAK: &str = "<!--'\"-->";
 
 /// Render plain text (escape everything) — for titles, file names etc.
 pub fn escape_text(text: &str) -> SafeHtml {
@@ -133,8 +200,9 @@ const DROP_WITH_CONTENT: &[&str] = &[
     "frameset", "object", "embed", "applet", "textarea", "select", "title", "xmp", "svg", "math",
 ];
 
-/// Per-tag attributes (no generic attributes at all; `class` is handled by [`CLASSES`] and the
-/// attribute filter; `href`/`src` are further restricted by [`url_allowed`]).
+/// Per-tag attributes (no generic attributes at all; `class` and `data-part` are narrowed by
+/// the attribute filter, see [`filter_classes`] and [`HOOKS`]; `href`/`src` are further
+/// restricted by [`url_allowed`]).
 const TAG_ATTRIBUTES: &[(&str, &[&str])] = &[
     ("a", &["href", "title"]),
     ("img", &["src", "alt", "title", "width", "height"]),
@@ -145,30 +213,36 @@ const TAG_ATTRIBUTES: &[(&str, &[&str])] = &[
     // `type` and `disabled` are overwritten by `FORCED`; listing them keeps their position, so
     // the output for pulldown-cmark's checkboxes does not depend on hash map order.
     ("input", &["checked", "disabled", "type"]),
-    ("div", &["data-part"]),
-    ("span", &["data-part"]),
-    // Citation markers placed by `citations::text_with_markers`.
+    ("div", &["class", "data-part"]),
+    ("span", &["class", "data-part"]),
+    // Citation markers placed by `citations::cited_text`.
     ("sup", &["data-part"]),
-    ("button", &["type", "data-part", "aria-label"]),
-    // `language-*` only; checked by `filter_attribute`.
+    ("button", &["type", "class", "data-part", "aria-label"]),
+    ("blockquote", &["class"]),
     ("code", &["class"]),
 ];
 
-/// Fixed class allowlists (ammonia's `allowed_classes`).
-const CLASSES: &[(&str, &[&str])] = &[
-    ("div", &["cs-code", "cs-code__bar"]),
-    ("span", &["cs-code__lang"]),
-    ("button", &["cs-code__copy"]),
-    (
-        "blockquote",
-        &[
-            "markdown-alert-note",
-            "markdown-alert-tip",
-            "markdown-alert-important",
-            "markdown-alert-warning",
-            "markdown-alert-caution",
-        ],
-    ),
+/// The component's own hooks: (tag, attribute, value) that only the renderer may write,
+/// with the [`TRUSTED`] mark (code block chrome from `to_html.rs`, citation markers from
+/// `citations.rs`). The views and the stylesheet select on them.
+const HOOKS: &[(&str, &str, &str)] = &[
+    ("div", "data-part", "code-block"),
+    ("div", "class", "cs-code"),
+    ("div", "class", "cs-code__bar"),
+    ("span", "data-part", "code-lang"),
+    ("span", "class", "cs-code__lang"),
+    ("button", "data-part", "code-copy"),
+    ("button", "class", "cs-code__copy"),
+    ("sup", "data-part", "citation"),
+];
+
+/// Classes any HTML may carry: GFM alert boxes (pulldown-cmark writes them for `> [!NOTE]`).
+const ALERT_CLASSES: &[&str] = &[
+    "markdown-alert-note",
+    "markdown-alert-tip",
+    "markdown-alert-important",
+    "markdown-alert-warning",
+    "markdown-alert-caution",
 ];
 
 /// Attribute values forced on every element of a tag.
@@ -206,12 +280,6 @@ fn builder() -> &'static Builder<'static> {
                     .map(|(tag, attrs)| (*tag, attrs.iter().copied().collect()))
                     .collect(),
             )
-            .allowed_classes(
-                CLASSES
-                    .iter()
-                    .map(|(tag, classes)| (*tag, classes.iter().copied().collect()))
-                    .collect::<HashMap<_, HashSet<_>>>(),
-            )
             .url_schemes(URL_SCHEMES.iter().copied().collect())
             .url_relative(UrlRelative::Deny)
             .link_rel(Some("noopener noreferrer nofollow"))
@@ -233,6 +301,10 @@ fn filter_attribute<'u>(element: &str, attribute: &str, value: &'u str) -> Optio
             url_allowed(element, attribute, value).then_some(value.into())
         }
         "class" => filter_classes(element, value),
+        "data-part" => value
+            .strip_prefix(TRUSTED)
+            .filter(|hook| is_hook(element, attribute, hook))
+            .map(Into::into),
         "style" => None,
         a if a.starts_with("on") => None,
         _ => Some(value.into()),
@@ -264,22 +336,31 @@ fn url_allowed(element: &str, attribute: &str, value: &str) -> bool {
     }
 }
 
-/// `class` on `<code>`: keep only `language-<name>` tokens with a plain name. Other tags are
-/// covered by ammonia's `allowed_classes` (this filter runs after it).
+fn is_hook(element: &str, attribute: &str, value: &str) -> bool {
+    HOOKS.contains(&(element, attribute, value))
+}
+
+/// `class`: the component's own classes with the [`TRUSTED`] mark (without it), alert
+/// classes on `<blockquote>`, and `language-<name>` tokens with a plain name on `<code>`.
 fn filter_classes<'u>(element: &str, value: &'u str) -> Option<Cow<'u, str>> {
-    if element != "code" {
-        return Some(value.into());
-    }
     let kept: Vec<&str> = value
         .split_ascii_whitespace()
-        .filter(|token| {
-            token.strip_prefix("language-").is_some_and(|lang| {
-                !lang.is_empty()
-                    && lang.len() <= 40
-                    && lang
-                        .bytes()
-                        .all(|b| b.is_ascii_alphanumeric() || b"_+#.-".contains(&b))
-            })
+        .filter_map(|token| match token.strip_prefix(TRUSTED) {
+            Some(own) => is_hook(element, "class", own).then_some(own),
+            None => match element {
+                "blockquote" => ALERT_CLASSES.contains(&token).then_some(token),
+                "code" => token
+                    .strip_prefix("language-")
+                    .is_some_and(|lang| {
+                        !lang.is_empty()
+                            && lang.len() <= 40
+                            && lang
+                                .bytes()
+                                .all(|b| b.is_ascii_alphanumeric() || b"_+#.-".contains(&b))
+                    })
+                    .then_some(token),
+                _ => None,
+            },
         })
         .collect();
     (!kept.is_empty()).then(|| kept.join(" ").into())
@@ -376,11 +457,16 @@ mod tests {
 
     #[test]
     fn classes_are_allowlisted() {
+        // The component's own class and hook, written by the server: both go.
         assert_eq!(
             clean(
                 r#"<div class="cs-code evil" data-part="code-block" id="x" style="color:red">t</div>"#
             ),
-            r#"<div class="cs-code" data-part="code-block">t</div>"#
+            r#"<div>t</div>"#
+        );
+        assert_eq!(
+            clean(r#"<blockquote class="markdown-alert-tip cs-code">q</blockquote>"#),
+            r#"<blockquote class="markdown-alert-tip">q</blockquote>"#
         );
         assert_eq!(
             clean(r#"<code class="language-rust">x</code>"#),
@@ -399,7 +485,7 @@ mod tests {
             clean(
                 r#"<button type="submit" formaction="javascript:x" onclick="x" class="cs-code__copy" aria-label="Copy code">C</button>"#
             ),
-            r#"<button type="button" class="cs-code__copy" aria-label="Copy code">C</button>"#
+            r#"<button type="button" aria-label="Copy code">C</button>"#
         );
         let input = clean(r#"<input type="text" value="v" name="n">"#);
         assert!(input.contains(r#"type="checkbox""#), "{input}");
@@ -408,6 +494,41 @@ mod tests {
             !input.contains("value") && !input.contains("name"),
             "{input}"
         );
+    }
+
+    #[test]
+    fn only_the_renderers_marked_hooks_are_kept() {
+        let own = format!(
+            r#"<div class="{t}cs-code" data-part="{t}code-block"><button class="{t}cs-code__copy x" data-part="{t}code-copy">C</button><sup data-part="{t}citation">1</sup></div>"#,
+            t = TRUSTED
+        );
+        assert_eq!(
+            sanitize_rendered(&own).as_str(),
+            r#"<div class="cs-code" data-part="code-block"><button class="cs-code__copy" data-part="code-copy" type="button">C</button><sup data-part="citation">1</sup></div>"#
+        );
+        // The same markup through the untrusted entry: the marks are scrubbed first.
+        assert_eq!(
+            clean(&own),
+            r#"<div><button type="button">C</button><sup>1</sup></div>"#
+        );
+        // A mark is no key to other hooks, or to the right hook on another element.
+        let odd = format!(
+            r#"<div data-part="{t}evil" class="{t}cs-evil"><sup data-part="{t}code-copy">s</sup><span class="{t}cs-code__copy">x</span></div>"#,
+            t = TRUSTED
+        );
+        assert_eq!(
+            sanitize_rendered(&odd).as_str(),
+            "<div><sup>s</sup><span>x</span></div>"
+        );
+        // No character reference makes the mark.
+        for forged in ["&#x80;", "&#128;", "&#x0080;"] {
+            let html = format!(r#"<sup data-part="{forged}citation">1</sup>"#);
+            assert_eq!(
+                sanitize_rendered(&html).as_str(),
+                "<sup>1</sup>",
+                "{forged}"
+            );
+        }
     }
 
     #[test]

@@ -25,8 +25,9 @@
 
 use super::looks_like_html;
 use super::open_html::OpenHtml;
-use super::sanitize::{sanitize_html, SafeHtml};
-use super::to_html::{markdown_to_html, normalize_label, parser, RefDefs};
+use super::sanitize::{sanitize_html, sanitize_rendered, scrub, SafeHtml};
+use super::to_html::{markdown_to_html, normalize_label, parser, RawHtml, RefDefs};
+use crate::citations::CitedText;
 use pulldown_cmark::{Event, Tag, TagEnd};
 
 /// Incremental renderer for a streamed markdown (or HTML) text.
@@ -43,6 +44,9 @@ pub struct MarkdownStream {
     /// Reference definitions found in committed text.
     defs: RefDefs,
     last_parse_len: usize,
+    /// `Marked` after `reset_cited`: the text holds the renderer's own citation markers, and
+    /// anything pushed after is scrubbed on the way in.
+    raw: RawHtml,
 }
 
 impl MarkdownStream {
@@ -58,7 +62,27 @@ impl MarkdownStream {
             self.last_parse_len = 0;
             return;
         }
-        self.text.push_str(delta);
+        match self.raw {
+            RawHtml::Server => self.text.push_str(delta),
+            RawHtml::Marked => self.text.push_str(&scrub(delta)),
+        }
+        self.update();
+    }
+
+    /// Replace the whole text with a text and its citation markers
+    /// (`citations::cited_text`), whose `data-part="citation"` hooks are kept. Everything is
+    /// rebuilt (`blocks_generation` increments) unless it is the text already shown.
+    pub fn reset_cited(&mut self, cited: &CitedText) {
+        if self.raw == RawHtml::Marked && self.text == cited.as_str() {
+            self.last_parse_len = 0;
+            return;
+        }
+        *self = MarkdownStream {
+            generation: self.generation + 1,
+            raw: RawHtml::Marked,
+            ..MarkdownStream::new()
+        };
+        self.text.push_str(cited.as_str());
         self.update();
     }
 
@@ -119,7 +143,10 @@ impl MarkdownStream {
         }
         if self.html {
             self.last_parse_len = self.text.len();
-            self.tail = sanitize_html(&self.text);
+            self.tail = match self.raw {
+                RawHtml::Server => sanitize_html(&self.text),
+                RawHtml::Marked => sanitize_rendered(&self.text),
+            };
             return;
         }
 
@@ -144,8 +171,9 @@ impl MarkdownStream {
             for to in cuts.take_while(|&s| s <= split) {
                 let block = &open[from..to];
                 parsed += block.len();
-                self.blocks
-                    .push(sanitize_html(&markdown_to_html(block, &self.defs)));
+                self.blocks.push(sanitize_rendered(&markdown_to_html(
+                    block, &self.defs, self.raw,
+                )));
                 from = to;
             }
             self.committed += split;
@@ -156,7 +184,7 @@ impl MarkdownStream {
         self.tail = if tail.trim().is_empty() {
             SafeHtml::default()
         } else {
-            sanitize_html(&markdown_to_html(tail, &self.defs))
+            sanitize_rendered(&markdown_to_html(tail, &self.defs, self.raw))
         };
         self.last_parse_len = parsed;
     }

@@ -1,8 +1,10 @@
 //! Markdown to (not yet sanitized) HTML: pulldown-cmark with our options and event rewrites.
 //!
 //! The rewrites: fenced and indented code blocks get the code block chrome (language label and
-//! a copy button), table cell alignment becomes `align="…"` instead of a `style` attribute
-//! (styles are stripped by the sanitizer), bare `http(s)://` and `www.` URLs in text become
+//! a copy button, with the component's hooks marked as the renderer's own, see
+//! `sanitize.rs`), raw HTML from the server loses any such mark, table cell alignment
+//! becomes `align="…"` instead of a `style` attribute (styles are stripped by the
+//! sanitizer), bare `http(s)://` and `www.` URLs in text become
 //! links (GFM's extended autolinks, which pulldown-cmark lacks), and reference links may
 //! resolve against definitions from earlier, separately parsed text (used by the streaming
 //! renderer).
@@ -13,7 +15,7 @@ use pulldown_cmark::{
     Alignment, BrokenLink, CodeBlockKind, CowStr, Event, Options, Parser, Tag, TagEnd,
 };
 
-use super::sanitize::escape;
+use super::sanitize::{escape, scrub, TAG_BREAK, TRUSTED};
 
 /// Reference definitions (`[label]: url "title"`) keyed by normalized label.
 pub(super) type RefDefs = HashMap<String, (String, String)>;
@@ -51,10 +53,21 @@ pub(super) fn parser<'a>(
     )
 }
 
-/// Render markdown to unsanitized HTML. The caller must pass the result to the sanitizer.
-pub(super) fn markdown_to_html(text: &str, defs: &RefDefs) -> String {
+/// Whose raw HTML a markdown source holds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) enum RawHtml {
+    /// The server's, as it came: its hook marks are scrubbed.
+    #[default]
+    Server,
+    /// Already scrubbed, with the renderer's own marked markup added (citation markers).
+    Marked,
+}
+
+/// Render markdown to unsanitized HTML. The caller must pass the result to the sanitizer
+/// (`sanitize_rendered`: the server's raw HTML is scrubbed here, per `raw`).
+pub(super) fn markdown_to_html(text: &str, defs: &RefDefs, raw: RawHtml) -> String {
     let mut out = String::with_capacity(text.len() + text.len() / 2);
-    pulldown_cmark::html::push_html(&mut out, Rewrite::new(parser(text, defs)));
+    pulldown_cmark::html::push_html(&mut out, Rewrite::new(parser(text, defs), raw));
     out
 }
 
@@ -70,10 +83,11 @@ struct Rewrite<I: Iterator> {
     in_link: usize,
     /// Events split off a text event by linkification, emitted next.
     pending: VecDeque<Event<'static>>,
+    raw: RawHtml,
 }
 
 impl<'a, I: Iterator<Item = Event<'a>>> Rewrite<I> {
-    fn new(inner: I) -> Self {
+    fn new(inner: I, raw: RawHtml) -> Self {
         Rewrite {
             inner: inner.peekable(),
             code: None,
@@ -82,6 +96,7 @@ impl<'a, I: Iterator<Item = Event<'a>>> Rewrite<I> {
             cell: 0,
             in_link: 0,
             pending: VecDeque::new(),
+            raw,
         }
     }
 
@@ -153,6 +168,10 @@ impl<'a, I: Iterator<Item = Event<'a>>> Iterator for Rewrite<I> {
                     self.cell += 1;
                     Event::Html(format!("</{}>", self.cell_tag()).into())
                 }
+                Event::Html(html) if self.raw == RawHtml::Server => Event::Html(scrub_cow(html)),
+                Event::InlineHtml(html) if self.raw == RawHtml::Server => {
+                    Event::InlineHtml(scrub_cow(html))
+                }
                 Event::Start(tag @ (Tag::Link { .. } | Tag::Image { .. })) => {
                     self.in_link += 1;
                     Event::Start(tag)
@@ -185,28 +204,39 @@ impl<'a, I: Iterator<Item = Event<'a>>> Iterator for Rewrite<I> {
     }
 }
 
-/// The opening HTML of a code block, up to and including `<code …>`.
+fn scrub_cow(html: CowStr<'_>) -> CowStr<'_> {
+    if html.contains(TRUSTED) {
+        scrub(&html).into_owned().into()
+    } else {
+        html
+    }
+}
+
+/// The opening HTML of a code block, up to and including `<code …>`. Its hooks carry the
+/// [`TRUSTED`] mark, and [`TAG_BREAK`] ends any server markup left open before it.
 fn code_block_open(kind: &CodeBlockKind) -> String {
     let lang = match kind {
         // GFM: the language is the first word of the info string.
         CodeBlockKind::Fenced(info) => info.split_whitespace().next().unwrap_or(""),
         CodeBlockKind::Indented => "",
     };
-    let mut html = String::from(
-        "<div class=\"cs-code\" data-part=\"code-block\"><div class=\"cs-code__bar\">",
+    let t = TRUSTED;
+    let mut html = format!(
+        "{TAG_BREAK}<div class=\"{t}cs-code\" data-part=\"{t}code-block\">\
+         <div class=\"{t}cs-code__bar\">"
     );
     let mut code_attrs = String::new();
     if !lang.is_empty() {
-        let lang = escape(lang);
+        let lang = escape(&scrub(lang));
         html.push_str(&format!(
-            "<span class=\"cs-code__lang\" data-part=\"code-lang\">{lang}</span>"
+            "<span class=\"{t}cs-code__lang\" data-part=\"{t}code-lang\">{lang}</span>"
         ));
         code_attrs = format!(" class=\"language-{lang}\"");
     }
-    html.push_str(
-        "<button type=\"button\" class=\"cs-code__copy\" data-part=\"code-copy\" \
-         aria-label=\"Copy code\">Copy</button></div>",
-    );
+    html.push_str(&format!(
+        "<button type=\"button\" class=\"{t}cs-code__copy\" data-part=\"{t}code-copy\" \
+         aria-label=\"Copy code\">Copy</button></div>"
+    ));
     html.push_str(&format!("<pre><code{code_attrs}>"));
     html
 }
@@ -285,7 +315,7 @@ mod autolink_tests {
     use super::*;
 
     fn html(text: &str) -> String {
-        markdown_to_html(text, &RefDefs::new())
+        markdown_to_html(text, &RefDefs::new(), RawHtml::Server)
     }
 
     #[test]
