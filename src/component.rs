@@ -2,7 +2,7 @@
 //! the custom element, with typed props and callbacks instead of attributes and DOM events.
 
 use crate::runtime::{
-    ClientTool, ClientWidgetRenderer, Handler, Runtime, RustHandler, RustWidget, ToolFuture,
+    ClientTool, ClientWidgetRenderer, Handler, Runtime, RustHandler, RustTool, RustWidget,
 };
 use crate::views::ShellRoot;
 pub use chat_shell_core::host_events::ChatEvent;
@@ -10,7 +10,6 @@ use chat_shell_core::options::{Setting, StarterPrompt};
 use chat_shell_core::protocol::JsonMap;
 use leptos::html;
 use leptos::prelude::*;
-use serde_json::Value;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 
@@ -53,7 +52,7 @@ pub fn ChatShell(
     /// Client tools in Rust, by name: called with the tool call's arguments, their result
     /// (or error message) goes back to the server.
     #[prop(optional)]
-    client_tools: Vec<(String, Rc<dyn Fn(Value) -> ToolFuture>)>,
+    client_tools: Vec<(String, RustTool)>,
     /// Client widgets in Rust, by name: render a `client_widget` item.
     #[prop(optional)]
     client_widgets: Vec<(String, RustWidget)>,

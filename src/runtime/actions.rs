@@ -49,12 +49,15 @@ pub enum ClientWidgetRenderer {
 /// What a Rust client tool returns: its result, or an error message.
 pub type ToolFuture = Pin<Box<dyn Future<Output = Result<Value, String>>>>;
 
+/// A client tool in Rust: called with the tool call's arguments.
+pub type RustTool = Rc<dyn Fn(Value) -> ToolFuture>;
+
 /// A client tool: called with its arguments, its result goes back to the server.
 #[derive(Clone)]
 pub enum ClientTool {
     /// `async (args, context) => result`.
     Js(js_sys::Function),
-    Rust(Rc<dyn Fn(Value) -> ToolFuture>),
+    Rust(RustTool),
 }
 
 /// A Rust handler of client actions (`(action, context)`) or effects (`(data, name)`).

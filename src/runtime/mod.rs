@@ -10,7 +10,7 @@ mod threads;
 
 pub use actions::{
     error_text, from_js, to_js, ActionDone, ClientTool, ClientWidgetContext, ClientWidgetRenderer,
-    Handler, RustHandler, RustWidget, ToolFuture,
+    Handler, RustHandler, RustTool, RustWidget, ToolFuture,
 };
 
 pub use attachments::{TrayEntry, TraySignals, UploadStatus};

@@ -4,13 +4,13 @@
 #[cfg(target_arch = "wasm32")]
 fn main() {
     use chat_shell::options::StarterPrompt;
-    use chat_shell::runtime::ToolFuture;
+    use chat_shell::runtime::{RustTool, ToolFuture};
     use chat_shell::{ChatEvent, ChatShell};
     use leptos::prelude::*;
     use std::rc::Rc;
 
     /// A client tool in Rust: the server asks, the app answers from the browser.
-    fn client_info() -> Rc<dyn Fn(serde_json::Value) -> ToolFuture> {
+    fn client_info() -> RustTool {
         Rc::new(|args: serde_json::Value| -> ToolFuture {
             Box::pin(async move {
                 let language = web_sys::window()
