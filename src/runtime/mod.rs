@@ -233,6 +233,9 @@ impl Runtime {
                     .push((item_id, call_id, name)),
                 // The page also gets it as the `chat.effect` event emitted with it.
                 Effect::ClientEffect { name, data } => self.run_effect(&name, &data),
+                // Answered once permission cards render (issue "agent runs", views half);
+                // until then no card offers a choice and Stop's `cancelled` is not sent.
+                Effect::AnswerPermission { .. } => {}
             }
         }
     }
@@ -453,7 +456,11 @@ impl Renderer {
             ItemKind::ClientToolCall(_) => Renderer::ClientToolCall,
             ItemKind::StructuredInput(_) => Renderer::StructuredInput,
             ItemKind::EndOfTurn(_) => Renderer::EndOfTurn,
-            ItemKind::Other(_) => Renderer::Unsupported,
+            // Agent-run items get their views with the agent-run issue's views half.
+            ItemKind::AcpToolCall(_)
+            | ItemKind::AcpPlan(_)
+            | ItemKind::AcpThought(_)
+            | ItemKind::Other(_) => Renderer::Unsupported,
         }
     }
 }

@@ -60,6 +60,18 @@ pub enum ChatEvent {
     },
     /// The reader clicked an entity source; the detail is the source as the server sent it.
     EntityClick(Value),
+    /// The harness stopped the run on a limit; `message` names it. The answer ends as
+    /// usual; the composer stays usable.
+    BudgetExhausted {
+        message: String,
+    },
+    /// The client met something it does not understand, for the first time in this
+    /// element: `kind` is `unknown_type` (an event type) or `unknown_field`
+    /// (`type.field`). Never fatal; counts are in the state's diagnostics.
+    Diagnostic {
+        kind: &'static str,
+        name: String,
+    },
 }
 
 /// What went wrong, for `chat.error`.
@@ -85,6 +97,8 @@ pub enum ErrorKind {
     Turn,
     /// One stream event could not be read and was skipped; the answer went on.
     Decode,
+    /// The server reported a recoverable error inside the answer; the answer went on.
+    Run,
     Action,
     Feedback,
     Upload,
@@ -101,6 +115,7 @@ impl ErrorKind {
         match self {
             ErrorKind::Turn => "turn",
             ErrorKind::Decode => "decode",
+            ErrorKind::Run => "run",
             ErrorKind::Action => "action",
             ErrorKind::Feedback => "feedback",
             ErrorKind::Upload => "upload",
@@ -147,6 +162,8 @@ impl ChatEvent {
             ChatEvent::Action { .. } => "chat.action",
             ChatEvent::Resize { .. } => "chat.resize",
             ChatEvent::EntityClick(_) => "chat.entity.click",
+            ChatEvent::BudgetExhausted { .. } => "chat.budget.exhausted",
+            ChatEvent::Diagnostic { .. } => "chat.diagnostic",
         }
     }
 
@@ -172,7 +189,7 @@ impl ChatEvent {
                         detail[key] = value;
                     }
                 }
-                if e.kind == ErrorKind::Decode {
+                if matches!(e.kind, ErrorKind::Decode | ErrorKind::Run) {
                     detail["fatal"] = false.into();
                 }
                 detail
@@ -194,6 +211,8 @@ impl ChatEvent {
             }
             ChatEvent::Resize { width, height } => json!({ "width": width, "height": height }),
             ChatEvent::EntityClick(source) => source.clone(),
+            ChatEvent::BudgetExhausted { message } => json!({ "message": message }),
+            ChatEvent::Diagnostic { kind, name } => json!({ "kind": kind, "name": name }),
         }
     }
 }
@@ -252,6 +271,29 @@ mod tests {
                 },
                 "chat.attachment.added",
                 json!({"name": "a.png", "size": 3, "mimeType": "image/png"}),
+            ),
+            (
+                ChatEvent::Error(ChatError {
+                    code: Some("tool_timeout".into()),
+                    ..ChatError::new(ErrorKind::Run, "The tool timed out")
+                }),
+                "chat.error",
+                json!({"kind": "run", "message": "The tool timed out", "code": "tool_timeout", "fatal": false}),
+            ),
+            (
+                ChatEvent::BudgetExhausted {
+                    message: "Token budget (100k) reached".into(),
+                },
+                "chat.budget.exhausted",
+                json!({"message": "Token budget (100k) reached"}),
+            ),
+            (
+                ChatEvent::Diagnostic {
+                    kind: "unknown_type",
+                    name: "telemetry".into(),
+                },
+                "chat.diagnostic",
+                json!({"kind": "unknown_type", "name": "telemetry"}),
             ),
         ];
         for (event, name, detail) in cases {

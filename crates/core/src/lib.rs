@@ -7,8 +7,8 @@
 
 pub mod attachments;
 pub mod citations;
-pub mod host_events;
 pub mod history;
+pub mod host_events;
 pub mod markdown;
 pub mod options;
 pub mod pacing;

@@ -4,7 +4,9 @@
 //! keeps the raw JSON of a type it does not know, while a known type with a malformed
 //! body is a decode error that carries the raw payload.
 
+pub mod acp;
 pub mod chatkit;
+pub mod events;
 mod tagged;
 
 pub use tagged::Unknown;

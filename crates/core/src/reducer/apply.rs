@@ -1,5 +1,6 @@
 //! One named function per input kind; `mod.rs` dispatches to them.
 
+use super::run;
 use super::state::{
     ChatState, ItemState, ItemStatus, Notice, Progress, ThreadInfo, Turn, TurnError,
 };
@@ -37,7 +38,7 @@ pub(super) fn server_event(state: &mut ChatState, event: StreamEvent, out: &mut 
         StreamEvent::ClientEffect(e) => client_effect(e.name, e.data, out),
         StreamEvent::Error(e) => error(state, &e, out),
         StreamEvent::Notice(e) => notice(state, e, out),
-        StreamEvent::Other(u) => unknown_event(&u, out),
+        StreamEvent::Other(u) => unknown_event(state, &u, out),
     }
 }
 
@@ -123,6 +124,12 @@ fn incoming_item(state: &mut ChatState, item: ThreadItem, status: ItemStatus) {
     let mut next = ItemState::new(item, status);
     next.hidden = stays_hidden(state.item(&id), &next.item);
     next.live = true;
+    match state.item(&id) {
+        Some(previous) => run::carry_local(Some(previous), &mut next),
+        // A new bubble belongs to the agent that owns the run now.
+        None if !is_user => next.agent = state.agent.clone(),
+        None => {}
+    }
     state.upsert_item(next);
     if is_user {
         set_turn_user_message(state, id);
@@ -269,6 +276,17 @@ fn item_updated(state: &mut ChatState, item_id: ItemId, update: ItemUpdate, out:
                 out.warn(format!("image update for non-image item {item_id}"), None);
             }
         }
+        ItemUpdate::AcpToolCallUpdated(e) => {
+            run::acp_tool_call_updated(state, &item_id, e.update, out)
+        }
+        ItemUpdate::AcpPermissionRequested(e) => {
+            run::acp_permission_requested(state, &item_id, e.request, out)
+        }
+        ItemUpdate::AcpPermissionResolved(e) => {
+            run::acp_permission_resolved(state, &item_id, e.outcome, out)
+        }
+        ItemUpdate::AcpPlanUpdated(plan) => run::acp_plan_updated(state, &item_id, plan, out),
+        ItemUpdate::AcpThoughtChunk(e) => run::acp_thought_chunk(state, &item_id, e.content, out),
         ItemUpdate::Other(u) => out.warn(
             format!("unknown item update `{}` ignored", u.type_name()),
             Some(u.0.to_string()),
@@ -412,6 +430,7 @@ fn item_replaced(state: &mut ChatState, item: ThreadItem, out: &mut Outcome) {
     let id = item.id.clone();
     let mut next = ItemState::new(item, ItemStatus::Done);
     next.hidden = stays_hidden(state.item(&id), &next.item);
+    run::carry_local(state.item(&id), &mut next);
     if !state.replace_at(&id, next.clone()) {
         out.warn(format!("replacement for unknown item {id} appended"), None);
         state.upsert_item(next);
@@ -462,7 +481,12 @@ fn notice(state: &mut ChatState, event: NoticeEvent, out: &mut Outcome) {
     state.mark().notices = true;
 }
 
-fn unknown_event(u: &Unknown, out: &mut Outcome) {
+fn unknown_event(state: &mut ChatState, u: &Unknown, out: &mut Outcome) {
+    run::unrecognized(
+        state,
+        run::Unrecognized::EventType(u.type_name().to_owned()),
+        out,
+    );
     out.warn(
         format!("unknown event `{}` ignored", u.type_name()),
         Some(u.0.to_string()),
@@ -541,6 +565,7 @@ fn begin_turn(state: &mut ChatState, out: &mut Outcome) {
         state.mark().error = true;
     }
     clear_progress(state);
+    clear_run(state);
     state.turn = Some(Turn {
         allow_cancel: true,
         streaming_message: None,
@@ -563,6 +588,7 @@ pub(super) fn stream_ended(state: &mut ChatState, out: &mut Outcome) {
     }
     let streamed = turn.streaming_message.clone();
     finish_streaming_items(state, ItemStatus::Done);
+    run::interrupt_tool_calls(state);
     if let Some(text) = streamed.and_then(|id| state.item(&id).and_then(assistant_text)) {
         out.effects.push(Effect::Announce(truncate_chars(
             &crate::markdown::plain_text(&text),
@@ -600,6 +626,7 @@ fn fail_turn(
     // The turn is over: its pending calls are not run.
     state.tool_queue.clear();
     finish_streaming_items(state, ItemStatus::Failed);
+    run::interrupt_tool_calls(state);
     if retry_after.is_none() {
         if let Some(local) = first_local_user_message(state) {
             if let Some(removed) = state.remove_item(&local).filter(|r| !r.hidden) {
@@ -635,7 +662,23 @@ pub(super) fn cancelled(state: &mut ChatState, out: &mut Outcome) {
     }
     state.tool_queue.clear();
     finish_streaming_items(state, ItemStatus::Stopped);
+    run::cancel_permissions(state, out);
+    run::interrupt_tool_calls(state);
     end_turn(state, out);
+}
+
+/// What belonged to the previous run: its budget banner, owning agent, orchestration and
+/// liveness. Its inline errors stay with the items they follow.
+fn clear_run(state: &mut ChatState) {
+    let cleared = state.budget.take().is_some()
+        | state.agent.take().is_some()
+        | state.orchestration.take().is_some();
+    if cleared {
+        state.mark().run = true;
+    }
+    if state.last_event_ms.take().is_some() {
+        state.mark().liveness = true;
+    }
 }
 
 fn end_turn(state: &mut ChatState, out: &mut Outcome) {
@@ -667,6 +710,7 @@ pub(super) fn thread_loaded(state: &mut ChatState, mut thread: Thread, out: &mut
     *state = ChatState {
         next_local: state.next_local,
         next_notice: state.next_notice,
+        diagnostics: std::mem::take(&mut state.diagnostics),
         ..ChatState::default()
     };
     state.thread = Some(ThreadInfo::from(thread));
@@ -678,6 +722,8 @@ pub(super) fn thread_loaded(state: &mut ChatState, mut thread: Thread, out: &mut
     marks.error = true;
     marks.progress = true;
     marks.notices = true;
+    marks.run = true;
+    marks.liveness = true;
     out.emit(ChatEvent::ThreadChange {
         thread_id: Some(id),
     });
@@ -721,6 +767,7 @@ pub(super) fn reset(state: &mut ChatState, out: &mut Outcome) {
     *state = ChatState {
         next_local: state.next_local,
         next_notice: state.next_notice,
+        diagnostics: std::mem::take(&mut state.diagnostics),
         ..ChatState::default()
     };
     let marks = state.mark();
@@ -730,6 +777,8 @@ pub(super) fn reset(state: &mut ChatState, out: &mut Outcome) {
     marks.error = true;
     marks.progress = true;
     marks.notices = true;
+    marks.run = true;
+    marks.liveness = true;
     out.emit(ChatEvent::ThreadChange { thread_id: None });
 }
 

@@ -7,10 +7,15 @@
 //! browser runtime carries out.
 
 mod apply;
+mod run;
 mod state;
 
 pub use apply::{assistant_text, is_ghost, GHOST_OPTION};
 
+pub use run::{
+    AgentInfo, Budget, Diagnostics, Orchestration, OrchestrationStep, OrchestrationUpdate,
+    PermissionState, RunError, ToolCallMark, ToolCallState, Unrecognized,
+};
 pub use state::{
     Changes, ChatState, ItemState, ItemStatus, Notice, Progress, ThreadInfo, Turn, TurnError,
 };
@@ -20,6 +25,7 @@ use crate::protocol::chatkit::{
     Attachment, DecodeError, ItemId, Page, StreamEvent, Thread, ThreadItem,
 };
 
+use crate::protocol::acp::{PermissionOptionId, PermissionOutcome, ToolCallId};
 use crate::protocol::JsonMap;
 use serde_json::Value;
 
@@ -54,6 +60,36 @@ pub enum Input {
     NoticeDismissed(u64),
     /// An item was replaced by an action's JSON answer (`threads.sync_custom_action`).
     ItemSynced(ThreadItem),
+    /// A frame of the answer stream arrived at `at_ms` (the runtime's clock, ms): any
+    /// frame, keepalives and SSE comments included. Sent by the runtime for both
+    /// protocols; drives [`ChatState::last_event_ms`], never counts as an answer event.
+    Alive { at_ms: f64 },
+    /// A tool call's result (the `events` protocol's `tool_result`): `success` `true` is
+    /// completed, `false` failed, absent an unknown outcome (never guessed).
+    ToolResult {
+        item_id: ItemId,
+        success: Option<bool>,
+        output: Option<Value>,
+    },
+    /// A recoverable error inside the run: shown inline with its code; the run goes on.
+    RunError {
+        message: String,
+        code: Option<String>,
+    },
+    /// The harness stopped the run; `message` names the limit. A banner, not an error:
+    /// the stream still ends as usual and the composer stays usable.
+    BudgetExhausted { message: String },
+    /// The agent that owns the bubbles that follow.
+    AgentChanged(AgentInfo),
+    /// The coordinator's plan or status, for the process area.
+    Orchestration(OrchestrationUpdate),
+    /// The user picked an option of the permission card of this tool call item.
+    PermissionChosen {
+        item_id: ItemId,
+        option_id: PermissionOptionId,
+    },
+    /// Something the client did not understand: counted in [`ChatState::diagnostics`].
+    Unrecognized(Unrecognized),
 }
 
 /// A user message as the client shows it before the server echoes it.
@@ -89,6 +125,16 @@ pub enum Effect {
     RestoreDraft {
         text: String,
         attachments: Vec<Attachment>,
+    },
+    /// Answer the permission request of this ACP tool call item. For ChatKit, send
+    /// `threads.custom_action` with `protocol::chatkit::acp_permission_action` and the
+    /// item id (its answer is a stream, like any action). Comes when the user picks an
+    /// option, and on Stop with `Cancelled` for every request still asking. The card
+    /// shows a `Selected` decision only once the server confirms it.
+    AnswerPermission {
+        item_id: ItemId,
+        tool_call_id: ToolCallId,
+        outcome: PermissionOutcome,
     },
 }
 
@@ -142,6 +188,20 @@ pub fn reduce(state: &mut ChatState, input: Input) -> Outcome {
         Input::Reset => apply::reset(state, &mut out),
         Input::NoticeDismissed(id) => apply::notice_dismissed(state, id),
         Input::ItemSynced(item) => apply::item_synced(state, item, &mut out),
+        Input::Alive { at_ms } => run::alive(state, at_ms),
+        Input::ToolResult {
+            item_id,
+            success,
+            output,
+        } => run::tool_result(state, item_id, success, output, &mut out),
+        Input::RunError { message, code } => run::run_error(state, message, code, &mut out),
+        Input::BudgetExhausted { message } => run::budget_exhausted(state, message, &mut out),
+        Input::AgentChanged(agent) => run::agent_changed(state, agent),
+        Input::Orchestration(update) => run::orchestration(state, update),
+        Input::PermissionChosen { item_id, option_id } => {
+            run::permission_chosen(state, item_id, option_id, &mut out)
+        }
+        Input::Unrecognized(what) => run::unrecognized(state, what, &mut out),
     }
     out
 }

@@ -4,6 +4,8 @@ use crate::protocol::chatkit::{
     ErrorEvent, ItemId, NoticeEvent, ThreadId, ThreadItem, ThreadStatus,
 };
 
+use super::run::{AgentInfo, Budget, Diagnostics, Orchestration, RunError, ToolCallMark};
+use crate::protocol::acp::PermissionOptionId;
 use crate::protocol::JsonMap;
 use std::collections::HashMap;
 
@@ -31,6 +33,23 @@ pub struct ChatState {
     /// Pending client tool calls that arrived in this turn's streams and have not been
     /// asked for yet, oldest first (see `Effect::InvokeClientTool`).
     pub(crate) tool_queue: Vec<ItemId>,
+    /// Recoverable errors of the runs (the `events` protocol's `error`), each shown inline
+    /// after the item it follows; the runs went on. Cleared with the thread.
+    pub run_errors: Vec<RunError>,
+    /// The harness stopped the run on a limit: a banner naming it. The composer stays
+    /// usable; the banner goes when the next run starts.
+    pub budget: Option<Budget>,
+    /// The agent that owns the bubbles arriving now (multi-agent runs); each new item
+    /// records it in [`ItemState::agent`]. Cleared when a run starts.
+    pub agent: Option<AgentInfo>,
+    /// The coordinator's plan and status of this run, for the process area (never the
+    /// answer). Cleared when a run starts.
+    pub orchestration: Option<Orchestration>,
+    /// When the stream of the run in flight last showed life (any frame, keepalives
+    /// included), on the runtime's clock in ms: "connected · last event Ns ago".
+    pub last_event_ms: Option<f64>,
+    /// What the client met and did not understand, counted; kept for the element's life.
+    pub diagnostics: Diagnostics,
     pub(crate) changes: Changes,
 }
 
@@ -58,6 +77,14 @@ pub struct ItemState {
     /// Arrived in an answer streamed during this session (not loaded from history): the
     /// view may animate it in even if the whole answer came in one chunk.
     pub live: bool,
+    /// The agent that owned the run when this item arrived (multi-agent runs).
+    pub agent: Option<AgentInfo>,
+    /// What the client knows of an ACP tool call beyond the agent's status (see
+    /// [`ItemState::tool_call_state`]).
+    pub tool_mark: Option<ToolCallMark>,
+    /// The permission option the user picked and the client sent, not yet confirmed by
+    /// the server: the card shows it as sending, not as decided.
+    pub permission_choice: Option<PermissionOptionId>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -146,6 +173,10 @@ pub struct Changes {
     pub progress: bool,
     pub notices: bool,
     pub error: bool,
+    /// `run_errors`, `budget`, `agent`, `orchestration` or `diagnostics` changed.
+    pub run: bool,
+    /// `last_event_ms` changed (every frame: keep what it re-renders small).
+    pub liveness: bool,
 }
 
 impl Changes {
@@ -330,6 +361,9 @@ impl ItemState {
             local: false,
             progress: None,
             live: false,
+            agent: None,
+            tool_mark: None,
+            permission_choice: None,
         }
     }
 }

@@ -3,7 +3,7 @@
 use super::items::{Annotation, AssistantContent, GeneratedImage, Task, ThreadItem};
 use super::tagged::{null_as_default, tolerant_tagged};
 use super::widgets::{WidgetComponent, WidgetRoot};
-use super::{ItemId, JsonMap, Thread, Unknown};
+use super::{acp, ItemId, JsonMap, Thread, Unknown};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -134,6 +134,16 @@ pub enum ItemUpdate {
     WorkflowTaskAdded(WorkflowTaskEvent),
     WorkflowTaskUpdated(WorkflowTaskEvent),
     GeneratedImageUpdated(GeneratedImageUpdated),
+    /// Extension: an ACP `tool_call_update` for an `acp_tool_call` item.
+    AcpToolCallUpdated(AcpToolCallUpdated),
+    /// Extension: the agent asks permission for the item's tool call.
+    AcpPermissionRequested(AcpPermissionRequested),
+    /// Extension: the server confirms the decision on the item's permission request.
+    AcpPermissionResolved(acp::PermissionResponse),
+    /// Extension: an ACP `plan` update for an `acp_plan` item (replaces the entries).
+    AcpPlanUpdated(acp::Plan),
+    /// Extension: an ACP `agent_thought_chunk` for an `acp_thought` item.
+    AcpThoughtChunk(AcpThoughtChunk),
     Other(Unknown),
 }
 
@@ -148,7 +158,60 @@ tolerant_tagged!(ItemUpdate {
     "workflow.task.added" => WorkflowTaskAdded,
     "workflow.task.updated" => WorkflowTaskUpdated,
     "generated_image.updated" => GeneratedImageUpdated,
+    "acp_tool_call.update" => AcpToolCallUpdated,
+    "acp_tool_call.permission_requested" => AcpPermissionRequested,
+    "acp_tool_call.permission_resolved" => AcpPermissionResolved,
+    "acp_plan.update" => AcpPlanUpdated,
+    "acp_thought.chunk" => AcpThoughtChunk,
 });
+
+/// `{"type": "acp_tool_call.update", "update": {"toolCallId": "call_1", "status":
+/// "completed", "rawOutput": {…}}}`: the ACP `tool_call_update` verbatim; only the fields
+/// it carries change, lists replace whole. For an item this client never saw, a tool call
+/// is made from the update, so nothing the server says is dropped.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AcpToolCallUpdated {
+    pub update: acp::ToolCallUpdate,
+}
+
+/// `{"type": "acp_tool_call.permission_requested", "request": {"toolCall": {…},
+/// "options": [{"optionId": "…", "name": "…", "kind": "allow_once"}]}}`: the ACP
+/// `session/request_permission` params verbatim (`sessionId` optional). Its `toolCall`
+/// (the command, cwd or diff it would apply) is merged into the item's tool call. The
+/// client answers with [`acp_permission_action`]; the decision is shown once the server
+/// confirms it with `{"type": "acp_tool_call.permission_resolved", "outcome":
+/// {"outcome": "selected", "optionId": "…"}}` (the ACP response verbatim).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AcpPermissionRequested {
+    pub request: acp::RequestPermission,
+}
+
+/// `{"type": "acp_thought.chunk", "content": {"type": "text", "text": "…"}}`: the ACP
+/// `agent_thought_chunk` verbatim.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AcpThoughtChunk {
+    pub content: acp::ContentBlock,
+}
+
+/// The `threads.custom_action` action that answers a permission request, sent with the
+/// tool call's item id: `{"type": "acp.permission_response", "payload": {"toolCallId":
+/// "call_1", "outcome": {"outcome": "selected", "optionId": "allow"}}}` (the payload's
+/// `outcome` is ACP's `RequestPermissionResponse.outcome`).
+pub fn acp_permission_action(
+    tool_call_id: &acp::ToolCallId,
+    outcome: &acp::PermissionOutcome,
+) -> super::Action {
+    super::Action {
+        kind: ACP_PERMISSION_ACTION.to_owned(),
+        payload: serde_json::json!({"toolCallId": tool_call_id, "outcome": outcome}),
+        handler: None,
+        loading_behavior: None,
+        streaming: None,
+    }
+}
+
+/// The action type of [`acp_permission_action`].
+pub const ACP_PERMISSION_ACTION: &str = "acp.permission_response";
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ContentPartEvent {

@@ -2,7 +2,7 @@
 
 use super::tagged::{null_as_default, tolerant_tagged};
 use super::widgets::WidgetRoot;
-use super::{AttachmentId, ItemId, JsonMap, ThreadId, Unknown};
+use super::{acp, AttachmentId, ItemId, JsonMap, ThreadId, Unknown};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -31,6 +31,12 @@ pub enum ItemKind {
     Workflow(WorkflowItem),
     Task(TaskItem),
     EndOfTurn(EndOfTurn),
+    /// Extension: an ACP tool call (see [`AcpToolCallItem`]).
+    AcpToolCall(AcpToolCallItem),
+    /// Extension: an ACP plan (see [`AcpPlanItem`]).
+    AcpPlan(AcpPlanItem),
+    /// Extension: the agent's thoughts, collapsed reasoning (see [`AcpThoughtItem`]).
+    AcpThought(AcpThoughtItem),
     /// An item type this client does not know: rendered as "unsupported content".
     Other(Unknown),
 }
@@ -46,6 +52,9 @@ tolerant_tagged!(ItemKind {
     "workflow" => Workflow,
     "task" => Task,
     "end_of_turn" => EndOfTurn,
+    "acp_tool_call" => AcpToolCall,
+    "acp_plan" => AcpPlan,
+    "acp_thought" => AcpThought,
 });
 
 /// A message the user sent.
@@ -496,6 +505,66 @@ impl Task {
             TaskKind::Other(u) => u.0.get("title").and_then(Value::as_str),
         }
     }
+}
+
+/// Extension (chat-shell, not in the ChatKit SDK): an ACP tool call as a thread item, so
+/// any ChatKit server can stream and persist one. The ACP payloads are held verbatim
+/// (camelCase inside, as ACP sends them); `permission` is present once the agent asked.
+/// A server that never sends it is unaffected, and `threads.get_by_id` / `items.list`
+/// hydrate it like any item:
+///
+/// ```json
+/// {"id": "tc_1", "thread_id": "thr_1", "created_at": "2025-01-01T00:00:00",
+///  "type": "acp_tool_call",
+///  "tool_call": {"toolCallId": "call_1", "title": "Run tests", "kind": "execute",
+///                "status": "in_progress", "content": [], "locations": [],
+///                "rawInput": {"command": "cargo test", "cwd": "/repo"}},
+///  "permission": {"options": [{"optionId": "allow", "name": "Allow once",
+///                              "kind": "allow_once"}],
+///                 "outcome": {"outcome": "selected", "optionId": "allow"}}}
+/// ```
+///
+/// Its updates are `thread.item.updated` events (see `ItemUpdate::AcpToolCallUpdated`,
+/// `AcpPermissionRequested`, `AcpPermissionResolved`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AcpToolCallItem {
+    pub tool_call: acp::ToolCall,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub permission: Option<AcpPermission>,
+}
+
+/// A permission request on a tool call: the answers offered, and the outcome once the
+/// server has confirmed one (`None`: still asking).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct AcpPermission {
+    #[serde(default, deserialize_with = "acp::valid_items")]
+    pub options: Vec<acp::PermissionOption>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<acp::PermissionOutcome>,
+}
+
+impl AcpPermission {
+    pub fn option(&self, id: &acp::PermissionOptionId) -> Option<&acp::PermissionOption> {
+        self.options.iter().find(|o| &o.option_id == id)
+    }
+}
+
+/// Extension: an ACP plan as a thread item, shown in the process area, not the answer.
+/// `{"type": "acp_plan", "entries": [{"content": "…", "priority": "high", "status":
+/// "pending"}]}`; `acp_plan.update` replaces the entries whole.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct AcpPlanItem {
+    #[serde(default, deserialize_with = "acp::valid_items")]
+    pub entries: Vec<acp::PlanEntry>,
+}
+
+/// Extension: the agent's thoughts (ACP `agent_thought_chunk`s), shown as collapsed
+/// reasoning, never as answer text. `{"type": "acp_thought", "text": "markdown…"}`;
+/// `acp_thought.chunk` appends.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct AcpThoughtItem {
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub text: String,
 }
 
 /// Marks the end of an assistant turn; nothing visible.

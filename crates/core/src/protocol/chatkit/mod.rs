@@ -16,4 +16,4 @@ pub use thread::*;
 pub use widgets::*;
 
 // The children name the shared pieces through `super::`.
-use super::{tagged, JsonMap, Unknown};
+use super::{acp, tagged, JsonMap, Unknown};
