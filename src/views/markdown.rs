@@ -1,6 +1,7 @@
 //! Streams markdown into the DOM: completed blocks are appended once and never touched,
 //! only the open tail block is rewritten. `inner_html` is set only from `SafeHtml`.
 
+use chat_shell_core::citations::CitedText;
 use chat_shell_core::markdown::MarkdownStream;
 pub use chat_shell_core::pacing::Pacer;
 use chat_shell_core::strings::{Strings, Text};
@@ -118,6 +119,22 @@ impl MarkdownDom {
             self.clear_blocks();
         }
         self.render();
+    }
+
+    /// Bring the DOM to a final text with its citation markers (hooks the renderer adds
+    /// itself, which plain text cannot carry).
+    pub fn sync_cited(&mut self, cited: &CitedText) {
+        let generation = self.stream.blocks_generation();
+        self.stream.reset_cited(cited);
+        if self.stream.blocks_generation() != generation {
+            self.clear_blocks();
+        }
+        self.render();
+    }
+
+    /// Take this part out of the page (the item now has fewer parts).
+    pub fn remove(self) {
+        self.container.remove();
     }
 
     fn clear_blocks(&mut self) {

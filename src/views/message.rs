@@ -3,7 +3,7 @@
 use super::markdown::{handle_code_copy, reduced_motion, CodeLabels, MarkdownDom, Pacer};
 use super::tr;
 use crate::runtime::{Renderer, Shell};
-use chat_shell_core::citations::{number_sources, text_with_markers, Citation};
+use chat_shell_core::citations::{cited_text, number_sources, Citation};
 use chat_shell_core::host_events::ChatEvent;
 use chat_shell_core::markdown::safe_url;
 use chat_shell_core::protocol::chatkit::{Annotation, FeedbackKind, ItemId, ItemKind, SourceKind};
@@ -113,11 +113,15 @@ pub fn AssistantMessageView(shell: Shell, id: ItemId) -> impl IntoView {
                     // (annotations arrive last).
                     if final_text && !pending && part.annotations.iter().any(|a| a.index.is_some())
                     {
-                        dom.sync(&text_with_markers(&part.text, &part.annotations), false);
+                        dom.sync_cited(&cited_text(&part.text, &part.annotations));
                     } else {
                         dom.sync(shown, !final_text || pending);
                     }
                     more |= pending;
+                }
+                // A replacement with fewer parts: the extra ones leave the page.
+                for (dom, _) in parts.drain(m.content.len().min(parts.len())..) {
+                    dom.remove();
                 }
             });
         });
