@@ -7,11 +7,13 @@
 mod common;
 
 use chat_shell_core::host_events::{ChatEvent, ErrorKind};
+use chat_shell_core::protocol::acp::PermissionOutcome;
 use chat_shell_core::protocol::chatkit::{
     decode_event, ClientToolStatus, ItemId, ItemKind, Page, StreamEvent, Thread, ThreadItem,
 };
 use chat_shell_core::reducer::{
-    is_ghost, reduce, ChatState, Effect, Input, Outcome, OutgoingMessage,
+    is_ghost, reduce, AgentInfo, ChatState, Effect, Input, OrchestrationUpdate, Outcome,
+    OutgoingMessage, Unrecognized,
 };
 use common::*;
 use proptest::prelude::*;
@@ -45,6 +47,9 @@ const ITEM_TYPES: &[&str] = &[
     "workflow",
     "task",
     "end_of_turn",
+    "acp_tool_call",
+    "acp_plan",
+    "acp_thought",
     "hologram",
 ];
 const UPDATE_TYPES: &[&str] = &[
@@ -58,6 +63,11 @@ const UPDATE_TYPES: &[&str] = &[
     "workflow.task.added",
     "workflow.task.updated",
     "generated_image.updated",
+    "acp_tool_call.update",
+    "acp_tool_call.permission_requested",
+    "acp_tool_call.permission_resolved",
+    "acp_plan.update",
+    "acp_thought.chunk",
     "x.y",
 ];
 
@@ -228,10 +238,48 @@ fn pool_item() -> impl Strategy<Value = Value> {
             "id": id, "type": "widget",
             "widget": {"type": "Card", "children": [{"type": "Text", "id": "c1", "value": "v"}]}
         })),
-        id.prop_map(|id| json!({
+        id.clone().prop_map(|id| json!({
             "id": id, "type": "workflow", "workflow": {"type": "custom", "tasks": []}
         })),
+        (id.clone(), acp_status(), prop::option::of(prop::option::of(option_id())))
+            .prop_map(|(id, status, permission)| {
+                let mut item = json!({
+                    "id": id, "type": "acp_tool_call",
+                    "tool_call": {"toolCallId": format!("call_{id}"), "title": "t", "status": status}
+                });
+                if let Some(outcome) = permission {
+                    item["permission"] = json!({"options": acp_options(), "outcome": outcome
+                        .map(|o| json!({"outcome": "selected", "optionId": o}))});
+                }
+                item
+            }),
+        id.clone().prop_map(|id| json!({"id": id, "type": "acp_plan", "entries": [{"content": "p"}]})),
+        id.prop_map(|id| json!({"id": id, "type": "acp_thought", "text": "hm"})),
     ]
+}
+
+/// ACP statuses, an unknown one included.
+fn acp_status() -> impl Strategy<Value = &'static str> {
+    prop::sample::select(vec![
+        "pending",
+        "in_progress",
+        "completed",
+        "failed",
+        "paused",
+    ])
+}
+
+/// The ids of [`acp_options`], and one no request offers.
+fn option_id() -> impl Strategy<Value = &'static str> {
+    prop::sample::select(vec!["yes", "no", "odd", "absent"])
+}
+
+fn acp_options() -> Value {
+    json!([
+        {"optionId": "yes", "name": "Allow", "kind": "allow_once"},
+        {"optionId": "no", "name": "Reject", "kind": "reject_always"},
+        {"optionId": "odd", "name": "Escalate", "kind": "escalate"}
+    ])
 }
 
 /// An update of any kind, aimed at an id of the pool (or at one no item has).
@@ -251,6 +299,28 @@ fn pool_update() -> impl Strategy<Value = Value> {
         (0usize..3).prop_map(|i| json!({"type": "workflow.task.added", "task_index": i,
                                         "task": {"type": "thought", "content": "c"}})),
         Just(json!({"type": "generated_image.updated", "image": {"id": "i", "url": "https://x/i.png"}})),
+        (prop::option::of(acp_status()), any::<bool>()).prop_map(|(status, locations)| {
+            let mut update = json!({"toolCallId": "u", "title": "updated"});
+            if let Some(status) = status {
+                update["status"] = json!(status);
+            }
+            if locations {
+                update["locations"] = json!([{"path": "/p", "line": 1}]);
+            }
+            json!({"type": "acp_tool_call.update", "update": update})
+        }),
+        Just(json!({"type": "acp_tool_call.permission_requested",
+                    "request": {"toolCall": {"toolCallId": "u", "rawInput": {"command": "ls"}},
+                                "options": acp_options()}})),
+        prop::option::of(option_id()).prop_map(|option| json!({
+            "type": "acp_tool_call.permission_resolved",
+            "outcome": match option {
+                Some(o) => json!({"outcome": "selected", "optionId": o}),
+                None => json!({"outcome": "cancelled"}),
+            }
+        })),
+        Just(json!({"type": "acp_plan.update", "entries": [{"content": "q", "status": "completed"}]})),
+        Just(json!({"type": "acp_thought.chunk", "content": {"type": "text", "text": "t"}})),
     ];
     (prop::sample::select(vec!["a", "b", "c", "fresh"]), update).prop_map(
         |(id, update)| json!({"type": "thread.item.updated", "item_id": id, "update": update}),
@@ -306,6 +376,26 @@ fn pool_input() -> impl Strategy<Value = Input> {
         1 => Just(Input::Reset),
         1 => (0u64..4).prop_map(Input::NoticeDismissed),
         1 => pool_item().prop_map(|i| Input::ItemSynced(serde_json::from_value(i).unwrap())),
+        1 => (0u32..100).prop_map(|t| Input::Alive { at_ms: f64::from(t) }),
+        2 => (prop::sample::select(vec!["a", "b", "c", "fresh"]), prop::option::of(any::<bool>()))
+            .prop_map(|(id, success)| Input::ToolResult {
+                item_id: ItemId::from(id),
+                success,
+                output: Some(json!({"out": 1})),
+            }),
+        1 => Just(Input::RunError { message: "e".into(), code: Some("c".into()) }),
+        1 => Just(Input::BudgetExhausted { message: "limit".into() }),
+        1 => prop::sample::select(vec!["planner", "coder"]).prop_map(|name| {
+            Input::AgentChanged(AgentInfo { name: name.into(), id: None, payload: None })
+        }),
+        1 => Just(Input::Orchestration(OrchestrationUpdate {
+            status: Some("s".into()),
+            ..Default::default()
+        })),
+        3 => (prop::sample::select(IDS), option_id()).prop_map(|(id, option)| {
+            Input::PermissionChosen { item_id: ItemId::from(id), option_id: option.into() }
+        }),
+        1 => Just(Input::Unrecognized(Unrecognized::EventType("t".into()))),
     ]
 }
 
@@ -453,6 +543,86 @@ fn check(
     );
     if clean_end && !model.pending_calls.is_empty() {
         model.pending_calls.remove(0);
+    }
+    check_agent_runs(before, input, state, out)
+}
+
+/// Whether an ACP tool call item's permission request is still asking.
+fn asking(kind: &ItemKind) -> bool {
+    matches!(kind, ItemKind::AcpToolCall(c)
+        if c.permission.as_ref().is_some_and(|p| p.outcome.is_none()))
+}
+
+/// ACP tool calls and permission requests.
+fn check_agent_runs(
+    before: &ChatState,
+    input: &Input,
+    state: &ChatState,
+    out: &Outcome,
+) -> Result<(), TestCaseError> {
+    // When a run ends, however it ends, no tool call is left looking as if it still runs.
+    let run_ended = before.turn.is_some()
+        && state.turn.is_none()
+        && !matches!(input, Input::ThreadLoaded(_) | Input::Reset);
+    if run_ended {
+        for held in state.items() {
+            if let Some(s) = held.tool_call_state() {
+                prop_assert!(
+                    !s.is_running(),
+                    "{} still {:?} after the run",
+                    held.item.id,
+                    s
+                );
+            }
+        }
+    }
+    // A decision is only ever shown when the server sent it: picking an option changes
+    // nothing the card shows as decided.
+    if let Input::PermissionChosen { item_id, .. } = input {
+        prop_assert_eq!(
+            before.item(item_id).map(|i| &i.item),
+            state.item(item_id).map(|i| &i.item)
+        );
+    }
+    // Answers go out only for a user's pick of an offered option on a request that is
+    // asking, or as `cancelled` for every request still asking when the user stops.
+    let answered: Vec<(&ItemId, &PermissionOutcome)> = out
+        .effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::AnswerPermission {
+                item_id, outcome, ..
+            } => Some((item_id, outcome)),
+            _ => None,
+        })
+        .collect();
+    match input {
+        Input::Cancelled if before.turn.is_some() => {
+            let was_asking: Vec<&ItemId> = before
+                .items()
+                .iter()
+                .filter(|i| asking(&i.item.kind))
+                .map(|i| &i.item.id)
+                .collect();
+            let cancelled: Vec<&ItemId> = answered
+                .iter()
+                .filter(|(_, o)| **o == PermissionOutcome::Cancelled)
+                .map(|(id, _)| *id)
+                .collect();
+            prop_assert_eq!(cancelled.len(), answered.len());
+            prop_assert_eq!(cancelled, was_asking);
+            prop_assert!(state.items().iter().all(|i| !asking(&i.item.kind)));
+        }
+        Input::PermissionChosen { item_id, option_id } => {
+            let offered = before.item(item_id).is_some_and(|i| {
+                i.permission_choice.is_none()
+                    && matches!(&i.item.kind, ItemKind::AcpToolCall(c) if c.permission.as_ref()
+                        .is_some_and(|p| p.outcome.is_none() && p.option(option_id).is_some()))
+            });
+            let expected = if offered { 1 } else { 0 };
+            prop_assert_eq!(answered.len(), expected, "{:?}", answered);
+        }
+        _ => prop_assert!(answered.is_empty(), "{:?}", answered),
     }
     Ok(())
 }
