@@ -30,6 +30,8 @@ pub const DEFAULT_STREAM_TIMEOUT_SECS: f64 = 60.0;
 #[derive(Clone, Debug, PartialEq)]
 pub struct Options {
     pub endpoint: String,
+    /// The wire format the endpoint speaks.
+    pub protocol: Protocol,
     /// Seconds a stream (or a response that has not started) may stay silent.
     pub stream_timeout_secs: f64,
     /// The largest SSE line or event accepted; past it the answer ends with an error.
@@ -57,6 +59,7 @@ impl Default for Options {
     fn default() -> Self {
         Options {
             endpoint: String::new(),
+            protocol: Protocol::default(),
             stream_timeout_secs: DEFAULT_STREAM_TIMEOUT_SECS,
             max_event_bytes: DEFAULT_MAX_EVENT_BYTES,
             greeting: None,
@@ -74,10 +77,42 @@ impl Default for Options {
     }
 }
 
+/// The wire format of the endpoint (attribute and option `protocol`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Protocol {
+    /// ChatKit requests and stream events (`protocol::chatkit`), with chat-shell's
+    /// documented extension items.
+    #[default]
+    ChatKit,
+    /// The SSE event envelope (`protocol::events`): `EventsRequest` bodies, envelopes
+    /// mapped by `EventsAdapter`. No server threads: history, retry and attachments are
+    /// ChatKit's.
+    Events,
+}
+
+impl Protocol {
+    /// `chatkit` or `events`; anything else is `None`.
+    pub fn parse(name: &str) -> Option<Self> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "chatkit" => Some(Protocol::ChatKit),
+            "events" => Some(Protocol::Events),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Protocol::ChatKit => "chatkit",
+            Protocol::Events => "events",
+        }
+    }
+}
+
 /// One change to [`Options`]. `None` restores that option's default.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Setting {
     Endpoint(Option<String>),
+    Protocol(Option<Protocol>),
     StreamTimeout(Option<f64>),
     MaxEventBytes(Option<usize>),
     Greeting(Option<String>),
@@ -99,6 +134,7 @@ pub enum Setting {
 /// among them: the stylesheet reads that attribute itself.)
 pub const ATTRIBUTES: &[&str] = &[
     "endpoint",
+    "protocol",
     "stream-timeout",
     "greeting",
     "placeholder",
@@ -122,6 +158,7 @@ impl Options {
         let defaults = AttachmentLimits::default();
         match setting {
             Setting::Endpoint(v) => self.endpoint = v.unwrap_or_default(),
+            Setting::Protocol(v) => self.protocol = v.unwrap_or_default(),
             Setting::StreamTimeout(v) => {
                 self.stream_timeout_secs = v.unwrap_or(DEFAULT_STREAM_TIMEOUT_SECS)
             }
@@ -160,6 +197,7 @@ impl Options {
         let limits = &self.attachment_limits;
         json!({
             "endpoint": self.endpoint,
+            "protocol": self.protocol.name(),
             "streamTimeout": self.stream_timeout_secs,
             "maxEventBytes": self.max_event_bytes,
             "greeting": self.greeting,
@@ -200,6 +238,14 @@ impl Setting {
         };
         let setting = match name {
             "endpoint" => Setting::Endpoint(value.map(str::to_owned)),
+            "protocol" => Setting::Protocol(text.and_then(|t| {
+                let parsed = Protocol::parse(t);
+                if parsed.is_none() && !t.is_empty() {
+                    warning =
+                        Some("protocol must be `chatkit` or `events`; using `chatkit`".into());
+                }
+                parsed
+            })),
             "stream-timeout" => Setting::StreamTimeout(lenient(
                 number(f64::MIN_POSITIVE),
                 "a number of seconds above 0",
@@ -255,6 +301,13 @@ impl Setting {
         let one = |s: Setting| Ok(vec![s]);
         match key {
             "endpoint" => one(Setting::Endpoint(string()?)),
+            "protocol" => match string()? {
+                None => one(Setting::Protocol(None)),
+                Some(name) => match Protocol::parse(&name) {
+                    Some(p) => one(Setting::Protocol(Some(p))),
+                    None => Err(wrong("`chatkit` or `events`")),
+                },
+            },
             "streamTimeout" => match value {
                 Value::Null => one(Setting::StreamTimeout(None)),
                 Value::Number(n) if n.as_f64().is_some_and(|s| s > 0.0) => {
@@ -492,6 +545,12 @@ mod tests {
         assert_eq!(back["attachments"]["maxCount"], 3);
         assert_eq!(back["metadata"], json!({"tenant": "acme"}));
         assert_eq!(options.stream_timeout_ms(), 12_500);
+        assert_eq!(back["protocol"], "chatkit", "the default");
+        let events = applied(Setting::from_option("protocol", &json!("events")).unwrap());
+        assert_eq!(events.protocol, Protocol::Events);
+        assert_eq!(events.to_json()["protocol"], "events");
+        assert!(Setting::from_option("protocol", &json!("sse")).is_err());
+        assert!(Setting::from_option("protocol", &json!(1)).is_err());
         // Function-valued and unknown keys are not plain options.
         assert_eq!(Setting::from_option("headers", &json!({})), Ok(vec![]));
         assert_eq!(Setting::from_option("nonsense", &json!(1)), Ok(vec![]));
@@ -521,6 +580,14 @@ mod tests {
         ]);
         assert!(!removed.resizable);
         assert!(Setting::from_attribute("theme", Some("dark")).is_none());
+        let (setting, warning) = Setting::from_attribute("protocol", Some(" Events ")).unwrap();
+        assert_eq!(
+            (setting, warning),
+            (Setting::Protocol(Some(Protocol::Events)), None)
+        );
+        let (setting, warning) = Setting::from_attribute("protocol", Some("acp")).unwrap();
+        assert_eq!(setting, Setting::Protocol(None));
+        assert!(warning.unwrap().contains("protocol"));
         // Every observed attribute maps onto a setting.
         for name in ATTRIBUTES {
             assert!(Setting::from_attribute(name, None).is_some(), "{name}");
