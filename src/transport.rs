@@ -1,10 +1,11 @@
-//! HTTP to the one ChatKit endpoint: a POST whose SSE body is read chunk by chunk, or a
-//! POST with a JSON answer. No state, no parsing beyond bytes and JSON.
+//! HTTP to the one endpoint: a POST whose SSE body is read chunk by chunk, or a POST with
+//! a JSON answer. No state, no parsing beyond bytes and JSON; the body is whatever the
+//! protocol sends (a ChatKit request, an events request).
 
-use chat_shell_core::protocol::chatkit::ChatRequest;
 use chat_shell_core::strings::{Strings, Text};
 use js_sys::{Promise, Reflect, Uint8Array};
 use serde::de::DeserializeOwned;
+use serde::Serialize;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
@@ -164,7 +165,7 @@ impl Deadline {
 /// POST `request`; resolves once the answer's headers are in (and were a success).
 async fn post(
     http: &Http,
-    request: &ChatRequest,
+    request: &impl Serialize,
     accept: &str,
     signal: &AbortSignal,
 ) -> Result<gloo_net::http::Response, TransportError> {
@@ -238,7 +239,7 @@ fn readable_error(body: &str) -> String {
 /// POST a JSON request and decode its JSON answer, all within `first_byte_ms`.
 pub async fn post_json<T: DeserializeOwned>(
     http: &Http,
-    request: &ChatRequest,
+    request: &impl Serialize,
     signal: &AbortSignal,
 ) -> Result<T, TransportError> {
     let deadline = Deadline::start(signal, http.first_byte_ms)?;
@@ -265,7 +266,7 @@ pub struct EventStream {
 /// POST a streaming request; the answer's body is returned unread.
 pub async fn post_stream(
     http: &Http,
-    request: &ChatRequest,
+    request: &impl Serialize,
     signal: &AbortSignal,
     stall_ms: u32,
 ) -> Result<EventStream, TransportError> {

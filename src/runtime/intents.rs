@@ -4,7 +4,7 @@
 use super::Runtime;
 use crate::transport;
 use chat_shell_core::host_events::{ChatError, ChatEvent, ErrorKind};
-use chat_shell_core::options::merge_metadata;
+use chat_shell_core::options::{merge_metadata, Protocol};
 use chat_shell_core::protocol::chatkit::{
     Attachment, FeedbackKind, ItemId, ItemKind, RequestBody, UserMessageInput,
 };
@@ -74,7 +74,11 @@ impl Runtime {
             attachments: options.attachments,
             ghost: options.ghost,
         }));
-        self.start_request(body.with_metadata(metadata));
+        if self.options(|o| o.protocol) == Protocol::Events {
+            self.start_events(metadata);
+        } else {
+            self.start_request(body.with_metadata(metadata));
+        }
         true
     }
 

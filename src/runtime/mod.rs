@@ -90,6 +90,11 @@ pub struct ViewSignals {
     /// Every UI string, for the options' locale and overrides (derived from `options`
     /// when those change, so views do not rebuild the table per read).
     pub strings: RwSignal<chat_shell_core::strings::Strings>,
+    /// Ticks when the run-level state changes (run errors, budget, agent, orchestration):
+    /// views read it from the state.
+    pub run: RwSignal<u64>,
+    /// When the answer stream last showed life (runtime clock, ms).
+    pub last_event: RwSignal<Option<f64>>,
 }
 
 /// A Rust listener for `chat.*` events.
@@ -117,6 +122,9 @@ pub struct Runtime {
     /// A view asked for the next frame's `tick`.
     animating: Cell<bool>,
     pending_tools: RefCell<Vec<(ItemId, String, String)>>,
+    /// Answer streams of the `events` protocol so far: each one's adapter gets the next
+    /// number, so the item ids it makes never collide.
+    events_runs: Cell<u64>,
     /// Client widgets, tools, action and effect handlers; actions awaiting their answer.
     registry: actions::Registry,
     threads: threads::Threads,
@@ -148,6 +156,8 @@ impl Runtime {
             strings: RwSignal::new(chat_shell_core::strings::Strings::new("en")),
             history: HistorySignals::new(),
             tray: TraySignals::new(),
+            run: RwSignal::new(0),
+            last_event: RwSignal::new(None),
         });
         let shell = Shell(id);
         let runtime = Runtime {
@@ -164,6 +174,7 @@ impl Runtime {
             frame_pending: Cell::new(false),
             animating: Cell::new(false),
             pending_tools: RefCell::new(Vec::new()),
+            events_runs: Cell::new(0),
             registry: actions::Registry::default(),
             threads: Default::default(),
             uploads: Default::default(),
@@ -233,9 +244,17 @@ impl Runtime {
                     .push((item_id, call_id, name)),
                 // The page also gets it as the `chat.effect` event emitted with it.
                 Effect::ClientEffect { name, data } => self.run_effect(&name, &data),
-                // Answered once permission cards render (issue "agent runs", views half);
-                // until then no card offers a choice and Stop's `cancelled` is not sent.
-                Effect::AnswerPermission { .. } => {}
+                // Sent once this input is folded in (a pick may start a turn).
+                Effect::AnswerPermission {
+                    item_id,
+                    tool_call_id,
+                    outcome,
+                } => {
+                    let shell = self.shell;
+                    wasm_bindgen_futures::spawn_local(async move {
+                        shell.with(|rt| rt.answer_permission(item_id, tool_call_id, outcome));
+                    });
+                }
             }
         }
     }
@@ -366,7 +385,7 @@ impl Runtime {
         for rev in self.retired_revs.take() {
             rev.dispose();
         }
-        let (order, thread, streaming, progress, notices, error, changes) = {
+        let (order, thread, streaming, progress, notices, error, last_event, changes) = {
             let mut state = self.state.borrow_mut();
             let changes = state.take_changes();
             let order = changes.order.then(|| {
@@ -397,6 +416,7 @@ impl Runtime {
                 changes.progress.then(|| state.progress.clone()),
                 changes.notices.then(|| state.notices.clone()),
                 changes.error.then(|| state.error.clone()),
+                changes.liveness.then_some(state.last_event_ms),
                 changes,
             )
         };
@@ -423,6 +443,12 @@ impl Runtime {
         if let Some(v) = error {
             self.signals.error.set(v);
         }
+        if let Some(v) = last_event {
+            self.signals.last_event.set(v);
+        }
+        if changes.run {
+            self.signals.run.update(|r| *r += 1);
+        }
     }
 }
 
@@ -438,6 +464,12 @@ pub enum Renderer {
     ClientWidget,
     ClientToolCall,
     StructuredInput,
+    /// An agent's tool call (ACP), with its permission card.
+    AcpToolCall,
+    /// An agent's plan (ACP).
+    AcpPlan,
+    /// An agent's thoughts (ACP), collapsed.
+    AcpThought,
     /// Closes a turn; nothing to see.
     EndOfTurn,
     /// A kind this version does not know: said plainly, never dropped.
@@ -456,11 +488,10 @@ impl Renderer {
             ItemKind::ClientToolCall(_) => Renderer::ClientToolCall,
             ItemKind::StructuredInput(_) => Renderer::StructuredInput,
             ItemKind::EndOfTurn(_) => Renderer::EndOfTurn,
-            // Agent-run items get their views with the agent-run issue's views half.
-            ItemKind::AcpToolCall(_)
-            | ItemKind::AcpPlan(_)
-            | ItemKind::AcpThought(_)
-            | ItemKind::Other(_) => Renderer::Unsupported,
+            ItemKind::AcpToolCall(_) => Renderer::AcpToolCall,
+            ItemKind::AcpPlan(_) => Renderer::AcpPlan,
+            ItemKind::AcpThought(_) => Renderer::AcpThought,
+            ItemKind::Other(_) => Renderer::Unsupported,
         }
     }
 }

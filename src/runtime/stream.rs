@@ -1,13 +1,53 @@
 //! Streamed answers: one request at a time, its SSE body decoded chunk by chunk into the
-//! reducer; stale answers (after Stop, a new chat or a thread switch) are dropped.
+//! reducer (ChatKit events, or envelopes through an `EventsAdapter` for `protocol="events"`);
+//! every frame and SSE comment counts as life; stale answers (after Stop, a new chat or a
+//! thread switch) are dropped. Permission answers go out here too.
 
 use super::Runtime;
 use crate::transport::{self, TransportError};
-use chat_shell_core::protocol::chatkit::{ChatRequest, RequestBody};
+use chat_shell_core::protocol::acp::{PermissionOutcome, ToolCallId};
+use chat_shell_core::protocol::chatkit::{acp_permission_action, ChatRequest, ItemId, RequestBody};
+use chat_shell_core::protocol::events::{EventsAdapter, EventsRequest};
+use chat_shell_core::protocol::JsonMap;
 use chat_shell_core::reducer::Input;
 use chat_shell_core::sse::{SseDecoder, SseFrame};
+use serde::Serialize;
 use std::rc::Rc;
 use web_sys::AbortController;
+
+/// How the frames of one answer stream become reducer inputs.
+enum Frames {
+    ChatKit,
+    /// One adapter per stream, with its own run number (its item ids are unique).
+    Events(Box<EventsAdapter>),
+}
+
+impl Frames {
+    fn inputs(&mut self, frame: SseFrame) -> Vec<Input> {
+        match self {
+            Frames::ChatKit => chatkit_input(frame).into_iter().collect(),
+            Frames::Events(adapter) => adapter.frame(frame),
+        }
+    }
+}
+
+/// The reducer input of one ChatKit frame.
+fn chatkit_input(frame: SseFrame) -> Option<Input> {
+    match frame {
+        SseFrame::Event { data, .. } => Some(
+            match chat_shell_core::protocol::chatkit::decode_event(&data) {
+                Ok(event) => Input::Server(event),
+                Err(e) => Input::Malformed(e),
+            },
+        ),
+        SseFrame::Done | SseFrame::Oversized { .. } => None,
+    }
+}
+
+/// The runtime's clock for liveness, in ms.
+fn now_ms() -> f64 {
+    js_sys::Date::now()
+}
 
 impl Runtime {
     pub(crate) fn abort_in_flight(&self) {
@@ -29,6 +69,19 @@ impl Runtime {
     /// Stream the answer to an envelope built by the caller (a message with its own
     /// metadata).
     pub(crate) fn start_request(self: &Rc<Self>, request: ChatRequest) {
+        self.start_post(request, Frames::ChatKit);
+    }
+
+    /// Stream the answer of the `events` endpoint to the conversation as it is now (right
+    /// after `SendStarted` or `RetryStarted`).
+    pub(crate) fn start_events(self: &Rc<Self>, metadata: Option<JsonMap>) {
+        let request = EventsRequest::from_state(&self.state.borrow(), metadata);
+        let run = self.events_runs.get() + 1;
+        self.events_runs.set(run);
+        self.start_post(request, Frames::Events(Box::new(EventsAdapter::new(run))));
+    }
+
+    fn start_post(self: &Rc<Self>, request: impl Serialize + 'static, mut frames: Frames) {
         self.abort_in_flight();
         let generation = self.generation.get();
         let Ok(abort) = AbortController::new() else {
@@ -52,6 +105,7 @@ impl Runtime {
                 Err(e) => return this.stream_error(generation, e),
             };
             let mut decoder = SseDecoder::with_limit(this.options(|o| o.max_event_bytes));
+            let mut comments = 0;
             loop {
                 match stream.next_chunk().await {
                     Ok(Some(bytes)) if live() => {
@@ -62,7 +116,15 @@ impl Runtime {
                                 let error = TransportError::Oversized { limit };
                                 return this.stream_error(generation, error);
                             }
-                            this.apply_frame(frame);
+                            this.apply(Input::Alive { at_ms: now_ms() });
+                            for input in frames.inputs(frame) {
+                                this.apply(input);
+                            }
+                        }
+                        // Keepalive comments are life too, though they are no frame.
+                        if decoder.comments_seen() != comments {
+                            comments = decoder.comments_seen();
+                            this.apply(Input::Alive { at_ms: now_ms() });
                         }
                     }
                     Ok(Some(_)) => return stream.cancel(),
@@ -71,8 +133,12 @@ impl Runtime {
                             return;
                         }
                         for frame in decoder.finish() {
-                            this.apply_frame(frame);
+                            this.apply(Input::Alive { at_ms: now_ms() });
+                            for input in frames.inputs(frame) {
+                                this.apply(input);
+                            }
                         }
+                        // After the events' own `done` this changes nothing.
                         this.apply(Input::StreamEnded);
                         // A host may send from its `chat.response.end` handler: then that
                         // request is the live one, and this answer has nothing left to do.
@@ -98,16 +164,71 @@ impl Runtime {
     }
 
     pub(crate) fn apply_frame(&self, frame: SseFrame) {
-        let input = match frame {
-            SseFrame::Event { data, .. } => {
-                match chat_shell_core::protocol::chatkit::decode_event(&data) {
-                    Ok(event) => Input::Server(event),
-                    Err(e) => Input::Malformed(e),
+        if let Some(input) = chatkit_input(frame) {
+            self.apply(input);
+        }
+    }
+
+    /// Answer an ACP permission request (`threads.custom_action` with the tool call's item
+    /// id). A pick with no answer streaming starts a turn whose stream is the answer; a
+    /// pick while the run still streams goes out beside it and its events are applied; a
+    /// `cancelled` answer (Stop) goes out although the stream it belonged to was aborted,
+    /// since ACP requires every pending request to be answered, and its answer is not shown.
+    pub(crate) fn answer_permission(
+        self: &Rc<Self>,
+        item_id: ItemId,
+        tool_call_id: ToolCallId,
+        outcome: PermissionOutcome,
+    ) {
+        let Some(thread_id) = self.state.borrow().thread_id().cloned() else {
+            web_sys::console::warn_1(
+                &"chat-shell: a permission answer needs a thread; not sent".into(),
+            );
+            return;
+        };
+        let cancelled = outcome == PermissionOutcome::Cancelled;
+        let body = RequestBody::CustomAction {
+            thread_id,
+            item_id: Some(item_id),
+            action: acp_permission_action(&tool_call_id, &outcome),
+        };
+        if !cancelled && !self.is_streaming() {
+            self.apply(Input::TurnStarted);
+            return self.start_stream(body);
+        }
+        let request = self.envelope(body);
+        let this = Rc::clone(self);
+        wasm_bindgen_futures::spawn_local(async move {
+            let Ok(abort) = AbortController::new() else {
+                return;
+            };
+            let stall_ms = this.options(|o| o.stream_timeout_ms());
+            let opened = match this.http().await {
+                Ok(http) => {
+                    transport::post_stream(&http, &request, &abort.signal(), stall_ms).await
+                }
+                Err(e) => Err(e),
+            };
+            let mut stream = match opened {
+                Ok(s) => s,
+                Err(e) => {
+                    let text = format!(
+                        "chat-shell: permission answer not sent: {}",
+                        e.user_message()
+                    );
+                    return web_sys::console::warn_1(&text.into());
+                }
+            };
+            let mut decoder = SseDecoder::with_limit(this.options(|o| o.max_event_bytes));
+            // Read to the end so the server finishes its answer; only a pick's is shown.
+            while let Ok(Some(bytes)) = stream.next_chunk().await {
+                for frame in decoder.push(&bytes) {
+                    if !cancelled {
+                        this.apply_frame(frame);
+                    }
                 }
             }
-            SseFrame::Done | SseFrame::Oversized { .. } => return,
-        };
-        self.apply(input);
+        });
     }
 
     /// After an answer: the client tool call it asked for runs (the SDK pauses the turn on

@@ -1,7 +1,8 @@
 //! One view per item kind, chosen by the item's kind tag; widgets, client widgets, client
-//! tool calls and structured input live in `widgets`. A kind this client does not know
+//! tool calls and structured input live in `widgets`, agent-run items in `agent`. A kind this client does not know
 //! shows an honest "unsupported content" card.
 
+use super::agent::{AgentPlanView, AgentThoughtView, AgentToolCallView};
 use super::message::{AssistantMessageView, UserMessageView};
 use super::widgets::icon;
 use super::widgets::{ClientWidgetView, StructuredInputView, ToolCallView, WidgetView};
@@ -30,6 +31,9 @@ pub fn ItemView(shell: Shell, key: ItemKey) -> impl IntoView {
         Renderer::ClientWidget => view! { <ClientWidgetView shell=shell id=id /> }.into_any(),
         Renderer::ClientToolCall => view! { <ToolCallView shell=shell id=id /> }.into_any(),
         Renderer::StructuredInput => view! { <StructuredInputView shell=shell id=id /> }.into_any(),
+        Renderer::AcpToolCall => view! { <AgentToolCallView shell=shell id=id /> }.into_any(),
+        Renderer::AcpPlan => view! { <AgentPlanView shell=shell id=id /> }.into_any(),
+        Renderer::AcpThought => view! { <AgentThoughtView shell=shell id=id /> }.into_any(),
         Renderer::EndOfTurn => ().into_any(),
         Renderer::Unsupported => view! { <UnsupportedView shell=shell id=id /> }.into_any(),
     }

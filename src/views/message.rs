@@ -144,16 +144,41 @@ pub fn AssistantMessageView(shell: Shell, id: ItemId) -> impl IntoView {
         (!cited.is_empty()).then(|| view! { <SourcesList shell=shell cited=cited /> })
     };
     let actions_id = id.clone();
+    // The agent that owns this bubble in a multi-agent run: its id (or name) as
+    // `data-agent`, its name shown as text.
+    let agent_id = id.clone();
+    let agent = Memo::new(move |_| {
+        if let Some(rev) = rev {
+            rev.track();
+        }
+        shell
+            .with(|rt| {
+                rt.with_item(&agent_id, |i| {
+                    i.agent.as_ref().map(|a| {
+                        (
+                            a.id.clone().unwrap_or_else(|| a.name.clone()),
+                            a.name.clone(),
+                        )
+                    })
+                })
+            })
+            .flatten()
+            .flatten()
+    });
     view! {
         <article
             class="cs-msg cs-msg--assistant"
             data-role="assistant"
+            data-agent=move || agent.with(|a| a.as_ref().map(|a| a.0.clone()))
             part="message"
             aria-label=label
             aria-busy=move || (status.get() == ItemStatus::Streaming).to_string()
             class:cs-msg--streaming=move || status.get() == ItemStatus::Streaming
             data-status=move || format!("{:?}", status.get()).to_lowercase()
         >
+            {move || agent.with(|a| a.as_ref().map(|a| a.1.clone())).map(|name| view! {
+                <p class="cs-msg__agent" data-part="agent-name">{name}</p>
+            })}
             <div class="cs-msg__body" node_ref=body on:click=move |ev| handle_code_copy(&ev, &shell.with(|rt| rt.text(Text::Copied)).unwrap_or_default())></div>
             {sources}
             {move || {

@@ -3,6 +3,7 @@
 //! AttachmentTray, Composer. Views read state through the runtime and never mutate it
 //! except through its intent methods.
 
+mod agent;
 mod attachments;
 mod composer;
 mod header;
@@ -118,6 +119,7 @@ pub fn ShellRoot(shell: Shell) -> impl IntoView {
                 // rendered messages and draft stay as they were.
                 <div class="cs-conversation" class:cs-conversation--covered=history_open>
                     <viewport::StreamViewport shell=shell />
+                    <agent::RunBar shell=shell />
                     <composer::ComposerDock shell=shell />
                 </div>
                 <Show when=history_open>

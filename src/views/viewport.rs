@@ -3,6 +3,7 @@
 //! bottom, loads older items when the reader reaches the top, and keeps what the reader
 //! sees in place when they are prepended.
 
+use super::agent::{OrchestrationView, RunErrors};
 use super::items::ItemView;
 use super::sentinel::Sentinel;
 use super::tr;
@@ -153,12 +154,20 @@ pub fn StreamViewport(shell: Shell) -> impl IntoView {
                     })}
                 </div>
                 <section class="cs-items" aria-label=tr(shell, Text::Conversation) node_ref=items>
+                    <RunErrors shell=shell after=None />
                     <For
                         each=move || signals.order.get()
                         key=|k| k.clone()
-                        children=move |k| view! { <ItemView shell=shell key=k /> }
+                        children=move |k| {
+                            let after = Some(k.id.clone());
+                            view! {
+                                <ItemView shell=shell key=k />
+                                <RunErrors shell=shell after=after />
+                            }
+                        }
                     />
                 </section>
+                <OrchestrationView shell=shell />
                 {move || {
                     signals
                         .progress

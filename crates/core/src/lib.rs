@@ -3,10 +3,12 @@
 //! natively: wire formats (`protocol`), SSE decoding (`sse`), the one reducer (`reducer`)
 //! and the `chat.*` events it emits (`host_events`),
 //! markdown and the sanitizer (`markdown`), and the rules the views follow (`strings`,
-//! `pacing`, `options`, `citations`, `widgets`, `attachments`, `history`).
+//! `pacing`, `options`, `citations`, `widgets`, `attachments`, `history`, and for agent
+//! tool calls `diff` and `tool_output`).
 
 pub mod attachments;
 pub mod citations;
+pub mod diff;
 pub mod history;
 pub mod host_events;
 pub mod markdown;
@@ -16,4 +18,5 @@ pub mod protocol;
 pub mod reducer;
 pub mod sse;
 pub mod strings;
+pub mod tool_output;
 pub mod widgets;

@@ -1,0 +1,134 @@
+//! What an agent's tool call shows besides its content, read from its raw input and
+//! output: the command and directory a permission card asks about, terminal output, and
+//! raw JSON as bounded pretty text. Always plain text for the views (never HTML).
+
+use serde_json::Value;
+
+/// Raw JSON shown at most (bytes of pretty text); the rest is cut.
+pub const RAW_LIMIT: usize = 4096;
+/// Terminal output shown at most (bytes); the rest is cut with a notice.
+pub const TERMINAL_LIMIT: usize = 16 * 1024;
+
+/// Text cut to at most `limit` bytes (on a character boundary), and whether it was cut.
+pub fn bounded(text: &str, limit: usize) -> (String, bool) {
+    if text.len() <= limit {
+        return (text.to_owned(), false);
+    }
+    let mut end = limit;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    (text[..end].to_owned(), true)
+}
+
+/// Raw input or output as pretty JSON, bounded by [`RAW_LIMIT`].
+pub fn raw_json(value: &Value) -> (String, bool) {
+    let pretty = serde_json::to_string_pretty(value).unwrap_or_default();
+    bounded(&pretty, RAW_LIMIT)
+}
+
+/// The command a tool call would run, from its raw input: `command` as a string, or as
+/// a list of words (joined by spaces), followed by `args` when given as a list.
+pub fn command(raw_input: Option<&Value>) -> Option<String> {
+    let input = raw_input?;
+    let words = |v: &Value| -> Option<String> {
+        match v {
+            Value::String(s) => Some(s.clone()),
+            Value::Array(items) => Some(
+                items
+                    .iter()
+                    .map(|w| w.as_str().map_or_else(|| w.to_string(), str::to_owned))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            ),
+            _ => None,
+        }
+    };
+    let mut command = words(input.get("command").or_else(|| input.get("cmd"))?)?;
+    if let Some(args) = input.get("args").filter(|a| a.is_array()).and_then(words) {
+        if !args.is_empty() {
+            command.push(' ');
+            command.push_str(&args);
+        }
+    }
+    Some(command).filter(|c| !c.trim().is_empty())
+}
+
+/// The working directory of the command, from its raw input (`cwd`).
+pub fn cwd(raw_input: Option<&Value>) -> Option<String> {
+    raw_input?
+        .get("cwd")?
+        .as_str()
+        .filter(|c| !c.is_empty())
+        .map(str::to_owned)
+}
+
+/// Terminal output from a raw output shaped like ACP's `terminal/output` answer
+/// (`{output, truncated, exitStatus}`) or a plain string, bounded by
+/// [`TERMINAL_LIMIT`]; the flag says the server or this bound cut it.
+pub fn terminal_output(raw_output: Option<&Value>) -> Option<(String, bool)> {
+    let raw = raw_output?;
+    let (text, cut_by_server) = match raw {
+        Value::String(s) => (s.as_str(), false),
+        other => (
+            other.get("output")?.as_str()?,
+            other.get("truncated").and_then(Value::as_bool) == Some(true),
+        ),
+    };
+    let (text, cut) = bounded(text, TERMINAL_LIMIT);
+    Some((text, cut || cut_by_server))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn commands_from_strings_lists_and_args() {
+        let c = |v: Value| command(Some(&v));
+        assert_eq!(
+            c(json!({"command": "cargo test"})).as_deref(),
+            Some("cargo test")
+        );
+        assert_eq!(
+            c(json!({"command": ["rm", "-rf", "x"]})).as_deref(),
+            Some("rm -rf x")
+        );
+        assert_eq!(
+            c(json!({"command": "ls", "args": ["-la", "/"]})).as_deref(),
+            Some("ls -la /")
+        );
+        assert_eq!(c(json!({"path": "a"})), None);
+        assert_eq!(c(json!({"command": " "})), None);
+        assert_eq!(command(None), None);
+        assert_eq!(
+            cwd(Some(&json!({"cwd": "/repo"}))).as_deref(),
+            Some("/repo")
+        );
+    }
+
+    #[test]
+    fn terminal_output_keeps_the_servers_truncation_and_bounds_its_own() {
+        let out = json!({"output": "ok\n", "truncated": true, "exitStatus": {"exitCode": 0}});
+        assert_eq!(terminal_output(Some(&out)), Some(("ok\n".into(), true)));
+        assert_eq!(
+            terminal_output(Some(&json!("plain"))),
+            Some(("plain".into(), false))
+        );
+        let big = "é".repeat(TERMINAL_LIMIT);
+        let (text, cut) = terminal_output(Some(&json!({ "output": big }))).unwrap();
+        assert!(cut && text.len() <= TERMINAL_LIMIT && text.chars().all(|c| c == 'é'));
+        assert_eq!(terminal_output(Some(&json!({"exitCode": 1}))), None);
+    }
+
+    #[test]
+    fn raw_json_is_pretty_and_bounded() {
+        assert_eq!(
+            raw_json(&json!({"a": 1})),
+            ("{\n  \"a\": 1\n}".into(), false)
+        );
+        let (text, cut) = raw_json(&json!({ "big": "x".repeat(10_000) }));
+        assert!(cut && text.len() == RAW_LIMIT);
+    }
+}
