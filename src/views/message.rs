@@ -83,13 +83,9 @@ pub fn AssistantMessageView(shell: Shell, id: ItemId) -> impl IntoView {
     // The runtime's frame tick is followed only while text waits to be revealed, so a
     // finished message costs nothing per frame.
     let tick = shell.signals().map(|s| s.tick);
-    let mut pacing = false;
     Effect::new(move |_| {
         if let Some(rev) = rev {
             rev.track();
-        }
-        if let (true, Some(tick)) = (pacing, tick) {
-            tick.track();
         }
         let Some(container) = body.get() else { return };
         let mut more = false;
@@ -128,8 +124,10 @@ pub fn AssistantMessageView(shell: Shell, id: ItemId) -> impl IntoView {
         if revealing.get_untracked() != more {
             revealing.set(more);
         }
-        pacing = more;
-        if more {
+        // Subscribed in the run that found text still to reveal (a subscription decided
+        // from the previous run would miss an answer that arrived in one piece).
+        if let (true, Some(tick)) = (more, tick) {
+            tick.track();
             shell.with(|rt| rt.want_frame());
         }
     });
