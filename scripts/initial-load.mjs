@@ -1,0 +1,40 @@
+#!/usr/bin/env node
+// The files a page fetches before <chat-shell> can mount its composer: the loader module
+// (dist/chat-shell.js), every module it imports statically (the wasm-bindgen glue, its
+// snippets, …) and every wasm they name as `new URL('….wasm', import.meta.url)`.
+// Dynamic `import()`s and wasm fetched later are NOT followed: those are the lazily
+// loaded parts (code splitting), counted in the total but not in the initial load.
+//
+//   node scripts/initial-load.mjs [dist] [entry]     (defaults: dist, chat-shell.js)
+//
+// Prints one path per line, as `<dist>/<file>`, the entry first. Fails if a file the
+// graph names is missing.
+
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
+const dist = process.argv[2] ?? 'dist';
+const entry = process.argv[3] ?? 'chat-shell.js';
+
+// `import x from './a.js'`, `import './a.js'`, `export { x } from './a.js'` (static only:
+// `import(` is dynamic and left out on purpose).
+const STATIC_IMPORT = /(?:^|[;\s])(?:import|export)\s*(?:[\w*{}\s,$]+?\s*from\s*)?['"](\.{1,2}\/[^'"]+)['"]/g;
+const WASM_URL = /new\s+URL\(\s*['"]([^'"]+\.wasm)['"]\s*,\s*import\.meta\.url\s*\)/g;
+
+const seen = new Set();
+const order = [];
+function visit(file) {
+  const rel = path.normalize(file);
+  if (seen.has(rel)) return;
+  seen.add(rel);
+  const full = path.join(dist, rel);
+  if (!existsSync(full)) throw new Error(`initial-load: ${full} is named by the import graph but missing`);
+  order.push(full);
+  if (!rel.endsWith('.js')) return;
+  const text = readFileSync(full, 'utf8');
+  const dir = path.dirname(rel);
+  for (const m of text.matchAll(STATIC_IMPORT)) visit(path.join(dir, m[1]));
+  for (const m of text.matchAll(WASM_URL)) visit(path.join(dir, m[1]));
+}
+visit(entry);
+for (const file of order) console.log(file);
