@@ -1,0 +1,143 @@
+// Figure, not a test: time from navigation to a usable composer on a slow connection.
+//
+//   node tests/e2e/bench-first-load.mjs        (E2E_DIST=… for another build)
+//
+// Chromium is throttled through CDP: 1.6 Mbit/s down and up, 150 ms round trip
+// (Network.emulateNetworkConditions) and a CPU four times slower
+// (Emulation.setCPUThrottlingRate). Each run opens a fresh page with the cache disabled
+// (Network.setCacheDisabled), starts the clock just before `page.goto` and stops it when
+// the composer (role textbox, name "Message") is enabled.
+//
+// How the bytes travel matters more than anything here. BENCH_ENCODINGS (comma-separated,
+// default `br`) picks how the page's files are sent:
+//  - `br`: brotli-compressed (quality 11, as scripts/sizes.sh counts them), as a
+//    production server or CDN sends them;
+//  - `identity`: uncompressed, as the reference runtime's static file server sends them
+//    (BENCH_ENCODINGS=br,identity measures both).
+// A small proxy in this script serves dist/ that way and passes every other request
+// (/chatkit, …) to the runtime unchanged (Host and Origin rewritten to the runtime's own).
+// BENCH_RUNS (default 3) runs per encoding. Prints one line per encoding:
+//   bench first load (1.6 Mbit/s, 150 ms RTT, CPU x4, br): Xms to usable composer (median of N; transferred Y kB)
+// and the single runs on stderr.
+
+import http from 'node:http';
+import { readFile, readdir } from 'node:fs/promises';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { DIST, close, openBrowser, startRuntime, waitFor } from './harness.mjs';
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const ENCODINGS = (process.env.BENCH_ENCODINGS ?? 'br').split(',');
+const NETWORK = { offline: false, latency: 150, downloadThroughput: 1.6e6 / 8, uploadThroughput: 1.6e6 / 8 };
+const CPU_RATE = 4;
+const TIMEOUT = 120_000;
+
+const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css' };
+
+const runtime = await startRuntime();
+const target = new URL(runtime.url);
+
+// The static files, each compressed once.
+const compressed = new Map();
+async function staticFile(urlPath, encoding) {
+  let rel = decodeURIComponent(urlPath.split('?')[0]);
+  if (rel.endsWith('/')) rel += 'index.html';
+  const file = path.join(DIST, path.normalize(rel));
+  if (!file.startsWith(DIST + path.sep)) return null;
+  const key = `${encoding}:${file}`;
+  if (!compressed.has(key)) {
+    let body;
+    try {
+      body = await readFile(file);
+    } catch {
+      return null;
+    }
+    if (encoding === 'br') {
+      body = zlib.brotliCompressSync(body, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: body.length } });
+    }
+    compressed.set(key, { body, type: TYPES[path.extname(file)] ?? 'application/octet-stream' });
+  }
+  return compressed.get(key);
+}
+
+// Compress every file before the clock runs (quality 11 takes seconds on the wasm).
+async function warm(encoding, dir = '') {
+  for (const entry of await readdir(path.join(DIST, dir), { withFileTypes: true })) {
+    const rel = path.join(dir, entry.name);
+    if (entry.isDirectory()) await warm(encoding, rel);
+    else await staticFile(`/${rel.split(path.sep).join('/')}`, encoding);
+  }
+}
+
+let encoding = 'br';
+const proxy = http.createServer(async (req, res) => {
+  if (req.method === 'GET' && !req.url.startsWith('/chatkit')) {
+    const found = await staticFile(req.url, encoding);
+    if (found) {
+      const headers = { 'content-type': found.type, 'content-length': found.body.length, 'cache-control': 'no-store' };
+      if (encoding !== 'identity') headers['content-encoding'] = encoding;
+      res.writeHead(200, headers);
+      res.end(found.body);
+      return;
+    }
+  }
+  const headers = { ...req.headers, host: target.host };
+  if (headers.origin) headers.origin = target.origin;
+  if (headers.referer) headers.referer = target.origin + new URL(headers.referer).pathname;
+  const upstream = http.request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers }, (up) => {
+    res.writeHead(up.statusCode, up.headers);
+    up.pipe(res);
+  });
+  upstream.on('error', (err) => res.destroy(err));
+  req.pipe(upstream);
+});
+await new Promise((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+const url = `http://127.0.0.1:${proxy.address().port}/`;
+
+const context = await openBrowser();
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+try {
+  for (const enc of ENCODINGS) {
+    encoding = enc;
+    await warm(enc);
+    const times = [];
+    let transferred = 0;
+    for (let run = 0; run < RUNS; run++) {
+      const page = await context.newPage();
+      const cdp = await context.newCDPSession(page);
+      await cdp.send('Network.enable');
+      await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+      await cdp.send('Network.emulateNetworkConditions', NETWORK);
+      await cdp.send('Emulation.setCPUThrottlingRate', { rate: CPU_RATE });
+      let bytes = 0;
+      cdp.on('Network.loadingFinished', (e) => (bytes += e.encodedDataLength));
+      const errors = [];
+      page.on('pageerror', (err) => errors.push(err.message));
+
+      const composer = page.getByRole('textbox', { name: 'Message' });
+      const started = performance.now();
+      await page.goto(url, { waitUntil: 'commit', timeout: TIMEOUT });
+      await waitFor(() => composer.isEnabled({ timeout: 250 }).catch(() => false), {
+        timeout: TIMEOUT,
+        interval: 10,
+        message: () => `the composer to be enabled (page errors: ${errors.join('; ') || 'none'})`,
+      });
+      const ms = performance.now() - started;
+      times.push(ms);
+      transferred = bytes;
+      await cdp.detach();
+      await page.close();
+    }
+    process.stderr.write(`first load ${enc}: runs (ms) ${times.map((t) => t.toFixed(0)).join(', ')}; ${transferred} bytes over the wire\n`);
+    console.log(
+      `bench first load (1.6 Mbit/s, 150 ms RTT, CPU x${CPU_RATE}, ${enc}): ${median(times).toFixed(0)}ms to usable composer ` +
+        `(median of ${RUNS}; transferred ${(transferred / 1000).toFixed(0)} kB)`,
+    );
+  }
+} finally {
+  await context.close();
+  proxy.closeAllConnections();
+  await new Promise((resolve) => proxy.close(resolve));
+  await close();
+}
