@@ -175,7 +175,8 @@ async fn settle(
                 move || (signals.streaming.get(), signals.history.opening.get()),
                 move |_, _, _: Option<()>| {
                     if shell.with(|rt| done(rt)).unwrap_or(true) {
-                        let _ = resolve.call0(&JsValue::NULL);
+                        // The state is there; the view shows it after the next frame.
+                        after_next_frame(resolve.clone());
                         stop();
                     }
                 },
@@ -198,6 +199,24 @@ async fn settle(
         }
     });
     JsFuture::from(promise).await.map(drop)
+}
+
+/// Call `resolve` once the runtime has published the current state to the view: it
+/// flushes on the next animation frame (on a short timer in a hidden page).
+fn after_next_frame(resolve: Function) {
+    let Some(window) = web_sys::window() else {
+        let _ = resolve.call0(&JsValue::NULL);
+        return;
+    };
+    let hidden = window.document().is_some_and(|d| d.hidden());
+    let scheduled = if hidden {
+        window.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 100)
+    } else {
+        window.request_animation_frame(&resolve)
+    };
+    if scheduled.is_err() {
+        let _ = resolve.call0(&JsValue::NULL);
+    }
 }
 
 /// One change `setOptions` asked for, checked and ready to apply.
