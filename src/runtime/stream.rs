@@ -13,6 +13,7 @@ use chat_shell_core::reducer::Input;
 use chat_shell_core::sse::{SseDecoder, SseFrame};
 use serde::Serialize;
 use std::rc::Rc;
+use wasm_bindgen::JsCast;
 use web_sys::AbortController;
 
 /// How the frames of one answer stream become reducer inputs.
@@ -47,6 +48,29 @@ fn chatkit_input(frame: SseFrame) -> Option<Input> {
 /// The runtime's clock for liveness, in ms.
 fn now_ms() -> f64 {
     js_sys::Date::now()
+}
+
+/// Longest stretch of decoding and reducing in one task before the browser gets a turn.
+const SLICE_MS: f64 = 6.0;
+
+/// Let the browser run input, rendering and other tasks, then continue: `scheduler.yield()`
+/// where there is one (the continuation keeps its priority), else a zero-delay timer.
+async fn yield_to_browser() {
+    let global = js_sys::global();
+    let scheduler = js_sys::Reflect::get(&global, &"scheduler".into()).unwrap_or_default();
+    let yield_fn = js_sys::Reflect::get(&scheduler, &"yield".into()).unwrap_or_default();
+    let promise = match yield_fn.dyn_ref::<js_sys::Function>() {
+        Some(f) => f.call0(&scheduler).ok().and_then(|p| p.dyn_into().ok()),
+        None => None,
+    };
+    let promise = promise.unwrap_or_else(|| {
+        js_sys::Promise::new(&mut |resolve, _| {
+            if let Some(window) = web_sys::window() {
+                let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
+            }
+        })
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
 }
 
 impl Runtime {
@@ -109,7 +133,17 @@ impl Runtime {
             loop {
                 match stream.next_chunk().await {
                     Ok(Some(bytes)) if live() => {
+                        let mut slice_start = now_ms();
                         for frame in decoder.push(&bytes) {
+                            // A read holding a whole answer is applied over several tasks,
+                            // so input and frames get their turn between slices.
+                            if now_ms() - slice_start > SLICE_MS {
+                                yield_to_browser().await;
+                                if !live() {
+                                    return stream.cancel();
+                                }
+                                slice_start = now_ms();
+                            }
                             if let SseFrame::Oversized { limit } = frame {
                                 // What arrived before it stays; the rest is not read.
                                 stream.cancel();

@@ -132,6 +132,11 @@ impl MarkdownDom {
         self.render();
     }
 
+    /// How much text is rendered (bytes).
+    pub fn text_len(&self) -> usize {
+        self.stream.text().len()
+    }
+
     /// Take this part out of the page (the item now has fewer parts).
     pub fn remove(self) {
         self.container.remove();
@@ -148,15 +153,18 @@ impl MarkdownDom {
     }
 
     fn render(&mut self) {
-        let Some(document) = self.container.owner_document() else {
-            return;
-        };
-        for block in &self.stream.blocks()[self.rendered_blocks.min(self.stream.blocks().len())..] {
-            if let Ok(el) = document.create_element("div") {
-                el.set_class_name("cs-md__block");
-                el.set_inner_html(&self.labels.apply(block.as_str()));
-                let _ = self.container.insert_before(&el, Some(&self.tail));
+        let new_blocks =
+            &self.stream.blocks()[self.rendered_blocks.min(self.stream.blocks().len())..];
+        if !new_blocks.is_empty() {
+            // All blocks committed this frame go in with one HTML parse. Each is a whole
+            // sanitized fragment, so wrapping it in its own div cannot change its meaning.
+            let mut html = String::new();
+            for block in new_blocks {
+                html.push_str("<div class=\"cs-md__block\">");
+                html.push_str(&self.labels.apply(block.as_str()));
+                html.push_str("</div>");
             }
+            let _ = self.tail.insert_adjacent_html("beforebegin", &html);
         }
         self.rendered_blocks = self.stream.blocks().len();
         let tail = self.stream.tail();
@@ -202,6 +210,13 @@ pub fn request_frame(f: impl FnOnce() + 'static) {
     if let Some(window) = web_sys::window() {
         let _ = window.request_animation_frame(callback.unchecked_ref());
     }
+}
+
+/// A clock precise enough to time one render (ms).
+pub fn now_ms() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map_or_else(js_sys::Date::now, |p| p.now())
 }
 
 /// Whether the reader asked for reduced motion (then streamed text is not paced).

@@ -1,6 +1,6 @@
 //! User and assistant messages, each an `article` with `data-role`.
 
-use super::markdown::{handle_code_copy, reduced_motion, CodeLabels, MarkdownDom, Pacer};
+use super::markdown::{handle_code_copy, now_ms, reduced_motion, CodeLabels, MarkdownDom, Pacer};
 use super::tr;
 use crate::runtime::{Renderer, Shell};
 use chat_shell_core::citations::{cited_text, number_sources, Citation};
@@ -104,6 +104,8 @@ pub fn AssistantMessageView(shell: Shell, id: ItemId) -> impl IntoView {
                         parts.push((dom, Pacer::new(!reduced_motion())));
                     }
                     let (dom, pacer) = &mut parts[i];
+                    let before = dom.text_len();
+                    let started = now_ms();
                     let (shown, pending) = pacer.next(&part.text, item.status, item.live);
                     // Citation markers go in once the text is final and fully shown
                     // (annotations arrive last).
@@ -112,6 +114,8 @@ pub fn AssistantMessageView(shell: Shell, id: ItemId) -> impl IntoView {
                         dom.sync_cited(&cited_text(&part.text, &part.annotations));
                     } else {
                         dom.sync(shown, !final_text || pending);
+                        // What this render cost sizes the slices of a backlog.
+                        pacer.measured(shown.len().saturating_sub(before), now_ms() - started);
                     }
                     more |= pending;
                 }

@@ -9,10 +9,21 @@ use crate::reducer::ItemStatus;
 const MIN_STEP: usize = 3;
 /// Frames over which a backlog is drained: about one second at 60 Hz.
 pub const DRAIN_FRAMES: usize = 60;
-/// Most bytes shown in one frame without animation (reduced motion): what arrives at a
-/// reading pace shows at once, while a whole answer arriving in one piece is rendered in
-/// frame-sized slices instead of one long task (rendering costs a few ms per kB).
+/// Bytes shown in one frame without animation (reduced motion) until the renderer's cost
+/// is known: what arrives at a reading pace shows at once, while a whole answer arriving in
+/// one piece is rendered in frame-sized slices instead of one long task.
 pub const STILL_SLICE: usize = 2048;
+/// Bounds of the measured slice: never so small that a fast renderer crawls through a big
+/// answer in hundreds of frames, never so big that one frame holds a long task.
+pub const MIN_SLICE: usize = 2048;
+pub const MAX_SLICE: usize = 32 * 1024;
+/// Rendering time a slice aims at (ms), leaving the rest of a 16.7 ms frame for style,
+/// layout and paint, which grow with what was rendered.
+const SLICE_MS: f64 = 6.0;
+/// A typewriter backlog bigger than this (about two screens of text) is not animated: it
+/// is caught up in measured slices, since nobody reads 100 kB appearing over a second and
+/// every animated frame costs a layout of the growing message.
+pub const CATCH_UP: usize = 16 * 1024;
 
 /// The reveal position of one streamed text.
 #[derive(Clone, Debug, Default)]
@@ -25,6 +36,10 @@ pub struct Pacer {
     animate: bool,
     /// Only text that arrived live is paced; history renders at once.
     streamed: bool,
+    /// Most bytes one frame may render, from the measured cost (see `measured`).
+    slice: usize,
+    /// Showing a backlog bigger than [`CATCH_UP`] in slices, until it is all shown.
+    catching_up: bool,
 }
 
 impl Pacer {
@@ -37,7 +52,26 @@ impl Pacer {
             frames_left: DRAIN_FRAMES,
             animate,
             streamed: false,
+            slice: STILL_SLICE,
+            catching_up: false,
         }
+    }
+
+    /// Tell the pacer that rendering `bytes` more text took `ms`: the slice becomes what
+    /// fits [`SLICE_MS`] at that cost (smoothed, so one slow frame does not halve it).
+    /// Small renders say little about the cost per byte and are ignored.
+    pub fn measured(&mut self, bytes: usize, ms: f64) {
+        if bytes < 512 || !ms.is_finite() || ms < 0.0 {
+            return;
+        }
+        let fits = (SLICE_MS * bytes as f64 / ms.max(0.05)) as usize;
+        let next = (self.slice + fits.clamp(MIN_SLICE, MAX_SLICE)) / 2;
+        self.slice = next.clamp(MIN_SLICE, MAX_SLICE);
+    }
+
+    /// Most bytes the next frame may render.
+    pub fn slice(&self) -> usize {
+        self.slice
     }
 
     /// The part of `text` to show this frame, and whether more remains to reveal. A
@@ -52,7 +86,7 @@ impl Pacer {
             return (text, false);
         }
         if !self.animate {
-            self.revealed = ceil_boundary(text, (self.revealed + STILL_SLICE).min(text.len()));
+            self.revealed = ceil_boundary(text, (self.revealed + self.slice).min(text.len()));
             return (&text[..self.revealed], self.revealed < text.len());
         }
         if text.len() > self.known {
@@ -60,7 +94,14 @@ impl Pacer {
             self.frames_left = DRAIN_FRAMES;
         }
         let backlog = text.len() - self.revealed;
-        let step = MIN_STEP.max(backlog.div_ceil(self.frames_left));
+        // Once caught up, what arrives after is animated again.
+        self.catching_up = (self.catching_up && backlog > 0) || backlog > CATCH_UP;
+        let paced = MIN_STEP.max(backlog.div_ceil(self.frames_left));
+        let step = if self.catching_up {
+            paced.max(self.slice)
+        } else {
+            paced
+        };
         self.frames_left = self.frames_left.saturating_sub(1).max(1);
         // Round up to a character boundary: rounding down could stand still forever on a
         // character longer than the step (an emoji is 4 bytes).
@@ -98,13 +139,16 @@ mod tests {
 
     #[test]
     fn a_backlog_drains_within_about_a_second_whatever_its_size() {
-        for len in [1_000, 100_000, 1_000_000] {
+        for len in [1_000, CATCH_UP, 100_000, 1_000_000] {
             let frames = frames_to_reveal(&"x".repeat(len), ItemStatus::Done);
             assert!(frames <= DRAIN_FRAMES, "{len} bytes took {frames} frames");
-            assert!(
-                frames >= DRAIN_FRAMES - 1,
-                "{len} bytes are spread out, not dumped: {frames}"
-            );
+            // Up to CATCH_UP it is animated over the whole second; beyond, sliced faster.
+            if len <= CATCH_UP {
+                assert!(
+                    frames >= DRAIN_FRAMES - 1,
+                    "{len} bytes are spread out, not dumped: {frames}"
+                );
+            }
         }
         // A small burst goes at the minimum step, well within the second.
         assert!(frames_to_reveal("tiny", ItemStatus::Streaming) <= 2);
@@ -201,5 +245,57 @@ mod tests {
             pacer.next("short", ItemStatus::Done, true),
             ("short", false)
         );
+    }
+
+    #[test]
+    fn a_backlog_too_big_to_animate_is_caught_up_in_measured_slices() {
+        let text = "w".repeat(200_000);
+        let mut pacer = Pacer::new(true);
+        // A renderer measured at 1 ms per 4 kB gets slices of about 24 kB.
+        for _ in 0..8 {
+            pacer.measured(4096, 1.0);
+        }
+        let slice = pacer.slice();
+        assert!((20_000..=MAX_SLICE).contains(&slice), "slice {slice}");
+        let mut last = 0;
+        let mut frames = 0;
+        loop {
+            frames += 1;
+            let (shown, more) = pacer.next(&text, ItemStatus::Done, true);
+            let step = shown.len() - last;
+            // Never more than a slice (or the animated step of the last 16 kB) a frame.
+            assert!(step <= slice.max(CATCH_UP), "one frame showed {step} bytes");
+            last = shown.len();
+            if !more {
+                break;
+            }
+        }
+        assert!(frames < DRAIN_FRAMES / 2, "caught up in {frames} frames");
+        assert!(frames > 200_000 / MAX_SLICE, "sliced, not dumped: {frames}");
+    }
+
+    #[test]
+    fn the_slice_follows_the_measured_cost_within_bounds() {
+        let mut pacer = Pacer::new(false);
+        assert_eq!(pacer.slice(), STILL_SLICE);
+        // A slow renderer (10 ms per 2 kB) shrinks it to the floor, a fast one grows it to
+        // the ceiling; tiny renders and nonsense timings change nothing.
+        for _ in 0..20 {
+            pacer.measured(2048, 10.0);
+        }
+        assert_eq!(pacer.slice(), MIN_SLICE);
+        for _ in 0..20 {
+            pacer.measured(8192, 0.1);
+        }
+        assert!(pacer.slice() > MAX_SLICE - 64, "{}", pacer.slice());
+        let before = pacer.slice();
+        pacer.measured(100, 50.0);
+        pacer.measured(4096, f64::NAN);
+        assert_eq!(pacer.slice(), before);
+        // Reduced motion renders a whole answer in slices of the measured size.
+        let text = "r".repeat(100_000);
+        let (shown, more) = pacer.next(&text, ItemStatus::Done, true);
+        assert!(more);
+        assert_eq!(shown.len(), before);
     }
 }
