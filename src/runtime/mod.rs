@@ -22,7 +22,8 @@ use chat_shell_core::protocol::chatkit::{ItemId, ItemKind};
 use chat_shell_core::host_events::ChatEvent;
 use chat_shell_core::options::{Options, Setting};
 use chat_shell_core::reducer::{
-    reduce, ChatState, Effect, Input, ItemState, Notice, Outcome, Progress, ThreadInfo, TurnError,
+    listed, reduce, ChatState, Effect, Input, ItemState, Listed, Notice, Outcome, Progress,
+    ThreadInfo, TurnError,
 };
 use leptos::prelude::*;
 use serde::Serialize;
@@ -62,6 +63,31 @@ impl Shell {
 pub struct ItemKey {
     pub id: ItemId,
     pub renderer: Renderer,
+    /// The folded tool calls of a `Renderer::ToolCalls` entry (`id` is the first); empty
+    /// for any other.
+    pub members: Vec<ItemId>,
+}
+
+impl ItemKey {
+    fn of(listed: &Listed<'_>) -> Self {
+        match listed {
+            Listed::Item(i) => ItemKey {
+                id: i.item.id.clone(),
+                renderer: Renderer::of(&i.item.kind),
+                members: Vec::new(),
+            },
+            Listed::ToolCalls(calls) => ItemKey {
+                id: calls[0].item.id.clone(),
+                renderer: Renderer::ToolCalls,
+                members: calls.iter().map(|c| c.item.id.clone()).collect(),
+            },
+        }
+    }
+
+    /// The last item this entry shows (run errors anchored to it follow the entry).
+    pub fn last_id(&self) -> &ItemId {
+        self.members.last().unwrap_or(&self.id)
+    }
 }
 
 /// What the views subscribe to. Item contents are not copied into signals (an answer can
@@ -388,15 +414,9 @@ impl Runtime {
         let (order, thread, streaming, progress, notices, error, last_event, changes) = {
             let mut state = self.state.borrow_mut();
             let changes = state.take_changes();
-            let order = changes.order.then(|| {
-                state
-                    .visible_items()
-                    .map(|i| ItemKey {
-                        id: i.item.id.clone(),
-                        renderer: Renderer::of(&i.item.kind),
-                    })
-                    .collect::<Vec<_>>()
-            });
+            // A turn's end may fold its tool calls: the list is re-derived then too.
+            let order = (changes.order || changes.turn)
+                .then(|| listed(&state).iter().map(ItemKey::of).collect::<Vec<_>>());
             if changes.order {
                 let mut retired = self.retired_revs.borrow_mut();
                 self.revs.borrow_mut().retain(|id, rev| {
@@ -420,7 +440,7 @@ impl Runtime {
                 changes,
             )
         };
-        if let Some(order) = order {
+        if let Some(order) = order.filter(|o| self.signals.order.with_untracked(|now| now != o)) {
             self.signals.order.set(order);
         }
         for id in &changes.items {
@@ -470,6 +490,8 @@ pub enum Renderer {
     AcpPlan,
     /// An agent's thoughts (ACP), collapsed.
     AcpThought,
+    /// A finished turn's tool calls, folded into one summary line.
+    ToolCalls,
     /// Closes a turn; nothing to see.
     EndOfTurn,
     /// A kind this version does not know: said plainly, never dropped.

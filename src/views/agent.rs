@@ -6,13 +6,13 @@
 use super::widgets::icon;
 use super::{strings, tr, trf};
 use crate::runtime::Shell;
-use chat_shell_core::diff::{line_diff, DiffRow};
+use chat_shell_core::diff::{line_diff, DiffLine, DiffRow};
 use chat_shell_core::protocol::acp::{
     ContentBlock, PermissionOption, PermissionOptionId, PermissionOptionKind, PermissionOutcome,
     ToolCall, ToolCallContent, ToolKind,
 };
 use chat_shell_core::protocol::chatkit::{AcpPermission, ItemId, ItemKind};
-use chat_shell_core::reducer::{Input, ToolCallState};
+use chat_shell_core::reducer::{Input, ToolCallState, ToolCallSummary};
 use chat_shell_core::strings::Text;
 use chat_shell_core::tool_output;
 use leptos::prelude::*;
@@ -171,6 +171,60 @@ pub fn AgentToolCallView(shell: Shell, id: ItemId) -> impl IntoView {
     }
 }
 
+/// A finished turn's tool calls folded into one line ("7 tool calls · 2 failed"), the
+/// calls themselves inside, each still one line of its own when opened.
+#[component]
+pub fn ToolCallsView(shell: Shell, members: Vec<ItemId>) -> impl IntoView {
+    let revs: Vec<_> = members
+        .iter()
+        .filter_map(|id| shell.with(|rt| rt.item_rev(id)))
+        .collect();
+    let ids = members.clone();
+    let summary = Memo::new(move |_| {
+        for rev in &revs {
+            rev.track();
+        }
+        shell
+            .with(|rt| {
+                rt.with_state(|state| {
+                    ToolCallSummary::of(ids.iter().filter_map(|id| state.item(id)))
+                })
+            })
+            .unwrap_or_default()
+    });
+    let line = move || {
+        let strings = strings(shell);
+        let ToolCallSummary {
+            calls,
+            failed,
+            unknown,
+        } = summary.get();
+        let mut parts =
+            vec![strings.format(Text::ToolCallsFolded, &[("count", &calls.to_string())])];
+        if failed > 0 {
+            parts.push(strings.format(Text::ToolCallsFailed, &[("count", &failed.to_string())]));
+        }
+        if unknown > 0 {
+            parts.push(strings.format(Text::ToolCallsUnknown, &[("count", &unknown.to_string())]));
+        }
+        parts.join(" · ")
+    };
+    let calls = members
+        .into_iter()
+        .map(|id| view! { <AgentToolCallView shell=shell id=id /> })
+        .collect_view();
+    view! {
+        <details
+            class="cs-agent-tools"
+            data-part="tool-call-group"
+            data-failed=move || summary.get().failed.to_string()
+        >
+            <summary class="cs-agent-tools__head" data-part="tool-call-summary">{line}</summary>
+            <div class="cs-agent-tools__calls">{calls}</div>
+        </details>
+    }
+}
+
 /// The content, locations and raw input/output of a tool call. While a permission card
 /// asks, the diffs are shown in the card instead.
 fn tool_call_body(
@@ -264,6 +318,25 @@ fn content_view(
     }
 }
 
+/// A diff line's text, the words that changed against its paired line in `<mark>`.
+fn diff_text(line: &DiffLine) -> AnyView {
+    if line.changed.is_empty() {
+        return line.text.clone().into_any();
+    }
+    line.pieces()
+        .into_iter()
+        .map(|(text, changed)| {
+            let text = text.to_owned();
+            if changed {
+                view! { <mark class="cs-diff__word">{text}</mark> }.into_any()
+            } else {
+                text.into_any()
+            }
+        })
+        .collect_view()
+        .into_any()
+}
+
 /// A file change as a diff: path, "new file" when there was none, numbered lines.
 fn diff_view(
     path: &str,
@@ -281,7 +354,7 @@ fn diff_view(
                     <span class="cs-diff__no" aria-hidden="true">{l.old.map(|n| n.to_string())}</span>
                     <span class="cs-diff__no" aria-hidden="true">{l.new.map(|n| n.to_string())}</span>
                     <span class="cs-diff__sign">{l.kind.sign()}</span>
-                    <span class="cs-diff__text">{l.text.clone()}</span>
+                    <span class="cs-diff__text">{diff_text(l)}</span>
                 </div>
             }
             .into_any(),

@@ -2,7 +2,7 @@
 //! tool calls and structured input live in `widgets`, agent-run items in `agent`. A kind this client does not know
 //! shows an honest "unsupported content" card.
 
-use super::agent::{AgentPlanView, AgentThoughtView, AgentToolCallView};
+use super::agent::{AgentPlanView, AgentThoughtView, AgentToolCallView, ToolCallsView};
 use super::message::{AssistantMessageView, UserMessageView};
 use super::widgets::icon;
 use super::widgets::{ClientWidgetView, StructuredInputView, ToolCallView, WidgetView};
@@ -34,6 +34,9 @@ pub fn ItemView(shell: Shell, key: ItemKey) -> impl IntoView {
         Renderer::AcpToolCall => view! { <AgentToolCallView shell=shell id=id /> }.into_any(),
         Renderer::AcpPlan => view! { <AgentPlanView shell=shell id=id /> }.into_any(),
         Renderer::AcpThought => view! { <AgentThoughtView shell=shell id=id /> }.into_any(),
+        Renderer::ToolCalls => {
+            view! { <ToolCallsView shell=shell members=key.members /> }.into_any()
+        }
         Renderer::EndOfTurn => ().into_any(),
         Renderer::Unsupported => view! { <UnsupportedView shell=shell id=id /> }.into_any(),
     }

@@ -159,7 +159,7 @@ pub fn StreamViewport(shell: Shell) -> impl IntoView {
                         each=move || signals.order.get()
                         key=|k| k.clone()
                         children=move |k| {
-                            let after = Some(k.id.clone());
+                            let after = Some(k.last_id().clone());
                             view! {
                                 <ItemView shell=shell key=k />
                                 <RunErrors shell=shell after=after />

@@ -108,7 +108,7 @@ test('ACP tool calls: kinds, statuses, content, diffs, terminal, locations; perm
       content: [{ type: 'diff', path: `/repo/${XSS}main.rs`, oldText: null, newText: `fn main() {}\n// ${XSS}\n` }],
     })),
     toolItem(T, 'tc_edit', call('c_edit', 'Edit lib.rs', 'edit', 'completed', {
-      content: [{ type: 'diff', path: '/repo/lib.rs', oldText: 'a\nb\nc\n', newText: 'a\nB\nc\n' }],
+      content: [{ type: 'diff', path: '/repo/lib.rs', oldText: 'a\nlet x = 1;\nc\nd\n', newText: 'a\nlet x = 2;\nc\nNothing alike here\n' }],
     })),
     toolItem(T, 'tc_exec', call('c_exec', 'Run tests', 'execute', 'in_progress', { content: [{ type: 'terminal', terminalId: 'term_1' }] })),
     { type: 'thread.item.updated', item_id: 'tc_exec', update: { type: 'acp_tool_call.update', update: { toolCallId: 'c_exec', status: 'failed', rawOutput: { output: `error: ${XSS}\n`, truncated: true, exitStatus: { exitCode: 1 } } } } },
@@ -185,6 +185,15 @@ test('ACP tool calls: kinds, statuses, content, diffs, terminal, locations; perm
   assert.equal(byTitle['Fetch page'].statusText, 'Interrupted');
   assert.equal(byTitle['Read ' + XSS + 'README'].open, false, 'a finished call is folded');
   assert.equal(byTitle['Remove build dir'].open, true, 'a call that asks is open');
+  // The turn is over: its settled calls fold into one summary line (the one still asking
+  // stays out); interrupted and unknown outcomes are counted apart, never as done.
+  const group = page.locator('[data-part="tool-call-group"]');
+  assert.equal(await group.count(), 1);
+  assert.equal(await group.locator('[data-part="tool-call-summary"]').textContent(), '11 tool calls · 1 failed · 2 outcome unknown');
+  assert.equal(await group.evaluate((d) => d.open), false, 'the summary starts folded');
+  assert.equal(await group.locator('[data-part="tool-call"]').count(), 11);
+  await group.locator('[data-part="tool-call-summary"]').click();
+  assert.equal(await group.locator('[data-part="tool-call"]').first().isVisible(), true, 'opening it shows the calls');
 
   // Content, locations, diffs, terminal: read from the DOM whether or not folded.
   const details = await page.evaluate(() => {
@@ -200,6 +209,7 @@ test('ACP tool calls: kinds, statuses, content, diffs, terminal, locations; perm
       newPath: diffs[0].querySelector('[data-part="diff-path"]').textContent,
       newLines: [...diffs[0].querySelectorAll('.cs-diff__line')].map((l) => [l.dataset.line, l.textContent]),
       editLines: [...diffs[1].querySelectorAll('.cs-diff__line')].map((l) => [l.dataset.line, l.textContent]),
+      editMarks: [...diffs[1].querySelectorAll('.cs-diff__line')].map((l) => [...l.querySelectorAll('mark')].map((m) => m.textContent)),
       terminal: calls[3].querySelector('[data-part="terminal"] pre')?.textContent,
       truncated: !!calls[3].querySelector('[data-part="terminal-truncated"]'),
     };
@@ -212,8 +222,12 @@ test('ACP tool calls: kinds, statuses, content, diffs, terminal, locations; perm
   assert.equal(details.newPath, `/repo/${XSS}main.rs`);
   assert.deepEqual(details.newLines, [['added', '1+fn main() {}'], ['added', `2+// ${XSS}`]]);
   assert.deepEqual(details.editLines, [
-    ['kept', '11 a'], ['removed', '2-b'], ['added', '2+B'], ['kept', '33 c'],
+    ['kept', '11 a'], ['removed', '2-let x = 1;'], ['added', '2+let x = 2;'], ['kept', '33 c'],
+    ['removed', '4-d'], ['added', '4+Nothing alike here'],
   ]);
+  // Word-level highlight: only what changed inside a replaced line is marked; an
+  // unrelated replacement is not marked end to end.
+  assert.deepEqual(details.editMarks, [[], ['1;'], ['2;'], [], [], []]);
   assert.equal(details.terminal, `error: ${XSS}\n`);
   assert.ok(details.truncated, 'the truncation is said');
 
@@ -255,6 +269,10 @@ test('ACP tool calls: kinds, statuses, content, diffs, terminal, locations; perm
   await waitForIdle(page);
   const last = (await toolCalls(page)).at(-1);
   assert.equal(last.status, 'completed');
+  await waitFor(async () => (await page.locator('[data-part="tool-call-summary"]').textContent()) === '12 tool calls · 1 failed · 2 outcome unknown', {
+    timeout: 3_000,
+    message: 'the decided call to join the summary',
+  });
   await assertInert(page);
   await page.unroute('**/chatkit');
   await finish(page);

@@ -6,8 +6,8 @@
 use chat_shell_core::protocol::acp::{PermissionOutcome, ToolCallStatus};
 use chat_shell_core::protocol::chatkit::{decode_event, ItemId, ItemKind, Thread};
 use chat_shell_core::reducer::{
-    assistant_text, reduce, AgentInfo, ChatState, Effect, Input, Outcome, OutgoingMessage,
-    PermissionState, ToolCallState,
+    assistant_text, listed, reduce, AgentInfo, ChatState, Effect, Input, Listed, Outcome,
+    OutgoingMessage, PermissionState, ToolCallState, ToolCallSummary,
 };
 use serde_json::{json, Value};
 
@@ -617,4 +617,81 @@ fn unknown_event_types_are_counted_and_reported_once() {
         Some(&2)
     );
     assert!(state.is_streaming());
+}
+
+/// The list as ids: a folded run is its ids joined by `+`.
+fn list_ids(state: &ChatState) -> Vec<String> {
+    listed(state)
+        .iter()
+        .map(|l| match l {
+            Listed::Item(i) => i.item.id.0.clone(),
+            Listed::ToolCalls(calls) => calls
+                .iter()
+                .map(|c| c.item.id.0.as_str())
+                .collect::<Vec<_>>()
+                .join("+"),
+        })
+        .collect()
+}
+
+#[test]
+fn a_finished_turns_settled_tool_calls_fold_into_one_summary() {
+    let mut state = streaming();
+    let call = |id: &str, status: &str| json!({"toolCallId": id, "title": id, "kind": "read", "status": status});
+    add_call(&mut state, "a", call("a", "completed"));
+    add_call(&mut state, "b", call("b", "failed"));
+    add_call(&mut state, "c", call("c", "in_progress"));
+    // While the turn runs nothing folds.
+    assert!(
+        list_ids(&state).iter().all(|id| !id.contains('+')),
+        "{:?}",
+        list_ids(&state)
+    );
+    update(
+        &mut state,
+        "c",
+        json!({"type": "acp_tool_call.update", "update": {"toolCallId": "c", "status": "completed"}}),
+    );
+    assert!(list_ids(&state).iter().all(|id| !id.contains('+')));
+    reduce(&mut state, Input::StreamEnded);
+    let ids = list_ids(&state);
+    assert!(ids.contains(&"a+b+c".to_string()), "{ids:?}");
+    let calls: Vec<_> = ["a", "b", "c"]
+        .iter()
+        .map(|id| state.item(&ItemId::from(*id)).unwrap())
+        .collect();
+    assert_eq!(
+        ToolCallSummary::of(calls.iter().copied()),
+        ToolCallSummary {
+            calls: 3,
+            failed: 1,
+            unknown: 0
+        }
+    );
+}
+
+#[test]
+fn a_lone_call_an_unfinished_one_and_an_anchored_error_break_the_fold() {
+    let mut state = streaming();
+    let call = |id: &str, status: &str| json!({"toolCallId": id, "title": id, "kind": "execute", "status": status});
+    add_call(&mut state, "a", call("a", "completed"));
+    add_call(&mut state, "b", call("b", "in_progress"));
+    add_call(&mut state, "c", call("c", "completed"));
+    add_call(&mut state, "d", call("d", "completed"));
+    reduce(&mut state, Input::StreamEnded);
+    // `b` ended unfinished: interrupted, which has settled (its outcome is unknown).
+    assert_eq!(call_state(&state, "b"), ToolCallState::Interrupted);
+    let ids = list_ids(&state);
+    assert!(ids.contains(&"a+b+c+d".to_string()), "{ids:?}");
+    let all: Vec<_> = ["a", "b", "c", "d"]
+        .iter()
+        .map(|id| state.item(&ItemId::from(*id)).unwrap())
+        .collect();
+    assert_eq!(ToolCallSummary::of(all.iter().copied()).unknown, 1);
+
+    // One call alone is never folded; a call still asking permission is not either.
+    let mut state = streaming();
+    add_call(&mut state, "x", call("x", "completed"));
+    reduce(&mut state, Input::StreamEnded);
+    assert_eq!(list_ids(&state).last().map(String::as_str), Some("x"));
 }

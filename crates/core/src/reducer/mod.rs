@@ -13,8 +13,9 @@ mod state;
 pub use apply::{assistant_text, is_ghost, GHOST_OPTION};
 
 pub use run::{
-    AgentInfo, Budget, Diagnostics, Orchestration, OrchestrationStep, OrchestrationUpdate,
-    PermissionState, RunError, ToolCallMark, ToolCallState, Unrecognized,
+    listed, AgentInfo, Budget, Diagnostics, Listed, Orchestration, OrchestrationStep,
+    OrchestrationUpdate, PermissionState, RunError, ToolCallMark, ToolCallState, ToolCallSummary,
+    Unrecognized,
 };
 pub use state::{
     Changes, ChatState, ItemState, ItemStatus, Notice, Progress, ThreadInfo, Turn, TurnError,

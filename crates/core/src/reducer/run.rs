@@ -631,3 +631,80 @@ pub(super) fn carry_local(previous: Option<&ItemState>, next: &mut ItemState) {
         }
     }
 }
+
+/// One entry of the conversation list: an item, or a finished turn's consecutive tool
+/// calls folded into one summary line.
+#[derive(Debug)]
+pub enum Listed<'a> {
+    Item(&'a ItemState),
+    /// Two or more tool calls, none running or asking, of a turn that is over.
+    ToolCalls(Vec<&'a ItemState>),
+}
+
+/// The visible items as the list shows them. A run of tool calls is folded once its turn
+/// is over (no answer streams, or a later user message started another turn) and every
+/// call in it has settled; a run error shown after a call ends the run there, so the
+/// error keeps its place.
+pub fn listed(state: &ChatState) -> Vec<Listed<'_>> {
+    let items: Vec<&ItemState> = state.visible_items().collect();
+    let last_user = items
+        .iter()
+        .rposition(|i| matches!(i.item.kind, ItemKind::UserMessage(_)));
+    let turn_over = |end: usize| !state.is_streaming() || last_user.is_some_and(|u| end < u);
+    let settled = |i: &ItemState| {
+        i.tool_call_state()
+            .is_some_and(|s| !s.is_running() && s != ToolCallState::AwaitingPermission)
+    };
+    let error_after = |i: &ItemState| {
+        state
+            .run_errors
+            .iter()
+            .any(|e| e.after_item.as_ref() == Some(&i.item.id))
+    };
+    let mut out = Vec::with_capacity(items.len());
+    let mut at = 0;
+    while at < items.len() {
+        let mut end = at;
+        while end < items.len() && settled(items[end]) {
+            end += 1;
+            if error_after(items[end - 1]) {
+                break;
+            }
+        }
+        if end - at >= 2 && turn_over(end - 1) {
+            out.push(Listed::ToolCalls(items[at..end].to_vec()));
+            at = end;
+        } else {
+            out.push(Listed::Item(items[at]));
+            at += 1;
+        }
+    }
+    out
+}
+
+/// What a folded run of tool calls says of itself: "7 tool calls · 2 failed".
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ToolCallSummary {
+    pub calls: usize,
+    /// Failed, rejected or cancelled.
+    pub failed: usize,
+    /// Interrupted or of unknown outcome: never counted as done or failed.
+    pub unknown: usize,
+}
+
+impl ToolCallSummary {
+    pub fn of<'a>(calls: impl IntoIterator<Item = &'a ItemState>) -> Self {
+        let mut summary = ToolCallSummary::default();
+        for state in calls.into_iter().filter_map(ItemState::tool_call_state) {
+            summary.calls += 1;
+            match state {
+                ToolCallState::Failed | ToolCallState::Rejected | ToolCallState::Cancelled => {
+                    summary.failed += 1
+                }
+                ToolCallState::Interrupted | ToolCallState::Unknown => summary.unknown += 1,
+                _ => {}
+            }
+        }
+        summary
+    }
+}
