@@ -140,7 +140,13 @@ pub fn AgentToolCallView(shell: Shell, id: ItemId) -> impl IntoView {
         })
     });
     let card_id = id.clone();
+    // The body is built the first time the call is open and kept after: a finished call
+    // that nobody opens (most of a long run) never renders its diff or output.
+    let shown = Memo::new(move |was: Option<&bool>| was.copied().unwrap_or(false) || open.get());
     let body = move || {
+        if !shown.get() {
+            return None;
+        }
         let strings = strings(shell);
         snapshot.with(|s| {
             let s = s.as_ref()?;
