@@ -1,6 +1,8 @@
 //! Entry point: reads the command line, opens the store and serves until Ctrl-C or SIGTERM.
 
+mod agent;
 mod auth;
+mod events;
 mod guard;
 mod scripts;
 mod server;

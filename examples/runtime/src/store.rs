@@ -376,6 +376,37 @@ impl UserStore<'_> {
             .optional()
     }
 
+    /// Reads an item, lets `decide` change it and saves the change, all under the store's
+    /// one lock: no other write comes between the read and the write (two answers to one
+    /// permission request cannot both win). `None`: no such item for this owner; `Err`
+    /// from `decide`: nothing is written.
+    pub fn modify_item<T, E>(
+        &self,
+        thread: &ThreadId,
+        id: &ItemId,
+        decide: impl FnOnce(&mut ThreadItem) -> std::result::Result<T, E>,
+    ) -> Result<Option<std::result::Result<T, E>>> {
+        let conn = self.conn();
+        let found = conn
+            .query_row(
+                "SELECT json FROM items WHERE thread_id = ?1 AND id = ?2 AND owner = ?3",
+                [thread.as_str(), id.as_str(), self.owner],
+                item_from_row,
+            )
+            .optional()?;
+        let Some(mut item) = found else {
+            return Ok(None);
+        };
+        let decided = decide(&mut item);
+        if decided.is_ok() {
+            conn.execute(
+                "UPDATE items SET json = ?1 WHERE thread_id = ?2 AND id = ?3 AND owner = ?4",
+                params![to_json(&item)?, thread.as_str(), id.as_str(), self.owner],
+            )?;
+        }
+        Ok(Some(decided))
+    }
+
     /// One page of a thread's items; `after` is an item id (an unknown cursor gives an
     /// empty page).
     pub fn list_items(
