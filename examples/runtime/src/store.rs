@@ -1071,6 +1071,47 @@ mod tests {
     }
 
     #[test]
+    fn modifying_an_item_writes_only_what_is_accepted_and_only_for_its_owner() {
+        let s = store();
+        let t = s.create_thread().unwrap().id;
+        let a = message(&s, &t, "a");
+        let b = message(&s, &t, "b");
+        let rename = |text: &'static str| {
+            move |item: &mut ThreadItem| -> std::result::Result<(), ()> {
+                if let ItemKind::UserMessage(m) = &mut item.kind {
+                    m.content = vec![UserContent::InputText(InputText { text: text.into() })];
+                }
+                Ok(())
+            }
+        };
+        assert_eq!(s.modify_item(&t, &a.id, rename("A")).unwrap(), Some(Ok(())));
+        // Refused: nothing written.
+        let refused = s.modify_item(&t, &b.id, |item| {
+            rename("B")(item).unwrap();
+            Err::<(), _>("no")
+        });
+        assert_eq!(refused.unwrap(), Some(Err("no")));
+        let texts: Vec<String> = s
+            .all_items(&t)
+            .unwrap()
+            .iter()
+            .map(|i| match &i.kind {
+                ItemKind::UserMessage(m) => m.text(),
+                _ => String::new(),
+            })
+            .collect();
+        assert_eq!(texts, ["A", "b"], "changed in place, order kept");
+        // Another owner sees no such item and changes nothing.
+        let other = s.store.user("someone-else");
+        assert_eq!(other.modify_item(&t, &a.id, rename("X")).unwrap(), None);
+        assert_eq!(
+            s.modify_item(&t, &ItemId::from("msg_missing"), rename("X"))
+                .unwrap(),
+            None
+        );
+    }
+
+    #[test]
     fn retry_truncates_after_the_user_message() {
         let s = store();
         let t = s.create_thread().unwrap().id;
