@@ -46,7 +46,7 @@ pub const MAX_NAME_CHARS: usize = 255;
 /// Longest declared mime type (RFC 6838 allows 127 characters per part; this is the whole).
 pub const MAX_MIME_CHARS: usize = 255;
 /// A stream silent for this long gets a `: keepalive` comment (proxies drop idle ones).
-pub(crate) const KEEPALIVE: Duration = Duration::from_secs(10);
+const KEEPALIVE: Duration = Duration::from_secs(10);
 /// Partial items are saved at most this often while deltas stream in.
 const FLUSH_EVERY: Duration = Duration::from_millis(250);
 
