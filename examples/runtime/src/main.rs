@@ -1,6 +1,8 @@
 //! Entry point: reads the command line, opens the store and serves until Ctrl-C or SIGTERM.
 
+mod agent;
 mod auth;
+mod events;
 mod guard;
 mod scripts;
 mod server;
@@ -193,9 +195,15 @@ async fn main() -> ExitCode {
         Ok(Args::Run(config)) => config,
         Ok(Args::Help) => {
             let keywords: Vec<&str> = scripts::KEYWORDS.iter().map(|(k, _)| *k).collect();
+            let events: Vec<&str> = events::KEYWORDS.iter().map(|(k, _)| *k).collect();
             println!(
-                "{USAGE}\n\nA keyword in a message picks the scripted answer:\n  {}",
-                keywords.join(", ")
+                "{USAGE}\n\nPOST /chatkit: a keyword in a message picks the scripted answer:\n  {}\n  \
+                 (agent, permission and agentcut stream ACP tool calls; a permission request \
+                 waits for\n  its threads.custom_action answer)\n\n\
+                 POST /events (protocol=\"events\", the SSE event envelope): a keyword in the \
+                 last user\n  message picks the run: {}",
+                keywords.join(", "),
+                events.join(", ")
             );
             return ExitCode::SUCCESS;
         }

@@ -6,6 +6,7 @@
 //! one on a tie, so `widgetstream` beats `widget`). The shapes mirror the recorded SDK
 //! fixtures in `tests/fixtures/chatkit/`.
 
+use crate::agent;
 use crate::store::{now_iso, Store};
 use chat_shell_core::protocol::chatkit::{
     Action, Annotation, AssistantContent, AssistantMessage, ChoiceOption, ClientEffectEvent,
@@ -34,6 +35,12 @@ pub enum Step {
     Drop { delay: Duration },
     /// Send nothing at all, not even keepalives, for this long (or until the client leaves).
     Stall(Duration),
+    /// Wait, with keepalives, for the answer to the permission request of tool call item
+    /// `item_id` (sent earlier in this stream), at most `timeout`. Once it is decided the
+    /// stream goes on with what the decision leads to (`agent::permission_decided`); if
+    /// it never comes, the stream ends with the request still open, and the answer's own
+    /// stream carries the rest.
+    AwaitPermission { item_id: ItemId, timeout: Duration },
 }
 
 /// Builds the steps of one streamed answer.
@@ -76,7 +83,7 @@ impl<'a> Script<'a> {
 
     /// A pause between visible steps (tasks, workflow steps): ten deltas long, so
     /// `--pace-ms 0` makes tests instant.
-    fn beat(&self) -> Duration {
+    pub fn beat(&self) -> Duration {
         self.pace * 10
     }
 
@@ -173,6 +180,15 @@ impl<'a> Script<'a> {
     pub fn stall(&mut self, d: Duration) {
         self.steps.push(Step::Stall(d));
         self.ended = true;
+    }
+
+    /// Waits for the answer to the permission request of `item_id` (see
+    /// [`Step::AwaitPermission`]); what follows is sent after the decision's events.
+    pub fn await_permission(&mut self, item_id: &ItemId, timeout: Duration) {
+        self.steps.push(Step::AwaitPermission {
+            item_id: item_id.clone(),
+            timeout,
+        });
     }
 
     fn thread_updated(&mut self) {
@@ -312,6 +328,12 @@ pub enum Scenario {
     Fork,
     Title,
     Lock,
+    /// An agent run: thoughts, a plan, ACP tool calls of several kinds (see `agent`).
+    Agent,
+    /// An ACP tool call that asks permission; the stream waits for the answer.
+    Permission,
+    /// An ACP tool call in progress, then the connection drops.
+    AgentCut,
 }
 
 /// Keywords and what they pick. Anything else gets the markdown answer.
@@ -342,35 +364,44 @@ pub const KEYWORDS: &[(&str, Scenario)] = &[
     ("fork", Scenario::Fork),
     ("title", Scenario::Title),
     ("lock", Scenario::Lock),
+    ("agentcut", Scenario::AgentCut),
+    ("agent", Scenario::Agent),
+    ("permission", Scenario::Permission),
 ];
 
 impl Scenario {
     pub fn pick(text: &str) -> Scenario {
-        let lower = text.to_lowercase();
-        // (position, keyword length, scenario) of the best match so far.
-        let mut best: Option<(usize, usize, Scenario)> = None;
-        for &(keyword, scenario) in KEYWORDS {
-            let at_word_start = lower
-                .match_indices(keyword)
-                .map(|(pos, _)| pos)
-                .find(|&pos| {
-                    lower[..pos]
-                        .chars()
-                        .next_back()
-                        .is_none_or(|c| !c.is_alphanumeric())
-                });
-            if let Some(pos) = at_word_start {
-                let better = match best {
-                    None => true,
-                    Some((p, len, _)) => pos < p || (pos == p && keyword.len() > len),
-                };
-                if better {
-                    best = Some((pos, keyword.len(), scenario));
-                }
+        pick_keyword(KEYWORDS, text).unwrap_or(Scenario::Markdown)
+    }
+}
+
+/// The entry of `table` whose keyword `text` holds at the start of a word; the one found
+/// first wins, the longer one on a tie (see the module's documentation).
+pub fn pick_keyword<T: Copy>(table: &[(&str, T)], text: &str) -> Option<T> {
+    let lower = text.to_lowercase();
+    // (position, keyword length, value) of the best match so far.
+    let mut best: Option<(usize, usize, T)> = None;
+    for &(keyword, value) in table {
+        let at_word_start = lower
+            .match_indices(keyword)
+            .map(|(pos, _)| pos)
+            .find(|&pos| {
+                lower[..pos]
+                    .chars()
+                    .next_back()
+                    .is_none_or(|c| !c.is_alphanumeric())
+            });
+        if let Some(pos) = at_word_start {
+            let better = match best {
+                None => true,
+                Some((p, len, _)) => pos < p || (pos == p && keyword.len() > len),
+            };
+            if better {
+                best = Some((pos, keyword.len(), value));
             }
         }
-        best.map_or(Scenario::Markdown, |(_, _, s)| s)
     }
+    best.map(|(_, _, value)| value)
 }
 
 // --- answers to a user message -----------------------------------------------------------
@@ -573,6 +604,9 @@ pub fn respond(s: &mut Script<'_>, user_id: &ItemId, text: &str, attempt: u32) {
             });
             s.done(&item);
         }
+        Scenario::Agent => agent::agent_run(s),
+        Scenario::Permission => agent::permission_ask(s),
+        Scenario::AgentCut => agent::agent_cut(s),
         Scenario::Lock => {
             s.text("Locking this thread: the composer should be disabled now.");
             s.set_status(ThreadStatus::Locked(StatusBody {
@@ -1781,6 +1815,11 @@ mod tests {
         assert_eq!(Scenario::pick("clock block"), Scenario::Markdown);
         assert_eq!(Scenario::pick("nocancel"), Scenario::NoCancel);
         assert_eq!(Scenario::pick("(fork)"), Scenario::Fork);
+        assert_eq!(Scenario::pick("an agent run"), Scenario::Agent);
+        assert_eq!(Scenario::pick("agents"), Scenario::Agent);
+        assert_eq!(Scenario::pick("agentcut please"), Scenario::AgentCut);
+        assert_eq!(Scenario::pick("ask permission"), Scenario::Permission);
+        assert_eq!(Scenario::pick("reagent"), Scenario::Markdown);
     }
 
     #[test]
@@ -1844,7 +1883,10 @@ mod tests {
             assert_eq!(has_options, scenario != Scenario::Fork, "{keyword}");
             let ends_early = matches!(s.steps().last(), Some(Step::Drop { .. } | Step::Stall(_)))
                 || matches!(evs.last(), Some(StreamEvent::Error(_)));
-            let early = matches!(scenario, Scenario::Error | Scenario::Drop | Scenario::Stall);
+            let early = matches!(
+                scenario,
+                Scenario::Error | Scenario::Drop | Scenario::Stall | Scenario::AgentCut
+            );
             assert_eq!(ends_early, early, "{keyword}");
             if !early {
                 let titled = evs.iter().any(

@@ -3,7 +3,9 @@
 //! Every request first passes `guard::check` (Host, Origin, identity); handlers see the
 //! `User` it found and reach the store only through that user's view, on blocking threads.
 
+use crate::agent;
 use crate::auth::{Auth, User};
+use crate::events;
 use crate::guard::{self, Policy};
 use crate::scripts::{self, Script, Step};
 use crate::store::{self, now_iso, AttachmentRecord, Store, UserStore};
@@ -17,18 +19,18 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use chat_shell_core::protocol::chatkit::{
-    AssistantContent, Attachment, AttachmentKind, ChatRequest, ClientToolStatus, ItemId, ItemKind,
-    ItemUpdate, ListOrder, Page, RequestBody, StreamEvent, StructuredAnswer, StructuredInputStatus,
-    SyncCustomActionResponse, Thread, ThreadEvent, ThreadId, ThreadItem, UploadDescriptor,
-    UserMessage, UserMessageInput,
+    AcpPermission, Action, AssistantContent, Attachment, AttachmentKind, ChatRequest,
+    ClientToolStatus, ItemId, ItemKind, ItemUpdate, ListOrder, Page, RequestBody, StreamEvent,
+    StructuredAnswer, StructuredInputStatus, SyncCustomActionResponse, Thread, ThreadEvent,
+    ThreadId, ThreadItem, UploadDescriptor, UserMessage, UserMessageInput, ACP_PERMISSION_ACTION,
 };
 use serde_json::{json, Value};
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{mpsc, oneshot, watch};
 // The writer's clock is tokio's, so tests can pause time and see keepalives.
 use tokio::time::Instant as TokioInstant;
 use tower_http::services::ServeDir;
@@ -75,7 +77,18 @@ pub struct AppState {
     /// How many times each user message has been answered (the `error` scenario fails
     /// the first time only).
     attempts: Mutex<HashMap<String, u32>>,
-    shutdown: watch::Receiver<bool>,
+    /// Streams waiting for the answer to a permission request, by (user, tool call item).
+    permission_waits: Mutex<HashMap<(String, ItemId), Waiter>>,
+    pub(crate) shutdown: watch::Receiver<bool>,
+}
+
+/// A stream waiting for a permission decision (see `Step::AwaitPermission`).
+struct Waiter {
+    /// Takes the decided item.
+    decided: oneshot::Sender<Box<ThreadItem>>,
+    /// The waiting stream's body, to tell whether its client is still there (weak: the
+    /// registry must not keep the body open).
+    stream: mpsc::WeakSender<Frame>,
 }
 
 impl AppState {
@@ -95,6 +108,7 @@ impl AppState {
             max_upload: settings.max_upload,
             unclaimed: AtomicBool::new(unclaimed),
             attempts: Mutex::new(HashMap::new()),
+            permission_waits: Mutex::new(HashMap::new()),
             shutdown,
         }
     }
@@ -109,6 +123,26 @@ impl AppState {
         blocking(self.store.clone(), user.clone(), f)
             .await
             .map_err(internal)
+    }
+
+    fn waits(&self) -> std::sync::MutexGuard<'_, HashMap<(String, ItemId), Waiter>> {
+        self.permission_waits
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Hands `decided` to the stream of `user` waiting for it, if there is one and its
+    /// client is still there; else gives it back.
+    fn hand_to_waiter(&self, user: &User, decided: Box<ThreadItem>) -> Result<(), Box<ThreadItem>> {
+        let key = (user.0.clone(), decided.id.clone());
+        let Some(waiter) = self.waits().remove(&key) else {
+            return Err(decided);
+        };
+        let listening = waiter.stream.upgrade().is_some_and(|tx| !tx.is_closed());
+        if !listening {
+            return Err(decided);
+        }
+        waiter.decided.send(decided)
     }
 
     fn next_attempt(&self, user_message: &ItemId) -> u32 {
@@ -138,6 +172,10 @@ pub fn router(state: Arc<AppState>, dist: &Path) -> Router {
     Router::new()
         .route("/chatkit", post(chatkit))
         .route(
+            "/events",
+            post(events::events).layer(DefaultBodyLimit::max(events::MAX_BODY)),
+        )
+        .route(
             "/upload/{id}",
             post(upload::upload).put(upload::upload).layer(upload_limit),
         )
@@ -148,9 +186,9 @@ pub fn router(state: Arc<AppState>, dist: &Path) -> Router {
         .with_state(state)
 }
 
-/// Marks a response whose request the `/chatkit` handler logged itself.
+/// Marks a response whose request the `/chatkit` or `/events` handler logged itself.
 #[derive(Clone, Copy)]
-struct Logged;
+pub(crate) struct Logged;
 
 /// One line per request; `/chatkit` logs its request type itself, unless it was refused
 /// before reaching the handler.
@@ -512,12 +550,38 @@ fn answer_json(
 
 /// A streamed answer, ready to be written.
 struct Prepared {
-    thread: ThreadId,
+    thread: Thread,
     steps: Vec<Step>,
+    /// Items streamed earlier whose updates this answer sends: saved as they change.
+    tracked: Vec<ThreadItem>,
 }
 
 async fn stream(state: &Arc<AppState>, user: User, base: String, body: RequestBody) -> Response {
     let kind = body.type_name();
+    if let RequestBody::CustomAction {
+        thread_id,
+        item_id,
+        action,
+    } = &body
+    {
+        if action.kind == ACP_PERMISSION_ACTION {
+            let answered = {
+                let (state, user) = (state.clone(), user.clone());
+                let (thread_id, item_id, action) =
+                    (thread_id.clone(), item_id.clone(), action.clone());
+                tokio::task::spawn_blocking(move || {
+                    answer_permission(&state, &user, &thread_id, item_id.as_ref(), &action)
+                })
+                .await
+            };
+            return match answered {
+                Ok(Ok(Ok(p))) => sse(spawn_writer(state.clone(), user, kind, p)),
+                Ok(Ok(Err(refused))) => refused,
+                Ok(Err(e)) => internal(e),
+                Err(e) => internal(e),
+            };
+        }
+    }
     let prepared = {
         let state = state.clone();
         let user = user.clone();
@@ -533,7 +597,7 @@ async fn stream(state: &Arc<AppState>, user: User, base: String, body: RequestBo
     }
 }
 
-fn sse(body: Body) -> Response {
+pub(crate) fn sse(body: Body) -> Response {
     (
         [
             (header::CONTENT_TYPE, "text/event-stream"),
@@ -690,8 +754,81 @@ fn prepare(
         _ => return Ok(None),
     }
     Ok(Some(Prepared {
-        thread: thread.id,
+        thread,
         steps: s.into_steps(),
+        tracked: Vec::new(),
+    }))
+}
+
+/// `threads.custom_action` with an `acp.permission_response`: the answer to a tool call's
+/// permission request. Checked (the thread and item are the user's, the item is the tool
+/// call named and is asking, the option was offered) and saved on the item before
+/// anything is streamed; a refused answer is a JSON error (404 for a thread or item the
+/// user does not have, 400 for a bad answer, 409 for a request that is not asking, the
+/// first decision included). The stream that asked goes on with what the decision leads
+/// to if it is still waiting; else this answer's stream does. Runs on a blocking thread.
+fn answer_permission(
+    state: &AppState,
+    owner: &User,
+    thread_id: &ThreadId,
+    item_id: Option<&ItemId>,
+    action: &Action,
+) -> store::Result<Result<Prepared, Response>> {
+    let Some(item_id) = item_id else {
+        return Ok(Err(bad_request(
+            "acp.permission_response needs the tool call's item_id",
+        )));
+    };
+    let answer = match agent::parse_answer(&action.payload) {
+        Ok(answer) => answer,
+        Err(e) => return Ok(Err(bad_request(&format!("acp.permission_response: {e}")))),
+    };
+    let store = &state.store.user(&owner.0);
+    let Some(thread) = store.thread(thread_id)? else {
+        return Ok(Err(unknown_thread(thread_id)));
+    };
+    let decided = store.modify_item(thread_id, item_id, |item| {
+        agent::decide(item, &answer).map(|()| item.clone())
+    })?;
+    let decided = match decided {
+        None => return Ok(Err(not_found(&format!("unknown item {item_id}")))),
+        Some(Err(refusal)) => {
+            let (status, code, message) = refusal.describe();
+            let status = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_REQUEST);
+            return Ok(Err(json_error(status, code, &message)));
+        }
+        Some(Ok(item)) => item,
+    };
+    let outcome = agent::describe_outcome(&answer.outcome);
+    let mut s = Script::new(&state.store, state.pace, thread.clone());
+    let tracked = match state.hand_to_waiter(owner, Box::new(decided)) {
+        Ok(()) => {
+            println!("permission {outcome}: thread={thread_id} item={item_id} (the asking stream goes on)");
+            // The asking stream carries the rest; this answer only confirms.
+            s.update(
+                item_id,
+                ItemUpdate::AcpPermissionResolved(
+                    chat_shell_core::protocol::acp::PermissionResponse {
+                        outcome: answer.outcome.clone(),
+                    },
+                ),
+            );
+            Vec::new()
+        }
+        Err(decided) => {
+            println!(
+                "permission {outcome}: thread={thread_id} item={item_id} (this answer goes on)"
+            );
+            s.stream_options(true);
+            agent::permission_decided(&mut s, &decided);
+            finish(store, &mut s, thread_id)?;
+            vec![*decided]
+        }
+    };
+    Ok(Ok(Prepared {
+        thread,
+        steps: s.into_steps(),
+        tracked,
     }))
 }
 
@@ -750,7 +887,7 @@ fn user_message(
 
 // --- the SSE writer ---------------------------------------------------------------------
 
-type Frame = Result<Bytes, std::io::Error>;
+pub(crate) type Frame = Result<Bytes, std::io::Error>;
 
 /// Starts writing `p` on its own task; the returned body yields its frames. When the
 /// client goes away hyper drops the body, which closes the channel: that is how the
@@ -763,7 +900,7 @@ fn spawn_writer(state: Arc<AppState>, user: User, kind: &'static str, p: Prepare
     }))
 }
 
-enum Waited {
+pub(crate) enum Waited {
     Ready,
     Closed,
     Shutdown,
@@ -776,15 +913,31 @@ async fn write_stream(
     p: Prepared,
     tx: mpsc::Sender<Frame>,
 ) {
-    let mut saver = Saver::new(state.store.clone(), user, p.thread.clone());
+    let Prepared {
+        thread,
+        steps,
+        tracked,
+    } = p;
+    let mut saver = Saver::new(state.store.clone(), user.clone(), thread.id.clone());
+    for item in tracked {
+        saver.track(item);
+    }
     let mut shutdown = state.shutdown.clone();
     let mut last_write = TokioInstant::now();
     let mut sent = 0usize;
     let mut outcome = Waited::Ready;
-    for step in p.steps {
+    // Permission requests this stream sent, waiting for their answer.
+    let mut waits = Registrations {
+        state: state.clone(),
+        user: user.clone(),
+        receivers: HashMap::new(),
+    };
+    let mut steps: VecDeque<Step> = steps.into();
+    while let Some(step) = steps.pop_front() {
         let (delay, keepalive) = match &step {
             Step::Emit { delay, .. } | Step::Drop { delay } => (*delay, true),
             Step::Stall(d) => (*d, false),
+            Step::AwaitPermission { .. } => (Duration::ZERO, true),
         };
         outcome = pause(delay, keepalive, &tx, &mut last_write, &mut shutdown).await;
         if !matches!(outcome, Waited::Ready) {
@@ -794,6 +947,13 @@ async fn write_stream(
             Step::Emit { event, .. } => {
                 // Saved before it is sent: whatever the client saw is in the store.
                 saver.apply(&event).await;
+                if let StreamEvent::ItemUpdated(u) = &event {
+                    if matches!(u.update, ItemUpdate::AcpPermissionRequested(_)) {
+                        // Listening before the client can see the request, so no answer
+                        // can come before.
+                        waits.register(&u.item_id, &tx);
+                    }
+                }
                 let frame = match serde_json::to_string(&event) {
                     Ok(json) => format!("data: {json}\n\n"),
                     Err(e) => {
@@ -824,6 +984,35 @@ async fn write_stream(
                 return;
             }
             Step::Stall(_) => {}
+            Step::AwaitPermission { item_id, timeout } => {
+                // Nothing unsaved: the answer's handler writes this item meanwhile.
+                saver.flush().await;
+                let Some(decided) = waits.receivers.remove(&item_id) else {
+                    continue;
+                };
+                let waited =
+                    await_decision(decided, timeout, &tx, &mut last_write, &mut shutdown).await;
+                waits.forget(&item_id);
+                match waited {
+                    Decision::Decided(item) => {
+                        let mut s = Script::new(&state.store, state.pace, thread.clone());
+                        agent::permission_decided(&mut s, &item);
+                        for step in s.into_steps().into_iter().rev() {
+                            steps.push_front(step);
+                        }
+                    }
+                    Decision::TimedOut => {
+                        println!(
+                            "permission not answered in time: thread={} item={item_id}",
+                            thread.id
+                        );
+                    }
+                    Decision::Stopped(waited) => {
+                        outcome = waited;
+                        break;
+                    }
+                }
+            }
         }
     }
     match outcome {
@@ -832,16 +1021,107 @@ async fn write_stream(
             saver.cancelled().await;
             println!(
                 "stream closed by client: {kind} thread={} after {sent} events",
-                p.thread
+                thread.id
             );
         }
         Waited::Shutdown => saver.flush().await,
     }
 }
 
+/// The permission requests one stream waits for; whatever is left is unregistered when
+/// the stream ends.
+struct Registrations {
+    state: Arc<AppState>,
+    user: User,
+    receivers: HashMap<ItemId, oneshot::Receiver<Box<ThreadItem>>>,
+}
+
+impl Registrations {
+    fn register(&mut self, item_id: &ItemId, tx: &mpsc::Sender<Frame>) {
+        let (decided, receiver) = oneshot::channel();
+        let waiter = Waiter {
+            decided,
+            stream: tx.downgrade(),
+        };
+        self.state
+            .waits()
+            .insert((self.user.0.clone(), item_id.clone()), waiter);
+        self.receivers.insert(item_id.clone(), receiver);
+    }
+
+    fn forget(&self, item_id: &ItemId) {
+        self.state
+            .waits()
+            .remove(&(self.user.0.clone(), item_id.clone()));
+    }
+}
+
+impl Drop for Registrations {
+    fn drop(&mut self) {
+        let mut waits = self.state.waits();
+        for item_id in self.receivers.keys() {
+            waits.remove(&(self.user.0.clone(), item_id.clone()));
+        }
+    }
+}
+
+enum Decision {
+    Decided(Box<ThreadItem>),
+    TimedOut,
+    /// The client left or the server is shutting down.
+    Stopped(Waited),
+}
+
+/// Waits at most `timeout` for a permission decision, sending keepalive comments; stops
+/// early when the client leaves or the server shuts down.
+async fn await_decision(
+    mut decided: oneshot::Receiver<Box<ThreadItem>>,
+    timeout: Duration,
+    tx: &mpsc::Sender<Frame>,
+    last_write: &mut TokioInstant,
+    shutdown: &mut watch::Receiver<bool>,
+) -> Decision {
+    let deadline = TokioInstant::now() + timeout;
+    loop {
+        if tx.is_closed() {
+            return Decision::Stopped(Waited::Closed);
+        }
+        if *shutdown.borrow() {
+            return Decision::Stopped(Waited::Shutdown);
+        }
+        if TokioInstant::now() >= deadline {
+            return Decision::TimedOut;
+        }
+        let wake = deadline.min(*last_write + KEEPALIVE);
+        tokio::select! {
+            item = &mut decided => {
+                return match item {
+                    Ok(item) => Decision::Decided(item),
+                    // The registration was dropped: nobody can answer here any more.
+                    Err(_) => Decision::TimedOut,
+                };
+            }
+            _ = tokio::time::sleep_until(wake) => {
+                if TokioInstant::now() >= *last_write + KEEPALIVE {
+                    if tx.send(Ok(Bytes::from_static(b": keepalive\n\n"))).await.is_err() {
+                        return Decision::Stopped(Waited::Closed);
+                    }
+                    *last_write = TokioInstant::now();
+                }
+            }
+            _ = tx.closed() => return Decision::Stopped(Waited::Closed),
+            changed = shutdown.changed() => {
+                if changed.is_err() || *shutdown.borrow() {
+                    return Decision::Stopped(Waited::Shutdown);
+                }
+            }
+        }
+    }
+}
+
 /// Waits `delay`, sending keepalive comments if allowed; stops early when the client
 /// leaves or the server shuts down.
-async fn pause(
+pub(crate) async fn pause(
     delay: Duration,
     keepalive: bool,
     tx: &mpsc::Sender<Frame>,
@@ -923,6 +1203,11 @@ impl Saver {
         }
     }
 
+    /// Follows `item`, streamed earlier, whose updates this stream sends.
+    fn track(&mut self, item: ThreadItem) {
+        self.pending.insert(item.id.clone(), item);
+    }
+
     async fn apply(&mut self, event: &StreamEvent) {
         match event {
             StreamEvent::ThreadCreated(e) | StreamEvent::ThreadUpdated(e) => {
@@ -963,7 +1248,13 @@ impl Saver {
                 };
                 apply_update(item, &e.update, foreign);
                 self.dirty.insert(id);
-                if self.last_flush.elapsed() >= FLUSH_EVERY {
+                // A permission request is saved before the client sees it (its answer is
+                // checked against the store), and so is its outcome.
+                let permission = matches!(
+                    e.update,
+                    ItemUpdate::AcpPermissionRequested(_) | ItemUpdate::AcpPermissionResolved(_)
+                );
+                if permission || self.last_flush.elapsed() >= FLUSH_EVERY {
                     self.flush().await;
                 }
             }
@@ -1065,6 +1356,30 @@ fn apply_update(item: &mut ThreadItem, update: &ItemUpdate, foreign: bool) {
         }
         (ItemKind::GeneratedImage(g), ItemUpdate::GeneratedImageUpdated(u)) => {
             g.image = Some(u.image.clone());
+        }
+        // The ACP extension, as the client's reducer applies it.
+        (ItemKind::AcpToolCall(c), ItemUpdate::AcpToolCallUpdated(u)) => {
+            c.tool_call.apply(u.update.clone());
+        }
+        (ItemKind::AcpToolCall(c), ItemUpdate::AcpPermissionRequested(r)) => {
+            c.tool_call.apply(r.request.tool_call.clone());
+            c.permission = Some(AcpPermission {
+                options: r.request.options.clone(),
+                outcome: None,
+            });
+        }
+        (ItemKind::AcpToolCall(c), ItemUpdate::AcpPermissionResolved(r)) => {
+            c.permission
+                .get_or_insert_with(AcpPermission::default)
+                .outcome = Some(r.outcome.clone());
+        }
+        (ItemKind::AcpPlan(p), ItemUpdate::AcpPlanUpdated(plan)) => {
+            p.entries = plan.entries.clone();
+        }
+        (ItemKind::AcpThought(t), ItemUpdate::AcpThoughtChunk(chunk)) => {
+            if let Some(text) = chunk.content.text() {
+                t.text.push_str(text);
+            }
         }
         _ => {}
     }

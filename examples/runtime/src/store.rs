@@ -376,6 +376,37 @@ impl UserStore<'_> {
             .optional()
     }
 
+    /// Reads an item, lets `decide` change it and saves the change, all under the store's
+    /// one lock: no other write comes between the read and the write (two answers to one
+    /// permission request cannot both win). `None`: no such item for this owner; `Err`
+    /// from `decide`: nothing is written.
+    pub fn modify_item<T, E>(
+        &self,
+        thread: &ThreadId,
+        id: &ItemId,
+        decide: impl FnOnce(&mut ThreadItem) -> std::result::Result<T, E>,
+    ) -> Result<Option<std::result::Result<T, E>>> {
+        let conn = self.conn();
+        let found = conn
+            .query_row(
+                "SELECT json FROM items WHERE thread_id = ?1 AND id = ?2 AND owner = ?3",
+                [thread.as_str(), id.as_str(), self.owner],
+                item_from_row,
+            )
+            .optional()?;
+        let Some(mut item) = found else {
+            return Ok(None);
+        };
+        let decided = decide(&mut item);
+        if decided.is_ok() {
+            conn.execute(
+                "UPDATE items SET json = ?1 WHERE thread_id = ?2 AND id = ?3 AND owner = ?4",
+                params![to_json(&item)?, thread.as_str(), id.as_str(), self.owner],
+            )?;
+        }
+        Ok(Some(decided))
+    }
+
     /// One page of a thread's items; `after` is an item id (an unknown cursor gives an
     /// empty page).
     pub fn list_items(
@@ -1037,6 +1068,47 @@ mod tests {
         assert_eq!(all.len(), 3);
         assert_eq!(all[0].id, a.id);
         assert_eq!(all[1], stored);
+    }
+
+    #[test]
+    fn modifying_an_item_writes_only_what_is_accepted_and_only_for_its_owner() {
+        let s = store();
+        let t = s.create_thread().unwrap().id;
+        let a = message(&s, &t, "a");
+        let b = message(&s, &t, "b");
+        let rename = |text: &'static str| {
+            move |item: &mut ThreadItem| -> std::result::Result<(), ()> {
+                if let ItemKind::UserMessage(m) = &mut item.kind {
+                    m.content = vec![UserContent::InputText(InputText { text: text.into() })];
+                }
+                Ok(())
+            }
+        };
+        assert_eq!(s.modify_item(&t, &a.id, rename("A")).unwrap(), Some(Ok(())));
+        // Refused: nothing written.
+        let refused = s.modify_item(&t, &b.id, |item| {
+            rename("B")(item).unwrap();
+            Err::<(), _>("no")
+        });
+        assert_eq!(refused.unwrap(), Some(Err("no")));
+        let texts: Vec<String> = s
+            .all_items(&t)
+            .unwrap()
+            .iter()
+            .map(|i| match &i.kind {
+                ItemKind::UserMessage(m) => m.text(),
+                _ => String::new(),
+            })
+            .collect();
+        assert_eq!(texts, ["A", "b"], "changed in place, order kept");
+        // Another owner sees no such item and changes nothing.
+        let other = s.store.user("someone-else");
+        assert_eq!(other.modify_item(&t, &a.id, rename("X")).unwrap(), None);
+        assert_eq!(
+            s.modify_item(&t, &ItemId::from("msg_missing"), rename("X"))
+                .unwrap(),
+            None
+        );
     }
 
     #[test]
