@@ -28,7 +28,7 @@ use chat_shell_core::reducer::{
 use leptos::prelude::*;
 use serde::Serialize;
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use web_sys::{AbortController, CustomEvent, CustomEventInit, HtmlElement};
@@ -69,24 +69,21 @@ pub struct ItemKey {
 }
 
 impl ItemKey {
+    /// The key of a list entry: a folded call keeps the key it had before it was folded,
+    /// so folding re-renders none of them.
     fn of(listed: &Listed<'_>) -> Self {
         match listed {
-            Listed::Item(i) => ItemKey {
+            Listed::Item(i) | Listed::Folded(i) => ItemKey {
                 id: i.item.id.clone(),
                 renderer: Renderer::of(&i.item.kind),
                 members: Vec::new(),
             },
-            Listed::ToolCalls(calls) => ItemKey {
+            Listed::Summary(calls) => ItemKey {
                 id: calls[0].item.id.clone(),
                 renderer: Renderer::ToolCalls,
                 members: calls.iter().map(|c| c.item.id.clone()).collect(),
             },
         }
-    }
-
-    /// The last item this entry shows (run errors anchored to it follow the entry).
-    pub fn last_id(&self) -> &ItemId {
-        self.members.last().unwrap_or(&self.id)
     }
 }
 
@@ -97,6 +94,10 @@ pub struct ViewSignals {
     /// Every plain option the host set (attributes, `setOptions`, props): the one copy.
     pub options: RwSignal<Options>,
     pub order: RwSignal<Vec<ItemKey>>,
+    /// Folded tool calls: each one's summary (the id of the run's first call).
+    pub folds: RwSignal<HashMap<ItemId, ItemId>>,
+    /// The summaries the reader opened (by the id of their first call): view state only.
+    pub open_folds: RwSignal<HashSet<ItemId>>,
     pub thread: RwSignal<Option<ThreadInfo>>,
     /// `Some(can_cancel)` while an answer streams (see `Turn::can_cancel`).
     pub streaming: RwSignal<Option<bool>>,
@@ -171,6 +172,8 @@ impl Runtime {
         let signals = owner.with(|| ViewSignals {
             options: RwSignal::new(Options::default()),
             order: RwSignal::new(Vec::new()),
+            folds: RwSignal::new(HashMap::new()),
+            open_folds: RwSignal::new(HashSet::new()),
             thread: RwSignal::new(None),
             streaming: RwSignal::new(None),
             progress: RwSignal::new(None),
@@ -415,8 +418,23 @@ impl Runtime {
             let mut state = self.state.borrow_mut();
             let changes = state.take_changes();
             // A turn's end may fold its tool calls: the list is re-derived then too.
-            let order = (changes.order || changes.turn)
-                .then(|| listed(&state).iter().map(ItemKey::of).collect::<Vec<_>>());
+            let order = (changes.order || changes.turn).then(|| {
+                let listed = listed(&state);
+                let folds: HashMap<ItemId, ItemId> = listed
+                    .iter()
+                    .filter_map(|l| match l {
+                        Listed::Summary(calls) => Some(calls),
+                        _ => None,
+                    })
+                    .flat_map(|calls| {
+                        let summary = calls[0].item.id.clone();
+                        calls
+                            .iter()
+                            .map(move |c| (c.item.id.clone(), summary.clone()))
+                    })
+                    .collect();
+                (listed.iter().map(ItemKey::of).collect::<Vec<_>>(), folds)
+            });
             if changes.order {
                 let mut retired = self.retired_revs.borrow_mut();
                 self.revs.borrow_mut().retain(|id, rev| {
@@ -440,8 +458,13 @@ impl Runtime {
                 changes,
             )
         };
-        if let Some(order) = order.filter(|o| self.signals.order.with_untracked(|now| now != o)) {
-            self.signals.order.set(order);
+        if let Some((order, folds)) = order {
+            if self.signals.folds.with_untracked(|now| now != &folds) {
+                self.signals.folds.set(folds);
+            }
+            if self.signals.order.with_untracked(|now| now != &order) {
+                self.signals.order.set(order);
+            }
         }
         for id in &changes.items {
             if let Some(rev) = self.revs.borrow().get(id) {

@@ -223,7 +223,7 @@ impl Runtime {
         let cancelled = outcome == PermissionOutcome::Cancelled;
         let body = RequestBody::CustomAction {
             thread_id,
-            item_id: Some(item_id),
+            item_id: Some(item_id.clone()),
             action: acp_permission_action(&tool_call_id, &outcome),
         };
         if !cancelled && !self.is_streaming() {
@@ -245,12 +245,11 @@ impl Runtime {
             };
             let mut stream = match opened {
                 Ok(s) => s,
+                // Stop's `cancelled` is not shown; a pick that went nowhere asks again.
+                Err(_) if cancelled => return,
                 Err(e) => {
-                    let text = format!(
-                        "chat-shell: permission answer not sent: {}",
-                        e.user_message()
-                    );
-                    return web_sys::console::warn_1(&text.into());
+                    let message = this.with_strings(|s| e.message_in(s));
+                    return this.apply(Input::PermissionNotSent { item_id, message });
                 }
             };
             let mut decoder = SseDecoder::with_limit(this.options(|o| o.max_event_bytes));

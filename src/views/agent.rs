@@ -6,6 +6,7 @@
 use super::widgets::icon;
 use super::{strings, tr, trf};
 use crate::runtime::Shell;
+use chat_shell_core::ansi;
 use chat_shell_core::diff::{line_diff, DiffLine, DiffRow};
 use chat_shell_core::protocol::acp::{
     ContentBlock, PermissionOption, PermissionOptionId, PermissionOptionKind, PermissionOutcome,
@@ -14,7 +15,7 @@ use chat_shell_core::protocol::acp::{
 use chat_shell_core::protocol::chatkit::{AcpPermission, ItemId, ItemKind};
 use chat_shell_core::reducer::{Input, ToolCallState, ToolCallSummary};
 use chat_shell_core::strings::Text;
-use chat_shell_core::tool_output;
+use chat_shell_core::tool_output::{self, ExitStatus};
 use leptos::prelude::*;
 use std::time::Duration;
 
@@ -154,10 +155,23 @@ pub fn AgentToolCallView(shell: Shell, id: ItemId) -> impl IntoView {
             Some(tool_call_body(&s.call, asking, &strings))
         })
     };
+    // Folded into a finished turn's summary: hidden until the reader opens the summary.
+    let fold_id = id.clone();
+    let hidden = move || {
+        shell.signals().is_some_and(|s| {
+            s.folds.with(|f| {
+                f.get(&fold_id)
+                    .is_some_and(|summary| !s.open_folds.with(|o| o.contains(summary)))
+            })
+        })
+    };
+    let dom_id = tool_call_dom_id(&id);
     view! {
         <details
+            id=dom_id
             class="cs-agent-tool"
             data-part="tool-call"
+            hidden=hidden
             data-kind=move || kind.with(|k| k.data_kind().to_owned())
             data-status=move || state.get().map_or("unknown", ToolCallState::as_str)
             prop:open=move || open.get()
@@ -177,8 +191,8 @@ pub fn AgentToolCallView(shell: Shell, id: ItemId) -> impl IntoView {
     }
 }
 
-/// A finished turn's tool calls folded into one line ("7 tool calls · 2 failed"), the
-/// calls themselves inside, each still one line of its own when opened.
+/// A finished turn's tool calls folded into one line ("7 tool calls · 2 failed"): a
+/// disclosure button that shows or hides the calls, which follow it in the list.
 #[component]
 pub fn ToolCallsView(shell: Shell, members: Vec<ItemId>) -> impl IntoView {
     let revs: Vec<_> = members
@@ -215,20 +229,55 @@ pub fn ToolCallsView(shell: Shell, members: Vec<ItemId>) -> impl IntoView {
         }
         parts.join(" · ")
     };
-    let calls = members
-        .into_iter()
-        .map(|id| view! { <AgentToolCallView shell=shell id=id /> })
-        .collect_view();
+    let first = members[0].clone();
+    let open_folds = shell.signals().map(|s| s.open_folds);
+    let key = first.clone();
+    let open = Memo::new(move |_| open_folds.is_some_and(|o| o.with(|o| o.contains(&key))));
+    let toggle = move |_| {
+        if let Some(o) = open_folds {
+            o.update(|o| {
+                if !o.remove(&first) {
+                    o.insert(first.clone());
+                }
+            });
+        }
+    };
+    let controls = members
+        .iter()
+        .map(tool_call_dom_id)
+        .collect::<Vec<_>>()
+        .join(" ");
     view! {
-        <details
-            class="cs-agent-tools"
-            data-part="tool-call-group"
-            data-failed=move || summary.get().failed.to_string()
-        >
-            <summary class="cs-agent-tools__head" data-part="tool-call-summary">{line}</summary>
-            <div class="cs-agent-tools__calls">{calls}</div>
-        </details>
+        <div class="cs-agent-tools" data-part="tool-call-group" data-failed=move || summary.get().failed.to_string()>
+            <button
+                type="button"
+                class="cs-agent-tools__head"
+                data-part="tool-call-summary"
+                aria-expanded=move || open.get().to_string()
+                aria-controls=controls
+                on:click=toggle
+            >
+                <span class="cs-agent-tools__chevron" aria-hidden="true"></span>
+                {line}
+            </button>
+        </div>
     }
+}
+
+/// The DOM id of a tool call's element (for a summary's `aria-controls`): ids are the
+/// server's, so only safe characters are kept.
+fn tool_call_dom_id(id: &ItemId) -> String {
+    let safe: String =
+        id.0.chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+    format!("cs-tool-{safe}")
 }
 
 /// The content, locations and raw input/output of a tool call. While a permission card
@@ -309,19 +358,40 @@ fn content_view(
         ToolCallContent::Terminal(t) => {
             let output = tool_output::terminal_output(raw_output);
             let label = strings.format(Text::TerminalOutput, &[("id", &t.terminal_id)]);
+            let exit = tool_output::exit_status(raw_output).map(|e| match e {
+                ExitStatus::Code(code) => (code != 0, strings.format(Text::ExitCode, &[("code", &code.to_string())])),
+                ExitStatus::Signal(signal) => (true, strings.format(Text::ExitSignal, &[("signal", &signal)])),
+            });
             view! {
                 <div class="cs-agent-tool__terminal" data-part="terminal">
                     <p class="cs-agent-tool__label">{label}</p>
                     {output.map(|(text, cut)| view! {
-                        <pre class="cs-agent-tool__pre">{text}</pre>
+                        <pre class="cs-agent-tool__pre cs-terminal">{terminal_runs(&text)}</pre>
                         {cut.then(|| view! { <p class="cs-agent-tool__note" data-part="terminal-truncated">{strings.get(Text::OutputTruncated).to_owned()}</p> })}
                     })}
+                    {exit.map(|(bad, text)| view! { <p class="cs-agent-tool__note" data-part="terminal-exit" data-failed=bad.to_string()>{text}</p> })}
                 </div>
             }
             .into_any()
         }
         ToolCallContent::Other(_) => ().into_any(),
     }
+}
+
+/// Terminal output as styled text runs (ANSI colours as classes, never as markup).
+fn terminal_runs(text: &str) -> AnyView {
+    ansi::styled_runs(text)
+        .into_iter()
+        .map(|run| {
+            let class = run.style.classes();
+            if class.is_empty() {
+                run.text.into_any()
+            } else {
+                view! { <span class=class>{run.text}</span> }.into_any()
+            }
+        })
+        .collect_view()
+        .into_any()
 }
 
 /// A diff line's text, the words that changed against its paired line in `<mark>`.
@@ -365,7 +435,11 @@ fn diff_view(
             }
             .into_any(),
             DiffRow::Folded(n) => {
-                let text = strings.format(Text::LinesUnchanged, &[("count", &n.to_string())]);
+                let text = if *n == 1 {
+                    strings.get(Text::OneLineUnchanged).to_owned()
+                } else {
+                    strings.format(Text::LinesUnchanged, &[("count", &n.to_string())])
+                };
                 view! { <div class="cs-diff__folded" data-line="folded">{text}</div> }.into_any()
             }
         })

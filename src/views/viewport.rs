@@ -8,7 +8,7 @@ use super::items::ItemView;
 use super::sentinel::Sentinel;
 use super::tr;
 use super::widgets::icon as widget_icon;
-use crate::runtime::Shell;
+use crate::runtime::{Renderer, Shell};
 use chat_shell_core::markdown;
 use chat_shell_core::options::StarterPrompt;
 use chat_shell_core::protocol::chatkit::NoticeLevel;
@@ -159,10 +159,14 @@ pub fn StreamViewport(shell: Shell) -> impl IntoView {
                         each=move || signals.order.get()
                         key=|k| k.clone()
                         children=move |k| {
-                            let after = Some(k.last_id().clone());
+                            // A summary line is followed by its calls, which carry their
+                            // own errors.
+                            let errors = (k.renderer != Renderer::ToolCalls).then(|| {
+                                view! { <RunErrors shell=shell after=Some(k.id.clone()) /> }
+                            });
                             view! {
                                 <ItemView shell=shell key=k />
-                                <RunErrors shell=shell after=after />
+                                {errors}
                             }
                         }
                     />

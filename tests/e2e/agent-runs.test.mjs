@@ -24,6 +24,7 @@ import {
   startRuntime,
   waitFor,
   waitForIdle,
+  openToolCalls,
 } from './harness.mjs';
 
 let runtime;
@@ -189,13 +190,19 @@ test('ACP tool calls: kinds, statuses, content, diffs, terminal, locations; perm
   // stays out); interrupted and unknown outcomes are counted apart, never as done.
   const group = page.locator('[data-part="tool-call-group"]');
   assert.equal(await group.count(), 1);
-  assert.equal(await group.locator('[data-part="tool-call-summary"]').textContent(), '11 tool calls · 1 failed · 2 outcome unknown');
-  assert.equal(await group.evaluate((d) => d.open), false, 'the summary starts folded');
-  assert.equal(await group.locator('[data-part="tool-call"]').count(), 11);
-  await group.locator('[data-part="tool-call-summary"]').click();
-  assert.equal(await group.locator('[data-part="tool-call"]').first().isVisible(), true, 'opening it shows the calls');
+  const summary = page.getByRole('button', { name: '11 tool calls · 1 failed · 2 outcome unknown' });
+  assert.equal(await summary.count(), 1, 'the summary is a button named by what it folds');
+  assert.equal(await summary.getAttribute('aria-expanded'), 'false', 'the summary starts folded');
+  const folded = page.locator('[data-part="tool-call"][hidden]');
+  assert.equal(await folded.count(), 11, 'its calls are hidden');
+  assert.equal((await summary.getAttribute('aria-controls')).split(' ').length, 11);
+  await summary.click();
+  assert.equal(await summary.getAttribute('aria-expanded'), 'true');
+  assert.equal(await folded.count(), 0, 'opening it shows the calls');
+  assert.equal(await page.locator('[data-part="tool-call"]').first().isVisible(), true);
 
-  // Content, locations, diffs, terminal: read from the DOM whether or not folded.
+  // Content, locations, diffs, terminal: a finished call renders them once opened.
+  await openToolCalls(page);
   const details = await page.evaluate(() => {
     const root = document.querySelector('chat-shell').shadowRoot;
     const calls = [...root.querySelectorAll('[data-part="tool-call"]')];

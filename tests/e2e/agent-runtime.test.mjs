@@ -22,6 +22,7 @@ import {
   startRuntime,
   waitFor,
   waitForIdle,
+  openToolCalls,
 } from './harness.mjs';
 
 let runtime;
@@ -127,6 +128,8 @@ test('agent: tool calls of each kind with statuses, locations, diffs (a new file
         answer: [...root.querySelectorAll('article[data-role="assistant"]')].at(-1)?.textContent ?? '',
       };
     });
+  // The finished turn folded its calls into one line: open them, as a reader would.
+  await openToolCalls(page);
   const seen = await read();
   assert.deepEqual(seen.locations, ['/repo/src/parser.rs:42', '/repo/src/parser.rs:46']);
   assert.match(seen.readCode, /start < end - 1/, 'the read shows the code it read');
@@ -156,6 +159,7 @@ test('agent: tool calls of each kind with statuses, locations, diffs (a new file
   await reopen(page, threadId);
   await waitForIdle(page);
   assert.deepEqual(await statuses(page), expected);
+  await openToolCalls(page);
   const again = await read();
   for (const key of ['locations', 'diffPaths', 'newFile', 'badges', 'terminal', 'rawOutput', 'plan', 'thought', 'answer']) {
     assert.deepEqual(again[key], seen[key], `${key} after the reload`);
@@ -413,20 +417,28 @@ test('events: agents and orchestration, loader hints, keepalives during a long t
   await finish(page);
 });
 
-// Client gaps this runtime shows (todo: they fail today and do not fail the run; remove
-// `todo` once the client is fixed).
-
-test('terminal output shows no raw ANSI escape sequences', { todo: 'the client prints cargo\'s SGR colour codes verbatim (ESC shown as a box, then "[1m[32m")' }, async () => {
+test('terminal output: ANSI colours become styles, never escape codes; the exit code is said', async () => {
   const page = await open();
   await sendMessage(page, 'agent');
   await waitForIdle(page);
-  const terminal = await inShadow(page, () => document.querySelector('chat-shell').shadowRoot.querySelector('[data-part="terminal"] pre')?.textContent ?? '');
-  assert.match(terminal, /4 passed/);
-  assert.doesNotMatch(terminal, /\u001b|\[\d+(;\d+)*m/, 'escape sequences are rendered or stripped, never shown');
+  // Finished calls render their output when opened (the turn folded them into one line).
+  await openToolCalls(page);
+  const terminal = await inShadow(page, () => {
+    const t = document.querySelector('chat-shell').shadowRoot.querySelector('[data-part="terminal"]');
+    return {
+      text: t?.querySelector('pre')?.textContent ?? '',
+      styled: [...(t?.querySelectorAll('pre span[class*="cs-ansi-"]') ?? [])].map((s) => s.className),
+      exit: t?.querySelector('[data-part="terminal-exit"]')?.textContent ?? null,
+    };
+  });
+  assert.match(terminal.text, /4 passed/);
+  assert.doesNotMatch(terminal.text, /\u001b|\[\d+(;\d+)*m/, 'escape sequences are rendered or stripped, never shown');
+  assert.ok(terminal.styled.some((c) => /cs-ansi-fg-\d+/.test(c)), `colours are kept as styles: ${terminal.styled}`);
+  assert.equal(terminal.exit, 'Exit code 0');
   await finish(page);
 });
 
-test('a call cut mid-run is still interrupted when its thread is opened again', { todo: 'a hydrated call stored in_progress shows in_progress (a spinner that never ends): thread_loaded does not mark unfinished calls interrupted' }, async () => {
+test('a call cut mid-run is still interrupted when its thread is opened again', async () => {
   const page = await open();
   await sendMessage(page, 'agentcut');
   const threadId = await createdThreadId(page);

@@ -6,6 +6,10 @@
 //                                             cargo build -p chat-shell-runtime)
 //   BENCH_CALLS=200 ...    fewer tool calls (default 500)
 //   BENCH_RATE=50 ...      tool calls per second on the wire (default 50)
+//   BENCH_DETAIL=1 ...     also where the longest tasks' time goes (trace events by name)
+//   BENCH_PROFILE=1 ...    also a CPU profile: the functions with the most time (to read
+//                          wasm function names, serve a build made with names kept:
+//                          E2E_DIST=… of wasm-bindgen --keep-debug output)
 //
 // Set-up: the page comes from the reference runtime through a small server in this
 // process, which passes every request through except the message that starts the run: that
@@ -14,14 +18,17 @@
 //
 // Figures, from a Chrome trace of the run (see trace.mjs): the longest main-thread task
 // (goal <= 50 ms), tasks over 50 ms, main-thread busy ms per tool call over the first and
-// the last 10% of the calls (the window from the page reading call k to reading call k+n),
-// and their ratio (goal <= 1.5). Exit status 1 only when the page breaks (the run never
+// the last 10% of the calls (the window from the page showing call k completed to showing call k+n),
+// and their ratio (goal <= 1.5). The calls' progress is read from the page: when each
+// one shows as completed. Exit status 1 only when the page breaks (the run never
 // completes) or the benchmark cannot run; a figure never fails it.
 
 import http from 'node:http';
 import { close, openBrowser, sendMessage, startRuntime, waitFor } from './harness.mjs';
 import { busyIn, mainThread, readTrace, startTrace } from './trace.mjs';
 
+const PROFILE = process.env.BENCH_PROFILE === '1';
+const DETAIL = process.env.BENCH_DETAIL === '1';
 const CALLS = Math.max(20, Number(process.env.BENCH_CALLS ?? 500));
 const RATE = Math.max(1, Number(process.env.BENCH_RATE ?? 50));
 const LINES = 2000;
@@ -146,34 +153,48 @@ function stream(res, writes) {
   pump();
 }
 
-/** Counts, in the page, when each tool call's completing update was read. */
-function instrument() {
-  const bench = (window.__bench = { completions: [] });
-  const realFetch = window.fetch;
-  window.fetch = async (...args) => {
-    const response = await realFetch(...args);
-    const type = response.headers.get('content-type') ?? '';
-    if (!String(args[0]?.url ?? args[0]).endsWith('/chatkit') || !type.startsWith('text/event-stream') || !response.body) return response;
-    const decoder = new TextDecoder();
-    const needle = '"acp_tool_call.update"';
-    let carry = '';
-    const counter = new TransformStream({
-      transform(chunk, controller) {
-        const text = carry + decoder.decode(chunk, { stream: true });
-        let i = 0;
-        const now = performance.now();
-        for (;;) {
-          const found = text.indexOf(needle, i);
-          if (found < 0) break;
-          bench.completions.push(now);
-          i = found + needle.length;
-        }
-        carry = text.slice(Math.max(i, text.length - needle.length));
-        controller.enqueue(chunk);
-      },
-    });
-    return new Response(response.body.pipeThrough(counter), { status: response.status, headers: response.headers });
-  };
+/** Records, in the page, when each tool call was shown completed (a MutationObserver on
+ * `data-status`: cheaper than reading the stream a second time). */
+async function observeCompletions(page) {
+  await page.evaluate(() => {
+    const bench = (window.__bench = { completions: [] });
+    const root = document.querySelector('chat-shell').shadowRoot;
+    const done = new WeakSet();
+    const note = (el) => {
+      if (el.dataset?.part === 'tool-call' && el.dataset.status === 'completed' && !done.has(el)) {
+        done.add(el);
+        bench.completions.push(performance.now());
+      }
+    };
+    new MutationObserver((records) => {
+      for (const r of records) {
+        if (r.type === 'attributes') note(r.target);
+        else for (const n of r.addedNodes) if (n.nodeType === 1) note(n);
+      }
+    }).observe(root, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-status'] });
+  });
+}
+
+/** The functions with the most self and inclusive time of a CPU profile, on stderr. */
+function printProfile(profile) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const self = new Map();
+  const total = new Map();
+  profile.samples.forEach((id, i) => {
+    const ms = (profile.timeDeltas[i] ?? 0) / 1000;
+    const name = (n) => n.callFrame.functionName || `(${n.callFrame.url.split('/').pop() || 'anonymous'})`;
+    self.set(name(byId.get(id)), (self.get(name(byId.get(id))) ?? 0) + ms);
+    const seen = new Set();
+    for (let at = id; at !== undefined; at = parent.get(at)) {
+      const key = name(byId.get(at));
+      if (!seen.has(key)) total.set(key, (total.get(key) ?? 0) + ms);
+      seen.add(key);
+    }
+  });
+  const top = (m, k) => [...m].sort((a, b) => b[1] - a[1]).slice(0, k).map(([n, v]) => `  ${v.toFixed(0).padStart(7)} ms  ${n.slice(0, 140)}`);
+  console.error(['profile, self time:', ...top(self, 30), 'profile, inclusive time:', ...top(total, 60)].join('\n'));
 }
 
 async function main() {
@@ -184,14 +205,19 @@ async function main() {
   upstream.port = Number(new URL(runtime.url).port);
   const context = await openBrowser();
   const page = await context.newPage();
-  await page.addInitScript(instrument);
   await page.goto(`http://127.0.0.1:${server.address().port}/`, { waitUntil: 'load' });
   await waitFor(() => page.evaluate(() => !!document.querySelector('chat-shell')?.shadowRoot?.querySelector('textarea')), {
     timeout: 15_000,
     message: 'the composer',
   });
+  await observeCompletions(page);
   const cdp = await context.newCDPSession(page);
-  const { complete } = await startTrace(cdp);
+  const { complete } = await startTrace(cdp, { detail: DETAIL });
+  if (PROFILE) {
+    await cdp.send('Profiler.enable');
+    await cdp.send('Profiler.setSamplingInterval', { interval: 500 });
+    await cdp.send('Profiler.start');
+  }
   const markAt = await page.evaluate(() => {
     performance.mark('bench-start');
     return performance.now();
@@ -216,6 +242,7 @@ async function main() {
     };
   });
   const end = await page.evaluate(() => performance.now());
+  if (PROFILE) printProfile((await cdp.send('Profiler.stop')).profile);
   const events = await readTrace(cdp, complete);
   const main = mainThread(events, 'bench-start', markAt);
   const first = completions[0];
@@ -233,6 +260,18 @@ async function main() {
   console.log(
     `  busy per tool call: first 10% ${firstCost.toFixed(2)} ms, last 10% ${lastCost.toFixed(2)} ms, last/first ${(lastCost / firstCost).toFixed(2)} (goal <= 1.5)`,
   );
+  if (DETAIL) {
+    const longest = main.tasks.filter(([s, e]) => e >= first && s <= end).sort((a, b) => b[1] - b[0] - (a[1] - a[0])).slice(0, 6);
+    for (const [s, e] of longest) {
+      const own = new Map();
+      for (const ev of main.own) {
+        const from = main.toPage(ev.ts);
+        if (from >= s && from <= e && ev.name !== 'ThreadControllerImpl::RunTask') own.set(ev.name, (own.get(ev.name) ?? 0) + ev.dur / 1000);
+      }
+      const top = [...own].sort((a, b) => b[1] - a[1]).slice(0, 8).map(([n, v]) => `${n} ${v.toFixed(1)}`);
+      console.error(`  task ${(e - s).toFixed(1)} ms at ${((s - first) / 1000).toFixed(2)} s: ${top.join(' | ')}`);
+    }
+  }
   if (calls !== CALLS) throw new Error(`the page shows ${calls} of ${CALLS} tool calls`);
   server.close();
   await close();

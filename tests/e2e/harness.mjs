@@ -400,3 +400,21 @@ export async function axeViolations(page, selector = 'chat-shell') {
     return r.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(' | ')}`);
   }, selector);
 }
+
+/**
+ * Opens, as a reader would by clicking their summary lines, every folded tool-call group
+ * and tool call (a finished call renders its content when first opened); resolves once
+ * the content is on the page.
+ */
+export async function openToolCalls(page) {
+  await page.evaluate(async () => {
+    const root = document.querySelector('chat-shell').shadowRoot;
+    for (const b of root.querySelectorAll('[data-part="tool-call-summary"][aria-expanded="false"]')) b.click();
+    // The folded calls show on the next frame.
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    for (const d of root.querySelectorAll('[data-part="tool-call"]')) if (!d.open) d.querySelector(':scope > summary').click();
+    // The toggle events run, then the views render on the next frame.
+    await new Promise((r) => setTimeout(r, 0));
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  });
+}

@@ -6,6 +6,7 @@
 //! `pacing`, `options`, `citations`, `widgets`, `attachments`, `history`, and for agent
 //! tool calls `diff` and `tool_output`).
 
+pub mod ansi;
 pub mod attachments;
 pub mod citations;
 pub mod diff;

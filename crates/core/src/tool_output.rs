@@ -79,6 +79,25 @@ pub fn terminal_output(raw_output: Option<&Value>) -> Option<(String, bool)> {
     Some((text, cut || cut_by_server))
 }
 
+/// How a terminal's command ended, from a raw output shaped like ACP's `terminal/output`
+/// answer (`exitStatus: {exitCode, signal}`); `None` while it runs or when not said.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ExitStatus {
+    Code(i64),
+    Signal(String),
+}
+
+pub fn exit_status(raw_output: Option<&Value>) -> Option<ExitStatus> {
+    let status = raw_output?.get("exitStatus")?;
+    if let Some(signal) = status.get("signal").and_then(Value::as_str) {
+        return Some(ExitStatus::Signal(bounded(signal, 64).0));
+    }
+    status
+        .get("exitCode")
+        .and_then(Value::as_i64)
+        .map(ExitStatus::Code)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -130,5 +149,21 @@ mod tests {
         );
         let (text, cut) = raw_json(&json!({ "big": "x".repeat(10_000) }));
         assert!(cut && text.len() == RAW_LIMIT);
+    }
+
+    #[test]
+    fn exit_status_says_code_or_signal_and_nothing_while_running() {
+        let e = |v: Value| exit_status(Some(&v));
+        assert_eq!(
+            e(json!({"output": "", "exitStatus": {"exitCode": 2}})),
+            Some(ExitStatus::Code(2))
+        );
+        assert_eq!(
+            e(json!({"exitStatus": {"exitCode": null, "signal": "SIGKILL"}})),
+            Some(ExitStatus::Signal("SIGKILL".into()))
+        );
+        assert_eq!(e(json!({"output": "still going"})), None);
+        assert_eq!(e(json!({"exitStatus": {"exitCode": "x"}})), None);
+        assert_eq!(exit_status(None), None);
     }
 }

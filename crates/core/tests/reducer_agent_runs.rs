@@ -453,19 +453,31 @@ fn items_hydrate_from_history_and_an_official_unknown_type_is_other() {
             {"id": "pl_1", "created_at": "", "type": "acp_plan",
              "entries": [{"content": "Read", "priority": "high", "status": "completed"}]},
             {"id": "th_1", "created_at": "", "type": "acp_thought", "text": "Hmm."},
-            {"id": "x_1", "created_at": "", "type": "computer_call", "action": {}}
+            {"id": "x_1", "created_at": "", "type": "computer_call", "action": {}},
+            {"id": "tc_2", "created_at": "", "type": "acp_tool_call",
+             "tool_call": {"toolCallId": "c2", "title": "build", "kind": "execute", "status": "in_progress"}},
+            {"id": "tc_3", "created_at": "", "type": "acp_tool_call",
+             "tool_call": {"toolCallId": "c3", "title": "rm", "kind": "execute", "status": "pending"},
+             "permission": {"options": [{"optionId": "ok", "name": "Allow", "kind": "allow_once"}]}}
         ], "has_more": false}
     }))
     .unwrap();
     let mut state = ChatState::new();
     reduce(&mut state, Input::ThreadLoaded(thread));
     assert_eq!(call_state(&state, "tc_1"), ToolCallState::Rejected);
+    // A call its run left in progress is interrupted, not spinning forever; one still
+    // asking permission keeps asking.
+    assert_eq!(call_state(&state, "tc_2"), ToolCallState::Interrupted);
+    assert_eq!(
+        call_state(&state, "tc_3"),
+        ToolCallState::AwaitingPermission
+    );
     let kinds: Vec<bool> = state
         .items()
         .iter()
         .map(|i| matches!(i.item.kind, ItemKind::Other(_)))
         .collect();
-    assert_eq!(kinds, [false, false, false, true]);
+    assert_eq!(kinds, [false, false, false, true, false, false]);
     // And they serialize back as sent (what a server persists is what comes back).
     let back = serde_json::to_value(&state.items()[0].item).unwrap();
     assert_eq!(back["type"], "acp_tool_call");
@@ -619,17 +631,18 @@ fn unknown_event_types_are_counted_and_reported_once() {
     assert!(state.is_streaming());
 }
 
-/// The list as ids: a folded run is its ids joined by `+`.
+/// The list as ids: a summary is its calls' ids joined by `+`, a folded call `~id`.
 fn list_ids(state: &ChatState) -> Vec<String> {
     listed(state)
         .iter()
         .map(|l| match l {
             Listed::Item(i) => i.item.id.0.clone(),
-            Listed::ToolCalls(calls) => calls
+            Listed::Summary(calls) => calls
                 .iter()
                 .map(|c| c.item.id.0.as_str())
                 .collect::<Vec<_>>()
                 .join("+"),
+            Listed::Folded(i) => format!("~{}", i.item.id),
         })
         .collect()
 }
@@ -655,7 +668,9 @@ fn a_finished_turns_settled_tool_calls_fold_into_one_summary() {
     assert!(list_ids(&state).iter().all(|id| !id.contains('+')));
     reduce(&mut state, Input::StreamEnded);
     let ids = list_ids(&state);
-    assert!(ids.contains(&"a+b+c".to_string()), "{ids:?}");
+    let at = ids.iter().position(|id| id == "a+b+c").expect("a summary");
+    // The calls stay entries of their own, after their summary.
+    assert_eq!(ids[at + 1..at + 4], ["~a", "~b", "~c"], "{ids:?}");
     let calls: Vec<_> = ["a", "b", "c"]
         .iter()
         .map(|id| state.item(&ItemId::from(*id)).unwrap())
@@ -694,4 +709,62 @@ fn a_lone_call_an_unfinished_one_and_an_anchored_error_break_the_fold() {
     add_call(&mut state, "x", call("x", "completed"));
     reduce(&mut state, Input::StreamEnded);
     assert_eq!(list_ids(&state).last().map(String::as_str), Some("x"));
+}
+
+#[test]
+fn a_pick_that_went_nowhere_asks_again_and_says_why() {
+    let pick = |state: &mut ChatState, option: &str| {
+        answers(&reduce(
+            state,
+            Input::PermissionChosen {
+                item_id: "tc_1".into(),
+                option_id: option.into(),
+            },
+        ))
+    };
+    let mut state = streaming();
+    add_call(
+        &mut state,
+        "tc_1",
+        json!({"toolCallId": "tc_1", "title": "rm", "kind": "execute"}),
+    );
+    request_permission(&mut state, "tc_1");
+    assert_eq!(pick(&mut state, "once").len(), 1);
+    // Refused (or lost): the choice is undone, nothing is decided, the reason is shown
+    // after the call, and the card can answer again.
+    reduce(
+        &mut state,
+        Input::PermissionNotSent {
+            item_id: "tc_1".into(),
+            message: "Already decided".into(),
+        },
+    );
+    let item = state.item(&ItemId::from("tc_1")).unwrap();
+    assert!(item.permission_choice.is_none());
+    assert_eq!(
+        call_state(&state, "tc_1"),
+        ToolCallState::AwaitingPermission
+    );
+    let error = state.run_errors.last().expect("the reason is shown");
+    assert_eq!(error.message, "Already decided");
+    assert_eq!(error.after_item, Some(ItemId::from("tc_1")));
+    assert_eq!(pick(&mut state, "no").len(), 1, "the card answers again");
+
+    // The run's own stream failing undoes an unconfirmed pick too.
+    reduce(
+        &mut state,
+        Input::StreamFailed {
+            message: "Network".into(),
+            allow_retry: true,
+        },
+    );
+    assert!(state
+        .item(&ItemId::from("tc_1"))
+        .unwrap()
+        .permission_choice
+        .is_none());
+    assert_eq!(
+        call_state(&state, "tc_1"),
+        ToolCallState::AwaitingPermission
+    );
 }

@@ -27,7 +27,7 @@ use ammonia::{Builder, UrlRelative};
 /// use chat_shell_core::markdown::{escape_text, render, sanitize_html, SafeHtml};
 ///
 /// let html: SafeHtml = sanitize_html("<b>x</b><img src=x onerror=alert(1)>");
-/// assert_eq!(html.as_str(), "<b>x</b><img>");
+/// assert_eq!(html.as_str(), "<b>x</b>");
 /// let html: SafeHtml = render("**x** <script>alert(1)</script>");
 /// assert_eq!(html.as_str(), "<p><strong>x</strong> </p>\n");
 /// let html: SafeHtml = escape_text("<b>");
@@ -84,7 +84,15 @@ pub(super) fn sanitize_rendered(html: &str) -> SafeHtml {
     if html.is_empty() {
         return SafeHtml::default();
     }
-    SafeHtml(builder().clean(html).to_string())
+    let clean = builder().clean(html).to_string();
+    // An image whose every attribute was unsafe (`<img src=x onerror=…>`) is left with
+    // nothing to show or to say: drop it rather than leave an unnamed image. Removing
+    // these characters from an attribute value, the only other place they could be,
+    // changes that text and nothing else.
+    if clean.contains("<img>") {
+        return SafeHtml(clean.replace("<img>", ""));
+    }
+    SafeHtml(clean)
 }
 
 /// Marks an attribute value written by the renderer itself (`data-part="\u{80}code-copy"`,

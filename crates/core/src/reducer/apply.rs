@@ -610,6 +610,7 @@ pub(super) fn stream_failed(
     if state.turn.is_none() {
         return;
     }
+    run::unsend_permissions(state);
     fail_turn(state, message, "stream.error".into(), allow_retry, out);
 }
 
@@ -737,11 +738,15 @@ pub(super) fn older_items(state: &mut ChatState, page: Page<ThreadItem>, _out: &
     state.older = page.after.filter(|_| page.has_more);
 }
 
-/// An item read from history: finished, and hidden if it was sent as a ghost.
+/// An item read from history: finished, hidden if it was sent as a ghost, and a tool call
+/// whose run never said how it ended shown as interrupted.
 fn loaded_item(item: ThreadItem) -> ItemState {
     let hidden = is_ghost(&item);
     let mut state = ItemState::new(item, ItemStatus::Done);
     state.hidden = hidden;
+    if super::run::left_unfinished(&state) {
+        state.tool_mark = Some(super::run::ToolCallMark::Interrupted);
+    }
     state
 }
 

@@ -89,6 +89,9 @@ pub enum Input {
         item_id: ItemId,
         option_id: PermissionOptionId,
     },
+    /// The answer to a permission request was not delivered, or the server refused it
+    /// (`message` says why, in the reader's language).
+    PermissionNotSent { item_id: ItemId, message: String },
     /// Something the client did not understand: counted in [`ChatState::diagnostics`].
     Unrecognized(Unrecognized),
 }
@@ -201,6 +204,9 @@ pub fn reduce(state: &mut ChatState, input: Input) -> Outcome {
         Input::Orchestration(update) => run::orchestration(state, update),
         Input::PermissionChosen { item_id, option_id } => {
             run::permission_chosen(state, item_id, option_id, &mut out)
+        }
+        Input::PermissionNotSent { item_id, message } => {
+            run::permission_not_sent(state, item_id, message, &mut out)
         }
         Input::Unrecognized(what) => run::unrecognized(state, what, &mut out),
     }

@@ -373,6 +373,42 @@ pub(super) fn permission_chosen(
     });
 }
 
+/// A permission answer did not reach the server (or the server refused it): the card asks
+/// again, its buttons usable, and the reason shows after the call. Nothing is decided.
+pub(super) fn permission_not_sent(
+    state: &mut ChatState,
+    item_id: ItemId,
+    message: String,
+    out: &mut Outcome,
+) {
+    let Some(item) = state.item_mut(&item_id) else {
+        return;
+    };
+    if item.permission_choice.take().is_none() {
+        return;
+    }
+    run_error(state, message, Some("permission.not_sent".into()), out);
+    if let Some(last) = state.run_errors.last_mut() {
+        last.after_item = Some(item_id);
+    }
+}
+
+/// A run's stream failed: choices it carried, not confirmed, are undone, so the cards
+/// ask again rather than wait forever on an answer that went nowhere.
+pub(super) fn unsend_permissions(state: &mut ChatState) {
+    let sent: Vec<ItemId> = state
+        .items()
+        .iter()
+        .filter(|i| i.permission_choice.is_some())
+        .map(|i| i.item.id.clone())
+        .collect();
+    for id in sent {
+        if let Some(item) = state.item_mut(&id) {
+            item.permission_choice = None;
+        }
+    }
+}
+
 // ---- ChatKit extension item updates -------------------------------------------------
 
 pub(super) fn acp_tool_call_updated(
@@ -562,12 +598,7 @@ pub(super) fn interrupt_tool_calls(state: &mut ChatState) {
     let unfinished: Vec<ItemId> = state
         .items()
         .iter()
-        .filter(|i| {
-            i.tool_mark.is_none()
-                && matches!(&i.item.kind, ItemKind::AcpToolCall(c)
-                    if c.tool_call.status.is_unfinished()
-                        && c.permission.as_ref().is_none_or(|p| p.outcome.is_some()))
-        })
+        .filter(|i| left_unfinished(i))
         .map(|i| i.item.id.clone())
         .collect();
     for id in unfinished {
@@ -575,6 +606,17 @@ pub(super) fn interrupt_tool_calls(state: &mut ChatState) {
             item.tool_mark = Some(ToolCallMark::Interrupted);
         }
     }
+}
+
+/// A tool call no run will finish any more (its run ended, or it was read from history)
+/// that its server last said was pending or in progress, and that is not asking
+/// permission: its outcome is unknown, so it is marked interrupted rather than left
+/// spinning forever.
+pub(super) fn left_unfinished(i: &ItemState) -> bool {
+    i.tool_mark.is_none()
+        && matches!(&i.item.kind, ItemKind::AcpToolCall(c)
+            if c.tool_call.status.is_unfinished()
+                && c.permission.as_ref().is_none_or(|p| p.outcome.is_some()))
 }
 
 /// Stop: every permission request still asking is answered `cancelled` (ACP requires
@@ -632,13 +674,17 @@ pub(super) fn carry_local(previous: Option<&ItemState>, next: &mut ItemState) {
     }
 }
 
-/// One entry of the conversation list: an item, or a finished turn's consecutive tool
-/// calls folded into one summary line.
+/// One entry of the conversation list: an item, or the summary line of a finished turn's
+/// consecutive tool calls, which then follow as folded entries (still one entry each, so
+/// folding a run re-renders none of them).
 #[derive(Debug)]
 pub enum Listed<'a> {
     Item(&'a ItemState),
-    /// Two or more tool calls, none running or asking, of a turn that is over.
-    ToolCalls(Vec<&'a ItemState>),
+    /// The summary of two or more tool calls, none running or asking, of a turn that is
+    /// over; the calls follow it as [`Listed::Folded`].
+    Summary(Vec<&'a ItemState>),
+    /// A tool call folded into the summary before it.
+    Folded(&'a ItemState),
 }
 
 /// The visible items as the list shows them. A run of tool calls is folded once its turn
@@ -655,24 +701,24 @@ pub fn listed(state: &ChatState) -> Vec<Listed<'_>> {
         i.tool_call_state()
             .is_some_and(|s| !s.is_running() && s != ToolCallState::AwaitingPermission)
     };
-    let error_after = |i: &ItemState| {
-        state
-            .run_errors
-            .iter()
-            .any(|e| e.after_item.as_ref() == Some(&i.item.id))
-    };
-    let mut out = Vec::with_capacity(items.len());
+    let anchors: std::collections::HashSet<&ItemId> = state
+        .run_errors
+        .iter()
+        .filter_map(|e| e.after_item.as_ref())
+        .collect();
+    let mut out = Vec::with_capacity(items.len() + 1);
     let mut at = 0;
     while at < items.len() {
         let mut end = at;
         while end < items.len() && settled(items[end]) {
             end += 1;
-            if error_after(items[end - 1]) {
+            if anchors.contains(&items[end - 1].item.id) {
                 break;
             }
         }
         if end - at >= 2 && turn_over(end - 1) {
-            out.push(Listed::ToolCalls(items[at..end].to_vec()));
+            out.push(Listed::Summary(items[at..end].to_vec()));
+            out.extend(items[at..end].iter().map(|i| Listed::Folded(i)));
             at = end;
         } else {
             out.push(Listed::Item(items[at]));
