@@ -111,14 +111,17 @@ pub fn AgentToolCallView(shell: Shell, id: ItemId) -> impl IntoView {
             .get()
             .is_some_and(|s| s.is_running() || s == ToolCallState::AwaitingPermission)
     });
-    let open = RwSignal::new(active.get_untracked());
-    // Running → over: fold it, once; running again (or asking): open it.
-    Effect::new(move |was: Option<bool>| {
-        let now = active.get();
-        if now || was == Some(true) {
-            open.set(now);
+    // Open while it runs or asks, folded once over. The reader's own choice holds until
+    // that changes (it is kept with the activity it was made under). Derived, not set by an
+    // effect, so the update that finishes a call folds it in the same pass: its body (a
+    // 2,000-line diff, say) is never built just to be hidden.
+    let choice = RwSignal::new(None::<(bool, bool)>);
+    let open = Memo::new(move |_| {
+        let active = active.get();
+        match choice.get() {
+            Some((when, open)) if when == active => open,
+            _ => active,
         }
-        now
     });
     let kind = Memo::new(move |_| {
         snapshot.with(|s| s.as_ref().map(|s| s.call.kind.clone()).unwrap_or_default())
@@ -141,11 +144,10 @@ pub fn AgentToolCallView(shell: Shell, id: ItemId) -> impl IntoView {
         })
     });
     let card_id = id.clone();
-    // The body is built the first time the call is open and kept after: a finished call
-    // that nobody opens (most of a long run) never renders its diff or output.
-    let shown = Memo::new(move |was: Option<&bool>| was.copied().unwrap_or(false) || open.get());
+    // The body exists while the call is open: a finished call that nobody opens (most of a
+    // long run) never renders its diff or output.
     let body = move || {
-        if !shown.get() {
+        if !open.get() {
             return None;
         }
         let strings = strings(shell);
@@ -177,7 +179,7 @@ pub fn AgentToolCallView(shell: Shell, id: ItemId) -> impl IntoView {
             prop:open=move || open.get()
             on:toggle=move |ev| {
                 let el: web_sys::HtmlDetailsElement = wasm_bindgen::JsCast::unchecked_into(event_target::<web_sys::HtmlElement>(&ev));
-                open.set(el.open());
+                choice.set(Some((active.get_untracked(), el.open())));
             }
         >
             <summary class="cs-agent-tool__head">

@@ -231,6 +231,7 @@ test('permission: the card names its options and arms late; the runtime confirms
     [...document.querySelector('chat-shell').shadowRoot.querySelectorAll('article[data-role="assistant"]')].at(-1).textContent,
   );
   assert.match(answer, /ran in \/repo \(you chose Allow once\)/);
+  await openToolCalls(page);
   assert.match(
     await page.evaluate(() => document.querySelector('chat-shell').shadowRoot.querySelector('[data-part="tool-call"] [data-part="terminal"] pre')?.textContent ?? ''),
     /removed 1204 files/,
@@ -302,6 +303,7 @@ test('agentcut: the connection drops while a tool runs; the call shows interrupt
   await waitForIdle(page);
   const calls = await toolCalls(page);
   assert.deepEqual(calls.map((c) => [c.title, c.status, c.statusText]), [['Run cargo build --release', 'interrupted', 'Interrupted']]);
+  await openToolCalls(page);
   assert.match(
     await page.evaluate(() => document.querySelector('chat-shell').shadowRoot.querySelector('[data-part="terminal"] pre')?.textContent ?? ''),
     /Compiling demo/,

@@ -709,6 +709,11 @@ pub fn listed(state: &ChatState) -> Vec<Listed<'_>> {
     let mut out = Vec::with_capacity(items.len() + 1);
     let mut at = 0;
     while at < items.len() {
+        // The turn still answering folds nothing: no need to look at its calls.
+        if !turn_over(at) {
+            out.extend(items[at..].iter().map(|i| Listed::Item(i)));
+            break;
+        }
         let mut end = at;
         while end < items.len() && settled(items[end]) {
             end += 1;
