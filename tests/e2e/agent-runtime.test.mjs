@@ -451,3 +451,16 @@ test('a call cut mid-run is still interrupted when its thread is opened again', 
   dropCutLog(page, '/chatkit');
   await finish(page);
 });
+
+test('the demo page for the events envelope talks to POST /events out of the box', async () => {
+  const page = await newChatPage(context, `${runtime.url}/envelope/`);
+  await page.emulateMedia({ reducedMotion: 'reduce' });
+  assert.equal(await page.evaluate(() => document.querySelector('chat-shell').getAttribute('protocol')), 'events');
+  const posts = [];
+  page.on('request', (r) => r.method() === 'POST' && posts.push(new URL(r.url()).pathname));
+  await sendMessage(page, 'tool results please');
+  await waitForIdle(page);
+  assert.ok(posts.includes('/events'), `the page posts to /events: ${posts}`);
+  assert.deepEqual((await statuses(page)).map(([, status]) => status), ['completed', 'failed', 'unknown']);
+  await finish(page);
+});
