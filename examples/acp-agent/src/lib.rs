@@ -248,10 +248,8 @@ pub async fn serve_stdio(options: Options) -> Result<(), Error> {
                     sessions.get(&id).map(|s| s.history.clone())
                 };
                 let Some(history) = known else {
-                    return responder.respond_with_error(Error::new(
-                        -32002,
-                        format!("unknown session {id}"),
-                    ));
+                    return responder
+                        .respond_with_error(Error::new(-32002, format!("unknown session {id}")));
                 };
                 // The history goes back as updates before the answer.
                 for (role, text) in history {
@@ -428,8 +426,7 @@ impl Turn<'_> {
                 "the client did not announce fs/write_text_file",
             ));
         }
-        let request =
-            WriteTextFileRequest::new(self.session.clone(), PathBuf::from(path), content);
+        let request = WriteTextFileRequest::new(self.session.clone(), PathBuf::from(path), content);
         self.cx.send_request(request).block_task().await?;
         Ok(())
     }
@@ -528,9 +525,8 @@ async fn prompt(
                 .map(|(_, t)| t.clone())
                 .unwrap_or_default();
             let turns = history.iter().filter(|(r, _)| r == "user").count();
-            let answer = format!(
-                "This session has {turns} user messages. The first was: “{first}”."
-            );
+            let answer =
+                format!("This session has {turns} user messages. The first was: “{first}”.");
             ended(turn.say(&answer).await?)
         }
         _ => {
@@ -577,7 +573,10 @@ async fn stop_early(turn: &mut Turn<'_>, reason: StopReason) -> Result<StopReaso
 }
 
 async fn long_run(turn: &mut Turn<'_>) -> Result<StopReason, Error> {
-    if !turn.say("A long run: press Stop whenever you like. ").await? {
+    if !turn
+        .say("A long run: press Stop whenever you like. ")
+        .await?
+    {
         return Ok(StopReason::Cancelled);
     }
     for step in 1..=400 {
@@ -610,7 +609,11 @@ async fn permission(turn: &mut Turn<'_>) -> Result<StopReason, Error> {
     let path = turn.path("permission-demo.txt");
     let kind = "edit";
     let remembered = {
-        let sessions = turn.state.sessions.lock().unwrap_or_else(|e| e.into_inner());
+        let sessions = turn
+            .state
+            .sessions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
         sessions
             .get(&turn.session)
             .and_then(|s| s.always.get(kind).copied())
@@ -673,7 +676,11 @@ async fn permission(turn: &mut Turn<'_>) -> Result<StopReason, Error> {
                 chosen,
                 PermissionOptionKind::AllowAlways | PermissionOptionKind::RejectAlways
             ) {
-                let mut sessions = turn.state.sessions.lock().unwrap_or_else(|e| e.into_inner());
+                let mut sessions = turn
+                    .state
+                    .sessions
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner());
                 if let Some(session) = sessions.get_mut(&turn.session) {
                     session.always.insert(kind.into(), allow);
                 }
@@ -748,16 +755,17 @@ async fn terminal(turn: &mut Turn<'_>, script: &str) -> Result<bool, Error> {
         ))
         .block_task();
     let cancel = turn.cancel.clone();
-    let cancelled = async move {
-        while cancel.sleep(Duration::from_secs(3600)).await {}
-    };
+    let cancelled = async move { while cancel.sleep(Duration::from_secs(3600)).await {} };
     let exit = tokio::select! {
         exit = wait => Some(exit?),
         _ = cancelled => None,
     };
     let output = turn
         .cx
-        .send_request(TerminalOutputRequest::new(session.clone(), terminal.clone()))
+        .send_request(TerminalOutputRequest::new(
+            session.clone(),
+            terminal.clone(),
+        ))
         .block_task()
         .await?;
     let _ = turn
@@ -833,6 +841,19 @@ async fn files(turn: &mut Turn<'_>) -> Result<StopReason, Error> {
             json!({"status": "failed", "content": text(format!("Refused: {}", e.message))}),
         )?,
     }
+    let link = turn.path("escape-link/secret.txt");
+    let id = turn.start(
+        "Read escape-link/secret.txt",
+        "read",
+        json!({"locations": [{"path": link}]}),
+    )?;
+    match turn.read(&link).await {
+        Ok(read) => turn.set(&id, json!({"status": "completed", "content": text(read)}))?,
+        Err(e) => turn.set(
+            &id,
+            json!({"status": "failed", "content": text(format!("Refused: {}", e.message))}),
+        )?,
+    }
     let id = turn.start(
         "Write /tmp/chat-shell-escape.txt",
         "edit",
@@ -846,7 +867,7 @@ async fn files(turn: &mut Turn<'_>) -> Result<StopReason, Error> {
         )?,
     }
     let done = turn
-        .say("Wrote and read a file in the workspace; both attempts to leave it were refused.")
+        .say("Wrote and read a file in the workspace; every attempt to leave it was refused.")
         .await?;
     Ok(ended(done))
 }
@@ -924,13 +945,7 @@ async fn tools(turn: &mut Turn<'_>) -> Result<StopReason, Error> {
             "completed",
             json!({}),
         ),
-        (
-            "Something else",
-            "other",
-            json!({}),
-            "completed",
-            json!({}),
-        ),
+        ("Something else", "other", json!({}), "completed", json!({})),
         (
             "Run the linter",
             "execute",
@@ -968,10 +983,7 @@ async fn plan(turn: &mut Turn<'_>) -> Result<StopReason, Error> {
             ]
         })
     };
-    if !turn
-        .think("First a plan: read, change, test. ")
-        .await?
-    {
+    if !turn.think("First a plan: read, change, test. ").await? {
         return Ok(StopReason::Cancelled);
     }
     turn.update(entries(["pending", "pending", "pending"]))?;
@@ -996,7 +1008,9 @@ async fn plan(turn: &mut Turn<'_>) -> Result<StopReason, Error> {
             return Ok(StopReason::Cancelled);
         }
     }
-    let done = turn.say("The plan is done: all three steps completed.").await?;
+    let done = turn
+        .say("The plan is done: all three steps completed.")
+        .await?;
     Ok(ended(done))
 }
 
@@ -1004,4 +1018,3 @@ async fn plan(turn: &mut Turn<'_>) -> Result<StopReason, Error> {
 pub fn state_file(dir: &Path, session: &str) -> PathBuf {
     dir.join(format!("{session}.json"))
 }
-

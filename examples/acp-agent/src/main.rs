@@ -11,7 +11,10 @@ async fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
         Err(e) => {
-            eprintln!("chat-shell-acp-agent: {e}\n\n{}", chat_shell_acp_agent::USAGE);
+            eprintln!(
+                "chat-shell-acp-agent: {e}\n\n{}",
+                chat_shell_acp_agent::USAGE
+            );
             return ExitCode::from(2);
         }
     };

@@ -145,11 +145,7 @@ impl Workspace {
         }
         let skip = line.map_or(0, |l| l.saturating_sub(1) as usize);
         let take = limit.map_or(usize::MAX, |l| l as usize);
-        Ok(text
-            .split_inclusive('\n')
-            .skip(skip)
-            .take(take)
-            .collect())
+        Ok(text.split_inclusive('\n').skip(skip).take(take).collect())
     }
 
     /// Writes `content` to `path`, creating the file (and missing folders inside the
@@ -214,7 +210,9 @@ mod tests {
             "b"
         );
         // `..` that stays inside is fine.
-        assert!(ws.read(&ws_dir.join("sub/../sub/a.txt"), None, None).is_ok());
+        assert!(ws
+            .read(&ws_dir.join("sub/../sub/a.txt"), None, None)
+            .is_ok());
 
         let refused = |r: Result<_, FsError>| matches!(r, Err(FsError::Outside(_)));
         assert!(refused(ws.read(&ws_dir.join("../secret.txt"), None, None)));
@@ -238,7 +236,10 @@ mod tests {
             assert!(refused(ws.write(&ws_dir.join("out/new.txt"), "x")));
             assert!(refused(ws.write(&ws_dir.join("dangling.txt"), "x")));
             assert!(!base.join("nowhere.txt").exists() && !base.join("new.txt").exists());
-            assert_eq!(std::fs::read_to_string(base.join("secret.txt")).unwrap(), "secret");
+            assert_eq!(
+                std::fs::read_to_string(base.join("secret.txt")).unwrap(),
+                "secret"
+            );
             // A symlink that stays inside is followed.
             assert_eq!(
                 ws.read(&ws_dir.join("inner.txt"), None, None).unwrap(),

@@ -184,8 +184,10 @@ impl Bridge {
             (Some(ws), true) => Some(Arc::new(terminal::Terminals::new(ws.clone()))),
             _ => None,
         };
-        let recorder = config.record.as_ref().and_then(|path| {
-            match std::fs::File::create(path) {
+        let recorder = config
+            .record
+            .as_ref()
+            .and_then(|path| match std::fs::File::create(path) {
                 Ok(file) => Some(Arc::new(Mutex::new(file))),
                 Err(e) => {
                     eprintln!(
@@ -194,8 +196,7 @@ impl Bridge {
                     );
                     None
                 }
-            }
-        });
+            });
         Bridge {
             cwd: config.cwd(),
             config,
@@ -348,7 +349,8 @@ impl Handlers {
 
     fn terminals(&self) -> Result<&Arc<terminal::Terminals>, Error> {
         self.terminals.as_ref().ok_or_else(|| {
-            Error::method_not_found().data("terminal/* is off: start the runtime with --allow-terminal")
+            Error::method_not_found()
+                .data("terminal/* is off: start the runtime with --allow-terminal")
         })
     }
 
@@ -411,7 +413,9 @@ impl Handlers {
                     .await;
                     match read {
                         Ok(Ok(text)) => responder.respond(ReadTextFileResponse::new(text)),
-                        Ok(Err(e)) => responder.respond_with_error(Error::new(e.code(), e.message())),
+                        Ok(Err(e)) => {
+                            responder.respond_with_error(Error::new(e.code(), e.message()))
+                        }
                         Err(e) => responder.respond_with_error(Error::into_internal_error(e)),
                     }
                 },
@@ -431,7 +435,9 @@ impl Handlers {
                     // live view channel (issue 13) exists.
                     match written {
                         Ok(Ok(_)) => responder.respond(WriteTextFileResponse::new()),
-                        Ok(Err(e)) => responder.respond_with_error(Error::new(e.code(), e.message())),
+                        Ok(Err(e)) => {
+                            responder.respond_with_error(Error::new(e.code(), e.message()))
+                        }
                         Err(e) => responder.respond_with_error(Error::into_internal_error(e)),
                     }
                 },

@@ -150,8 +150,14 @@ impl Terminals {
             limit,
         }));
         let readers: Vec<_> = [
-            child.stdout.take().map(|s| Box::new(s) as Box<dyn tokio::io::AsyncRead + Send + Unpin>),
-            child.stderr.take().map(|s| Box::new(s) as Box<dyn tokio::io::AsyncRead + Send + Unpin>),
+            child
+                .stdout
+                .take()
+                .map(|s| Box::new(s) as Box<dyn tokio::io::AsyncRead + Send + Unpin>),
+            child
+                .stderr
+                .take()
+                .map(|s| Box::new(s) as Box<dyn tokio::io::AsyncRead + Send + Unpin>),
         ]
         .into_iter()
         .flatten()
@@ -275,10 +281,8 @@ mod tests {
     use super::*;
 
     fn terminals() -> (Terminals, PathBuf) {
-        let dir = std::env::temp_dir().join(format!(
-            "chat-shell-acp-term-{}",
-            crate::store::new_id("t")
-        ));
+        let dir =
+            std::env::temp_dir().join(format!("chat-shell-acp-term-{}", crate::store::new_id("t")));
         std::fs::create_dir_all(&dir).unwrap();
         (Terminals::new(Workspace::new(&dir).unwrap()), dir)
     }
@@ -297,14 +301,26 @@ mod tests {
         let (terms, dir) = terminals();
         let id = terms.create("s1", sh("pwd; exit 3", None)).unwrap();
         let exit = terms.wait(&id).await.unwrap();
-        assert_eq!(exit, Exit { code: Some(3), signal: None });
+        assert_eq!(
+            exit,
+            Exit {
+                code: Some(3),
+                signal: None
+            }
+        );
         let (out, truncated, _) = terms.output(&id).unwrap();
-        assert_eq!(out.trim(), dir.canonicalize().unwrap().display().to_string());
+        assert_eq!(
+            out.trim(),
+            dir.canonicalize().unwrap().display().to_string()
+        );
         assert!(!truncated);
 
         // The oldest bytes go, never in the middle of a character.
         let id = terms
-            .create("s1", sh("printf 'aaaa\\n'; printf 'é%.0s' $(seq 1 20)", Some(9)))
+            .create(
+                "s1",
+                sh("printf 'aaaa\\n'; printf 'é%.0s' $(seq 1 20)", Some(9)),
+            )
             .unwrap();
         terms.wait(&id).await.unwrap();
         let (out, truncated, exit) = terms.output(&id).unwrap();
@@ -324,7 +340,9 @@ mod tests {
     #[tokio::test]
     async fn kill_release_and_cancel_stop_the_command_and_its_children() {
         let (terms, dir) = terminals();
-        let a = terms.create("s1", sh("sleep 30 & sleep 30; wait", None)).unwrap();
+        let a = terms
+            .create("s1", sh("sleep 30 & sleep 30; wait", None))
+            .unwrap();
         let b = terms.create("s1", sh("sleep 30", None)).unwrap();
         let c = terms.create("s2", sh("sleep 30", None)).unwrap();
         let d = terms.create("s2", sh("sleep 30", None)).unwrap();

@@ -8,8 +8,8 @@ use crate::server::{self, AppState};
 use crate::store::{self, now_iso, Store, UserStore};
 use agent_client_protocol::v1::schema::{
     CancelNotification, ContentBlock as AcpBlock, LoadSessionRequest, NewSessionRequest,
-    PromptRequest, RequestPermissionOutcome, RequestPermissionResponse, SessionUpdate,
-    StopReason, TextContent,
+    PromptRequest, RequestPermissionOutcome, RequestPermissionResponse, SessionUpdate, StopReason,
+    TextContent,
 };
 use agent_client_protocol::v1::Responder;
 use axum::body::{Body, Bytes};
@@ -46,8 +46,16 @@ pub(crate) enum Command {
     Answer {
         tool_call_id: String,
         outcome: acp::PermissionOutcome,
-        reply: oneshot::Sender<Result<Vec<StreamEvent>, String>>,
+        reply: oneshot::Sender<Result<Vec<StreamEvent>, Refused>>,
     },
+}
+
+/// Why an answer was not passed on.
+pub(crate) enum Refused {
+    /// Nothing asks for it (any more).
+    NotPending(String),
+    /// Not an answer to what is asked.
+    Invalid(String),
 }
 
 /// How a turn ended.
@@ -401,23 +409,28 @@ async fn answer_pending(
     pending: &mut HashMap<String, Pending>,
     tool_call_id: &str,
     outcome: &acp::PermissionOutcome,
-) -> Result<Vec<StreamEvent>, String> {
+) -> Result<Vec<StreamEvent>, Refused> {
     let Some(p) = pending.get(tool_call_id) else {
-        return Err(format!(
+        return Err(Refused::NotPending(format!(
             "no permission request is pending for tool call {tool_call_id}"
-        ));
+        )));
     };
     match outcome {
         acp::PermissionOutcome::Selected { option_id }
             if !p.options.iter().any(|o| &o.option_id == option_id) =>
         {
-            return Err(format!("{} is not one of the options offered", option_id.0));
+            return Err(Refused::Invalid(format!(
+                "{} is not one of the options offered",
+                option_id.0
+            )));
         }
-        acp::PermissionOutcome::Other(_) => return Err("not a permission outcome".into()),
+        acp::PermissionOutcome::Other(_) => {
+            return Err(Refused::Invalid("not a permission outcome".into()))
+        }
         _ => {}
     }
     let Some(p) = pending.remove(tool_call_id) else {
-        return Err("gone".into());
+        return Err(Refused::NotPending("gone".into()));
     };
     respond(p.responder, outcome);
     let event = out.resolve(&p.item, outcome.clone()).await;
@@ -470,9 +483,11 @@ async fn open_session(bridge: &Bridge, conn: &Conn, out: &mut Out) -> Result<Str
         if conn.load_session {
             // The history it replays is already in the store: no route, so it is dropped.
             let load = LoadSessionRequest::new(id.clone(), bridge.cwd.clone());
-            let loaded =
-                tokio::time::timeout(super::SETUP_TIMEOUT, conn.cx.send_request(load).block_task())
-                    .await;
+            let loaded = tokio::time::timeout(
+                super::SETUP_TIMEOUT,
+                conn.cx.send_request(load).block_task(),
+            )
+            .await;
             match loaded {
                 Ok(Ok(_)) => {
                     println!("ACP: thread {thread} loaded session {id}");
@@ -497,10 +512,11 @@ async fn open_session(bridge: &Bridge, conn: &Conn, out: &mut Out) -> Result<Str
         }
     }
     let new = NewSessionRequest::new(bridge.cwd.clone());
-    let created = tokio::time::timeout(super::SETUP_TIMEOUT, conn.cx.send_request(new).block_task())
-        .await
-        .map_err(|_| "no answer to session/new".to_owned())?
-        .map_err(|e| error_text(&e))?;
+    let created =
+        tokio::time::timeout(super::SETUP_TIMEOUT, conn.cx.send_request(new).block_task())
+            .await
+            .map_err(|_| "no answer to session/new".to_owned())?
+            .map_err(|e| error_text(&e))?;
     let id = created.session_id.0.to_string();
     bridge.slot(&thread, |s| s.session = Some((conn.generation, id.clone())));
     out.thread
@@ -573,7 +589,8 @@ async fn answer(
         if sent.is_ok() {
             match tokio::time::timeout(Duration::from_secs(10), reply_rx).await {
                 Ok(Ok(Ok(events))) => return fixed_stream(&events),
-                Ok(Ok(Err(e))) => why = e,
+                Ok(Ok(Err(Refused::Invalid(e)))) => return error(e),
+                Ok(Ok(Err(Refused::NotPending(e)))) => why = e,
                 _ => {}
             }
         }
@@ -856,8 +873,9 @@ impl Out {
     /// Settles the permission card of `id`: saved, sent; returns the event.
     async fn resolve(&mut self, id: &ItemId, outcome: acp::PermissionOutcome) -> StreamEvent {
         if let Some(ItemKind::AcpToolCall(call)) = self.items.get_mut(id).map(|i| &mut i.kind) {
-            call.permission.get_or_insert_with(AcpPermission::default).outcome =
-                Some(outcome.clone());
+            call.permission
+                .get_or_insert_with(AcpPermission::default)
+                .outcome = Some(outcome.clone());
         }
         self.save(id).await;
         let event = resolved(id, outcome);
@@ -928,10 +946,8 @@ impl Out {
                 let id = match self.thought.clone() {
                     Some(id) => id,
                     None => {
-                        let item = self.new_item(
-                            "th",
-                            ItemKind::AcpThought(AcpThoughtItem::default()),
-                        );
+                        let item =
+                            self.new_item("th", ItemKind::AcpThought(AcpThoughtItem::default()));
                         let id = self.add(item).await;
                         self.thought = Some(id.clone());
                         id
@@ -941,8 +957,11 @@ impl Out {
                 {
                     t.text.push_str(&text);
                 }
-                self.update(&id, ItemUpdate::AcpThoughtChunk(AcpThoughtChunk { content }))
-                    .await;
+                self.update(
+                    &id,
+                    ItemUpdate::AcpThoughtChunk(AcpThoughtChunk { content }),
+                )
+                .await;
                 self.touched(id).await;
             }
             SessionUpdate::ToolCall(call) => {
@@ -971,7 +990,9 @@ impl Out {
             }
             SessionUpdate::ToolCallUpdate(update) => {
                 let Some(update) = mirror::<acp::ToolCallUpdate>(&update) else {
-                    return eprintln!("chat-shell-runtime: an unreadable tool_call_update, skipped");
+                    return eprintln!(
+                        "chat-shell-runtime: an unreadable tool_call_update, skipped"
+                    );
                 };
                 match self.tool_items.get(&update.tool_call_id.0).cloned() {
                     Some(id) => self.tool_update(&id, update).await,
@@ -1018,8 +1039,11 @@ impl Out {
             call.tool_call.apply(update.clone());
         }
         self.save(id).await;
-        self.update(id, ItemUpdate::AcpToolCallUpdated(AcpToolCallUpdated { update }))
-            .await;
+        self.update(
+            id,
+            ItemUpdate::AcpToolCallUpdated(AcpToolCallUpdated { update }),
+        )
+        .await;
     }
 
     async fn finish(&mut self, ended: Ended) {
@@ -1029,14 +1053,15 @@ impl Out {
         if !failed && self.thread.title.is_none() {
             let thread_id = self.thread.id.clone();
             let first = server::blocking(self.store.clone(), self.user.clone(), move |db| {
-                Ok(db.all_items(&thread_id)?.into_iter().find_map(|i| match &i.kind {
-                    ItemKind::UserMessage(m)
-                        if !chat_shell_core::reducer::is_ghost(&i) =>
-                    {
-                        Some(m.text())
-                    }
-                    _ => None,
-                }))
+                Ok(db
+                    .all_items(&thread_id)?
+                    .into_iter()
+                    .find_map(|i| match &i.kind {
+                        ItemKind::UserMessage(m) if !chat_shell_core::reducer::is_ghost(&i) => {
+                            Some(m.text())
+                        }
+                        _ => None,
+                    }))
             })
             .await
             .ok()
