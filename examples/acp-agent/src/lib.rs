@@ -507,7 +507,7 @@ async fn prompt(
         Some("permission") => permission(&mut turn).await?,
         Some("terminal") => terminal(&mut turn, "echo hello from the workspace; pwd; exit 3")
             .await
-            .map(|done| ended(done))?,
+            .map(ended)?,
         Some("files") => files(&mut turn).await?,
         Some("tools") => tools(&mut turn).await?,
         Some("plan") => plan(&mut turn).await?,

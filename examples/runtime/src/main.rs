@@ -78,6 +78,7 @@ struct Config {
 }
 
 #[derive(Debug, PartialEq)]
+#[allow(clippy::large_enum_variant)] // parsed once
 enum Args {
     Run(Config),
     Help,

@@ -294,9 +294,7 @@ impl Stream {
                 Ok(false) => {
                     self.decode();
                     self.ended = true;
-                    if find(&self.body, b"\n\n").is_none() {
-                        return None;
-                    }
+                    find(&self.body, b"\n\n")?;
                 }
                 Err(_) => return None,
             }

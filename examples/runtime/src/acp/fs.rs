@@ -214,7 +214,9 @@ mod tests {
             .read(&ws_dir.join("sub/../sub/a.txt"), None, None)
             .is_ok());
 
-        let refused = |r: Result<_, FsError>| matches!(r, Err(FsError::Outside(_)));
+        fn refused<T>(r: Result<T, FsError>) -> bool {
+            matches!(r, Err(FsError::Outside(_)))
+        }
         assert!(refused(ws.read(&ws_dir.join("../secret.txt"), None, None)));
         assert!(refused(ws.read(Path::new("../secret.txt"), None, None)));
         assert!(refused(ws.read(&base.join("secret.txt"), None, None)));

@@ -131,8 +131,10 @@ pub async fn stream(
 pub(crate) enum Incoming {
     Update(Box<SessionUpdate>),
     Permission(
-        Box<RequestPermissionRequest>,
-        Responder<RequestPermissionResponse>,
+        Box<(
+            RequestPermissionRequest,
+            Responder<RequestPermissionResponse>,
+        )>,
     ),
 }
 
@@ -390,10 +392,10 @@ impl Handlers {
                             RequestPermissionOutcome::Cancelled,
                         ));
                     };
-                    if let Err(mpsc::error::SendError(Incoming::Permission(_, responder))) =
-                        route.send(Incoming::Permission(Box::new(request), responder))
+                    if let Err(mpsc::error::SendError(Incoming::Permission(lost))) =
+                        route.send(Incoming::Permission(Box::new((request, responder))))
                     {
-                        return responder.respond(RequestPermissionResponse::new(
+                        return lost.1.respond(RequestPermissionResponse::new(
                             RequestPermissionOutcome::Cancelled,
                         ));
                     }

@@ -809,8 +809,9 @@ impl Out {
     ) {
         match incoming {
             Incoming::Update(update) => self.session_update(*update).await,
-            Incoming::Permission(request, responder) => {
-                let Some(request) = mirror::<acp::RequestPermission>(&*request) else {
+            Incoming::Permission(asked) => {
+                let (request, responder) = *asked;
+                let Some(request) = mirror::<acp::RequestPermission>(&request) else {
                     eprintln!("chat-shell-runtime: an unreadable permission request: cancelled");
                     return respond(responder, &acp::PermissionOutcome::Cancelled);
                 };
