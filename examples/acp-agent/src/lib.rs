@@ -38,6 +38,9 @@ A scripted ACP agent on stdin/stdout (no model). A keyword in the prompt picks t
   --pace-ms MS     delay between streamed chunks (default 30)
   --state-dir DIR  keep each session's history in DIR, so session/load works in a new
                    process (default: in memory only)
+  --replay FILE    no script: replay ACP traffic recorded by the runtime
+                   (CHAT_SHELL_ACP_RECORD=FILE): the agent's lines are written back as
+                   the client's recorded lines arrive (ids mapped)
   -h, --help       this help";
 
 /// The scripts, by the keyword that picks them (the first found in the prompt wins).
@@ -62,6 +65,7 @@ pub const KEYWORDS: &[&str] = &[
 pub struct Options {
     pub pace: Duration,
     pub state_dir: Option<PathBuf>,
+    pub replay: Option<PathBuf>,
 }
 
 impl Options {
@@ -70,6 +74,7 @@ impl Options {
         let mut options = Options {
             pace: Duration::from_millis(30),
             state_dir: None,
+            replay: None,
         };
         let mut args = args.into_iter();
         while let Some(arg) = args.next() {
@@ -93,6 +98,7 @@ impl Options {
                     options.pace = Duration::from_millis(ms);
                 }
                 "--state-dir" => options.state_dir = Some(PathBuf::from(value("--state-dir")?)),
+                "--replay" => options.replay = Some(PathBuf::from(value("--replay")?)),
                 other => return Err(format!("unknown argument: {other}")),
             }
         }
@@ -1012,6 +1018,69 @@ async fn plan(turn: &mut Turn<'_>) -> Result<StopReason, Error> {
         .say("The plan is done: all three steps completed.")
         .await?;
     Ok(ended(done))
+}
+
+/// Replays a recording (`{"from": "client" | "agent" | "stderr", "line": "…"}` per line)
+/// on stdin and stdout, without the SDK: it is the recorded bytes that are under test. Each
+/// client line is read and checked against the recorded one (same method, or both a
+/// response); each agent line is written, a response carrying the id the client used.
+pub fn replay_stdio(path: &Path) -> Result<(), String> {
+    use std::io::{BufRead, Write};
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let records: Vec<(String, Value)> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let record: Value = serde_json::from_str(l).map_err(|e| e.to_string())?;
+            let line = record["line"].as_str().unwrap_or_default();
+            let message = serde_json::from_str(line).map_err(|e| format!("{e}: {line}"))?;
+            Ok((
+                record["from"].as_str().unwrap_or_default().to_owned(),
+                message,
+            ))
+        })
+        .filter(|r| !matches!(r, Ok((from, _)) if from == "stderr"))
+        .collect::<Result<_, String>>()?;
+    let stdin = std::io::stdin();
+    let mut input = stdin.lock().lines();
+    let mut stdout = std::io::stdout().lock();
+    // Recorded id of a client request -> the id this client gave it.
+    let mut ids: HashMap<String, Value> = HashMap::new();
+    for (from, recorded) in records {
+        if from == "client" {
+            let Some(Ok(line)) = input.next() else {
+                return Ok(());
+            };
+            let actual: Value = serde_json::from_str(&line).map_err(|e| e.to_string())?;
+            if actual.get("method") != recorded.get("method") {
+                return Err(format!(
+                    "the client sent {} where the recording has {}",
+                    actual, recorded
+                ));
+            }
+            if let (Some(r), Some(a), Some(_)) =
+                (recorded.get("id"), actual.get("id"), recorded.get("method"))
+            {
+                ids.insert(r.to_string(), a.clone());
+            }
+        } else {
+            let mut message = recorded;
+            if message.get("method").is_none() {
+                if let Some(actual) = message.get("id").and_then(|id| ids.get(&id.to_string())) {
+                    message["id"] = actual.clone();
+                }
+            }
+            writeln!(stdout, "{message}").map_err(|e| e.to_string())?;
+            stdout.flush().map_err(|e| e.to_string())?;
+        }
+    }
+    // The recording is over: stay until the client closes.
+    for line in input {
+        if line.is_err() {
+            break;
+        }
+    }
+    Ok(())
 }
 
 /// The path a `--state-dir` keeps `session`'s history in (for tests).

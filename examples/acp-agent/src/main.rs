@@ -18,6 +18,15 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Some(path) = &options.replay {
+        return match chat_shell_acp_agent::replay_stdio(path) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("chat-shell-acp-agent: replay: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     match chat_shell_acp_agent::serve_stdio(options).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

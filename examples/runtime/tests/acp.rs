@@ -817,3 +817,43 @@ async fn a_thread_loads_its_session_after_a_restart() {
     );
     let _ = std::fs::remove_dir_all(&base);
 }
+
+/// The ACP traffic of the plan scenario, recorded with `CHAT_SHELL_ACP_RECORD` (see
+/// `fixtures/acp-plan.jsonl`), replayed by `chat-shell-acp-agent --replay`: the bridge
+/// turns the recorded bytes into the same items, with no script running.
+#[tokio::test]
+async fn recorded_acp_traffic_replays_natively() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/acp-plan.jsonl");
+    let command = format!("{} --replay {}", agent_bin().display(), fixture.display());
+    let rt = Runtime::start(&["--memory", "--acp", &command]);
+    let events = rt.say(None, "make a plan").await.rest().await;
+    assert!(!events.iter().any(|e| e["type"] == "error"), "{events:#?}");
+    let thread = thread_id(&events);
+    let items = rt.items(&thread).await;
+    let kinds: Vec<&str> = items.iter().map(|i| i["type"].as_str().unwrap()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "user_message",
+            "acp_thought",
+            "acp_plan",
+            "acp_thought",
+            "assistant_message"
+        ]
+    );
+    let plan = &items[2]["entries"];
+    assert_eq!(plan[2]["content"], "Run the tests");
+    assert!(plan
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|e| e["status"] == "completed"));
+    assert_eq!(items[1]["text"], "First a plan: read, change, test. ");
+    assert_eq!(said(&items), "The plan is done: all three steps completed.");
+    // The plan was updated in place, four times, on the stream.
+    let updates = events
+        .iter()
+        .filter(|e| e["update"]["type"] == "acp_plan.update")
+        .count();
+    assert_eq!(updates, 4);
+}
