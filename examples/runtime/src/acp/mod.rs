@@ -433,8 +433,8 @@ impl Handlers {
                         ws.write(&request.path, &request.content)
                     })
                     .await;
-                    // TODO-free note: the thread's Diff view would update here once the
-                    // live view channel (issue 13) exists.
+                    // A write is where the thread's Diff view would be told of the change;
+                    // that needs the live view channel of issue 13.
                     match written {
                         Ok(Ok(_)) => responder.respond(WriteTextFileResponse::new()),
                         Ok(Err(e)) => {
