@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # THE demo command: builds the page and serves it with the reference runtime.
 #   PORT=8080 (default)   CHAT_SHELL_SKIP_SETUP=1 skips scripts/setup.sh
+#   ACP=1   answer with the scripted ACP agent (examples/acp-agent) instead of the scripts,
+#           with target/acp-demo-workspace as its workspace and terminals allowed
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -17,4 +19,11 @@ echo "demo: trunk build --release"
 trunk build --release
 
 echo "open http://127.0.0.1:$PORT/"
+if [ "${ACP:-0}" = "1" ]; then
+  cargo build --release -p chat-shell-acp-agent
+  mkdir -p target/acp-demo-workspace
+  exec cargo run --release -p chat-shell-runtime -- --dist dist --port "$PORT" \
+    --acp "$PWD/target/release/chat-shell-acp-agent --state-dir $PWD/target/acp-demo-state" \
+    --workspace target/acp-demo-workspace --allow-terminal
+fi
 exec cargo run --release -p chat-shell-runtime -- --dist dist --port "$PORT"

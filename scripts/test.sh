@@ -43,8 +43,8 @@ step "sizes"
 step "trunk build (examples/leptos-app, for its e2e test)"
 trunk build --config examples/leptos-app/Trunk.toml
 
-step "cargo build -p chat-shell-runtime"
-cargo build -p chat-shell-runtime
+step "cargo build -p chat-shell-runtime -p chat-shell-acp-agent"
+cargo build -p chat-shell-runtime -p chat-shell-acp-agent
 
 step "e2e (node --test tests/e2e/)"
 node --test tests/e2e/*.test.mjs

@@ -1,5 +1,6 @@
 //! Entry point: reads the command line, opens the store and serves until Ctrl-C or SIGTERM.
 
+mod acp;
 mod agent;
 mod auth;
 mod events;
@@ -41,6 +42,13 @@ usage: chat-shell-runtime [options]
                    token get a signed, HttpOnly cookie identity instead
   --max-upload-mb N
                    largest attachment in MB (default 10)
+  --acp 'COMMAND [ARGS]'
+                   answer with an ACP (Agent Client Protocol) agent instead of the
+                   scripts: the command is spawned on the first message and spoken to
+                   over its stdio; each thread is an ACP session
+  --workspace DIR  the agent's working folder (the sessions' cwd); enables the agent's
+                   fs/read_text_file and fs/write_text_file, confined to DIR
+  --allow-terminal let the agent run commands (terminal/*) in the workspace
   -h, --help       this help";
 
 /// More bearer tokens, comma-separated (kept out of the process list).
@@ -63,9 +71,16 @@ struct Config {
     /// Bearer tokens (`--token`; the environment's are added in `main`).
     tokens: Vec<String>,
     max_upload_mb: usize,
+    /// `--acp`: the agent command.
+    acp: Option<String>,
+    /// `--workspace`.
+    workspace: Option<PathBuf>,
+    /// `--allow-terminal`.
+    allow_terminal: bool,
 }
 
 #[derive(Debug, PartialEq)]
+#[allow(clippy::large_enum_variant)] // parsed once
 enum Args {
     Run(Config),
     Help,
@@ -83,6 +98,9 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
         allow_origins: Vec::new(),
         tokens: Vec::new(),
         max_upload_mb: upload::DEFAULT_MAX_UPLOAD_MB,
+        acp: None,
+        workspace: None,
+        allow_terminal: false,
     };
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
@@ -148,8 +166,14 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
                     .filter(|n| (1..=1024).contains(n))
                     .ok_or_else(|| format!("--max-upload-mb: not a number from 1 to 1024: {v}"))?;
             }
+            "--acp" => config.acp = Some(value("--acp")?),
+            "--workspace" => config.workspace = Some(PathBuf::from(value("--workspace")?)),
+            "--allow-terminal" => config.allow_terminal = true,
             other => return Err(format!("unknown argument: {other}")),
         }
+    }
+    if config.acp.is_none() && (config.workspace.is_some() || config.allow_terminal) {
+        return Err("--workspace and --allow-terminal go with --acp".into());
     }
     Ok(Args::Run(config))
 }
@@ -285,6 +309,10 @@ async fn run(config: Config) -> Result<(), String> {
     }
 
     let (stop_tx, stop_rx) = watch::channel(false);
+    if let Some(command) = &config.acp {
+        let acp = acp::Config::new(command, config.workspace.as_deref(), config.allow_terminal)?;
+        acp::install(acp, stop_rx.clone());
+    }
     let state = Arc::new(server::AppState::new(
         Arc::new(store),
         server::Settings {
@@ -379,6 +407,9 @@ mod tests {
                 allow_origins: Vec::new(),
                 tokens: Vec::new(),
                 max_upload_mb: 10,
+                acp: None,
+                workspace: None,
+                allow_terminal: false,
             }
         );
     }
@@ -436,6 +467,24 @@ mod tests {
             panic!()
         };
         assert_eq!(c.seed_items, Some(1000));
+    }
+
+    #[test]
+    fn acp_flags() {
+        let Ok(Args::Run(c)) = parse(&[
+            "--acp",
+            "my-agent --acp",
+            "--workspace=/w",
+            "--allow-terminal",
+        ]) else {
+            panic!()
+        };
+        assert_eq!(c.acp.as_deref(), Some("my-agent --acp"));
+        assert_eq!(c.workspace, Some(PathBuf::from("/w")));
+        assert!(c.allow_terminal);
+        assert!(parse(&["--workspace", "/w"]).is_err());
+        assert!(parse(&["--allow-terminal"]).is_err());
+        assert!(parse(&["--acp"]).is_err());
     }
 
     #[test]

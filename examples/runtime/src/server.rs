@@ -557,6 +557,11 @@ struct Prepared {
 }
 
 async fn stream(state: &Arc<AppState>, user: User, base: String, body: RequestBody) -> Response {
+    // With --acp, messages, retries and permission answers go to the agent.
+    let body = match crate::acp::stream(state, user.clone(), base.clone(), body).await {
+        Ok(response) => return response,
+        Err(body) => body,
+    };
     let kind = body.type_name();
     if let RequestBody::CustomAction {
         thread_id,
@@ -858,7 +863,7 @@ fn message_text(item: &ThreadItem) -> String {
 
 /// The echoed user message, its attachments resolved to full objects (unknown ids are
 /// skipped) and bound to the thread.
-fn user_message(
+pub(crate) fn user_message(
     store: &UserStore<'_>,
     base: &str,
     thread: &ThreadId,

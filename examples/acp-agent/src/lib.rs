@@ -1,0 +1,1089 @@
+//! A scripted, model-free ACP agent, built with the official `agent-client-protocol`
+//! crate, for chat-shell's reference runtime (`chat-shell-runtime --acp`). A keyword in the
+//! prompt picks what it does (see [`KEYWORDS`]): every tool call kind, diffs (a new file, a
+//! change, a deletion), a terminal through the client's terminal capability, file access
+//! through the client's `fs/*`, a failing tool, permission requests with all four option
+//! kinds ("always" is remembered for the session), a plan that updates, thoughts, a long
+//! run to Stop, each honest stop reason, and an agent that exits mid-turn.
+//!
+//! Sessions support `session/load`: with `--state-dir DIR` their history is kept in
+//! `DIR/<sessionId>.json`, so a new agent process (after a runtime restart) can load it.
+
+use agent_client_protocol::schema::ProtocolVersion;
+use agent_client_protocol::v1::schema::{
+    AgentCapabilities, CancelNotification, ClientCapabilities, CreateTerminalRequest,
+    InitializeRequest, InitializeResponse, LoadSessionRequest, LoadSessionResponse,
+    NewSessionRequest, NewSessionResponse, PermissionOptionKind, PromptRequest, PromptResponse,
+    ReadTextFileRequest, ReleaseTerminalRequest, RequestPermissionOutcome,
+    RequestPermissionRequest, SessionId, SessionNotification, SessionUpdate, StopReason,
+    TerminalOutputRequest, WaitForTerminalExitRequest, WriteTextFileRequest,
+};
+use agent_client_protocol::v1::ConnectionTo;
+use agent_client_protocol::{Agent, Client, Error, Stdio};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::Notify;
+
+pub const USAGE: &str = "\
+usage: chat-shell-acp-agent [options]
+
+A scripted ACP agent on stdin/stdout (no model). A keyword in the prompt picks the script:
+  tools, terminal, files, permission, plan, think, long, slow terminal, recall,
+  max tokens, max turn, refuse, crash, broken; anything else is echoed.
+
+  --pace-ms MS     delay between streamed chunks (default 30)
+  --state-dir DIR  keep each session's history in DIR, so session/load works in a new
+                   process (default: in memory only)
+  --replay FILE    no script: replay ACP traffic recorded by the runtime
+                   (CHAT_SHELL_ACP_RECORD=FILE): the agent's lines are written back as
+                   the client's recorded lines arrive (ids mapped)
+  -h, --help       this help";
+
+/// The scripts, by the keyword that picks them (the first found in the prompt wins).
+pub const KEYWORDS: &[&str] = &[
+    "crash",
+    "broken",
+    "max tokens",
+    "max turn",
+    "refuse",
+    "slow terminal",
+    "long",
+    "permission",
+    "terminal",
+    "files",
+    "tools",
+    "plan",
+    "think",
+    "recall",
+];
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Options {
+    pub pace: Duration,
+    pub state_dir: Option<PathBuf>,
+    pub replay: Option<PathBuf>,
+}
+
+impl Options {
+    /// `Ok(None)`: help was asked for.
+    pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Option<Options>, String> {
+        let mut options = Options {
+            pace: Duration::from_millis(30),
+            state_dir: None,
+            replay: None,
+        };
+        let mut args = args.into_iter();
+        while let Some(arg) = args.next() {
+            let (flag, inline) = match arg.split_once('=') {
+                Some((f, v)) if f.starts_with("--") => (f.to_owned(), Some(v.to_owned())),
+                _ => (arg.clone(), None),
+            };
+            let mut value = |name: &str| {
+                inline
+                    .clone()
+                    .or_else(|| args.next())
+                    .ok_or_else(|| format!("{name} needs a value"))
+            };
+            match flag.as_str() {
+                "-h" | "--help" => return Ok(None),
+                "--pace-ms" => {
+                    let v = value("--pace-ms")?;
+                    let ms: u64 = v
+                        .parse()
+                        .map_err(|_| format!("--pace-ms: not a number of milliseconds: {v}"))?;
+                    options.pace = Duration::from_millis(ms);
+                }
+                "--state-dir" => options.state_dir = Some(PathBuf::from(value("--state-dir")?)),
+                "--replay" => options.replay = Some(PathBuf::from(value("--replay")?)),
+                other => return Err(format!("unknown argument: {other}")),
+            }
+        }
+        Ok(Some(options))
+    }
+}
+
+/// What the agent remembers of one session.
+#[derive(Default)]
+struct Session {
+    cwd: PathBuf,
+    /// `("user" | "agent", text)`, oldest first.
+    history: Vec<(String, String)>,
+    /// Remembered `*_always` choices, by tool kind: true = allow.
+    always: HashMap<String, bool>,
+    cancel: Arc<Cancel>,
+}
+
+/// The cancel flag of a session's current turn.
+#[derive(Default)]
+struct Cancel {
+    flag: AtomicBool,
+    notify: Notify,
+}
+
+impl Cancel {
+    fn set(&self) {
+        self.flag.store(true, Ordering::SeqCst);
+        self.notify.notify_waiters();
+    }
+
+    fn is_set(&self) -> bool {
+        self.flag.load(Ordering::SeqCst)
+    }
+
+    /// Sleeps `d`; false when cancelled first.
+    async fn sleep(&self, d: Duration) -> bool {
+        if self.is_set() {
+            return false;
+        }
+        let notified = self.notify.notified();
+        tokio::select! {
+            _ = tokio::time::sleep(d) => !self.is_set(),
+            _ = notified => false,
+        }
+    }
+}
+
+struct State {
+    options: Options,
+    client: Mutex<ClientCapabilities>,
+    sessions: Mutex<HashMap<String, Session>>,
+    next: AtomicU64,
+}
+
+impl State {
+    fn state_file(&self, id: &str) -> Option<PathBuf> {
+        let safe = id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+        let dir = self.options.state_dir.as_ref()?;
+        safe.then(|| dir.join(format!("{id}.json")))
+    }
+
+    fn save(&self, id: &str) {
+        let Some(path) = self.state_file(id) else {
+            return;
+        };
+        let sessions = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(session) = sessions.get(id) else {
+            return;
+        };
+        let doc = json!({
+            "cwd": session.cwd,
+            "history": session.history,
+            "always": session.always,
+        });
+        if let Some(dir) = path.parent() {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        if let Err(e) = std::fs::write(&path, doc.to_string()) {
+            eprintln!("chat-shell-acp-agent: cannot save {}: {e}", path.display());
+        }
+    }
+
+    fn load(&self, id: &str) -> Option<Session> {
+        let text = std::fs::read_to_string(self.state_file(id)?).ok()?;
+        let doc: Value = serde_json::from_str(&text).ok()?;
+        Some(Session {
+            cwd: PathBuf::from(doc["cwd"].as_str().unwrap_or("/")),
+            history: serde_json::from_value(doc["history"].clone()).unwrap_or_default(),
+            always: serde_json::from_value(doc["always"].clone()).unwrap_or_default(),
+            cancel: Arc::default(),
+        })
+    }
+}
+
+/// Serves ACP on this process's stdin and stdout until the client closes it.
+pub async fn serve_stdio(options: Options) -> Result<(), Error> {
+    let state = Arc::new(State {
+        options,
+        client: Mutex::new(ClientCapabilities::default()),
+        sessions: Mutex::new(HashMap::new()),
+        next: AtomicU64::new(1),
+    });
+    let (s1, s2, s3, s4, s5) = (
+        state.clone(),
+        state.clone(),
+        state.clone(),
+        state.clone(),
+        state.clone(),
+    );
+    Agent
+        .v1()
+        .name("chat-shell-acp-agent")
+        .on_receive_request(
+            async move |init: InitializeRequest, responder, _cx| {
+                *s1.client.lock().unwrap_or_else(|e| e.into_inner()) = init.client_capabilities;
+                responder.respond(
+                    InitializeResponse::new(ProtocolVersion::V1)
+                        .agent_capabilities(AgentCapabilities::new().load_session(true)),
+                )
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: NewSessionRequest, responder, _cx| {
+                let n = s2.next.fetch_add(1, Ordering::SeqCst);
+                let id = format!("sess-{}-{n}", std::process::id());
+                let session = Session {
+                    cwd: request.cwd,
+                    ..Session::default()
+                };
+                s2.sessions
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .insert(id.clone(), session);
+                s2.save(&id);
+                responder.respond(NewSessionResponse::new(id))
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: LoadSessionRequest, responder, cx| {
+                let id = request.session_id.0.to_string();
+                let known = {
+                    let mut sessions = s3.sessions.lock().unwrap_or_else(|e| e.into_inner());
+                    if !sessions.contains_key(&id) {
+                        if let Some(loaded) = s3.load(&id) {
+                            sessions.insert(id.clone(), loaded);
+                        }
+                    }
+                    sessions.get(&id).map(|s| s.history.clone())
+                };
+                let Some(history) = known else {
+                    return responder
+                        .respond_with_error(Error::new(-32002, format!("unknown session {id}")));
+                };
+                // The history goes back as updates before the answer.
+                for (role, text) in history {
+                    let kind = if role == "user" {
+                        "user_message_chunk"
+                    } else {
+                        "agent_message_chunk"
+                    };
+                    notify(
+                        &cx,
+                        &id,
+                        json!({"sessionUpdate": kind, "content": {"type": "text", "text": text}}),
+                    )?;
+                }
+                responder.respond(LoadSessionResponse::new())
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: PromptRequest, responder, cx| {
+                let state = s4.clone();
+                // The turn runs beside the dispatch loop: it waits for the client's answers.
+                cx.clone().spawn(async move {
+                    match prompt(&state, &cx, request).await {
+                        Ok(reason) => responder.respond(PromptResponse::new(reason)),
+                        Err(e) => responder.respond_with_error(e),
+                    }
+                })
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_notification(
+            async move |cancel: CancelNotification, _cx| {
+                let sessions = s5.sessions.lock().unwrap_or_else(|e| e.into_inner());
+                if let Some(session) = sessions.get(cancel.session_id.0.as_ref()) {
+                    session.cancel.set();
+                }
+                Ok(())
+            },
+            agent_client_protocol::on_receive_notification!(),
+        )
+        .connect_to(Stdio::new())
+        .await
+}
+
+fn notify(cx: &ConnectionTo<Client>, session: &str, update: Value) -> Result<(), Error> {
+    let update: SessionUpdate = serde_json::from_value(update)?;
+    cx.send_notification(SessionNotification::new(session.to_owned(), update))
+}
+
+/// One turn's context.
+struct Turn<'a> {
+    state: &'a State,
+    cx: &'a ConnectionTo<Client>,
+    session: String,
+    cwd: PathBuf,
+    cancel: Arc<Cancel>,
+    client: ClientCapabilities,
+    said: String,
+    calls: u32,
+}
+
+impl Turn<'_> {
+    fn update(&self, update: Value) -> Result<(), Error> {
+        notify(self.cx, &self.session, update)
+    }
+
+    /// Streams `text` word by word; false when cancelled.
+    async fn say(&mut self, text: &str) -> Result<bool, Error> {
+        for word in text.split_inclusive(' ') {
+            if !self.cancel.sleep(self.state.options.pace).await {
+                return Ok(false);
+            }
+            self.said.push_str(word);
+            self.update(json!({
+                "sessionUpdate": "agent_message_chunk",
+                "content": {"type": "text", "text": word}
+            }))?;
+        }
+        Ok(true)
+    }
+
+    async fn think(&mut self, text: &str) -> Result<bool, Error> {
+        for word in text.split_inclusive(' ') {
+            if !self.cancel.sleep(self.state.options.pace).await {
+                return Ok(false);
+            }
+            self.update(json!({
+                "sessionUpdate": "agent_thought_chunk",
+                "content": {"type": "text", "text": word}
+            }))?;
+        }
+        Ok(true)
+    }
+
+    async fn pause(&self) -> bool {
+        self.cancel.sleep(self.state.options.pace * 3).await
+    }
+
+    fn new_call(&mut self) -> String {
+        self.calls += 1;
+        format!("call_{}", self.calls)
+    }
+
+    /// Announces a tool call (pending); returns its id.
+    fn start(&mut self, title: &str, kind: &str, extra: Value) -> Result<String, Error> {
+        let id = self.new_call();
+        let mut call = json!({
+            "sessionUpdate": "tool_call",
+            "toolCallId": id,
+            "title": title,
+            "kind": kind,
+            "status": "pending",
+        });
+        if let (Some(call), Some(extra)) = (call.as_object_mut(), extra.as_object()) {
+            call.extend(extra.clone());
+        }
+        self.update(call)?;
+        Ok(id)
+    }
+
+    fn set(&self, id: &str, fields: Value) -> Result<(), Error> {
+        let mut update = json!({"sessionUpdate": "tool_call_update", "toolCallId": id});
+        if let (Some(update), Some(fields)) = (update.as_object_mut(), fields.as_object()) {
+            update.extend(fields.clone());
+        }
+        self.update(update)
+    }
+
+    /// A whole tool call: pending, in progress, then `status` with `fields`.
+    async fn call(
+        &mut self,
+        title: &str,
+        kind: &str,
+        start: Value,
+        status: &str,
+        end: Value,
+    ) -> Result<bool, Error> {
+        let id = self.start(title, kind, start)?;
+        if !self.pause().await {
+            return Ok(false);
+        }
+        self.set(&id, json!({"status": "in_progress"}))?;
+        if !self.pause().await {
+            return Ok(false);
+        }
+        let mut end = end;
+        if let Some(end) = end.as_object_mut() {
+            end.insert("status".into(), json!(status));
+        }
+        self.set(&id, end)?;
+        Ok(true)
+    }
+
+    fn path(&self, relative: &str) -> String {
+        self.cwd.join(relative).display().to_string()
+    }
+
+    async fn read(&self, path: &str) -> Result<String, Error> {
+        if !self.client.fs.read_text_file {
+            return Err(Error::new(
+                -32601,
+                "the client did not announce fs/read_text_file",
+            ));
+        }
+        let request = ReadTextFileRequest::new(self.session.clone(), PathBuf::from(path));
+        Ok(self.cx.send_request(request).block_task().await?.content)
+    }
+
+    async fn write(&self, path: &str, content: &str) -> Result<(), Error> {
+        if !self.client.fs.write_text_file {
+            return Err(Error::new(
+                -32601,
+                "the client did not announce fs/write_text_file",
+            ));
+        }
+        let request = WriteTextFileRequest::new(self.session.clone(), PathBuf::from(path), content);
+        self.cx.send_request(request).block_task().await?;
+        Ok(())
+    }
+}
+
+fn text(s: impl Into<String>) -> Value {
+    json!([{"type": "content", "content": {"type": "text", "text": s.into()}}])
+}
+
+fn prompt_text(request: &PromptRequest) -> String {
+    let value = serde_json::to_value(&request.prompt).unwrap_or(Value::Null);
+    value
+        .as_array()
+        .map(|blocks| {
+            blocks
+                .iter()
+                .filter_map(|b| b.get("text").and_then(Value::as_str))
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .unwrap_or_default()
+}
+
+async fn prompt(
+    state: &State,
+    cx: &ConnectionTo<Client>,
+    request: PromptRequest,
+) -> Result<StopReason, Error> {
+    let id = request.session_id.0.to_string();
+    let user_text = prompt_text(&request);
+    let (cwd, cancel, history) = {
+        let mut sessions = state.sessions.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(session) = sessions.get_mut(&id) else {
+            return Err(Error::new(-32002, format!("unknown session {id}")));
+        };
+        // A fresh flag per turn: a cancel belongs to the turn it was sent in.
+        session.cancel = Arc::default();
+        session.history.push(("user".into(), user_text.clone()));
+        (
+            session.cwd.clone(),
+            session.cancel.clone(),
+            session.history.clone(),
+        )
+    };
+    let client = state
+        .client
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone();
+    let mut turn = Turn {
+        state,
+        cx,
+        session: id.clone(),
+        cwd,
+        cancel,
+        client,
+        said: String::new(),
+        calls: history.len() as u32 * 100,
+    };
+    let lower = user_text.to_lowercase();
+    let keyword = KEYWORDS.iter().find(|k| lower.contains(*k)).copied();
+    let reason = match keyword {
+        Some("crash") => {
+            turn.say("Starting, and then this agent process exits on purpose. ")
+                .await?;
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            std::process::exit(3);
+        }
+        Some("broken") => {
+            turn.say("This turn ends with a JSON-RPC error. ").await?;
+            return Err(Error::new(-32603, "the scripted agent broke on purpose"));
+        }
+        Some("max tokens") => stop_early(&mut turn, StopReason::MaxTokens).await?,
+        Some("max turn") => stop_early(&mut turn, StopReason::MaxTurnRequests).await?,
+        Some("refuse") => stop_early(&mut turn, StopReason::Refusal).await?,
+        Some("slow terminal") => slow_terminal(&mut turn).await?,
+        Some("long") => long_run(&mut turn).await?,
+        Some("permission") => permission(&mut turn).await?,
+        Some("terminal") => terminal(&mut turn, "echo hello from the workspace; pwd; exit 3")
+            .await
+            .map(ended)?,
+        Some("files") => files(&mut turn).await?,
+        Some("tools") => tools(&mut turn).await?,
+        Some("plan") => plan(&mut turn).await?,
+        Some("think") => {
+            let done = turn
+                .think("The user wants to see thoughts. I will think in a few words first, then answer. ")
+                .await?
+                && turn.say("Here is the answer, after some thinking.").await?;
+            ended(done)
+        }
+        Some("recall") => {
+            let first = history
+                .iter()
+                .find(|(role, _)| role == "user")
+                .map(|(_, t)| t.clone())
+                .unwrap_or_default();
+            let turns = history.iter().filter(|(r, _)| r == "user").count();
+            let answer =
+                format!("This session has {turns} user messages. The first was: “{first}”.");
+            ended(turn.say(&answer).await?)
+        }
+        _ => {
+            let answer = format!(
+                "You said: “{}”. Try one of: {}.",
+                user_text.trim(),
+                KEYWORDS.join(", ")
+            );
+            ended(turn.say(&answer).await?)
+        }
+    };
+    let said = std::mem::take(&mut turn.said);
+    {
+        let mut sessions = state.sessions.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(session) = sessions.get_mut(&id) {
+            if !said.is_empty() {
+                session.history.push(("agent".into(), said));
+            }
+        }
+    }
+    state.save(&id);
+    Ok(reason)
+}
+
+/// `EndTurn` if the script ran to its end; `Cancelled` if a cancel stopped it.
+fn ended(done: bool) -> StopReason {
+    if done {
+        StopReason::EndTurn
+    } else {
+        StopReason::Cancelled
+    }
+}
+
+async fn stop_early(turn: &mut Turn<'_>, reason: StopReason) -> Result<StopReason, Error> {
+    let text = match reason {
+        StopReason::Refusal => "I can't help with that request. ",
+        _ => "This answer is cut short because a limit is reached right about ",
+    };
+    Ok(if turn.say(text).await? {
+        reason
+    } else {
+        StopReason::Cancelled
+    })
+}
+
+async fn long_run(turn: &mut Turn<'_>) -> Result<StopReason, Error> {
+    if !turn
+        .say("A long run: press Stop whenever you like. ")
+        .await?
+    {
+        return Ok(StopReason::Cancelled);
+    }
+    for step in 1..=400 {
+        if step % 5 == 1 {
+            let id = turn.start(
+                &format!("Step {step}: scan part {step}"),
+                "search",
+                json!({}),
+            )?;
+            turn.set(&id, json!({"status": "in_progress"}))?;
+            if !turn.cancel.sleep(Duration::from_millis(300)).await {
+                turn.set(
+                    &id,
+                    json!({"status": "failed", "content": text("Stopped: the turn was cancelled.")}),
+                )?;
+                return Ok(StopReason::Cancelled);
+            }
+            turn.set(&id, json!({"status": "completed"}))?;
+        }
+        if !turn.say(&format!("step {step}… ")).await?
+            || !turn.cancel.sleep(Duration::from_millis(200)).await
+        {
+            return Ok(StopReason::Cancelled);
+        }
+    }
+    Ok(StopReason::EndTurn)
+}
+
+async fn permission(turn: &mut Turn<'_>) -> Result<StopReason, Error> {
+    let path = turn.path("permission-demo.txt");
+    let kind = "edit";
+    let remembered = {
+        let sessions = turn
+            .state
+            .sessions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        sessions
+            .get(&turn.session)
+            .and_then(|s| s.always.get(kind).copied())
+    };
+    let id = turn.start(
+        "Write permission-demo.txt",
+        kind,
+        json!({
+            "locations": [{"path": path}],
+            "rawInput": {"path": path, "content": "written after asking\n"},
+            "content": [{"type": "diff", "path": path, "oldText": null, "newText": "written after asking\n"}],
+        }),
+    )?;
+    let allowed = match remembered {
+        Some(allow) => {
+            let note = if allow {
+                "You chose “always allow” earlier in this session: not asking again. "
+            } else {
+                "You chose “always reject” earlier in this session: not asking again. "
+            };
+            if !turn.say(note).await? {
+                return Ok(StopReason::Cancelled);
+            }
+            allow
+        }
+        None => {
+            let request: RequestPermissionRequest = serde_json::from_value(json!({
+                "sessionId": turn.session,
+                "toolCall": {"toolCallId": id, "title": "Write permission-demo.txt", "kind": kind,
+                             "rawInput": {"path": path}},
+                "options": [
+                    {"optionId": "allow-once", "name": "Allow once", "kind": "allow_once"},
+                    {"optionId": "allow-always", "name": "Always allow", "kind": "allow_always"},
+                    {"optionId": "reject-once", "name": "Reject", "kind": "reject_once"},
+                    {"optionId": "reject-always", "name": "Always reject", "kind": "reject_always"},
+                ],
+            }))?;
+            let options = request.options.clone();
+            let answer = turn.cx.send_request(request).block_task().await?;
+            let chosen = match answer.outcome {
+                RequestPermissionOutcome::Selected(selected) => options
+                    .iter()
+                    .find(|o| o.option_id == selected.option_id)
+                    .map(|o| o.kind),
+                _ => None,
+            };
+            let Some(chosen) = chosen else {
+                // Cancelled (or an option that was never offered): the turn stops.
+                turn.set(
+                    &id,
+                    json!({"status": "failed", "content": text("Not run: the permission request was cancelled.")}),
+                )?;
+                return Ok(StopReason::Cancelled);
+            };
+            let allow = matches!(
+                chosen,
+                PermissionOptionKind::AllowOnce | PermissionOptionKind::AllowAlways
+            );
+            if matches!(
+                chosen,
+                PermissionOptionKind::AllowAlways | PermissionOptionKind::RejectAlways
+            ) {
+                let mut sessions = turn
+                    .state
+                    .sessions
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner());
+                if let Some(session) = sessions.get_mut(&turn.session) {
+                    session.always.insert(kind.into(), allow);
+                }
+            }
+            allow
+        }
+    };
+    if !allowed {
+        turn.set(
+            &id,
+            json!({"status": "failed", "content": text("Not run: permission was rejected.")}),
+        )?;
+        let done = turn.say("Understood, I did not write the file.").await?;
+        return Ok(ended(done));
+    }
+    turn.set(&id, json!({"status": "in_progress"}))?;
+    let result = if turn.client.fs.write_text_file {
+        turn.write(&path, "written after asking\n").await
+    } else {
+        Ok(())
+    };
+    match result {
+        Ok(()) => turn.set(&id, json!({"status": "completed"}))?,
+        Err(e) => turn.set(
+            &id,
+            json!({"status": "failed", "content": text(format!("The client refused: {}", e.message))}),
+        )?,
+    }
+    let done = turn.say("Done: permission-demo.txt is written.").await?;
+    Ok(ended(done))
+}
+
+/// Runs `script` with `sh -c` through the client's terminal capability. False: cancelled.
+async fn terminal(turn: &mut Turn<'_>, script: &str) -> Result<bool, Error> {
+    if !turn.client.terminal {
+        return turn
+            .say("The client did not announce terminals (start the runtime with --allow-terminal).")
+            .await;
+    }
+    let id = turn.start(
+        &format!("Run `{script}`"),
+        "execute",
+        json!({"rawInput": {"command": "sh", "args": ["-c", script]}}),
+    )?;
+    let create: CreateTerminalRequest = serde_json::from_value(json!({
+        "sessionId": turn.session,
+        "command": "sh",
+        "args": ["-c", script],
+        "outputByteLimit": 4096,
+    }))?;
+    let created = match turn.cx.send_request(create).block_task().await {
+        Ok(created) => created,
+        Err(e) => {
+            turn.set(
+                &id,
+                json!({"status": "failed", "content": text(format!("The client refused the terminal: {}", e.message))}),
+            )?;
+            return Ok(true);
+        }
+    };
+    let terminal = created.terminal_id.clone();
+    turn.set(
+        &id,
+        json!({"status": "in_progress", "content": [{"type": "terminal", "terminalId": terminal.0.as_ref()}]}),
+    )?;
+    let session = SessionId::from(turn.session.clone());
+    let wait = turn
+        .cx
+        .send_request(WaitForTerminalExitRequest::new(
+            session.clone(),
+            terminal.clone(),
+        ))
+        .block_task();
+    let cancel = turn.cancel.clone();
+    let cancelled = async move { while cancel.sleep(Duration::from_secs(3600)).await {} };
+    let exit = tokio::select! {
+        exit = wait => Some(exit?),
+        _ = cancelled => None,
+    };
+    let output = turn
+        .cx
+        .send_request(TerminalOutputRequest::new(
+            session.clone(),
+            terminal.clone(),
+        ))
+        .block_task()
+        .await?;
+    let _ = turn
+        .cx
+        .send_request(ReleaseTerminalRequest::new(session, terminal))
+        .block_task()
+        .await;
+    let Some(exit) = exit else {
+        turn.set(
+            &id,
+            json!({"status": "failed", "rawOutput": serde_json::to_value(&output)?}),
+        )?;
+        return Ok(false);
+    };
+    let ok = exit.exit_status.exit_code == Some(0);
+    turn.set(
+        &id,
+        json!({
+            "status": if ok { "completed" } else { "failed" },
+            "rawOutput": serde_json::to_value(&output)?,
+        }),
+    )?;
+    let code = exit
+        .exit_status
+        .exit_code
+        .map_or_else(|| "no exit code".to_owned(), |c| format!("exit code {c}"));
+    turn.say(&format!("The command finished with {code}. "))
+        .await
+}
+
+async fn slow_terminal(turn: &mut Turn<'_>) -> Result<StopReason, Error> {
+    let done = turn
+        .say("Running a command that sleeps a minute: press Stop to kill it. ")
+        .await?
+        && terminal(turn, "echo sleeping; sleep 60; echo woke up").await?;
+    Ok(ended(done))
+}
+
+async fn files(turn: &mut Turn<'_>) -> Result<StopReason, Error> {
+    let inside = turn.path("chat-shell-notes.txt");
+    let content = "Notes written by the scripted agent through fs/write_text_file.\n";
+    let id = turn.start(
+        "Write chat-shell-notes.txt",
+        "edit",
+        json!({"locations": [{"path": inside}], "rawInput": {"path": inside}}),
+    )?;
+    let old = turn.read(&inside).await.ok();
+    let diff = json!([{"type": "diff", "path": inside, "oldText": old, "newText": content}]);
+    match turn.write(&inside, content).await {
+        Ok(()) => turn.set(&id, json!({"status": "completed", "content": diff}))?,
+        Err(e) => turn.set(&id, json!({"status": "failed", "content": text(e.message)}))?,
+    }
+    let id = turn.start(
+        "Read chat-shell-notes.txt",
+        "read",
+        json!({"locations": [{"path": inside}]}),
+    )?;
+    match turn.read(&inside).await {
+        Ok(read) => turn.set(&id, json!({"status": "completed", "content": text(read)}))?,
+        Err(e) => turn.set(&id, json!({"status": "failed", "content": text(e.message)}))?,
+    }
+    // Two attempts to leave the workspace: the client must refuse both.
+    let escape = format!("{}/../outside-the-workspace.txt", turn.cwd.display());
+    let id = turn.start(
+        "Read ../outside-the-workspace.txt",
+        "read",
+        json!({"locations": [{"path": escape}]}),
+    )?;
+    match turn.read(&escape).await {
+        Ok(read) => turn.set(&id, json!({"status": "completed", "content": text(read)}))?,
+        Err(e) => turn.set(
+            &id,
+            json!({"status": "failed", "content": text(format!("Refused: {}", e.message))}),
+        )?,
+    }
+    let link = turn.path("escape-link/secret.txt");
+    let id = turn.start(
+        "Read escape-link/secret.txt",
+        "read",
+        json!({"locations": [{"path": link}]}),
+    )?;
+    match turn.read(&link).await {
+        Ok(read) => turn.set(&id, json!({"status": "completed", "content": text(read)}))?,
+        Err(e) => turn.set(
+            &id,
+            json!({"status": "failed", "content": text(format!("Refused: {}", e.message))}),
+        )?,
+    }
+    let id = turn.start(
+        "Write /tmp/chat-shell-escape.txt",
+        "edit",
+        json!({"locations": [{"path": "/tmp/chat-shell-escape.txt"}]}),
+    )?;
+    match turn.write("/tmp/chat-shell-escape.txt", "escaped\n").await {
+        Ok(()) => turn.set(&id, json!({"status": "completed"}))?,
+        Err(e) => turn.set(
+            &id,
+            json!({"status": "failed", "content": text(format!("Refused: {}", e.message))}),
+        )?,
+    }
+    let done = turn
+        .say("Wrote and read a file in the workspace; every attempt to leave it was refused.")
+        .await?;
+    Ok(ended(done))
+}
+
+async fn tools(turn: &mut Turn<'_>) -> Result<StopReason, Error> {
+    let readme = turn.path("README.md");
+    let lib = turn.path("src/lib.rs");
+    let new_file = turn.path("src/greeting.rs");
+    let old_notes = turn.path("old-notes.txt");
+    let steps: Vec<(&str, &str, Value, &str, Value)> = vec![
+        (
+            "Read README.md",
+            "read",
+            json!({"locations": [{"path": readme, "line": 1}], "rawInput": {"path": readme}}),
+            "completed",
+            json!({"content": text("# A project\n\nIts readme, **as read**.")}),
+        ),
+        (
+            "Search for `answer`",
+            "search",
+            json!({"rawInput": {"pattern": "answer"}}),
+            "completed",
+            json!({"content": text("2 matches in src/lib.rs")}),
+        ),
+        (
+            "Edit src/lib.rs",
+            "edit",
+            json!({"locations": [{"path": lib, "line": 2}]}),
+            "completed",
+            json!({"content": [{"type": "diff", "path": lib,
+                "oldText": "pub fn answer() -> u32 {\n    41\n}\n",
+                "newText": "pub fn answer() -> u32 {\n    42\n}\n"}]}),
+        ),
+        (
+            "Create src/greeting.rs",
+            "edit",
+            json!({"locations": [{"path": new_file}]}),
+            "completed",
+            json!({"content": [{"type": "diff", "path": new_file, "oldText": null,
+                "newText": "pub fn greet() -> &'static str {\n    \"hello\"\n}\n"}]}),
+        ),
+        (
+            "Delete old-notes.txt",
+            "delete",
+            json!({"locations": [{"path": old_notes}]}),
+            "completed",
+            json!({"content": [{"type": "diff", "path": old_notes,
+                "oldText": "stale notes\nnobody reads\n", "newText": ""}]}),
+        ),
+        (
+            "Move draft.md to docs/draft.md",
+            "move",
+            json!({"rawInput": {"from": "draft.md", "to": "docs/draft.md"}}),
+            "completed",
+            json!({}),
+        ),
+        (
+            "Think about the change",
+            "think",
+            json!({}),
+            "completed",
+            json!({"content": text("42 is the answer the tests expect.")}),
+        ),
+        (
+            "Fetch https://example.com/spec",
+            "fetch",
+            json!({"rawInput": {"url": "https://example.com/spec"}}),
+            "completed",
+            json!({"content": text("Example Domain (scripted, nothing was fetched)")}),
+        ),
+        (
+            "Switch to code mode",
+            "switch_mode",
+            json!({}),
+            "completed",
+            json!({}),
+        ),
+        ("Something else", "other", json!({}), "completed", json!({})),
+        (
+            "Run the linter",
+            "execute",
+            json!({"rawInput": {"command": "cargo clippy"}}),
+            "failed",
+            json!({"content": text("error: the scripted linter fails on purpose"),
+                   "rawOutput": {"output": "error: the scripted linter fails on purpose\n", "truncated": false, "exitStatus": {"exitCode": 101}}}),
+        ),
+    ];
+    if !turn.say("Running one tool call of each kind. ").await? {
+        return Ok(StopReason::Cancelled);
+    }
+    for (title, kind, start, status, end) in steps {
+        if !turn.call(title, kind, start, status, end).await? {
+            return Ok(StopReason::Cancelled);
+        }
+    }
+    if turn.client.terminal && !terminal(turn, "echo tools done; exit 0").await? {
+        return Ok(StopReason::Cancelled);
+    }
+    let done = turn
+        .say("All tool kinds ran; the linter failed on purpose.")
+        .await?;
+    Ok(ended(done))
+}
+
+async fn plan(turn: &mut Turn<'_>) -> Result<StopReason, Error> {
+    let entries = |statuses: [&str; 3]| {
+        json!({
+            "sessionUpdate": "plan",
+            "entries": [
+                {"content": "Read the code", "priority": "high", "status": statuses[0]},
+                {"content": "Make the change", "priority": "medium", "status": statuses[1]},
+                {"content": "Run the tests", "priority": "low", "status": statuses[2]},
+            ]
+        })
+    };
+    if !turn.think("First a plan: read, change, test. ").await? {
+        return Ok(StopReason::Cancelled);
+    }
+    turn.update(entries(["pending", "pending", "pending"]))?;
+    let stages = [
+        ["in_progress", "pending", "pending"],
+        ["completed", "in_progress", "pending"],
+        ["completed", "completed", "in_progress"],
+        ["completed", "completed", "completed"],
+    ];
+    let notes = [
+        "Reading the code. ",
+        "Making the change. ",
+        "Running the tests. ",
+        "",
+    ];
+    for (stage, note) in stages.into_iter().zip(notes) {
+        if !turn.pause().await {
+            return Ok(StopReason::Cancelled);
+        }
+        turn.update(entries(stage))?;
+        if !note.is_empty() && !turn.think(note).await? {
+            return Ok(StopReason::Cancelled);
+        }
+    }
+    let done = turn
+        .say("The plan is done: all three steps completed.")
+        .await?;
+    Ok(ended(done))
+}
+
+/// Replays a recording (`{"from": "client" | "agent" | "stderr", "line": "…"}` per line)
+/// on stdin and stdout, without the SDK: it is the recorded bytes that are under test. Each
+/// client line is read and checked against the recorded one (same method, or both a
+/// response); each agent line is written, a response carrying the id the client used.
+pub fn replay_stdio(path: &Path) -> Result<(), String> {
+    use std::io::{BufRead, Write};
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let records: Vec<(String, Value)> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let record: Value = serde_json::from_str(l).map_err(|e| e.to_string())?;
+            let line = record["line"].as_str().unwrap_or_default();
+            let message = serde_json::from_str(line).map_err(|e| format!("{e}: {line}"))?;
+            Ok((
+                record["from"].as_str().unwrap_or_default().to_owned(),
+                message,
+            ))
+        })
+        .filter(|r| !matches!(r, Ok((from, _)) if from == "stderr"))
+        .collect::<Result<_, String>>()?;
+    let stdin = std::io::stdin();
+    let mut input = stdin.lock().lines();
+    let mut stdout = std::io::stdout().lock();
+    // Recorded id of a client request -> the id this client gave it.
+    let mut ids: HashMap<String, Value> = HashMap::new();
+    for (from, recorded) in records {
+        if from == "client" {
+            let Some(Ok(line)) = input.next() else {
+                return Ok(());
+            };
+            let actual: Value = serde_json::from_str(&line).map_err(|e| e.to_string())?;
+            if actual.get("method") != recorded.get("method") {
+                return Err(format!(
+                    "the client sent {} where the recording has {}",
+                    actual, recorded
+                ));
+            }
+            if let (Some(r), Some(a), Some(_)) =
+                (recorded.get("id"), actual.get("id"), recorded.get("method"))
+            {
+                ids.insert(r.to_string(), a.clone());
+            }
+        } else {
+            let mut message = recorded;
+            if message.get("method").is_none() {
+                if let Some(actual) = message.get("id").and_then(|id| ids.get(&id.to_string())) {
+                    message["id"] = actual.clone();
+                }
+            }
+            writeln!(stdout, "{message}").map_err(|e| e.to_string())?;
+            stdout.flush().map_err(|e| e.to_string())?;
+        }
+    }
+    // The recording is over: stay until the client closes.
+    for line in input {
+        if line.is_err() {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// The path a `--state-dir` keeps `session`'s history in (for tests).
+pub fn state_file(dir: &Path, session: &str) -> PathBuf {
+    dir.join(format!("{session}.json"))
+}

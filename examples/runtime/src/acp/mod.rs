@@ -1,0 +1,541 @@
+//! The runtime as an ACP (Agent Client Protocol) client (`--acp`): any ACP agent answers
+//! in the browser.
+//!
+//! The agent is spawned on the first message and spoken to over its stdio through the
+//! official `agent-client-protocol` crate. A thread is an ACP session (`session/new` with
+//! the workspace as `cwd`; after a restart `session/load` where the agent supports it; its
+//! id is kept in the thread's metadata as `acp_session_id`). A user message is one
+//! `session/prompt`, whose `session/update`s become the ChatKit items of the ACP extension
+//! (`acp_tool_call`, `acp_plan`, `acp_thought`, assistant messages), streamed and saved like
+//! any other (`turn.rs`). `session/request_permission` becomes the tool call's permission
+//! card; the answer comes back as `threads.custom_action` (`acp.permission_response`).
+//! Stop (the client closing the stream, or answering a permission `cancelled`) sends
+//! `session/cancel`, answers every pending permission request `cancelled` and kills the
+//! session's terminals. An agent that exits mid-turn ends the turn with a clear error; the
+//! next message starts it again.
+//!
+//! Client capabilities are announced only when enabled: `fs/*` with `--workspace`
+//! (confined to it, `fs.rs`), `terminal/*` with `--allow-terminal` (`terminal.rs`).
+
+mod fs;
+mod terminal;
+mod turn;
+
+use crate::auth::User;
+use crate::server::AppState;
+use agent_client_protocol::schema::ProtocolVersion;
+use agent_client_protocol::v1::schema::{
+    ClientCapabilities, CreateTerminalRequest, CreateTerminalResponse, FileSystemCapabilities,
+    Implementation, InitializeRequest, KillTerminalRequest, KillTerminalResponse,
+    ReadTextFileRequest, ReadTextFileResponse, ReleaseTerminalRequest, ReleaseTerminalResponse,
+    RequestPermissionOutcome, RequestPermissionRequest, RequestPermissionResponse,
+    SessionNotification, SessionUpdate, TerminalExitStatus, TerminalOutputRequest,
+    TerminalOutputResponse, WaitForTerminalExitRequest, WaitForTerminalExitResponse,
+    WriteTextFileRequest, WriteTextFileResponse,
+};
+use agent_client_protocol::v1::{ConnectionTo, Responder};
+use agent_client_protocol::{AcpAgent, AcpAgentConfig, Agent, Client, Error, LineDirection};
+use axum::response::Response;
+use chat_shell_core::protocol::chatkit::RequestBody;
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+use tokio::sync::{mpsc, oneshot, watch};
+
+pub use fs::Workspace;
+
+/// The agent must answer `initialize` and `session/new` within this.
+const SETUP_TIMEOUT: Duration = Duration::from_secs(60);
+/// Environment variable naming a file to record the ACP traffic in (JSON lines).
+pub const RECORD_ENV: &str = "CHAT_SHELL_ACP_RECORD";
+
+/// What the command line says about ACP.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// The agent command as given (`--acp`).
+    pub command: String,
+    pub agent: AcpAgentConfig,
+    /// `--workspace`: the session `cwd`, and where `fs/*` and terminals may go.
+    pub workspace: Option<Workspace>,
+    /// `--allow-terminal`.
+    pub allow_terminal: bool,
+    /// Where the ACP traffic is recorded, if anywhere.
+    pub record: Option<PathBuf>,
+}
+
+impl Config {
+    /// Reads `--acp COMMAND`, `--workspace DIR` and `--allow-terminal`.
+    pub fn new(
+        command: &str,
+        workspace: Option<&Path>,
+        allow_terminal: bool,
+    ) -> Result<Config, String> {
+        let agent = AcpAgent::from_str(command)
+            .map_err(|e| format!("--acp: cannot read the agent command `{command}`: {e}"))?
+            .into_config();
+        let workspace = workspace.map(Workspace::new).transpose()?;
+        if allow_terminal && workspace.is_none() {
+            return Err("--allow-terminal needs --workspace (terminals run there)".into());
+        }
+        Ok(Config {
+            command: command.to_owned(),
+            agent,
+            workspace,
+            allow_terminal,
+            record: std::env::var_os(RECORD_ENV).map(PathBuf::from),
+        })
+    }
+
+    /// The session's `cwd`: the workspace, or the runtime's own folder.
+    fn cwd(&self) -> PathBuf {
+        match &self.workspace {
+            Some(ws) => ws.root().to_path_buf(),
+            None => std::env::current_dir()
+                .and_then(|d| d.canonicalize())
+                .unwrap_or_else(|_| PathBuf::from("/")),
+        }
+    }
+}
+
+static BRIDGE: OnceLock<Arc<Bridge>> = OnceLock::new();
+
+/// Turns ACP on for this process (`--acp`).
+pub fn install(config: Config, shutdown: watch::Receiver<bool>) {
+    let _ = BRIDGE.set(Arc::new(Bridge::new(config, shutdown)));
+}
+
+/// The bridge, when `--acp` is on.
+pub fn bridge() -> Option<Arc<Bridge>> {
+    BRIDGE.get().cloned()
+}
+
+/// A streaming ChatKit request, answered by the agent when it is one ACP handles (a
+/// message, a retry, a permission answer); otherwise handed back.
+pub async fn stream(
+    state: &Arc<AppState>,
+    user: User,
+    base: String,
+    body: RequestBody,
+) -> Result<Response, RequestBody> {
+    match bridge() {
+        Some(bridge) => turn::stream(bridge, state, user, base, body).await,
+        None => Err(body),
+    }
+}
+
+/// What the connection hands a session's turn.
+pub(crate) enum Incoming {
+    Update(Box<SessionUpdate>),
+    Permission(
+        Box<(
+            RequestPermissionRequest,
+            Responder<RequestPermissionResponse>,
+        )>,
+    ),
+}
+
+/// Session id -> the running turn's inbox.
+type Routes = Arc<Mutex<HashMap<String, mpsc::UnboundedSender<Incoming>>>>;
+
+/// One running agent process.
+pub(crate) struct Conn {
+    pub cx: ConnectionTo<Agent>,
+    /// Counts agent processes: a session belongs to one.
+    pub generation: u64,
+    pub load_session: bool,
+    /// Why the connection ended, once it has.
+    pub ended: watch::Receiver<Option<String>>,
+}
+
+impl Conn {
+    pub fn alive(&self) -> bool {
+        self.ended.borrow().is_none() && !self.cx.is_incoming_closed()
+    }
+}
+
+/// A thread's ACP side.
+#[derive(Default)]
+struct ThreadSlot {
+    /// `(generation, session id)` once a session is open in that agent process.
+    session: Option<(u64, String)>,
+    /// The running turn's command inbox.
+    turn: Option<mpsc::UnboundedSender<turn::Command>>,
+    /// Taken by a turn for its whole life: one turn per thread at a time.
+    lock: Arc<tokio::sync::Mutex<()>>,
+}
+
+pub struct Bridge {
+    config: Config,
+    cwd: PathBuf,
+    conn: tokio::sync::Mutex<Option<Arc<Conn>>>,
+    generation: AtomicU64,
+    routes: Routes,
+    threads: Mutex<HashMap<String, ThreadSlot>>,
+    terminals: Option<Arc<terminal::Terminals>>,
+    recorder: Option<Arc<Mutex<std::fs::File>>>,
+    shutdown: watch::Receiver<bool>,
+}
+
+impl Bridge {
+    pub fn new(config: Config, shutdown: watch::Receiver<bool>) -> Self {
+        let terminals = match (&config.workspace, config.allow_terminal) {
+            (Some(ws), true) => Some(Arc::new(terminal::Terminals::new(ws.clone()))),
+            _ => None,
+        };
+        let recorder = config
+            .record
+            .as_ref()
+            .and_then(|path| match std::fs::File::create(path) {
+                Ok(file) => Some(Arc::new(Mutex::new(file))),
+                Err(e) => {
+                    eprintln!(
+                        "chat-shell-runtime: cannot record ACP traffic to {}: {e}",
+                        path.display()
+                    );
+                    None
+                }
+            });
+        Bridge {
+            cwd: config.cwd(),
+            config,
+            conn: tokio::sync::Mutex::new(None),
+            generation: AtomicU64::new(0),
+            routes: Arc::default(),
+            threads: Mutex::new(HashMap::new()),
+            terminals,
+            recorder,
+            shutdown,
+        }
+    }
+
+    fn slot<T>(&self, thread: &str, f: impl FnOnce(&mut ThreadSlot) -> T) -> T {
+        let mut threads = self.threads.lock().unwrap_or_else(|e| e.into_inner());
+        f(threads.entry(thread.to_owned()).or_default())
+    }
+
+    /// The running agent, started (and initialized) if there is none or it ended.
+    pub(crate) async fn connection(&self) -> Result<Arc<Conn>, String> {
+        let mut current = self.conn.lock().await;
+        if let Some(conn) = current.as_ref().filter(|c| c.alive()) {
+            return Ok(conn.clone());
+        }
+        let conn = Arc::new(self.start().await?);
+        *current = Some(conn.clone());
+        Ok(conn)
+    }
+
+    fn capabilities(&self) -> ClientCapabilities {
+        let fs = self.config.workspace.is_some();
+        ClientCapabilities::new()
+            .fs(FileSystemCapabilities::new()
+                .read_text_file(fs)
+                .write_text_file(fs))
+            .terminal(self.terminals.is_some())
+    }
+
+    async fn start(&self) -> Result<Conn, String> {
+        let generation = self.generation.fetch_add(1, Ordering::SeqCst) + 1;
+        let mut agent = AcpAgent::new(self.config.agent.clone());
+        if let Some(recorder) = self.recorder.clone() {
+            agent = agent.with_debug(move |line, direction| {
+                let dir = match direction {
+                    LineDirection::Stdin => "client",
+                    LineDirection::Stdout => "agent",
+                    LineDirection::Stderr => "stderr",
+                };
+                let record = serde_json::json!({"from": dir, "line": line});
+                let mut file = recorder.lock().unwrap_or_else(|e| e.into_inner());
+                let _ = writeln!(file, "{record}");
+            });
+        }
+        let (cx_tx, cx_rx) = oneshot::channel();
+        let (ended_tx, ended_rx) = watch::channel(None);
+        let handlers = Handlers {
+            routes: self.routes.clone(),
+            workspace: self.config.workspace.clone(),
+            terminals: self.terminals.clone(),
+        };
+        let command = self.config.command.clone();
+        tokio::spawn(async move {
+            let result = handlers.connect(agent, cx_tx).await;
+            let why = match result {
+                Ok(()) => "the agent closed its output".to_owned(),
+                Err(e) => error_text(&e),
+            };
+            eprintln!("chat-shell-runtime: ACP agent `{command}` ended: {why}");
+            let _ = ended_tx.send(Some(why));
+        });
+        let mut ended = ended_rx.clone();
+        let cx = tokio::select! {
+            cx = cx_rx => cx.map_err(|_| "the agent did not start".to_owned()),
+            why = async { ended.wait_for(Option::is_some).await.ok().and_then(|w| w.clone()) } => {
+                Err(why.unwrap_or_default())
+            }
+        }
+        .map_err(|e| format!("cannot start `{}`: {e}", self.config.command))?;
+        let init = InitializeRequest::new(ProtocolVersion::V1)
+            .client_capabilities(self.capabilities())
+            .client_info(Implementation::new(
+                "chat-shell-runtime",
+                env!("CARGO_PKG_VERSION"),
+            ));
+        let answered = tokio::time::timeout(SETUP_TIMEOUT, cx.send_request(init).block_task())
+            .await
+            .map_err(|_| "the agent did not answer `initialize`".to_owned())?
+            .map_err(|e| {
+                let why = ended_rx.borrow().clone();
+                format!(
+                    "`{}` failed to initialize: {}",
+                    self.config.command,
+                    why.unwrap_or_else(|| error_text(&e))
+                )
+            })?;
+        let load_session = answered.agent_capabilities.load_session;
+        println!(
+            "ACP agent `{}` started (load_session={load_session})",
+            self.config.command
+        );
+        Ok(Conn {
+            cx,
+            generation,
+            load_session,
+            ended: ended_rx,
+        })
+    }
+
+    /// Kills the terminals of `session` (its turn was cancelled).
+    fn kill_terminals(&self, session: &str) {
+        if let Some(terminals) = &self.terminals {
+            terminals.kill_session(session);
+        }
+    }
+}
+
+/// A readable text for an ACP error: its message and data.
+pub(crate) fn error_text(e: &Error) -> String {
+    match &e.data {
+        Some(serde_json::Value::String(s)) if !s.is_empty() => format!("{}: {s}", e.message),
+        Some(data) if !data.is_null() => format!("{} ({data})", e.message),
+        _ => e.message.clone(),
+    }
+}
+
+/// What the connection's handlers share. They run in the connection's dispatch loop: each
+/// returns at once, and whatever waits (a permission answer, a command's exit) is handed
+/// to a turn or a task.
+#[derive(Clone)]
+struct Handlers {
+    routes: Routes,
+    workspace: Option<Workspace>,
+    terminals: Option<Arc<terminal::Terminals>>,
+}
+
+impl Handlers {
+    fn route(&self, session: &str) -> Option<mpsc::UnboundedSender<Incoming>> {
+        self.routes
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(session)
+            .cloned()
+    }
+
+    fn workspace(&self) -> Result<&Workspace, Error> {
+        self.workspace.as_ref().ok_or_else(|| {
+            Error::method_not_found().data("fs/* is off: start the runtime with --workspace")
+        })
+    }
+
+    fn terminals(&self) -> Result<&Arc<terminal::Terminals>, Error> {
+        self.terminals.as_ref().ok_or_else(|| {
+            Error::method_not_found()
+                .data("terminal/* is off: start the runtime with --allow-terminal")
+        })
+    }
+
+    async fn connect(
+        self,
+        agent: AcpAgent,
+        cx_tx: oneshot::Sender<ConnectionTo<Agent>>,
+    ) -> Result<(), Error> {
+        let (h1, h2, h3, h4, h5, h6, h7, h8) = (
+            self.clone(),
+            self.clone(),
+            self.clone(),
+            self.clone(),
+            self.clone(),
+            self.clone(),
+            self.clone(),
+            self.clone(),
+        );
+        let h9 = self.clone();
+        Client
+            .v1()
+            .name("chat-shell-runtime")
+            .on_receive_notification(
+                async move |n: SessionNotification, _cx| {
+                    if let Some(route) = h1.route(&n.session_id.0) {
+                        let _ = route.send(Incoming::Update(Box::new(n.update)));
+                    }
+                    Ok(())
+                },
+                agent_client_protocol::on_receive_notification!(),
+            )
+            .on_receive_request(
+                async move |request: RequestPermissionRequest, responder, _cx| {
+                    let Some(route) = h2.route(&request.session_id.0) else {
+                        // No turn is running in that session: nobody can answer.
+                        return responder.respond(RequestPermissionResponse::new(
+                            RequestPermissionOutcome::Cancelled,
+                        ));
+                    };
+                    if let Err(mpsc::error::SendError(Incoming::Permission(lost))) =
+                        route.send(Incoming::Permission(Box::new((request, responder))))
+                    {
+                        return lost.1.respond(RequestPermissionResponse::new(
+                            RequestPermissionOutcome::Cancelled,
+                        ));
+                    }
+                    Ok(())
+                },
+                agent_client_protocol::on_receive_request!(),
+            )
+            .on_receive_request(
+                async move |request: ReadTextFileRequest, responder, _cx| {
+                    let ws = match h3.workspace() {
+                        Ok(ws) => ws.clone(),
+                        Err(e) => return responder.respond_with_error(e),
+                    };
+                    let read = tokio::task::spawn_blocking(move || {
+                        ws.read(&request.path, request.line, request.limit)
+                    })
+                    .await;
+                    match read {
+                        Ok(Ok(text)) => responder.respond(ReadTextFileResponse::new(text)),
+                        Ok(Err(e)) => {
+                            responder.respond_with_error(Error::new(e.code(), e.message()))
+                        }
+                        Err(e) => responder.respond_with_error(Error::into_internal_error(e)),
+                    }
+                },
+                agent_client_protocol::on_receive_request!(),
+            )
+            .on_receive_request(
+                async move |request: WriteTextFileRequest, responder, _cx| {
+                    let ws = match h4.workspace() {
+                        Ok(ws) => ws.clone(),
+                        Err(e) => return responder.respond_with_error(e),
+                    };
+                    let written = tokio::task::spawn_blocking(move || {
+                        ws.write(&request.path, &request.content)
+                    })
+                    .await;
+                    // A write is where the thread's Diff view would be told of the change;
+                    // that needs the live view channel of issue 13.
+                    match written {
+                        Ok(Ok(_)) => responder.respond(WriteTextFileResponse::new()),
+                        Ok(Err(e)) => {
+                            responder.respond_with_error(Error::new(e.code(), e.message()))
+                        }
+                        Err(e) => responder.respond_with_error(Error::into_internal_error(e)),
+                    }
+                },
+                agent_client_protocol::on_receive_request!(),
+            )
+            .on_receive_request(
+                async move |request: CreateTerminalRequest, responder, _cx| {
+                    let terminals = match h5.terminals() {
+                        Ok(t) => t.clone(),
+                        Err(e) => return responder.respond_with_error(e),
+                    };
+                    let spec = terminal::Spec {
+                        command: request.command,
+                        args: request.args,
+                        env: request.env.into_iter().map(|v| (v.name, v.value)).collect(),
+                        cwd: request.cwd,
+                        output_byte_limit: request.output_byte_limit,
+                    };
+                    match terminals.create(&request.session_id.0, spec) {
+                        Ok(id) => responder.respond(CreateTerminalResponse::new(id)),
+                        Err(e) => responder.respond_with_error(Error::new(-32603, e)),
+                    }
+                },
+                agent_client_protocol::on_receive_request!(),
+            )
+            .on_receive_request(
+                async move |request: TerminalOutputRequest, responder, _cx| {
+                    let terminals = match h6.terminals() {
+                        Ok(t) => t.clone(),
+                        Err(e) => return responder.respond_with_error(e),
+                    };
+                    match terminals.output(&request.terminal_id.0) {
+                        Ok((output, truncated, exit)) => responder.respond(
+                            TerminalOutputResponse::new(output, truncated)
+                                .exit_status(exit.map(exit_status)),
+                        ),
+                        Err(e) => responder.respond_with_error(Error::new(-32002, e)),
+                    }
+                },
+                agent_client_protocol::on_receive_request!(),
+            )
+            .on_receive_request(
+                async move |request: WaitForTerminalExitRequest, responder, _cx| {
+                    let terminals = match h7.terminals() {
+                        Ok(t) => t.clone(),
+                        Err(e) => return responder.respond_with_error(e),
+                    };
+                    // Waiting must not hold the dispatch loop.
+                    tokio::spawn(async move {
+                        let _ = match terminals.wait(&request.terminal_id.0).await {
+                            Ok(exit) => responder
+                                .respond(WaitForTerminalExitResponse::new(exit_status(exit))),
+                            Err(e) => responder.respond_with_error(Error::new(-32002, e)),
+                        };
+                    });
+                    Ok(())
+                },
+                agent_client_protocol::on_receive_request!(),
+            )
+            .on_receive_request(
+                async move |request: KillTerminalRequest, responder, _cx| {
+                    let terminals = match h8.terminals() {
+                        Ok(t) => t.clone(),
+                        Err(e) => return responder.respond_with_error(e),
+                    };
+                    match terminals.kill(&request.terminal_id.0) {
+                        Ok(()) => responder.respond(KillTerminalResponse::new()),
+                        Err(e) => responder.respond_with_error(Error::new(-32002, e)),
+                    }
+                },
+                agent_client_protocol::on_receive_request!(),
+            )
+            .on_receive_request(
+                async move |request: ReleaseTerminalRequest, responder, _cx| {
+                    let terminals = match h9.terminals() {
+                        Ok(t) => t.clone(),
+                        Err(e) => return responder.respond_with_error(e),
+                    };
+                    match terminals.release(&request.terminal_id.0) {
+                        Ok(()) => responder.respond(ReleaseTerminalResponse::new()),
+                        Err(e) => responder.respond_with_error(Error::new(-32002, e)),
+                    }
+                },
+                agent_client_protocol::on_receive_request!(),
+            )
+            .connect_with(agent, async move |cx: ConnectionTo<Agent>| {
+                let _ = cx_tx.send(cx.clone());
+                cx.incoming_closed().await;
+                Ok(())
+            })
+            .await
+    }
+}
+
+fn exit_status(exit: terminal::Exit) -> TerminalExitStatus {
+    TerminalExitStatus::new()
+        .exit_code(exit.code)
+        .signal(exit.signal)
+}

@@ -1,0 +1,1118 @@
+//! One ACP turn: a user message becomes `session/prompt`, its `session/update`s become
+//! ChatKit events (streamed to the client and saved as they come), its permission
+//! requests become permission cards; Stop, a crash or the end of the turn close it.
+
+use super::{error_text, Bridge, Conn, Incoming};
+use crate::auth::User;
+use crate::server::{self, AppState};
+use crate::store::{self, now_iso, Store, UserStore};
+use agent_client_protocol::v1::schema::{
+    CancelNotification, ContentBlock as AcpBlock, LoadSessionRequest, NewSessionRequest,
+    PromptRequest, RequestPermissionOutcome, RequestPermissionResponse, SessionUpdate, StopReason,
+    TextContent,
+};
+use agent_client_protocol::v1::Responder;
+use axum::body::{Body, Bytes};
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use chat_shell_core::protocol::acp;
+use chat_shell_core::protocol::chatkit::{
+    AcpPermission, AcpPermissionRequested, AcpPlanItem, AcpThoughtChunk, AcpThoughtItem,
+    AcpToolCallItem, AcpToolCallUpdated, Action, AssistantContent, AssistantMessage,
+    ContentPartEvent, ErrorEvent, ItemEvent, ItemId, ItemKind, ItemUpdate, ItemUpdatedEvent,
+    NoticeEvent, NoticeLevel, Page, RequestBody, StreamEvent, TextDelta, Thread, ThreadEvent,
+    ThreadId, ThreadItem, UserMessageInput, ACP_PERMISSION_ACTION,
+};
+use serde_json::{json, Value};
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::{mpsc, oneshot};
+
+/// A silent stream gets a keepalive comment this often (a permission may wait for long).
+const KEEPALIVE: Duration = Duration::from_secs(10);
+/// Text and thought deltas are saved at most this often.
+const FLUSH_EVERY: Duration = Duration::from_millis(250);
+/// After `session/cancel`, the agent has this long to end its turn.
+const CANCEL_GRACE: Duration = Duration::from_secs(10);
+/// The thread metadata key holding the ACP session id.
+pub const SESSION_KEY: &str = "acp_session_id";
+
+type Frame = Result<Bytes, std::io::Error>;
+
+/// What the HTTP side asks of a running turn.
+pub(crate) enum Command {
+    /// The user's answer to a permission request: the events that confirm it, or why not.
+    Answer {
+        tool_call_id: String,
+        outcome: acp::PermissionOutcome,
+        reply: oneshot::Sender<Result<Vec<StreamEvent>, Refused>>,
+    },
+}
+
+/// Why an answer was not passed on.
+pub(crate) enum Refused {
+    /// Nothing asks for it (any more).
+    NotPending(String),
+    /// Not an answer to what is asked.
+    Invalid(String),
+}
+
+/// How a turn ended.
+enum Ended {
+    Stop(StopReason),
+    Failed { code: &'static str, message: String },
+}
+
+fn sse(body: Body) -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, "text/event-stream"),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+fn frame(event: &StreamEvent) -> Option<Bytes> {
+    match serde_json::to_string(event) {
+        Ok(json) => Some(Bytes::from(format!("data: {json}\n\n"))),
+        Err(e) => {
+            eprintln!("chat-shell-runtime: cannot serialize an event: {e}");
+            None
+        }
+    }
+}
+
+fn fixed_stream(events: &[StreamEvent]) -> Response {
+    let body: Vec<u8> = events
+        .iter()
+        .filter_map(frame)
+        .flat_map(|b| b.to_vec())
+        .collect();
+    sse(Body::from(body))
+}
+
+pub(crate) async fn stream(
+    bridge: Arc<Bridge>,
+    state: &Arc<AppState>,
+    user: User,
+    base: String,
+    body: RequestBody,
+) -> Result<Response, RequestBody> {
+    let start = match body {
+        RequestBody::ThreadsCreate { input } => Start::Message(None, input),
+        RequestBody::AddUserMessage { thread_id, input } => Start::Message(Some(thread_id), input),
+        RequestBody::RetryAfterItem { thread_id, item_id } => Start::Retry(thread_id, item_id),
+        RequestBody::CustomAction {
+            thread_id,
+            item_id,
+            action,
+        } if action.kind == ACP_PERMISSION_ACTION => {
+            return Ok(answer(bridge, state, user, thread_id, item_id, action).await);
+        }
+        other => return Err(other),
+    };
+    let prepared = {
+        let (store, user) = (state.store.clone(), user.clone());
+        tokio::task::spawn_blocking(move || prepare(&store.user(&user.0), &base, start)).await
+    };
+    let prepared = match prepared {
+        Ok(Ok(Some(p))) => p,
+        // An unknown thread (or someone else's): 200 and no event, like the scripted runtime.
+        Ok(Ok(None)) => return Ok(sse(Body::empty())),
+        Ok(Err(e)) => return Ok(server::internal(e)),
+        Err(e) => return Ok(server::internal(e)),
+    };
+    let (tx, rx) = mpsc::channel::<Frame>(64);
+    let out = Out::new(state.store.clone(), user, prepared.thread.clone(), tx);
+    tokio::spawn(run(bridge, out, prepared));
+    Ok(sse(Body::from_stream(futures_util::stream::unfold(
+        rx,
+        |mut rx| async move { rx.recv().await.map(|frame| (frame, rx)) },
+    ))))
+}
+
+enum Start {
+    /// A new message, in a new thread (`None`) or an existing one.
+    Message(Option<ThreadId>, UserMessageInput),
+    /// Answer this user message again.
+    Retry(ThreadId, ItemId),
+}
+
+struct Prepared {
+    thread: Thread,
+    /// Sent before the agent is asked anything.
+    first: Vec<StreamEvent>,
+    prompt: Vec<AcpBlock>,
+}
+
+/// Saves the user message (or drops what followed the one retried). Blocking thread.
+fn prepare(db: &UserStore<'_>, base: &str, start: Start) -> store::Result<Option<Prepared>> {
+    let mut first = Vec::new();
+    let (thread, message) = match start {
+        Start::Message(thread_id, input) => {
+            let thread = match thread_id {
+                Some(id) => match db.thread(&id)? {
+                    Some(thread) => thread,
+                    None => return Ok(None),
+                },
+                None => {
+                    let thread = db.create_thread()?;
+                    let mut shown = thread.clone();
+                    shown.items = Some(Page::default());
+                    first.push(StreamEvent::ThreadCreated(ThreadEvent { thread: shown }));
+                    thread
+                }
+            };
+            let message = server::user_message(db, base, &thread.id, input)?;
+            db.save_item(&message)?;
+            first.push(StreamEvent::ItemDone(ItemEvent {
+                item: message.clone(),
+            }));
+            (thread, message)
+        }
+        Start::Retry(thread_id, item_id) => {
+            let Some(thread) = db.thread(&thread_id)? else {
+                return Ok(None);
+            };
+            match db.item(&thread_id, &item_id)? {
+                Some(item) if matches!(item.kind, ItemKind::UserMessage(_)) => {
+                    db.delete_items_after(&thread_id, &item_id)?;
+                    (thread, item)
+                }
+                _ => {
+                    first.push(StreamEvent::Error(ErrorEvent {
+                        code: "stream.error".into(),
+                        message: Some(format!("{item_id} is not a user message")),
+                        allow_retry: false,
+                    }));
+                    return Ok(Some(Prepared {
+                        thread,
+                        first,
+                        prompt: Vec::new(),
+                    }));
+                }
+            }
+        }
+    };
+    Ok(Some(Prepared {
+        thread,
+        first,
+        prompt: prompt_blocks(&message),
+    }))
+}
+
+/// The user message as ACP content: its text, and a line per attachment.
+fn prompt_blocks(message: &ThreadItem) -> Vec<AcpBlock> {
+    let ItemKind::UserMessage(m) = &message.kind else {
+        return Vec::new();
+    };
+    let mut text = m.text();
+    if let Some(quoted) = m.quoted_text.as_deref().filter(|q| !q.is_empty()) {
+        text = format!("> {}\n\n{text}", quoted.replace('\n', "\n> "));
+    }
+    for a in &m.attachments {
+        text.push_str(&format!("\n[attachment: {} ({})]", a.name, a.mime_type));
+    }
+    vec![AcpBlock::Text(TextContent::new(text))]
+}
+
+async fn run(bridge: Arc<Bridge>, mut out: Out, prepared: Prepared) {
+    for event in prepared.first {
+        let is_error = matches!(event, StreamEvent::Error(_));
+        out.emit(event).await;
+        if is_error {
+            return;
+        }
+    }
+    let thread = out.thread.id.to_string();
+    // One turn per thread: a new message waits for the previous turn to wind down.
+    let lock = bridge.slot(&thread, |s| s.lock.clone());
+    let _turn = lock.lock().await;
+    let (cmd_tx, cmd_rx) = mpsc::unbounded_channel();
+    bridge.slot(&thread, |s| s.turn = Some(cmd_tx));
+    let ended = drive(&bridge, &mut out, prepared.prompt, cmd_rx).await;
+    bridge.slot(&thread, |s| s.turn = None);
+    out.finish(ended).await;
+}
+
+/// A pending permission request.
+struct Pending {
+    item: ItemId,
+    options: Vec<acp::PermissionOption>,
+    responder: Responder<RequestPermissionResponse>,
+}
+
+fn respond(responder: Responder<RequestPermissionResponse>, outcome: &acp::PermissionOutcome) {
+    let outcome = serde_json::from_value::<RequestPermissionOutcome>(json!(outcome))
+        .unwrap_or(RequestPermissionOutcome::Cancelled);
+    if let Err(e) = responder.respond(RequestPermissionResponse::new(outcome)) {
+        eprintln!(
+            "chat-shell-runtime: cannot answer a permission request: {}",
+            error_text(&e)
+        );
+    }
+}
+
+/// Removes the session's route when the turn ends, however it ends.
+struct Route<'a> {
+    bridge: &'a Bridge,
+    session: String,
+}
+
+impl Drop for Route<'_> {
+    fn drop(&mut self) {
+        self.bridge
+            .routes
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&self.session);
+    }
+}
+
+async fn drive(
+    bridge: &Bridge,
+    out: &mut Out,
+    prompt: Vec<AcpBlock>,
+    mut commands: mpsc::UnboundedReceiver<Command>,
+) -> Ended {
+    let conn = match bridge.connection().await {
+        Ok(conn) => conn,
+        Err(e) => {
+            return Ended::Failed {
+                code: "acp.agent_unavailable",
+                message: format!("The agent could not start: {e}"),
+            }
+        }
+    };
+    let session = match open_session(bridge, &conn, out).await {
+        Ok(session) => session,
+        Err(e) => {
+            return Ended::Failed {
+                code: "acp.session",
+                message: format!("The agent could not open a session: {e}"),
+            }
+        }
+    };
+    let (in_tx, mut inbox) = mpsc::unbounded_channel();
+    bridge
+        .routes
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(session.clone(), in_tx);
+    let _route = Route {
+        bridge,
+        session: session.clone(),
+    };
+    let request = PromptRequest::new(session.clone(), prompt);
+    let mut prompt = Box::pin(conn.cx.send_request(request).block_task());
+    let mut pending: HashMap<String, Pending> = HashMap::new();
+    // The client's end of the stream: closed is Stop.
+    let watch_sink = out.sink.clone();
+    let mut cancelled = false;
+    let mut deadline: Option<Instant> = None;
+    let mut ended = conn.ended.clone();
+    let mut shutdown = bridge.shutdown.clone();
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    let result: Result<_, String> = loop {
+        tokio::select! {
+            biased;
+            Some(incoming) = inbox.recv() => {
+                out.incoming(incoming, &mut pending, cancelled).await;
+            }
+            result = &mut prompt => break Ok(result),
+            Some(command) = commands.recv() => match command {
+                Command::Answer { tool_call_id, outcome, reply } => {
+                    let answered = answer_pending(out, &mut pending, &tool_call_id, &outcome).await;
+                    let _ = reply.send(answered);
+                    if outcome == acp::PermissionOutcome::Cancelled && !cancelled {
+                        cancel(bridge, &conn, &session, &mut pending, out).await;
+                        cancelled = true;
+                        deadline = Some(Instant::now() + CANCEL_GRACE);
+                    }
+                }
+            },
+            _ = closed(&watch_sink), if !cancelled => {
+                println!("ACP: the client left thread {}: session/cancel", out.thread.id);
+                cancel(bridge, &conn, &session, &mut pending, out).await;
+                cancelled = true;
+                deadline = Some(Instant::now() + CANCEL_GRACE);
+            }
+            why = async { ended.wait_for(Option::is_some).await.ok().and_then(|w| w.clone()) } => {
+                break Err(why.unwrap_or_default());
+            }
+            _ = async { drop(shutdown.wait_for(|stop| *stop).await) }, if !cancelled => {
+                cancel(bridge, &conn, &session, &mut pending, out).await;
+                cancelled = true;
+                deadline = Some(Instant::now() + Duration::from_secs(1));
+            }
+            _ = tick.tick() => {
+                out.keepalive().await;
+                if deadline.is_some_and(|d| Instant::now() >= d) {
+                    break Err("it did not end its turn after session/cancel".to_owned());
+                }
+            }
+        }
+    };
+    // What came before the answer is still to be shown.
+    while let Ok(incoming) = inbox.try_recv() {
+        out.incoming(incoming, &mut pending, true).await;
+    }
+    for (_, p) in pending.drain() {
+        respond(p.responder, &acp::PermissionOutcome::Cancelled);
+        out.resolve(&p.item, acp::PermissionOutcome::Cancelled)
+            .await;
+    }
+    let exited = |why: String| Ended::Failed {
+        code: "acp.agent_exited",
+        message: format!(
+            "The agent stopped mid-turn: {why}. Send a message (or retry) to start it again."
+        ),
+    };
+    match result {
+        Ok(Ok(answer)) => Ended::Stop(answer.stop_reason),
+        Ok(Err(e)) => {
+            // A crash fails the request before the process is reaped: wait for the reason.
+            let mut ended = conn.ended.clone();
+            let why = tokio::time::timeout(Duration::from_secs(3), ended.wait_for(Option::is_some))
+                .await
+                .ok()
+                .and_then(|r| r.ok().and_then(|w| w.clone()));
+            match why {
+                Some(why) => exited(why),
+                None if cancelled => Ended::Stop(StopReason::Cancelled),
+                None => Ended::Failed {
+                    code: "acp.error",
+                    message: format!("The agent failed this turn: {}", error_text(&e)),
+                },
+            }
+        }
+        Err(why) if cancelled && conn.alive() => {
+            eprintln!("chat-shell-runtime: ACP agent: {why}");
+            Ended::Stop(StopReason::Cancelled)
+        }
+        Err(why) => exited(why),
+    }
+}
+
+async fn closed(sink: &Option<mpsc::Sender<Frame>>) {
+    match sink {
+        Some(tx) => tx.closed().await,
+        None => std::future::pending().await,
+    }
+}
+
+async fn answer_pending(
+    out: &mut Out,
+    pending: &mut HashMap<String, Pending>,
+    tool_call_id: &str,
+    outcome: &acp::PermissionOutcome,
+) -> Result<Vec<StreamEvent>, Refused> {
+    let Some(p) = pending.get(tool_call_id) else {
+        return Err(Refused::NotPending(format!(
+            "no permission request is pending for tool call {tool_call_id}"
+        )));
+    };
+    match outcome {
+        acp::PermissionOutcome::Selected { option_id }
+            if !p.options.iter().any(|o| &o.option_id == option_id) =>
+        {
+            return Err(Refused::Invalid(format!(
+                "{} is not one of the options offered",
+                option_id.0
+            )));
+        }
+        acp::PermissionOutcome::Other(_) => {
+            return Err(Refused::Invalid("not a permission outcome".into()))
+        }
+        _ => {}
+    }
+    let Some(p) = pending.remove(tool_call_id) else {
+        return Err(Refused::NotPending("gone".into()));
+    };
+    respond(p.responder, outcome);
+    let event = out.resolve(&p.item, outcome.clone()).await;
+    Ok(vec![event])
+}
+
+/// Stop: `session/cancel`, every pending request answered `cancelled`, the session's
+/// terminals killed, nothing more sent to the client.
+async fn cancel(
+    bridge: &Bridge,
+    conn: &Conn,
+    session: &str,
+    pending: &mut HashMap<String, Pending>,
+    out: &mut Out,
+) {
+    if let Err(e) = conn
+        .cx
+        .send_notification(CancelNotification::new(session.to_owned()))
+    {
+        eprintln!(
+            "chat-shell-runtime: cannot send session/cancel: {}",
+            error_text(&e)
+        );
+    }
+    for (_, p) in pending.drain() {
+        respond(p.responder, &acp::PermissionOutcome::Cancelled);
+        out.resolve(&p.item, acp::PermissionOutcome::Cancelled)
+            .await;
+    }
+    bridge.kill_terminals(session);
+    out.sink = None;
+}
+
+/// The thread's session in this agent process: the one already open, the one saved in the
+/// thread's metadata (`session/load`), or a new one.
+async fn open_session(bridge: &Bridge, conn: &Conn, out: &mut Out) -> Result<String, String> {
+    let thread = out.thread.id.to_string();
+    if let Some((generation, id)) = bridge.slot(&thread, |s| s.session.clone()) {
+        if generation == conn.generation {
+            return Ok(id);
+        }
+    }
+    let saved = out
+        .thread
+        .metadata
+        .get(SESSION_KEY)
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    if let Some(id) = saved {
+        if conn.load_session {
+            // The history it replays is already in the store: no route, so it is dropped.
+            let load = LoadSessionRequest::new(id.clone(), bridge.cwd.clone());
+            let loaded = tokio::time::timeout(
+                super::SETUP_TIMEOUT,
+                conn.cx.send_request(load).block_task(),
+            )
+            .await;
+            match loaded {
+                Ok(Ok(_)) => {
+                    println!("ACP: thread {thread} loaded session {id}");
+                    bridge.slot(&thread, |s| s.session = Some((conn.generation, id.clone())));
+                    return Ok(id);
+                }
+                Ok(Err(e)) => {
+                    out.notice(format!(
+                        "The agent could not load this thread's earlier session ({}); it starts a new one without that context.",
+                        error_text(&e)
+                    ))
+                    .await
+                }
+                Err(_) => {
+                    out.notice("The agent did not load this thread's earlier session in time; it starts a new one without that context.".into())
+                        .await
+                }
+            }
+        } else {
+            out.notice("The agent was restarted and cannot load earlier sessions (no session/load): it does not remember this thread's earlier messages.".into())
+                .await;
+        }
+    }
+    let new = NewSessionRequest::new(bridge.cwd.clone());
+    let created =
+        tokio::time::timeout(super::SETUP_TIMEOUT, conn.cx.send_request(new).block_task())
+            .await
+            .map_err(|_| "no answer to session/new".to_owned())?
+            .map_err(|e| error_text(&e))?;
+    let id = created.session_id.0.to_string();
+    bridge.slot(&thread, |s| s.session = Some((conn.generation, id.clone())));
+    out.thread
+        .metadata
+        .insert(SESSION_KEY.into(), Value::String(id.clone()));
+    let thread_copy = out.thread.clone();
+    out.save_with(move |db| db.save_thread(&thread_copy).map(drop))
+        .await;
+    Ok(id)
+}
+
+/// The answer to `threads.custom_action` `acp.permission_response`.
+async fn answer(
+    bridge: Arc<Bridge>,
+    state: &Arc<AppState>,
+    user: User,
+    thread_id: ThreadId,
+    item_id: Option<ItemId>,
+    action: Action,
+) -> Response {
+    let tool_call_id = action
+        .payload
+        .get("toolCallId")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    let outcome = action
+        .payload
+        .get("outcome")
+        .cloned()
+        .and_then(|o| serde_json::from_value::<acp::PermissionOutcome>(o).ok());
+    let error = |message: String| {
+        fixed_stream(&[StreamEvent::Error(ErrorEvent {
+            code: "stream.error".into(),
+            message: Some(message),
+            allow_retry: false,
+        })])
+    };
+    let Some(outcome) = outcome else {
+        return error("acp.permission_response needs payload.outcome".into());
+    };
+    // Only the owner's threads: the same answer as for a thread that does not exist.
+    let owned = {
+        let (id, item) = (thread_id.clone(), item_id.clone());
+        state
+            .db(&user, move |db| {
+                let thread = db.thread(&id)?;
+                let item = match (&thread, &item) {
+                    (Some(_), Some(item)) => db.item(&id, item)?,
+                    _ => None,
+                };
+                Ok((thread, item))
+            })
+            .await
+    };
+    let (thread, item) = match owned {
+        Ok((Some(thread), item)) => (thread, item),
+        Ok((None, _)) => return sse(Body::empty()),
+        Err(response) => return response,
+    };
+    let turn = bridge.slot(thread.id.as_str(), |s| s.turn.clone());
+    let mut why = "the agent's turn has ended".to_owned();
+    if let Some(turn) = turn {
+        let (reply_tx, reply_rx) = oneshot::channel();
+        let sent = turn.send(Command::Answer {
+            tool_call_id: tool_call_id.clone(),
+            outcome: outcome.clone(),
+            reply: reply_tx,
+        });
+        if sent.is_ok() {
+            match tokio::time::timeout(Duration::from_secs(10), reply_rx).await {
+                Ok(Ok(Ok(events))) => return fixed_stream(&events),
+                Ok(Ok(Err(Refused::Invalid(e)))) => return error(e),
+                Ok(Ok(Err(Refused::NotPending(e)))) => why = e,
+                _ => {}
+            }
+        }
+    }
+    // Nothing is waiting for this answer (the turn ended, the runtime restarted): a card
+    // still asking is settled as cancelled, so it stops asking.
+    let mut events = Vec::new();
+    if let Some(mut item) = item {
+        if let ItemKind::AcpToolCall(call) = &mut item.kind {
+            if let Some(permission) = call.permission.as_mut().filter(|p| p.outcome.is_none()) {
+                permission.outcome = Some(acp::PermissionOutcome::Cancelled);
+                let saved = item.clone();
+                let _ = state.db(&user, move |db| db.save_item(&saved)).await;
+                events.push(resolved(&item.id, acp::PermissionOutcome::Cancelled));
+            }
+        }
+    }
+    if outcome != acp::PermissionOutcome::Cancelled {
+        events.push(StreamEvent::Error(ErrorEvent {
+            code: "acp.permission_expired".into(),
+            message: Some(format!(
+                "The agent is no longer waiting for this answer: {why}."
+            )),
+            allow_retry: false,
+        }));
+    }
+    fixed_stream(&events)
+}
+
+fn resolved(item: &ItemId, outcome: acp::PermissionOutcome) -> StreamEvent {
+    StreamEvent::ItemUpdated(ItemUpdatedEvent {
+        item_id: item.clone(),
+        update: ItemUpdate::AcpPermissionResolved(acp::PermissionResponse { outcome }),
+    })
+}
+
+/// SDK value -> the core's mirror of the same JSON.
+fn mirror<T: serde::de::DeserializeOwned>(value: &impl serde::Serialize) -> Option<T> {
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| serde_json::from_value(v).ok())
+}
+
+/// The turn's output: the client's stream (while it listens) and the store.
+pub(crate) struct Out {
+    store: Arc<Store>,
+    user: User,
+    pub thread: Thread,
+    pub sink: Option<mpsc::Sender<Frame>>,
+    last_write: Instant,
+    /// Every item of this turn, as last sent.
+    items: HashMap<ItemId, ThreadItem>,
+    /// ACP tool call id -> item id.
+    tool_items: HashMap<String, ItemId>,
+    message: Option<ItemId>,
+    thought: Option<ItemId>,
+    plan: Option<ItemId>,
+    dirty: HashSet<ItemId>,
+    last_flush: Instant,
+}
+
+impl Out {
+    fn new(store: Arc<Store>, user: User, thread: Thread, sink: mpsc::Sender<Frame>) -> Self {
+        Out {
+            store,
+            user,
+            thread,
+            sink: Some(sink),
+            last_write: Instant::now(),
+            items: HashMap::new(),
+            tool_items: HashMap::new(),
+            message: None,
+            thought: None,
+            plan: None,
+            dirty: HashSet::new(),
+            last_flush: Instant::now(),
+        }
+    }
+
+    async fn emit(&mut self, event: StreamEvent) {
+        let Some(tx) = &self.sink else {
+            return;
+        };
+        let Some(bytes) = frame(&event) else {
+            return;
+        };
+        if tx.send(Ok(bytes)).await.is_err() {
+            self.sink = None;
+        } else {
+            self.last_write = Instant::now();
+        }
+    }
+
+    async fn keepalive(&mut self) {
+        if self.last_write.elapsed() < KEEPALIVE {
+            return;
+        }
+        if let Some(tx) = &self.sink {
+            if tx
+                .send(Ok(Bytes::from_static(b": keepalive\n\n")))
+                .await
+                .is_err()
+            {
+                self.sink = None;
+            }
+            self.last_write = Instant::now();
+        }
+    }
+
+    async fn notice(&mut self, message: String) {
+        self.emit(StreamEvent::Notice(NoticeEvent {
+            level: NoticeLevel::Warning,
+            message,
+            title: None,
+        }))
+        .await;
+    }
+
+    async fn save_with(
+        &self,
+        f: impl FnOnce(&UserStore<'_>) -> store::Result<()> + Send + 'static,
+    ) {
+        if let Err(e) = server::blocking(self.store.clone(), self.user.clone(), f).await {
+            eprintln!("chat-shell-runtime: cannot save the ACP turn: {e}");
+        }
+    }
+
+    async fn save(&mut self, id: &ItemId) {
+        self.dirty.remove(id);
+        if let Some(item) = self.items.get(id).cloned() {
+            self.save_with(move |db| db.save_item(&item)).await;
+        }
+    }
+
+    async fn flush(&mut self) {
+        let items: Vec<ThreadItem> = std::mem::take(&mut self.dirty)
+            .into_iter()
+            .filter_map(|id| self.items.get(&id).cloned())
+            .collect();
+        if !items.is_empty() {
+            self.save_with(move |db| items.iter().try_for_each(|i| db.save_item(i)))
+                .await;
+        }
+        self.last_flush = Instant::now();
+    }
+
+    async fn touched(&mut self, id: ItemId) {
+        self.dirty.insert(id);
+        if self.last_flush.elapsed() >= FLUSH_EVERY {
+            self.flush().await;
+        }
+    }
+
+    fn new_item(&self, prefix: &str, kind: ItemKind) -> ThreadItem {
+        ThreadItem {
+            id: ItemId(self.store.next_id(prefix)),
+            thread_id: Some(self.thread.id.clone()),
+            created_at: now_iso(),
+            kind,
+        }
+    }
+
+    /// Adds `item`: saved, then sent.
+    async fn add(&mut self, item: ThreadItem) -> ItemId {
+        let id = item.id.clone();
+        self.items.insert(id.clone(), item.clone());
+        self.save(&id).await;
+        self.emit(StreamEvent::ItemAdded(ItemEvent { item })).await;
+        id
+    }
+
+    async fn update(&mut self, id: &ItemId, update: ItemUpdate) {
+        self.emit(StreamEvent::ItemUpdated(ItemUpdatedEvent {
+            item_id: id.clone(),
+            update,
+        }))
+        .await;
+    }
+
+    /// Ends the message or thought being streamed (something else comes next).
+    async fn close_text(&mut self) {
+        if let Some(id) = self.message.take() {
+            let content = match self.items.get(&id).map(|i| &i.kind) {
+                Some(ItemKind::AssistantMessage(m)) => m.content.first().cloned(),
+                _ => None,
+            };
+            if let Some(content) = content {
+                self.update(
+                    &id,
+                    ItemUpdate::ContentPartDone(ContentPartEvent {
+                        content_index: 0,
+                        content,
+                    }),
+                )
+                .await;
+            }
+            self.done(&id).await;
+        }
+        if let Some(id) = self.thought.take() {
+            self.done(&id).await;
+        }
+    }
+
+    async fn done(&mut self, id: &ItemId) {
+        self.save(id).await;
+        if let Some(item) = self.items.get(id).cloned() {
+            self.emit(StreamEvent::ItemDone(ItemEvent { item })).await;
+        }
+    }
+
+    async fn incoming(
+        &mut self,
+        incoming: Incoming,
+        pending: &mut HashMap<String, Pending>,
+        cancelled: bool,
+    ) {
+        match incoming {
+            Incoming::Update(update) => self.session_update(*update).await,
+            Incoming::Permission(asked) => {
+                let (request, responder) = *asked;
+                let Some(request) = mirror::<acp::RequestPermission>(&request) else {
+                    eprintln!("chat-shell-runtime: an unreadable permission request: cancelled");
+                    return respond(responder, &acp::PermissionOutcome::Cancelled);
+                };
+                let id = self.tool_item(request.tool_call.clone()).await;
+                if let Some(ItemKind::AcpToolCall(call)) =
+                    self.items.get_mut(&id).map(|i| &mut i.kind)
+                {
+                    call.tool_call.apply(request.tool_call.clone());
+                    call.permission = Some(AcpPermission {
+                        options: request.options.clone(),
+                        outcome: None,
+                    });
+                }
+                self.save(&id).await;
+                let options = request.options.clone();
+                let tool_call_id = request.tool_call.tool_call_id.0.clone();
+                self.update(
+                    &id,
+                    ItemUpdate::AcpPermissionRequested(AcpPermissionRequested { request }),
+                )
+                .await;
+                if cancelled {
+                    respond(responder, &acp::PermissionOutcome::Cancelled);
+                    self.resolve(&id, acp::PermissionOutcome::Cancelled).await;
+                } else if let Some(old) = pending.insert(
+                    tool_call_id,
+                    Pending {
+                        item: id,
+                        options,
+                        responder,
+                    },
+                ) {
+                    // The same call asked twice: the first question is void.
+                    respond(old.responder, &acp::PermissionOutcome::Cancelled);
+                }
+            }
+        }
+    }
+
+    /// The item of an ACP tool call, made from `update` if it is new.
+    async fn tool_item(&mut self, update: acp::ToolCallUpdate) -> ItemId {
+        if let Some(id) = self.tool_items.get(&update.tool_call_id.0) {
+            return id.clone();
+        }
+        self.close_text().await;
+        let key = update.tool_call_id.0.clone();
+        let call = acp::ToolCall::from_update(update);
+        let item = self.new_item(
+            "tc",
+            ItemKind::AcpToolCall(AcpToolCallItem {
+                tool_call: call,
+                permission: None,
+            }),
+        );
+        let id = self.add(item).await;
+        self.tool_items.insert(key, id.clone());
+        id
+    }
+
+    /// Settles the permission card of `id`: saved, sent; returns the event.
+    async fn resolve(&mut self, id: &ItemId, outcome: acp::PermissionOutcome) -> StreamEvent {
+        if let Some(ItemKind::AcpToolCall(call)) = self.items.get_mut(id).map(|i| &mut i.kind) {
+            call.permission
+                .get_or_insert_with(AcpPermission::default)
+                .outcome = Some(outcome.clone());
+        }
+        self.save(id).await;
+        let event = resolved(id, outcome);
+        self.emit(event.clone()).await;
+        event
+    }
+
+    async fn session_update(&mut self, update: SessionUpdate) {
+        match update {
+            SessionUpdate::AgentMessageChunk(chunk) => {
+                let Some(text) = block_text(&chunk.content) else {
+                    return;
+                };
+                if let Some(thought) = self.thought.take() {
+                    self.done(&thought).await;
+                }
+                let id = match self.message.clone() {
+                    Some(id) => id,
+                    None => {
+                        let item = self.new_item(
+                            "msg",
+                            ItemKind::AssistantMessage(AssistantMessage {
+                                content: vec![AssistantContent::text("")],
+                            }),
+                        );
+                        let id = self.add(item).await;
+                        self.update(
+                            &id,
+                            ItemUpdate::ContentPartAdded(ContentPartEvent {
+                                content_index: 0,
+                                content: AssistantContent::text(""),
+                            }),
+                        )
+                        .await;
+                        self.message = Some(id.clone());
+                        id
+                    }
+                };
+                if let Some(ItemKind::AssistantMessage(m)) =
+                    self.items.get_mut(&id).map(|i| &mut i.kind)
+                {
+                    if let Some(part) = m.content.first_mut() {
+                        part.text.push_str(&text);
+                    }
+                }
+                self.update(
+                    &id,
+                    ItemUpdate::TextDelta(TextDelta {
+                        content_index: 0,
+                        delta: text,
+                    }),
+                )
+                .await;
+                self.touched(id).await;
+            }
+            SessionUpdate::AgentThoughtChunk(chunk) => {
+                let Some(content) = mirror::<acp::ContentBlock>(&chunk.content) else {
+                    return;
+                };
+                let Some(text) = content.text().map(str::to_owned) else {
+                    return;
+                };
+                if self.message.is_some() {
+                    let thought = self.thought.take();
+                    self.close_text().await;
+                    self.thought = thought;
+                }
+                let id = match self.thought.clone() {
+                    Some(id) => id,
+                    None => {
+                        let item =
+                            self.new_item("th", ItemKind::AcpThought(AcpThoughtItem::default()));
+                        let id = self.add(item).await;
+                        self.thought = Some(id.clone());
+                        id
+                    }
+                };
+                if let Some(ItemKind::AcpThought(t)) = self.items.get_mut(&id).map(|i| &mut i.kind)
+                {
+                    t.text.push_str(&text);
+                }
+                self.update(
+                    &id,
+                    ItemUpdate::AcpThoughtChunk(AcpThoughtChunk { content }),
+                )
+                .await;
+                self.touched(id).await;
+            }
+            SessionUpdate::ToolCall(call) => {
+                let Some(call) = mirror::<acp::ToolCall>(&call) else {
+                    return eprintln!("chat-shell-runtime: an unreadable tool_call, skipped");
+                };
+                let key = call.tool_call_id.0.clone();
+                if let Some(id) = self.tool_items.get(&key).cloned() {
+                    // Announced again: the whole call is the new one.
+                    let update: Option<acp::ToolCallUpdate> = mirror(&call);
+                    if let Some(update) = update {
+                        self.tool_update(&id, update).await;
+                    }
+                    return;
+                }
+                self.close_text().await;
+                let item = self.new_item(
+                    "tc",
+                    ItemKind::AcpToolCall(AcpToolCallItem {
+                        tool_call: call,
+                        permission: None,
+                    }),
+                );
+                let id = self.add(item).await;
+                self.tool_items.insert(key, id);
+            }
+            SessionUpdate::ToolCallUpdate(update) => {
+                let Some(update) = mirror::<acp::ToolCallUpdate>(&update) else {
+                    return eprintln!(
+                        "chat-shell-runtime: an unreadable tool_call_update, skipped"
+                    );
+                };
+                match self.tool_items.get(&update.tool_call_id.0).cloned() {
+                    Some(id) => self.tool_update(&id, update).await,
+                    None => {
+                        let id = self.tool_item(update.clone()).await;
+                        self.tool_update(&id, update).await;
+                    }
+                }
+            }
+            SessionUpdate::Plan(plan) => {
+                let Some(plan) = mirror::<acp::Plan>(&plan) else {
+                    return;
+                };
+                match self.plan.clone() {
+                    Some(id) => {
+                        if let Some(ItemKind::AcpPlan(p)) =
+                            self.items.get_mut(&id).map(|i| &mut i.kind)
+                        {
+                            p.entries = plan.entries.clone();
+                        }
+                        self.save(&id).await;
+                        self.update(&id, ItemUpdate::AcpPlanUpdated(plan)).await;
+                    }
+                    None => {
+                        self.close_text().await;
+                        let item = self.new_item(
+                            "plan",
+                            ItemKind::AcpPlan(AcpPlanItem {
+                                entries: plan.entries,
+                            }),
+                        );
+                        let id = self.add(item).await;
+                        self.plan = Some(id);
+                    }
+                }
+            }
+            // The user's own words are already in the thread; the rest has no surface yet.
+            _ => {}
+        }
+    }
+
+    async fn tool_update(&mut self, id: &ItemId, update: acp::ToolCallUpdate) {
+        if let Some(ItemKind::AcpToolCall(call)) = self.items.get_mut(id).map(|i| &mut i.kind) {
+            call.tool_call.apply(update.clone());
+        }
+        self.save(id).await;
+        self.update(
+            id,
+            ItemUpdate::AcpToolCallUpdated(AcpToolCallUpdated { update }),
+        )
+        .await;
+    }
+
+    async fn finish(&mut self, ended: Ended) {
+        self.close_text().await;
+        self.flush().await;
+        let failed = matches!(ended, Ended::Failed { .. });
+        if !failed && self.thread.title.is_none() {
+            let thread_id = self.thread.id.clone();
+            let first = server::blocking(self.store.clone(), self.user.clone(), move |db| {
+                Ok(db
+                    .all_items(&thread_id)?
+                    .into_iter()
+                    .find_map(|i| match &i.kind {
+                        ItemKind::UserMessage(m) if !chat_shell_core::reducer::is_ghost(&i) => {
+                            Some(m.text())
+                        }
+                        _ => None,
+                    }))
+            })
+            .await
+            .ok()
+            .flatten();
+            if let Some(first) = first {
+                self.thread.title = Some(crate::scripts::title_from(&first));
+                let thread = self.thread.clone();
+                self.save_with(move |db| db.save_thread(&thread).map(drop))
+                    .await;
+                let mut shown = self.thread.clone();
+                shown.items = Some(Page::default());
+                self.emit(StreamEvent::ThreadUpdated(ThreadEvent { thread: shown }))
+                    .await;
+            }
+        }
+        let (code, message) = match ended {
+            Ended::Stop(StopReason::MaxTokens) => (
+                "acp.max_tokens",
+                "The agent stopped: it reached its token limit (max_tokens). The answer may be cut short.".to_owned(),
+            ),
+            Ended::Stop(StopReason::MaxTurnRequests) => (
+                "acp.max_turn_requests",
+                "The agent stopped: it reached its limit of model requests for one turn (max_turn_requests).".to_owned(),
+            ),
+            Ended::Stop(StopReason::Refusal) => (
+                "acp.refusal",
+                "The agent refused to continue (refusal). This message will not be part of its context.".to_owned(),
+            ),
+            Ended::Stop(_) => return,
+            Ended::Failed { code, message } => (code, message),
+        };
+        println!("ACP: thread {} ended: {code}", self.thread.id);
+        self.emit(StreamEvent::Error(ErrorEvent {
+            code: code.into(),
+            message: Some(message),
+            allow_retry: true,
+        }))
+        .await;
+    }
+}
+
+/// The text a message chunk adds: text as is, a link as a markdown link.
+fn block_text(block: &AcpBlock) -> Option<String> {
+    match mirror::<acp::ContentBlock>(block)? {
+        acp::ContentBlock::Text(t) => Some(t.text),
+        acp::ContentBlock::ResourceLink(r) => {
+            let label = r.title.clone().unwrap_or_else(|| r.name.clone());
+            Some(format!("[{label}]({})", r.uri))
+        }
+        acp::ContentBlock::Resource(r) => r.resource.text.map(|t| format!("\n```\n{t}\n```\n")),
+        _ => None,
+    }
+}

@@ -1,0 +1,859 @@
+//! `chat-shell-runtime --acp` against the scripted ACP agent (`examples/acp-agent`): the
+//! real binaries, over HTTP/1.1 on a TcpStream, streams read as they come.
+//!
+//! The agent binary is `target/<profile>/chat-shell-acp-agent`, next to the runtime's
+//! (`cargo test --workspace` builds it; alone: `cargo build -p chat-shell-acp-agent`), or
+//! `CHAT_SHELL_ACP_AGENT_BIN`.
+
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+fn agent_bin() -> PathBuf {
+    if let Some(bin) = std::env::var_os("CHAT_SHELL_ACP_AGENT_BIN") {
+        return bin.into();
+    }
+    let runtime = PathBuf::from(env!("CARGO_BIN_EXE_chat-shell-runtime"));
+    let bin = runtime.with_file_name(format!(
+        "chat-shell-acp-agent{}",
+        std::env::consts::EXE_SUFFIX
+    ));
+    assert!(
+        bin.exists(),
+        "{} is missing: run `cargo build -p chat-shell-acp-agent` (cargo test --workspace builds it)",
+        bin.display()
+    );
+    bin
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let dir = std::env::temp_dir().join(format!(
+        "chat-shell-acp-test-{name}-{}-{n}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.canonicalize().unwrap()
+}
+
+struct Runtime {
+    child: Child,
+    port: u16,
+    lines: Arc<Mutex<Vec<String>>>,
+    cookie: Mutex<Option<String>>,
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The agent command for `--acp`.
+fn agent(extra: &str) -> String {
+    format!("{} --pace-ms 2 {extra}", agent_bin().display())
+}
+
+impl Runtime {
+    fn start(args: &[&str]) -> Runtime {
+        Runtime::start_env(args, &[])
+    }
+
+    fn start_env(args: &[&str], env: &[(&str, &str)]) -> Runtime {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_chat-shell-runtime"))
+            .args(["--port", "0", "--pace-ms", "0", "--dist", "/nonexistent"])
+            .args(args)
+            .env_remove("CHAT_SHELL_ACP_RECORD")
+            .envs(env.iter().copied())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start chat-shell-runtime");
+        let lines = Arc::new(Mutex::new(Vec::new()));
+        let stdout = child.stdout.take().unwrap();
+        let sink = lines.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                sink.lock().unwrap().push(line);
+            }
+        });
+        let mut runtime = Runtime {
+            child,
+            port: 0,
+            lines,
+            cookie: Mutex::new(None),
+        };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let line = loop {
+            let found = runtime
+                .lines
+                .lock()
+                .unwrap()
+                .iter()
+                .find(|l| l.contains("listening on http://127.0.0.1:"))
+                .cloned();
+            if let Some(line) = found {
+                break line;
+            }
+            assert!(Instant::now() < deadline, "the runtime did not start");
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        runtime.port = line.rsplit(':').next().unwrap().parse().unwrap();
+        runtime
+    }
+
+    fn output(&self) -> String {
+        self.lines.lock().unwrap().join("\n")
+    }
+
+    /// Opens `POST /chatkit` with `request`; the identity cookie goes along and is kept.
+    async fn open(&self, request: Value) -> Stream {
+        let body = request.to_string();
+        let mut tcp = TcpStream::connect(("127.0.0.1", self.port)).await.unwrap();
+        let cookie = self.cookie.lock().unwrap().clone();
+        let mut head = format!(
+            "POST /chatkit HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
+            self.port,
+            body.len()
+        );
+        if let Some(c) = cookie {
+            head.push_str(&format!("Cookie: {c}\r\n"));
+        }
+        head.push_str("\r\n");
+        tcp.write_all(head.as_bytes()).await.unwrap();
+        tcp.write_all(body.as_bytes()).await.unwrap();
+        let mut stream = Stream {
+            tcp,
+            raw: Vec::new(),
+            body: Vec::new(),
+            headers: String::new(),
+            ended: false,
+            keepalives: 0,
+        };
+        stream.read_headers().await;
+        if let Some(set) = stream.header("set-cookie") {
+            let pair = set.split(';').next().unwrap().trim().to_owned();
+            *self.cookie.lock().unwrap() = Some(pair);
+        }
+        stream
+    }
+
+    async fn json(&self, request: Value) -> Value {
+        let mut s = self.open(request).await;
+        s.read_to_end().await;
+        serde_json::from_slice(&s.body)
+            .unwrap_or_else(|_| panic!("not JSON: {}", String::from_utf8_lossy(&s.body)))
+    }
+
+    /// A message in a new thread (`None`) or `thread`; returns the open stream.
+    async fn say(&self, thread: Option<&str>, text: &str) -> Stream {
+        let input = json!({"content": [{"type": "input_text", "text": text}], "attachments": [], "inference_options": {}});
+        let request = match thread {
+            None => json!({"type": "threads.create", "params": {"input": input}}),
+            Some(t) => {
+                json!({"type": "threads.add_user_message", "params": {"thread_id": t, "input": input}})
+            }
+        };
+        self.open(request).await
+    }
+
+    async fn items(&self, thread: &str) -> Vec<Value> {
+        let page = self
+            .json(json!({"type": "items.list", "params": {"thread_id": thread, "limit": 1000, "order": "asc"}}))
+            .await;
+        page["data"].as_array().unwrap().clone()
+    }
+
+    async fn thread(&self, thread: &str) -> Value {
+        self.json(json!({"type": "threads.get_by_id", "params": {"thread_id": thread}}))
+            .await
+    }
+
+    async fn answer(
+        &self,
+        thread: &str,
+        item: &str,
+        tool_call: &str,
+        outcome: Value,
+    ) -> Vec<Value> {
+        let mut s = self
+            .open(json!({"type": "threads.custom_action", "params": {
+                "thread_id": thread, "item_id": item,
+                "action": {"type": "acp.permission_response", "payload": {"toolCallId": tool_call, "outcome": outcome}}
+            }}))
+            .await;
+        s.rest().await
+    }
+}
+
+/// One HTTP response, its chunked body decoded as it arrives.
+struct Stream {
+    tcp: TcpStream,
+    raw: Vec<u8>,
+    body: Vec<u8>,
+    headers: String,
+    ended: bool,
+    keepalives: usize,
+}
+
+impl Stream {
+    async fn fill(&mut self) -> bool {
+        let mut buf = [0u8; 16384];
+        match self.tcp.read(&mut buf).await {
+            Ok(0) | Err(_) => false,
+            Ok(n) => {
+                self.raw.extend_from_slice(&buf[..n]);
+                true
+            }
+        }
+    }
+
+    async fn read_headers(&mut self) {
+        loop {
+            if let Some(end) = find(&self.raw, b"\r\n\r\n") {
+                self.headers = String::from_utf8_lossy(&self.raw[..end]).into_owned();
+                self.raw.drain(..end + 4);
+                return;
+            }
+            assert!(self.fill().await, "no response headers");
+        }
+    }
+
+    fn header(&self, name: &str) -> Option<String> {
+        self.headers.lines().find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            k.trim()
+                .eq_ignore_ascii_case(name)
+                .then(|| v.trim().to_owned())
+        })
+    }
+
+    fn chunked(&self) -> bool {
+        self.header("transfer-encoding")
+            .is_some_and(|v| v.contains("chunked"))
+    }
+
+    /// Moves whole chunks from `raw` to `body`.
+    fn decode(&mut self) {
+        if !self.chunked() {
+            self.body.append(&mut self.raw);
+            return;
+        }
+        loop {
+            let Some(line_end) = find(&self.raw, b"\r\n") else {
+                return;
+            };
+            let size_text = String::from_utf8_lossy(&self.raw[..line_end]).into_owned();
+            let size = usize::from_str_radix(size_text.split(';').next().unwrap().trim(), 16)
+                .expect("a chunk size");
+            if size == 0 {
+                self.ended = true;
+                self.raw.clear();
+                return;
+            }
+            if self.raw.len() < line_end + 2 + size + 2 {
+                return;
+            }
+            let chunk = self.raw[line_end + 2..line_end + 2 + size].to_vec();
+            self.body.extend_from_slice(&chunk);
+            self.raw.drain(..line_end + 2 + size + 2);
+        }
+    }
+
+    /// The next SSE event, if one comes within `within`.
+    async fn next_event(&mut self, within: Duration) -> Option<Value> {
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            self.decode();
+            if let Some(end) = find(&self.body, b"\n\n") {
+                let frame = String::from_utf8_lossy(&self.body[..end]).into_owned();
+                self.body.drain(..end + 2);
+                if frame.starts_with(':') {
+                    self.keepalives += 1;
+                    continue;
+                }
+                let data: String = frame
+                    .lines()
+                    .filter_map(|l| l.strip_prefix("data: "))
+                    .collect();
+                return Some(serde_json::from_str(&data).expect("an event"));
+            }
+            if self.ended {
+                return None;
+            }
+            match tokio::time::timeout_at(deadline, self.fill()).await {
+                Ok(true) => {}
+                Ok(false) => {
+                    self.decode();
+                    self.ended = true;
+                    find(&self.body, b"\n\n")?;
+                }
+                Err(_) => return None,
+            }
+        }
+    }
+
+    /// Events until one matches `pred` (included).
+    async fn until(&mut self, what: &str, pred: impl Fn(&Value) -> bool) -> Vec<Value> {
+        let mut seen = Vec::new();
+        loop {
+            match self.next_event(Duration::from_secs(20)).await {
+                Some(event) => {
+                    let hit = pred(&event);
+                    seen.push(event);
+                    if hit {
+                        return seen;
+                    }
+                }
+                None => panic!("no {what} in {seen:#?}"),
+            }
+        }
+    }
+
+    /// Every event up to the end of the response.
+    async fn rest(&mut self) -> Vec<Value> {
+        let mut seen = Vec::new();
+        while let Some(event) = self.next_event(Duration::from_secs(30)).await {
+            seen.push(event);
+        }
+        assert!(self.ended, "the stream did not end: {seen:#?}");
+        seen
+    }
+
+    async fn read_to_end(&mut self) {
+        while !self.ended {
+            if !self.fill().await {
+                self.ended = true;
+            }
+            self.decode();
+        }
+    }
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+fn thread_id(events: &[Value]) -> String {
+    events
+        .iter()
+        .find(|e| e["type"] == "thread.created")
+        .map(|e| e["thread"]["id"].as_str().unwrap().to_owned())
+        .expect("thread.created")
+}
+
+fn is_error(code: &str) -> impl Fn(&Value) -> bool + '_ {
+    move |e: &Value| e["type"] == "error" && e["code"] == code
+}
+
+fn permission_requested(e: &Value) -> bool {
+    e["type"] == "thread.item.updated"
+        && e["update"]["type"] == "acp_tool_call.permission_requested"
+}
+
+/// The text of every assistant message.
+fn said(items: &[Value]) -> String {
+    items
+        .iter()
+        .filter(|i| i["type"] == "assistant_message")
+        .map(|i| i["content"][0]["text"].as_str().unwrap_or_default())
+        .collect::<Vec<_>>()
+        .join("|")
+}
+
+fn tool_calls(items: &[Value]) -> Vec<&Value> {
+    items
+        .iter()
+        .filter(|i| i["type"] == "acp_tool_call")
+        .collect()
+}
+
+fn by_title<'a>(items: &'a [Value], title: &str) -> &'a Value {
+    items
+        .iter()
+        .find(|i| i["type"] == "acp_tool_call" && i["tool_call"]["title"] == title)
+        .unwrap_or_else(|| panic!("no tool call {title:?}"))
+}
+
+// --- the scenarios ------------------------------------------------------------------------
+
+#[tokio::test]
+async fn tools_thoughts_and_plan_stream_and_are_saved() {
+    let ws = temp_dir("tools");
+    let rt = Runtime::start(&[
+        "--memory",
+        "--acp",
+        &agent(""),
+        "--workspace",
+        ws.to_str().unwrap(),
+        "--allow-terminal",
+    ]);
+    let events = rt.say(None, "show me the tools").await.rest().await;
+    let thread = thread_id(&events);
+    assert!(!events.iter().any(|e| e["type"] == "error"), "{events:#?}");
+    let items = rt.items(&thread).await;
+    let calls = tool_calls(&items);
+    let kinds: Vec<&str> = calls
+        .iter()
+        .map(|c| c["tool_call"]["kind"].as_str().unwrap())
+        .collect();
+    for kind in [
+        "read",
+        "search",
+        "edit",
+        "delete",
+        "move",
+        "think",
+        "fetch",
+        "switch_mode",
+        "other",
+        "execute",
+    ] {
+        assert!(kinds.contains(&kind), "{kind} missing from {kinds:?}");
+    }
+    // Saved as they ended, with the agent's statuses and content.
+    let failed: Vec<&str> = calls
+        .iter()
+        .filter(|c| c["tool_call"]["status"] == "failed")
+        .map(|c| c["tool_call"]["title"].as_str().unwrap())
+        .collect();
+    assert_eq!(failed, ["Run the linter"]);
+    let new_file = by_title(&items, "Create src/greeting.rs");
+    assert_eq!(new_file["tool_call"]["content"][0]["oldText"], Value::Null);
+    assert_eq!(new_file["tool_call"]["content"][0]["type"], "diff");
+    let deleted = by_title(&items, "Delete old-notes.txt");
+    assert_eq!(deleted["tool_call"]["content"][0]["newText"], "");
+    // The terminal ran through the runtime, in the workspace.
+    let term = by_title(&items, "Run `echo tools done; exit 0`");
+    assert_eq!(term["tool_call"]["status"], "completed");
+    assert_eq!(term["tool_call"]["content"][0]["type"], "terminal");
+    assert_eq!(term["tool_call"]["rawOutput"]["output"], "tools done\n");
+    assert!(said(&items).contains("All tool kinds ran"));
+    // The thread got a title and remembers its session.
+    let shown = rt.thread(&thread).await;
+    assert_eq!(shown["title"], "show me the tools");
+    assert!(shown["metadata"]["acp_session_id"].is_string());
+
+    let events = rt.say(Some(&thread), "make a plan").await.rest().await;
+    assert!(events
+        .iter()
+        .any(|e| e["update"]["type"] == "acp_plan.update"));
+    assert!(events
+        .iter()
+        .any(|e| e["update"]["type"] == "acp_thought.chunk"));
+    let items = rt.items(&thread).await;
+    let plan = items.iter().find(|i| i["type"] == "acp_plan").unwrap();
+    let statuses: Vec<&str> = plan["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["completed", "completed", "completed"]);
+    let thought = items.iter().find(|i| i["type"] == "acp_thought").unwrap();
+    assert!(thought["text"].as_str().unwrap().contains("First a plan"));
+    // One agent process served both turns.
+    assert_eq!(
+        rt.output().matches("ACP agent").count(),
+        1,
+        "{}",
+        rt.output()
+    );
+}
+
+#[tokio::test]
+async fn a_permission_answered_after_a_long_wait_and_always_is_remembered() {
+    let rt = Runtime::start(&["--memory", "--acp", &agent("")]);
+    let mut s = rt.say(None, "permission please").await;
+    let seen = s.until("a permission request", permission_requested).await;
+    let thread = thread_id(&seen);
+    let request = seen.last().unwrap().clone();
+    let item = request["item_id"].as_str().unwrap().to_owned();
+    let tool_call = request["update"]["request"]["toolCall"]["toolCallId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let kinds: Vec<&str> = request["update"]["request"]["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        ["allow_once", "allow_always", "reject_once", "reject_always"]
+    );
+    // The card is saved while it asks.
+    let saved = rt.items(&thread).await;
+    let asking = saved.iter().find(|i| i["id"] == item).unwrap();
+    assert!(asking["permission"]["options"].is_array());
+    assert!(asking["permission"].get("outcome").is_none());
+
+    // A long wait: the stream stays open with keepalives.
+    let nothing = s.next_event(Duration::from_secs(12)).await;
+    assert!(nothing.is_none(), "{nothing:?}");
+    assert!(s.keepalives >= 1);
+
+    // A wrong option is refused; the right one is confirmed on the answer's stream.
+    let refused = rt
+        .answer(
+            &thread,
+            &item,
+            &tool_call,
+            json!({"outcome": "selected", "optionId": "nope"}),
+        )
+        .await;
+    assert!(refused.iter().any(is_error("stream.error")), "{refused:#?}");
+    assert!(!refused.iter().any(|e| e["type"] == "thread.item.updated"));
+    let confirmed = rt
+        .answer(
+            &thread,
+            &item,
+            &tool_call,
+            json!({"outcome": "selected", "optionId": "allow-always"}),
+        )
+        .await;
+    assert_eq!(confirmed.len(), 1, "{confirmed:#?}");
+    assert_eq!(
+        confirmed[0]["update"]["type"],
+        "acp_tool_call.permission_resolved"
+    );
+    assert_eq!(
+        confirmed[0]["update"]["outcome"]["optionId"],
+        "allow-always"
+    );
+    let rest = s.rest().await;
+    assert!(!rest.iter().any(|e| e["type"] == "error"), "{rest:#?}");
+    let items = rt.items(&thread).await;
+    let call = items.iter().find(|i| i["id"] == item).unwrap();
+    assert_eq!(call["tool_call"]["status"], "completed");
+    assert_eq!(call["permission"]["outcome"]["optionId"], "allow-always");
+
+    // "Always" is remembered for the session: no second question.
+    let events = rt.say(Some(&thread), "permission again").await.rest().await;
+    assert!(!events.iter().any(permission_requested), "{events:#?}");
+    let items = rt.items(&thread).await;
+    assert!(said(&items).contains("not asking again"));
+}
+
+#[tokio::test]
+async fn a_cancel_during_a_permission_request_answers_it_cancelled() {
+    let rt = Runtime::start(&["--memory", "--acp", &agent("")]);
+    // The client leaves (Stop) while the agent asks.
+    let mut s = rt.say(None, "permission").await;
+    let seen = s.until("a permission request", permission_requested).await;
+    let thread = thread_id(&seen);
+    let item = seen.last().unwrap()["item_id"].as_str().unwrap().to_owned();
+    let tool_call = seen.last().unwrap()["update"]["request"]["toolCall"]["toolCallId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    drop(s);
+    // The cancelled answer the client sends on Stop arrives after: nothing waits for it.
+    let late = rt
+        .answer(&thread, &item, &tool_call, json!({"outcome": "cancelled"}))
+        .await;
+    assert!(!late.iter().any(|e| e["type"] == "error"), "{late:#?}");
+    // The next message waits for the cancelled turn, then runs normally.
+    let events = rt.say(Some(&thread), "hello").await.rest().await;
+    assert!(!events.iter().any(|e| e["type"] == "error"), "{events:#?}");
+    let items = rt.items(&thread).await;
+    let call = items.iter().find(|i| i["id"] == item).unwrap();
+    assert_eq!(call["permission"]["outcome"]["outcome"], "cancelled");
+    assert_eq!(call["tool_call"]["status"], "failed");
+    assert!(said(&items).contains("You said: “hello”"));
+
+    // The other order: the cancelled answer first, while the stream is still open.
+    let mut s = rt.say(Some(&thread), "permission").await;
+    let seen = s.until("a permission request", permission_requested).await;
+    let item = seen.last().unwrap()["item_id"].as_str().unwrap().to_owned();
+    let tool_call = seen.last().unwrap()["update"]["request"]["toolCall"]["toolCallId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let answered = rt
+        .answer(&thread, &item, &tool_call, json!({"outcome": "cancelled"}))
+        .await;
+    assert_eq!(answered[0]["update"]["outcome"]["outcome"], "cancelled");
+    drop(s);
+    let events = rt.say(Some(&thread), "hello again").await.rest().await;
+    assert!(!events.iter().any(|e| e["type"] == "error"), "{events:#?}");
+    let items = rt.items(&thread).await;
+    let call = items.iter().find(|i| i["id"] == item).unwrap();
+    assert_eq!(call["permission"]["outcome"]["outcome"], "cancelled");
+    assert!(rt.output().contains("session/cancel"), "{}", rt.output());
+}
+
+#[tokio::test]
+async fn the_agent_exiting_mid_turn_is_an_error_and_the_next_message_restarts_it() {
+    let rt = Runtime::start(&["--memory", "--acp", &agent("")]);
+    let events = rt.say(None, "crash now").await.rest().await;
+    let thread = thread_id(&events);
+    let error = events
+        .iter()
+        .find(|e| e["type"] == "error")
+        .unwrap_or_else(|| panic!("{events:#?}"));
+    assert_eq!(error["code"], "acp.agent_exited");
+    let message = error["message"].as_str().unwrap();
+    assert!(message.contains("exit status: 3"), "{message}");
+    assert!(message.contains("start it again"), "{message}");
+    assert_eq!(error["allow_retry"], true);
+    // What it said before dying is kept.
+    let items = rt.items(&thread).await;
+    assert!(said(&items).contains("exits on purpose"));
+
+    // The thread stays usable: a new agent process, a new session (this agent keeps no
+    // state across processes, so it says it cannot load the old one).
+    let events = rt.say(Some(&thread), "hello").await.rest().await;
+    assert!(
+        events
+            .iter()
+            .any(|e| e["type"] == "notice"
+                && e["message"].as_str().unwrap().contains("could not load")),
+        "{events:#?}"
+    );
+    assert!(!events.iter().any(|e| e["type"] == "error"), "{events:#?}");
+    assert!(said(&rt.items(&thread).await).contains("You said: “hello”"));
+    assert_eq!(
+        rt.output().matches("ACP agent").count(),
+        2,
+        "{}",
+        rt.output()
+    );
+
+    // A JSON-RPC error for the prompt is shown too, and the agent lives on.
+    let events = rt.say(Some(&thread), "broken").await.rest().await;
+    assert!(events.iter().any(is_error("acp.error")), "{events:#?}");
+    let events = rt.say(Some(&thread), "fine").await.rest().await;
+    assert!(!events.iter().any(|e| e["type"] == "error"), "{events:#?}");
+
+    // An agent that cannot start at all says so.
+    let bad = Runtime::start(&["--memory", "--acp", "/nonexistent/agent --flag"]);
+    let events = bad.say(None, "hello").await.rest().await;
+    let error = events.iter().find(|e| e["type"] == "error").unwrap();
+    assert_eq!(error["code"], "acp.agent_unavailable");
+    assert!(error["message"]
+        .as_str()
+        .unwrap()
+        .contains("/nonexistent/agent"));
+}
+
+#[tokio::test]
+async fn stop_reasons_say_so() {
+    let rt = Runtime::start(&["--memory", "--acp", &agent("")]);
+    for (text, code) in [
+        ("max tokens", "acp.max_tokens"),
+        ("max turn", "acp.max_turn_requests"),
+        ("refuse this", "acp.refusal"),
+    ] {
+        let events = rt.say(None, text).await.rest().await;
+        let error = events.iter().find(|e| e["type"] == "error");
+        assert_eq!(error.map(|e| &e["code"]), Some(&json!(code)), "{events:#?}");
+        let word = code.trim_start_matches("acp.");
+        assert!(
+            error.unwrap()["message"].as_str().unwrap().contains(word),
+            "{error:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn stop_cancels_a_long_run_and_keeps_what_was_said() {
+    let rt = Runtime::start(&["--memory", "--acp", &agent("")]);
+    let mut s = rt.say(None, "a long run please").await;
+    let seen = s
+        .until("a step", |e| {
+            e["update"]["delta"]
+                .as_str()
+                .is_some_and(|d| d.starts_with("3…"))
+        })
+        .await;
+    let thread = thread_id(&seen);
+    drop(s);
+    let started = Instant::now();
+    let events = rt.say(Some(&thread), "hello").await.rest().await;
+    assert!(
+        started.elapsed() < Duration::from_secs(8),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(!events.iter().any(|e| e["type"] == "error"), "{events:#?}");
+    let items = rt.items(&thread).await;
+    assert!(said(&items).contains("step 2"), "{}", said(&items));
+    // The call in flight when Stop came was ended by the agent, and saved so.
+    assert!(tool_calls(&items)
+        .iter()
+        .all(|c| c["tool_call"]["status"] != "in_progress"));
+}
+
+#[tokio::test]
+async fn the_workspace_confines_files_and_terminals() {
+    let base = temp_dir("confine");
+    let ws = base.join("ws");
+    let outside = base.join("outside");
+    std::fs::create_dir_all(&ws).unwrap();
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("secret.txt"), "secret").unwrap();
+    std::fs::write(base.join("outside-the-workspace.txt"), "outside").unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(&outside, ws.join("escape-link")).unwrap();
+    let rt = Runtime::start(&[
+        "--memory",
+        "--acp",
+        &agent(""),
+        "--workspace",
+        ws.to_str().unwrap(),
+        "--allow-terminal",
+    ]);
+    let events = rt.say(None, "files").await.rest().await;
+    let thread = thread_id(&events);
+    let items = rt.items(&thread).await;
+    let status = |title: &str| by_title(&items, title)["tool_call"]["status"].clone();
+    assert_eq!(status("Write chat-shell-notes.txt"), "completed");
+    assert_eq!(status("Read chat-shell-notes.txt"), "completed");
+    for refused in [
+        "Read ../outside-the-workspace.txt",
+        "Read escape-link/secret.txt",
+        "Write /tmp/chat-shell-escape.txt",
+    ] {
+        let call = by_title(&items, refused);
+        assert_eq!(call["tool_call"]["status"], "failed", "{refused}");
+        let text = call["tool_call"]["content"][0]["content"]["text"]
+            .as_str()
+            .unwrap();
+        assert!(text.contains("outside the workspace"), "{refused}: {text}");
+    }
+    assert!(std::fs::read_to_string(ws.join("chat-shell-notes.txt"))
+        .unwrap()
+        .contains("fs/write_text_file"));
+    assert!(!Path::new("/tmp/chat-shell-escape.txt").exists());
+
+    // A terminal runs in the workspace; Stop kills a command that would run a minute.
+    let events = rt.say(Some(&thread), "terminal").await.rest().await;
+    assert!(!events.iter().any(|e| e["type"] == "error"));
+    let items = rt.items(&thread).await;
+    let call = by_title(&items, "Run `echo hello from the workspace; pwd; exit 3`");
+    assert_eq!(call["tool_call"]["status"], "failed");
+    assert_eq!(call["tool_call"]["rawOutput"]["exitStatus"]["exitCode"], 3);
+    let output = call["tool_call"]["rawOutput"]["output"].as_str().unwrap();
+    assert!(output.contains(ws.to_str().unwrap()), "{output}");
+
+    let mut s = rt.say(Some(&thread), "slow terminal").await;
+    s.until("the terminal", |e| {
+        e["update"]["update"]["content"][0]["type"] == "terminal"
+    })
+    .await;
+    drop(s);
+    let started = Instant::now();
+    let events = rt.say(Some(&thread), "hello").await.rest().await;
+    assert!(
+        started.elapsed() < Duration::from_secs(8),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(!events.iter().any(|e| e["type"] == "error"), "{events:#?}");
+    let items = rt.items(&thread).await;
+    let call = by_title(&items, "Run `echo sleeping; sleep 60; echo woke up`");
+    assert_eq!(call["tool_call"]["status"], "failed");
+    assert_eq!(
+        call["tool_call"]["rawOutput"]["output"]
+            .as_str()
+            .unwrap()
+            .trim(),
+        "sleeping"
+    );
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+#[tokio::test]
+async fn capabilities_are_announced_only_when_enabled() {
+    let rt = Runtime::start(&["--memory", "--acp", &agent("")]);
+    let events = rt.say(None, "files").await.rest().await;
+    let thread = thread_id(&events);
+    let items = rt.items(&thread).await;
+    let call = by_title(&items, "Write chat-shell-notes.txt");
+    assert_eq!(call["tool_call"]["status"], "failed");
+    let events = rt.say(Some(&thread), "terminal").await.rest().await;
+    assert!(!events.iter().any(|e| e["type"] == "error"));
+    assert!(said(&rt.items(&thread).await).contains("did not announce terminals"));
+}
+
+#[tokio::test]
+async fn a_thread_loads_its_session_after_a_restart() {
+    let base = temp_dir("load");
+    let db = base.join("history.db");
+    let state = base.join("agent-state");
+    let command = agent(&format!("--state-dir {}", state.display()));
+    let args = ["--db", db.to_str().unwrap(), "--acp", command.as_str()];
+    let (thread, cookie) = {
+        let rt = Runtime::start(&args);
+        let events = rt.say(None, "my first words").await.rest().await;
+        let cookie = rt.cookie.lock().unwrap().clone();
+        (thread_id(&events), cookie)
+    };
+    let rt = Runtime::start(&args);
+    *rt.cookie.lock().unwrap() = cookie;
+    let events = rt.say(Some(&thread), "recall").await.rest().await;
+    assert!(!events.iter().any(|e| e["type"] == "notice"), "{events:#?}");
+    let items = rt.items(&thread).await;
+    assert!(
+        said(&items).contains("2 user messages. The first was: “my first words”"),
+        "{}",
+        said(&items)
+    );
+    assert!(rt.output().contains("loaded session"), "{}", rt.output());
+    // The replayed history did not come back as new items.
+    assert_eq!(
+        items.iter().filter(|i| i["type"] == "user_message").count(),
+        2
+    );
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+/// The ACP traffic of the plan scenario, recorded with `CHAT_SHELL_ACP_RECORD` (see
+/// `fixtures/acp-plan.jsonl`), replayed by `chat-shell-acp-agent --replay`: the bridge
+/// turns the recorded bytes into the same items, with no script running.
+#[tokio::test]
+async fn recorded_acp_traffic_replays_natively() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/acp-plan.jsonl");
+    let command = format!("{} --replay {}", agent_bin().display(), fixture.display());
+    let rt = Runtime::start(&["--memory", "--acp", &command]);
+    let events = rt.say(None, "make a plan").await.rest().await;
+    assert!(!events.iter().any(|e| e["type"] == "error"), "{events:#?}");
+    let thread = thread_id(&events);
+    let items = rt.items(&thread).await;
+    let kinds: Vec<&str> = items.iter().map(|i| i["type"].as_str().unwrap()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "user_message",
+            "acp_thought",
+            "acp_plan",
+            "acp_thought",
+            "assistant_message"
+        ]
+    );
+    let plan = &items[2]["entries"];
+    assert_eq!(plan[2]["content"], "Run the tests");
+    assert!(plan
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|e| e["status"] == "completed"));
+    assert_eq!(items[1]["text"], "First a plan: read, change, test. ");
+    assert_eq!(said(&items), "The plan is done: all three steps completed.");
+    // The plan was updated in place, four times, on the stream.
+    let updates = events
+        .iter()
+        .filter(|e| e["update"]["type"] == "acp_plan.update")
+        .count();
+    assert_eq!(updates, 4);
+}

@@ -1,0 +1,203 @@
+// The reference runtime as an ACP client (issue 14): `chat-shell-runtime --acp` runs the
+// scripted ACP agent (examples/acp-agent, target/debug/chat-shell-acp-agent) and the
+// element shows what it does: tool calls of every kind with diffs and a terminal run by
+// the runtime, plans and thoughts, permission cards answered in the page ("always"
+// remembered), Stop during a long run and during a permission request, honest stop
+// reasons, an agent that exits mid-turn, and the workspace confinement.
+
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import {
+  ROOT,
+  close,
+  newChatPage,
+  openBrowser,
+  sendMessage,
+  startRuntime,
+  waitFor,
+  waitForIdle,
+} from './harness.mjs';
+
+const AGENT = process.env.E2E_ACP_AGENT_BIN
+  ? path.resolve(ROOT, process.env.E2E_ACP_AGENT_BIN)
+  : path.join(ROOT, 'target', 'debug', 'chat-shell-acp-agent');
+const WORKSPACE = path.join(ROOT, 'target', `e2e-acp-workspace-${process.pid}`);
+
+let runtime;
+let context;
+
+before(async () => {
+  if (!existsSync(AGENT)) {
+    throw new Error(`${AGENT} is missing: run 'cargo build -p chat-shell-acp-agent' first`);
+  }
+  rmSync(WORKSPACE, { recursive: true, force: true });
+  mkdirSync(WORKSPACE, { recursive: true });
+  runtime = await startRuntime({
+    extraArgs: ['--acp', `${AGENT} --pace-ms 5`, '--workspace', WORKSPACE, '--allow-terminal'],
+  });
+  context = await openBrowser();
+});
+after(async () => {
+  await close();
+  rmSync(WORKSPACE, { recursive: true, force: true });
+});
+
+async function open() {
+  const page = await newChatPage(context, `${runtime.url}/`);
+  await page.emulateMedia({ reducedMotion: 'reduce' });
+  return page;
+}
+
+async function finish(page) {
+  assert.deepEqual(page.consoleErrors, [], 'console errors on the page');
+  await page.close();
+}
+
+/** Every tool call on the page: title, kind, status. */
+async function toolCalls(page) {
+  return page.evaluate(() => {
+    const root = document.querySelector('chat-shell').shadowRoot;
+    return [...root.querySelectorAll('[data-part="tool-call"]')].map((el) => ({
+      title: el.querySelector('[data-part="tool-call-title"]').textContent,
+      kind: el.dataset.kind,
+      status: el.dataset.status,
+    }));
+  });
+}
+
+/** The text of the shadow root (what the user can read, folded parts included). */
+async function shownText(page) {
+  return page.evaluate(() => document.querySelector('chat-shell').shadowRoot.textContent);
+}
+
+async function waitForText(page, needle, timeout = 15_000) {
+  await waitFor(async () => (await shownText(page)).includes(needle), { timeout, message: `"${needle}" on the page` });
+}
+
+async function armedOption(page, name) {
+  const card = page.locator('[data-part="permission"]').last();
+  await card.waitFor({ state: 'visible', timeout: 15_000 });
+  const option = card.getByRole('button', { name, exact: true });
+  await waitFor(() => option.isEnabled(), { timeout: 5_000, message: `${name} to arm` });
+  return option;
+}
+
+test('ACP tool calls of every kind: diffs (new file, change, deletion), a failing tool, a terminal run by the runtime', async () => {
+  const page = await open();
+  await sendMessage(page, 'show me the tools');
+  await waitForText(page, 'All tool kinds ran');
+  await waitForIdle(page);
+  const calls = await toolCalls(page);
+  const kinds = new Set(calls.map((c) => c.kind));
+  for (const kind of ['read', 'search', 'edit', 'delete', 'move', 'think', 'fetch', 'switch_mode', 'other', 'execute']) {
+    assert.ok(kinds.has(kind), `a ${kind} call in ${JSON.stringify(calls)}`);
+  }
+  const byTitle = Object.fromEntries(calls.map((c) => [c.title, c]));
+  assert.equal(byTitle['Run the linter'].status, 'failed');
+  assert.equal(byTitle['Create src/greeting.rs'].status, 'completed');
+  assert.equal(byTitle['Run `echo tools done; exit 0`'].status, 'completed');
+  assert.ok(await page.locator('[data-part="diff-new-file"]').count() >= 1, 'the new file is shown as created');
+  const terminal = await page.locator('[data-part="terminal"]').first().textContent();
+  assert.match(terminal, /tools done/);
+  await finish(page);
+});
+
+test('ACP plan and thoughts: the plan updates to done, thoughts are shown apart from the answer', async () => {
+  const page = await open();
+  await sendMessage(page, 'make a plan');
+  await waitForText(page, 'The plan is done');
+  await waitForIdle(page);
+  const plan = page.locator('[data-part="plan"]');
+  assert.equal(await plan.count(), 1);
+  assert.match(await plan.textContent(), /Read the code[\s\S]*Make the change[\s\S]*Run the tests/);
+  assert.ok(await page.locator('[data-part="thought"]').count() >= 1, 'thoughts are shown');
+  await finish(page);
+});
+
+test('ACP permission: Stop while the agent asks answers it cancelled; the thread goes on', async () => {
+  const page = await open();
+  await sendMessage(page, 'permission');
+  await armedOption(page, 'Allow once');
+  await page.getByRole('button', { name: 'Stop', exact: true }).click();
+  await waitForIdle(page);
+  await waitFor(async () => (await toolCalls(page)).at(-1)?.status === 'cancelled', {
+    timeout: 5_000,
+    message: 'the call to show cancelled',
+  });
+  await sendMessage(page, 'hello after stop');
+  await waitForText(page, 'You said: “hello after stop”');
+  await waitForIdle(page);
+  await finish(page);
+});
+
+test('ACP permission: all four kinds offered, "Always allow" runs the call and is remembered for the session', async () => {
+  const page = await open();
+  await sendMessage(page, 'permission');
+  for (const name of ['Allow once', 'Always allow', 'Reject', 'Always reject']) {
+    await armedOption(page, name);
+  }
+  await (await armedOption(page, 'Always allow')).click();
+  const decision = page.locator('[data-part="permission-decision"]');
+  await decision.waitFor({ state: 'attached', timeout: 10_000 });
+  assert.equal(await decision.textContent(), 'Decision: Always allow');
+  await waitForText(page, 'Done: permission-demo.txt is written.');
+  await waitForIdle(page);
+  assert.equal((await toolCalls(page)).at(-1).status, 'completed');
+  assert.equal(readFileSync(path.join(WORKSPACE, 'permission-demo.txt'), 'utf8'), 'written after asking\n');
+
+  await sendMessage(page, 'permission again');
+  await waitForText(page, 'not asking again');
+  await waitForIdle(page);
+  assert.equal(await page.locator('[data-part="permission-option"]:not([disabled])').count(), 0, 'no second question');
+  assert.equal((await toolCalls(page)).filter((c) => c.status === 'awaiting_permission').length, 0);
+  await finish(page);
+});
+
+test('ACP Stop during a long run: the answer stops, what was said stays, the next message is answered', async () => {
+  const page = await open();
+  await sendMessage(page, 'a long run');
+  await waitForText(page, 'step 2');
+  await page.getByRole('button', { name: 'Stop', exact: true }).click();
+  await waitForIdle(page);
+  const before = await shownText(page);
+  assert.ok(!before.includes('step 60'), 'it stopped early');
+  await sendMessage(page, 'still there?');
+  await waitForText(page, 'You said: “still there?”');
+  await waitForIdle(page);
+  await finish(page);
+});
+
+test('ACP stop reasons say so, and an agent that exits mid-turn is an error after which the thread goes on', async () => {
+  const page = await open();
+  await sendMessage(page, 'max tokens');
+  await waitForText(page, 'max_tokens');
+  await waitForIdle(page);
+  await sendMessage(page, 'refuse');
+  await waitForText(page, '(refusal)');
+  await waitForIdle(page);
+  await sendMessage(page, 'crash');
+  await waitForText(page, 'The agent stopped mid-turn');
+  await waitForIdle(page);
+  assert.match(await shownText(page), /exit status: 3/);
+  await sendMessage(page, 'are you back');
+  await waitForText(page, 'You said: “are you back”');
+  await waitForIdle(page);
+  await finish(page);
+});
+
+test('ACP workspace: the agent writes and reads inside it, its attempts to leave are refused and shown failed', async () => {
+  const page = await open();
+  await sendMessage(page, 'files');
+  await waitForText(page, 'every attempt to leave it was refused');
+  await waitForIdle(page);
+  const byTitle = Object.fromEntries((await toolCalls(page)).map((c) => [c.title, c.status]));
+  assert.equal(byTitle['Write chat-shell-notes.txt'], 'completed');
+  assert.equal(byTitle['Read chat-shell-notes.txt'], 'completed');
+  assert.equal(byTitle['Read ../outside-the-workspace.txt'], 'failed');
+  assert.equal(byTitle['Write /tmp/chat-shell-escape.txt'], 'failed');
+  assert.match(await shownText(page), /outside the workspace/);
+  assert.ok(existsSync(path.join(WORKSPACE, 'chat-shell-notes.txt')));
+  await finish(page);
+});
