@@ -18,6 +18,7 @@ import {
   startRuntime,
   waitFor,
   waitForIdle,
+  openToolCalls,
 } from './harness.mjs';
 
 const AGENT = process.env.E2E_ACP_AGENT_BIN
@@ -89,6 +90,8 @@ test('ACP tool calls of every kind: diffs (new file, change, deletion), a failin
   await sendMessage(page, 'show me the tools');
   await waitForText(page, 'All tool kinds ran');
   await waitForIdle(page);
+  // The finished turn folded its calls: open them, as a reader would, to see their content.
+  await openToolCalls(page);
   const calls = await toolCalls(page);
   const kinds = new Set(calls.map((c) => c.kind));
   for (const kind of ['read', 'search', 'edit', 'delete', 'move', 'think', 'fetch', 'switch_mode', 'other', 'execute']) {
@@ -197,6 +200,7 @@ test('ACP workspace: the agent writes and reads inside it, its attempts to leave
   assert.equal(byTitle['Read chat-shell-notes.txt'], 'completed');
   assert.equal(byTitle['Read ../outside-the-workspace.txt'], 'failed');
   assert.equal(byTitle['Write /tmp/chat-shell-escape.txt'], 'failed');
+  await openToolCalls(page);
   assert.match(await shownText(page), /outside the workspace/);
   assert.ok(existsSync(path.join(WORKSPACE, 'chat-shell-notes.txt')));
   await finish(page);
