@@ -11,13 +11,12 @@
 
 use crate::auth::User;
 use crate::scripts::{default_markdown, pick_keyword, ragged_chunks, word_chunks};
-use crate::server::{bad_request, json_error, pause, sse, AppState, Frame, Logged, Waited};
+use crate::server::{self, bad_request, pause, sse, AppState, Frame, Waited};
 use crate::store::new_id;
-use crate::upload;
 use axum::body::{Body, Bytes};
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{Extension, State};
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::http::HeaderMap;
 use axum::response::Response;
 use chat_shell_core::protocol::events::{EventsRequest, Role};
 use serde_json::{json, Value};
@@ -366,31 +365,10 @@ pub async fn events(
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
     let started = Instant::now();
-    let log = |what: &str, response: Response| {
-        println!(
-            "POST /events {what} {} {}ms",
-            response.status().as_u16(),
-            started.elapsed().as_millis()
-        );
-        let mut response = response;
-        response.extensions_mut().insert(Logged);
-        response
-    };
-    let content_type = headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_default();
-    if upload::mime_essence(content_type) != "application/json" {
-        let refused = json_error(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "unsupported_media_type",
-            "POST /events takes Content-Type: application/json",
-        );
-        return log("-", refused);
-    }
-    let body = match body {
+    let log = |what: &str, response: Response| server::logged("/events", what, started, response);
+    let body = match server::json_body("/events", &headers, body) {
         Ok(body) => body,
-        Err(e) => return log("-", json_error(e.status(), "bad_request", &e.body_text())),
+        Err(refused) => return log("-", refused),
     };
     let request = match serde_json::from_slice::<EventsRequest>(&body) {
         Ok(r) => r,

@@ -283,6 +283,42 @@ fn with_items(mut thread: Thread, items: Page<ThreadItem>) -> Thread {
     thread
 }
 
+/// Print one line for a POST to `path` (`kind`: what it asked, `-` when unknown) and mark
+/// the response so the access log does not print it again.
+pub(crate) fn logged(path: &str, kind: &str, started: Instant, mut response: Response) -> Response {
+    println!(
+        "POST {path} {kind} {} {}ms",
+        response.status().as_u16(),
+        started.elapsed().as_millis()
+    );
+    response.extensions_mut().insert(Logged);
+    response
+}
+
+/// The body of a POST to `path`, which takes only JSON: a form or `text/plain` POST is
+/// what a cross-site page can send without asking first (415), and a body over the limit
+/// or unreadable is refused with its status.
+// The refusal is the response itself, built once per request: boxing it saves nothing.
+#[allow(clippy::result_large_err)]
+pub(crate) fn json_body(
+    path: &str,
+    headers: &HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Bytes, Response> {
+    let content_type = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    if upload::mime_essence(content_type) != "application/json" {
+        return Err(json_error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported_media_type",
+            &format!("POST {path} takes Content-Type: application/json"),
+        ));
+    }
+    body.map_err(|e| json_error(e.status(), "bad_request", &e.body_text()))
+}
+
 async fn chatkit(
     State(state): State<Arc<AppState>>,
     Extension(user): Extension<User>,
@@ -290,36 +326,10 @@ async fn chatkit(
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
     let started = Instant::now();
-    let log = |kind: &str, response: Response| {
-        println!(
-            "POST /chatkit {kind} {} {}ms",
-            response.status().as_u16(),
-            started.elapsed().as_millis()
-        );
-        let mut response = response;
-        response.extensions_mut().insert(Logged);
-        response
-    };
-    // Only JSON: a form or `text/plain` POST is what a cross-site page can send without
-    // asking first, and this endpoint never takes one.
-    let content_type = headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_default();
-    if upload::mime_essence(content_type) != "application/json" {
-        let refused = json_error(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "unsupported_media_type",
-            "POST /chatkit takes Content-Type: application/json",
-        );
-        return log("-", refused);
-    }
-    let body = match body {
+    let log = |kind: &str, response: Response| logged("/chatkit", kind, started, response);
+    let body = match json_body("/chatkit", &headers, body) {
         Ok(body) => body,
-        Err(e) => {
-            let refused = json_error(e.status(), "bad_request", &e.body_text());
-            return log("-", refused);
-        }
+        Err(refused) => return log("-", refused),
     };
     let raw = serde_json::from_slice::<Value>(&body);
     let parsed = raw.and_then(serde_json::from_value::<ChatRequest>);
