@@ -112,7 +112,7 @@ test('ACP tool calls: kinds, statuses, content, diffs, terminal, locations; perm
       content: [{ type: 'diff', path: '/repo/lib.rs', oldText: 'a\nlet x = 1;\nc\nd\n', newText: 'a\nlet x = 2;\nc\nNothing alike here\n' }],
     })),
     toolItem(T, 'tc_exec', call('c_exec', 'Run tests', 'execute', 'in_progress', { content: [{ type: 'terminal', terminalId: 'term_1' }] })),
-    { type: 'thread.item.updated', item_id: 'tc_exec', update: { type: 'acp_tool_call.update', update: { toolCallId: 'c_exec', status: 'failed', rawOutput: { output: `error: ${XSS}\n`, truncated: true, exitStatus: { exitCode: 1 } } } } },
+    { type: 'thread.item.updated', item_id: 'tc_exec', update: { type: 'acp_tool_call.update', update: { toolCallId: 'c_exec', status: 'failed', rawOutput: { output: `error: \u001b[1;31m${XSS}\u001b[0m\u001b]0;title\u0007\n`, truncated: true, exitStatus: { exitCode: 1 } } } } },
     toolItem(T, 'tc_search', call('c_search', 'Search', 'search', 'teleporting')),
     toolItem(T, 'tc_delete', call('c_delete', 'Delete tmp', 'delete', 'completed')),
     toolItem(T, 'tc_move', call('c_move', 'Move file', 'move', 'completed')),
@@ -218,6 +218,7 @@ test('ACP tool calls: kinds, statuses, content, diffs, terminal, locations; perm
       editLines: [...diffs[1].querySelectorAll('.cs-diff__line')].map((l) => [l.dataset.line, l.textContent]),
       editMarks: [...diffs[1].querySelectorAll('.cs-diff__line')].map((l) => [...l.querySelectorAll('mark')].map((m) => m.textContent)),
       terminal: calls[3].querySelector('[data-part="terminal"] pre')?.textContent,
+      terminalStyled: [...calls[3].querySelectorAll('[data-part="terminal"] pre span')].map((sp) => [sp.className, sp.textContent]),
       truncated: !!calls[3].querySelector('[data-part="terminal-truncated"]'),
     };
   });
@@ -235,7 +236,9 @@ test('ACP tool calls: kinds, statuses, content, diffs, terminal, locations; perm
   // Word-level highlight: only what changed inside a replaced line is marked; an
   // unrelated replacement is not marked end to end.
   assert.deepEqual(details.editMarks, [[], ['1;'], ['2;'], [], [], []]);
+  // ANSI colours become a styled span, other escapes vanish, the markup stays text.
   assert.equal(details.terminal, `error: ${XSS}\n`);
+  assert.deepEqual(details.terminalStyled, [['cs-ansi-fg-1 cs-ansi-bold', XSS]]);
   assert.ok(details.truncated, 'the truncation is said');
 
   // The permission card: exact command and directory, one button per option by its name.
