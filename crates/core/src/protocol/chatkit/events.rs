@@ -293,8 +293,49 @@ impl fmt::Display for DecodeError {
 
 /// Decode one `data:` payload. Unknown types are `Ok(StreamEvent::Other)`.
 pub fn decode_event(data: &str) -> Result<StreamEvent, DecodeError> {
+    if let Some(event) = text_delta_event(data) {
+        return Ok(event);
+    }
     serde_json::from_str(data).map_err(|e| DecodeError {
         message: e.to_string(),
         raw: data.to_owned(),
     })
+}
+
+/// The event an answer sends thousands of times, a text delta, decoded straight into its
+/// structs: the general path goes through two `type`-tagged unions, each building a
+/// `serde_json::Value` first. `None` for anything else (or anything odd about it), which
+/// then takes the general path; both give the same event.
+fn text_delta_event(data: &str) -> Option<StreamEvent> {
+    const TAG: &str = "\"assistant_message.content_part.text_delta\"";
+    if !data.contains(TAG) {
+        return None;
+    }
+    #[derive(Deserialize)]
+    struct Wire {
+        #[serde(rename = "type")]
+        kind: String,
+        item_id: ItemId,
+        update: WireUpdate,
+    }
+    #[derive(Deserialize)]
+    struct WireUpdate {
+        #[serde(rename = "type")]
+        kind: String,
+        #[serde(default)]
+        content_index: usize,
+        delta: String,
+    }
+    let wire: Wire = serde_json::from_str(data).ok()?;
+    (wire.kind == "thread.item.updated"
+        && wire.update.kind == "assistant_message.content_part.text_delta")
+        .then(|| {
+            StreamEvent::ItemUpdated(ItemUpdatedEvent {
+                item_id: wire.item_id,
+                update: ItemUpdate::TextDelta(TextDelta {
+                    content_index: wire.update.content_index,
+                    delta: wire.update.delta,
+                }),
+            })
+        })
 }
