@@ -329,13 +329,11 @@ fn text_delta_event(data: &str) -> Option<StreamEvent> {
     let wire: Wire = serde_json::from_str(data).ok()?;
     (wire.kind == "thread.item.updated"
         && wire.update.kind == "assistant_message.content_part.text_delta")
-        .then(|| {
-            StreamEvent::ItemUpdated(ItemUpdatedEvent {
-                item_id: wire.item_id,
-                update: ItemUpdate::TextDelta(TextDelta {
-                    content_index: wire.update.content_index,
-                    delta: wire.update.delta,
-                }),
-            })
-        })
+        .then_some(StreamEvent::ItemUpdated(ItemUpdatedEvent {
+            item_id: wire.item_id,
+            update: ItemUpdate::TextDelta(TextDelta {
+                content_index: wire.update.content_index,
+                delta: wire.update.delta,
+            }),
+        }))
 }
