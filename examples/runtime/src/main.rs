@@ -5,6 +5,7 @@ mod agent;
 mod auth;
 mod events;
 mod guard;
+mod sandbox;
 mod scripts;
 mod server;
 mod store;
@@ -257,7 +258,9 @@ async fn main() -> ExitCode {
             println!(
                 "{USAGE}\n\nPOST /chatkit: a keyword in a message picks the scripted answer:\n  {}\n  \
                  (agent, permission and agentcut stream ACP tool calls; a permission request \
-                 waits for\n  its threads.custom_action answer)\n\n\
+                 waits for\n  its threads.custom_action answer; edit edits files in a scratch folder and \
+                 pushes\n  their diff as the thread's diff view through POST /callback, see \
+                 --callback-token)\n\n\
                  POST /events (protocol=\"events\", the SSE event envelope): a keyword in the \
                  last user\n  message picks the run: {}",
                 keywords.join(", "),

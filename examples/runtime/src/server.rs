@@ -684,6 +684,7 @@ fn prepare(
         },
         _ => return Ok(None),
     };
+    s.set_callback(state.callback_token.is_some());
     match body {
         RequestBody::ThreadsCreate { input } | RequestBody::AddUserMessage { input, .. } => {
             let user = user_message(store, base, &thread.id, input)?;
@@ -983,6 +984,7 @@ async fn write_stream(
             Step::Emit { delay, .. } | Step::Drop { delay } => (*delay, true),
             Step::Stall(d) => (*d, false),
             Step::AwaitPermission { .. } => (Duration::ZERO, true),
+            Step::Tool { delay, .. } => (*delay, true),
         };
         outcome = pause(delay, keepalive, &tx, &mut last_write, &mut shutdown).await;
         if !matches!(outcome, Waited::Ready) {
@@ -1029,6 +1031,7 @@ async fn write_stream(
                 return;
             }
             Step::Stall(_) => {}
+            Step::Tool { op, .. } => crate::sandbox::run(&state, &thread.id, &op).await,
             Step::AwaitPermission { item_id, timeout } => {
                 // Nothing unsaved: the answer's handler writes this item meanwhile.
                 saver.flush().await;

@@ -133,9 +133,11 @@ pub fn parse_update(body: &[u8]) -> Result<ViewUpdate, String> {
     };
     let view_type = match object.get("view_type").and_then(Value::as_str) {
         Some(t) if valid_view_type(t) => t.to_owned(),
-        _ => return Err(format!(
+        _ => {
+            return Err(format!(
             "view_type must be 1 to {MAX_VIEW_TYPE_CHARS} characters of A-Z, a-z, 0-9, _, . and -"
-        )),
+        ))
+        }
     };
     let content = match object.get("content") {
         Some(c @ Value::Object(_)) => c,
