@@ -11,6 +11,9 @@
 //! 3. Identity (see `auth`): a configured bearer token, a cookie this runtime issued, or a
 //!    new cookie identity, set on the response. Unknown tokens get 401, and so does a
 //!    request from an `--allow-origin` page that brings neither a token nor our cookie.
+//!
+//! `POST /callback` (tools pushing views, server to server) passes only step 1: its
+//! handler checks the callback token itself.
 
 use crate::auth::{Credential, User};
 use crate::server::{json_error, AppState};
@@ -150,6 +153,12 @@ pub async fn check(State(state): State<Arc<AppState>>, mut req: Request, next: N
             "this runtime does not answer to that Host (see --allowed-host)",
         );
     };
+
+    // Tools calling back (server to server) prove themselves with the callback token,
+    // checked by the handler: no browser origin or identity rules apply.
+    if req.uri().path() == "/callback" {
+        return next.run(req).await;
+    }
 
     // 2. Where the request comes from.
     let headers = req.headers();

@@ -5,10 +5,12 @@ mod agent;
 mod auth;
 mod events;
 mod guard;
+mod sandbox;
 mod scripts;
 mod server;
 mod store;
 mod upload;
+mod views;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -49,6 +51,11 @@ usage: chat-shell-runtime [options]
   --workspace DIR  the agent's working folder (the sessions' cwd); enables the agent's
                    fs/read_text_file and fs/write_text_file, confined to DIR
   --allow-terminal let the agent run commands (terminal/*) in the workspace
+  --callback-token TOKEN
+                   turn on POST /callback, where tools push views into threads
+                   (view_update) with `Authorization: Bearer TOKEN` (at least 16
+                   characters); CHAT_SHELL_CALLBACK_TOKEN sets it without showing it in
+                   the process list. Off by default
   -h, --help       this help";
 
 /// More bearer tokens, comma-separated (kept out of the process list).
@@ -77,6 +84,10 @@ struct Config {
     workspace: Option<PathBuf>,
     /// `--allow-terminal`.
     allow_terminal: bool,
+    /// `--callback-token` (the environment's is used in `main` when absent).
+    callback_token: Option<String>,
+    /// Hidden `--channel-keepalive-ms` (tests): idle time before a channel's keepalive.
+    channel_keepalive_ms: u64,
 }
 
 #[derive(Debug, PartialEq)]
@@ -101,6 +112,8 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
         acp: None,
         workspace: None,
         allow_terminal: false,
+        callback_token: None,
+        channel_keepalive_ms: views::DEFAULT_KEEPALIVE_MS,
     };
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
@@ -169,6 +182,18 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
             "--acp" => config.acp = Some(value("--acp")?),
             "--workspace" => config.workspace = Some(PathBuf::from(value("--workspace")?)),
             "--allow-terminal" => config.allow_terminal = true,
+            "--callback-token" => {
+                let v = value("--callback-token")?;
+                check_token(&v).map_err(|e| format!("--callback-token: {e}"))?;
+                config.callback_token = Some(v.trim().to_owned());
+            }
+            "--channel-keepalive-ms" => {
+                let v = value("--channel-keepalive-ms")?;
+                config.channel_keepalive_ms =
+                    v.parse().ok().filter(|n| *n > 0).ok_or_else(|| {
+                        format!("--channel-keepalive-ms: not a number of milliseconds: {v}")
+                    })?;
+            }
             other => return Err(format!("unknown argument: {other}")),
         }
     }
@@ -211,6 +236,16 @@ async fn main() -> ExitCode {
     let parsed = parse_args(std::env::args().skip(1)).and_then(|args| match args {
         Args::Run(mut config) => {
             config.tokens.extend(env_tokens()?);
+            if config.callback_token.is_none() {
+                if let Some(token) = std::env::var(views::CALLBACK_TOKEN_ENV)
+                    .ok()
+                    .filter(|t| !t.trim().is_empty())
+                {
+                    check_token(&token)
+                        .map_err(|e| format!("{}: {e}", views::CALLBACK_TOKEN_ENV))?;
+                    config.callback_token = Some(token.trim().to_owned());
+                }
+            }
             Ok(Args::Run(config))
         }
         help => Ok(help),
@@ -223,7 +258,9 @@ async fn main() -> ExitCode {
             println!(
                 "{USAGE}\n\nPOST /chatkit: a keyword in a message picks the scripted answer:\n  {}\n  \
                  (agent, permission and agentcut stream ACP tool calls; a permission request \
-                 waits for\n  its threads.custom_action answer)\n\n\
+                 waits for\n  its threads.custom_action answer; edit edits files in a scratch folder and \
+                 pushes\n  their diff as the thread's diff view through POST /callback, see \
+                 --callback-token)\n\n\
                  POST /events (protocol=\"events\", the SSE event envelope): a keyword in the \
                  last user\n  message picks the run: {}",
                 keywords.join(", "),
@@ -309,6 +346,9 @@ async fn run(config: Config) -> Result<(), String> {
     }
 
     let (stop_tx, stop_rx) = watch::channel(false);
+    // The `edit` scenario's scratch folders; removed on the way out.
+    let scratch_root =
+        std::env::temp_dir().join(format!("chat-shell-runtime-{}-scratch", std::process::id()));
     if let Some(command) = &config.acp {
         let acp = acp::Config::new(command, config.workspace.as_deref(), config.allow_terminal)?;
         acp::install(acp, stop_rx.clone());
@@ -321,6 +361,9 @@ async fn run(config: Config) -> Result<(), String> {
             policy,
             tokens: config.tokens.clone(),
             max_upload: config.max_upload_mb * 1024 * 1024,
+            callback_token: config.callback_token.clone(),
+            channel_keepalive: Duration::from_millis(config.channel_keepalive_ms),
+            scratch_root: scratch_root.clone(),
         },
         unowned,
         stop_rx.clone(),
@@ -356,6 +399,7 @@ async fn run(config: Config) -> Result<(), String> {
     let _ = stop_tx.send(true);
     // Never hang on a connection that will not finish.
     let _ = tokio::time::timeout(Duration::from_secs(3), serving).await;
+    let _ = std::fs::remove_dir_all(&scratch_root);
     Ok(())
 }
 
@@ -410,6 +454,8 @@ mod tests {
                 acp: None,
                 workspace: None,
                 allow_terminal: false,
+                callback_token: None,
+                channel_keepalive_ms: 15_000,
             }
         );
     }
@@ -485,6 +531,22 @@ mod tests {
         assert!(parse(&["--workspace", "/w"]).is_err());
         assert!(parse(&["--allow-terminal"]).is_err());
         assert!(parse(&["--acp"]).is_err());
+    }
+
+    #[test]
+    fn callback_flags() {
+        let Ok(Args::Run(c)) = parse(&[
+            "--callback-token",
+            "0123456789abcdef-tool",
+            "--channel-keepalive-ms=50",
+        ]) else {
+            panic!()
+        };
+        assert_eq!(c.callback_token.as_deref(), Some("0123456789abcdef-tool"));
+        assert_eq!(c.channel_keepalive_ms, 50);
+        assert!(parse(&["--callback-token", "short"]).is_err());
+        assert!(parse(&["--callback-token"]).is_err());
+        assert!(parse(&["--channel-keepalive-ms", "0"]).is_err());
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! fixtures in `tests/fixtures/chatkit/`.
 
 use crate::agent;
+use crate::sandbox::EditOp;
 use crate::store::{now_iso, Store};
 use chat_shell_core::protocol::chatkit::{
     Action, Annotation, AssistantContent, AssistantMessage, ChoiceOption, ClientEffectEvent,
@@ -41,6 +42,9 @@ pub enum Step {
     /// it never comes, the stream ends with the request still open, and the answer's own
     /// stream carries the rest.
     AwaitPermission { item_id: ItemId, timeout: Duration },
+    /// Wait `delay`, then let the `edit` tool change the thread's scratch folder and push
+    /// its diff view (see `sandbox`); nothing is streamed.
+    Tool { delay: Duration, op: EditOp },
 }
 
 /// Builds the steps of one streamed answer.
@@ -53,6 +57,8 @@ pub struct Script<'a> {
     delay: Duration,
     /// An error, drop or stall ends the answer: nothing may follow it.
     ended: bool,
+    /// Whether tools can push views (`--callback-token` is set).
+    callback: bool,
 }
 
 impl<'a> Script<'a> {
@@ -64,7 +70,20 @@ impl<'a> Script<'a> {
             steps: Vec::new(),
             delay: Duration::ZERO,
             ended: false,
+            callback: false,
         }
+    }
+
+    /// Says whether tools can push views (`--callback-token`): the `edit` answer tells.
+    pub fn set_callback(&mut self, configured: bool) {
+        self.callback = configured;
+    }
+
+    /// Lets the `edit` tool do `op` (see [`Step::Tool`]).
+    pub fn tool(&mut self, op: EditOp) -> &mut Self {
+        let delay = std::mem::take(&mut self.delay);
+        self.steps.push(Step::Tool { delay, op });
+        self
     }
 
     pub fn into_steps(self) -> Vec<Step> {
@@ -334,6 +353,9 @@ pub enum Scenario {
     Permission,
     /// An ACP tool call in progress, then the connection drops.
     AgentCut,
+    /// A tool edits files in a scratch folder and pushes the thread's `diff` view after
+    /// each edit (through `POST /callback`).
+    Edit,
 }
 
 /// Keywords and what they pick. Anything else gets the markdown answer.
@@ -367,6 +389,7 @@ pub const KEYWORDS: &[(&str, Scenario)] = &[
     ("agentcut", Scenario::AgentCut),
     ("agent", Scenario::Agent),
     ("permission", Scenario::Permission),
+    ("edit", Scenario::Edit),
 ];
 
 impl Scenario {
@@ -516,6 +539,7 @@ pub fn respond(s: &mut Script<'_>, user_id: &ItemId, text: &str, attempt: u32) {
             s.text("A chart with bar, line and area series.");
         }
         Scenario::WidgetStream => widget_stream(s),
+        Scenario::Edit => edit(s),
         Scenario::Approval => {
             s.text("Sending this payment needs your approval first.");
             let call_id = s.id("call").0;
@@ -614,6 +638,52 @@ pub fn respond(s: &mut Script<'_>, user_id: &ItemId, text: &str, attempt: u32) {
             }));
         }
     }
+}
+
+/// The `edit` scenario: three edits (a change, a new file and a rename, a deletion), each
+/// followed by a push of the whole diff as the thread's `diff` view.
+fn edit(s: &mut Script<'_>) {
+    let beat = s.beat();
+    if !s.callback {
+        s.text(
+            "The `edit` tool would change files in a scratch folder and push the diff as this \
+             thread's `diff` view, but the tool callback is off: start the runtime with \
+             `--callback-token TOKEN` (or `CHAT_SHELL_CALLBACK_TOKEN`). Nothing was pushed.",
+        );
+        return;
+    }
+    s.progress(Some("write"), "Editing files in a scratch folder...");
+    s.tool(EditOp::Reset);
+    s.wait(beat).tool(EditOp::Write {
+        path: "src/main.rs".into(),
+        content:
+            "fn main() {\n    let name = std::env::args().nth(1).unwrap_or(\"world\".into());\n    \
+                  println!(\"hello {name}\");\n}\n"
+                .into(),
+    });
+    s.progress(Some("write"), "Edited src/main.rs");
+    s.wait(beat).tool(EditOp::Write {
+        path: "src/greet.rs".into(),
+        content: "/// The greeting.\npub fn greet(name: &str) -> String {\n    format!(\"hello {name}\")\n}\n"
+            .into(),
+    });
+    s.tool(EditOp::Rename {
+        from: "README.md".into(),
+        to: "docs/README.md".into(),
+    });
+    s.progress(
+        Some("write"),
+        "Created src/greet.rs, moved README.md to docs/",
+    );
+    s.wait(beat).tool(EditOp::Delete {
+        path: "notes.txt".into(),
+    });
+    s.progress(Some("write"), "Deleted notes.txt");
+    s.wait(beat).text(
+        "Done: the tool changed `src/main.rs`, created `src/greet.rs`, moved `README.md` to \
+         `docs/README.md` and deleted `notes.txt`, pushing the whole diff as this thread's \
+         `diff` view after each edit.",
+    );
 }
 
 fn progress(s: &mut Script<'_>) {

@@ -10,6 +10,7 @@ use crate::guard::{self, Policy};
 use crate::scripts::{self, Script, Step};
 use crate::store::{self, now_iso, AttachmentRecord, Store, UserStore};
 use crate::upload;
+use crate::views;
 use axum::body::{Body, Bytes};
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{DefaultBodyLimit, Extension, Request, State};
@@ -26,7 +27,7 @@ use chat_shell_core::protocol::chatkit::{
 };
 use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -61,6 +62,12 @@ pub struct Settings {
     pub tokens: Vec<String>,
     /// The largest attachment, in bytes (`--max-upload-mb`).
     pub max_upload: usize,
+    /// The token tools send to `POST /callback` (`--callback-token`); `None`: it is off.
+    pub callback_token: Option<String>,
+    /// How long a thread channel stays silent before a `: keepalive` comment.
+    pub channel_keepalive: Duration,
+    /// Where the `edit` scenario keeps its scratch folders (one per thread).
+    pub scratch_root: PathBuf,
 }
 
 /// What every handler shares.
@@ -72,6 +79,14 @@ pub struct AppState {
     pub policy: Policy,
     pub auth: Auth,
     pub max_upload: usize,
+    /// The token tools send to `POST /callback`; `None`: it is off.
+    pub callback_token: Option<String>,
+    /// How long a thread channel stays silent before a `: keepalive` comment.
+    pub channel_keepalive: Duration,
+    /// Where the `edit` scenario keeps its scratch folders (one per thread).
+    pub scratch_root: PathBuf,
+    /// The open thread channels (`threads.subscribe`).
+    pub(crate) views: views::Hub,
     /// Some threads have no owner yet: the first identity to make a request gets them.
     pub unclaimed: AtomicBool,
     /// How many times each user message has been answered (the `error` scenario fails
@@ -106,6 +121,10 @@ impl AppState {
             authority: settings.authority,
             policy: settings.policy,
             max_upload: settings.max_upload,
+            callback_token: settings.callback_token,
+            channel_keepalive: settings.channel_keepalive,
+            scratch_root: settings.scratch_root,
+            views: views::Hub::default(),
             unclaimed: AtomicBool::new(unclaimed),
             attempts: Mutex::new(HashMap::new()),
             permission_waits: Mutex::new(HashMap::new()),
@@ -180,6 +199,10 @@ pub fn router(state: Arc<AppState>, dist: &Path) -> Router {
             post(upload::upload).put(upload::upload).layer(upload_limit),
         )
         .route("/preview/{id}", get(upload::preview))
+        .route(
+            "/callback",
+            post(views::callback).layer(DefaultBodyLimit::max(views::MAX_CALLBACK_BODY)),
+        )
         .fallback_service(ServeDir::new(dist))
         .layer(middleware::from_fn_with_state(state.clone(), guard::check))
         .layer(middleware::from_fn(log_requests))
@@ -332,6 +355,13 @@ async fn chatkit(
         Err(refused) => return log("-", refused),
     };
     let raw = serde_json::from_slice::<Value>(&body);
+    // The live channel of a thread: an extension the protocol's request types do not know.
+    if let Ok(request) = &raw {
+        if request.get("type").and_then(Value::as_str) == Some("threads.subscribe") {
+            let response = views::subscribe(&state, user, request).await;
+            return log("threads.subscribe", response);
+        }
+    }
     let parsed = raw.and_then(serde_json::from_value::<ChatRequest>);
     let request = match parsed {
         Ok(r) => r,
@@ -654,6 +684,7 @@ fn prepare(
         },
         _ => return Ok(None),
     };
+    s.set_callback(state.callback_token.is_some());
     match body {
         RequestBody::ThreadsCreate { input } | RequestBody::AddUserMessage { input, .. } => {
             let user = user_message(store, base, &thread.id, input)?;
@@ -953,6 +984,7 @@ async fn write_stream(
             Step::Emit { delay, .. } | Step::Drop { delay } => (*delay, true),
             Step::Stall(d) => (*d, false),
             Step::AwaitPermission { .. } => (Duration::ZERO, true),
+            Step::Tool { delay, .. } => (*delay, true),
         };
         outcome = pause(delay, keepalive, &tx, &mut last_write, &mut shutdown).await;
         if !matches!(outcome, Waited::Ready) {
@@ -999,6 +1031,7 @@ async fn write_stream(
                 return;
             }
             Step::Stall(_) => {}
+            Step::Tool { op, .. } => crate::sandbox::run(&state, &thread.id, &op).await,
             Step::AwaitPermission { item_id, timeout } => {
                 // Nothing unsaved: the answer's handler writes this item meanwhile.
                 saver.flush().await;

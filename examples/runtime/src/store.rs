@@ -55,6 +55,14 @@ CREATE TABLE IF NOT EXISTS feedback (
     item_id TEXT PRIMARY KEY,
     kind TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS views (
+    thread_id TEXT NOT NULL,
+    view_type TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    content_json TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (thread_id, view_type)
+);
 CREATE TABLE IF NOT EXISTS meta (
     key TEXT PRIMARY KEY,
     value BLOB NOT NULL
@@ -337,6 +345,7 @@ impl UserStore<'_> {
             "DELETE FROM attachments WHERE thread_id = ?1 AND owner = ?2",
             args,
         )?;
+        tx.execute("DELETE FROM views WHERE thread_id = ?1", [id.as_str()])?;
         tx.commit()?;
         Ok(true)
     }
@@ -602,7 +611,106 @@ impl UserStore<'_> {
     }
 }
 
+/// The latest state of one view of a thread (see `views`): `content` is the tool's JSON
+/// object as received; `{}` means cleared.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ViewRecord {
+    pub view_type: String,
+    pub seq: u64,
+    pub content_json: String,
+    pub updated_at: String,
+}
+
+impl ViewRecord {
+    /// A cleared view (its content was an empty object).
+    pub fn cleared(&self) -> bool {
+        self.content_json.trim() == "{}"
+    }
+}
+
+impl UserStore<'_> {
+    /// The views of the owner's thread whose latest `seq` is over `after` (all when
+    /// `None`, cleared ones included), oldest change first, with the thread's latest seq
+    /// (0 if none); `None` if the thread is not the owner's.
+    pub fn views_after(
+        &self,
+        thread: &ThreadId,
+        after: Option<u64>,
+    ) -> Result<Option<(Vec<ViewRecord>, u64)>> {
+        let conn = self.conn();
+        let exists = conn
+            .prepare("SELECT 1 FROM threads WHERE id = ?1 AND owner = ?2")?
+            .exists([thread.as_str(), self.owner])?;
+        if !exists {
+            return Ok(None);
+        }
+        let mut stmt = conn.prepare(
+            "SELECT view_type, seq, content_json, updated_at FROM views
+             WHERE thread_id = ?1 AND seq > ?2 ORDER BY seq",
+        )?;
+        let after = after.map_or(0, |n| i64::try_from(n).unwrap_or(i64::MAX));
+        let views = stmt
+            .query_map(params![thread.as_str(), after], view_from_row)?
+            .collect::<Result<Vec<_>>>()?;
+        let latest: i64 = conn.query_row(
+            "SELECT COALESCE(MAX(seq), 0) FROM views WHERE thread_id = ?1",
+            [thread.as_str()],
+            |r| r.get(0),
+        )?;
+        Ok(Some((views, latest as u64)))
+    }
+}
+
+fn view_from_row(row: &rusqlite::Row<'_>) -> Result<ViewRecord> {
+    Ok(ViewRecord {
+        view_type: row.get(0)?,
+        seq: row.get::<_, i64>(1)? as u64,
+        content_json: row.get(2)?,
+        updated_at: row.get(3)?,
+    })
+}
+
 impl Store {
+    /// Stores the latest `content_json` of view `view_type` of thread `thread` (any
+    /// owner's: tools act for the runtime), overwriting the previous one, with the
+    /// thread's next sequence number. `None` if the thread does not exist.
+    pub fn put_view(
+        &self,
+        thread: &str,
+        view_type: &str,
+        content_json: &str,
+    ) -> Result<Option<ViewRecord>> {
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        let exists = tx
+            .prepare("SELECT 1 FROM threads WHERE id = ?1")?
+            .exists([thread])?;
+        if !exists {
+            return Ok(None);
+        }
+        let seq: i64 = tx.query_row(
+            "SELECT COALESCE(MAX(seq), 0) + 1 FROM views WHERE thread_id = ?1",
+            [thread],
+            |r| r.get(0),
+        )?;
+        let updated_at = now_iso();
+        tx.execute(
+            "INSERT INTO views (thread_id, view_type, seq, content_json, updated_at)
+             VALUES (?1, ?2, ?3, ?4, ?5)
+             ON CONFLICT (thread_id, view_type) DO UPDATE SET
+                 seq = excluded.seq, content_json = excluded.content_json,
+                 updated_at = excluded.updated_at",
+            params![thread, view_type, seq, content_json, updated_at],
+        )?;
+        tx.commit()?;
+        Ok(Some(ViewRecord {
+            view_type: view_type.to_owned(),
+            seq: seq as u64,
+            content_json: content_json.to_owned(),
+            updated_at,
+        }))
+    }
+
     /// Creates a titled thread holding `n` items, questions and answers in turn (for
     /// benchmarks: `--seed-thread`). One transaction, so thousands take milliseconds. It
     /// has no owner: the first identity to use the runtime claims it.
