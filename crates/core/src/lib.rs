@@ -20,4 +20,5 @@ pub mod reducer;
 pub mod sse;
 pub mod strings;
 pub mod tool_output;
+pub mod views;
 pub mod widgets;

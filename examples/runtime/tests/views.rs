@@ -745,3 +745,39 @@ async fn the_edit_scenario_pushes_its_diff_to_open_channels() {
     assert_eq!(replay[0]["content"]["patch"], patch.as_str());
     assert_eq!(replay.last().unwrap()["seq"], last);
 }
+
+/// What the runtime sends is what the client's channel state reads: the replay and a live
+/// update, through `decode_channel_event` and `ThreadViews`, and a resumed replay changes
+/// nothing already applied.
+#[tokio::test]
+async fn the_channel_round_trips_through_the_clients_view_state() {
+    use chat_shell_core::protocol::chatkit::decode_channel_event;
+    use chat_shell_core::views::{ChannelStatus, ThreadViews};
+    let rt = Runtime::start();
+    let (cookie, thread, _) = rt.thread("hello").await;
+    rt.push(&thread, "diff", json!({"patch": "diff --git a/x b/x"}))
+        .await;
+    rt.push(&thread, "mystery", json!({"n": 1})).await;
+    let mut views = ThreadViews::new();
+    let mut channel = rt.subscribe(&cookie, &thread, Value::Null).await;
+    for event in channel.replay().await {
+        let event = decode_channel_event(&event.to_string()).expect("the client reads it");
+        views.apply(event);
+    }
+    assert_eq!(views.status(), ChannelStatus::Live);
+    assert_eq!(views.cursor(), Some(2));
+    assert_eq!(views.views()["diff"].content["patch"], "diff --git a/x b/x");
+    assert_eq!(
+        views.ignored, 1,
+        "an unknown view type is counted, not shown"
+    );
+    rt.push(&thread, "diff", json!({})).await;
+    let live = decode_channel_event(&channel.next_event().await.to_string()).unwrap();
+    assert!(views.apply(live), "the cleared view goes");
+    assert!(views.views().is_empty());
+    // Resuming from the cursor replays nothing already applied.
+    let mut again = rt.subscribe(&cookie, &thread, json!(views.cursor())).await;
+    for event in again.replay().await {
+        assert!(!views.apply(decode_channel_event(&event.to_string()).unwrap()));
+    }
+}

@@ -1,6 +1,7 @@
 //! The ChatKit wire model: requests, stream events, items and widgets, as the official SDK
 //! (openai-chatkit 1.6.5) and the fork send them.
 
+mod channel;
 mod events;
 mod ids;
 mod items;
@@ -8,6 +9,7 @@ mod requests;
 mod thread;
 mod widgets;
 
+pub use channel::*;
 pub use events::*;
 pub use ids::*;
 pub use items::*;
