@@ -19,6 +19,7 @@ import {
   waitFor,
   waitForIdle,
   openToolCalls,
+  toolCalls,
 } from './harness.mjs';
 
 const AGENT = process.env.E2E_ACP_AGENT_BIN
@@ -56,17 +57,6 @@ async function finish(page) {
   await page.close();
 }
 
-/** Every tool call on the page: title, kind, status. */
-async function toolCalls(page) {
-  return page.evaluate(() => {
-    const root = document.querySelector('chat-shell').shadowRoot;
-    return [...root.querySelectorAll('[data-part="tool-call"]')].map((el) => ({
-      title: el.querySelector('[data-part="tool-call-title"]').textContent,
-      kind: el.dataset.kind,
-      status: el.dataset.status,
-    }));
-  });
-}
 
 /** The text of the shadow root (what the user can read, folded parts included). */
 async function shownText(page) {

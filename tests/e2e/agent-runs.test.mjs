@@ -25,6 +25,7 @@ import {
   waitFor,
   waitForIdle,
   openToolCalls,
+  toolCalls,
 } from './harness.mjs';
 
 let runtime;
@@ -80,20 +81,6 @@ const toolItem = (threadId, id, toolCall, extra = {}) => ({
 const call = (toolCallId, title, kind, status, more = {}) => ({ toolCallId, title, kind, status, content: [], locations: [], ...more });
 const textContent = (text) => ({ type: 'content', content: { type: 'text', text } });
 
-/** Attributes and texts of every tool call on the page, by title. */
-async function toolCalls(page) {
-  return page.evaluate(() => {
-    const root = document.querySelector('chat-shell').shadowRoot;
-    return [...root.querySelectorAll('[data-part="tool-call"]')].map((el) => ({
-      title: el.querySelector('[data-part="tool-call-title"]').textContent,
-      kind: el.dataset.kind,
-      status: el.dataset.status,
-      statusText: el.querySelector('[data-part="tool-call-status"]').textContent,
-      open: el.open,
-      icon: !!el.querySelector('.cs-agent-tool__icon svg'),
-    }));
-  });
-}
 
 test('ACP tool calls: kinds, statuses, content, diffs, terminal, locations; permission card; interrupted at the end', async () => {
   const page = await open();

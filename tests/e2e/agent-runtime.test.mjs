@@ -23,6 +23,7 @@ import {
   waitFor,
   waitForIdle,
   openToolCalls,
+  toolCalls,
 } from './harness.mjs';
 
 let runtime;
@@ -55,18 +56,6 @@ async function finish(page) {
   await page.close();
 }
 
-/** Attributes and texts of every tool call on the page. */
-async function toolCalls(page) {
-  return page.evaluate(() => {
-    const root = document.querySelector('chat-shell').shadowRoot;
-    return [...root.querySelectorAll('[data-part="tool-call"]')].map((el) => ({
-      title: el.querySelector('[data-part="tool-call-title"]').textContent,
-      kind: el.dataset.kind,
-      status: el.dataset.status,
-      statusText: el.querySelector('[data-part="tool-call-status"]').textContent,
-    }));
-  });
-}
 
 const statuses = async (page) => (await toolCalls(page)).map((c) => [c.kind, c.status]);
 

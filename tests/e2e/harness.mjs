@@ -418,3 +418,19 @@ export async function openToolCalls(page) {
     await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
   });
 }
+
+/** Every tool call on the page, in order: its title, kind, status (attribute and words),
+ *  whether it is open, and whether it has its kind's icon. */
+export async function toolCalls(page) {
+  return page.evaluate(() => {
+    const root = document.querySelector('chat-shell').shadowRoot;
+    return [...root.querySelectorAll('[data-part="tool-call"]')].map((el) => ({
+      title: el.querySelector('[data-part="tool-call-title"]').textContent,
+      kind: el.dataset.kind,
+      status: el.dataset.status,
+      statusText: el.querySelector('[data-part="tool-call-status"]').textContent,
+      open: el.open,
+      icon: !!el.querySelector('.cs-agent-tool__icon svg'),
+    }));
+  });
+}
