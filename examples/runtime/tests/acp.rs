@@ -751,6 +751,9 @@ async fn the_workspace_confines_files_and_terminals() {
         e["update"]["update"]["content"][0]["type"] == "terminal"
     })
     .await;
+    // Stop once the command has printed and is sleeping (its output is not streamed, so
+    // the process itself is what says so).
+    wait_for_sleep_in(&ws).await;
     drop(s);
     let started = Instant::now();
     let events = rt.say(Some(&thread), "hello").await.rest().await;
@@ -856,4 +859,30 @@ async fn recorded_acp_traffic_replays_natively() {
         .filter(|e| e["update"]["type"] == "acp_plan.update")
         .count();
     assert_eq!(updates, 4);
+}
+
+/// Waits until a `sleep` process runs with `dir` as its working directory: by then the
+/// command before it in the same shell line has run.
+async fn wait_for_sleep_in(dir: &Path) {
+    let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let sleeping = std::fs::read_dir("/proc")
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|p| {
+                let cmdline = std::fs::read(p.path().join("cmdline")).unwrap_or_default();
+                let cwd = std::fs::read_link(p.path().join("cwd")).ok();
+                cmdline.starts_with(b"sleep\0") && cwd.as_deref() == Some(dir.as_path())
+            });
+        if sleeping {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the slow command never started sleeping"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 }
