@@ -3,6 +3,8 @@
 #   PORT=8080 (default)   CHAT_SHELL_SKIP_SETUP=1 skips scripts/setup.sh
 #   ACP=1   answer with the scripted ACP agent (examples/acp-agent) instead of the scripts,
 #           with target/acp-demo-workspace as its workspace and terminals allowed
+#   CHAT_SHELL_CALLBACK_TOKEN  the token tools push views with (POST /callback); a random
+#           one is made and printed when unset, so the "edit" answer and curl can push
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -18,6 +20,11 @@ fi
 echo "demo: trunk build --release"
 trunk build --release
 
+if [ -z "${CHAT_SHELL_CALLBACK_TOKEN:-}" ]; then
+  CHAT_SHELL_CALLBACK_TOKEN="demo-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
+fi
+export CHAT_SHELL_CALLBACK_TOKEN
+echo "views: push with Authorization: Bearer $CHAT_SHELL_CALLBACK_TOKEN (POST /callback)"
 echo "open http://127.0.0.1:$PORT/"
 if [ "${ACP:-0}" = "1" ]; then
   cargo build --release -p chat-shell-acp-agent

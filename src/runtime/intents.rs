@@ -190,6 +190,7 @@ impl Runtime {
         if !self.is_streaming() {
             return;
         }
+        self.cancel_run();
         self.abort_in_flight();
         self.apply(Input::Cancelled);
     }

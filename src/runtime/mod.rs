@@ -3,6 +3,7 @@
 
 mod actions;
 mod attachments;
+mod channel;
 mod http;
 mod intents;
 mod stream;
@@ -14,6 +15,7 @@ pub use actions::{
 };
 
 pub use attachments::{TrayEntry, TraySignals, UploadStatus};
+pub use channel::ViewsSignals;
 pub use intents::SendOptions;
 pub use threads::{HistorySignals, OlderItems, ThreadList, ThreadRow};
 
@@ -122,6 +124,8 @@ pub struct ViewSignals {
     pub run: RwSignal<u64>,
     /// When the answer stream last showed life (runtime clock, ms).
     pub last_event: RwSignal<Option<f64>>,
+    /// Tool-pushed views of the thread and the channel that brings them.
+    pub views: ViewsSignals,
 }
 
 /// A Rust listener for `chat.*` events.
@@ -156,6 +160,7 @@ pub struct Runtime {
     registry: actions::Registry,
     threads: threads::Threads,
     uploads: attachments::Uploads,
+    channel: channel::Channel,
     owner: Owner,
 }
 
@@ -187,6 +192,7 @@ impl Runtime {
             tray: TraySignals::new(),
             run: RwSignal::new(0),
             last_event: RwSignal::new(None),
+            views: ViewsSignals::new(),
         });
         let shell = Shell(id);
         let runtime = Runtime {
@@ -207,6 +213,7 @@ impl Runtime {
             registry: actions::Registry::default(),
             threads: Default::default(),
             uploads: Default::default(),
+            channel: Default::default(),
             owner,
         };
         RUNTIMES.with(|r| r.borrow_mut().insert(id, Rc::new(runtime)));
@@ -217,6 +224,7 @@ impl Runtime {
     pub fn dispose(shell: Shell) {
         if let Some(rt) = RUNTIMES.with(|r| r.borrow_mut().remove(&shell.0)) {
             rt.abort_in_flight();
+            rt.close_channel();
             rt.release_uploads();
             rt.owner.cleanup();
         }
@@ -473,6 +481,7 @@ impl Runtime {
         }
         if let Some(v) = thread {
             self.signals.thread.set(v);
+            self.sync_channel();
         }
         if let Some(v) = streaming {
             self.signals.streaming.set(v);

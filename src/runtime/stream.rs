@@ -107,6 +107,7 @@ impl Runtime {
 
     fn start_post(self: &Rc<Self>, request: impl Serialize + 'static, mut frames: Frames) {
         self.abort_in_flight();
+        self.own_run_started();
         let generation = self.generation.get();
         let Ok(abort) = AbortController::new() else {
             return self.apply(Input::StreamFailed {
@@ -190,6 +191,10 @@ impl Runtime {
     fn stream_error(self: &Rc<Self>, generation: u64, error: TransportError) {
         if self.generation.get() != generation || error == TransportError::Aborted {
             return;
+        }
+        if let TransportError::Status { .. } = error {
+            // Refused: no run started on the server, so none of the channel's is ours.
+            self.own_run_refused();
         }
         self.apply(Input::StreamFailed {
             message: self.with_strings(|s| error.message_in(s)),

@@ -22,6 +22,7 @@ pub fn ShellHeader(shell: Shell, history_button: NodeRef<html::Button>) -> impl 
     view! {
         <header class="cs-header" part="header">
             <h2 class="cs-header__title" data-part="thread-title">{title}</h2>
+            <super::tabs::ViewTabs shell=shell />
             <div class="cs-header__actions">
                 <button
                     type="button"

@@ -6,6 +6,7 @@
 mod agent;
 mod attachments;
 mod composer;
+mod diff;
 mod header;
 mod history;
 mod items;
@@ -13,6 +14,7 @@ mod markdown;
 mod message;
 mod resize;
 mod sentinel;
+mod tabs;
 mod viewport;
 mod widgets;
 
@@ -66,6 +68,8 @@ pub fn ShellRoot(shell: Shell) -> impl IntoView {
     };
     let history_button = NodeRef::<html::Button>::new();
     let history_open = move || signals.history.open.get();
+    let view_shown = move || signals.views.tab.with(Option::is_some);
+    let has_views = tabs::has_views(shell);
     // Files dropped anywhere on the component join the tray.
     let dragging = RwSignal::new(false);
     let on_dragover = move |ev: web_sys::DragEvent| {
@@ -117,11 +121,18 @@ pub fn ShellRoot(shell: Shell) -> impl IntoView {
             <div class="cs-body" part="body">
                 // Hidden, not unmounted, while the history covers it: its scroll position,
                 // rendered messages and draft stay as they were.
-                <div class="cs-conversation" class:cs-conversation--covered=history_open>
+                <div
+                    class="cs-conversation"
+                    class:cs-conversation--covered=move || history_open() || view_shown()
+                    id=tabs::CHAT_PANEL
+                    role=move || has_views.get().then_some("tabpanel")
+                    aria-labelledby=move || has_views.get().then_some("cs-tab-chat")
+                >
                     <viewport::StreamViewport shell=shell />
                     <agent::RunBar shell=shell />
                     <composer::ComposerDock shell=shell />
                 </div>
+                <tabs::ViewPanel shell=shell />
                 <Show when=history_open>
                     <history::HistoryView shell=shell history_button=history_button />
                 </Show>

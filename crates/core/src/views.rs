@@ -103,7 +103,12 @@ impl ThreadViews {
                 true
             }
             ChannelEvent::ViewCleared(e) => self.views.remove(&e.view_type).is_some(),
-            ChannelEvent::Ready(_) | ChannelEvent::Other(_) => false,
+            // Run events carry no seq and are the runtime's business, not a view's.
+            ChannelEvent::Ready(_)
+            | ChannelEvent::RunStarted(_)
+            | ChannelEvent::RunEvent(_)
+            | ChannelEvent::RunEnded(_)
+            | ChannelEvent::Other(_) => false,
         }
     }
 

@@ -35,6 +35,9 @@ pub enum ChannelEvent {
     ViewUpdated(ViewUpdated),
     ViewCleared(ViewCleared),
     Ready(ChannelReady),
+    RunStarted(RunStarted),
+    RunEvent(RunEvent),
+    RunEnded(RunEnded),
     Other(Unknown),
 }
 
@@ -42,6 +45,9 @@ tolerant_tagged!(ChannelEvent {
     "thread.view.updated" => ViewUpdated,
     "thread.view.cleared" => ViewCleared,
     "thread.channel.ready" => Ready,
+    "thread.run.started" => RunStarted,
+    "thread.run.event" => RunEvent,
+    "thread.run.ended" => RunEnded,
 });
 
 /// A view's whole new content, verbatim from the tool that pushed it.
@@ -66,6 +72,35 @@ pub struct ChannelReady {
     pub seq: u64,
 }
 
+/// An answer is running on the thread (sent on connecting while one runs, or when one
+/// starts): the run's events follow, then [`RunEnded`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunStarted {}
+
+/// One event of the running answer, as its own stream carries it. On connecting, the
+/// answer so far comes first as a snapshot: its finished items as `thread.item.done`, the
+/// one in progress as `thread.item.added` with what it holds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunEvent {
+    pub event: Box<super::StreamEvent>,
+}
+
+/// The running answer ended: `done`, `cancelled` or `failed`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunEnded {
+    pub outcome: String,
+}
+
+/// Stop an answer running on a thread (extension): a JSON request, answered
+/// `{"cancelled": true}`, or `false` when nothing was running. A page that merely goes
+/// away does not stop it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", content = "params")]
+pub enum CancelRunRequest {
+    #[serde(rename = "threads.cancel_run")]
+    CancelRun { thread_id: ThreadId },
+}
+
 impl ChannelEvent {
     /// The thread's sequence number of this event (`None` for an unknown one).
     pub fn seq(&self) -> Option<u64> {
@@ -73,7 +108,10 @@ impl ChannelEvent {
             ChannelEvent::ViewUpdated(e) => Some(e.seq),
             ChannelEvent::ViewCleared(e) => Some(e.seq),
             ChannelEvent::Ready(e) => Some(e.seq),
-            ChannelEvent::Other(_) => None,
+            ChannelEvent::RunStarted(_)
+            | ChannelEvent::RunEvent(_)
+            | ChannelEvent::RunEnded(_)
+            | ChannelEvent::Other(_) => None,
         }
     }
 }

@@ -1,0 +1,344 @@
+//! The thread channel (`protocol::chatkit::channel`): while a thread is shown, one
+//! long-lived `threads.subscribe` stream brings its tool-pushed views and the answer the
+//! server is running on it (started by another tab, or by this page before a reload). It
+//! reconnects from its cursor with backoff; against a server without it, views are absent
+//! and only a `chat.diagnostic` says so.
+
+use super::Runtime;
+use crate::transport::{self, TransportError};
+use chat_shell_core::host_events::ChatEvent;
+use chat_shell_core::options::Protocol;
+use chat_shell_core::protocol::chatkit::{
+    decode_channel_event, CancelRunRequest, ChannelEvent, SubscribeRequest, ThreadId,
+};
+use chat_shell_core::reducer::Input;
+use chat_shell_core::sse::{SseDecoder, SseFrame};
+use chat_shell_core::views::{ChannelStatus, ThreadViews, View, KNOWN_VIEWS};
+use leptos::prelude::*;
+use std::cell::{Cell, RefCell};
+use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use web_sys::AbortController;
+
+/// A silent channel is dead after this long (the runtime sends a keepalive every 15 s).
+const CHANNEL_STALL_MS: u32 = 45_000;
+
+/// What the views of the thread channel read.
+#[derive(Clone, Copy)]
+pub struct ViewsSignals {
+    /// The recognised views with content, by type.
+    pub views: RwSignal<BTreeMap<String, View>>,
+    pub status: RwSignal<ChannelStatus>,
+    /// The tab shown: `None` is the conversation, else a view type. View state only.
+    pub tab: RwSignal<Option<String>>,
+}
+
+impl ViewsSignals {
+    pub(crate) fn new() -> Self {
+        ViewsSignals {
+            views: RwSignal::new(BTreeMap::new()),
+            status: RwSignal::new(ChannelStatus::Connecting),
+            tab: RwSignal::new(None),
+        }
+    }
+}
+
+/// Whose answer the channel's run events are.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum RunMode {
+    #[default]
+    None,
+    /// A run this page did not start: its events are shown as an answer streaming.
+    Showing,
+    /// This page's own answer (it has the events from its own stream), or one it stopped:
+    /// the channel's copy is ignored until the run ends.
+    Ignoring,
+}
+
+#[derive(Default)]
+pub(crate) struct Channel {
+    thread: RefCell<Option<ThreadId>>,
+    abort: RefCell<Option<AbortController>>,
+    views: RefCell<ThreadViews>,
+    /// Bumped when the channel is closed: a connection or timer of an older one stops.
+    generation: Cell<u64>,
+    timer: Cell<Option<i32>>,
+    run: Cell<RunMode>,
+    /// View types met and not rendered, each reported once.
+    reported: RefCell<BTreeSet<String>>,
+}
+
+impl Runtime {
+    /// Follow the thread shown: close the old channel, open the new thread's.
+    pub(crate) fn sync_channel(&self) {
+        let want = self.state.borrow().thread_id().cloned();
+        let chatkit = self.options(|o| o.protocol == Protocol::ChatKit);
+        let want = want.filter(|_| chatkit);
+        if *self.channel.thread.borrow() == want {
+            return;
+        }
+        self.close_channel();
+        *self.channel.thread.borrow_mut() = want.clone();
+        *self.channel.views.borrow_mut() = ThreadViews::new();
+        self.publish_views();
+        self.signals.views.tab.set(None);
+        if let (Some(id), Some(this)) = (want, self.shell.get()) {
+            this.connect_channel(id);
+        }
+    }
+
+    /// Stop listening (another thread, unmount).
+    pub(crate) fn close_channel(&self) {
+        let channel = &self.channel;
+        channel.generation.set(channel.generation.get() + 1);
+        if let Some(abort) = channel.abort.borrow_mut().take() {
+            abort.abort();
+        }
+        if let (Some(timer), Some(window)) = (channel.timer.take(), web_sys::window()) {
+            window.clear_timeout_with_handle(timer);
+        }
+        // A run shown goes on on the server; whoever closed the channel ended its turn here.
+        channel.run.set(RunMode::None);
+    }
+
+    fn publish_views(&self) {
+        let (views, status) = {
+            let v = self.channel.views.borrow();
+            (v.views().clone(), v.status())
+        };
+        if self.signals.views.views.with_untracked(|now| now != &views) {
+            // A tab whose view was cleared goes back to the conversation.
+            if let Some(tab) = self.signals.views.tab.get_untracked() {
+                if !views.contains_key(&tab) {
+                    self.signals.views.tab.set(None);
+                }
+            }
+            self.signals.views.views.set(views);
+        }
+        if self.signals.views.status.get_untracked() != status {
+            self.signals.views.status.set(status);
+        }
+    }
+
+    fn connect_channel(self: &Rc<Self>, thread_id: ThreadId) {
+        let generation = self.channel.generation.get();
+        let Ok(abort) = AbortController::new() else {
+            return;
+        };
+        let signal = abort.signal();
+        *self.channel.abort.borrow_mut() = Some(abort);
+        let request = SubscribeRequest::Subscribe {
+            thread_id,
+            after: self.channel.views.borrow().cursor(),
+        };
+        let this = Rc::clone(self);
+        wasm_bindgen_futures::spawn_local(async move {
+            let live = || this.channel.generation.get() == generation;
+            let opened = match this.http().await {
+                Ok(http) => {
+                    let request = this.envelope_of(&request);
+                    transport::post_stream(&http, &request, &signal, CHANNEL_STALL_MS).await
+                }
+                Err(e) => Err(e),
+            };
+            if !live() {
+                return;
+            }
+            let mut stream = match opened {
+                Ok(s) => s,
+                Err(TransportError::Aborted) => return,
+                // A server that refuses the request itself, before the channel ever
+                // worked, does not have it (the official SDK): nothing to show or retry.
+                Err(TransportError::Status { .. })
+                    if this.channel.views.borrow().cursor().is_none() =>
+                {
+                    this.channel.views.borrow_mut().unsupported();
+                    this.publish_views();
+                    let name = this.channel.thread.borrow().clone().unwrap_or_default();
+                    this.emit(&ChatEvent::Diagnostic {
+                        kind: "channel_unsupported",
+                        name: name.to_string(),
+                    });
+                    return;
+                }
+                Err(_) => return this.channel_dropped(generation),
+            };
+            this.channel.views.borrow_mut().opened();
+            this.publish_views();
+            let mut decoder = SseDecoder::with_limit(this.options(|o| o.max_event_bytes));
+            loop {
+                let chunk = stream.next_chunk().await;
+                if !live() {
+                    return stream.cancel();
+                }
+                match chunk {
+                    Ok(Some(bytes)) => {
+                        for frame in decoder.push(&bytes) {
+                            this.channel_frame(frame);
+                        }
+                        this.publish_views();
+                    }
+                    Ok(None) | Err(_) => {
+                        stream.cancel();
+                        return this.channel_dropped(generation);
+                    }
+                }
+            }
+        });
+    }
+
+    /// The request body with the configured metadata, as every request has it.
+    fn envelope_of<T: serde::Serialize>(&self, request: &T) -> serde_json::Value {
+        let mut value = serde_json::to_value(request).unwrap_or_default();
+        if let (Some(map), Some(metadata)) = (
+            value.as_object_mut(),
+            self.options(|o| o.metadata.clone()),
+        ) {
+            map.insert("metadata".into(), serde_json::Value::Object(metadata));
+        }
+        value
+    }
+
+    fn channel_frame(&self, frame: SseFrame) {
+        let SseFrame::Event { data, .. } = frame else {
+            return;
+        };
+        let event = match decode_channel_event(&data) {
+            Ok(e) => e,
+            Err(_) => return self.channel.views.borrow_mut().unreadable(),
+        };
+        match event {
+            ChannelEvent::RunStarted(_) => {
+                // Streaming on its own (or just started to): this is that answer.
+                let mode = if self.is_streaming() || self.channel.run.get() == RunMode::Ignoring {
+                    RunMode::Ignoring
+                } else {
+                    self.apply(Input::TurnStarted);
+                    RunMode::Showing
+                };
+                self.channel.run.set(mode);
+            }
+            ChannelEvent::RunEvent(run) => {
+                if self.channel.run.get() == RunMode::Showing {
+                    self.apply(Input::Alive {
+                        at_ms: js_sys::Date::now(),
+                    });
+                    self.apply(Input::Server(*run.event));
+                }
+            }
+            ChannelEvent::RunEnded(ended) => {
+                if self.channel.run.replace(RunMode::None) == RunMode::Showing {
+                    match ended.outcome.as_str() {
+                        "done" => self.apply(Input::StreamEnded),
+                        "cancelled" => self.apply(Input::Cancelled),
+                        _ => {
+                            let message = self.text(chat_shell_core::strings::Text::AnswerFailed);
+                            self.apply(Input::StreamFailed {
+                                message,
+                                allow_retry: true,
+                            });
+                        }
+                    }
+                }
+            }
+            ChannelEvent::ViewUpdated(ref e) if !KNOWN_VIEWS.contains(&e.view_type.as_str()) => {
+                let name = e.view_type.clone();
+                self.channel.views.borrow_mut().apply(event);
+                if self.channel.reported.borrow_mut().insert(name.clone()) {
+                    self.emit(&ChatEvent::Diagnostic {
+                        kind: "unknown_view",
+                        name,
+                    });
+                }
+            }
+            event => {
+                self.channel.views.borrow_mut().apply(event);
+            }
+        }
+    }
+
+    /// The stream ended or broke: stale, and back after the backoff.
+    fn channel_dropped(self: &Rc<Self>, generation: u64) {
+        if self.channel.generation.get() != generation {
+            return;
+        }
+        if self.channel.run.replace(RunMode::None) == RunMode::Showing {
+            // What it showed stays; the run's end will be in the thread when it is back.
+            self.apply(Input::StreamFailed {
+                message: self.text(chat_shell_core::strings::Text::ConnectionLost),
+                allow_retry: false,
+            });
+        }
+        let wait = self.channel.views.borrow_mut().dropped();
+        self.publish_views();
+        let (Some(wait), Some(window)) = (wait, web_sys::window()) else {
+            return;
+        };
+        let shell = self.shell;
+        let reconnect = Closure::once_into_js(move || {
+            shell.with(|rt| {
+                if rt.channel.generation.get() != generation {
+                    return;
+                }
+                rt.channel.timer.set(None);
+                let thread = rt.channel.thread.borrow().clone();
+                if let Some(id) = thread {
+                    rt.connect_channel(id);
+                }
+            });
+        });
+        let timer = window
+            .set_timeout_with_callback_and_timeout_and_arguments_0(
+                reconnect.unchecked_ref(),
+                wait as i32,
+            )
+            .ok();
+        self.channel.timer.set(timer);
+    }
+
+    /// This page starts an answer of its own: the channel's copy of it is not shown.
+    pub(crate) fn own_run_started(&self) {
+        self.channel.run.set(RunMode::Ignoring);
+    }
+
+    pub(crate) fn own_run_refused(&self) {
+        if self.channel.run.get() == RunMode::Ignoring {
+            self.channel.run.set(RunMode::None);
+        }
+    }
+
+    /// Stop pressed: the server is told (it keeps an answer going when a page merely
+    /// leaves, so a reload can pick it up). Not sent to a server without the channel.
+    pub(crate) fn cancel_run(self: &Rc<Self>) {
+        let Some(thread_id) = self.state.borrow().thread_id().cloned() else {
+            return;
+        };
+        if self.channel.views.borrow().status() == ChannelStatus::Unsupported
+            || self.options(|o| o.protocol != Protocol::ChatKit)
+        {
+            return;
+        }
+        if self.channel.run.get() == RunMode::Showing {
+            self.channel.run.set(RunMode::Ignoring);
+        }
+        let this = Rc::clone(self);
+        wasm_bindgen_futures::spawn_local(async move {
+            let request = this.envelope_of(&CancelRunRequest::CancelRun { thread_id });
+            let Ok(http) = this.http().await else {
+                return;
+            };
+            let Ok(abort) = AbortController::new() else {
+                return;
+            };
+            let sent: Result<serde_json::Value, _> =
+                transport::post_json(&http, &request, &abort.signal()).await;
+            if let Err(e) = sent {
+                web_sys::console::warn_1(
+                    &format!("chat-shell: the server was not told to stop: {}", e.user_message())
+                        .into(),
+                );
+            }
+        });
+    }
+}

@@ -1,0 +1,204 @@
+// Tool-pushed views over the thread channel (issue 13): the tab strip, the Diff view, two
+// tabs in sync, replay on reload, clearing, unknown types, the stale mark while the runtime
+// is down, and answers that survive a reload. Real runtime, real HTTP, headless Chromium.
+
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  startRuntime, openBrowser, newChatPage, sendMessage, waitFor, waitForIdle, recordEvents,
+  createdThreadId, axeViolations, close, isStreaming, sleep,
+} from './harness.mjs';
+
+after(close);
+
+const TOKEN = 'e2e-callback-token-0123456789';
+
+function runtimeArgs(extra = []) {
+  return { extraArgs: ['--callback-token', TOKEN, '--channel-keepalive-ms', '500', ...extra] };
+}
+
+async function push(runtime, threadId, viewType, content) {
+  const res = await fetch(`${runtime.url}/callback`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ type: 'view_update', group_id: threadId, view_type: viewType, content }),
+  });
+  return { status: res.status, body: await res.json().catch(() => null) };
+}
+
+const PATCH = [
+  'diff --git a/src/main.rs b/src/main.rs',
+  'index 1111111..2222222 100644',
+  '--- a/src/main.rs',
+  '+++ b/src/main.rs',
+  '@@ -1,3 +1,4 @@',
+  ' fn main() {',
+  '+    println!("hello");',
+  '     run();',
+  ' }',
+  '',
+].join('\n');
+
+/** A page on a thread of its own, with one answered message; returns { page, threadId }. */
+async function pageWithThread(context, runtime) {
+  const page = await newChatPage(context, `${runtime.url}/`);
+  await recordEvents(page, ['chat.thread.created', 'chat.error', 'chat.diagnostic']);
+  await sendMessage(page, 'hello there');
+  const threadId = await createdThreadId(page);
+  await waitForIdle(page);
+  return { page, threadId };
+}
+
+async function openThread(context, runtime, threadId) {
+  const page = await newChatPage(context, `${runtime.url}/`);
+  await recordEvents(page, ['chat.error', 'chat.diagnostic']);
+  await page.evaluate((id) => document.querySelector('chat-shell').setThreadId(id), threadId);
+  return page;
+}
+
+const diffTab = (page) => page.getByRole('tab', { name: 'Diff' });
+const chatTab = (page) => page.getByRole('tab', { name: 'Chat' });
+
+async function tabCount(page) {
+  return page.getByRole('tab').count();
+}
+
+test('a pushed diff shows in every page on the thread, replays on reload, and clears', async () => {
+  const runtime = await startRuntime(runtimeArgs());
+  const context = await openBrowser();
+  const { page: first, threadId } = await pageWithThread(context, runtime);
+  const second = await openThread(context, runtime, threadId);
+  await sleep(300);
+  assert.equal(await tabCount(first), 0, 'no tab strip without a view');
+
+  const pushed = await push(runtime, threadId, 'diff', { patch: PATCH });
+  assert.equal(pushed.status, 200, JSON.stringify(pushed.body));
+  for (const page of [first, second]) {
+    await diffTab(page).waitFor({ timeout: 5_000 });
+    assert.equal(await page.getByRole('tablist').count(), 1);
+    assert.equal(await chatTab(page).getAttribute('aria-selected'), 'true');
+  }
+
+  // Switching keeps the draft and the conversation.
+  const composer = first.getByRole('textbox', { name: 'Message' });
+  await composer.fill('a draft that must survive');
+  await diffTab(first).click();
+  assert.equal(await diffTab(first).getAttribute('aria-selected'), 'true');
+  const panel = first.getByRole('tabpanel');
+  await panel.getByText('println!("hello");', { exact: false }).first().waitFor({ timeout: 5_000 });
+  await chatTab(first).click();
+  assert.equal(await composer.inputValue(), 'a draft that must survive');
+
+  // Keyboard: arrows move between the tabs and show them.
+  await chatTab(first).focus();
+  await first.keyboard.press('ArrowRight');
+  assert.equal(await diffTab(first).getAttribute('aria-selected'), 'true');
+  assert.equal(await first.evaluate(() => document.querySelector('chat-shell').shadowRoot.activeElement?.textContent?.trim()), 'Diff');
+  await first.keyboard.press('Home');
+  assert.equal(await chatTab(first).getAttribute('aria-selected'), 'true');
+
+  // The open view updates in place.
+  await diffTab(second).click();
+  await push(runtime, threadId, 'diff', { patch: PATCH.replace('hello', 'updated in place') });
+  await second.getByRole('tabpanel').getByText('updated in place', { exact: false }).first().waitFor({ timeout: 5_000 });
+  assert.match(await second.locator('chat-shell').locator('[data-part="view-updated"]').textContent(), /^Updated /);
+
+  // A reload replays the view.
+  await second.reload();
+  await second.evaluate((id) => document.querySelector('chat-shell').setThreadId(id), threadId);
+  await diffTab(second).waitFor({ timeout: 5_000 });
+
+  // Empty content clears the view: the tab goes, the conversation shows again.
+  await diffTab(first).click();
+  assert.equal((await push(runtime, threadId, 'diff', {})).status, 200);
+  for (const page of [first, second]) {
+    await waitFor(async () => (await tabCount(page)) === 0, { message: 'the Diff tab to go' });
+  }
+  assert.equal(await first.locator('chat-shell').locator('.cs-conversation--covered').count(), 0);
+  assert.deepEqual([...first.consoleErrors, ...second.consoleErrors], []);
+});
+
+test('an unknown view type is ignored and reported once as a diagnostic', async () => {
+  const runtime = await startRuntime(runtimeArgs());
+  const context = await openBrowser();
+  const { page, threadId } = await pageWithThread(context, runtime);
+  await push(runtime, threadId, 'flamegraph', { svg: '<svg onload="window.__pwned=1"></svg>' });
+  await push(runtime, threadId, 'flamegraph', { svg: 'again' });
+  await waitFor(() => page.evaluate(() => window.__chatEvents.some((e) => e.type === 'chat.diagnostic' && e.detail.kind === 'unknown_view')), {
+    message: 'an unknown_view diagnostic',
+  });
+  await sleep(300);
+  assert.equal(await tabCount(page), 0);
+  const diagnostics = await page.evaluate(() => window.__chatEvents.filter((e) => e.type === 'chat.diagnostic' && e.detail.kind === 'unknown_view'));
+  assert.deepEqual(diagnostics.map((d) => d.detail.name), ['flamegraph']);
+  // A view type the runtime would have to show raw is refused at the callback.
+  const refused = await push(runtime, threadId, '<img src=x onerror=alert(1)>', { patch: PATCH });
+  assert.equal(refused.status, 400);
+  assert.equal(await page.evaluate(() => window.__pwned), undefined);
+});
+
+test('XSS in patch lines and file names stays text', async () => {
+  const runtime = await startRuntime(runtimeArgs());
+  const context = await openBrowser();
+  const { page, threadId } = await pageWithThread(context, runtime);
+  await page.evaluate(() => { window.__pwned = 0; });
+  const evil = '<img src=x onerror="window.__pwned=1">';
+  const patch = [
+    `diff --git a/${evil}.rs b/${evil}.rs`,
+    'new file mode 100644',
+    '--- /dev/null',
+    `+++ b/${evil}.rs`,
+    '@@ -0,0 +1,2 @@',
+    `+${evil}`,
+    '+<script>window.__pwned=2</script>',
+    '',
+  ].join('\n');
+  assert.equal((await push(runtime, threadId, 'diff', { patch })).status, 200);
+  await diffTab(page).click();
+  const panel = page.getByRole('tabpanel');
+  await panel.getByText('<script>window.__pwned=2</script>', { exact: false }).first().waitFor({ timeout: 5_000 });
+  await sleep(300);
+  assert.equal(await page.evaluate(() => window.__pwned), 0);
+  assert.equal(await page.locator('chat-shell').locator('[data-part="view-panel"] img, [data-part="view-panel"] script').count(), 0);
+  assert.deepEqual(await axeViolations(page), []);
+});
+
+test('the views go stale when the runtime stops and recover when it returns', async () => {
+  // The same port and database file across the restart, as a real restart would have.
+  const { mkdtemp } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const path = await import('node:path');
+  const dir = await mkdtemp(path.join(tmpdir(), 'cs-views-'));
+  const db = path.join(dir, 'runtime.db');
+  const dbArgs = (port) => ({
+    extraArgs: ['--callback-token', TOKEN, '--channel-keepalive-ms', '500', '--db', db, '--port', String(port)],
+  });
+  let runtime = await startRuntime(dbArgs(0));
+  const port = runtime.port;
+  const context = await openBrowser();
+  const { page, threadId } = await pageWithThread(context, runtime);
+  await push(runtime, threadId, 'diff', { patch: PATCH });
+  await diffTab(page).click();
+  const stale = page.locator('chat-shell').locator('[data-part="view-stale"]');
+  assert.equal(await stale.count(), 0);
+  await runtime.close();
+  await stale.waitFor({ timeout: 10_000 });
+  assert.match(await stale.textContent(), /Out of date/);
+  runtime = await startRuntime(dbArgs(port));
+  await waitFor(async () => (await stale.count()) === 0, { timeout: 20_000, message: 'the stale mark to go' });
+  // Live again: a new push arrives.
+  await push(runtime, threadId, 'diff', { patch: PATCH.replace('hello', 'after the restart') });
+  await page.getByRole('tabpanel').getByText('after the restart', { exact: false }).first().waitFor({ timeout: 5_000 });
+});
+
+test('the edit scenario pushes its diff through the callback into the open thread', async () => {
+  const runtime = await startRuntime(runtimeArgs());
+  const context = await openBrowser();
+  const page = await newChatPage(context, `${runtime.url}/`);
+  await sendMessage(page, 'edit');
+  await diffTab(page).waitFor({ timeout: 15_000 });
+  await waitForIdle(page, { timeout: 30_000 });
+  await diffTab(page).click();
+  assert.ok((await page.locator('chat-shell').locator('[data-part="diff-view"]').count()) > 0);
+  assert.equal(await isStreaming(page), false);
+});
