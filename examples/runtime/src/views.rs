@@ -32,8 +32,9 @@ use std::time::Instant;
 use tokio::sync::{broadcast, mpsc};
 use tokio::time::Instant as TokioInstant;
 
-/// The largest callback body.
-pub const MAX_CALLBACK_BODY: usize = 1024 * 1024;
+/// The largest callback body: a 50,000-line diff fits; the browser's own limit on one
+/// event (`maxEventBytes`) is the same 8 MiB.
+pub const MAX_CALLBACK_BODY: usize = 8 * 1024 * 1024;
 /// The longest `view_type`.
 pub const MAX_VIEW_TYPE_CHARS: usize = 64;
 /// How many changes a channel may fall behind before it re-reads the store.

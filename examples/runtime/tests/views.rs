@@ -471,9 +471,9 @@ async fn callback_bodies_are_checked() {
         )
         .await;
     reply.assert_error(415, "unsupported_media_type");
-    // Over 1 MiB: 413.
+    // Over 8 MiB: 413.
     let big = json!({"type": "view_update", "group_id": thread, "view_type": "diff",
-                     "content": {"patch": "x".repeat(1024 * 1024)}});
+                     "content": {"patch": "x".repeat(8 * 1024 * 1024)}});
     let reply = rt.callback(&big).await;
     assert_eq!(reply.status, 413, "{}", reply.text());
     // Bad fields: 400.
