@@ -6,6 +6,7 @@
 mod agent;
 mod attachments;
 mod composer;
+mod diff;
 mod header;
 mod history;
 mod items;
@@ -18,6 +19,7 @@ mod widgets;
 
 use crate::runtime::Shell;
 use chat_shell_core::strings::{Strings, Text};
+pub use diff::DiffView;
 use leptos::html;
 use leptos::prelude::*;
 
