@@ -115,3 +115,122 @@ async fn two_elements_are_independent() {
     assert!(element::is_mounted(&b));
     b.remove();
 }
+
+/// A patch of three files: an edit (one word changed, the path is markup), a 300-line new
+/// file, and a file after it, far below the first screen.
+fn diff_patch(word: &str) -> String {
+    let long: String = (1..=300).map(|i| format!("+line {i}\n")).collect();
+    format!(
+        "diff --git a/<img src=x>.rs b/<img src=x>.rs\n--- a/<img src=x>.rs\n+++ b/<img src=x>.rs\n\
+         @@ -1,2 +1,2 @@\n keep\n-let x = 1;\n+let x = {word};\n\
+         diff --git a/long.txt b/long.txt\nnew file mode 100644\n--- /dev/null\n+++ b/long.txt\n\
+         @@ -0,0 +1,300 @@\n{long}\
+         diff --git a/last.rs b/last.rs\n--- a/last.rs\n+++ b/last.rs\n@@ -1 +1 @@\n-a\n+b\n"
+    )
+}
+
+#[wasm_bindgen_test]
+async fn the_diff_view_shows_a_patch_as_text_builds_rows_near_view_and_updates_in_place() {
+    use chat_shell::runtime::Runtime;
+    use chat_shell::views::DiffView;
+    use leptos::prelude::*;
+
+    let style = document().create_element("style").unwrap();
+    style.set_text_content(Some(include_str!("../style/chat-shell.css")));
+    document().head().unwrap().append_child(&style).unwrap();
+    let host: HtmlElement = document().create_element("div").unwrap().unchecked_into();
+    host.set_class_name("cs-host");
+    host.set_attribute("style", "height: 400px").unwrap();
+    document().body().unwrap().append_child(&host).unwrap();
+    let shell = Runtime::create(None);
+    let patch = RwSignal::new(diff_patch("2"));
+    let mounted = leptos::mount::mount_to(host.clone(), move || {
+        view! { <DiffView shell=shell patch=patch /> }
+    });
+    settle().await;
+    let all = |selector: &str| {
+        let list = host.query_selector_all(selector).unwrap();
+        (0..list.length())
+            .map(|i| list.item(i).unwrap().unchecked_into::<web_sys::Element>())
+            .collect::<Vec<_>>()
+    };
+    let files = all("[data-part=diff-file]");
+    let attr = |el: &web_sys::Element, name: &str| el.get_attribute(name).unwrap_or_default();
+    assert_eq!(
+        files
+            .iter()
+            .map(|f| attr(f, "data-status"))
+            .collect::<Vec<_>>(),
+        ["M", "A", "M"]
+    );
+    assert_eq!(attr(&files[0], "data-path"), "<img src=x>.rs");
+    assert!(
+        host.query_selector("img").unwrap().is_none(),
+        "paths are text"
+    );
+    assert_eq!(all("[data-part=diff-file-list] button").len(), 3);
+    let marks: Vec<String> = all("mark")
+        .iter()
+        .map(|m| m.text_content().unwrap())
+        .collect();
+    assert_eq!(marks, ["1;", "2;"]);
+    // The last file is far below: a placeholder until it comes near.
+    let last = &files[2];
+    assert!(last
+        .query_selector("[data-part=diff-line]")
+        .unwrap()
+        .is_none());
+    assert!(last
+        .query_selector(".cs-diff__placeholder")
+        .unwrap()
+        .is_some());
+    let scroller = host
+        .query_selector(".cs-diff-view__scroll")
+        .unwrap()
+        .unwrap();
+    scroller.set_scroll_top(scroller.scroll_height());
+    settle().await;
+    assert_eq!(
+        all("[data-part=diff-file]")[2]
+            .query_selector_all("[data-part=diff-line]")
+            .unwrap()
+            .length(),
+        2
+    );
+
+    // Collapse the long file, go side by side, then a new patch: both choices stay.
+    let toggle: HtmlElement = files[1]
+        .query_selector("[data-part=diff-file-toggle]")
+        .unwrap()
+        .unwrap()
+        .unchecked_into();
+    toggle.click();
+    let side: HtmlElement = all("[data-part=diff-layout] button")[1]
+        .clone()
+        .unchecked_into();
+    side.click();
+    settle().await;
+    patch.set(diff_patch("3"));
+    settle().await;
+    let files = all("[data-part=diff-file]");
+    let toggle = files[1]
+        .query_selector("[data-part=diff-file-toggle]")
+        .unwrap()
+        .unwrap();
+    assert_eq!(attr(&toggle, "aria-expanded"), "false");
+    assert_eq!(attr(&side, "aria-pressed"), "true");
+    let sides = files[0]
+        .query_selector_all(".cs-diff__side[data-part=diff-line]")
+        .unwrap()
+        .length();
+    assert_eq!(sides, 4, "the kept line on both sides, then the pair");
+    let marks: Vec<String> = all("mark")
+        .iter()
+        .map(|m| m.text_content().unwrap())
+        .collect();
+    assert_eq!(marks, ["1;", "3;"]);
+    drop(mounted);
+    host.remove();
+    style.remove();
+    Runtime::dispose(shell);
+}

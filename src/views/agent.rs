@@ -3,11 +3,12 @@
 //! from the server is shown as text, except markdown content, which goes through the one
 //! sanitizer.
 
+use super::diff::{diff_rows, DiffLayout};
 use super::widgets::icon;
 use super::{strings, tr, trf};
 use crate::runtime::Shell;
 use chat_shell_core::ansi;
-use chat_shell_core::diff::{line_diff, DiffLine, DiffRow};
+use chat_shell_core::diff::line_diff;
 use chat_shell_core::protocol::acp::{
     ContentBlock, PermissionOption, PermissionOptionId, PermissionOptionKind, PermissionOutcome,
     ToolCall, ToolCallContent, ToolKind,
@@ -396,25 +397,6 @@ fn terminal_runs(text: &str) -> AnyView {
         .into_any()
 }
 
-/// A diff line's text, the words that changed against its paired line in `<mark>`.
-fn diff_text(line: &DiffLine) -> AnyView {
-    if line.changed.is_empty() {
-        return line.text.clone().into_any();
-    }
-    line.pieces()
-        .into_iter()
-        .map(|(text, changed)| {
-            let text = text.to_owned();
-            if changed {
-                view! { <mark class="cs-diff__word">{text}</mark> }.into_any()
-            } else {
-                text.into_any()
-            }
-        })
-        .collect_view()
-        .into_any()
-}
-
 /// A file change as a diff: path, "new file" when there was none, numbered lines.
 fn diff_view(
     path: &str,
@@ -423,29 +405,7 @@ fn diff_view(
     strings: &chat_shell_core::strings::Strings,
 ) -> AnyView {
     let diff = line_diff(old, new);
-    let rows = diff
-        .rows
-        .iter()
-        .map(|row| match row {
-            DiffRow::Line(l) => view! {
-                <div class="cs-diff__line" data-line=l.kind.as_str()>
-                    <span class="cs-diff__no" aria-hidden="true">{l.old.map(|n| n.to_string())}</span>
-                    <span class="cs-diff__no" aria-hidden="true">{l.new.map(|n| n.to_string())}</span>
-                    <span class="cs-diff__sign">{l.kind.sign()}</span>
-                    <span class="cs-diff__text">{diff_text(l)}</span>
-                </div>
-            }
-            .into_any(),
-            DiffRow::Folded(n) => {
-                let text = if *n == 1 {
-                    strings.get(Text::OneLineUnchanged).to_owned()
-                } else {
-                    strings.format(Text::LinesUnchanged, &[("count", &n.to_string())])
-                };
-                view! { <div class="cs-diff__folded" data-line="folded">{text}</div> }.into_any()
-            }
-        })
-        .collect_view();
+    let rows = diff_rows(&diff.rows, DiffLayout::Unified, strings);
     view! {
         <div class="cs-diff" data-part="diff" data-new-file=diff.new_file.to_string()>
             <p class="cs-diff__path">

@@ -20,6 +20,7 @@ mod widgets;
 
 use crate::runtime::Shell;
 use chat_shell_core::strings::{Strings, Text};
+pub use diff::DiffView;
 use leptos::html;
 use leptos::prelude::*;
 

@@ -3,8 +3,8 @@
 //! natively: wire formats (`protocol`), SSE decoding (`sse`), the one reducer (`reducer`)
 //! and the `chat.*` events it emits (`host_events`),
 //! markdown and the sanitizer (`markdown`), and the rules the views follow (`strings`,
-//! `pacing`, `options`, `citations`, `widgets`, `attachments`, `history`, and for agent
-//! tool calls `diff` and `tool_output`).
+//! `pacing`, `options`, `citations`, `widgets`, `attachments`, `history`, `diff` for agent
+//! tool calls and tool-pushed patches, and `tool_output`).
 
 pub mod ansi;
 pub mod attachments;
