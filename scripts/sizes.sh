@@ -25,6 +25,9 @@
 # never raise it to let a regression through without saying why in the commit.
 #   Budget set 2026-11-23 on 5b5fda1 (opt-level "z", data-wasm-opt="1"): initial load
 #   783,536 bytes brotli, + 3% = 807,100. See README.md, "Size", for the flag measurements.
+#   Raised 2026-11-23 for issue 13 (the thread channel, the view tabs, the Diff view and
+#   its patch parser, diffy): 843,600 measured, + 3% = 868,900. Issue 16 (code splitting:
+#   the Diff view loads on demand) is where it comes down again.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -35,7 +38,7 @@ if ! compgen -G "$dist/*.wasm" >/dev/null; then
   exit 1
 fi
 
-BUDGET_DEFAULT=807100 # bytes of brotli, initial load: 783,536 measured + 3% (see above)
+BUDGET_DEFAULT=868900 # bytes of brotli, initial load: 843,600 measured + 3% (see above)
 budget="${CHAT_SHELL_SIZE_BUDGET:-$BUDGET_DEFAULT}"
 GOAL_INITIAL=300000 # the issue's goals, brotli bytes (need code splitting)
 GOAL_TOTAL=550000

@@ -143,11 +143,13 @@ test('XSS in patch lines and file names stays text', async () => {
   const { page, threadId } = await pageWithThread(context, runtime);
   await page.evaluate(() => { window.__pwned = 0; });
   const evil = '<img src=x onerror="window.__pwned=1">';
+  // A name like that is quoted by git (C-style, `"` escaped), as here.
+  const quoted = (prefix) => `"${prefix}/${evil.replaceAll('"', '\\"')}.rs"`;
   const patch = [
-    `diff --git a/${evil}.rs b/${evil}.rs`,
+    `diff --git ${quoted('a')} ${quoted('b')}`,
     'new file mode 100644',
     '--- /dev/null',
-    `+++ b/${evil}.rs`,
+    `+++ ${quoted('b')}`,
     '@@ -0,0 +1,2 @@',
     `+${evil}`,
     '+<script>window.__pwned=2</script>',
@@ -160,6 +162,11 @@ test('XSS in patch lines and file names stays text', async () => {
   await sleep(300);
   assert.equal(await page.evaluate(() => window.__pwned), 0);
   assert.equal(await page.locator('chat-shell').locator('[data-part="view-panel"] img, [data-part="view-panel"] script').count(), 0);
+  // The file name is shown as text, as it was written.
+  const file = page.locator('chat-shell').locator('[data-part="diff-file"]');
+  assert.equal(await file.count(), 1);
+  assert.equal(await file.getAttribute('data-path'), `${evil}.rs`);
+  assert.equal(await page.locator('chat-shell').locator('[data-part="diff-error"]').count(), 0);
   assert.deepEqual(await axeViolations(page), []);
 });
 
