@@ -37,38 +37,61 @@ pub enum DiffLayout {
     SideBySide,
 }
 
+/// Rows per chunk: a chunk off screen is skipped by layout and paint (`content-visibility`),
+/// so a file of thousands of rows costs what its visible chunks cost.
+const CHUNK_ROWS: usize = 64;
+
 /// Rows as every diff shows them: old and new line numbers, sign, text with the changed
-/// words in `<mark>`; folded runs as "N unchanged lines".
+/// words in `<mark>`; folded runs as "N unchanged lines"; in chunks of [`CHUNK_ROWS`].
 pub(crate) fn diff_rows(rows: &[DiffRow], layout: DiffLayout, strings: &Strings) -> AnyView {
     match layout {
         DiffLayout::Unified => rows
-            .iter()
-            .map(|row| match row {
-                DiffRow::Line(l) => view! {
-                    <div class="cs-diff__line" data-part="diff-line" data-line=l.kind.as_str()>
-                        <span class="cs-diff__no" aria-hidden="true">{l.old.map(|n| n.to_string())}</span>
-                        <span class="cs-diff__no" aria-hidden="true">{l.new.map(|n| n.to_string())}</span>
-                        <span class="cs-diff__sign">{l.kind.sign()}</span>
-                        <span class="cs-diff__text">{line_text(l)}</span>
-                    </div>
-                }
-                .into_any(),
-                DiffRow::Folded(n) => folded(*n, strings),
+            .chunks(CHUNK_ROWS)
+            .map(|chunk| {
+                let lines = chunk
+                    .iter()
+                    .map(|row| match row {
+                        DiffRow::Line(l) => view! {
+                            <div class="cs-diff__line" data-part="diff-line" data-line=l.kind.as_str()>
+                                <span class="cs-diff__no" aria-hidden="true">{l.old.map(|n| n.to_string())}</span>
+                                <span class="cs-diff__no" aria-hidden="true">{l.new.map(|n| n.to_string())}</span>
+                                <span class="cs-diff__sign">{l.kind.sign()}</span>
+                                <span class="cs-diff__text">{line_text(l)}</span>
+                            </div>
+                        }
+                        .into_any(),
+                        DiffRow::Folded(n) => folded(*n, strings),
+                    })
+                    .collect_view();
+                chunk_of(chunk.len(), lines)
             })
             .collect_view()
             .into_any(),
         DiffLayout::SideBySide => side_by_side(rows)
-            .into_iter()
-            .map(|row| match row {
-                SideRow::Pair { left, right } => view! {
-                    <div class="cs-diff__pair">{side(left, true)}{side(right, false)}</div>
-                }
-                .into_any(),
-                SideRow::Folded(n) => folded(n, strings),
+            .chunks(CHUNK_ROWS)
+            .map(|chunk| {
+                let pairs = chunk
+                    .iter()
+                    .map(|row| match row {
+                        SideRow::Pair { left, right } => view! {
+                            <div class="cs-diff__pair">{side(*left, true)}{side(*right, false)}</div>
+                        }
+                        .into_any(),
+                        SideRow::Folded(n) => folded(*n, strings),
+                    })
+                    .collect_view();
+                chunk_of(chunk.len(), pairs)
             })
             .collect_view()
             .into_any(),
     }
+}
+
+fn chunk_of(rows: usize, children: impl IntoView + 'static) -> AnyView {
+    view! {
+        <div class="cs-diff__chunk" style=format!("--cs-diff-chunk-rows: {rows}")>{children}</div>
+    }
+    .into_any()
 }
 
 /// One half of a side-by-side row: the old line's number on the left, the new one's on

@@ -25,7 +25,7 @@
 
 import http from 'node:http';
 import { close, openBrowser, sendMessage, startRuntime, waitFor } from './harness.mjs';
-import { busyIn, mainThread, readTrace, startTrace } from './trace.mjs';
+import { busyIn, mainThread, printProfile, readTrace, startTrace } from './trace.mjs';
 
 const PROFILE = process.env.BENCH_PROFILE === '1';
 const DETAIL = process.env.BENCH_DETAIL === '1';
@@ -176,27 +176,6 @@ async function observeCompletions(page) {
 }
 
 /** The functions with the most self and inclusive time of a CPU profile, on stderr. */
-function printProfile(profile) {
-  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  const parent = new Map();
-  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
-  const self = new Map();
-  const total = new Map();
-  profile.samples.forEach((id, i) => {
-    const ms = (profile.timeDeltas[i] ?? 0) / 1000;
-    const name = (n) => n.callFrame.functionName || `(${n.callFrame.url.split('/').pop() || 'anonymous'})`;
-    self.set(name(byId.get(id)), (self.get(name(byId.get(id))) ?? 0) + ms);
-    const seen = new Set();
-    for (let at = id; at !== undefined; at = parent.get(at)) {
-      const key = name(byId.get(at));
-      if (!seen.has(key)) total.set(key, (total.get(key) ?? 0) + ms);
-      seen.add(key);
-    }
-  });
-  const top = (m, k) => [...m].sort((a, b) => b[1] - a[1]).slice(0, k).map(([n, v]) => `  ${v.toFixed(0).padStart(7)} ms  ${n.slice(0, 140)}`);
-  console.error(['profile, self time:', ...top(self, 30), 'profile, inclusive time:', ...top(total, 60)].join('\n'));
-}
-
 async function main() {
   const writes = runWrites();
   const mb = writes.reduce((n, w) => n + w.length, 0) / 1e6;

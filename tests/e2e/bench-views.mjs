@@ -4,6 +4,9 @@
 //                                        cargo build -p chat-shell-runtime)
 //   BENCH_PUSHES=100 ...   pushes for the latency figure (default 100)
 //   BENCH_LINES=50000 ...  lines of the big diff (default 50,000)
+//   BENCH_DETAIL=1 ...     also where the longest task's time goes (trace events by name)
+//   BENCH_PROFILE=1 ...    also a CPU profile of opening it (names: serve a build made with
+//                          wasm-bindgen --keep-debug through E2E_DIST=…)
 //
 // 1. Latency from `POST /callback` to the change in a second page: one page POSTs (its
 //    clock), the other, with the Diff tab open, notes when the pushed marker is in its DOM
@@ -15,7 +18,10 @@
 // Exit status 1 only when the benchmark cannot run; a figure never fails it.
 
 import { close, openBrowser, newChatPage, sendMessage, waitFor, waitForIdle, recordEvents, createdThreadId, startRuntime } from './harness.mjs';
-import { mainThread, readTrace, startTrace } from './trace.mjs';
+import { mainThread, printProfile, readTrace, startTrace } from './trace.mjs';
+
+const PROFILE = process.env.BENCH_PROFILE === '1';
+const DETAIL = process.env.BENCH_DETAIL === '1';
 
 const PUSHES = Math.max(5, Number(process.env.BENCH_PUSHES ?? 100));
 const LINES = Math.max(1000, Number(process.env.BENCH_LINES ?? 50_000));
@@ -132,7 +138,12 @@ async function main() {
   await waitFor(() => viewer.evaluate(() => !!window.__seen), { timeout: 2_000 });
   await new Promise((r) => setTimeout(r, 1_000));
   const cdp = await context.newCDPSession(viewer);
-  const { complete } = await startTrace(cdp);
+  const { complete } = await startTrace(cdp, { detail: DETAIL });
+  if (PROFILE) {
+    await cdp.send('Profiler.enable');
+    await cdp.send('Profiler.setSamplingInterval', { interval: 500 });
+    await cdp.send('Profiler.start');
+  }
   const markAt = await viewer.evaluate(() => {
     performance.mark('bench-start');
     return performance.now();
@@ -154,6 +165,7 @@ async function main() {
   const firstFile = await waitFor(() => viewer.evaluate(() => window.__firstFile), { timeout: 60_000, interval: 20, message: 'the first file of the big diff on screen' });
   // The view settles (lazy files around the first screen) before the trace ends.
   await new Promise((r) => setTimeout(r, 1_500));
+  if (PROFILE) printProfile((await cdp.send('Profiler.stop')).profile);
   const events = await readTrace(cdp, complete);
   const main = mainThread(events, 'bench-start', markAt);
   const tasks = main.tasks.filter(([s]) => s >= clickedAt).map(([s, e]) => e - s);
@@ -162,6 +174,17 @@ async function main() {
   console.log(`bench-views: opening a ${LINES.toLocaleString('en')}-line diff (${(patch.length / 1e6).toFixed(1)} MB)`);
   console.log(`  first file on screen: ${ms(firstFile - clickedAt)} after the click`);
   console.log(`  longest task: ${ms(longest)} (goal <= 50 ms), tasks over 50 ms: ${over50}`);
+  if (DETAIL) {
+    // Where the longest task's time goes, by trace event name (nested events overlap).
+    const [s0, e0] = main.tasks.filter(([s]) => s >= clickedAt).reduce((a, b) => (b[1] - b[0] > a[1] - a[0] ? b : a), [0, 0]);
+    const byName = new Map();
+    for (const ev of main.own) {
+      const from = main.toPage(ev.ts);
+      if (from >= s0 && from <= e0 && ev.name !== 'ThreadControllerImpl::RunTask') byName.set(ev.name, (byName.get(ev.name) ?? 0) + ev.dur / 1000);
+    }
+    const top = [...byName].sort((a, b) => b[1] - a[1]).slice(0, 10).map(([n, v]) => `${n} ${v.toFixed(1)}`);
+    console.log(`  longest task by event: ${top.join(', ')}`);
+  }
 }
 
 main()

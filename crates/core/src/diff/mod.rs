@@ -3,9 +3,11 @@
 //! replaced line. Two sources share this model: an ACP file change given as old and new
 //! text (`text`), and a patch pushed by a tool (`patch`).
 
+mod html;
 mod patch;
 mod text;
 
+pub use html::{rows_html, CHUNK_ROWS};
 pub use patch::{anchor_id, parse_patch, FileStatus, Hunk, Patch, PatchFile};
 pub use text::{line_diff, FileDiff, MAX_ROWS};
 

@@ -17,7 +17,7 @@ mod to_html;
 mod tests;
 
 pub use plain::plain_text;
-pub use sanitize::{escape_text, safe_image_url, safe_url, sanitize_html, SafeHtml};
+pub use sanitize::{escape_text, safe_image_url, safe_url, sanitize_html, HtmlWriter, SafeHtml};
 pub(crate) use sanitize::{scrub, TAG_BREAK, TRUSTED};
 pub use stream::MarkdownStream;
 
