@@ -103,7 +103,10 @@ impl ThreadViews {
                 true
             }
             ChannelEvent::ViewCleared(e) => self.views.remove(&e.view_type).is_some(),
-            ChannelEvent::Ready(_) | ChannelEvent::Other(_) => false,
+            ChannelEvent::Ready(_)
+            | ChannelEvent::RunEvent(_)
+            | ChannelEvent::RunEnded(_)
+            | ChannelEvent::Other(_) => false,
         }
     }
 
