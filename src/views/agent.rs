@@ -412,7 +412,7 @@ fn diff_view(
                 <span data-part="diff-path">{path.to_owned()}</span>
                 {diff.new_file.then(|| view! { <span class="cs-chip" data-part="diff-new-file">{strings.get(Text::NewFile).to_owned()}</span> })}
             </p>
-            <div class="cs-diff__lines">{rows}</div>
+            {rows}
             {diff.truncated.then(|| view! { <p class="cs-agent-tool__note">{strings.get(Text::OutputTruncated).to_owned()}</p> })}
         </div>
     }

@@ -12,7 +12,7 @@
 use super::{strings, tr, trf};
 use crate::runtime::Shell;
 use chat_shell_core::diff::{
-    anchor_id, parse_patch, side_by_side, DiffLine, DiffRow, FileStatus, Patch, PatchFile, SideRow,
+    anchor_id, parse_patch, rows_html, DiffRow, FileStatus, Patch, PatchFile,
 };
 use chat_shell_core::strings::{Strings, Text};
 use leptos::html;
@@ -37,107 +37,16 @@ pub enum DiffLayout {
     SideBySide,
 }
 
-/// Rows per chunk: a chunk off screen is skipped by layout and paint (`content-visibility`),
-/// so a file of thousands of rows costs what its visible chunks cost.
-const CHUNK_ROWS: usize = 64;
-
-/// Rows as every diff shows them: old and new line numbers, sign, text with the changed
-/// words in `<mark>`; folded runs as "N unchanged lines"; in chunks of [`CHUNK_ROWS`].
+/// The `.cs-diff__lines` block of some rows: set with one HTML parse (a 2,000-line diff is
+/// thousands of nodes), from markup the core writes around escaped text
+/// (`diff::rows_html`), in chunks that layout skips off screen.
 pub(crate) fn diff_rows(rows: &[DiffRow], layout: DiffLayout, strings: &Strings) -> AnyView {
-    match layout {
-        DiffLayout::Unified => rows
-            .chunks(CHUNK_ROWS)
-            .map(|chunk| {
-                let lines = chunk
-                    .iter()
-                    .map(|row| match row {
-                        DiffRow::Line(l) => view! {
-                            <div class="cs-diff__line" data-part="diff-line" data-line=l.kind.as_str()>
-                                <span class="cs-diff__no" aria-hidden="true">{l.old.map(|n| n.to_string())}</span>
-                                <span class="cs-diff__no" aria-hidden="true">{l.new.map(|n| n.to_string())}</span>
-                                <span class="cs-diff__sign">{l.kind.sign()}</span>
-                                <span class="cs-diff__text">{line_text(l)}</span>
-                            </div>
-                        }
-                        .into_any(),
-                        DiffRow::Folded(n) => folded(*n, strings),
-                    })
-                    .collect_view();
-                chunk_of(chunk.len(), lines)
-            })
-            .collect_view()
-            .into_any(),
-        DiffLayout::SideBySide => side_by_side(rows)
-            .chunks(CHUNK_ROWS)
-            .map(|chunk| {
-                let pairs = chunk
-                    .iter()
-                    .map(|row| match row {
-                        SideRow::Pair { left, right } => view! {
-                            <div class="cs-diff__pair">{side(*left, true)}{side(*right, false)}</div>
-                        }
-                        .into_any(),
-                        SideRow::Folded(n) => folded(*n, strings),
-                    })
-                    .collect_view();
-                chunk_of(chunk.len(), pairs)
-            })
-            .collect_view()
-            .into_any(),
-    }
-}
-
-fn chunk_of(rows: usize, children: impl IntoView + 'static) -> AnyView {
+    let side_by_side = layout == DiffLayout::SideBySide;
+    let html = rows_html(rows, side_by_side, strings).into_string();
     view! {
-        <div class="cs-diff__chunk" style=format!("--cs-diff-chunk-rows: {rows}")>{children}</div>
+        <div class="cs-diff__lines" class:cs-diff__lines--split=side_by_side inner_html=html></div>
     }
     .into_any()
-}
-
-/// One half of a side-by-side row: the old line's number on the left, the new one's on
-/// the right; a blank where the other side has no line.
-fn side(line: Option<&DiffLine>, left: bool) -> AnyView {
-    let Some(l) = line else {
-        return view! { <div class="cs-diff__side" data-line="empty"></div> }.into_any();
-    };
-    let number = if left { l.old } else { l.new };
-    view! {
-        <div class="cs-diff__side" data-part="diff-line" data-line=l.kind.as_str()>
-            <span class="cs-diff__no" aria-hidden="true">{number.map(|n| n.to_string())}</span>
-            <span class="cs-diff__sign">{l.kind.sign()}</span>
-            <span class="cs-diff__text">{line_text(l)}</span>
-        </div>
-    }
-    .into_any()
-}
-
-fn folded(n: usize, strings: &Strings) -> AnyView {
-    let text = if n == 1 {
-        strings.get(Text::OneLineUnchanged).to_owned()
-    } else {
-        strings.format(Text::LinesUnchanged, &[("count", &n.to_string())])
-    };
-    view! { <div class="cs-diff__folded" data-part="diff-folded" data-line="folded">{text}</div> }
-        .into_any()
-}
-
-/// A line's text, the words that changed against its paired line in `<mark>`.
-fn line_text(line: &DiffLine) -> AnyView {
-    if line.changed.is_empty() {
-        return line.text.clone().into_any();
-    }
-    line.pieces()
-        .into_iter()
-        .map(|(text, changed)| {
-            let text = text.to_owned();
-            if changed {
-                view! { <mark class="cs-diff__word">{text}</mark> }.into_any()
-            } else {
-                text.into_any()
-            }
-        })
-        .collect_view()
-        .into_any()
 }
 
 /// A parsed patch with its files' keys, shared by the view's parts.
@@ -445,9 +354,7 @@ fn FileSection(shell: Shell, state: DiffState, key: String) -> impl IntoView {
                 view! {
                     <div class="cs-diff__hunk" data-part="diff-hunk" id=anchor_id(&hunk_key, Some(i))>
                         <div class="cs-diff__hunk-head">{h.header.clone()}</div>
-                        <div class="cs-diff__lines" class:cs-diff__lines--split=layout == DiffLayout::SideBySide>
-                            {diff_rows(&h.rows, layout, &strings)}
-                        </div>
+                        {diff_rows(&h.rows, layout, &strings)}
                     </div>
                 }
             })

@@ -5,6 +5,7 @@ mod agent;
 mod auth;
 mod events;
 mod guard;
+mod runs;
 mod sandbox;
 mod scripts;
 mod server;

@@ -34,13 +34,13 @@ pub enum Step {
     Emit { delay: Duration, event: StreamEvent },
     /// Wait `delay`, then abort the connection mid-body.
     Drop { delay: Duration },
-    /// Send nothing at all, not even keepalives, for this long (or until the client leaves).
+    /// Send nothing at all, not even keepalives, for this long (or until the run is stopped).
     Stall(Duration),
     /// Wait, with keepalives, for the answer to the permission request of tool call item
-    /// `item_id` (sent earlier in this stream), at most `timeout`. Once it is decided the
-    /// stream goes on with what the decision leads to (`agent::permission_decided`); if
-    /// it never comes, the stream ends with the request still open, and the answer's own
-    /// stream carries the rest.
+    /// `item_id` (sent earlier in this run), at most `timeout`. Once it is decided the
+    /// run goes on with what the decision leads to (`agent::permission_decided`); if it
+    /// never comes (or the run is stopped), the run ends with the request still open, and
+    /// the answer's own stream carries the rest.
     AwaitPermission { item_id: ItemId, timeout: Duration },
     /// Wait `delay`, then let the `edit` tool change the thread's scratch folder and push
     /// its diff view (see `sandbox`); nothing is streamed.

@@ -7,6 +7,7 @@ use crate::agent;
 use crate::auth::{Auth, User};
 use crate::events;
 use crate::guard::{self, Policy};
+use crate::runs::{self, Outcome, Run, RunHandle};
 use crate::scripts::{self, Script, Step};
 use crate::store::{self, now_iso, AttachmentRecord, Store, UserStore};
 use crate::upload;
@@ -20,16 +21,16 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use chat_shell_core::protocol::chatkit::{
-    AcpPermission, Action, AssistantContent, Attachment, AttachmentKind, ChatRequest,
-    ClientToolStatus, ItemId, ItemKind, ItemUpdate, ListOrder, Page, RequestBody, StreamEvent,
-    StructuredAnswer, StructuredInputStatus, SyncCustomActionResponse, Thread, ThreadEvent,
-    ThreadId, ThreadItem, UploadDescriptor, UserMessage, UserMessageInput, ACP_PERMISSION_ACTION,
+    Action, Attachment, AttachmentKind, ChatRequest, ClientToolStatus, ItemId, ItemKind,
+    ItemUpdate, ListOrder, Page, RequestBody, StreamEvent, StructuredAnswer, StructuredInputStatus,
+    SyncCustomActionResponse, Thread, ThreadEvent, ThreadId, ThreadItem, UploadDescriptor,
+    UserMessage, UserMessageInput, ACP_PERMISSION_ACTION,
 };
 use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, oneshot, watch};
 // The writer's clock is tokio's, so tests can pause time and see keepalives.
@@ -87,23 +88,25 @@ pub struct AppState {
     pub scratch_root: PathBuf,
     /// The open thread channels (`threads.subscribe`).
     pub(crate) views: views::Hub,
+    /// The answers under way, by thread (see `runs`).
+    pub(crate) runs: runs::Runs,
     /// Some threads have no owner yet: the first identity to make a request gets them.
     pub unclaimed: AtomicBool,
     /// How many times each user message has been answered (the `error` scenario fails
     /// the first time only).
     attempts: Mutex<HashMap<String, u32>>,
-    /// Streams waiting for the answer to a permission request, by (user, tool call item).
+    /// Runs waiting for the answer to a permission request, by (user, tool call item).
     permission_waits: Mutex<HashMap<(String, ItemId), Waiter>>,
     pub(crate) shutdown: watch::Receiver<bool>,
 }
 
-/// A stream waiting for a permission decision (see `Step::AwaitPermission`).
+/// A run waiting for a permission decision (see `Step::AwaitPermission`).
 struct Waiter {
     /// Takes the decided item.
     decided: oneshot::Sender<Box<ThreadItem>>,
-    /// The waiting stream's body, to tell whether its client is still there (weak: the
-    /// registry must not keep the body open).
-    stream: mpsc::WeakSender<Frame>,
+    /// The waiting run, to tell whether it will use the answer (weak: the registry must
+    /// not keep it).
+    run: Weak<Run>,
 }
 
 impl AppState {
@@ -125,6 +128,7 @@ impl AppState {
             channel_keepalive: settings.channel_keepalive,
             scratch_root: settings.scratch_root,
             views: views::Hub::default(),
+            runs: runs::Runs::default(),
             unclaimed: AtomicBool::new(unclaimed),
             attempts: Mutex::new(HashMap::new()),
             permission_waits: Mutex::new(HashMap::new()),
@@ -150,14 +154,14 @@ impl AppState {
             .unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Hands `decided` to the stream of `user` waiting for it, if there is one and its
-    /// client is still there; else gives it back.
+    /// Hands `decided` to the run of `user` waiting for it, if there is one and it is
+    /// neither stopping nor over; else gives it back.
     fn hand_to_waiter(&self, user: &User, decided: Box<ThreadItem>) -> Result<(), Box<ThreadItem>> {
         let key = (user.0.clone(), decided.id.clone());
         let Some(waiter) = self.waits().remove(&key) else {
             return Err(decided);
         };
-        let listening = waiter.stream.upgrade().is_some_and(|tx| !tx.is_closed());
+        let listening = waiter.run.upgrade().is_some_and(|run| run.is_live());
         if !listening {
             return Err(decided);
         }
@@ -355,11 +359,19 @@ async fn chatkit(
         Err(refused) => return log("-", refused),
     };
     let raw = serde_json::from_slice::<Value>(&body);
-    // The live channel of a thread: an extension the protocol's request types do not know.
+    // The live channel of a thread and the cancel of its run: extensions the protocol's
+    // request types do not know.
     if let Ok(request) = &raw {
-        if request.get("type").and_then(Value::as_str) == Some("threads.subscribe") {
-            let response = views::subscribe(&state, user, request).await;
-            return log("threads.subscribe", response);
+        match request.get("type").and_then(Value::as_str) {
+            Some("threads.subscribe") => {
+                let response = views::subscribe(&state, user, request).await;
+                return log("threads.subscribe", response);
+            }
+            Some("threads.cancel_run") => {
+                let response = runs::cancel(&state, user, request).await;
+                return log("threads.cancel_run", response);
+            }
+            _ => {}
         }
     }
     let parsed = raw.and_then(serde_json::from_value::<ChatRequest>);
@@ -811,7 +823,7 @@ fn prepare(
 /// call named and is asking, the option was offered) and saved on the item before
 /// anything is streamed; a refused answer is a JSON error (404 for a thread or item the
 /// user does not have, 400 for a bad answer, 409 for a request that is not asking, the
-/// first decision included). The stream that asked goes on with what the decision leads
+/// first decision included). The run that asked goes on with what the decision leads
 /// to if it is still waiting; else this answer's stream does. Runs on a blocking thread.
 fn answer_permission(
     state: &AppState,
@@ -935,12 +947,14 @@ pub(crate) fn user_message(
 
 pub(crate) type Frame = Result<Bytes, std::io::Error>;
 
-/// Starts writing `p` on its own task; the returned body yields its frames. When the
-/// client goes away hyper drops the body, which closes the channel: that is how the
-/// writer learns about Stop.
+/// Starts `p` as a run (see `runs`) on its own task; the returned body yields the frames
+/// of the response that started it. When its client goes away hyper drops the body, which
+/// closes the channel: that is how the run learns its client left.
 fn spawn_writer(state: Arc<AppState>, user: User, kind: &'static str, p: Prepared) -> Body {
     let (tx, rx) = mpsc::channel::<Frame>(16);
-    tokio::spawn(write_stream(state, user, kind, p, tx));
+    // Registered before the response goes out: a cancel sent right after it finds the run.
+    let run = state.runs.start(&user, &p.thread.id);
+    tokio::spawn(write_stream(state, user, kind, p, run, tx));
     Body::from_stream(futures_util::stream::unfold(rx, |mut rx| async move {
         rx.recv().await.map(|frame| (frame, rx))
     }))
@@ -952,11 +966,155 @@ pub(crate) enum Waited {
     Shutdown,
 }
 
+/// Why a run stopped before the end of its steps.
+enum Stop {
+    Cancelled,
+    Shutdown,
+    /// `Step::Drop`: the response that started it failed on purpose.
+    Dropped,
+}
+
+/// What a wait of a run woke up for.
+enum Woke<T> {
+    Ready(T),
+    Tick,
+    Left,
+    Shutdown,
+}
+
+/// One run's task: its steps go to the store, the thread's channels and the response that
+/// started it (the origin), while its client reads it.
+struct Writer {
+    kind: &'static str,
+    thread: ThreadId,
+    saver: Saver,
+    origin: Option<mpsc::Sender<Frame>>,
+    last_write: TokioInstant,
+    /// Events the origin was sent.
+    sent: usize,
+    /// The origin's client left (a reload, a closed tab, an old client's Stop).
+    left: bool,
+    cancel: watch::Receiver<bool>,
+    shutdown: watch::Receiver<bool>,
+}
+
+impl Writer {
+    /// Waits until `deadline` or until `until` is ready, with keepalive comments on the
+    /// origin if `keepalive`; `Ok(None)` at the deadline, `Err` when the run must stop.
+    async fn wait<F: std::future::Future>(
+        &mut self,
+        deadline: TokioInstant,
+        keepalive: bool,
+        until: F,
+    ) -> Result<Option<F::Output>, Stop> {
+        tokio::pin!(until);
+        loop {
+            if *self.cancel.borrow() {
+                return Err(Stop::Cancelled);
+            }
+            if *self.shutdown.borrow() {
+                return Err(Stop::Shutdown);
+            }
+            if TokioInstant::now() >= deadline {
+                return Ok(None);
+            }
+            let keepalive = keepalive && self.origin.is_some();
+            let wake = if keepalive {
+                deadline.min(self.last_write + KEEPALIVE)
+            } else {
+                deadline
+            };
+            let woke = tokio::select! {
+                out = &mut until => Woke::Ready(out),
+                _ = tokio::time::sleep_until(wake) => Woke::Tick,
+                _ = closed(&self.origin) => Woke::Left,
+                _ = self.cancel.changed() => Woke::Tick,
+                changed = self.shutdown.changed() => {
+                    if changed.is_err() { Woke::Shutdown } else { Woke::Tick }
+                }
+            };
+            match woke {
+                Woke::Ready(out) => return Ok(Some(out)),
+                Woke::Tick => {
+                    if keepalive && TokioInstant::now() >= self.last_write + KEEPALIVE {
+                        self.send(Bytes::from_static(b": keepalive\n\n")).await;
+                    }
+                }
+                Woke::Left => self.origin_left().await,
+                Woke::Shutdown => return Err(Stop::Shutdown),
+            }
+        }
+    }
+
+    /// Sends `frame` to the origin, if its client is still there; `true` if it was sent.
+    async fn send(&mut self, frame: Bytes) -> bool {
+        let Some(tx) = &self.origin else {
+            return false;
+        };
+        // A client that stops reading must not hold up a cancel; one that reads gets every
+        // event published (stored) before the cancel.
+        let sent = tokio::select! {
+            biased;
+            sent = tx.send(Ok(frame)) => sent.is_ok(),
+            _ = self.cancel.wait_for(|c| *c) => return false,
+        };
+        if sent {
+            self.last_write = TokioInstant::now();
+        } else {
+            self.origin_left().await;
+        }
+        sent
+    }
+
+    async fn origin_left(&mut self) {
+        self.origin = None;
+        self.left = true;
+        if self.saver.run.attached() {
+            // A reload hydrates from the store: what was sent so far is saved now (and
+            // before the log says so).
+            self.saver.flush().await;
+            println!(
+                "stream closed by client: {} thread={} after {} events (the run goes on)",
+                self.kind, self.thread, self.sent
+            );
+        } else {
+            // A run tied to its request stops with it.
+            self.saver.run.run.request_cancel();
+        }
+    }
+
+    /// `Step::Drop`: the origin's body fails after the frames sent so far.
+    async fn drop_origin(&mut self) {
+        let Some(tx) = self.origin.take() else {
+            return;
+        };
+        // hyper discards what it has not written yet when the body fails: let it take
+        // every frame sent so far, and write them, before breaking.
+        while tx.capacity() < tx.max_capacity() && !tx.is_closed() {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        // An error ends the body without its final chunk: the client sees the connection
+        // break mid-answer.
+        let _ = tx
+            .send(Err(std::io::Error::other("connection dropped on purpose")))
+            .await;
+    }
+}
+
+async fn closed(origin: &Option<mpsc::Sender<Frame>>) {
+    match origin {
+        Some(tx) => tx.closed().await,
+        None => std::future::pending().await,
+    }
+}
+
 async fn write_stream(
     state: Arc<AppState>,
     user: User,
     kind: &'static str,
     p: Prepared,
+    run: RunHandle,
     tx: mpsc::Sender<Frame>,
 ) {
     let Prepared {
@@ -964,132 +1122,155 @@ async fn write_stream(
         steps,
         tracked,
     } = p;
-    let mut saver = Saver::new(state.store.clone(), user.clone(), thread.id.clone());
     for item in tracked {
-        saver.track(item);
+        run.track(item);
     }
-    let mut shutdown = state.shutdown.clone();
-    let mut last_write = TokioInstant::now();
-    let mut sent = 0usize;
-    let mut outcome = Waited::Ready;
-    // Permission requests this stream sent, waiting for their answer.
+    // Permission requests this run sent, waiting for their answer.
     let mut waits = Registrations {
         state: state.clone(),
         user: user.clone(),
+        run: Arc::downgrade(&run.run),
         receivers: HashMap::new(),
     };
+    let mut w = Writer {
+        kind,
+        thread: thread.id.clone(),
+        cancel: run.run.cancel_requested(),
+        saver: Saver::new(state.store.clone(), user.clone(), thread.id.clone(), run),
+        origin: Some(tx),
+        last_write: TokioInstant::now(),
+        sent: 0,
+        left: false,
+        shutdown: state.shutdown.clone(),
+    };
+    let mut failed = false;
     let mut steps: VecDeque<Step> = steps.into();
-    while let Some(step) = steps.pop_front() {
+    let stopped = loop {
+        let Some(step) = steps.pop_front() else {
+            break None;
+        };
         let (delay, keepalive) = match &step {
             Step::Emit { delay, .. } | Step::Drop { delay } => (*delay, true),
             Step::Stall(d) => (*d, false),
             Step::AwaitPermission { .. } => (Duration::ZERO, true),
             Step::Tool { delay, .. } => (*delay, true),
         };
-        outcome = pause(delay, keepalive, &tx, &mut last_write, &mut shutdown).await;
-        if !matches!(outcome, Waited::Ready) {
-            break;
+        let deadline = TokioInstant::now() + delay;
+        if let Err(stop) = w
+            .wait(deadline, keepalive, std::future::pending::<()>())
+            .await
+        {
+            break Some(stop);
         }
         match step {
             Step::Emit { event, .. } => {
-                // Saved before it is sent: whatever the client saw is in the store.
-                saver.apply(&event).await;
-                if let StreamEvent::ItemUpdated(u) = &event {
-                    if matches!(u.update, ItemUpdate::AcpPermissionRequested(_)) {
-                        // Listening before the client can see the request, so no answer
-                        // can come before.
-                        waits.register(&u.item_id, &tx);
-                    }
-                }
-                let frame = match serde_json::to_string(&event) {
-                    Ok(json) => format!("data: {json}\n\n"),
+                let json = match serde_json::to_string(&event) {
+                    Ok(json) => json,
                     Err(e) => {
                         eprintln!("chat-shell-runtime: cannot serialize an event: {e}");
                         continue;
                     }
                 };
-                if tx.send(Ok(Bytes::from(frame))).await.is_err() {
-                    outcome = Waited::Closed;
-                    break;
+                failed |= matches!(event, StreamEvent::Error(_));
+                if let StreamEvent::ItemUpdated(u) = &event {
+                    if matches!(u.update, ItemUpdate::AcpPermissionRequested(_)) {
+                        // Listening before any client can see the request, so no answer
+                        // can come before.
+                        waits.register(&u.item_id);
+                    }
                 }
-                sent += 1;
-                last_write = TokioInstant::now();
+                // Saved before it is sent: whatever a client saw is in the store.
+                w.saver.apply(&event, &json).await;
+                if w.send(Bytes::from(format!("data: {json}\n\n"))).await {
+                    w.sent += 1;
+                }
             }
             Step::Drop { .. } => {
-                saver.flush().await;
-                // hyper discards what it has not written yet when the body fails: let it
-                // take every frame sent so far, and write them, before breaking.
-                while tx.capacity() < tx.max_capacity() && !tx.is_closed() {
-                    tokio::time::sleep(Duration::from_millis(1)).await;
-                }
-                tokio::time::sleep(Duration::from_millis(50)).await;
-                // An error ends the body without its final chunk: the client sees the
-                // connection break mid-answer.
-                let _ = tx
-                    .send(Err(std::io::Error::other("connection dropped on purpose")))
-                    .await;
-                return;
+                w.saver.flush().await;
+                w.drop_origin().await;
+                break Some(Stop::Dropped);
             }
             Step::Stall(_) => {}
             Step::Tool { op, .. } => crate::sandbox::run(&state, &thread.id, &op).await,
             Step::AwaitPermission { item_id, timeout } => {
                 // Nothing unsaved: the answer's handler writes this item meanwhile.
-                saver.flush().await;
+                w.saver.flush().await;
                 let Some(decided) = waits.receivers.remove(&item_id) else {
                     continue;
                 };
-                let waited =
-                    await_decision(decided, timeout, &tx, &mut last_write, &mut shutdown).await;
+                let waited = w.wait(TokioInstant::now() + timeout, true, decided).await;
                 waits.forget(&item_id);
                 match waited {
-                    Decision::Decided(item) => {
+                    Ok(Some(Ok(item))) => {
                         let mut s = Script::new(&state.store, state.pace, thread.clone());
                         agent::permission_decided(&mut s, &item);
                         for step in s.into_steps().into_iter().rev() {
                             steps.push_front(step);
                         }
                     }
-                    Decision::TimedOut => {
+                    // Not in time (or the registration is gone: nobody can answer here).
+                    Ok(None) | Ok(Some(Err(_))) => {
                         println!(
                             "permission not answered in time: thread={} item={item_id}",
                             thread.id
                         );
                     }
-                    Decision::Stopped(waited) => {
-                        outcome = waited;
-                        break;
-                    }
+                    Err(stop) => break Some(stop),
                 }
             }
         }
-    }
-    match outcome {
-        Waited::Ready => saver.flush().await,
-        Waited::Closed => {
-            saver.cancelled().await;
-            println!(
-                "stream closed by client: {kind} thread={} after {sent} events",
-                thread.id
-            );
+    };
+    let outcome = match stopped {
+        None => {
+            w.saver.flush().await;
+            if failed {
+                Outcome::Failed
+            } else {
+                Outcome::Done
+            }
         }
-        Waited::Shutdown => saver.flush().await,
-    }
+        Some(Stop::Cancelled) => {
+            w.saver.cancelled().await;
+            if w.left {
+                println!(
+                    "stream closed by client: {kind} thread={} after {} events",
+                    thread.id, w.sent
+                );
+            } else {
+                println!(
+                    "run cancelled: {kind} thread={} after {} events",
+                    thread.id, w.sent
+                );
+            }
+            Outcome::Cancelled
+        }
+        Some(Stop::Shutdown) => {
+            w.saver.flush().await;
+            Outcome::Failed
+        }
+        Some(Stop::Dropped) => Outcome::Failed,
+    };
+    drop(waits);
+    // The origin ends first: once a cancel is answered, so is the stream it stopped.
+    w.origin = None;
+    state.runs.end(&w.saver.run, outcome);
 }
 
-/// The permission requests one stream waits for; whatever is left is unregistered when
-/// the stream ends.
+/// The permission requests one run waits for; whatever is left is unregistered when the
+/// run ends.
 struct Registrations {
     state: Arc<AppState>,
     user: User,
+    run: Weak<Run>,
     receivers: HashMap<ItemId, oneshot::Receiver<Box<ThreadItem>>>,
 }
 
 impl Registrations {
-    fn register(&mut self, item_id: &ItemId, tx: &mpsc::Sender<Frame>) {
+    fn register(&mut self, item_id: &ItemId) {
         let (decided, receiver) = oneshot::channel();
         let waiter = Waiter {
             decided,
-            stream: tx.downgrade(),
+            run: self.run.clone(),
         };
         self.state
             .waits()
@@ -1109,60 +1290,6 @@ impl Drop for Registrations {
         let mut waits = self.state.waits();
         for item_id in self.receivers.keys() {
             waits.remove(&(self.user.0.clone(), item_id.clone()));
-        }
-    }
-}
-
-enum Decision {
-    Decided(Box<ThreadItem>),
-    TimedOut,
-    /// The client left or the server is shutting down.
-    Stopped(Waited),
-}
-
-/// Waits at most `timeout` for a permission decision, sending keepalive comments; stops
-/// early when the client leaves or the server shuts down.
-async fn await_decision(
-    mut decided: oneshot::Receiver<Box<ThreadItem>>,
-    timeout: Duration,
-    tx: &mpsc::Sender<Frame>,
-    last_write: &mut TokioInstant,
-    shutdown: &mut watch::Receiver<bool>,
-) -> Decision {
-    let deadline = TokioInstant::now() + timeout;
-    loop {
-        if tx.is_closed() {
-            return Decision::Stopped(Waited::Closed);
-        }
-        if *shutdown.borrow() {
-            return Decision::Stopped(Waited::Shutdown);
-        }
-        if TokioInstant::now() >= deadline {
-            return Decision::TimedOut;
-        }
-        let wake = deadline.min(*last_write + KEEPALIVE);
-        tokio::select! {
-            item = &mut decided => {
-                return match item {
-                    Ok(item) => Decision::Decided(item),
-                    // The registration was dropped: nobody can answer here any more.
-                    Err(_) => Decision::TimedOut,
-                };
-            }
-            _ = tokio::time::sleep_until(wake) => {
-                if TokioInstant::now() >= *last_write + KEEPALIVE {
-                    if tx.send(Ok(Bytes::from_static(b": keepalive\n\n"))).await.is_err() {
-                        return Decision::Stopped(Waited::Closed);
-                    }
-                    *last_write = TokioInstant::now();
-                }
-            }
-            _ = tx.closed() => return Decision::Stopped(Waited::Closed),
-            changed = shutdown.changed() => {
-                if changed.is_err() || *shutdown.borrow() {
-                    return Decision::Stopped(Waited::Shutdown);
-                }
-            }
         }
     }
 }
@@ -1212,30 +1339,26 @@ pub(crate) async fn pause(
     }
 }
 
-/// Mirrors the stream into the store as it goes, so `threads.get_by_id` returns what the
+/// Mirrors the run into the store as it goes, so `threads.get_by_id` returns what the
 /// client saw, partial items included. Each write runs on a blocking thread and is awaited
-/// before the event goes out.
+/// before the event goes out. The items' state is the run's (`runs::RunItems`).
 struct Saver {
     store: Arc<Store>,
     user: User,
     thread: ThreadId,
-    /// Items added and not yet done, with every update applied.
-    pending: HashMap<ItemId, ThreadItem>,
-    /// The assistant message being streamed: the fork's deltas name fresh ids that point
-    /// at nothing and belong to it.
-    current_message: Option<ItemId>,
+    run: RunHandle,
+    /// Items in progress changed since they were last saved.
     dirty: HashSet<ItemId>,
     last_flush: Instant,
 }
 
 impl Saver {
-    fn new(store: Arc<Store>, user: User, thread: ThreadId) -> Self {
+    fn new(store: Arc<Store>, user: User, thread: ThreadId, run: RunHandle) -> Self {
         Saver {
             store,
             user,
             thread,
-            pending: HashMap::new(),
-            current_message: None,
+            run,
             dirty: HashSet::new(),
             last_flush: Instant::now(),
         }
@@ -1251,70 +1374,57 @@ impl Saver {
         }
     }
 
-    /// Follows `item`, streamed earlier, whose updates this stream sends.
-    fn track(&mut self, item: ThreadItem) {
-        self.pending.insert(item.id.clone(), item);
-    }
-
-    async fn apply(&mut self, event: &StreamEvent) {
+    /// Saves `event` (`json`, serialized) as far as needed, then folds it into the run's
+    /// items and sends it to the thread's channels.
+    async fn apply(&mut self, event: &StreamEvent, json: &str) {
+        let mut folded = None;
         match event {
             StreamEvent::ThreadCreated(e) | StreamEvent::ThreadUpdated(e) => {
                 let thread = e.thread.clone();
                 self.save(move |db| db.save_thread(&thread)).await;
             }
-            StreamEvent::ItemAdded(e) => {
-                let item = e.item.clone();
-                self.save(move |db| db.save_item(&item)).await;
-                if matches!(e.item.kind, ItemKind::AssistantMessage(_)) {
-                    self.current_message = Some(e.item.id.clone());
-                }
-                self.dirty.remove(&e.item.id);
-                self.pending.insert(e.item.id.clone(), e.item.clone());
-            }
-            StreamEvent::ItemDone(e) | StreamEvent::ItemReplaced(e) => {
+            StreamEvent::ItemAdded(e) | StreamEvent::ItemDone(e) | StreamEvent::ItemReplaced(e) => {
                 let item = e.item.clone();
                 self.save(move |db| db.save_item(&item)).await;
                 self.dirty.remove(&e.item.id);
-                self.pending.remove(&e.item.id);
             }
             StreamEvent::ItemRemoved(e) => {
                 let (thread, id) = (self.thread.clone(), e.item_id.clone());
                 self.save(move |db| db.delete_item(&thread, &id)).await;
                 self.dirty.remove(&e.item_id);
-                self.pending.remove(&e.item_id);
             }
             StreamEvent::ItemUpdated(e) => {
-                let (id, foreign) = if self.pending.contains_key(&e.item_id) {
-                    (e.item_id.clone(), false)
-                } else if let Some(current) = self.current_message.clone() {
-                    (current, true)
-                } else {
-                    return;
-                };
-                let Some(item) = self.pending.get_mut(&id) else {
-                    return;
-                };
-                apply_update(item, &e.update, foreign);
-                self.dirty.insert(id);
-                // A permission request is saved before the client sees it (its answer is
-                // checked against the store), and so is its outcome.
+                // A permission request is saved before any client sees it (its answer is
+                // checked against the store), and so is its outcome; other changes at
+                // most every FLUSH_EVERY.
                 let permission = matches!(
                     e.update,
                     ItemUpdate::AcpPermissionRequested(_) | ItemUpdate::AcpPermissionResolved(_)
                 );
                 if permission || self.last_flush.elapsed() >= FLUSH_EVERY {
-                    self.flush().await;
+                    folded = self.run.folded(e);
+                    if let Some(item) = &folded {
+                        self.dirty.remove(&item.id);
+                        self.flush_with(vec![item.clone()]).await;
+                    }
                 }
             }
             _ => {}
         }
+        let saved = folded.is_some();
+        let changed = self.run.publish(event, json, folded);
+        if let (Some(id), false) = (changed, saved) {
+            self.dirty.insert(id);
+        }
     }
 
     async fn flush(&mut self) {
-        let items: Vec<ThreadItem> = std::mem::take(&mut self.dirty)
-            .into_iter()
-            .filter_map(|id| self.pending.get(&id).cloned())
-            .collect();
+        self.flush_with(Vec::new()).await;
+    }
+
+    /// Saves `items` and every item changed since it was last saved.
+    async fn flush_with(&mut self, mut items: Vec<ThreadItem>) {
+        items.extend(self.run.pending(std::mem::take(&mut self.dirty)));
         if !items.is_empty() {
             self.save(move |db| items.iter().try_for_each(|item| db.save_item(item)))
                 .await;
@@ -1322,19 +1432,11 @@ impl Saver {
         self.last_flush = Instant::now();
     }
 
-    /// The client left: keep the partial items, except assistant messages with no text
-    /// yet (the SDK drops those too).
+    /// The run was stopped: keep the partial items, except assistant messages with no
+    /// text yet (the SDK drops those too).
     async fn cancelled(&mut self) {
         self.flush().await;
-        let empty: Vec<ItemId> = self
-            .pending
-            .values()
-            .filter(|item| {
-                matches!(&item.kind, ItemKind::AssistantMessage(m)
-                    if m.content.iter().all(|c| c.text.trim().is_empty()))
-            })
-            .map(|item| item.id.clone())
-            .collect();
+        let empty = self.run.empty_messages();
         if !empty.is_empty() {
             let thread = self.thread.clone();
             self.save(move |db| {
@@ -1347,96 +1449,66 @@ impl Saver {
     }
 }
 
-/// Applies one `thread.item.updated` to an item. `foreign`: the update named another id
-/// (the fork), so a text delta appends to the message's last part whatever its index.
-fn apply_update(item: &mut ThreadItem, update: &ItemUpdate, foreign: bool) {
-    fn part(content: &mut Vec<AssistantContent>, index: usize) -> &mut AssistantContent {
-        while content.len() <= index {
-            content.push(AssistantContent::text(""));
-        }
-        &mut content[index]
-    }
-    match (&mut item.kind, update) {
-        (ItemKind::AssistantMessage(m), ItemUpdate::ContentPartAdded(p)) => {
-            *part(&mut m.content, p.content_index) = p.content.clone();
-        }
-        (ItemKind::AssistantMessage(m), ItemUpdate::TextDelta(d)) => {
-            let index = if foreign {
-                m.content.len().saturating_sub(1)
-            } else {
-                d.content_index
-            };
-            part(&mut m.content, index).text.push_str(&d.delta);
-        }
-        (ItemKind::AssistantMessage(m), ItemUpdate::AnnotationAdded(a)) => {
-            let annotations = &mut part(&mut m.content, a.content_index).annotations;
-            match a.annotation_index {
-                Some(i) if i <= annotations.len() => annotations.insert(i, a.annotation.clone()),
-                _ => annotations.push(a.annotation.clone()),
-            }
-        }
-        (ItemKind::AssistantMessage(m), ItemUpdate::ContentPartDone(p)) => {
-            let target = part(&mut m.content, p.content_index);
-            let kept = std::mem::take(&mut target.annotations);
-            *target = p.content.clone();
-            // Some servers send `annotations: []` here after adding some: keep them.
-            if target.annotations.is_empty() {
-                target.annotations = kept;
-            }
-        }
-        (ItemKind::Widget(w), ItemUpdate::WidgetTextDelta(d)) => {
-            w.widget.append_value(&d.component_id, &d.delta);
-        }
-        (ItemKind::Widget(w), ItemUpdate::WidgetComponentUpdated(c)) => {
-            w.widget.replace(&c.component_id, c.component.clone());
-        }
-        (ItemKind::Widget(w), ItemUpdate::WidgetRootUpdated(r)) => w.widget = r.widget.clone(),
-        (
-            ItemKind::Workflow(w),
-            ItemUpdate::WorkflowTaskAdded(t) | ItemUpdate::WorkflowTaskUpdated(t),
-        ) => {
-            let tasks = &mut w.workflow.tasks;
-            if t.task_index < tasks.len() {
-                tasks[t.task_index] = t.task.clone();
-            } else {
-                tasks.push(t.task.clone());
-            }
-        }
-        (ItemKind::GeneratedImage(g), ItemUpdate::GeneratedImageUpdated(u)) => {
-            g.image = Some(u.image.clone());
-        }
-        // The ACP extension, as the client's reducer applies it.
-        (ItemKind::AcpToolCall(c), ItemUpdate::AcpToolCallUpdated(u)) => {
-            c.tool_call.apply(u.update.clone());
-        }
-        (ItemKind::AcpToolCall(c), ItemUpdate::AcpPermissionRequested(r)) => {
-            c.tool_call.apply(r.request.tool_call.clone());
-            c.permission = Some(AcpPermission {
-                options: r.request.options.clone(),
-                outcome: None,
-            });
-        }
-        (ItemKind::AcpToolCall(c), ItemUpdate::AcpPermissionResolved(r)) => {
-            c.permission
-                .get_or_insert_with(AcpPermission::default)
-                .outcome = Some(r.outcome.clone());
-        }
-        (ItemKind::AcpPlan(p), ItemUpdate::AcpPlanUpdated(plan)) => {
-            p.entries = plan.entries.clone();
-        }
-        (ItemKind::AcpThought(t), ItemUpdate::AcpThoughtChunk(chunk)) => {
-            if let Some(text) = chunk.content.text() {
-                t.text.push_str(text);
-            }
-        }
-        _ => {}
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use chat_shell_core::protocol::chatkit::{AssistantMessage, ContentPartEvent, TextDelta};
+
+    /// A run's waits keep its origin alive, go on when its client leaves, and end at once
+    /// on a cancel.
+    #[tokio::test(start_paused = true)]
+    async fn a_run_outlives_its_client_until_it_is_cancelled() {
+        let store = Arc::new(Store::open_in_memory().unwrap());
+        let hub = runs::Runs::default();
+        let (user, thread) = (User("u".into()), ThreadId::from("thr_1"));
+        let handle = hub.start(&user, &thread);
+        let run = handle.run.clone();
+        let (tx, mut rx) = mpsc::channel::<Frame>(16);
+        let (_stop_tx, shutdown) = watch::channel(false);
+        let mut w = Writer {
+            kind: "threads.create",
+            thread: thread.clone(),
+            cancel: run.cancel_requested(),
+            saver: Saver::new(store, user, thread, handle),
+            origin: Some(tx),
+            last_write: TokioInstant::now(),
+            sent: 0,
+            left: false,
+            shutdown,
+        };
+        let later = |s| TokioInstant::now() + Duration::from_secs(s);
+        let waited = w.wait(later(25), true, std::future::pending::<()>()).await;
+        assert!(matches!(waited, Ok(None)));
+        let mut keepalives = 0;
+        while let Ok(Ok(frame)) = rx.try_recv() {
+            assert_eq!(frame, Bytes::from_static(b": keepalive\n\n"));
+            keepalives += 1;
+        }
+        assert_eq!(keepalives, 2);
+        // A stall says nothing.
+        assert!(matches!(
+            w.wait(later(30), false, std::future::pending::<()>()).await,
+            Ok(None)
+        ));
+        assert!(rx.try_recv().is_err());
+
+        drop(rx);
+        let started = TokioInstant::now();
+        let waited = w.wait(later(30), true, std::future::pending::<()>()).await;
+        assert!(matches!(waited, Ok(None)), "the wait goes on");
+        assert!(started.elapsed() >= Duration::from_secs(30));
+        assert!(w.left && w.origin.is_none() && run.is_live());
+
+        let cancel = run.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            cancel.request_cancel();
+        });
+        let started = TokioInstant::now();
+        let waited = w.wait(later(120), true, std::future::pending::<()>()).await;
+        assert!(matches!(waited, Err(Stop::Cancelled)));
+        assert!(started.elapsed() < Duration::from_secs(2));
+        assert!(!run.is_live());
+    }
 
     /// Runs `pause` on paused time and returns its outcome with the frames it sent.
     async fn paused(delay: Duration, keepalive: bool) -> (&'static str, Vec<Bytes>) {
@@ -1510,43 +1582,5 @@ mod tests {
         )
         .await;
         assert!(matches!(outcome, Waited::Shutdown));
-    }
-
-    #[test]
-    fn foreign_deltas_append_to_the_last_part() {
-        let mut item = ThreadItem {
-            id: ItemId::from("msg_1"),
-            thread_id: None,
-            created_at: String::new(),
-            kind: ItemKind::AssistantMessage(AssistantMessage {
-                content: vec![AssistantContent::text("I've ")],
-            }),
-        };
-        let d = |n, s: &str| {
-            ItemUpdate::TextDelta(TextDelta {
-                content_index: n,
-                delta: s.into(),
-            })
-        };
-        apply_update(&mut item, &d(1, "extracted "), true);
-        apply_update(&mut item, &d(2, "it"), true);
-        apply_update(&mut item, &d(1, "!"), false);
-        let ItemKind::AssistantMessage(m) = &item.kind else {
-            unreachable!()
-        };
-        assert_eq!(m.content[0].text, "I've extracted it");
-        assert_eq!(m.content[1].text, "!");
-        apply_update(
-            &mut item,
-            &ItemUpdate::ContentPartDone(ContentPartEvent {
-                content_index: 0,
-                content: AssistantContent::text("done"),
-            }),
-            false,
-        );
-        let ItemKind::AssistantMessage(m) = &item.kind else {
-            unreachable!()
-        };
-        assert_eq!(m.content[0].text, "done");
     }
 }

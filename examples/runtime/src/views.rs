@@ -11,7 +11,9 @@
 //! stream that replays the thread's views (all active ones for `after: null`, every change
 //! after `N` otherwise), says `thread.channel.ready` with the latest seq, then forwards
 //! each change as it comes, with a `: keepalive` comment when idle, until the client
-//! leaves.
+//! leaves. The thread's runs come on the same stream (`runs`): the snapshot of the one under
+//! way right after `thread.channel.ready`, then their events as `thread.run.event` and
+//! their end as `thread.run.ended`.
 
 use crate::auth::User;
 use crate::server::{
@@ -24,7 +26,7 @@ use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use chat_shell_core::protocol::chatkit::ThreadId;
+use chat_shell_core::protocol::chatkit::{StreamEvent, ThreadId};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -37,6 +39,9 @@ use tokio::time::Instant as TokioInstant;
 pub const MAX_CALLBACK_BODY: usize = 8 * 1024 * 1024;
 /// The longest `view_type`.
 pub const MAX_VIEW_TYPE_CHARS: usize = 64;
+/// Says a run is under way on the thread: its snapshot (to a channel opening meanwhile)
+/// or its events follow, then `thread.run.ended`.
+pub const RUN_STARTED: &str = "data: {\"type\":\"thread.run.started\"}\n\n";
 /// How many changes a channel may fall behind before it re-reads the store.
 const CHANNEL_CAPACITY: usize = 64;
 /// The default pause before an idle channel gets a `: keepalive` comment.
@@ -285,20 +290,45 @@ pub async fn subscribe(state: &Arc<AppState>, user: User, request: &Value) -> Re
         .into_iter()
         .filter(|r| after.is_some() || !r.cleared())
         .collect();
+    // After the views' check above: only the user's own threads are listened to.
+    let (snapshot, runs) = state.runs.listen(&user, &thread);
     let (tx, frames) = mpsc::channel::<Frame>(16);
-    tokio::spawn(write_channel(
-        state.clone(),
-        user,
-        thread,
+    let opened = Opened {
         replay,
         latest,
-        rx,
-        tx,
-    ));
+        views: rx,
+        snapshot,
+        runs,
+    };
+    tokio::spawn(write_channel(state.clone(), user, thread, opened, tx));
     sse(Body::from_stream(futures_util::stream::unfold(
         frames,
         |mut rx| async move { rx.recv().await.map(|frame| (frame, rx)) },
     )))
+}
+
+/// What a channel starts from: the views to replay and their feed, the run's snapshot and
+/// its feed.
+struct Opened {
+    replay: Vec<ViewRecord>,
+    latest: u64,
+    views: broadcast::Receiver<Arc<ViewRecord>>,
+    /// `Some` while a run is under way (announced with `thread.run.started`).
+    snapshot: Option<Vec<StreamEvent>>,
+    runs: mpsc::UnboundedReceiver<Bytes>,
+}
+
+/// The SSE frame of one event of the thread's run.
+fn run_frame(event: &StreamEvent) -> Option<String> {
+    match serde_json::to_string(event) {
+        Ok(json) => Some(format!(
+            "data: {{\"type\":\"thread.run.event\",\"event\":{json}}}\n\n"
+        )),
+        Err(e) => {
+            eprintln!("chat-shell-runtime: cannot serialize an event: {e}");
+            None
+        }
+    }
 }
 
 /// Writes one channel until its client leaves or the server stops.
@@ -306,11 +336,16 @@ async fn write_channel(
     state: Arc<AppState>,
     user: User,
     thread: ThreadId,
-    replay: Vec<ViewRecord>,
-    latest: u64,
-    mut rx: broadcast::Receiver<Arc<ViewRecord>>,
+    opened: Opened,
     tx: mpsc::Sender<Frame>,
 ) {
+    let Opened {
+        replay,
+        latest,
+        views: mut rx,
+        snapshot,
+        mut runs,
+    } = opened;
     let send = |frame: String| {
         let tx = tx.clone();
         async move { tx.send(Ok(Bytes::from(frame))).await.is_ok() }
@@ -325,6 +360,12 @@ async fn write_channel(
             "data: {{\"type\":\"thread.channel.ready\",\"seq\":{last}}}\n\n"
         ))
         .await;
+    if let Some(snapshot) = snapshot {
+        open = open && send(RUN_STARTED.to_owned()).await;
+        for frame in snapshot.iter().filter_map(run_frame) {
+            open = open && send(frame).await;
+        }
+    }
     let keepalive = state.channel_keepalive;
     let mut shutdown = state.shutdown.clone();
     let mut last_write = TokioInstant::now();
@@ -361,6 +402,10 @@ async fn write_channel(
                 }
                 Err(broadcast::error::RecvError::Closed) => open = false,
             },
+            Some(frame) = runs.recv() => {
+                open = tx.send(Ok(frame)).await.is_ok();
+                last_write = TokioInstant::now();
+            }
             _ = tokio::time::sleep_until(last_write + keepalive) => {
                 open = tx.send(Ok(Bytes::from_static(b": keepalive\n\n"))).await.is_ok();
                 last_write = TokioInstant::now();
@@ -375,6 +420,8 @@ async fn write_channel(
     }
     drop(rx);
     state.views.release(thread.as_str());
+    drop(runs);
+    state.runs.unlisten(&user, &thread);
     println!("channel closed: thread={thread} at seq {last}");
 }
 

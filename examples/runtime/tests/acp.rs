@@ -5,14 +5,13 @@
 //! (`cargo test --workspace` builds it; alone: `cargo build -p chat-shell-acp-agent`), or
 //! `CHAT_SHELL_ACP_AGENT_BIN`.
 
+mod common;
+
+use common::{Process, Stream};
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
 
 fn agent_bin() -> PathBuf {
     if let Some(bin) = std::env::var_os("CHAT_SHELL_ACP_AGENT_BIN") {
@@ -44,16 +43,14 @@ fn temp_dir(name: &str) -> PathBuf {
 }
 
 struct Runtime {
-    child: Child,
-    port: u16,
-    lines: Arc<Mutex<Vec<String>>>,
+    process: Process,
     cookie: Mutex<Option<String>>,
 }
 
-impl Drop for Runtime {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+impl std::ops::Deref for Runtime {
+    type Target = Process;
+    fn deref(&self) -> &Process {
+        &self.process
     }
 }
 
@@ -68,77 +65,18 @@ impl Runtime {
     }
 
     fn start_env(args: &[&str], env: &[(&str, &str)]) -> Runtime {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_chat-shell-runtime"))
-            .args(["--port", "0", "--pace-ms", "0", "--dist", "/nonexistent"])
-            .args(args)
-            .env_remove("CHAT_SHELL_ACP_RECORD")
-            .envs(env.iter().copied())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("start chat-shell-runtime");
-        let lines = Arc::new(Mutex::new(Vec::new()));
-        let stdout = child.stdout.take().unwrap();
-        let sink = lines.clone();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                sink.lock().unwrap().push(line);
-            }
-        });
-        let mut runtime = Runtime {
-            child,
-            port: 0,
-            lines,
+        let mut all = vec!["--dist", "/nonexistent"];
+        all.extend_from_slice(args);
+        Runtime {
+            process: Process::start(&all, env, true),
             cookie: Mutex::new(None),
-        };
-        let deadline = Instant::now() + Duration::from_secs(10);
-        let line = loop {
-            let found = runtime
-                .lines
-                .lock()
-                .unwrap()
-                .iter()
-                .find(|l| l.contains("listening on http://127.0.0.1:"))
-                .cloned();
-            if let Some(line) = found {
-                break line;
-            }
-            assert!(Instant::now() < deadline, "the runtime did not start");
-            std::thread::sleep(Duration::from_millis(10));
-        };
-        runtime.port = line.rsplit(':').next().unwrap().parse().unwrap();
-        runtime
-    }
-
-    fn output(&self) -> String {
-        self.lines.lock().unwrap().join("\n")
+        }
     }
 
     /// Opens `POST /chatkit` with `request`; the identity cookie goes along and is kept.
     async fn open(&self, request: Value) -> Stream {
-        let body = request.to_string();
-        let mut tcp = TcpStream::connect(("127.0.0.1", self.port)).await.unwrap();
         let cookie = self.cookie.lock().unwrap().clone();
-        let mut head = format!(
-            "POST /chatkit HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
-            self.port,
-            body.len()
-        );
-        if let Some(c) = cookie {
-            head.push_str(&format!("Cookie: {c}\r\n"));
-        }
-        head.push_str("\r\n");
-        tcp.write_all(head.as_bytes()).await.unwrap();
-        tcp.write_all(body.as_bytes()).await.unwrap();
-        let mut stream = Stream {
-            tcp,
-            raw: Vec::new(),
-            body: Vec::new(),
-            headers: String::new(),
-            ended: false,
-            keepalives: 0,
-        };
-        stream.read_headers().await;
+        let stream = self.process.open(cookie.as_deref(), &request).await;
         if let Some(set) = stream.header("set-cookie") {
             let pair = set.split(';').next().unwrap().trim().to_owned();
             *self.cookie.lock().unwrap() = Some(pair);
@@ -147,10 +85,7 @@ impl Runtime {
     }
 
     async fn json(&self, request: Value) -> Value {
-        let mut s = self.open(request).await;
-        s.read_to_end().await;
-        serde_json::from_slice(&s.body)
-            .unwrap_or_else(|_| panic!("not JSON: {}", String::from_utf8_lossy(&s.body)))
+        self.open(request).await.json().await
     }
 
     /// A message in a new thread (`None`) or `thread`; returns the open stream.
@@ -192,154 +127,6 @@ impl Runtime {
             .await;
         s.rest().await
     }
-}
-
-/// One HTTP response, its chunked body decoded as it arrives.
-struct Stream {
-    tcp: TcpStream,
-    raw: Vec<u8>,
-    body: Vec<u8>,
-    headers: String,
-    ended: bool,
-    keepalives: usize,
-}
-
-impl Stream {
-    async fn fill(&mut self) -> bool {
-        let mut buf = [0u8; 16384];
-        match self.tcp.read(&mut buf).await {
-            Ok(0) | Err(_) => false,
-            Ok(n) => {
-                self.raw.extend_from_slice(&buf[..n]);
-                true
-            }
-        }
-    }
-
-    async fn read_headers(&mut self) {
-        loop {
-            if let Some(end) = find(&self.raw, b"\r\n\r\n") {
-                self.headers = String::from_utf8_lossy(&self.raw[..end]).into_owned();
-                self.raw.drain(..end + 4);
-                return;
-            }
-            assert!(self.fill().await, "no response headers");
-        }
-    }
-
-    fn header(&self, name: &str) -> Option<String> {
-        self.headers.lines().find_map(|l| {
-            let (k, v) = l.split_once(':')?;
-            k.trim()
-                .eq_ignore_ascii_case(name)
-                .then(|| v.trim().to_owned())
-        })
-    }
-
-    fn chunked(&self) -> bool {
-        self.header("transfer-encoding")
-            .is_some_and(|v| v.contains("chunked"))
-    }
-
-    /// Moves whole chunks from `raw` to `body`.
-    fn decode(&mut self) {
-        if !self.chunked() {
-            self.body.append(&mut self.raw);
-            return;
-        }
-        loop {
-            let Some(line_end) = find(&self.raw, b"\r\n") else {
-                return;
-            };
-            let size_text = String::from_utf8_lossy(&self.raw[..line_end]).into_owned();
-            let size = usize::from_str_radix(size_text.split(';').next().unwrap().trim(), 16)
-                .expect("a chunk size");
-            if size == 0 {
-                self.ended = true;
-                self.raw.clear();
-                return;
-            }
-            if self.raw.len() < line_end + 2 + size + 2 {
-                return;
-            }
-            let chunk = self.raw[line_end + 2..line_end + 2 + size].to_vec();
-            self.body.extend_from_slice(&chunk);
-            self.raw.drain(..line_end + 2 + size + 2);
-        }
-    }
-
-    /// The next SSE event, if one comes within `within`.
-    async fn next_event(&mut self, within: Duration) -> Option<Value> {
-        let deadline = tokio::time::Instant::now() + within;
-        loop {
-            self.decode();
-            if let Some(end) = find(&self.body, b"\n\n") {
-                let frame = String::from_utf8_lossy(&self.body[..end]).into_owned();
-                self.body.drain(..end + 2);
-                if frame.starts_with(':') {
-                    self.keepalives += 1;
-                    continue;
-                }
-                let data: String = frame
-                    .lines()
-                    .filter_map(|l| l.strip_prefix("data: "))
-                    .collect();
-                return Some(serde_json::from_str(&data).expect("an event"));
-            }
-            if self.ended {
-                return None;
-            }
-            match tokio::time::timeout_at(deadline, self.fill()).await {
-                Ok(true) => {}
-                Ok(false) => {
-                    self.decode();
-                    self.ended = true;
-                    find(&self.body, b"\n\n")?;
-                }
-                Err(_) => return None,
-            }
-        }
-    }
-
-    /// Events until one matches `pred` (included).
-    async fn until(&mut self, what: &str, pred: impl Fn(&Value) -> bool) -> Vec<Value> {
-        let mut seen = Vec::new();
-        loop {
-            match self.next_event(Duration::from_secs(20)).await {
-                Some(event) => {
-                    let hit = pred(&event);
-                    seen.push(event);
-                    if hit {
-                        return seen;
-                    }
-                }
-                None => panic!("no {what} in {seen:#?}"),
-            }
-        }
-    }
-
-    /// Every event up to the end of the response.
-    async fn rest(&mut self) -> Vec<Value> {
-        let mut seen = Vec::new();
-        while let Some(event) = self.next_event(Duration::from_secs(30)).await {
-            seen.push(event);
-        }
-        assert!(self.ended, "the stream did not end: {seen:#?}");
-        seen
-    }
-
-    async fn read_to_end(&mut self) {
-        while !self.ended {
-            if !self.fill().await {
-                self.ended = true;
-            }
-            self.decode();
-        }
-    }
-}
-
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
 }
 
 fn thread_id(events: &[Value]) -> String {
@@ -547,7 +334,8 @@ async fn a_permission_answered_after_a_long_wait_and_always_is_remembered() {
 #[tokio::test]
 async fn a_cancel_during_a_permission_request_answers_it_cancelled() {
     let rt = Runtime::start(&["--memory", "--acp", &agent("")]);
-    // The client leaves (Stop) while the agent asks.
+    // The client leaves (a reload, or Stop from a client that only aborts its request)
+    // while the agent asks: the turn waits on.
     let mut s = rt.say(None, "permission").await;
     let seen = s.until("a permission request", permission_requested).await;
     let thread = thread_id(&seen);
@@ -557,7 +345,7 @@ async fn a_cancel_during_a_permission_request_answers_it_cancelled() {
         .unwrap()
         .to_owned();
     drop(s);
-    // The cancelled answer the client sends on Stop arrives after: nothing waits for it.
+    // The cancelled answer the client sends on Stop arrives after: the turn takes it.
     let late = rt
         .answer(&thread, &item, &tool_call, json!({"outcome": "cancelled"}))
         .await;
@@ -677,8 +465,39 @@ async fn stop_cancels_a_long_run_and_keeps_what_was_said() {
         })
         .await;
     let thread = thread_id(&seen);
+    // Leaving (a reload) does not stop it: the turn goes on, saved as it goes, and a
+    // channel picks it up.
     drop(s);
+    rt.wait_for_line(&format!(
+        "ACP: the client left thread {thread} (the turn goes on)"
+    ))
+    .unwrap_or_else(|| panic!("no leave line in:\n{}", rt.output()));
+    let mut channel = rt
+        .open(json!({"type": "threads.subscribe", "params": {"thread_id": thread, "after": null}}))
+        .await;
+    let opened = channel
+        .until("the snapshot's message", |e| {
+            e["type"] == "thread.run.event" && e["event"]["item"]["type"] == "assistant_message"
+        })
+        .await;
+    assert!(opened.iter().any(|e| e["type"] == "thread.channel.ready"));
+    channel
+        .until("step 5", |e| {
+            e["event"]["update"]["delta"]
+                .as_str()
+                .is_some_and(|d| d.starts_with("5…"))
+        })
+        .await;
+    // Stop: `threads.cancel_run`.
     let started = Instant::now();
+    let stopped = rt
+        .json(json!({"type": "threads.cancel_run", "params": {"thread_id": thread}}))
+        .await;
+    assert_eq!(stopped, json!({"cancelled": true}));
+    let ended = channel
+        .until("the end", |e| e["type"] == "thread.run.ended")
+        .await;
+    assert_eq!(ended.last().unwrap()["outcome"], "cancelled");
     let events = rt.say(Some(&thread), "hello").await.rest().await;
     assert!(
         started.elapsed() < Duration::from_secs(8),
@@ -687,7 +506,7 @@ async fn stop_cancels_a_long_run_and_keeps_what_was_said() {
     );
     assert!(!events.iter().any(|e| e["type"] == "error"), "{events:#?}");
     let items = rt.items(&thread).await;
-    assert!(said(&items).contains("step 2"), "{}", said(&items));
+    assert!(said(&items).contains("step 5"), "{}", said(&items));
     // The call in flight when Stop came was ended by the agent, and saved so.
     assert!(tool_calls(&items)
         .iter()
@@ -754,6 +573,10 @@ async fn the_workspace_confines_files_and_terminals() {
     // Stop once the command has printed and is sleeping (its output is not streamed, so
     // the process itself is what says so).
     wait_for_sleep_in(&ws).await;
+    let stopped = rt
+        .json(json!({"type": "threads.cancel_run", "params": {"thread_id": thread}}))
+        .await;
+    assert_eq!(stopped, json!({"cancelled": true}));
     drop(s);
     let started = Instant::now();
     let events = rt.say(Some(&thread), "hello").await.rest().await;

@@ -7,11 +7,12 @@
 use chat_shell_core::protocol::chatkit::{
     decode_event, ItemKind, ItemUpdate, StreamEvent, ThreadItem,
 };
+mod common;
+
+use common::{find, Process};
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -19,12 +20,17 @@ use tokio::net::TcpStream;
 // --- the runtime process ------------------------------------------------------------------
 
 struct Runtime {
-    child: Child,
-    port: u16,
-    lines: Arc<Mutex<Vec<String>>>,
+    process: Process,
     dist: PathBuf,
     /// The identity cookie (`name=value`) `send` got and sends back.
     cookie: Mutex<Option<String>>,
+}
+
+impl std::ops::Deref for Runtime {
+    type Target = Process;
+    fn deref(&self) -> &Process {
+        &self.process
+    }
 }
 
 impl Runtime {
@@ -46,67 +52,23 @@ impl Runtime {
             "<!doctype html><title>chat-shell test</title>",
         )
         .unwrap();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_chat-shell-runtime"))
-            .args(["--port", "0", "--pace-ms", "0", "--dist"])
-            .arg(&dist)
-            .args(extra)
-            .env_remove("CHAT_SHELL_RUNTIME_TOKENS")
-            .envs(tokens.map(|t| ("CHAT_SHELL_RUNTIME_TOKENS", t)))
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("start chat-shell-runtime");
-        let lines = Arc::new(Mutex::new(Vec::new()));
-        let stdout = child.stdout.take().unwrap();
-        let sink = lines.clone();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                sink.lock().unwrap().push(line);
-            }
-        });
-        let mut runtime = Runtime {
-            child,
-            port: 0,
-            lines,
+        let mut args = vec!["--dist", dist.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let env: Vec<(&str, &str)> = tokens
+            .map(|t| ("CHAT_SHELL_RUNTIME_TOKENS", t))
+            .into_iter()
+            .collect();
+        let process = Process::start(&args, &env, true);
+        let lines = process.lines();
+        assert!(
+            lines[0].starts_with("chat-shell-runtime listening on http://127.0.0.1:"),
+            "the listening line comes first: {lines:?}"
+        );
+        Runtime {
+            process,
             dist,
             cookie: Mutex::new(None),
-        };
-        let line = runtime
-            .wait_for_line("chat-shell-runtime listening on http://127.0.0.1:")
-            .expect("the listening line");
-        runtime.port = line
-            .rsplit(':')
-            .next()
-            .unwrap()
-            .parse()
-            .expect("a port in the listening line");
-        assert_eq!(
-            runtime.lines.lock().unwrap()[0],
-            line,
-            "the listening line comes first"
-        );
-        runtime
-    }
-
-    fn wait_for_line(&self, needle: &str) -> Option<String> {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while Instant::now() < deadline {
-            if let Some(line) = self
-                .lines
-                .lock()
-                .unwrap()
-                .iter()
-                .find(|l| l.contains(needle))
-            {
-                return Some(line.clone());
-            }
-            std::thread::sleep(Duration::from_millis(10));
         }
-        None
-    }
-
-    fn output(&self) -> String {
-        self.lines.lock().unwrap().join("\n")
     }
 
     async fn chatkit(&self, request: Value) -> Reply {
@@ -219,8 +181,6 @@ impl Runtime {
 
 impl Drop for Runtime {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
         let _ = std::fs::remove_dir_all(&self.dist);
     }
 }
@@ -323,10 +283,6 @@ fn dechunk(mut raw: &[u8]) -> (Vec<u8>, bool) {
         out.extend_from_slice(&raw[..size]);
         raw = &raw[size + 2..];
     }
-}
-
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
 }
 
 /// Decodes an SSE body framed exactly like the SDK (`data: <json>\n\n`, comments allowed)
@@ -1011,6 +967,16 @@ async fn a_client_that_leaves_is_logged_and_its_partial_answer_kept() {
         items[1]["content"][0]["text"],
         "This answer stalls here: no more bytes for two minutes "
     );
+    // Saved when the client left; the run itself goes on (stalled) until it is stopped.
+    assert!(line.ends_with("(the run goes on)"), "{line}");
+    let stopped = rt
+        .json(json!({"type": "threads.cancel_run", "params": {"thread_id": thread}}))
+        .await;
+    assert_eq!(stopped, json!({"cancelled": true}));
+    let after = rt
+        .json(json!({"type": "threads.get_by_id", "params": {"thread_id": thread}}))
+        .await;
+    assert_eq!(after["items"], full["items"], "kept as it was");
 }
 
 #[tokio::test]
@@ -2205,8 +2171,10 @@ async fn a_permission_answer_continues_the_waiting_stream_and_is_decided_once() 
     );
 }
 
-/// A client that left (a reload, Stop) answers later: the answer's own stream carries
-/// what the decision leads to. A reject and a cancel, each saved and shown on reload.
+/// A run stopped while it asks (Stop: `threads.cancel_run`) is answered later: the
+/// answer's own stream carries what the decision leads to. A reject and a cancel, each
+/// saved and shown on reload. (A client that only left does not stop the run: see
+/// tests/runs.rs.)
 #[tokio::test]
 async fn a_permission_answered_after_the_stream_ended_continues_in_its_answer() {
     let rt = Runtime::start();
@@ -2220,15 +2188,27 @@ async fn a_permission_answered_after_the_stream_ended_continues_in_its_answer() 
         ),
         (json!({"outcome": "cancelled"}), "failed", None, "cancelled"),
     ] {
-        let (stream, _) = rt
+        let (stream, read) = rt
             .open_until(create("permission"), "acp_tool_call.permission_requested")
             .await;
         let (thread, item, call) = rt.asking_call().await;
-        drop(stream);
-        rt.wait_for_line(&format!(
-            "stream closed by client: threads.create thread={thread}"
-        ))
-        .unwrap_or_else(|| panic!("the runtime saw the client leave:\n{}", rt.output()));
+        let stopped = rt
+            .json(json!({"type": "threads.cancel_run", "params": {"thread_id": thread}}))
+            .await;
+        assert_eq!(stopped, json!({"cancelled": true}));
+        // The stopped stream ends: its last chunk comes (the connection is kept alive).
+        let (mut stream, mut rest) = (stream, read.into_bytes());
+        while find(&rest, b"\r\n0\r\n\r\n").is_none() {
+            let mut buf = [0u8; 4096];
+            let n = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buf))
+                .await
+                .expect("the stopped stream ends")
+                .unwrap();
+            assert!(n > 0, "cut: {}", String::from_utf8_lossy(&rest));
+            rest.extend_from_slice(&buf[..n]);
+        }
+        rt.wait_for_line(&format!("run cancelled: threads.create thread={thread}"))
+            .unwrap_or_else(|| panic!("the runtime logged the cancel:\n{}", rt.output()));
         let events = rt
             .stream(permission_answer(&thread, &item, &call, outcome.clone()))
             .await;

@@ -1,20 +1,25 @@
 //! Views pushed by tools (`POST /callback`) and the live channel of a thread
 //! (`threads.subscribe`), against the real binary over hand-written HTTP/1.1.
 
+mod common;
+
+use common::{find, Process};
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 const TOKEN: &str = "0123456789abcdef-tool-token";
 
 struct Runtime {
-    child: Child,
-    port: u16,
-    lines: Arc<Mutex<Vec<String>>>,
+    process: Process,
+}
+
+impl std::ops::Deref for Runtime {
+    type Target = Process;
+    fn deref(&self) -> &Process {
+        &self.process
+    }
 }
 
 impl Runtime {
@@ -24,59 +29,15 @@ impl Runtime {
     }
 
     fn start_with(extra: &[&str], env_token: Option<&str>) -> Runtime {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_chat-shell-runtime"))
-            .args([
-                "--port",
-                "0",
-                "--pace-ms",
-                "0",
-                "--memory",
-                "--dist",
-                "/nonexistent",
-            ])
-            .args(extra)
-            .env_remove("CHAT_SHELL_RUNTIME_TOKENS")
-            .env_remove("CHAT_SHELL_CALLBACK_TOKEN")
-            .envs(env_token.map(|t| ("CHAT_SHELL_CALLBACK_TOKEN", t)))
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start chat-shell-runtime");
-        let lines = Arc::new(Mutex::new(Vec::new()));
-        let stdout = child.stdout.take().unwrap();
-        let sink = lines.clone();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                sink.lock().unwrap().push(line);
-            }
-        });
-        let mut rt = Runtime {
-            child,
-            port: 0,
-            lines,
-        };
-        let line = rt
-            .wait_for_line("chat-shell-runtime listening on http://127.0.0.1:")
-            .expect("the listening line");
-        rt.port = line.rsplit(':').next().unwrap().parse().unwrap();
-        rt
-    }
-
-    fn wait_for_line(&self, needle: &str) -> Option<String> {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while Instant::now() < deadline {
-            if let Some(l) = self
-                .lines
-                .lock()
-                .unwrap()
-                .iter()
-                .find(|l| l.contains(needle))
-            {
-                return Some(l.clone());
-            }
-            std::thread::sleep(Duration::from_millis(10));
+        let mut args = vec!["--memory", "--dist", "/nonexistent"];
+        args.extend_from_slice(extra);
+        let env: Vec<(&str, &str)> = env_token
+            .map(|t| ("CHAT_SHELL_CALLBACK_TOKEN", t))
+            .into_iter()
+            .collect();
+        Runtime {
+            process: Process::start(&args, &env, false),
         }
-        None
     }
 
     fn head(&self, method: &str, path: &str, headers: &[(&str, &str)], len: usize) -> String {
@@ -179,13 +140,6 @@ impl Runtime {
     }
 }
 
-impl Drop for Runtime {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 fn create(text: &str) -> Value {
     json!({"type": "threads.create", "params": {"input": {
         "content": [{"type": "input_text", "text": text}], "attachments": [], "inference_options": {}
@@ -281,10 +235,6 @@ fn next_chunk(raw: &[u8]) -> Option<(&[u8], &[u8])> {
     Some((&data[..size], &data[size + 2..]))
 }
 
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
-}
-
 /// An open thread channel, read frame by frame.
 struct Channel {
     stream: TcpStream,
@@ -353,6 +303,20 @@ impl Channel {
             let frame = self.next_frame().await;
             if !frame.is_string() {
                 return frame;
+            }
+        }
+    }
+
+    /// The next view event: the thread's run events (`thread.run.*`) are skipped.
+    async fn next_view_event(&mut self) -> Value {
+        loop {
+            let event = self.next_event().await;
+            if !event["type"]
+                .as_str()
+                .unwrap_or("")
+                .starts_with("thread.run.")
+            {
+                return event;
             }
         }
     }
@@ -722,7 +686,8 @@ async fn the_edit_scenario_pushes_its_diff_to_open_channels() {
     let mut last = 0;
     let mut patch = String::new();
     for _ in 0..5 {
-        let event = channel.next_event().await;
+        // The channel also carries the run that edits (tests/runs.rs).
+        let event = channel.next_view_event().await;
         assert!(event["seq"].as_u64().unwrap() > last, "{event}");
         last = event["seq"].as_u64().unwrap();
         if event["type"] == "thread.view.updated" {

@@ -1,9 +1,13 @@
 //! One ACP turn: a user message becomes `session/prompt`, its `session/update`s become
-//! ChatKit events (streamed to the client and saved as they come), its permission
-//! requests become permission cards; Stop, a crash or the end of the turn close it.
+//! ChatKit events (saved, then sent to the thread's channels and to the client that asked,
+//! as they come), its permission requests become permission cards;
+//! `threads.cancel_run`, a crash or the end of the turn close it. The turn is its thread's
+//! run (`runs`): its client leaving does not stop it, unless another run of the thread was
+//! under way when it started (it is then tied to its request, as every turn was before).
 
 use super::{error_text, Bridge, Conn, Incoming};
 use crate::auth::User;
+use crate::runs::{Outcome, RunHandle};
 use crate::server::{self, AppState};
 use crate::store::{self, now_iso, Store, UserStore};
 use agent_client_protocol::v1::schema::{
@@ -126,8 +130,16 @@ pub(crate) async fn stream(
         Err(e) => return Ok(server::internal(e)),
     };
     let (tx, rx) = mpsc::channel::<Frame>(64);
-    let out = Out::new(state.store.clone(), user, prepared.thread.clone(), tx);
-    tokio::spawn(run(bridge, out, prepared));
+    // Registered before the response goes out: a cancel sent right after it finds the run.
+    let handle = state.runs.start(&user, &prepared.thread.id);
+    let out = Out::new(
+        state.store.clone(),
+        user,
+        prepared.thread.clone(),
+        tx,
+        handle,
+    );
+    tokio::spawn(run(state.clone(), bridge, out, prepared));
     Ok(sse(Body::from_stream(futures_util::stream::unfold(
         rx,
         |mut rx| async move { rx.recv().await.map(|frame| (frame, rx)) },
@@ -219,12 +231,19 @@ fn prompt_blocks(message: &ThreadItem) -> Vec<AcpBlock> {
     vec![AcpBlock::Text(TextContent::new(text))]
 }
 
-async fn run(bridge: Arc<Bridge>, mut out: Out, prepared: Prepared) {
+async fn run(state: Arc<AppState>, bridge: Arc<Bridge>, mut out: Out, prepared: Prepared) {
+    let outcome = turn(&bridge, &mut out, prepared).await;
+    // The origin ends first: once a cancel is answered, so is the stream it stopped.
+    out.sink = None;
+    state.runs.end(&out.run, outcome);
+}
+
+async fn turn(bridge: &Bridge, out: &mut Out, prepared: Prepared) -> Outcome {
     for event in prepared.first {
         let is_error = matches!(event, StreamEvent::Error(_));
         out.emit(event).await;
         if is_error {
-            return;
+            return Outcome::Failed;
         }
     }
     let thread = out.thread.id.to_string();
@@ -233,9 +252,17 @@ async fn run(bridge: Arc<Bridge>, mut out: Out, prepared: Prepared) {
     let _turn = lock.lock().await;
     let (cmd_tx, cmd_rx) = mpsc::unbounded_channel();
     bridge.slot(&thread, |s| s.turn = Some(cmd_tx));
-    let ended = drive(&bridge, &mut out, prepared.prompt, cmd_rx).await;
+    let ended = drive(bridge, out, prepared.prompt, cmd_rx).await;
     bridge.slot(&thread, |s| s.turn = None);
+    let cancelled = matches!(ended, Ended::Stop(StopReason::Cancelled));
     out.finish(ended).await;
+    if cancelled {
+        Outcome::Cancelled
+    } else if out.failed {
+        Outcome::Failed
+    } else {
+        Outcome::Done
+    }
 }
 
 /// A pending permission request.
@@ -309,8 +336,9 @@ async fn drive(
     let request = PromptRequest::new(session.clone(), prompt);
     let mut prompt = Box::pin(conn.cx.send_request(request).block_task());
     let mut pending: HashMap<String, Pending> = HashMap::new();
-    // The client's end of the stream: closed is Stop.
-    let watch_sink = out.sink.clone();
+    // The client's end of the stream: closed is Stop for a turn tied to its request.
+    let mut watch_sink = out.sink.clone();
+    let mut cancel_requested = out.run.run.cancel_requested();
     let mut cancelled = false;
     let mut deadline: Option<Instant> = None;
     let mut ended = conn.ended.clone();
@@ -328,6 +356,10 @@ async fn drive(
                     let answered = answer_pending(out, &mut pending, &tool_call_id, &outcome).await;
                     let _ = reply.send(answered);
                     if outcome == acp::PermissionOutcome::Cancelled && !cancelled {
+                        println!(
+                            "ACP: a permission request of thread {} was cancelled: session/cancel",
+                            out.thread.id
+                        );
                         cancel(bridge, &conn, &session, &mut pending, out).await;
                         cancelled = true;
                         deadline = Some(Instant::now() + CANCEL_GRACE);
@@ -335,7 +367,21 @@ async fn drive(
                 }
             },
             _ = closed(&watch_sink), if !cancelled => {
-                println!("ACP: the client left thread {}: session/cancel", out.thread.id);
+                watch_sink = None;
+                if out.run.attached() {
+                    out.sink = None;
+                    // A reload hydrates from the store: what was sent so far is saved now.
+                    out.flush().await;
+                    println!("ACP: the client left thread {} (the turn goes on)", out.thread.id);
+                } else {
+                    println!("ACP: the client left thread {}: session/cancel", out.thread.id);
+                    cancel(bridge, &conn, &session, &mut pending, out).await;
+                    cancelled = true;
+                    deadline = Some(Instant::now() + CANCEL_GRACE);
+                }
+            }
+            _ = async { drop(cancel_requested.wait_for(|c| *c).await) }, if !cancelled => {
+                println!("ACP: the run of thread {} was cancelled: session/cancel", out.thread.id);
                 cancel(bridge, &conn, &session, &mut pending, out).await;
                 cancelled = true;
                 deadline = Some(Instant::now() + CANCEL_GRACE);
@@ -438,7 +484,8 @@ async fn answer_pending(
 }
 
 /// Stop: `session/cancel`, every pending request answered `cancelled`, the session's
-/// terminals killed, nothing more sent to the client.
+/// terminals killed, nothing more sent to the client (the thread's channels see the turn
+/// to its end).
 async fn cancel(
     bridge: &Bridge,
     conn: &Conn,
@@ -634,12 +681,17 @@ fn mirror<T: serde::de::DeserializeOwned>(value: &impl serde::Serialize) -> Opti
         .and_then(|v| serde_json::from_value(v).ok())
 }
 
-/// The turn's output: the client's stream (while it listens) and the store.
+/// The turn's output: the store, the thread's channels, and the client's stream (while it
+/// listens).
 pub(crate) struct Out {
     store: Arc<Store>,
     user: User,
     pub thread: Thread,
     pub sink: Option<mpsc::Sender<Frame>>,
+    /// This turn as its thread's run.
+    run: RunHandle,
+    /// An error event was sent.
+    failed: bool,
     last_write: Instant,
     /// Every item of this turn, as last sent.
     items: HashMap<ItemId, ThreadItem>,
@@ -653,12 +705,20 @@ pub(crate) struct Out {
 }
 
 impl Out {
-    fn new(store: Arc<Store>, user: User, thread: Thread, sink: mpsc::Sender<Frame>) -> Self {
+    fn new(
+        store: Arc<Store>,
+        user: User,
+        thread: Thread,
+        sink: mpsc::Sender<Frame>,
+        run: RunHandle,
+    ) -> Self {
         Out {
             store,
             user,
             thread,
             sink: Some(sink),
+            run,
+            failed: false,
             last_write: Instant::now(),
             items: HashMap::new(),
             tool_items: HashMap::new(),
@@ -670,14 +730,26 @@ impl Out {
         }
     }
 
+    /// Sends `event` (saved already, as far as it needs) to the thread's channels and the
+    /// client.
     async fn emit(&mut self, event: StreamEvent) {
+        let json = match serde_json::to_string(&event) {
+            Ok(json) => json,
+            Err(e) => {
+                eprintln!("chat-shell-runtime: cannot serialize an event: {e}");
+                return;
+            }
+        };
+        self.failed |= matches!(event, StreamEvent::Error(_));
+        self.run.publish(&event, &json, None);
         let Some(tx) = &self.sink else {
             return;
         };
-        let Some(bytes) = frame(&event) else {
-            return;
-        };
-        if tx.send(Ok(bytes)).await.is_err() {
+        if tx
+            .send(Ok(Bytes::from(format!("data: {json}\n\n"))))
+            .await
+            .is_err()
+        {
             self.sink = None;
         } else {
             self.last_write = Instant::now();

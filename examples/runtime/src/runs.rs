@@ -1,0 +1,668 @@
+//! Runs: answers that live on their own task, not on the request that started them.
+//!
+//! A streamed answer registers as its thread's run in the [`Runs`] hub, one per (user,
+//! thread). The run folds every event it emits into [`RunItems`] and sends it to the
+//! thread's open channels (`threads.subscribe`) in the same step, under the thread's lock;
+//! a channel opening mid-run takes its snapshot and starts listening under that lock, so
+//! it misses nothing and gets nothing twice. The HTTP response that started the run is one
+//! more reader: when its client leaves, the run goes on to its end and is stored as usual.
+//! `threads.cancel_run` stops it the way a client leaving used to.
+//!
+//! A second answer started on a thread whose run is under way is not registered: it stays
+//! tied to its request, as every answer was before (its client leaving stops it).
+
+use crate::auth::User;
+use crate::server::{bad_request, not_found, AppState};
+use axum::body::Bytes;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use chat_shell_core::protocol::chatkit::{
+    AcpPermission, AssistantContent, CancelRunRequest, ItemEvent, ItemId, ItemKind, ItemUpdate,
+    ItemUpdatedEvent, StreamEvent, ThreadId, ThreadItem,
+};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+use tokio::sync::{mpsc, watch};
+
+/// `threads.cancel_run` answers once the run has stopped and saved, or after this long.
+const CANCEL_WAIT: Duration = Duration::from_secs(5);
+
+/// (user, thread).
+type Key = (String, String);
+
+/// The threads with a run under way or a channel open.
+#[derive(Default)]
+pub struct Runs {
+    slots: Mutex<HashMap<Key, Arc<Mutex<Slot>>>>,
+}
+
+/// One thread: its run, and its channels.
+#[derive(Default)]
+struct Slot {
+    active: Option<Arc<Run>>,
+    /// The open channels; each gets the run's frames as `thread.run.*` events.
+    listeners: Vec<mpsc::UnboundedSender<Bytes>>,
+}
+
+/// How a run ended, as `thread.run.ended` says it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Done,
+    Cancelled,
+    /// A dropped connection, an error event, the runtime stopping.
+    Failed,
+}
+
+impl Outcome {
+    fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Done => "done",
+            Outcome::Cancelled => "cancelled",
+            Outcome::Failed => "failed",
+        }
+    }
+}
+
+/// What the run's task shares with the hub and the permission registry.
+pub struct Run {
+    items: Mutex<RunItems>,
+    /// `true` once asked to stop (`threads.cancel_run`, or the client of a run tied to its
+    /// request leaving).
+    cancel: watch::Sender<bool>,
+    ended: watch::Sender<bool>,
+}
+
+impl Run {
+    fn new() -> Self {
+        Run {
+            items: Mutex::new(RunItems::default()),
+            cancel: watch::Sender::new(false),
+            ended: watch::Sender::new(false),
+        }
+    }
+
+    fn items(&self) -> MutexGuard<'_, RunItems> {
+        self.items.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Still running and not asked to stop: an answer handed to it will be used.
+    pub fn is_live(&self) -> bool {
+        !*self.cancel.borrow() && !*self.ended.borrow()
+    }
+
+    pub fn cancel_requested(&self) -> watch::Receiver<bool> {
+        self.cancel.subscribe()
+    }
+
+    /// Asks the run to stop; `false` if it was asked already.
+    pub fn request_cancel(&self) -> bool {
+        !self.cancel.send_replace(true)
+    }
+}
+
+/// The run's task's hold on its run: the shared part, and its thread's slot while it is
+/// the thread's run.
+pub struct RunHandle {
+    pub run: Arc<Run>,
+    slot: Option<Arc<Mutex<Slot>>>,
+    key: Key,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Runs {
+    /// Registers a new run of `user` on `thread`: the thread's run if it has none under
+    /// way, else one tied to its request (see the module's documentation).
+    pub fn start(&self, user: &User, thread: &ThreadId) -> RunHandle {
+        let key = (user.0.clone(), thread.to_string());
+        let run = Arc::new(Run::new());
+        let slot = {
+            let mut slots = lock(&self.slots);
+            let slot = slots.entry(key.clone()).or_default().clone();
+            let mut inner = lock(&slot);
+            if inner.active.is_none() {
+                inner.active = Some(run.clone());
+                let started = Bytes::from_static(crate::views::RUN_STARTED.as_bytes());
+                inner.listeners.retain(|tx| tx.send(started.clone()).is_ok());
+                drop(inner);
+                Some(slot)
+            } else {
+                None
+            }
+        };
+        RunHandle { run, slot, key }
+    }
+
+    /// Opens a channel's feed of `thread`'s runs: the snapshot of the run under way (if
+    /// any), and the receiver of every later frame, taken together.
+    pub fn listen(
+        &self,
+        user: &User,
+        thread: &ThreadId,
+    ) -> (Option<Vec<StreamEvent>>, mpsc::UnboundedReceiver<Bytes>) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        // The hub stays locked until the channel is in: a slot is only removed under it.
+        let mut slots = lock(&self.slots);
+        let slot = slots
+            .entry((user.0.clone(), thread.to_string()))
+            .or_default();
+        let mut inner = lock(slot);
+        inner.listeners.push(tx);
+        let snapshot = inner.active.as_ref().map(|run| run.items().snapshot());
+        (snapshot, rx)
+    }
+
+    /// A channel of `thread` closed: forgets it (and the thread, once nothing is left).
+    pub fn unlisten(&self, user: &User, thread: &ThreadId) {
+        let key = (user.0.clone(), thread.to_string());
+        let mut slots = lock(&self.slots);
+        let Some(slot) = slots.get(&key).cloned() else {
+            return;
+        };
+        let mut inner = lock(&slot);
+        inner.listeners.retain(|tx| !tx.is_closed());
+        if inner.listeners.is_empty() && inner.active.is_none() {
+            drop(inner);
+            slots.remove(&key);
+        }
+    }
+
+    /// Asks `thread`'s run to stop; the run if there is one and it was not asked already.
+    pub fn cancel(&self, user: &User, thread: &ThreadId) -> Option<Arc<Run>> {
+        let key = (user.0.clone(), thread.to_string());
+        let slot = lock(&self.slots).get(&key).cloned()?;
+        let run = lock(&slot).active.clone()?;
+        run.request_cancel().then_some(run)
+    }
+
+    /// The run of `handle` is over: its thread's channels are told, and the thread is free.
+    pub fn end(&self, handle: &RunHandle, outcome: Outcome) {
+        if let Some(slot) = &handle.slot {
+            let mut slots = lock(&self.slots);
+            let mut inner = lock(slot);
+            if inner
+                .active
+                .as_ref()
+                .is_some_and(|a| Arc::ptr_eq(a, &handle.run))
+            {
+                inner.active = None;
+            }
+            let frame = Bytes::from(format!(
+                "data: {{\"type\":\"thread.run.ended\",\"outcome\":\"{}\"}}\n\n",
+                outcome.as_str()
+            ));
+            inner.listeners.retain(|tx| tx.send(frame.clone()).is_ok());
+            if inner.listeners.is_empty() && inner.active.is_none() {
+                drop(inner);
+                if slots.get(&handle.key).is_some_and(|s| Arc::ptr_eq(s, slot)) {
+                    slots.remove(&handle.key);
+                }
+            }
+        }
+        handle.run.ended.send_replace(true);
+    }
+
+    #[cfg(test)]
+    fn open_threads(&self) -> usize {
+        lock(&self.slots).len()
+    }
+}
+
+impl RunHandle {
+    /// Whether this run is its thread's run (else it is tied to its request).
+    pub fn attached(&self) -> bool {
+        self.slot.is_some()
+    }
+
+    /// Follows `item`, streamed earlier, whose updates this run sends.
+    pub fn track(&self, item: ThreadItem) {
+        self.run.items().track(item);
+    }
+
+    /// The item `update` applies to, with it applied; the run's items do not change.
+    pub fn folded(&self, update: &ItemUpdatedEvent) -> Option<ThreadItem> {
+        let items = self.run.items();
+        let (id, foreign) = items.target(update)?;
+        let mut item = items.get(&id)?.clone();
+        apply_update(&mut item, &update.update, foreign);
+        Some(item)
+    }
+
+    /// The current state of the items among `ids` still in progress.
+    pub fn pending(&self, ids: impl IntoIterator<Item = ItemId>) -> Vec<ThreadItem> {
+        let items = self.run.items();
+        ids.into_iter()
+            .filter_map(|id| items.get(&id).cloned())
+            .collect()
+    }
+
+    /// The assistant messages in progress with no text yet.
+    pub fn empty_messages(&self) -> Vec<ItemId> {
+        self.run.items().empty_messages()
+    }
+
+    /// Folds `event` (`json`, serialized) into the run's items and sends it to the
+    /// thread's channels, in one step; `folded`: the updated item, computed already (see
+    /// [`RunHandle::folded`]). Returns the id of the item an update changed.
+    pub fn publish(
+        &self,
+        event: &StreamEvent,
+        json: &str,
+        folded: Option<ThreadItem>,
+    ) -> Option<ItemId> {
+        let Some(slot) = &self.slot else {
+            return self.run.items().fold(event, folded);
+        };
+        let mut inner = lock(slot);
+        let changed = self.run.items().fold(event, folded);
+        if !inner.listeners.is_empty() {
+            let frame = Bytes::from(format!(
+                "data: {{\"type\":\"thread.run.event\",\"event\":{json}}}\n\n"
+            ));
+            inner.listeners.retain(|tx| tx.send(frame.clone()).is_ok());
+        }
+        changed
+    }
+}
+
+/// What a run has emitted, folded: the state saved as it goes, and the snapshot a channel
+/// opening mid-run starts from.
+#[derive(Default)]
+pub struct RunItems {
+    /// Item ids in the order the run first emitted them.
+    order: Vec<ItemId>,
+    items: HashMap<ItemId, Tracked>,
+    /// The assistant message being streamed: the fork's deltas name fresh ids that point
+    /// at nothing and belong to it.
+    current_message: Option<ItemId>,
+}
+
+struct Tracked {
+    item: ThreadItem,
+    done: bool,
+    /// Emitted by this run (a tracked item is shown once the run updates it).
+    shown: bool,
+}
+
+impl RunItems {
+    fn track(&mut self, item: ThreadItem) {
+        let tracked = Tracked {
+            item,
+            done: false,
+            shown: false,
+        };
+        self.items.insert(tracked.item.id.clone(), tracked);
+    }
+
+    /// An item in progress.
+    fn get(&self, id: &ItemId) -> Option<&ThreadItem> {
+        self.items.get(id).filter(|t| !t.done).map(|t| &t.item)
+    }
+
+    /// The item in progress `update` applies to, and whether it named another (the fork).
+    fn target(&self, update: &ItemUpdatedEvent) -> Option<(ItemId, bool)> {
+        if self.get(&update.item_id).is_some() {
+            return Some((update.item_id.clone(), false));
+        }
+        let current = self.current_message.clone()?;
+        self.get(&current).is_some().then_some((current, true))
+    }
+
+    fn show(&mut self, id: &ItemId) {
+        if let Some(t) = self.items.get_mut(id) {
+            if !t.shown {
+                t.shown = true;
+                self.order.push(id.clone());
+            }
+        }
+    }
+
+    fn put(&mut self, item: ThreadItem, done: bool) {
+        let id = item.id.clone();
+        let shown = self.items.get(&id).is_some_and(|t| t.shown);
+        self.items.insert(id.clone(), Tracked { item, done, shown });
+        self.show(&id);
+    }
+
+    /// Applies `event`; `folded`: an update's result, computed already.
+    fn fold(&mut self, event: &StreamEvent, folded: Option<ThreadItem>) -> Option<ItemId> {
+        match event {
+            StreamEvent::ItemAdded(e) => {
+                if matches!(e.item.kind, ItemKind::AssistantMessage(_)) {
+                    self.current_message = Some(e.item.id.clone());
+                }
+                self.put(e.item.clone(), false);
+                None
+            }
+            StreamEvent::ItemDone(e) | StreamEvent::ItemReplaced(e) => {
+                self.put(e.item.clone(), true);
+                None
+            }
+            StreamEvent::ItemRemoved(e) => {
+                self.items.remove(&e.item_id);
+                self.order.retain(|id| id != &e.item_id);
+                None
+            }
+            StreamEvent::ItemUpdated(e) => {
+                if let Some(item) = folded {
+                    let id = item.id.clone();
+                    self.put(item, false);
+                    return Some(id);
+                }
+                let (id, foreign) = self.target(e)?;
+                let tracked = self.items.get_mut(&id)?;
+                apply_update(&mut tracked.item, &e.update, foreign);
+                self.show(&id);
+                Some(id)
+            }
+            _ => None,
+        }
+    }
+
+    /// One event per item emitted so far, in order: `thread.item.done` for a finished one,
+    /// `thread.item.added` with its current state for one in progress.
+    fn snapshot(&self) -> Vec<StreamEvent> {
+        self.order
+            .iter()
+            .filter_map(|id| self.items.get(id))
+            .map(|t| {
+                let e = ItemEvent {
+                    item: t.item.clone(),
+                };
+                if t.done {
+                    StreamEvent::ItemDone(e)
+                } else {
+                    StreamEvent::ItemAdded(e)
+                }
+            })
+            .collect()
+    }
+
+    fn empty_messages(&self) -> Vec<ItemId> {
+        self.items
+            .values()
+            .filter(|t| !t.done)
+            .filter(|t| {
+                matches!(&t.item.kind, ItemKind::AssistantMessage(m)
+                    if m.content.iter().all(|c| c.text.trim().is_empty()))
+            })
+            .map(|t| t.item.id.clone())
+            .collect()
+    }
+}
+
+/// Applies one `thread.item.updated` to an item. `foreign`: the update named another id
+/// (the fork), so a text delta appends to the message's last part whatever its index.
+pub fn apply_update(item: &mut ThreadItem, update: &ItemUpdate, foreign: bool) {
+    fn part(content: &mut Vec<AssistantContent>, index: usize) -> &mut AssistantContent {
+        while content.len() <= index {
+            content.push(AssistantContent::text(""));
+        }
+        &mut content[index]
+    }
+    match (&mut item.kind, update) {
+        (ItemKind::AssistantMessage(m), ItemUpdate::ContentPartAdded(p)) => {
+            *part(&mut m.content, p.content_index) = p.content.clone();
+        }
+        (ItemKind::AssistantMessage(m), ItemUpdate::TextDelta(d)) => {
+            let index = if foreign {
+                m.content.len().saturating_sub(1)
+            } else {
+                d.content_index
+            };
+            part(&mut m.content, index).text.push_str(&d.delta);
+        }
+        (ItemKind::AssistantMessage(m), ItemUpdate::AnnotationAdded(a)) => {
+            let annotations = &mut part(&mut m.content, a.content_index).annotations;
+            match a.annotation_index {
+                Some(i) if i <= annotations.len() => annotations.insert(i, a.annotation.clone()),
+                _ => annotations.push(a.annotation.clone()),
+            }
+        }
+        (ItemKind::AssistantMessage(m), ItemUpdate::ContentPartDone(p)) => {
+            let target = part(&mut m.content, p.content_index);
+            let kept = std::mem::take(&mut target.annotations);
+            *target = p.content.clone();
+            // Some servers send `annotations: []` here after adding some: keep them.
+            if target.annotations.is_empty() {
+                target.annotations = kept;
+            }
+        }
+        (ItemKind::Widget(w), ItemUpdate::WidgetTextDelta(d)) => {
+            w.widget.append_value(&d.component_id, &d.delta);
+        }
+        (ItemKind::Widget(w), ItemUpdate::WidgetComponentUpdated(c)) => {
+            w.widget.replace(&c.component_id, c.component.clone());
+        }
+        (ItemKind::Widget(w), ItemUpdate::WidgetRootUpdated(r)) => w.widget = r.widget.clone(),
+        (
+            ItemKind::Workflow(w),
+            ItemUpdate::WorkflowTaskAdded(t) | ItemUpdate::WorkflowTaskUpdated(t),
+        ) => {
+            let tasks = &mut w.workflow.tasks;
+            if t.task_index < tasks.len() {
+                tasks[t.task_index] = t.task.clone();
+            } else {
+                tasks.push(t.task.clone());
+            }
+        }
+        (ItemKind::GeneratedImage(g), ItemUpdate::GeneratedImageUpdated(u)) => {
+            g.image = Some(u.image.clone());
+        }
+        // The ACP extension, as the client's reducer applies it.
+        (ItemKind::AcpToolCall(c), ItemUpdate::AcpToolCallUpdated(u)) => {
+            c.tool_call.apply(u.update.clone());
+        }
+        (ItemKind::AcpToolCall(c), ItemUpdate::AcpPermissionRequested(r)) => {
+            c.tool_call.apply(r.request.tool_call.clone());
+            c.permission = Some(AcpPermission {
+                options: r.request.options.clone(),
+                outcome: None,
+            });
+        }
+        (ItemKind::AcpToolCall(c), ItemUpdate::AcpPermissionResolved(r)) => {
+            c.permission
+                .get_or_insert_with(AcpPermission::default)
+                .outcome = Some(r.outcome.clone());
+        }
+        (ItemKind::AcpPlan(p), ItemUpdate::AcpPlanUpdated(plan)) => {
+            p.entries = plan.entries.clone();
+        }
+        (ItemKind::AcpThought(t), ItemUpdate::AcpThoughtChunk(chunk)) => {
+            if let Some(text) = chunk.content.text() {
+                t.text.push_str(text);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `threads.cancel_run` on `POST /chatkit` (`request` is the whole body): stops the run of
+/// one of `user`'s threads and answers once it has stopped and saved.
+pub async fn cancel(state: &Arc<AppState>, user: User, request: &Value) -> Response {
+    let thread_id = match serde_json::from_value::<CancelRunRequest>(request.clone()) {
+        Ok(CancelRunRequest::CancelRun { thread_id }) => thread_id,
+        Err(e) => return bad_request(&format!("invalid request: {e}")),
+    };
+    let id = thread_id.clone();
+    match state.db(&user, move |db| db.thread(&id)).await {
+        Ok(Some(_)) => {}
+        Ok(None) => return not_found(&format!("unknown thread {thread_id}")),
+        Err(refused) => return refused,
+    }
+    let Some(run) = state.runs.cancel(&user, &thread_id) else {
+        return Json(json!({"cancelled": false})).into_response();
+    };
+    let mut ended = run.ended.subscribe();
+    if tokio::time::timeout(CANCEL_WAIT, ended.wait_for(|e| *e))
+        .await
+        .is_err()
+    {
+        // Asked to stop all the same; it will, and save, when its step ends.
+        eprintln!("chat-shell-runtime: the run of thread {thread_id} is slow to stop");
+    }
+    Json(json!({"cancelled": true})).into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chat_shell_core::protocol::chatkit::{AssistantMessage, ContentPartEvent, TextDelta};
+
+    fn message(id: &str, text: &str) -> ThreadItem {
+        ThreadItem {
+            id: ItemId::from(id),
+            thread_id: None,
+            created_at: String::new(),
+            kind: ItemKind::AssistantMessage(AssistantMessage {
+                content: vec![AssistantContent::text(text)],
+            }),
+        }
+    }
+
+    fn delta(id: &str, s: &str) -> StreamEvent {
+        StreamEvent::ItemUpdated(ItemUpdatedEvent {
+            item_id: ItemId::from(id),
+            update: ItemUpdate::TextDelta(TextDelta {
+                content_index: 0,
+                delta: s.into(),
+            }),
+        })
+    }
+
+    fn text(event: &StreamEvent) -> (&'static str, String) {
+        let (kind, item) = match event {
+            StreamEvent::ItemAdded(e) => ("added", &e.item),
+            StreamEvent::ItemDone(e) => ("done", &e.item),
+            other => panic!("{other:?}"),
+        };
+        let ItemKind::AssistantMessage(m) = &item.kind else {
+            panic!()
+        };
+        (kind, m.content[0].text.clone())
+    }
+
+    #[test]
+    fn the_snapshot_is_each_item_in_order_done_or_in_progress() {
+        let mut items = RunItems::default();
+        let added = |item| StreamEvent::ItemAdded(ItemEvent { item });
+        items.fold(&added(message("msg_1", "")), None);
+        items.fold(&delta("msg_1", "one"), None);
+        items.fold(
+            &StreamEvent::ItemDone(ItemEvent {
+                item: message("msg_1", "one"),
+            }),
+            None,
+        );
+        items.fold(&added(message("msg_2", "")), None);
+        items.fold(&delta("msg_2", "tw"), None);
+        // The fork's deltas name fresh ids: they belong to the message being streamed.
+        assert_eq!(
+            items.fold(&delta("fresh_1", "o"), None),
+            Some(ItemId::from("msg_2"))
+        );
+        let snapshot: Vec<_> = items.snapshot().iter().map(text).collect();
+        assert_eq!(
+            snapshot,
+            [("done", "one".to_owned()), ("added", "two".to_owned())]
+        );
+        items.fold(
+            &StreamEvent::ItemRemoved(chat_shell_core::protocol::chatkit::ItemRemovedEvent {
+                item_id: ItemId::from("msg_1"),
+            }),
+            None,
+        );
+        assert_eq!(items.snapshot().len(), 1);
+    }
+
+    #[test]
+    fn a_tracked_item_shows_once_updated_and_a_folded_copy_replaces_it() {
+        let mut items = RunItems::default();
+        items.track(message("msg_1", "a"));
+        assert!(items.snapshot().is_empty(), "not emitted by this run yet");
+        let update = delta("msg_1", "b");
+        let StreamEvent::ItemUpdated(u) = &update else {
+            unreachable!()
+        };
+        let (id, foreign) = items.target(u).unwrap();
+        let mut copy = items.get(&id).unwrap().clone();
+        apply_update(&mut copy, &u.update, foreign);
+        items.fold(&update, Some(copy));
+        assert_eq!(
+            items.snapshot().iter().map(text).collect::<Vec<_>>(),
+            [("added", "ab".to_owned())]
+        );
+        assert!(items.empty_messages().is_empty());
+    }
+
+    #[test]
+    fn channels_get_the_snapshot_then_every_later_event_and_the_end() {
+        let runs = Runs::default();
+        let user = User("u".into());
+        let thread = ThreadId::from("thr_1");
+        let handle = runs.start(&user, &thread);
+        assert!(handle.attached());
+        assert!(!runs.start(&user, &thread).attached(), "one run per thread");
+        let add = StreamEvent::ItemAdded(ItemEvent {
+            item: message("msg_1", ""),
+        });
+        handle.publish(&add, "{}", None);
+        let (snapshot, mut rx) = runs.listen(&user, &thread);
+        assert_eq!(snapshot.unwrap().len(), 1);
+        handle.publish(&delta("msg_1", "x"), "{\"x\":1}", None);
+        assert_eq!(
+            rx.try_recv().unwrap(),
+            Bytes::from("data: {\"type\":\"thread.run.event\",\"event\":{\"x\":1}}\n\n")
+        );
+        assert!(runs.cancel(&user, &thread).is_some());
+        assert!(runs.cancel(&user, &thread).is_none(), "asked once");
+        assert!(!handle.run.is_live());
+        runs.end(&handle, Outcome::Cancelled);
+        assert_eq!(
+            rx.try_recv().unwrap(),
+            Bytes::from("data: {\"type\":\"thread.run.ended\",\"outcome\":\"cancelled\"}\n\n")
+        );
+        assert!(runs.cancel(&user, &thread).is_none());
+        drop(rx);
+        runs.unlisten(&user, &thread);
+        assert_eq!(runs.open_threads(), 0);
+        // Another user's thread of the same id is another slot.
+        let (snapshot, _rx) = runs.listen(&User("v".into()), &thread);
+        assert!(snapshot.is_none());
+    }
+
+    #[test]
+    fn foreign_deltas_append_to_the_last_part() {
+        let mut item = message("msg_1", "I've ");
+        let d = |n, s: &str| {
+            ItemUpdate::TextDelta(TextDelta {
+                content_index: n,
+                delta: s.into(),
+            })
+        };
+        apply_update(&mut item, &d(1, "extracted "), true);
+        apply_update(&mut item, &d(2, "it"), true);
+        apply_update(&mut item, &d(1, "!"), false);
+        let ItemKind::AssistantMessage(m) = &item.kind else {
+            unreachable!()
+        };
+        assert_eq!(m.content[0].text, "I've extracted it");
+        assert_eq!(m.content[1].text, "!");
+        apply_update(
+            &mut item,
+            &ItemUpdate::ContentPartDone(ContentPartEvent {
+                content_index: 0,
+                content: AssistantContent::text("done"),
+            }),
+            false,
+        );
+        let ItemKind::AssistantMessage(m) = &item.kind else {
+            unreachable!()
+        };
+        assert_eq!(m.content[0].text, "done");
+    }
+}

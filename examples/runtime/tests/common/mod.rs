@@ -1,0 +1,301 @@
+//! What the runtime's end-to-end tests share: the binary started on a free port with its
+//! log collected, and a response read as it comes (`POST /chatkit` over hand-written
+//! HTTP/1.1, chunked SSE decoded frame by frame).
+
+// Each test crate uses its own part of this module.
+#![allow(dead_code)]
+
+use serde_json::Value;
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+/// The runtime's environment variables a test must not inherit.
+const ENV: &[&str] = &[
+    "CHAT_SHELL_RUNTIME_TOKENS",
+    "CHAT_SHELL_CALLBACK_TOKEN",
+    "CHAT_SHELL_ACP_RECORD",
+];
+
+/// A running `chat-shell-runtime`, killed on drop.
+pub struct Process {
+    child: Child,
+    pub port: u16,
+    lines: Arc<Mutex<Vec<String>>>,
+}
+
+impl Process {
+    /// Starts the binary with `--port 0 --pace-ms 0`, then `args` (later ones win), and
+    /// `env` (the runtime's own variables are unset otherwise); waits for its listening
+    /// line. `stderr`: whether to show its error output.
+    pub fn start(args: &[&str], env: &[(&str, &str)], stderr: bool) -> Process {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_chat-shell-runtime"))
+            .args(["--port", "0", "--pace-ms", "0"])
+            .args(args)
+            .env_remove(ENV[0])
+            .env_remove(ENV[1])
+            .env_remove(ENV[2])
+            .envs(env.iter().copied())
+            .stdout(Stdio::piped())
+            .stderr(if stderr {
+                Stdio::inherit()
+            } else {
+                Stdio::null()
+            })
+            .spawn()
+            .expect("start chat-shell-runtime");
+        let lines = Arc::new(Mutex::new(Vec::new()));
+        let stdout = child.stdout.take().unwrap();
+        let sink = lines.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                sink.lock().unwrap().push(line);
+            }
+        });
+        let mut process = Process {
+            child,
+            port: 0,
+            lines,
+        };
+        let line = process
+            .wait_for_line("chat-shell-runtime listening on http://127.0.0.1:")
+            .expect("the listening line");
+        process.port = line
+            .rsplit(':')
+            .next()
+            .unwrap()
+            .parse()
+            .expect("a port in the listening line");
+        process
+    }
+
+    /// The first log line holding `needle`, waiting up to 10 s for it.
+    pub fn wait_for_line(&self, needle: &str) -> Option<String> {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if let Some(line) = self
+                .lines
+                .lock()
+                .unwrap()
+                .iter()
+                .find(|l| l.contains(needle))
+            {
+                return Some(line.clone());
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        None
+    }
+
+    /// The log so far.
+    pub fn lines(&self) -> Vec<String> {
+        self.lines.lock().unwrap().clone()
+    }
+
+    pub fn output(&self) -> String {
+        self.lines().join("\n")
+    }
+
+    /// Opens `POST /chatkit` with `request` (and `cookie`); the response is read as it comes.
+    pub async fn open(&self, cookie: Option<&str>, request: &Value) -> Stream {
+        let body = request.to_string();
+        let mut tcp = TcpStream::connect(("127.0.0.1", self.port)).await.unwrap();
+        let mut head = format!(
+            "POST /chatkit HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
+            self.port,
+            body.len()
+        );
+        if let Some(c) = cookie {
+            head.push_str(&format!("Cookie: {c}\r\n"));
+        }
+        head.push_str("\r\n");
+        tcp.write_all(head.as_bytes()).await.unwrap();
+        tcp.write_all(body.as_bytes()).await.unwrap();
+        let mut stream = Stream {
+            tcp,
+            raw: Vec::new(),
+            body: Vec::new(),
+            headers: String::new(),
+            ended: false,
+            keepalives: 0,
+        };
+        stream.read_headers().await;
+        stream
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One HTTP response, its chunked body decoded as it arrives.
+pub struct Stream {
+    tcp: TcpStream,
+    raw: Vec<u8>,
+    pub body: Vec<u8>,
+    headers: String,
+    /// The body is over (its last chunk came, or the connection closed).
+    pub ended: bool,
+    /// Keepalive comments skipped.
+    pub keepalives: usize,
+}
+
+impl Stream {
+    async fn fill(&mut self) -> bool {
+        let mut buf = [0u8; 16384];
+        match self.tcp.read(&mut buf).await {
+            Ok(0) | Err(_) => false,
+            Ok(n) => {
+                self.raw.extend_from_slice(&buf[..n]);
+                true
+            }
+        }
+    }
+
+    async fn read_headers(&mut self) {
+        loop {
+            if let Some(end) = find(&self.raw, b"\r\n\r\n") {
+                self.headers = String::from_utf8_lossy(&self.raw[..end]).into_owned();
+                self.raw.drain(..end + 4);
+                return;
+            }
+            assert!(self.fill().await, "no response headers");
+        }
+    }
+
+    /// The status code.
+    pub fn status(&self) -> u16 {
+        self.headers
+            .split(' ')
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .expect("a status line")
+    }
+
+    pub fn header(&self, name: &str) -> Option<String> {
+        self.headers.lines().find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            k.trim()
+                .eq_ignore_ascii_case(name)
+                .then(|| v.trim().to_owned())
+        })
+    }
+
+    fn chunked(&self) -> bool {
+        self.header("transfer-encoding")
+            .is_some_and(|v| v.contains("chunked"))
+    }
+
+    /// Moves whole chunks from `raw` to `body`.
+    fn decode(&mut self) {
+        if !self.chunked() {
+            self.body.append(&mut self.raw);
+            return;
+        }
+        loop {
+            let Some(line_end) = find(&self.raw, b"\r\n") else {
+                return;
+            };
+            let size_text = String::from_utf8_lossy(&self.raw[..line_end]).into_owned();
+            let size = usize::from_str_radix(size_text.split(';').next().unwrap().trim(), 16)
+                .expect("a chunk size");
+            if size == 0 {
+                self.ended = true;
+                self.raw.clear();
+                return;
+            }
+            if self.raw.len() < line_end + 2 + size + 2 {
+                return;
+            }
+            let chunk = self.raw[line_end + 2..line_end + 2 + size].to_vec();
+            self.body.extend_from_slice(&chunk);
+            self.raw.drain(..line_end + 2 + size + 2);
+        }
+    }
+
+    /// The next SSE event, if one comes within `within`.
+    pub async fn next_event(&mut self, within: Duration) -> Option<Value> {
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            self.decode();
+            if let Some(end) = find(&self.body, b"\n\n") {
+                let frame = String::from_utf8_lossy(&self.body[..end]).into_owned();
+                self.body.drain(..end + 2);
+                if frame.starts_with(':') {
+                    self.keepalives += 1;
+                    continue;
+                }
+                let data: String = frame
+                    .lines()
+                    .filter_map(|l| l.strip_prefix("data: "))
+                    .collect();
+                return Some(serde_json::from_str(&data).expect("an event"));
+            }
+            if self.ended {
+                return None;
+            }
+            match tokio::time::timeout_at(deadline, self.fill()).await {
+                Ok(true) => {}
+                Ok(false) => {
+                    self.decode();
+                    self.ended = true;
+                    find(&self.body, b"\n\n")?;
+                }
+                Err(_) => return None,
+            }
+        }
+    }
+
+    /// Events until one matches `pred` (included).
+    pub async fn until(&mut self, what: &str, pred: impl Fn(&Value) -> bool) -> Vec<Value> {
+        let mut seen = Vec::new();
+        loop {
+            match self.next_event(Duration::from_secs(20)).await {
+                Some(event) => {
+                    let hit = pred(&event);
+                    seen.push(event);
+                    if hit {
+                        return seen;
+                    }
+                }
+                None => panic!("no {what} in {seen:#?}"),
+            }
+        }
+    }
+
+    /// Every event up to the end of the response.
+    pub async fn rest(&mut self) -> Vec<Value> {
+        let mut seen = Vec::new();
+        while let Some(event) = self.next_event(Duration::from_secs(30)).await {
+            seen.push(event);
+        }
+        assert!(self.ended, "the stream did not end: {seen:#?}");
+        seen
+    }
+
+    pub async fn read_to_end(&mut self) {
+        while !self.ended {
+            if !self.fill().await {
+                self.ended = true;
+            }
+            self.decode();
+        }
+    }
+
+    /// The whole body as JSON.
+    pub async fn json(&mut self) -> Value {
+        self.read_to_end().await;
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|_| panic!("not JSON: {}", String::from_utf8_lossy(&self.body)))
+    }
+}
+
+pub fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
