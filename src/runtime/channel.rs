@@ -227,21 +227,26 @@ impl Runtime {
                     self.apply(Input::Server(*run.event));
                 }
             }
-            ChannelEvent::RunEnded(ended) => {
-                if self.channel.run.replace(RunMode::None) == RunMode::Showing {
-                    match ended.outcome.as_str() {
-                        "done" => self.apply(Input::StreamEnded),
-                        "cancelled" => self.apply(Input::Cancelled),
-                        _ => {
-                            let message = self.text(chat_shell_core::strings::Text::AnswerFailed);
-                            self.apply(Input::StreamFailed {
-                                message,
-                                allow_retry: true,
-                            });
-                        }
+            ChannelEvent::RunEnded(ended) => match self.channel.run.replace(RunMode::None) {
+                RunMode::Showing => match ended.outcome.as_str() {
+                    "done" => self.apply(Input::StreamEnded),
+                    "cancelled" => self.apply(Input::Cancelled),
+                    _ => {
+                        let message = self.text(chat_shell_core::strings::Text::AnswerFailed);
+                        self.apply(Input::StreamFailed {
+                            message,
+                            allow_retry: true,
+                        });
                     }
+                },
+                // This page's own answer, stopped from another page: its stream just ends
+                // (ChatKit has no word for it), so the channel says it was stopped.
+                RunMode::Ignoring if ended.outcome == "cancelled" && self.is_streaming() => {
+                    self.abort_in_flight();
+                    self.apply(Input::Cancelled);
                 }
-            }
+                _ => {}
+            },
             ChannelEvent::ViewUpdated(ref e) if !KNOWN_VIEWS.contains(&e.view_type.as_str()) => {
                 let name = e.view_type.clone();
                 self.channel.views.borrow_mut().apply(event);

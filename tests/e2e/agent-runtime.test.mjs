@@ -257,14 +257,14 @@ test('permission: Stop while asking cancels the request; the runtime saves it; a
   await finish(page);
 });
 
-test('permission: a request still asking after a reload is answered from the hydrated card; the answer carries the rest (rejected)', async () => {
+test('permission: a request still asking after a reload is answered from the hydrated card; the run, still going, takes it and the page follows it (rejected)', async () => {
   const page = await open();
   await sendMessage(page, 'permission');
   const threadId = await createdThreadId(page);
   await page.locator('[data-part="permission"]').waitFor({ state: 'visible', timeout: 8_000 });
-  // Leave mid-run: the runtime sees the client go, the request stays open in its store.
+  // Leave mid-run: the runtime sees the client go; the run goes on, still asking.
   await reopen(page, threadId);
-  await runtime.waitForLine(new RegExp(`stream closed by client: threads.create thread=${threadId} `));
+  await runtime.waitForLine(new RegExp(`stream closed by client: threads.create thread=${threadId} .*\\(the run goes on\\)`));
   assert.deepEqual(await statuses(page), [['execute', 'awaiting_permission']]);
   const card = page.locator('[data-part="permission"]');
   const reject = card.getByRole('button', { name: 'Reject', exact: true });
@@ -272,7 +272,9 @@ test('permission: a request still asking after a reload is answered from the hyd
   await reject.click();
   await page.locator('[data-part="permission-decision"]').waitFor({ state: 'attached', timeout: 5_000 });
   await waitForIdle(page);
-  await runtime.waitForLine(new RegExp(`permission selected reject-once: thread=${threadId} .*\\(this answer goes on\\)`));
+  // The run that asked is still waiting: it takes the answer, and the page, which follows
+  // it through the thread's channel, shows the rest.
+  await runtime.waitForLine(new RegExp(`permission selected reject-once: thread=${threadId} .*\\(the asking stream goes on\\)`));
   assert.deepEqual(await statuses(page), [['execute', 'rejected']]);
   assert.equal(await page.locator('[data-part="permission-decision"]').textContent(), 'Decision: Reject');
   const answer = await page.evaluate(() =>

@@ -6,7 +6,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   startRuntime, openBrowser, newChatPage, sendMessage, waitFor, waitForIdle, recordEvents,
-  createdThreadId, axeViolations, close, isStreaming, sleep,
+  createdThreadId, axeViolations, close, isStreaming, sleep, chatkitRequest,
 } from './harness.mjs';
 
 after(close);
@@ -105,6 +105,9 @@ test('a pushed diff shows in every page on the thread, replays on reload, and cl
 
   // A reload replays the view.
   await second.reload();
+  await waitFor(() => second.evaluate(() => typeof document.querySelector('chat-shell')?.setThreadId === 'function'), {
+    message: 'the element to be defined again',
+  });
   await second.evaluate((id) => document.querySelector('chat-shell').setThreadId(id), threadId);
   await diffTab(second).waitFor({ timeout: 5_000 });
 
@@ -208,4 +211,83 @@ test('the edit scenario pushes its diff through the callback into the open threa
   await diffTab(page).click();
   assert.ok((await page.locator('chat-shell').locator('[data-part="diff-view"]').count()) > 0);
   assert.equal(await isStreaming(page), false);
+});
+
+// ---- answers that survive a reload ------------------------------------------------------
+
+function lastAnswer(page) {
+  return page.evaluate(() => {
+    const articles = document.querySelector('chat-shell').shadowRoot.querySelectorAll('article[data-role="assistant"]');
+    const last = articles[articles.length - 1];
+    return last ? { text: last.querySelector('.cs-msg__body')?.textContent ?? '', status: last.getAttribute('data-status'), busy: last.getAttribute('aria-busy') } : null;
+  });
+}
+
+async function storedAnswer(runtime, context, threadId) {
+  const thread = await chatkitRequest(runtime, { type: 'threads.get_by_id', params: { thread_id: threadId } }, { context });
+  const answer = thread.items.data.filter((i) => i.type === 'assistant_message').at(-1);
+  return answer.content.map((c) => c.text).join('');
+}
+
+/** A page that sent `text` and reloaded mid-answer, then opened the thread again. */
+async function reloadedMidAnswer(context, runtime, text) {
+  const page = await newChatPage(context, `${runtime.url}/`);
+  await recordEvents(page, ['chat.thread.created', 'chat.error']);
+  await sendMessage(page, text);
+  const threadId = await createdThreadId(page);
+  await waitFor(async () => ((await lastAnswer(page))?.text.length ?? 0) > 200, { message: 'some of the answer' });
+  await page.reload();
+  await waitFor(() => page.evaluate(() => typeof document.querySelector('chat-shell')?.setThreadId === 'function'), {
+    message: 'the element to be defined again',
+  });
+  await page.evaluate((id) => document.querySelector('chat-shell').setThreadId(id), threadId);
+  return { page, threadId };
+}
+
+test('an answer survives a reload mid-stream: the page follows it to the end, nothing twice', async () => {
+  const runtime = await startRuntime({ paceMs: 4, ...runtimeArgs() });
+  const context = await openBrowser();
+  const { page, threadId } = await reloadedMidAnswer(context, runtime, 'long');
+  await runtime.waitForLine(new RegExp(`stream closed by client: threads.create thread=${threadId} .*\\(the run goes on\\)`));
+  // Still running after the reload: shown streaming, with Stop.
+  await page.getByRole('button', { name: 'Stop' }).waitFor({ timeout: 5_000 });
+  const during = await lastAnswer(page);
+  assert.equal(during.busy, 'true', JSON.stringify(during));
+  await waitForIdle(page, { timeout: 60_000 });
+  const after = await lastAnswer(page);
+  assert.equal(after.status, 'done');
+  const stored = await storedAnswer(runtime, context, threadId);
+  assert.ok(stored.length > 50_000, `the whole answer was stored (${stored.length} bytes)`);
+  // Rendered markdown is not the source text; the source's last words and its length in
+  // the page say the answer is whole and was not doubled.
+  const tail = stored.trim().split(/\s+/).slice(-3).join(' ').replace(/[*_`#>]/g, '');
+  assert.ok(after.text.replace(/\s+/g, ' ').includes(tail), `the page shows the end: …${tail}`);
+  assert.ok(after.text.length < stored.length * 1.05, `not doubled: ${after.text.length} shown for ${stored.length} stored`);
+  assert.equal(await page.locator('chat-shell').locator('article[data-role="assistant"]').count(), 1);
+  assert.deepEqual(page.consoleErrors, []);
+});
+
+test('a second page follows a run started in the first; Stop there stops it on the server', async () => {
+  const runtime = await startRuntime({ paceMs: 4, ...runtimeArgs() });
+  const context = await openBrowser();
+  const { page: first, threadId } = await pageWithThread(context, runtime);
+  const second = await openThread(context, runtime, threadId);
+  await sleep(300);
+  await sendMessage(first, 'long');
+  // The second page shows the run live: an answer streaming, with Stop.
+  await second.getByRole('button', { name: 'Stop' }).waitFor({ timeout: 5_000 });
+  await waitFor(async () => ((await lastAnswer(second))?.text.length ?? 0) > 500, { message: 'the run in the second page' });
+  await second.getByRole('button', { name: 'Stop' }).click();
+  await runtime.waitForLine(new RegExp(`run cancelled: .*thread=${threadId} `));
+  for (const [name, page] of [['second', second], ['first', first]]) {
+    // A page behind another gets no animation frames to show what changed.
+    await page.bringToFront();
+    let seen;
+    await waitFor(async () => (seen = await lastAnswer(page))?.status === 'stopped', {
+      timeout: 10_000,
+      message: () => `the answer stopped in the ${name} page: ${JSON.stringify({ ...seen, text: undefined })}\n${runtime.lines.join('\n')}`,
+    });
+  }
+  const stored = await storedAnswer(runtime, context, threadId);
+  assert.ok(stored.length < 90_000, `stopped early: ${stored.length} bytes stored`);
 });

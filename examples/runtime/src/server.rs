@@ -1251,9 +1251,15 @@ async fn write_stream(
         Some(Stop::Dropped) => Outcome::Failed,
     };
     drop(waits);
-    // The origin ends first: once a cancel is answered, so is the stream it stopped.
-    w.origin = None;
+    let cancelled = outcome == Outcome::Cancelled;
     state.runs.end(&w.saver.run, outcome);
+    if cancelled && w.origin.is_some() {
+        // Stopped from elsewhere: a ChatKit stream has no word for it and just ends, so
+        // the page that started it hears it from its channel first (`thread.run.ended`),
+        // and shows the answer stopped rather than finished.
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    w.origin = None;
 }
 
 /// The permission requests one run waits for; whatever is left is unregistered when the
