@@ -326,7 +326,11 @@ impl EventStream {
 
     /// Close the connection: the server sees the client go away.
     pub fn cancel(&self) {
-        let _ = self.reader.cancel();
+        // The promise rejects when the request was aborted already: handled, not a page error.
+        let cancelled = self.reader.cancel();
+        wasm_bindgen_futures::spawn_local(async move {
+            let _ = JsFuture::from(cancelled).await;
+        });
     }
 }
 

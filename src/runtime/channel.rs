@@ -191,10 +191,9 @@ impl Runtime {
     /// The request body with the configured metadata, as every request has it.
     fn envelope_of<T: serde::Serialize>(&self, request: &T) -> serde_json::Value {
         let mut value = serde_json::to_value(request).unwrap_or_default();
-        if let (Some(map), Some(metadata)) = (
-            value.as_object_mut(),
-            self.options(|o| o.metadata.clone()),
-        ) {
+        if let (Some(map), Some(metadata)) =
+            (value.as_object_mut(), self.options(|o| o.metadata.clone()))
+        {
             map.insert("metadata".into(), serde_json::Value::Object(metadata));
         }
         value
@@ -340,8 +339,11 @@ impl Runtime {
                 transport::post_json(&http, &request, &abort.signal()).await;
             if let Err(e) = sent {
                 web_sys::console::warn_1(
-                    &format!("chat-shell: the server was not told to stop: {}", e.user_message())
-                        .into(),
+                    &format!(
+                        "chat-shell: the server was not told to stop: {}",
+                        e.user_message()
+                    )
+                    .into(),
                 );
             }
         });

@@ -78,7 +78,9 @@ pub fn ViewTabs(shell: Shell) -> impl IntoView {
         let tablist = ev
             .current_target()
             .and_then(|t| t.dyn_into::<web_sys::Element>().ok());
-        let id = all[to].as_deref().map_or_else(|| CHAT_TAB.to_owned(), tab_id);
+        let id = all[to]
+            .as_deref()
+            .map_or_else(|| CHAT_TAB.to_owned(), tab_id);
         if let Some(tab) = tablist
             .and_then(|l| l.query_selector(&format!("#{id}")).ok().flatten())
             .and_then(|t| t.dyn_into::<web_sys::HtmlElement>().ok())
@@ -155,9 +157,8 @@ fn updated_text(shell: Shell, view: &View) -> Option<(String, String)> {
         .to_locale_time_string(&locale)
         .as_string()
         .unwrap_or_default();
-    let text = shell.with(|rt| {
-        rt.with_strings(|s| s.format(Text::ViewUpdated, &[("time", time.as_str())]))
-    })?;
+    let text = shell
+        .with(|rt| rt.with_strings(|s| s.format(Text::ViewUpdated, &[("time", time.as_str())])))?;
     Some((text, at.to_owned()))
 }
 

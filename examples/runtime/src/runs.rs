@@ -127,7 +127,9 @@ impl Runs {
             if inner.active.is_none() {
                 inner.active = Some(run.clone());
                 let started = Bytes::from_static(crate::views::RUN_STARTED.as_bytes());
-                inner.listeners.retain(|tx| tx.send(started.clone()).is_ok());
+                inner
+                    .listeners
+                    .retain(|tx| tx.send(started.clone()).is_ok());
                 drop(inner);
                 Some(slot)
             } else {

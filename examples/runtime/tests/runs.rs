@@ -326,9 +326,14 @@ async fn every_channel_gets_a_run_started_while_it_is_open() {
     for channel in [&mut a, &mut b] {
         let events = channel.until("thread.run.ended", is_run_ended).await;
         assert_eq!(events.last().unwrap()["outcome"], "done");
-        let started = events.iter().position(|e| e["type"] == "thread.run.started");
+        let started = events
+            .iter()
+            .position(|e| e["type"] == "thread.run.started");
         let first_run_event = events.iter().position(|e| e["type"] == "thread.run.event");
-        assert!(started.is_some() && started < first_run_event, "announced before its events");
+        assert!(
+            started.is_some() && started < first_run_event,
+            "announced before its events"
+        );
         // From its first event on, exactly as the origin got them.
         assert_eq!(run_events(&events), origin);
     }

@@ -43,7 +43,11 @@ pub fn rows_html(rows: &[DiffRow], side_by_side_layout: bool, strings: &Strings)
             for row in chunk {
                 match row {
                     DiffRow::Line(l) => {
-                        kind_open(&mut out, l, r#"<div class="cs-diff__line" data-part="diff-line" data-line=""#);
+                        kind_open(
+                            &mut out,
+                            l,
+                            r#"<div class="cs-diff__line" data-part="diff-line" data-line=""#,
+                        );
                         number(&mut out, l.old);
                         number(&mut out, l.new);
                         sign_and_text(&mut out, l);
@@ -104,7 +108,11 @@ fn side(out: &mut HtmlWriter, line: Option<&DiffLine>, left: bool) {
         out.markup(r#"<div class="cs-diff__side" data-line="empty"></div>"#);
         return;
     };
-    kind_open(out, l, r#"<div class="cs-diff__side" data-part="diff-line" data-line=""#);
+    kind_open(
+        out,
+        l,
+        r#"<div class="cs-diff__side" data-part="diff-line" data-line=""#,
+    );
     number(out, if left { l.old } else { l.new });
     sign_and_text(out, l);
     out.markup("</div>");
@@ -133,12 +141,18 @@ mod tests {
         let html = rows_html(&d.rows, false, &Strings::default());
         let html = html.as_str();
         assert!(!html.contains("<img"), "{html}");
-        assert!(html.contains("&lt;img src=x onerror=alert(1)&gt;"), "{html}");
+        assert!(
+            html.contains("&lt;img src=x onerror=alert(1)&gt;"),
+            "{html}"
+        );
         assert!(html.contains(r#"<mark class="cs-diff__word">"#), "{html}");
         assert!(html.contains(r#"data-line="removed""#) && html.contains(r#"data-line="added""#));
         // Every element opened is closed: the markup nests as written.
         assert_eq!(html.matches("<div").count(), html.matches("</div>").count());
-        assert_eq!(html.matches("<span").count(), html.matches("</span>").count());
+        assert_eq!(
+            html.matches("<span").count(),
+            html.matches("</span>").count()
+        );
     }
 
     #[test]
@@ -148,7 +162,10 @@ mod tests {
         let html = rows_html(&d.rows, false, &Strings::default());
         let html = html.as_str();
         assert_eq!(html.matches(r#"class="cs-diff__chunk""#).count(), 3);
-        assert!(html.contains("--cs-diff-chunk-rows: 64\"") && html.contains("--cs-diff-chunk-rows: 22\""));
+        assert!(
+            html.contains("--cs-diff-chunk-rows: 64\"")
+                && html.contains("--cs-diff-chunk-rows: 22\"")
+        );
         assert_eq!(html.matches(r#"class="cs-diff__line""#).count(), 150);
     }
 
@@ -163,6 +180,9 @@ mod tests {
         assert!(html.contains("unchanged lines"), "{html}");
         let p = parse_patch("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n");
         let unified = rows_html(&p.files[0].hunks[0].rows, false, &Strings::default());
-        assert_eq!(unified.as_str().matches(r#"data-part="diff-line""#).count(), 2);
+        assert_eq!(
+            unified.as_str().matches(r#"data-part="diff-line""#).count(),
+            2
+        );
     }
 }
