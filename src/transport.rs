@@ -11,6 +11,20 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortSignal, ReadableStreamDefaultReader};
 
+/// The response header by which a server says it has the thread channel (the reference
+/// runtime sends it; the official SDK does not).
+const CHANNEL_HEADER: &str = "x-chat-shell-channel";
+
+thread_local! {
+    static CHANNEL_OFFERED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether a server answered with [`CHANNEL_HEADER`]: only then is the channel opened, so a
+/// server without it is never sent a request it would refuse.
+pub fn channel_offered() -> bool {
+    CHANNEL_OFFERED.with(|c| c.get())
+}
+
 /// Why a request failed, in words a user can read.
 #[derive(Clone, Debug, PartialEq)]
 pub enum TransportError {
@@ -182,6 +196,9 @@ async fn post(
         Some(fetch) => custom_fetch(fetch, request.into(), signal).await?,
         None => request.send().await.map_err(|e| from_gloo(e, signal))?,
     };
+    if response.headers().get(CHANNEL_HEADER).is_some() {
+        CHANNEL_OFFERED.with(|c| c.set(true));
+    }
     if !response.ok() {
         let status = response.status();
         let body = response.text().await.unwrap_or_default();

@@ -73,7 +73,8 @@ impl Runtime {
     /// Follow the thread shown: close the old channel, open the new thread's.
     pub(crate) fn sync_channel(&self) {
         let want = self.state.borrow().thread_id().cloned();
-        let chatkit = self.options(|o| o.protocol == Protocol::ChatKit);
+        let chatkit =
+            self.options(|o| o.protocol == Protocol::ChatKit) && transport::channel_offered();
         let want = want.filter(|_| chatkit);
         if *self.channel.thread.borrow() == want {
             return;
@@ -320,6 +321,7 @@ impl Runtime {
         };
         if self.channel.views.borrow().status() == ChannelStatus::Unsupported
             || self.options(|o| o.protocol != Protocol::ChatKit)
+            || !transport::channel_offered()
         {
             return;
         }

@@ -353,7 +353,16 @@ async fn chatkit(
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
     let started = Instant::now();
-    let log = |kind: &str, response: Response| logged("/chatkit", kind, started, response);
+    let log = |kind: &str, response: Response| {
+        let mut response = logged("/chatkit", kind, started, response);
+        // Says this server has the thread channel (`threads.subscribe`): clients open it
+        // only then, so a server without it is never asked.
+        response.headers_mut().insert(
+            "x-chat-shell-channel",
+            axum::http::HeaderValue::from_static("1"),
+        );
+        response
+    };
     let body = match json_body("/chatkit", &headers, body) {
         Ok(body) => body,
         Err(refused) => return log("-", refused),
