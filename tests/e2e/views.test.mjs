@@ -121,6 +121,59 @@ test('a pushed diff shows in every page on the thread, replays on reload, and cl
   assert.deepEqual([...first.consoleErrors, ...second.consoleErrors], []);
 });
 
+/** A git diff of `files` files, each changing line 2 of 3. */
+function manyFiles(files) {
+  const out = [];
+  for (let f = 0; f < files; f++) {
+    out.push(`diff --git a/src/m${f}.rs b/src/m${f}.rs`, `--- a/src/m${f}.rs`, `+++ b/src/m${f}.rs`, '@@ -1,3 +1,3 @@');
+    out.push(` fn m${f}() {`, `-    old_${f}();`, `+    new_${f}();`, ' }');
+  }
+  out.push('');
+  return out.join('\n');
+}
+
+test('a change set of many files keeps the first file on the first screen; layout and collapse work', async () => {
+  const runtime = await startRuntime(runtimeArgs());
+  const context = await openBrowser();
+  const { page, threadId } = await pageWithThread(context, runtime);
+  assert.equal((await push(runtime, threadId, 'diff', { patch: manyFiles(120) })).status, 200);
+  await diffTab(page).click();
+  const panel = page.getByRole('tabpanel');
+  const firstFile = panel.locator('[data-part="diff-file"][data-path="src/m0.rs"]');
+  const added = firstFile.locator('[data-part="diff-line"]').filter({ hasText: 'new_0();' });
+  await added.first().waitFor({ timeout: 5_000 });
+  // On screen without scrolling: inside the panel's box, though the file list has 120 entries.
+  const inView = await page.evaluate(() => {
+    const root = document.querySelector('chat-shell').shadowRoot;
+    const panel = root.querySelector('[data-part="view-panel"]').getBoundingClientRect();
+    const line = [...root.querySelectorAll('[data-path="src/m0.rs"] [data-part="diff-line"]')].pop().getBoundingClientRect();
+    return line.height > 0 && line.top >= panel.top && line.bottom <= panel.bottom;
+  });
+  assert.equal(inView, true, 'the first file\'s lines are visible without scrolling');
+  assert.equal(await panel.getByRole('list', { name: 'Changed files' }).getByRole('button').count(), 120);
+
+  // Side by side: the removed and added line share a row; Unified puts them back.
+  const layout = panel.getByRole('group', { name: 'Layout' });
+  await layout.getByRole('button', { name: 'Side by side' }).click();
+  assert.equal(await layout.getByRole('button', { name: 'Side by side' }).getAttribute('aria-pressed'), 'true');
+  await waitFor(() => firstFile.locator('.cs-diff__pair').count().then((n) => n > 0), { message: 'side-by-side rows' });
+  const pair = firstFile.locator('.cs-diff__pair').filter({ hasText: 'new_0();' }).first();
+  assert.match(await pair.textContent(), /old_0\(\);[\s\S]*new_0\(\);/);
+  await layout.getByRole('button', { name: 'Unified' }).click();
+  await waitFor(() => firstFile.locator('.cs-diff__pair').count().then((n) => n === 0), { message: 'unified rows' });
+
+  // Collapse hides the file's lines and says so; expanding shows them again.
+  const toggle = firstFile.locator('[data-part="diff-file-toggle"]');
+  assert.equal(await toggle.getAttribute('aria-expanded'), 'true');
+  await toggle.click();
+  assert.equal(await toggle.getAttribute('aria-expanded'), 'false');
+  assert.equal(await added.first().isVisible(), false);
+  await toggle.press('Enter');
+  assert.equal(await toggle.getAttribute('aria-expanded'), 'true');
+  await added.first().waitFor({ state: 'visible', timeout: 5_000 });
+  assert.deepEqual(page.consoleErrors, []);
+});
+
 test('an unknown view type is ignored and reported once as a diagnostic', async () => {
   const runtime = await startRuntime(runtimeArgs());
   const context = await openBrowser();
