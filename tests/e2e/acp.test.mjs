@@ -193,5 +193,15 @@ test('ACP workspace: the agent writes and reads inside it, its attempts to leave
   await openToolCalls(page);
   assert.match(await shownText(page), /outside the workspace/);
   assert.ok(existsSync(path.join(WORKSPACE, 'chat-shell-notes.txt')));
+  // The write is in the thread's Diff view, pushed over its channel: a new file.
+  const diffTab = page.getByRole('tab', { name: 'Diff' });
+  await diffTab.waitFor({ timeout: 10_000 });
+  await diffTab.click();
+  const file = page.getByRole('tabpanel').locator('[data-part="diff-file"][data-path="chat-shell-notes.txt"]');
+  await file.waitFor({ timeout: 5_000 });
+  assert.equal(await file.getAttribute('data-status'), 'A');
+  assert.match(await file.textContent(), /Notes written by the scripted agent through fs\/write_text_file\./);
+  assert.equal(await page.getByRole('tabpanel').locator('[data-part="diff-file"]').count(), 1, 'the refused write is not in it');
+  await page.getByRole('tab', { name: 'Chat' }).click();
   await finish(page);
 });

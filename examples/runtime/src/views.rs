@@ -192,38 +192,47 @@ pub async fn callback(
         Ok(update) => update,
         Err(message) => return log(bad_request(&message)),
     };
-    let stored = {
-        let state = state.clone();
-        tokio::task::spawn_blocking(move || {
-            // Stored and sent under the hub's lock: channels see changes in seq order, and
-            // one opening meanwhile either reads this change or receives it.
-            let channels = state.views.lock();
-            let record =
-                state
-                    .store
-                    .put_view(&update.group_id, &update.view_type, &update.content_json)?;
-            if let (Some(record), Some(tx)) = (&record, channels.get(&update.group_id)) {
-                let _ = tx.send(Arc::new(record.clone()));
-            }
-            Ok::<_, rusqlite::Error>(record.map(|r| (update.group_id, r)))
-        })
-        .await
-    };
-    let response = match stored {
-        Ok(Ok(Some((thread, record)))) => {
-            println!(
-                "view {} of thread={thread}: seq {}{}",
-                record.view_type,
-                record.seq,
-                if record.cleared() { " (cleared)" } else { "" }
-            );
-            Json(json!({"ok": true, "seq": record.seq})).into_response()
-        }
-        Ok(Ok(None)) => not_found("unknown thread (group_id)"),
-        Ok(Err(e)) => internal(e),
+    let response = match publish(&state, update).await {
+        Ok(Some(record)) => Json(json!({"ok": true, "seq": record.seq})).into_response(),
+        Ok(None) => not_found("unknown thread (group_id)"),
         Err(e) => internal(e),
     };
     log(response)
+}
+
+/// Stores `update` and sends it to the thread's open channels: the one way a view changes
+/// (the tool callback, and the runtime's own pushes such as an ACP agent's writes).
+/// `None` for an unknown thread.
+pub async fn publish(
+    state: &Arc<AppState>,
+    update: ViewUpdate,
+) -> Result<Option<ViewRecord>, String> {
+    let state = state.clone();
+    let stored = tokio::task::spawn_blocking(move || {
+        // Stored and sent under the hub's lock: channels see changes in seq order, and
+        // one opening meanwhile either reads this change or receives it.
+        let channels = state.views.lock();
+        let record =
+            state
+                .store
+                .put_view(&update.group_id, &update.view_type, &update.content_json)?;
+        if let (Some(record), Some(tx)) = (&record, channels.get(&update.group_id)) {
+            let _ = tx.send(Arc::new(record.clone()));
+        }
+        Ok::<_, rusqlite::Error>(record.map(|r| (update.group_id, r)))
+    })
+    .await
+    .map_err(|e| e.to_string())?
+    .map_err(|e| e.to_string())?;
+    Ok(stored.map(|(thread, record)| {
+        println!(
+            "view {} of thread={thread}: seq {}{}",
+            record.view_type,
+            record.seq,
+            if record.cleared() { " (cleared)" } else { "" }
+        );
+        record
+    }))
 }
 
 /// The SSE frame of one change.

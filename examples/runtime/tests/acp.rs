@@ -112,6 +112,23 @@ impl Runtime {
             .await
     }
 
+    /// The thread's Diff view as its channel replays it (`None` when it has none).
+    async fn diff_view(&self, thread: &str) -> Option<Value> {
+        let mut s = self
+            .open(json!({"type": "threads.subscribe", "params": {"thread_id": thread, "after": null}}))
+            .await;
+        let events = s
+            .until("thread.channel.ready", |e| {
+                e["type"] == "thread.channel.ready"
+            })
+            .await;
+        events
+            .into_iter()
+            .filter(|e| e["type"] == "thread.view.updated" && e["view_type"] == "diff")
+            .map(|e| e["content"].clone())
+            .next_back()
+    }
+
     async fn answer(
         &self,
         thread: &str,
@@ -554,6 +571,19 @@ async fn the_workspace_confines_files_and_terminals() {
         .unwrap()
         .contains("fs/write_text_file"));
     assert!(!Path::new("/tmp/chat-shell-escape.txt").exists());
+    // The write is in the thread's Diff view: a new file with its line; the refused
+    // write is not.
+    let patch = rt.diff_view(&thread).await.expect("a Diff view");
+    let patch = patch["patch"].as_str().unwrap();
+    assert!(
+        patch.contains("diff --git a/chat-shell-notes.txt b/chat-shell-notes.txt\nnew file mode"),
+        "{patch}"
+    );
+    assert!(
+        patch.contains("+Notes written by the scripted agent through fs/write_text_file."),
+        "{patch}"
+    );
+    assert!(!patch.contains("escape"), "{patch}");
 
     // A terminal runs in the workspace; Stop kills a command that would run a minute.
     let events = rt.say(Some(&thread), "terminal").await.rest().await;

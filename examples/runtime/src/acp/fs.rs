@@ -150,7 +150,7 @@ impl Workspace {
 
     /// Writes `content` to `path`, creating the file (and missing folders inside the
     /// workspace) if needed.
-    pub fn write(&self, path: &Path, content: &str) -> Result<PathBuf, FsError> {
+    pub fn write(&self, path: &Path, content: &str) -> Result<Written, FsError> {
         let real = self.resolve(path)?;
         let shown = path.display().to_string();
         if real.is_dir() {
@@ -159,9 +159,27 @@ impl Workspace {
         if let Some(parent) = real.parent() {
             std::fs::create_dir_all(parent).map_err(|e| io_error(&shown, e))?;
         }
+        // Read for the Diff view: what the file held before this write, if it existed.
+        let before = std::fs::read(&real)
+            .ok()
+            .map(|bytes| String::from_utf8_lossy(&bytes).into_owned());
         std::fs::write(&real, content).map_err(|e| io_error(&shown, e))?;
-        Ok(real)
+        let relative = real
+            .strip_prefix(&self.root)
+            .unwrap_or(&real)
+            .to_string_lossy()
+            .into_owned();
+        Ok(Written { relative, before })
     }
+}
+
+/// A file the agent wrote.
+#[derive(Debug, PartialEq)]
+pub struct Written {
+    /// Its path inside the workspace (`/`-separated on Unix).
+    pub relative: String,
+    /// What it held before, `None` when it was new.
+    pub before: Option<String>,
 }
 
 fn io_error(shown: &str, e: std::io::Error) -> FsError {
@@ -192,8 +210,21 @@ mod tests {
         std::fs::write(base.join("secret.txt"), "secret").unwrap();
         let ws = Workspace::new(&ws_dir).unwrap();
 
-        ws.write(&ws_dir.join("sub/a.txt"), "one\ntwo\nthree\n")
+        let first = ws
+            .write(&ws_dir.join("sub/a.txt"), "one\ntwo\nthree\n")
             .unwrap();
+        assert_eq!(
+            first,
+            Written {
+                relative: "sub/a.txt".into(),
+                before: None
+            }
+        );
+        // A second write says what the file held (the Diff view's "before").
+        let again = ws
+            .write(Path::new("sub/a.txt"), "one\ntwo\nthree\n")
+            .unwrap();
+        assert_eq!(again.before.as_deref(), Some("one\ntwo\nthree\n"));
         assert_eq!(
             ws.read(&ws_dir.join("sub/a.txt"), None, None).unwrap(),
             "one\ntwo\nthree\n"

@@ -136,6 +136,8 @@ pub(crate) enum Incoming {
             Responder<RequestPermissionResponse>,
         )>,
     ),
+    /// The agent wrote a file (`fs/write_text_file`): its content now, and before.
+    Wrote(Box<(fs::Written, String)>),
 }
 
 /// Session id -> the running turn's inbox.
@@ -166,6 +168,31 @@ struct ThreadSlot {
     turn: Option<mpsc::UnboundedSender<turn::Command>>,
     /// Taken by a turn for its whole life: one turn per thread at a time.
     lock: Arc<tokio::sync::Mutex<()>>,
+    /// The files the agent wrote in this thread (since the runtime started), for its
+    /// Diff view.
+    changes: Arc<Mutex<ChangeSet>>,
+}
+
+/// The files an agent changed: each one's content before its first write, and now.
+#[derive(Debug, Default)]
+pub(crate) struct ChangeSet {
+    /// Only files that existed before their first write.
+    before: std::collections::BTreeMap<String, String>,
+    after: std::collections::BTreeMap<String, String>,
+}
+
+impl ChangeSet {
+    /// Records a write; returns the whole change set as a git diff (empty when every file
+    /// is back to how it was).
+    pub(crate) fn wrote(&mut self, written: fs::Written, content: String) -> String {
+        if !self.after.contains_key(&written.relative) {
+            if let Some(before) = written.before {
+                self.before.insert(written.relative.clone(), before);
+            }
+        }
+        self.after.insert(written.relative, content);
+        crate::sandbox::diff(&self.before, &self.after)
+    }
 }
 
 pub struct Bridge {
@@ -429,14 +456,20 @@ impl Handlers {
                         Ok(ws) => ws.clone(),
                         Err(e) => return responder.respond_with_error(e),
                     };
+                    let session = request.session_id.0.clone();
                     let written = tokio::task::spawn_blocking(move || {
                         ws.write(&request.path, &request.content)
+                            .map(|w| (w, request.content))
                     })
                     .await;
-                    // A write is where the thread's Diff view would be told of the change;
-                    // that needs the live view channel of issue 13.
                     match written {
-                        Ok(Ok(_)) => responder.respond(WriteTextFileResponse::new()),
+                        Ok(Ok(written)) => {
+                            // The turn updates the thread's Diff view.
+                            if let Some(route) = h4.route(&session) {
+                                let _ = route.send(Incoming::Wrote(Box::new(written)));
+                            }
+                            responder.respond(WriteTextFileResponse::new())
+                        }
                         Ok(Err(e)) => {
                             responder.respond_with_error(Error::new(e.code(), e.message()))
                         }
@@ -538,4 +571,35 @@ fn exit_status(exit: terminal::Exit) -> TerminalExitStatus {
     TerminalExitStatus::new()
         .exit_code(exit.code)
         .signal(exit.signal)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn written(path: &str, before: Option<&str>) -> fs::Written {
+        fs::Written {
+            relative: path.into(),
+            before: before.map(str::to_owned),
+        }
+    }
+
+    #[test]
+    fn the_change_set_diffs_each_file_against_its_first_content() {
+        let mut changes = ChangeSet::default();
+        let patch = changes.wrote(written("new.txt", None), "one\n".into());
+        assert!(patch.contains("new file mode"), "{patch}");
+        assert!(patch.contains("+one"), "{patch}");
+        // A file that existed: against its content before the first write, however
+        // many writes follow.
+        changes.wrote(written("old.txt", Some("a\nb\n")), "a\nB\n".into());
+        let patch = changes.wrote(written("old.txt", Some("a\nB\n")), "a\nC\n".into());
+        assert!(patch.contains("-b\n+C\n"), "{patch}");
+        assert!(!patch.contains("B"), "{patch}");
+        assert!(patch.contains("+one"), "both files: {patch}");
+        // Back to how it was: that file leaves the diff.
+        let patch = changes.wrote(written("old.txt", Some("a\nC\n")), "a\nb\n".into());
+        assert!(!patch.contains("old.txt"), "{patch}");
+        assert!(patch.contains("new.txt"), "{patch}");
+    }
 }

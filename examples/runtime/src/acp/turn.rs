@@ -5,11 +5,12 @@
 //! run (`runs`): its client leaving does not stop it, unless another run of the thread was
 //! under way when it started (it is then tied to its request, as every turn was before).
 
-use super::{error_text, Bridge, Conn, Incoming};
+use super::{error_text, Bridge, ChangeSet, Conn, Incoming};
 use crate::auth::User;
 use crate::runs::{Outcome, RunHandle};
 use crate::server::{self, AppState};
 use crate::store::{self, now_iso, Store, UserStore};
+use crate::views;
 use agent_client_protocol::v1::schema::{
     CancelNotification, ContentBlock as AcpBlock, LoadSessionRequest, NewSessionRequest,
     PromptRequest, RequestPermissionOutcome, RequestPermissionResponse, SessionUpdate, StopReason,
@@ -29,7 +30,7 @@ use chat_shell_core::protocol::chatkit::{
 };
 use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, oneshot};
 
@@ -132,12 +133,14 @@ pub(crate) async fn stream(
     let (tx, rx) = mpsc::channel::<Frame>(64);
     // Registered before the response goes out: a cancel sent right after it finds the run.
     let handle = state.runs.start(&user, &prepared.thread.id);
+    let changes = bridge.slot(prepared.thread.id.as_str(), |s| s.changes.clone());
     let out = Out::new(
-        state.store.clone(),
+        state.clone(),
         user,
         prepared.thread.clone(),
         tx,
         handle,
+        changes,
     );
     tokio::spawn(run(state.clone(), bridge, out, prepared));
     Ok(sse(Body::from_stream(futures_util::stream::unfold(
@@ -684,6 +687,7 @@ fn mirror<T: serde::de::DeserializeOwned>(value: &impl serde::Serialize) -> Opti
 /// The turn's output: the store, the thread's channels, and the client's stream (while it
 /// listens).
 pub(crate) struct Out {
+    state: Arc<AppState>,
     store: Arc<Store>,
     user: User,
     pub thread: Thread,
@@ -702,18 +706,23 @@ pub(crate) struct Out {
     plan: Option<ItemId>,
     dirty: HashSet<ItemId>,
     last_flush: Instant,
+    /// The files the agent wrote in this thread: its Diff view.
+    changes: Arc<Mutex<ChangeSet>>,
 }
 
 impl Out {
     fn new(
-        store: Arc<Store>,
+        state: Arc<AppState>,
         user: User,
         thread: Thread,
         sink: mpsc::Sender<Frame>,
         run: RunHandle,
+        changes: Arc<Mutex<ChangeSet>>,
     ) -> Self {
         Out {
-            store,
+            store: state.store.clone(),
+            state,
+            changes,
             user,
             thread,
             sink: Some(sink),
@@ -881,6 +890,27 @@ impl Out {
     ) {
         match incoming {
             Incoming::Update(update) => self.session_update(*update).await,
+            Incoming::Wrote(wrote) => {
+                let (written, content) = *wrote;
+                let patch = self
+                    .changes
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .wrote(written, content);
+                let content = if patch.is_empty() {
+                    json!({})
+                } else {
+                    json!({ "patch": patch })
+                };
+                let update = views::ViewUpdate {
+                    group_id: self.thread.id.to_string(),
+                    view_type: "diff".into(),
+                    content_json: content.to_string(),
+                };
+                if let Err(e) = views::publish(&self.state, update).await {
+                    eprintln!("chat-shell-runtime: cannot update the Diff view: {e}");
+                }
+            }
             Incoming::Permission(asked) => {
                 let (request, responder) = *asked;
                 let Some(request) = mirror::<acp::RequestPermission>(&request) else {
