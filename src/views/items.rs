@@ -6,7 +6,7 @@ use super::agent::{AgentPlanView, AgentThoughtView, AgentToolCallView, ToolCalls
 use super::message::{AssistantMessageView, UserMessageView};
 use super::widgets::icon;
 use super::widgets::{ClientWidgetView, StructuredInputView, ToolCallView, WidgetView};
-use super::{strings, tr};
+use super::{strings, tr, trf};
 use crate::runtime::{ItemKey, Renderer, Shell};
 use chat_shell_core::markdown;
 use chat_shell_core::protocol::chatkit::{
@@ -37,7 +37,7 @@ pub fn ItemView(shell: Shell, key: ItemKey) -> impl IntoView {
         Renderer::ToolCalls => {
             view! { <ToolCallsView shell=shell members=key.members /> }.into_any()
         }
-        Renderer::EndOfTurn => ().into_any(),
+        Renderer::EndOfTurn => view! { <EndOfTurnView shell=shell id=id /> }.into_any(),
         Renderer::Unsupported => view! { <UnsupportedView shell=shell id=id /> }.into_any(),
     }
 }
@@ -283,6 +283,42 @@ fn UnsupportedView(shell: Shell, id: ItemId) -> impl IntoView {
             {tr(shell, Text::Unsupported)} {(!kind.is_empty()).then(|| format!(" ({kind})"))}
         </div>
     }
+}
+
+/// The end of a turn: nothing after a normal end; how it ended otherwise (a limit, a
+/// refusal, Stop, an error), kept with the thread so a reload says it too.
+#[component]
+fn EndOfTurnView(shell: Shell, id: ItemId) -> impl IntoView {
+    let end = shell
+        .with(|rt| {
+            rt.with_item(&id, |i| match &i.item.kind {
+                ItemKind::EndOfTurn(end) => Some(end.clone()),
+                _ => None,
+            })
+        })
+        .flatten()
+        .flatten()
+        .unwrap_or_default();
+    let reason = end.stop_reason?;
+    let text = match reason.as_str() {
+        "max_tokens" => tr(shell, Text::StopMaxTokens),
+        "max_turn_requests" => tr(shell, Text::StopMaxTurnRequests),
+        "refusal" => tr(shell, Text::StopRefusal),
+        "cancelled" => tr(shell, Text::StopCancelled),
+        "error" => trf(
+            shell,
+            Text::StopFailed,
+            vec![("message", end.message.unwrap_or_default())],
+        ),
+        other => trf(
+            shell,
+            Text::StopOther,
+            vec![("reason", other.chars().take(64).collect())],
+        ),
+    };
+    Some(view! {
+        <p class="cs-stop-reason" data-part="stop-reason" data-reason=reason role="note">{text}</p>
+    })
 }
 
 /// An image being generated: a progress bar until there is an image, then the image.

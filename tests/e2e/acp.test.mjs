@@ -20,6 +20,8 @@ import {
   waitForIdle,
   openToolCalls,
   toolCalls,
+  recordEvents,
+  createdThreadId,
 } from './harness.mjs';
 
 const AGENT = process.env.E2E_ACP_AGENT_BIN
@@ -164,6 +166,7 @@ test('ACP Stop during a long run: the answer stops, what was said stays, the nex
 
 test('ACP stop reasons say so, and an agent that exits mid-turn is an error after which the thread goes on', async () => {
   const page = await open();
+  await recordEvents(page);
   await sendMessage(page, 'max tokens');
   await waitForText(page, 'max_tokens');
   await waitForIdle(page);
@@ -177,6 +180,19 @@ test('ACP stop reasons say so, and an agent that exits mid-turn is an error afte
   await sendMessage(page, 'are you back');
   await waitForText(page, 'You said: “are you back”');
   await waitForIdle(page);
+  const reasons = async (p) =>
+    p.locator('chat-shell').locator('[data-part="stop-reason"]').evaluateAll((els) => els.map((e) => e.dataset.reason));
+  assert.deepEqual(await reasons(page), ['max_tokens', 'refusal', 'error']);
+  // Kept with the thread: a reload says how each turn ended.
+  const threadId = await createdThreadId(page);
+  const again = await open();
+  await again.evaluate((id) => document.querySelector('chat-shell').setThreadId(id), threadId);
+  await waitForText(again, 'You said: “are you back”');
+  assert.deepEqual(await reasons(again), ['max_tokens', 'refusal', 'error']);
+  const notes = await again.locator('chat-shell').locator('[data-part="stop-reason"]').allTextContents();
+  assert.match(notes[0], /token limit \(max_tokens\)/);
+  assert.match(notes[2], /The agent stopped mid-turn.*exit status: 3/);
+  await finish(again);
   await finish(page);
 });
 

@@ -592,7 +592,7 @@ pub fn respond(s: &mut Script<'_>, user_id: &ItemId, text: &str, attempt: u32) {
         }
         Scenario::EndTurn => {
             s.text("A message followed by an end_of_turn item.");
-            let end = s.item("msg", ItemKind::EndOfTurn(EndOfTurn {}));
+            let end = s.item("msg", ItemKind::EndOfTurn(EndOfTurn::default()));
             s.done(&end);
         }
         Scenario::Fork => fork(s),

@@ -414,6 +414,16 @@ async fn the_agent_exiting_mid_turn_is_an_error_and_the_next_message_restarts_it
     // What it said before dying is kept.
     let items = rt.items(&thread).await;
     assert!(said(&items).contains("exits on purpose"));
+    // And how the turn ended, for a reload.
+    let end = items.last().unwrap();
+    assert_eq!(
+        (&end["type"], &end["stop_reason"]),
+        (&json!("end_of_turn"), &json!("error"))
+    );
+    assert!(
+        end["message"].as_str().unwrap().contains("exit status: 3"),
+        "{end}"
+    );
 
     // The thread stays usable: a new agent process, a new session (this agent keeps no
     // state across processes, so it says it cannot load the old one).
@@ -452,22 +462,33 @@ async fn the_agent_exiting_mid_turn_is_an_error_and_the_next_message_restarts_it
 }
 
 #[tokio::test]
-async fn stop_reasons_say_so() {
+async fn stop_reasons_say_so_and_are_kept_with_the_thread() {
     let rt = Runtime::start(&["--memory", "--acp", &agent("")]);
-    for (text, code) in [
-        ("max tokens", "acp.max_tokens"),
-        ("max turn", "acp.max_turn_requests"),
-        ("refuse this", "acp.refusal"),
+    for (text, reason) in [
+        ("max tokens", "max_tokens"),
+        ("max turn", "max_turn_requests"),
+        ("refuse this", "refusal"),
     ] {
         let events = rt.say(None, text).await.rest().await;
-        let error = events.iter().find(|e| e["type"] == "error");
-        assert_eq!(error.map(|e| &e["code"]), Some(&json!(code)), "{events:#?}");
-        let word = code.trim_start_matches("acp.");
-        assert!(
-            error.unwrap()["message"].as_str().unwrap().contains(word),
-            "{error:?}"
-        );
+        // Not an error: the turn ended, and its end-of-turn item says how.
+        assert!(!events.iter().any(|e| e["type"] == "error"), "{events:#?}");
+        let end = events
+            .iter()
+            .find(|e| e["type"] == "thread.item.done" && e["item"]["type"] == "end_of_turn")
+            .unwrap_or_else(|| panic!("no end_of_turn in {events:#?}"));
+        assert_eq!(end["item"]["stop_reason"], reason);
+        let items = rt.items(&thread_id(&events)).await;
+        let stored = items.last().unwrap();
+        assert_eq!(stored["type"], "end_of_turn");
+        assert_eq!(stored["stop_reason"], reason);
     }
+    // A normal end stores no reason.
+    let events = rt.say(None, "hello").await.rest().await;
+    let items = rt.items(&thread_id(&events)).await;
+    assert!(
+        items.iter().all(|i| i["type"] != "end_of_turn"),
+        "{items:#?}"
+    );
 }
 
 #[tokio::test]

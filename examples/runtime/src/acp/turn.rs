@@ -24,9 +24,9 @@ use chat_shell_core::protocol::acp;
 use chat_shell_core::protocol::chatkit::{
     AcpPermission, AcpPermissionRequested, AcpPlanItem, AcpThoughtChunk, AcpThoughtItem,
     AcpToolCallItem, AcpToolCallUpdated, Action, AssistantContent, AssistantMessage,
-    ContentPartEvent, ErrorEvent, ItemEvent, ItemId, ItemKind, ItemUpdate, ItemUpdatedEvent,
-    NoticeEvent, NoticeLevel, Page, RequestBody, StreamEvent, TextDelta, Thread, ThreadEvent,
-    ThreadId, ThreadItem, UserMessageInput, ACP_PERMISSION_ACTION,
+    ContentPartEvent, EndOfTurn, ErrorEvent, ItemEvent, ItemId, ItemKind, ItemUpdate,
+    ItemUpdatedEvent, NoticeEvent, NoticeLevel, Page, RequestBody, StreamEvent, TextDelta, Thread,
+    ThreadEvent, ThreadId, ThreadItem, UserMessageInput, ACP_PERMISSION_ACTION,
 };
 use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet};
@@ -1180,30 +1180,41 @@ impl Out {
                     .await;
             }
         }
-        let (code, message) = match ended {
-            Ended::Stop(StopReason::MaxTokens) => (
-                "acp.max_tokens",
-                "The agent stopped: it reached its token limit (max_tokens). The answer may be cut short.".to_owned(),
-            ),
-            Ended::Stop(StopReason::MaxTurnRequests) => (
-                "acp.max_turn_requests",
-                "The agent stopped: it reached its limit of model requests for one turn (max_turn_requests).".to_owned(),
-            ),
-            Ended::Stop(StopReason::Refusal) => (
-                "acp.refusal",
-                "The agent refused to continue (refusal). This message will not be part of its context.".to_owned(),
-            ),
-            Ended::Stop(_) => return,
-            Ended::Failed { code, message } => (code, message),
+        // A turn that did not end normally says how in its stored end-of-turn item, so a
+        // reload still says it; a failure is also an error the client can retry.
+        let (reason, message) = match &ended {
+            Ended::Stop(StopReason::EndTurn) => return,
+            Ended::Stop(reason) => (stop_reason_name(reason), None),
+            Ended::Failed { message, .. } => ("error".to_owned(), Some(message.clone())),
         };
-        println!("ACP: thread {} ended: {code}", self.thread.id);
-        self.emit(StreamEvent::Error(ErrorEvent {
-            code: code.into(),
-            message: Some(message),
-            allow_retry: true,
-        }))
-        .await;
+        println!("ACP: thread {} ended: {reason}", self.thread.id);
+        let end = self.new_item(
+            "end",
+            ItemKind::EndOfTurn(EndOfTurn {
+                stop_reason: Some(reason),
+                message,
+            }),
+        );
+        let id = end.id.clone();
+        self.items.insert(id.clone(), end);
+        self.done(&id).await;
+        if let Ended::Failed { code, message } = ended {
+            self.emit(StreamEvent::Error(ErrorEvent {
+                code: code.into(),
+                message: Some(message),
+                allow_retry: true,
+            }))
+            .await;
+        }
     }
+}
+
+/// The wire name of an ACP stop reason (`max_tokens`, `refusal`, …).
+fn stop_reason_name(reason: &StopReason) -> String {
+    serde_json::to_value(reason)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_else(|| "unknown".to_owned())
 }
 
 /// The text a message chunk adds: text as is, a link as a markdown link.

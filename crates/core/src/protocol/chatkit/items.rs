@@ -567,9 +567,20 @@ pub struct AcpThoughtItem {
     pub text: String,
 }
 
-/// Marks the end of an assistant turn; nothing visible.
+/// Marks the end of an assistant turn: nothing visible after a normal end.
+///
+/// Extension: how a turn that did not end normally ended, kept with the thread so a
+/// reload still says so (the ACP `stopReason`, or `error`); servers without it send `{}`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct EndOfTurn {}
+pub struct EndOfTurn {
+    /// `max_tokens`, `max_turn_requests`, `refusal`, `cancelled`, `error`, or a reason
+    /// this client does not know (shown as given).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_reason: Option<String>,
+    /// What went wrong, for `error` (server text: shown as text).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
 
 /// A widget or client action: what a button, list item or form sends.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
