@@ -99,6 +99,25 @@ test('ACP tool calls of every kind: diffs (new file, change, deletion), a failin
   await finish(page);
 });
 
+test('ACP terminal output shows live while the command runs; Stop kills it and keeps what it printed', async () => {
+  const page = await open();
+  await sendMessage(page, 'slow terminal');
+  const call = page.locator('[data-part="tool-call"]', { hasText: 'sleep 60' });
+  const terminal = call.locator('[data-part="terminal"]');
+  // "sleeping" is printed first; the command then sleeps a minute: seeing it means it streamed.
+  await waitFor(async () => /sleeping/.test((await terminal.textContent().catch(() => '')) ?? ''), {
+    timeout: 15_000, message: 'the live terminal output',
+  });
+  assert.equal(await call.getAttribute('data-status'), 'in_progress');
+  assert.equal(await terminal.locator('[data-part="terminal-exit"]').count(), 0, 'no exit while it runs');
+  await page.getByRole('button', { name: 'Stop', exact: true }).click();
+  await waitForIdle(page);
+  await openToolCalls(page);
+  assert.match(await terminal.textContent(), /sleeping/);
+  assert.doesNotMatch(await terminal.textContent(), /woke up/);
+  await finish(page);
+});
+
 test('ACP plan and thoughts: the plan updates to done, thoughts are shown apart from the answer', async () => {
   const page = await open();
   await sendMessage(page, 'make a plan');

@@ -621,8 +621,17 @@ async fn the_workspace_confines_files_and_terminals() {
         e["update"]["update"]["content"][0]["type"] == "terminal"
     })
     .await;
-    // Stop once the command has printed and is sleeping (its output is not streamed, so
-    // the process itself is what says so).
+    // Its output streams into the call while it runs (the command then sleeps a minute).
+    let live = s
+        .until("the live output", |e| {
+            e["update"]["update"]["rawOutput"]["output"]
+                .as_str()
+                .is_some_and(|o| o.contains("sleeping"))
+        })
+        .await;
+    let raw = &live.last().unwrap()["update"]["update"]["rawOutput"];
+    assert!(raw.get("exitStatus").is_none(), "still running: {raw}");
+    // Stop once the process is asleep.
     wait_for_sleep_in(&ws).await;
     let stopped = rt
         .json(json!({"type": "threads.cancel_run", "params": {"thread_id": thread}}))

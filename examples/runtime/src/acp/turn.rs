@@ -5,7 +5,7 @@
 //! run (`runs`): its client leaving does not stop it, unless another run of the thread was
 //! under way when it started (it is then tied to its request, as every turn was before).
 
-use super::{error_text, Bridge, ChangeSet, Conn, Incoming};
+use super::{error_text, terminal, Bridge, ChangeSet, Conn, Incoming};
 use crate::auth::User;
 use crate::runs::{Outcome, RunHandle};
 use crate::server::{self, AppState};
@@ -38,6 +38,8 @@ use tokio::sync::{mpsc, oneshot};
 const KEEPALIVE: Duration = Duration::from_secs(10);
 /// Text and thought deltas are saved at most this often.
 const FLUSH_EVERY: Duration = Duration::from_millis(250);
+/// A running command's output is put into its tool call at most this often.
+const TERMINAL_EVERY: Duration = Duration::from_millis(250);
 /// After `session/cancel`, the agent has this long to end its turn.
 const CANCEL_GRACE: Duration = Duration::from_secs(10);
 /// The thread metadata key holding the ACP session id.
@@ -347,6 +349,7 @@ async fn drive(
     let mut ended = conn.ended.clone();
     let mut shutdown = bridge.shutdown.clone();
     let mut tick = tokio::time::interval(Duration::from_secs(1));
+    let mut terminal_tick = tokio::time::interval(TERMINAL_EVERY);
     let result: Result<_, String> = loop {
         tokio::select! {
             biased;
@@ -396,6 +399,11 @@ async fn drive(
                 cancel(bridge, &conn, &session, &mut pending, out).await;
                 cancelled = true;
                 deadline = Some(Instant::now() + Duration::from_secs(1));
+            }
+            _ = terminal_tick.tick(), if !out.live_terminals.is_empty() => {
+                if let Some(terminals) = &bridge.terminals {
+                    out.stream_terminals(terminals).await;
+                }
             }
             _ = tick.tick() => {
                 out.keepalive().await;
@@ -708,6 +716,17 @@ pub(crate) struct Out {
     last_flush: Instant,
     /// The files the agent wrote in this thread: its Diff view.
     changes: Arc<Mutex<ChangeSet>>,
+    /// Terminals (ours, `terminal/*`) that this turn's tool calls show: their output is
+    /// streamed into the call while the command runs.
+    live_terminals: HashMap<String, LiveTerminal>,
+}
+
+/// A terminal shown in a tool call.
+struct LiveTerminal {
+    item: ItemId,
+    tool_call_id: String,
+    /// The raw output last put in the call; the agent setting its own ends the watch.
+    shown: Option<Value>,
 }
 
 impl Out {
@@ -723,6 +742,7 @@ impl Out {
             store: state.store.clone(),
             state,
             changes,
+            live_terminals: HashMap::new(),
             user,
             thread,
             sink: Some(sink),
@@ -1089,6 +1109,7 @@ impl Out {
                     }),
                 );
                 let id = self.add(item).await;
+                self.watch_terminals(&id);
                 self.tool_items.insert(key, id);
             }
             SessionUpdate::ToolCallUpdate(update) => {
@@ -1141,12 +1162,68 @@ impl Out {
         if let Some(ItemKind::AcpToolCall(call)) = self.items.get_mut(id).map(|i| &mut i.kind) {
             call.tool_call.apply(update.clone());
         }
+        self.watch_terminals(id);
         self.save(id).await;
         self.update(
             id,
             ItemUpdate::AcpToolCallUpdated(AcpToolCallUpdated { update }),
         )
         .await;
+    }
+
+    /// Starts watching the terminals tool call `id` shows.
+    fn watch_terminals(&mut self, id: &ItemId) {
+        let Some(ItemKind::AcpToolCall(call)) = self.items.get(id).map(|i| &i.kind) else {
+            return;
+        };
+        for content in &call.tool_call.content {
+            if let acp::ToolCallContent::Terminal(t) = content {
+                self.live_terminals
+                    .entry(t.terminal_id.clone())
+                    .or_insert_with(|| LiveTerminal {
+                        item: id.clone(),
+                        tool_call_id: call.tool_call.tool_call_id.0.clone(),
+                        shown: None,
+                    });
+            }
+        }
+    }
+
+    /// Puts each watched terminal's output so far into its tool call (shaped like a
+    /// `terminal/output` answer), when it changed. A terminal stops being watched once its
+    /// command has ended and that is shown, once it is released, or once the agent sets
+    /// the call's raw output itself (the agent knows best).
+    async fn stream_terminals(&mut self, terminals: &terminal::Terminals) {
+        let mut updates = Vec::new();
+        self.live_terminals.retain(|terminal_id, live| {
+            let current = match self.items.get(&live.item).map(|i| &i.kind) {
+                Some(ItemKind::AcpToolCall(call)) => call.tool_call.raw_output.as_ref(),
+                _ => return false,
+            };
+            if current.is_some() && current != live.shown.as_ref() {
+                return false;
+            }
+            let Ok((output, truncated, exit)) = terminals.output(terminal_id) else {
+                return false;
+            };
+            let mut raw = json!({ "output": output, "truncated": truncated });
+            if let Some(exit) = &exit {
+                raw["exitStatus"] = json!({ "exitCode": exit.code, "signal": exit.signal });
+            }
+            if live.shown.as_ref() != Some(&raw) {
+                live.shown = Some(raw.clone());
+                updates.push((live.item.clone(), live.tool_call_id.clone(), raw));
+            }
+            exit.is_none()
+        });
+        for (item, tool_call_id, raw) in updates {
+            let update = serde_json::from_value::<acp::ToolCallUpdate>(
+                json!({ "toolCallId": tool_call_id, "rawOutput": raw }),
+            );
+            if let Ok(update) = update {
+                self.tool_update(&item, update).await;
+            }
+        }
     }
 
     async fn finish(&mut self, ended: Ended) {
