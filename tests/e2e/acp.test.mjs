@@ -118,6 +118,20 @@ test('ACP terminal output shows live while the command runs; Stop kills it and k
   await finish(page);
 });
 
+test('ACP attachments: files sent from the composer reach the agent as ACP content it can read', async () => {
+  const page = await open();
+  await page.locator('input[type="file"]').setInputFiles([
+    { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('from the browser\nline two\n') },
+  ]);
+  await waitFor(async () => (await page.locator('[data-part="attachment"][data-status="ready"]').count()) === 1, {
+    message: 'the file uploaded',
+  });
+  await sendMessage(page, 'read my file');
+  await waitForText(page, 'I received an embedded text (text/plain, 26 characters, starting “from the browser”)');
+  await waitForIdle(page);
+  await finish(page);
+});
+
 test('ACP plan and thoughts: the plan updates to done, thoughts are shown apart from the answer', async () => {
   const page = await open();
   await sendMessage(page, 'make a plan');

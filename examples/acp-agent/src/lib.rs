@@ -13,8 +13,8 @@ use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
     AgentCapabilities, CancelNotification, ClientCapabilities, CreateTerminalRequest,
     InitializeRequest, InitializeResponse, LoadSessionRequest, LoadSessionResponse,
-    NewSessionRequest, NewSessionResponse, PermissionOptionKind, PromptRequest, PromptResponse,
-    ReadTextFileRequest, ReleaseTerminalRequest, RequestPermissionOutcome,
+    NewSessionRequest, NewSessionResponse, PermissionOptionKind, PromptCapabilities, PromptRequest,
+    PromptResponse, ReadTextFileRequest, ReleaseTerminalRequest, RequestPermissionOutcome,
     RequestPermissionRequest, SessionId, SessionNotification, SessionUpdate, StopReason,
     TerminalOutputRequest, WaitForTerminalExitRequest, WriteTextFileRequest,
 };
@@ -218,8 +218,13 @@ pub async fn serve_stdio(options: Options) -> Result<(), Error> {
             async move |init: InitializeRequest, responder, _cx| {
                 *s1.client.lock().unwrap_or_else(|e| e.into_inner()) = init.client_capabilities;
                 responder.respond(
-                    InitializeResponse::new(ProtocolVersion::V1)
-                        .agent_capabilities(AgentCapabilities::new().load_session(true)),
+                    InitializeResponse::new(ProtocolVersion::V1).agent_capabilities(
+                        AgentCapabilities::new()
+                            .load_session(true)
+                            .prompt_capabilities(
+                                PromptCapabilities::new().image(true).embedded_context(true),
+                            ),
+                    ),
                 )
             },
             agent_client_protocol::on_receive_request!(),
@@ -442,6 +447,50 @@ fn text(s: impl Into<String>) -> Value {
     json!([{"type": "content", "content": {"type": "text", "text": s.into()}}])
 }
 
+/// What the prompt carries besides text, one phrase per block: the kind the client chose
+/// (image, embedded text or blob, link), the type and the size.
+fn files_received(request: &PromptRequest) -> Vec<String> {
+    let value = serde_json::to_value(&request.prompt).unwrap_or(Value::Null);
+    let decoded =
+        |b64: &str| b64.len() / 4 * 3 - b64.bytes().rev().take_while(|&c| c == b'=').count();
+    let s = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
+    value
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|b| match b.get("type").and_then(Value::as_str)? {
+            "image" => Some(format!(
+                "an image ({}, {} bytes)",
+                s(b, "mimeType"),
+                decoded(&s(b, "data"))
+            )),
+            "resource" => {
+                let r = b.get("resource")?;
+                Some(match r.get("text").and_then(Value::as_str) {
+                    Some(text) => format!(
+                        "an embedded text ({}, {} characters, starting “{}”)",
+                        s(r, "mimeType"),
+                        text.chars().count(),
+                        text.lines()
+                            .next()
+                            .unwrap_or("")
+                            .chars()
+                            .take(40)
+                            .collect::<String>()
+                    ),
+                    None => format!(
+                        "an embedded blob ({}, {} bytes)",
+                        s(r, "mimeType"),
+                        decoded(&s(r, "blob"))
+                    ),
+                })
+            }
+            "resource_link" => Some(format!("a link to {} ({})", s(b, "name"), s(b, "mimeType"))),
+            _ => None,
+        })
+        .collect()
+}
+
 fn prompt_text(request: &PromptRequest) -> String {
     let value = serde_json::to_value(&request.prompt).unwrap_or(Value::Null);
     value
@@ -463,6 +512,7 @@ async fn prompt(
 ) -> Result<StopReason, Error> {
     let id = request.session_id.0.to_string();
     let user_text = prompt_text(&request);
+    let attached = files_received(&request);
     let (cwd, cancel, history) = {
         let mut sessions = state.sessions.lock().unwrap_or_else(|e| e.into_inner());
         let Some(session) = sessions.get_mut(&id) else {
@@ -492,6 +542,10 @@ async fn prompt(
         said: String::new(),
         calls: history.len() as u32 * 100,
     };
+    if !attached.is_empty() {
+        turn.say(&format!("I received {}. ", attached.join("; ")))
+            .await?;
+    }
     let lower = user_text.to_lowercase();
     let keyword = KEYWORDS.iter().find(|k| lower.contains(*k)).copied();
     let reason = match keyword {

@@ -112,6 +112,28 @@ impl Runtime {
             .await
     }
 
+    /// An uploaded attachment (`attachments.create`, then `PUT /upload/{id}`): its JSON.
+    async fn attach(&self, name: &str, mime: &str, bytes: &[u8]) -> Value {
+        let created = self
+            .json(json!({"type": "attachments.create", "params": {"name": name, "size": bytes.len(), "mime_type": mime}}))
+            .await;
+        let id = created["id"].as_str().unwrap();
+        let cookie = self.cookie.lock().unwrap().clone();
+        let mut put = self
+            .process
+            .send(
+                "PUT",
+                &format!("/upload/{id}"),
+                Some(mime),
+                cookie.as_deref(),
+                bytes,
+            )
+            .await;
+        assert_eq!(put.status(), 200);
+        put.read_to_end().await;
+        created
+    }
+
     /// The thread's Diff view as its channel replays it (`None` when it has none).
     async fn diff_view(&self, thread: &str) -> Option<Value> {
         let mut s = self
@@ -657,6 +679,52 @@ async fn the_workspace_confines_files_and_terminals() {
         "sleeping"
     );
     let _ = std::fs::remove_dir_all(&base);
+}
+
+#[tokio::test]
+async fn attachments_reach_the_agent_as_acp_content() {
+    let rt = Runtime::start(&["--memory", "--acp", &agent("")]);
+    // The smallest PNG: a 1x1 image.
+    let png: &[u8] = &[
+        0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52, 0,
+        0, 0, 1, 0, 0, 0, 1, 8, 6, 0, 0, 0, 0x1f, 0x15, 0xc4, 0x89, 0, 0, 0, 0x0a, 0x49, 0x44,
+        0x41, 0x54, 0x78, 0x9c, 0x63, 0, 1, 0, 0, 5, 0, 1, 0x0d, 0x0a, 0x2d, 0xb4, 0, 0, 0, 0,
+        0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
+    ];
+    let image = rt.attach("dot.png", "image/png", png).await;
+    let notes = rt
+        .attach("notes.txt", "text/plain", b"hello agent\nsecond line\n")
+        .await;
+    // A PDF is not text: it goes as a blob.
+    let pdf: &[u8] = b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n";
+    let blob = rt.attach("doc.pdf", "application/pdf", pdf).await;
+    let input = json!({
+        "content": [{"type": "input_text", "text": "what did I send?"}],
+        "attachments": [image["id"], notes["id"], blob["id"]],
+        "inference_options": {},
+    });
+    let events = rt
+        .open(json!({"type": "threads.create", "params": {"input": input}}))
+        .await
+        .rest()
+        .await;
+    assert!(!events.iter().any(|e| e["type"] == "error"), "{events:#?}");
+    let said = said(&rt.items(&thread_id(&events)).await);
+    assert!(
+        said.contains(&format!("an image (image/png, {} bytes)", png.len())),
+        "{said}"
+    );
+    assert!(
+        said.contains("an embedded text (text/plain, 24 characters, starting “hello agent”)"),
+        "{said}"
+    );
+    assert!(
+        said.contains(&format!(
+            "an embedded blob (application/pdf, {} bytes)",
+            pdf.len()
+        )),
+        "{said}"
+    );
 }
 
 #[tokio::test]

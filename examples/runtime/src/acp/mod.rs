@@ -27,11 +27,11 @@ use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
     ClientCapabilities, CreateTerminalRequest, CreateTerminalResponse, FileSystemCapabilities,
     Implementation, InitializeRequest, KillTerminalRequest, KillTerminalResponse,
-    ReadTextFileRequest, ReadTextFileResponse, ReleaseTerminalRequest, ReleaseTerminalResponse,
-    RequestPermissionOutcome, RequestPermissionRequest, RequestPermissionResponse,
-    SessionNotification, SessionUpdate, TerminalExitStatus, TerminalOutputRequest,
-    TerminalOutputResponse, WaitForTerminalExitRequest, WaitForTerminalExitResponse,
-    WriteTextFileRequest, WriteTextFileResponse,
+    PromptCapabilities, ReadTextFileRequest, ReadTextFileResponse, ReleaseTerminalRequest,
+    ReleaseTerminalResponse, RequestPermissionOutcome, RequestPermissionRequest,
+    RequestPermissionResponse, SessionNotification, SessionUpdate, TerminalExitStatus,
+    TerminalOutputRequest, TerminalOutputResponse, WaitForTerminalExitRequest,
+    WaitForTerminalExitResponse, WriteTextFileRequest, WriteTextFileResponse,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{AcpAgent, AcpAgentConfig, Agent, Client, Error, LineDirection};
@@ -149,6 +149,8 @@ pub(crate) struct Conn {
     /// Counts agent processes: a session belongs to one.
     pub generation: u64,
     pub load_session: bool,
+    /// What the agent takes in a prompt besides text and links.
+    pub prompt: PromptCapabilities,
     /// Why the connection ended, once it has.
     pub ended: watch::Receiver<Option<String>>,
 }
@@ -322,6 +324,7 @@ impl Bridge {
                 )
             })?;
         let load_session = answered.agent_capabilities.load_session;
+        let prompt = answered.agent_capabilities.prompt_capabilities.clone();
         println!(
             "ACP agent `{}` started (load_session={load_session})",
             self.config.command
@@ -330,6 +333,7 @@ impl Bridge {
             cx,
             generation,
             load_session,
+            prompt,
             ended: ended_rx,
         })
     }

@@ -13,13 +13,15 @@ use crate::store::{self, now_iso, Store, UserStore};
 use crate::views;
 use agent_client_protocol::v1::schema::{
     CancelNotification, ContentBlock as AcpBlock, LoadSessionRequest, NewSessionRequest,
-    PromptRequest, RequestPermissionOutcome, RequestPermissionResponse, SessionUpdate, StopReason,
-    TextContent,
+    PromptCapabilities, PromptRequest, RequestPermissionOutcome, RequestPermissionResponse,
+    SessionUpdate, StopReason, TextContent,
 };
 use agent_client_protocol::v1::Responder;
 use axum::body::{Body, Bytes};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
+use base64::engine::general_purpose::STANDARD as BASE64;
+use base64::Engine as _;
 use chat_shell_core::protocol::acp;
 use chat_shell_core::protocol::chatkit::{
     AcpPermission, AcpPermissionRequested, AcpPlanItem, AcpThoughtChunk, AcpThoughtItem,
@@ -162,7 +164,64 @@ struct Prepared {
     thread: Thread,
     /// Sent before the agent is asked anything.
     first: Vec<StreamEvent>,
-    prompt: Vec<AcpBlock>,
+    prompt: Prompt,
+}
+
+/// What a user message asks the agent: its text and its files. Made into ACP content
+/// once the agent's prompt capabilities are known ([`Prompt::blocks`]).
+#[derive(Default)]
+struct Prompt {
+    text: String,
+    files: Vec<PromptFile>,
+}
+
+/// An attachment of the message, with its bytes when they were uploaded.
+struct PromptFile {
+    name: String,
+    mime_type: String,
+    /// Where it can be fetched (its preview URL), or an `attachment:` id.
+    uri: String,
+    bytes: Option<Vec<u8>>,
+}
+
+/// The largest file given to the agent inline (as an image or an embedded resource);
+/// a larger one goes as a link.
+const INLINE_MAX: usize = 4 * 1024 * 1024;
+
+impl Prompt {
+    /// The ACP content of the prompt: the text, then each file as an image (when the agent
+    /// takes images), as an embedded resource (when it takes embedded context: text as
+    /// text, anything else as a blob), or as a resource link, which every agent takes.
+    fn blocks(self, caps: &PromptCapabilities) -> Vec<AcpBlock> {
+        let mut blocks = vec![AcpBlock::Text(TextContent::new(self.text))];
+        for file in self.files {
+            let inline = file.bytes.as_ref().filter(|b| b.len() <= INLINE_MAX);
+            let block = match inline {
+                Some(bytes) if caps.image && file.mime_type.starts_with("image/") => json!({
+                    "type": "image", "data": BASE64.encode(bytes), "mimeType": file.mime_type,
+                    "uri": file.uri,
+                }),
+                Some(bytes) if caps.embedded_context => match std::str::from_utf8(bytes) {
+                    Ok(text) => json!({"type": "resource", "resource": {
+                        "uri": file.uri, "mimeType": file.mime_type, "text": text,
+                    }}),
+                    Err(_) => json!({"type": "resource", "resource": {
+                        "uri": file.uri, "mimeType": file.mime_type, "blob": BASE64.encode(bytes),
+                    }}),
+                },
+                _ => json!({
+                    "type": "resource_link", "uri": file.uri, "name": file.name,
+                    "mimeType": file.mime_type,
+                    "size": file.bytes.as_ref().map(Vec::len),
+                }),
+            };
+            match serde_json::from_value(block) {
+                Ok(block) => blocks.push(block),
+                Err(e) => eprintln!("chat-shell-runtime: an attachment as ACP content: {e}"),
+            }
+        }
+        blocks
+    }
 }
 
 /// Saves the user message (or drops what followed the one retried). Blocking thread.
@@ -208,7 +267,7 @@ fn prepare(db: &UserStore<'_>, base: &str, start: Start) -> store::Result<Option
                     return Ok(Some(Prepared {
                         thread,
                         first,
-                        prompt: Vec::new(),
+                        prompt: Prompt::default(),
                     }));
                 }
             }
@@ -217,23 +276,36 @@ fn prepare(db: &UserStore<'_>, base: &str, start: Start) -> store::Result<Option
     Ok(Some(Prepared {
         thread,
         first,
-        prompt: prompt_blocks(&message),
+        prompt: prompt_of(db, &message)?,
     }))
 }
 
-/// The user message as ACP content: its text, and a line per attachment.
-fn prompt_blocks(message: &ThreadItem) -> Vec<AcpBlock> {
+/// What the user message asks: its text (with what it quotes) and its attachments, with
+/// their bytes (the user's own uploads only).
+fn prompt_of(db: &UserStore<'_>, message: &ThreadItem) -> store::Result<Prompt> {
     let ItemKind::UserMessage(m) = &message.kind else {
-        return Vec::new();
+        return Ok(Prompt::default());
     };
     let mut text = m.text();
     if let Some(quoted) = m.quoted_text.as_deref().filter(|q| !q.is_empty()) {
         text = format!("> {}\n\n{text}", quoted.replace('\n', "\n> "));
     }
+    let mut files = Vec::new();
     for a in &m.attachments {
-        text.push_str(&format!("\n[attachment: {} ({})]", a.name, a.mime_type));
+        let upload = db.upload(&a.id.0)?;
+        files.push(PromptFile {
+            name: a.name.clone(),
+            mime_type: upload
+                .as_ref()
+                .map_or_else(|| a.mime_type.clone(), |(mime, _)| mime.clone()),
+            uri: a
+                .preview_url
+                .clone()
+                .unwrap_or_else(|| format!("attachment:{}", a.id.0)),
+            bytes: upload.map(|(_, bytes)| bytes),
+        });
     }
-    vec![AcpBlock::Text(TextContent::new(text))]
+    Ok(Prompt { text, files })
 }
 
 async fn run(state: Arc<AppState>, bridge: Arc<Bridge>, mut out: Out, prepared: Prepared) {
@@ -307,7 +379,7 @@ impl Drop for Route<'_> {
 async fn drive(
     bridge: &Bridge,
     out: &mut Out,
-    prompt: Vec<AcpBlock>,
+    prompt: Prompt,
     mut commands: mpsc::UnboundedReceiver<Command>,
 ) -> Ended {
     let conn = match bridge.connection().await {
@@ -338,7 +410,7 @@ async fn drive(
         bridge,
         session: session.clone(),
     };
-    let request = PromptRequest::new(session.clone(), prompt);
+    let request = PromptRequest::new(session.clone(), prompt.blocks(&conn.prompt));
     let mut prompt = Box::pin(conn.cx.send_request(request).block_task());
     let mut pending: HashMap<String, Pending> = HashMap::new();
     // The client's end of the stream: closed is Stop for a turn tied to its request.
@@ -1304,5 +1376,61 @@ fn block_text(block: &AcpBlock) -> Option<String> {
         }
         acp::ContentBlock::Resource(r) => r.resource.text.map(|t| format!("\n```\n{t}\n```\n")),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn prompt() -> Prompt {
+        let file = |name: &str, mime: &str, bytes: Option<&[u8]>| PromptFile {
+            name: name.into(),
+            mime_type: mime.into(),
+            uri: format!("attachment:{name}"),
+            bytes: bytes.map(<[u8]>::to_vec),
+        };
+        Prompt {
+            text: "look".into(),
+            files: vec![
+                file("a.png", "image/png", Some(b"png")),
+                file("b.txt", "text/plain", Some(b"text")),
+                file("c.txt", "text/plain", None),
+            ],
+        }
+    }
+
+    fn kinds(blocks: &[AcpBlock]) -> Vec<String> {
+        blocks
+            .iter()
+            .map(|b| {
+                serde_json::to_value(b).unwrap()["type"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn attachments_go_as_the_agent_can_take_them() {
+        // Every agent takes text and links.
+        let none = prompt().blocks(&PromptCapabilities::new());
+        assert_eq!(
+            kinds(&none),
+            ["text", "resource_link", "resource_link", "resource_link"]
+        );
+        let link = serde_json::to_value(&none[1]).unwrap();
+        assert_eq!(
+            (&link["name"], &link["mimeType"], &link["size"]),
+            (&json!("a.png"), &json!("image/png"), &json!(3))
+        );
+        // Images inline; text embedded; a file whose bytes never came stays a link.
+        let all = prompt().blocks(&PromptCapabilities::new().image(true).embedded_context(true));
+        assert_eq!(kinds(&all), ["text", "image", "resource", "resource_link"]);
+        let image = serde_json::to_value(&all[1]).unwrap();
+        assert_eq!(image["data"], BASE64.encode(b"png"));
+        let text = serde_json::to_value(&all[2]).unwrap();
+        assert_eq!(text["resource"]["text"], "text");
     }
 }

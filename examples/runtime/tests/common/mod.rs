@@ -102,18 +102,40 @@ impl Process {
     /// Opens `POST /chatkit` with `request` (and `cookie`); the response is read as it comes.
     pub async fn open(&self, cookie: Option<&str>, request: &Value) -> Stream {
         let body = request.to_string();
+        self.send(
+            "POST",
+            "/chatkit",
+            Some("application/json"),
+            cookie,
+            body.as_bytes(),
+        )
+        .await
+    }
+
+    /// Sends any request; the response is read as it comes.
+    pub async fn send(
+        &self,
+        method: &str,
+        path: &str,
+        content_type: Option<&str>,
+        cookie: Option<&str>,
+        body: &[u8],
+    ) -> Stream {
         let mut tcp = TcpStream::connect(("127.0.0.1", self.port)).await.unwrap();
         let mut head = format!(
-            "POST /chatkit HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
+            "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Length: {}\r\nConnection: close\r\n",
             self.port,
             body.len()
         );
+        if let Some(t) = content_type {
+            head.push_str(&format!("Content-Type: {t}\r\n"));
+        }
         if let Some(c) = cookie {
             head.push_str(&format!("Cookie: {c}\r\n"));
         }
         head.push_str("\r\n");
         tcp.write_all(head.as_bytes()).await.unwrap();
-        tcp.write_all(body.as_bytes()).await.unwrap();
+        tcp.write_all(body).await.unwrap();
         let mut stream = Stream {
             tcp,
             raw: Vec::new(),
