@@ -352,6 +352,13 @@ async fn run(config: Config) -> Result<(), String> {
         std::env::temp_dir().join(format!("chat-shell-runtime-{}-scratch", std::process::id()));
     if let Some(command) = &config.acp {
         let acp = acp::Config::new(command, config.workspace.as_deref(), config.allow_terminal)?;
+        match store.settle_orphaned_permissions() {
+            Ok(0) => {}
+            Ok(n) => {
+                println!("ACP: {n} permission request(s) left by the last run settled as cancelled")
+            }
+            Err(e) => eprintln!("chat-shell-runtime: cannot settle old permission requests: {e}"),
+        }
         acp::install(acp, stop_rx.clone());
     }
     let state = Arc::new(server::AppState::new(

@@ -183,6 +183,42 @@ impl Store {
         )
     }
 
+    /// Settles as `cancelled` every ACP permission request still asking in an ACP thread
+    /// (one with an `acp_session_id`): at start-up no agent is waiting for an answer any
+    /// more (it ran as this process's child), so a card must not ask. Returns how many.
+    pub fn settle_orphaned_permissions(&self) -> Result<usize> {
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        let asking: Vec<(String, String, String)> = {
+            let mut stmt = tx.prepare(
+                "SELECT i.thread_id, i.id, i.json FROM items i JOIN threads t ON t.id = i.thread_id
+                 WHERE t.metadata_json LIKE '%\"acp_session_id\"%' AND i.json LIKE '%\"permission\"%'",
+            )?;
+            let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+            rows.collect::<Result<_>>()?
+        };
+        let mut settled = 0;
+        for (thread, id, json) in asking {
+            let Ok(mut item) = from_json::<ThreadItem>(&json) else {
+                continue;
+            };
+            let ItemKind::AcpToolCall(call) = &mut item.kind else {
+                continue;
+            };
+            let Some(permission) = call.permission.as_mut().filter(|p| p.outcome.is_none()) else {
+                continue;
+            };
+            permission.outcome = Some(chat_shell_core::protocol::acp::PermissionOutcome::Cancelled);
+            tx.execute(
+                "UPDATE items SET json = ?3 WHERE thread_id = ?1 AND id = ?2",
+                params![thread, id, to_json(&item)?],
+            )?;
+            settled += 1;
+        }
+        tx.commit()?;
+        Ok(settled)
+    }
+
     /// Gives every row without an owner (a `--seed-thread`, or history kept before owners
     /// existed) to `owner`; returns how many threads changed hands.
     pub fn claim_unowned(&self, owner: &str) -> Result<usize> {

@@ -772,6 +772,42 @@ async fn a_thread_loads_its_session_after_a_restart() {
     let _ = std::fs::remove_dir_all(&base);
 }
 
+#[tokio::test]
+async fn a_permission_left_asking_by_a_crash_is_settled_after_a_restart() {
+    let base = temp_dir("crash");
+    let db = base.join("history.db");
+    let command = agent("");
+    let args = ["--db", db.to_str().unwrap(), "--acp", command.as_str()];
+    let (thread, cookie) = {
+        let rt = Runtime::start(&args);
+        let mut s = rt.say(None, "permission please").await;
+        let events = s
+            .until("the permission request", permission_requested)
+            .await;
+        let cookie = rt.cookie.lock().unwrap().clone();
+        (thread_id(&events), cookie)
+        // The runtime is killed here, with the card asking.
+    };
+    let rt = Runtime::start(&args);
+    *rt.cookie.lock().unwrap() = cookie;
+    let items = rt.items(&thread).await;
+    let asked = tool_calls(&items)
+        .into_iter()
+        .find(|c| c.get("permission").is_some())
+        .expect("the tool call that asked");
+    // Nobody waits for that answer any more: the card says so instead of asking.
+    assert_eq!(
+        asked["permission"]["outcome"]["outcome"], "cancelled",
+        "{asked}"
+    );
+    assert!(
+        rt.output().contains("settled as cancelled"),
+        "{}",
+        rt.output()
+    );
+    let _ = std::fs::remove_dir_all(&base);
+}
+
 /// The ACP traffic of the plan scenario, recorded with `CHAT_SHELL_ACP_RECORD` (see
 /// `fixtures/acp-plan.jsonl`), replayed by `chat-shell-acp-agent --replay`: the bridge
 /// turns the recorded bytes into the same items, with no script running.
