@@ -77,6 +77,37 @@ async function armedOption(page, name) {
   return option;
 }
 
+test('ACP tour: the agent reads, edits with the Diff view following, runs a command and asks permission', async () => {
+  // The permitted write must change something to be in the diff (another test writes it too).
+  rmSync(path.join(WORKSPACE, 'permission-demo.txt'), { force: true });
+  const page = await open();
+  await sendMessage(page, 'tour');
+  // While it asks, the change so far is in the Diff tab.
+  const allow = await armedOption(page, 'Allow once');
+  const diffTab = page.getByRole('tab', { name: 'Diff' });
+  await diffTab.waitFor({ timeout: 5_000 });
+  await diffTab.click();
+  const hello = page.getByRole('tabpanel').locator('[data-part="diff-file"][data-path="tour/hello.rs"]');
+  await hello.waitFor({ timeout: 5_000 });
+  assert.match(await hello.textContent(), /hello, world/);
+  await page.getByRole('tab', { name: 'Chat' }).click();
+  await allow.click();
+  await waitForText(page, 'Done: permission-demo.txt is written.');
+  await waitForIdle(page);
+  // The permitted write joins the change set.
+  await diffTab.click();
+  await page.getByRole('tabpanel').locator('[data-part="diff-file"][data-path="permission-demo.txt"]').waitFor({ timeout: 5_000 });
+  await page.getByRole('tab', { name: 'Chat' }).click();
+  await openToolCalls(page);
+  const byTitle = Object.fromEntries((await toolCalls(page)).map((c) => [c.title, c.status]));
+  assert.equal(byTitle['Read tour/hello.rs'], 'completed');
+  assert.equal(byTitle['Edit tour/hello.rs'], 'completed');
+  assert.equal(byTitle['Run `grep -n world tour/hello.rs && wc -l tour/hello.rs`'], 'completed');
+  assert.equal(byTitle['Write permission-demo.txt'], 'completed');
+  assert.match(await page.locator('[data-part="terminal"]').last().textContent(), /2:\s+println!\("hello, world"\);/);
+  await finish(page);
+});
+
 test('ACP tool calls of every kind: diffs (new file, change, deletion), a failing tool, a terminal run by the runtime', async () => {
   const page = await open();
   await sendMessage(page, 'show me the tools');

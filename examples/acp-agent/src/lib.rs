@@ -45,6 +45,7 @@ A scripted ACP agent on stdin/stdout (no model). A keyword in the prompt picks t
 
 /// The scripts, by the keyword that picks them (the first found in the prompt wins).
 pub const KEYWORDS: &[&str] = &[
+    "tour",
     "crash",
     "broken",
     "max tokens",
@@ -569,6 +570,7 @@ async fn prompt(
             .await
             .map(ended)?,
         Some("files") => files(&mut turn).await?,
+        Some("tour") => tour(&mut turn).await?,
         Some("tools") => tools(&mut turn).await?,
         Some("plan") => plan(&mut turn).await?,
         Some("think") => {
@@ -1030,6 +1032,111 @@ async fn tools(turn: &mut Turn<'_>) -> Result<StopReason, Error> {
         .say("All tool kinds ran; the linter failed on purpose.")
         .await?;
     Ok(ended(done))
+}
+
+/// The first thing to try: a plan, then a file read, edited (the Diff view follows each
+/// write), checked with a command, and a write that asks permission first.
+async fn tour(turn: &mut Turn<'_>) -> Result<StopReason, Error> {
+    if !(turn.client.fs.read_text_file && turn.client.fs.write_text_file) {
+        let done = turn
+            .say("The tour reads and writes files: start the runtime with --workspace DIR (and --allow-terminal).")
+            .await?;
+        return Ok(ended(done));
+    }
+    let entries = |statuses: [&str; 4]| {
+        json!({
+            "sessionUpdate": "plan",
+            "entries": [
+                {"content": "Read tour/hello.rs", "priority": "high", "status": statuses[0]},
+                {"content": "Make it greet the world", "priority": "high", "status": statuses[1]},
+                {"content": "Check it with a command", "priority": "medium", "status": statuses[2]},
+                {"content": "Ask before writing the config", "priority": "low", "status": statuses[3]},
+            ]
+        })
+    };
+    if !turn
+        .think("A short tour: read a file, change it, check it, then ask before writing another. ")
+        .await?
+    {
+        return Ok(StopReason::Cancelled);
+    }
+    turn.update(entries(["in_progress", "pending", "pending", "pending"]))?;
+    let path = turn.path("tour/hello.rs");
+    // Read it; the first tour in a workspace writes it first.
+    let old = match turn.read(&path).await {
+        Ok(text) => text,
+        Err(_) => {
+            let first = "fn main() {\n    println!(\"hello\");\n}\n";
+            let id = turn.start(
+                "Create tour/hello.rs",
+                "edit",
+                json!({"locations": [{"path": path}]}),
+            )?;
+            turn.write(&path, first).await?;
+            let diff = json!([{"type": "diff", "path": path, "oldText": null, "newText": first}]);
+            turn.set(&id, json!({"status": "completed", "content": diff}))?;
+            first.to_owned()
+        }
+    };
+    let id = turn.start(
+        "Read tour/hello.rs",
+        "read",
+        json!({"locations": [{"path": path, "line": 1}]}),
+    )?;
+    turn.set(
+        &id,
+        json!({"status": "completed", "content": text(format!("```rust\n{old}```"))}),
+    )?;
+    if !turn.pause().await {
+        return Ok(StopReason::Cancelled);
+    }
+    turn.update(entries(["completed", "in_progress", "pending", "pending"]))?;
+    let tours = old.matches("// tour").count() + 1;
+    let new = format!(
+        "{}// tour {tours}: greets the world\n",
+        old.replace("println!(\"hello\");", "println!(\"hello, world\");")
+    );
+    let id = turn.start(
+        "Edit tour/hello.rs",
+        "edit",
+        json!({"locations": [{"path": path, "line": 2}], "rawInput": {"path": path}}),
+    )?;
+    match turn.write(&path, &new).await {
+        Ok(()) => {
+            let diff = json!([{"type": "diff", "path": path, "oldText": old, "newText": new}]);
+            turn.set(&id, json!({"status": "completed", "content": diff}))?;
+        }
+        Err(e) => turn.set(&id, json!({"status": "failed", "content": text(e.message)}))?,
+    }
+    turn.update(entries([
+        "completed",
+        "completed",
+        "in_progress",
+        "pending",
+    ]))?;
+    if !turn
+        .say("Changed: the Diff tab shows the whole change set. ")
+        .await?
+        || !terminal(turn, "grep -n world tour/hello.rs && wc -l tour/hello.rs").await?
+    {
+        return Ok(StopReason::Cancelled);
+    }
+    turn.update(entries([
+        "completed",
+        "completed",
+        "completed",
+        "in_progress",
+    ]))?;
+    let reason = permission(turn).await?;
+    if reason == StopReason::EndTurn {
+        turn.update(entries([
+            "completed",
+            "completed",
+            "completed",
+            "completed",
+        ]))?;
+    }
+    Ok(reason)
 }
 
 async fn plan(turn: &mut Turn<'_>) -> Result<StopReason, Error> {
