@@ -879,6 +879,7 @@ mod tests {
             c.permission = Some(AcpPermission {
                 options: permission_options(),
                 outcome: None,
+                action_id: None,
             });
         }
         item

@@ -464,6 +464,7 @@ pub fn apply_update(item: &mut ThreadItem, update: &ItemUpdate, foreign: bool) {
             c.permission = Some(AcpPermission {
                 options: r.request.options.clone(),
                 outcome: None,
+                action_id: None,
             });
         }
         (ItemKind::AcpToolCall(c), ItemUpdate::AcpPermissionResolved(r)) => {

@@ -5,6 +5,7 @@
 //! body is a decode error that carries the raw payload.
 
 pub mod acp;
+pub mod agent_ui;
 pub mod chatkit;
 pub mod events;
 mod tagged;

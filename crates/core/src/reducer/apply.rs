@@ -669,7 +669,8 @@ pub(super) fn cancelled(state: &mut ChatState, out: &mut Outcome) {
 fn clear_run(state: &mut ChatState) {
     let cleared = state.budget.take().is_some()
         | state.agent.take().is_some()
-        | state.orchestration.take().is_some();
+        | state.orchestration.take().is_some()
+        | state.resync.take().is_some();
     if cleared {
         state.mark().run = true;
     }

@@ -9,8 +9,10 @@
 mod apply;
 mod run;
 mod state;
+mod team;
 
 pub use apply::{assistant_text, is_ghost, GHOST_OPTION};
+pub use team::{status_rank, Member, MemberUpdate, Team, TranscriptLine, TRANSCRIPT_MAX};
 
 pub use run::{
     listed, AgentInfo, Budget, Diagnostics, Listed, Orchestration, OrchestrationStep,
@@ -94,6 +96,37 @@ pub enum Input {
     PermissionNotSent { item_id: ItemId, message: String },
     /// Something the client did not understand: counted in [`ChatState::diagnostics`].
     Unrecognized(Unrecognized),
+    /// The team's name or topology (Agent UI `team.changed`).
+    TeamChanged {
+        name: Option<String>,
+        topology: Option<String>,
+    },
+    /// A teammate appeared or changed (Agent UI `agent.*`, `session.hydrated`).
+    MemberChanged(MemberUpdate),
+    /// The runtime paused for a decision (Agent UI `action.required`): the permission card
+    /// of tool call `item_id`, answered with `action_id`.
+    ActionRequired {
+        item_id: ItemId,
+        request: crate::protocol::acp::RequestPermission,
+        action_id: String,
+    },
+    /// The owner confirmed how the action `action_id` ended (Agent UI `action.resolved`).
+    ActionResolved {
+        action_id: String,
+        outcome: PermissionOutcome,
+    },
+    /// A sequence gap opened (`Some`) or was filled (`None`).
+    Resync(Option<SequenceGap>),
+    /// A runtime diagnostic or metric (`kind` names which): for the host, not the page.
+    DiagnosticFact { kind: &'static str, name: String },
+}
+
+/// Events of a run are missing after `after`: the client asked for them again.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SequenceGap {
+    pub run_id: String,
+    /// The last sequence applied in order.
+    pub after: u64,
 }
 
 /// A user message as the client shows it before the server echoes it.
@@ -209,6 +242,18 @@ pub fn reduce(state: &mut ChatState, input: Input) -> Outcome {
             run::permission_not_sent(state, item_id, message, &mut out)
         }
         Input::Unrecognized(what) => run::unrecognized(state, what, &mut out),
+        Input::TeamChanged { name, topology } => team::team_changed(state, name, topology),
+        Input::MemberChanged(update) => team::member_changed(state, update),
+        Input::ActionRequired {
+            item_id,
+            request,
+            action_id,
+        } => team::action_required(state, &item_id, request, action_id, &mut out),
+        Input::ActionResolved { action_id, outcome } => {
+            team::action_resolved(state, &action_id, outcome, &mut out)
+        }
+        Input::Resync(gap) => team::resync(state, gap, &mut out),
+        Input::DiagnosticFact { kind, name } => team::diagnostic_fact(state, kind, name, &mut out),
     }
     out
 }

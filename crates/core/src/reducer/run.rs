@@ -204,11 +204,14 @@ pub struct Diagnostics {
     pub unknown_types: BTreeMap<String, u64>,
     /// Keyed `type.field`.
     pub unknown_fields: BTreeMap<String, u64>,
+    /// Runtime diagnostics and metrics (Agent UI `diagnostic.changed`, `metric.changed`),
+    /// keyed `kind:name`: reported to the host, never shown in the conversation.
+    pub facts: BTreeMap<String, u64>,
 }
 
 impl Diagnostics {
     pub fn is_empty(&self) -> bool {
-        self.unknown_types.is_empty() && self.unknown_fields.is_empty()
+        self.unknown_types.is_empty() && self.unknown_fields.is_empty() && self.facts.is_empty()
     }
 }
 
@@ -446,6 +449,7 @@ pub(super) fn acp_permission_requested(
         call.permission = Some(AcpPermission {
             options,
             outcome: None,
+            action_id: None,
         });
     }
     item.permission_choice = None;

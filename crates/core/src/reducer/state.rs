@@ -45,6 +45,12 @@ pub struct ChatState {
     /// The coordinator's plan and status of this run, for the process area (never the
     /// answer). Cleared when a run starts.
     pub orchestration: Option<Orchestration>,
+    /// The team of agents of this conversation (Agent UI), as the runtime described it.
+    /// Kept across runs; cleared with the thread.
+    pub team: Option<super::team::Team>,
+    /// A sequence gap of the run in flight: the client waits for the missing events
+    /// ("resyncing"). Cleared when they arrive or a run starts.
+    pub resync: Option<super::SequenceGap>,
     /// When the stream of the run in flight last showed life (any frame, keepalives
     /// included), on the runtime's clock in ms: "connected · last event Ns ago".
     pub last_event_ms: Option<f64>,

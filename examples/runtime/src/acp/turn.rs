@@ -1017,6 +1017,7 @@ impl Out {
                     call.permission = Some(AcpPermission {
                         options: request.options.clone(),
                         outcome: None,
+                        action_id: None,
                     });
                 }
                 self.save(&id).await;

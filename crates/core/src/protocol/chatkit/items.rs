@@ -37,6 +37,8 @@ pub enum ItemKind {
     AcpPlan(AcpPlanItem),
     /// Extension: the agent's thoughts, collapsed reasoning (see [`AcpThoughtItem`]).
     AcpThought(AcpThoughtItem),
+    /// Extension: an Agent UI process fact in the conversation's order (see [`Note`]).
+    Note(Note),
     /// An item type this client does not know: rendered as "unsupported content".
     Other(Unknown),
 }
@@ -55,6 +57,7 @@ tolerant_tagged!(ItemKind {
     "acp_tool_call" => AcpToolCall,
     "acp_plan" => AcpPlan,
     "acp_thought" => AcpThought,
+    "note" => Note,
 });
 
 /// A message the user sent.
@@ -541,6 +544,9 @@ pub struct AcpPermission {
     pub options: Vec<acp::PermissionOption>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outcome: Option<acp::PermissionOutcome>,
+    /// Extension (Agent UI): the `actionId` the answer goes back with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action_id: Option<String>,
 }
 
 impl AcpPermission {
@@ -565,6 +571,48 @@ pub struct AcpPlanItem {
 pub struct AcpThoughtItem {
     #[serde(default, deserialize_with = "null_as_default")]
     pub text: String,
+}
+
+/// Extension (Agent UI): a fact that belongs in the conversation's order but is nobody's
+/// message: a worker's result, a handoff between agents, a context boundary, an artifact.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "note", rename_all = "snake_case")]
+pub enum Note {
+    /// A worker finished, failed or was killed. Never a user message, even when the
+    /// runtime's transport carried it on a user-role channel (`channel_role`).
+    WorkerNotification {
+        agent_id: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        task_id: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        status: Option<String>,
+        #[serde(default)]
+        summary: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        channel_role: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        duration_ms: Option<u64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tool_count: Option<u64>,
+    },
+    /// The active agent changed: from, to and why. Earlier messages keep their authors.
+    Handoff {
+        from: String,
+        to: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+    },
+    /// A context boundary: compaction, a budget, missing context.
+    Context { text: String },
+    /// An artifact: a card in the conversation; its body opens on demand.
+    Artifact {
+        artifact_id: String,
+        title: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        kind: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        body: Option<String>,
+    },
 }
 
 /// Marks the end of an assistant turn: nothing visible after a normal end.

@@ -1,0 +1,534 @@
+//! The validation checklist of `spec/agent-ui-flow-taxonomy.md` as tests of the Agent UI
+//! format: a golden event log (`tests/fixtures/agent-ui/`, the same the reference runtime
+//! streams) goes through the adapter and the reducer, and the state is checked. Each test
+//! is named `check_NN_…` after the spec's number; the README's table is made from these
+//! names. Check 8 (queue and steer) has no test: chat-shell does not offer them yet.
+
+use super::AgentUiAdapter;
+use crate::protocol::acp::{PermissionOptionId, PermissionOutcome};
+use crate::protocol::chatkit::{ItemKind, Note};
+use crate::reducer::{
+    listed, reduce, ChatState, Effect, Input, Listed, OutgoingMessage, ToolCallState,
+};
+
+const STATUS: &str = include_str!("../../../../../tests/fixtures/agent-ui/status.jsonl");
+const TEAM: &str = include_str!("../../../../../tests/fixtures/agent-ui/team.jsonl");
+const APPROVAL: &str = include_str!("../../../../../tests/fixtures/agent-ui/approval.jsonl");
+const APPROVED: &str =
+    include_str!("../../../../../tests/fixtures/agent-ui/approval-approved.jsonl");
+const GAP: &str = include_str!("../../../../../tests/fixtures/agent-ui/gap.jsonl");
+const CHILD: &str = include_str!("../../../../../tests/fixtures/agent-ui/child.jsonl");
+
+/// A conversation that sent `text` and is waiting for the answer.
+fn sent(text: &str) -> ChatState {
+    let mut state = ChatState::default();
+    reduce(
+        &mut state,
+        Input::SendStarted(OutgoingMessage {
+            text: text.into(),
+            ..OutgoingMessage::default()
+        }),
+    );
+    state
+}
+
+/// Feeds `lines` (one envelope each) through `adapter`; returns the effects.
+fn feed(state: &mut ChatState, adapter: &mut AgentUiAdapter, lines: &[&str]) -> Vec<Effect> {
+    let mut effects = Vec::new();
+    for line in lines {
+        for input in adapter.data(line) {
+            effects.extend(reduce(state, input).effects);
+        }
+    }
+    effects
+}
+
+fn lines(log: &str) -> Vec<&str> {
+    log.lines().filter(|l| !l.trim().is_empty()).collect()
+}
+
+/// The whole log, then the end of the stream.
+fn run(log: &str) -> ChatState {
+    let mut state = sent("go");
+    let mut adapter = AgentUiAdapter::new();
+    feed(&mut state, &mut adapter, &lines(log));
+    reduce(&mut state, Input::StreamEnded);
+    state
+}
+
+fn text_of(state: &ChatState, message: &str) -> String {
+    state
+        .items()
+        .iter()
+        .find(|i| i.item.id.0.ends_with(&format!(":msg:{message}")))
+        .and_then(crate::reducer::assistant_text)
+        .unwrap_or_default()
+}
+
+/// Every assistant text of the conversation, joined.
+fn answers(state: &ChatState) -> String {
+    state
+        .items()
+        .iter()
+        .filter_map(crate::reducer::assistant_text)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn tool_state(state: &ChatState, wire: &str) -> Option<ToolCallState> {
+    state
+        .items()
+        .iter()
+        .find(|i| i.item.id.0.ends_with(&format!(":tool:{wire}")))
+        .and_then(|i| i.tool_call_state())
+}
+
+fn kinds(state: &ChatState) -> Vec<String> {
+    state
+        .items()
+        .iter()
+        .map(|i| match &i.item.kind {
+            ItemKind::UserMessage(_) => "user".to_owned(),
+            ItemKind::AssistantMessage(_) => "answer".to_owned(),
+            ItemKind::AcpToolCall(c) => format!("tool:{}", c.tool_call.tool_call_id.0),
+            ItemKind::AcpThought(_) => "thought".to_owned(),
+            ItemKind::Note(Note::Context { .. }) => "context".to_owned(),
+            ItemKind::Note(Note::Artifact { .. }) => "artifact".to_owned(),
+            ItemKind::Note(Note::WorkerNotification { .. }) => "worker".to_owned(),
+            ItemKind::Note(Note::Handoff { .. }) => "handoff".to_owned(),
+            other => format!("{other:?}"),
+        })
+        .collect()
+}
+
+#[test]
+fn check_01_the_listener_is_bound_before_submit() {
+    // The turn exists (and the user's message shows) before the request goes out, so the
+    // first event of the answer has somewhere to go.
+    let mut state = sent("go");
+    assert!(state.turn.is_some());
+    assert_eq!(kinds(&state), ["user"]);
+    let mut adapter = AgentUiAdapter::new();
+    let log = lines(STATUS);
+    feed(&mut state, &mut adapter, &log[..2]);
+    assert!(state.turn.is_some(), "the first events join the turn");
+}
+
+#[test]
+fn check_02_runtime_status_shows_before_the_first_text() {
+    let mut state = sent("go");
+    let mut adapter = AgentUiAdapter::new();
+    let log = lines(STATUS);
+    feed(&mut state, &mut adapter, &log[..4]);
+    assert_eq!(
+        state.progress.as_ref().map(|p| p.text.as_str()),
+        Some("Reading the context")
+    );
+    assert_eq!(kinds(&state), ["user"], "no text yet");
+}
+
+#[test]
+fn check_03_active_parts_render_in_event_order() {
+    let state = run(STATUS);
+    assert_eq!(
+        kinds(&state),
+        [
+            "user",
+            "context",
+            "thought",
+            "tool:tc-search",
+            "tool:tc-fetch",
+            "context",
+            "answer",
+            "artifact"
+        ]
+    );
+}
+
+#[test]
+fn check_04_running_process_stays_visible_then_collapses() {
+    let mut state = sent("go");
+    let mut adapter = AgentUiAdapter::new();
+    let log = lines(STATUS);
+    // Mid-run: the search runs, and nothing is folded.
+    feed(&mut state, &mut adapter, &log[..10]);
+    assert_eq!(
+        tool_state(&state, "tc-search"),
+        Some(ToolCallState::InProgress)
+    );
+    assert!(listed(&state).iter().all(|l| matches!(l, Listed::Item(_))));
+    feed(&mut state, &mut adapter, &log[10..]);
+    reduce(&mut state, Input::StreamEnded);
+    assert_eq!(
+        tool_state(&state, "tc-search"),
+        Some(ToolCallState::Completed)
+    );
+    assert_eq!(tool_state(&state, "tc-fetch"), Some(ToolCallState::Failed));
+    let summaries = listed(&state)
+        .iter()
+        .filter(|l| matches!(l, Listed::Summary(calls) if calls.len() == 2))
+        .count();
+    assert_eq!(summaries, 1, "the finished calls fold into one summary");
+}
+
+#[test]
+fn check_05_final_text_is_reconciled_without_duplication() {
+    let state = run(STATUS);
+    // Streamed "The limit is 100 requests a minute." then final: the final replaces it.
+    assert_eq!(
+        text_of(&state, "msg-answer"),
+        "The limit is 100 requests a minute (see limits.md)."
+    );
+}
+
+#[test]
+fn check_06_tool_state_never_enters_the_answer() {
+    let state = run(STATUS);
+    let all = answers(&state);
+    for leaked in [
+        "limits.md: 100 requests",
+        "HTTP 503",
+        "2 of 3 sources",
+        "rate limits",
+    ] {
+        assert!(!all.contains(leaked), "{leaked:?} in {all:?}");
+    }
+}
+
+#[test]
+fn check_07_human_in_the_loop_uses_stable_ids_and_waits_for_the_owner() {
+    let mut state = sent("deploy");
+    let mut adapter = AgentUiAdapter::new();
+    feed(&mut state, &mut adapter, &lines(APPROVAL));
+    reduce(&mut state, Input::StreamEnded);
+    let card = state
+        .items()
+        .iter()
+        .find(|i| i.item.id.0.ends_with(":tool:tc-deploy"))
+        .unwrap();
+    let id = card.item.id.clone();
+    let ItemKind::AcpToolCall(call) = &card.item.kind else {
+        panic!()
+    };
+    let permission = call.permission.as_ref().unwrap();
+    assert_eq!(permission.action_id.as_deref(), Some("act-deploy"));
+    assert_eq!(
+        card.tool_call_state(),
+        Some(ToolCallState::AwaitingPermission)
+    );
+    // The user picks: the answer goes out, the card is not decided yet.
+    let out = reduce(
+        &mut state,
+        Input::PermissionChosen {
+            item_id: id.clone(),
+            option_id: PermissionOptionId("approve".into()),
+        },
+    );
+    assert!(out
+        .effects
+        .iter()
+        .any(|e| matches!(e, Effect::AnswerPermission { item_id, .. } if *item_id == id)));
+    assert_eq!(
+        tool_state(&state, "tc-deploy"),
+        Some(ToolCallState::AwaitingPermission)
+    );
+    // The owner confirms, in the answer's stream: now it is decided.
+    reduce(&mut state, Input::TurnStarted);
+    feed(&mut state, &mut AgentUiAdapter::new(), &lines(APPROVED));
+    reduce(&mut state, Input::StreamEnded);
+    let ItemKind::AcpToolCall(call) = &state.item(&id).unwrap().item.kind else {
+        panic!()
+    };
+    assert_eq!(
+        call.permission.as_ref().unwrap().outcome,
+        Some(PermissionOutcome::Selected {
+            option_id: PermissionOptionId("approve".into())
+        })
+    );
+    assert_eq!(
+        tool_state(&state, "tc-deploy"),
+        Some(ToolCallState::Completed)
+    );
+    assert_eq!(text_of(&state, "msg-deployed"), "Staging runs build 42.");
+}
+
+#[test]
+fn check_09_the_artifact_body_is_not_in_the_transcript() {
+    let state = run(STATUS);
+    let card = state.items().iter().find_map(|i| match &i.item.kind {
+        ItemKind::Note(Note::Artifact { title, body, .. }) => Some((title.clone(), body.clone())),
+        _ => None,
+    });
+    let (title, body) = card.expect("an artifact card");
+    assert_eq!(title, "limits.md");
+    assert!(body.unwrap().contains("10 000 a day"));
+    assert!(!answers(&state).contains("10 000 a day"));
+}
+
+#[test]
+fn check_10_citations_link_only_to_evidence_facts() {
+    let state = run(STATUS);
+    let answer = state
+        .items()
+        .iter()
+        .find(|i| i.item.id.0.ends_with(":msg:msg-answer"))
+        .unwrap();
+    let ItemKind::AssistantMessage(m) = &answer.item.kind else {
+        panic!()
+    };
+    let urls: Vec<String> = m.content[0]
+        .annotations
+        .iter()
+        .filter_map(|a| match &a.source.kind {
+            crate::protocol::chatkit::SourceKind::Url(u) => Some(u.url.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(urls, ["https://example.com/docs/limits"]);
+}
+
+#[test]
+fn check_11_team_state_comes_from_agent_facts_not_prose() {
+    let state = run(TEAM);
+    let team = state.team.as_ref().expect("a team");
+    let status = |id: &str| team.member(id).and_then(|m| m.status.clone());
+    assert_eq!(status("researcher@delivery").as_deref(), Some("completed"));
+    assert_eq!(status("writer@delivery").as_deref(), Some("running"));
+    assert_eq!(status("reviewer@remote").as_deref(), Some("input_required"));
+    // The roster's order: needs input first, done last.
+    let order: Vec<&str> = team.by_status().iter().map(|m| m.id.as_str()).collect();
+    assert_eq!(
+        order,
+        [
+            "reviewer@remote",
+            "lead@delivery",
+            "writer@delivery",
+            "researcher@delivery"
+        ]
+    );
+}
+
+#[test]
+fn check_12_the_team_topology_is_visible() {
+    let state = run(TEAM);
+    let team = state.team.as_ref().unwrap();
+    assert_eq!(team.topology.as_deref(), Some("coordinator_team"));
+    assert_eq!(team.name.as_deref(), Some("delivery"));
+    assert!(state.items().iter().any(
+        |i| matches!(&i.item.kind, ItemKind::Note(Note::Handoff { from, to, .. })
+            if from == "lead@delivery" && to == "writer@delivery")
+    ));
+}
+
+#[test]
+fn check_13_worker_notifications_are_not_user_messages() {
+    let state = run(TEAM);
+    // Delivered on a user-role channel, still a worker's note.
+    let note = state.items().iter().find_map(|i| match &i.item.kind {
+        ItemKind::Note(Note::WorkerNotification {
+            agent_id,
+            summary,
+            channel_role,
+            ..
+        }) => Some((agent_id.clone(), summary.clone(), channel_role.clone())),
+        _ => None,
+    });
+    let (agent, summary, role) = note.expect("a worker notification");
+    assert_eq!(agent, "researcher@delivery");
+    assert_eq!(summary, "Found 14 tickets; 3 block the release.");
+    assert_eq!(role.as_deref(), Some("user"));
+    let users = kinds(&state).iter().filter(|k| *k == "user").count();
+    assert_eq!(users, 1, "only the user's own message");
+    assert!(!answers(&state).contains("Found 14 tickets"));
+}
+
+#[test]
+fn check_14_lineage_survives_hydration_and_replay() {
+    let first = run(TEAM);
+    let again = run(TEAM);
+    for state in [&first, &again] {
+        let m = state
+            .team
+            .as_ref()
+            .unwrap()
+            .member("researcher@delivery")
+            .unwrap();
+        assert_eq!(m.parent_session_id.as_deref(), Some("session-lead"));
+        assert_eq!(m.parent_thread_id.as_deref(), Some("thread-team"));
+        assert_eq!(m.task_id.as_deref(), Some("task-research"));
+        assert_eq!(m.session_id.as_deref(), Some("session-research"));
+    }
+    // A replay makes the same items, under the same ids.
+    let ids = |s: &ChatState| {
+        s.items()
+            .iter()
+            .skip(1)
+            .map(|i| i.item.id.0.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(ids(&first), ids(&again));
+    // The same events applied twice (a replay into the same state) change nothing.
+    let mut state = run(TEAM);
+    let before = kinds(&state);
+    feed(&mut state, &mut AgentUiAdapter::new(), &lines(TEAM));
+    assert_eq!(kinds(&state), before);
+}
+
+#[test]
+fn check_15_delegated_approvals_name_the_teammate() {
+    let mut state = sent("deploy");
+    feed(&mut state, &mut AgentUiAdapter::new(), &lines(APPROVAL));
+    let card = state
+        .items()
+        .iter()
+        .find(|i| i.item.id.0.ends_with(":tool:tc-deploy"))
+        .unwrap();
+    assert_eq!(
+        card.agent.as_ref().map(|a| a.name.as_str()),
+        Some("deployer")
+    );
+    assert_eq!(
+        card.agent.as_ref().and_then(|a| a.id.as_deref()),
+        Some("deployer@ops")
+    );
+}
+
+#[test]
+fn check_16_context_and_compaction_are_boundaries() {
+    let state = run(STATUS);
+    let notes: Vec<String> = state
+        .items()
+        .iter()
+        .filter_map(|i| match &i.item.kind {
+            ItemKind::Note(Note::Context { text }) => Some(text.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        notes,
+        [
+            "Context: 1200 of 8000 tokens · Missing context: design.md",
+            "Context compacted: 12 earlier messages summarized"
+        ]
+    );
+    assert!(!answers(&state).contains("summarized"));
+}
+
+#[test]
+fn check_17_missing_facts_stay_unknown() {
+    // The researcher's one idle tick is not completion.
+    let mut state = sent("go");
+    let mut adapter = AgentUiAdapter::new();
+    let log = lines(TEAM);
+    let idle = log.iter().position(|l| l.contains("\"idle\"")).unwrap();
+    feed(&mut state, &mut adapter, &log[..=idle]);
+    let team = state.team.as_ref().unwrap();
+    assert_eq!(
+        team.member("researcher@delivery")
+            .unwrap()
+            .status
+            .as_deref(),
+        Some("idle")
+    );
+    // A call whose run ended without its result is interrupted, not done.
+    let mut state = sent("go");
+    let log = lines(STATUS);
+    let started = log.iter().position(|l| l.contains("tool.started")).unwrap();
+    feed(&mut state, &mut AgentUiAdapter::new(), &log[..=started]);
+    reduce(&mut state, Input::StreamEnded);
+    assert_eq!(
+        tool_state(&state, "tc-search"),
+        Some(ToolCallState::Interrupted)
+    );
+}
+
+#[test]
+fn check_18_a_child_session_hydrates_progressively() {
+    let mut state = sent("go");
+    let mut adapter = AgentUiAdapter::new();
+    let log = lines(CHILD);
+    feed(&mut state, &mut adapter, &log[..3]);
+    let analyst = |s: &ChatState| {
+        s.team
+            .as_ref()
+            .unwrap()
+            .member("analyst@data")
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(analyst(&state).transcript.len(), 1);
+    assert!(analyst(&state).transcript_has_more);
+    feed(&mut state, &mut adapter, &log[3..]);
+    let m = analyst(&state);
+    assert_eq!(
+        m.transcript
+            .iter()
+            .map(|l| l.text.as_str())
+            .collect::<Vec<_>>(),
+        ["Loaded 2 of 4 tables.", "Loaded 4 of 4 tables."]
+    );
+    assert!(!m.transcript_has_more);
+    assert_eq!(m.parent_session_id.as_deref(), Some("session-main"));
+    // A late window of a conversation the user left does not land in the new one.
+    reduce(&mut state, Input::Reset);
+    assert!(state.team.is_none());
+}
+
+#[test]
+fn check_19_diagnostics_and_metrics_stay_out_of_the_conversation() {
+    let mut state = sent("go");
+    let effects = feed(&mut state, &mut AgentUiAdapter::new(), &lines(STATUS));
+    assert_eq!(state.diagnostics.facts.len(), 2);
+    assert!(effects.iter().any(|e| matches!(e, Effect::Emit(crate::host_events::ChatEvent::Diagnostic { kind: "agent_ui_metric", name }) if name == "ttft_ms")));
+    let everything = format!("{:?}", state.items());
+    assert!(!everything.contains("cache miss") && !everything.contains("ttft"));
+}
+
+#[test]
+fn order_a_gap_resyncs_and_a_duplicate_applies_once() {
+    let log = lines(GAP);
+    let mut state = sent("count");
+    let mut adapter = AgentUiAdapter::new();
+    // Delivered: 1, 2, 3, 3 again, 4, then 7, 8, 9 (5 and 6 lost).
+    let delivered = [
+        log[0], log[1], log[2], log[2], log[3], log[6], log[7], log[8],
+    ];
+    feed(&mut state, &mut adapter, &delivered);
+    assert_eq!(adapter.dropped, 1, "the duplicate");
+    let gap = adapter.gap().expect("a gap");
+    assert_eq!((gap.run_id.as_str(), gap.after), ("run-gap", 4));
+    assert_eq!(state.resync.as_ref(), Some(&gap), "resyncing, visibly");
+    assert_eq!(
+        text_of(&state, "msg-count"),
+        "One, two, ",
+        "nothing after the gap"
+    );
+    // The resync brings every event after 4: the held ones apply once, in order.
+    feed(&mut state, &mut adapter, &log[4..]);
+    assert!(adapter.gap().is_none());
+    assert_eq!(state.resync, None);
+    assert_eq!(text_of(&state, "msg-count"), "One, two, three, four, five.");
+}
+
+#[test]
+fn unknown_classes_and_broken_payloads_are_diagnostics_not_failures() {
+    let mut state = sent("go");
+    let mut adapter = AgentUiAdapter::new();
+    let out = feed(
+        &mut state,
+        &mut adapter,
+        &[
+            r#"{"type":"brand.new.thing","sequence":1}"#,
+            r#"{"sequence":2}"#,
+            r#"not json"#,
+            r#"{"type":"text.delta","sequence":2,"runId":"r","messageId":"m","payload":{"delta":"still here"}}"#,
+        ],
+    );
+    assert_eq!(
+        state.diagnostics.unknown_types.get("brand.new.thing"),
+        Some(&1)
+    );
+    assert!(!out.is_empty());
+    assert_eq!(text_of(&state, "m"), "still here");
+    assert!(state.turn.is_some(), "the run goes on");
+}

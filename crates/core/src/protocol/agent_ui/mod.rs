@@ -1,0 +1,749 @@
+//! The Agent UI event envelope (`spec/agent-ui-flow-taxonomy.md`), chosen with
+//! `protocol="agent-ui"`: its decoding, and the adapter that projects it onto the same
+//! reducer inputs ChatKit feeds. The request chat-shell POSTs is the `events` protocol's
+//! [`EventsRequest`](super::events::EventsRequest); controlled writes go in its
+//! `metadata.agentUi` ([`respond_metadata`], [`resume_metadata`]).
+//!
+//! Order: events are applied in `sequence` order per stream, a duplicate once. A gap holds
+//! what came after it and says so (`Input::Resync`, a visible "resyncing" state); at the end
+//! of the stream the runtime asks for the missing events ([`AgentUiAdapter::gap`]) and feeds
+//! the answer to the same adapter. Nothing is guessed in between.
+//!
+//! Ownership: every fact keeps its owner. A bubble, tool call or card carries the agent that
+//! owns it (`agentId`); worker notifications are notes, never user messages, whatever
+//! channel carried them; diagnostics and metrics go to the host, never the transcript.
+//! Unknown classes are counted diagnostics, never fatal.
+//!
+//! Payload shapes (the spec leaves `payload` to the producer; these are the names read):
+//! - `run.status` `{status, label?}`; `run.failed` `{message?, code?}`
+//! - `text.delta` `{delta}`, `text.final` `{text}` (by `messageId`; final replaces)
+//! - `reasoning.delta` `{delta}`, `reasoning.summary` `{text}` (by `messageId`)
+//! - `plan.delta` / `plan.final` `{entries: [{content, status?}]}`
+//! - `tool.started` `{name, title?, kind?}`, `tool.args` `{input}`, `tool.progress`
+//!   `{message?, progress?}`, `tool.output.delta` `{delta}`, `tool.result` `{output}`,
+//!   `tool.failed` `{error}` (by `toolCallId`)
+//! - `action.required` `{actionType, title, options: [{id, label, kind?}], input?}` (by
+//!   `actionId`, on `toolCallId` when given), `action.resolved` `{optionId?, outcome}`
+//! - `team.changed` `{teamName, topology}`; `agent.spawned` / `agent.changed` /
+//!   `agent.completed` `{agentName?, teamName?, role?, model?, status?, message?, remote?}`
+//!   (by `agentId`, with `sessionId`, `parentSessionId`, `parentThreadId`, `taskId`)
+//! - `agent.handoff` `{from, to, reason?}`; `worker.notification` `{status, summary, role?,
+//!   durationMs?, toolCount?}` (by `agentId`, `taskId`)
+//! - `session.hydrated` `{messages: [{id, text}], hasMore}` (a teammate's session, by
+//!   `agentId`)
+//! - `context.changed` `{budget?: {used, limit}, missing?: [..]}`,
+//!   `context.compaction.completed` `{summary}`
+//! - `artifact.created` / `artifact.updated` / `artifact.changed` `{title, kind?, body?}`
+//!   (by `artifactId`)
+//! - `evidence.changed` `{title, url, messageId}`: a citation of that message
+//! - `diagnostic.changed` `{message}`, `metric.changed` `{name, value}`
+
+#[cfg(test)]
+mod checks;
+
+use super::acp::{
+    PermissionOption, PermissionOptionId, PermissionOptionKind, PermissionOutcome,
+    RequestPermission, ToolCall, ToolCallContent, ToolCallId, ToolCallStatus, ToolCallUpdate,
+    ToolKind,
+};
+use super::chatkit::{
+    AcpThoughtChunk, AcpThoughtItem, AcpToolCallItem, AcpToolCallUpdated, Annotation,
+    AnnotationAdded, AssistantContent, AssistantMessage, DecodeError, ItemEvent, ItemId, ItemKind,
+    ItemUpdate, ItemUpdatedEvent, Note, ProgressUpdateEvent, Source, SourceKind, StreamEvent,
+    TextDelta, ThreadItem, UrlSource,
+};
+use super::JsonMap;
+use crate::reducer::{AgentInfo, Input, MemberUpdate, SequenceGap, TranscriptLine, Unrecognized};
+use crate::sse::SseFrame;
+use serde_json::{json, Value};
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// Events held behind a gap before the adapter stops holding more (they are then dropped
+/// and counted; the resync brings them again).
+const MAX_HELD: usize = 10_000;
+
+/// One decoded envelope: its class, sequence, ids and payload (the rest is kept raw).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Envelope {
+    pub kind: String,
+    pub sequence: Option<u64>,
+    fields: JsonMap,
+}
+
+impl Envelope {
+    fn id(&self, key: &str) -> Option<String> {
+        self.fields
+            .get(key)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+    }
+
+    fn payload(&self) -> &Value {
+        self.fields.get("payload").unwrap_or(&Value::Null)
+    }
+
+    fn text(&self, key: &str) -> Option<String> {
+        self.payload()
+            .get(key)
+            .and_then(Value::as_str)
+            .filter(|s| !s.trim().is_empty())
+            .map(str::to_owned)
+    }
+}
+
+/// Decodes one `data:` payload.
+pub fn decode(data: &str) -> Result<Envelope, DecodeError> {
+    let error = |message: String| DecodeError {
+        message,
+        raw: data.to_owned(),
+    };
+    let value: Value = serde_json::from_str(data).map_err(|e| error(e.to_string()))?;
+    let Value::Object(fields) = value else {
+        return Err(error("an Agent UI envelope is not a JSON object".into()));
+    };
+    let Some(kind) = fields
+        .get("type")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+    else {
+        return Err(error("an Agent UI envelope has no `type`".into()));
+    };
+    let sequence = match fields.get("sequence") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(
+            v.as_u64()
+                .ok_or_else(|| error("`sequence` is not a whole number".into()))?,
+        ),
+    };
+    Ok(Envelope {
+        kind,
+        sequence,
+        fields,
+    })
+}
+
+/// `metadata.agentUi` of the request that answers action `action_id` with `option_id`.
+pub fn respond_metadata(action_id: &str, option_id: &str) -> Value {
+    json!({"respond": {"actionId": action_id, "optionId": option_id}})
+}
+
+/// `metadata.agentUi` of the request that asks again for the events of `gap`.
+pub fn resume_metadata(gap: &SequenceGap) -> Value {
+    json!({"resume": {"runId": gap.run_id, "after": gap.after}})
+}
+
+/// Maps the envelopes of one run onto reducer inputs; fed every stream of the run (the
+/// first, and the one that fills a gap). Item ids come from the wire ids and the run id
+/// (`au:{run}:…`), so a later stream of the same run (an action's answer) reaches the same
+/// items.
+#[derive(Clone, Debug, Default)]
+pub struct AgentUiAdapter {
+    /// The last sequence applied in order.
+    last: Option<u64>,
+    /// Events after a gap, by sequence.
+    held: BTreeMap<u64, Envelope>,
+    run_id: Option<String>,
+    /// Duplicates and overflow dropped (diagnostics).
+    pub dropped: u64,
+    /// Items added by this adapter.
+    added: HashSet<ItemId>,
+    /// Streamed tool output so far, by item.
+    output: HashMap<ItemId, String>,
+    /// Citations given to each message so far (a final text keeps them).
+    citations: HashMap<ItemId, Vec<Annotation>>,
+    /// Agent names by id, to label bubbles.
+    names: HashMap<String, String>,
+    /// The agent owning the items that arrive now.
+    agent: Option<String>,
+}
+
+impl AgentUiAdapter {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The gap still open, if the stream ended with one: ask for the events after it.
+    pub fn gap(&self) -> Option<SequenceGap> {
+        match (&self.run_id, self.last, self.held.is_empty()) {
+            (Some(run_id), Some(after), false) => Some(SequenceGap {
+                run_id: run_id.clone(),
+                after,
+            }),
+            _ => None,
+        }
+    }
+
+    /// The inputs one SSE frame maps to (the end of the stream is the runtime's call).
+    pub fn frame(&mut self, frame: SseFrame) -> Vec<Input> {
+        match frame {
+            SseFrame::Event { data, .. } => self.data(&data),
+            SseFrame::Done | SseFrame::Oversized { .. } => Vec::new(),
+        }
+    }
+
+    /// The inputs one `data:` payload maps to.
+    pub fn data(&mut self, data: &str) -> Vec<Input> {
+        match decode(data) {
+            Ok(envelope) => self.envelope(envelope),
+            Err(e) => vec![Input::Malformed(e)],
+        }
+    }
+
+    /// Orders `envelope` into the run, then maps what can be applied now.
+    pub fn envelope(&mut self, envelope: Envelope) -> Vec<Input> {
+        if self.run_id.is_none() {
+            self.run_id = envelope.id("runId");
+        }
+        let Some(seq) = envelope.sequence else {
+            return self.map(envelope);
+        };
+        let mut inputs = Vec::new();
+        match self.last {
+            // The first event of the run sets where it starts.
+            None => {
+                self.last = Some(seq);
+                inputs.extend(self.map(envelope));
+            }
+            Some(last) if seq <= last || self.held.contains_key(&seq) => self.dropped += 1,
+            Some(last) if seq == last + 1 => {
+                self.last = Some(seq);
+                inputs.extend(self.map(envelope));
+            }
+            Some(last) => {
+                let opened = self.held.is_empty();
+                if self.held.len() < MAX_HELD {
+                    self.held.insert(seq, envelope);
+                } else {
+                    self.dropped += 1;
+                }
+                if opened {
+                    inputs.push(Input::Resync(Some(SequenceGap {
+                        run_id: self.run_id.clone().unwrap_or_default(),
+                        after: last,
+                    })));
+                }
+            }
+        }
+        // What the gap held, now in order.
+        let was_held = !self.held.is_empty();
+        while let Some(next) = self.last.map(|l| l + 1) {
+            let Some(envelope) = self.held.remove(&next) else {
+                break;
+            };
+            self.last = Some(next);
+            inputs.extend(self.map(envelope));
+        }
+        if was_held && self.held.is_empty() {
+            inputs.push(Input::Resync(None));
+        }
+        inputs
+    }
+
+    fn item_id(&self, what: &str, wire: &str) -> ItemId {
+        let run = self.run_id.as_deref().unwrap_or("run");
+        ItemId(format!("au:{run}:{what}:{wire}"))
+    }
+
+    /// The owner of what follows: an `AgentChanged` when it is another agent than before.
+    fn own(&mut self, envelope: &Envelope, inputs: &mut Vec<Input>) {
+        let agent = envelope.id("agentId");
+        if agent == self.agent {
+            return;
+        }
+        self.agent = agent.clone();
+        if let Some(id) = agent {
+            inputs.push(Input::AgentChanged(AgentInfo {
+                name: self.names.get(&id).cloned().unwrap_or_else(|| id.clone()),
+                id: Some(id),
+                payload: None,
+            }));
+        }
+    }
+
+    fn add(&mut self, id: ItemId, kind: ItemKind, inputs: &mut Vec<Input>) {
+        if self.added.insert(id.clone()) {
+            inputs.push(Input::Server(StreamEvent::ItemAdded(ItemEvent {
+                item: ThreadItem {
+                    id,
+                    thread_id: None,
+                    created_at: String::new(),
+                    kind,
+                },
+            })));
+        }
+    }
+
+    fn update(id: ItemId, update: ItemUpdate) -> Input {
+        Input::Server(StreamEvent::ItemUpdated(ItemUpdatedEvent {
+            item_id: id,
+            update,
+        }))
+    }
+
+    fn map(&mut self, e: Envelope) -> Vec<Input> {
+        let mut inputs = Vec::new();
+        match e.kind.as_str() {
+            "run.started"
+            | "run.finished"
+            | "session.opened"
+            | "session.updated"
+            | "session.closed"
+            | "messages.snapshot"
+            | "state.snapshot"
+            | "state.delta"
+            | "queue.changed"
+            | "task.changed"
+            | "permission.changed"
+            | "context.compaction.started"
+            | "review.requested"
+            | "review.completed" => {}
+            "run.status" => {
+                if let Some(text) = e.text("label").or_else(|| e.text("status")) {
+                    inputs.push(Input::Server(StreamEvent::ProgressUpdate(
+                        ProgressUpdateEvent { icon: None, text },
+                    )));
+                }
+            }
+            "run.failed" => inputs.push(Input::RunError {
+                message: e.text("message").unwrap_or_default(),
+                code: e.text("code"),
+            }),
+            "text.delta" | "text.final" => self.text(&e, &mut inputs),
+            "reasoning.delta" | "reasoning.summary" => self.reasoning(&e, &mut inputs),
+            "plan.delta" | "plan.final" => self.plan(&e, &mut inputs),
+            "tool.started" | "tool.args" | "tool.progress" | "tool.output.delta" => {
+                self.tool(&e, &mut inputs)
+            }
+            "tool.result" | "tool.failed" => self.tool_end(&e, &mut inputs),
+            "action.required" => self.action_required(&e, &mut inputs),
+            "action.resolved" => {
+                if let Some(action_id) = e.id("actionId") {
+                    let outcome = match e.text("optionId") {
+                        Some(option) => PermissionOutcome::Selected {
+                            option_id: PermissionOptionId(option),
+                        },
+                        None => PermissionOutcome::Cancelled,
+                    };
+                    inputs.push(Input::ActionResolved { action_id, outcome });
+                }
+            }
+            "team.changed" => inputs.push(Input::TeamChanged {
+                name: e.text("teamName"),
+                topology: e.text("topology").or_else(|| e.id("topology")),
+            }),
+            "agent.spawned" | "agent.changed" | "agent.completed" | "session.hydrated" => {
+                self.member(&e, &mut inputs)
+            }
+            "agent.handoff" => {
+                self.own(&e, &mut inputs);
+                let id = self.item_id("handoff", &e.sequence.unwrap_or(0).to_string());
+                let note = Note::Handoff {
+                    from: e.text("from").unwrap_or_default(),
+                    to: e.text("to").unwrap_or_default(),
+                    reason: e.text("reason"),
+                };
+                self.add(id, ItemKind::Note(note), &mut inputs);
+            }
+            "worker.notification" => {
+                self.own(&e, &mut inputs);
+                let agent_id = e.id("agentId").unwrap_or_default();
+                let id = self.item_id("worker", &e.sequence.unwrap_or(0).to_string());
+                let p = e.payload();
+                let note = Note::WorkerNotification {
+                    agent_id,
+                    task_id: e.id("taskId"),
+                    status: e.text("status"),
+                    summary: e.text("summary").unwrap_or_default(),
+                    channel_role: e.text("role"),
+                    duration_ms: p.get("durationMs").and_then(Value::as_u64),
+                    tool_count: p.get("toolCount").and_then(Value::as_u64),
+                };
+                self.add(id, ItemKind::Note(note), &mut inputs);
+            }
+            "context.changed" | "context.compaction.completed" => {
+                let text = context_text(&e);
+                if !text.is_empty() {
+                    let id = self.item_id("context", &e.sequence.unwrap_or(0).to_string());
+                    self.add(id, ItemKind::Note(Note::Context { text }), &mut inputs);
+                }
+            }
+            kind if kind.starts_with("artifact.") => self.artifact(&e, &mut inputs),
+            "evidence.changed" => self.evidence(&e, &mut inputs),
+            "diagnostic.changed" => inputs.push(Input::DiagnosticFact {
+                kind: "agent_ui_diagnostic",
+                name: e.text("message").unwrap_or_default(),
+            }),
+            "metric.changed" => inputs.push(Input::DiagnosticFact {
+                kind: "agent_ui_metric",
+                name: e.text("name").unwrap_or_default(),
+            }),
+            other => inputs.push(Input::Unrecognized(Unrecognized::EventType(
+                other.to_owned(),
+            ))),
+        }
+        inputs
+    }
+
+    fn text(&mut self, e: &Envelope, inputs: &mut Vec<Input>) {
+        let Some(message) = e.id("messageId") else {
+            return;
+        };
+        self.own(e, inputs);
+        let id = self.item_id("msg", &message);
+        let empty = ItemKind::AssistantMessage(AssistantMessage {
+            content: vec![AssistantContent::text("")],
+        });
+        self.add(id.clone(), empty, inputs);
+        if e.kind == "text.final" {
+            // The final text replaces what streamed: never appended to it.
+            let mut content = AssistantContent::text(e.text("text").unwrap_or_default());
+            content.annotations = self.citations.get(&id).cloned().unwrap_or_default();
+            inputs.push(Input::Server(StreamEvent::ItemDone(ItemEvent {
+                item: ThreadItem {
+                    id,
+                    thread_id: None,
+                    created_at: String::new(),
+                    kind: ItemKind::AssistantMessage(AssistantMessage {
+                        content: vec![content],
+                    }),
+                },
+            })));
+        } else if let Some(delta) = e.payload().get("delta").and_then(Value::as_str) {
+            inputs.push(Self::update(
+                id,
+                ItemUpdate::TextDelta(TextDelta {
+                    content_index: 0,
+                    delta: delta.to_owned(),
+                }),
+            ));
+        }
+    }
+
+    fn reasoning(&mut self, e: &Envelope, inputs: &mut Vec<Input>) {
+        self.own(e, inputs);
+        let key = e.id("messageId").unwrap_or_else(|| "reasoning".into());
+        let id = self.item_id("think", &key);
+        self.add(
+            id.clone(),
+            ItemKind::AcpThought(AcpThoughtItem::default()),
+            inputs,
+        );
+        let text = e
+            .text("delta")
+            .or_else(|| e.text("text"))
+            .unwrap_or_default();
+        if let Ok(content) = serde_json::from_value(json!({"type": "text", "text": text})) {
+            inputs.push(Self::update(
+                id,
+                ItemUpdate::AcpThoughtChunk(AcpThoughtChunk { content }),
+            ));
+        }
+    }
+
+    fn plan(&mut self, e: &Envelope, inputs: &mut Vec<Input>) {
+        let plan = e
+            .payload()
+            .get("entries")
+            .and_then(Value::as_array)
+            .map(|entries| {
+                entries
+                    .iter()
+                    .filter_map(|v| {
+                        Some(crate::reducer::OrchestrationStep {
+                            title: v.get("content").and_then(Value::as_str)?.to_owned(),
+                            status: v.get("status").and_then(Value::as_str).map(str::to_owned),
+                            agent: v.get("agentId").and_then(Value::as_str).map(str::to_owned),
+                        })
+                    })
+                    .collect()
+            });
+        inputs.push(Input::Orchestration(crate::reducer::OrchestrationUpdate {
+            group_id: e.id("runId"),
+            status: None,
+            plan,
+            payload: None,
+        }));
+    }
+
+    fn tool(&mut self, e: &Envelope, inputs: &mut Vec<Input>) {
+        let Some(wire) = e.id("toolCallId") else {
+            return;
+        };
+        self.own(e, inputs);
+        let id = self.item_id("tool", &wire);
+        if !self.added.contains(&id) {
+            let call = ToolCall {
+                tool_call_id: ToolCallId(wire.clone()),
+                title: e
+                    .text("title")
+                    .or_else(|| e.text("name"))
+                    .unwrap_or_else(|| wire.clone()),
+                // The ACP kind when the runtime says one; a name is never guessed from.
+                kind: e
+                    .text("kind")
+                    .and_then(|k| serde_json::from_value(Value::String(k)).ok())
+                    .unwrap_or(ToolKind::Other),
+                status: ToolCallStatus::InProgress,
+                content: Vec::new(),
+                locations: Vec::new(),
+                raw_input: None,
+                raw_output: None,
+            };
+            let kind = ItemKind::AcpToolCall(AcpToolCallItem {
+                tool_call: call,
+                permission: None,
+            });
+            self.add(id.clone(), kind, inputs);
+        }
+        let mut update = ToolCallUpdate {
+            tool_call_id: ToolCallId(wire),
+            ..ToolCallUpdate::default()
+        };
+        match e.kind.as_str() {
+            "tool.args" => update.raw_input = e.payload().get("input").cloned(),
+            "tool.progress" => {
+                let Some(message) = e.text("message") else {
+                    return;
+                };
+                update.content = serde_json::from_value::<ToolCallContent>(
+                    json!({"type": "content", "content": {"type": "text", "text": message}}),
+                )
+                .ok()
+                .map(|c| vec![c]);
+            }
+            "tool.output.delta" => {
+                let delta = e.text("delta").unwrap_or_default();
+                let so_far = self.output.entry(id.clone()).or_default();
+                so_far.push_str(&delta);
+                update.raw_output = Some(Value::String(so_far.clone()));
+            }
+            _ => return,
+        }
+        inputs.push(Self::update(
+            id,
+            ItemUpdate::AcpToolCallUpdated(AcpToolCallUpdated { update }),
+        ));
+    }
+
+    fn tool_end(&mut self, e: &Envelope, inputs: &mut Vec<Input>) {
+        let Some(wire) = e.id("toolCallId") else {
+            return;
+        };
+        let id = self.item_id("tool", &wire);
+        let failed = e.kind == "tool.failed";
+        let output = if failed {
+            e.payload().get("error").cloned()
+        } else {
+            e.payload().get("output").cloned()
+        };
+        // A result for a call never started still shows (the reducer makes an entry).
+        inputs.push(Input::ToolResult {
+            item_id: id,
+            success: Some(!failed),
+            output,
+        });
+    }
+
+    fn action_required(&mut self, e: &Envelope, inputs: &mut Vec<Input>) {
+        let Some(action_id) = e.id("actionId") else {
+            return;
+        };
+        self.own(e, inputs);
+        let title = e.text("title").unwrap_or_else(|| action_id.clone());
+        // On the tool call it is about, else on a card of its own.
+        let wire = e
+            .id("toolCallId")
+            .unwrap_or_else(|| format!("action-{action_id}"));
+        let id = self.item_id("tool", &wire);
+        if !self.added.contains(&id) {
+            let call = ToolCall {
+                tool_call_id: ToolCallId(wire.clone()),
+                title: title.clone(),
+                kind: ToolKind::Other,
+                status: ToolCallStatus::Pending,
+                content: Vec::new(),
+                locations: Vec::new(),
+                raw_input: e.payload().get("input").cloned(),
+                raw_output: None,
+            };
+            let kind = ItemKind::AcpToolCall(AcpToolCallItem {
+                tool_call: call,
+                permission: None,
+            });
+            self.add(id.clone(), kind, inputs);
+        }
+        let options = e
+            .payload()
+            .get("options")
+            .and_then(Value::as_array)
+            .map(|options| options.iter().filter_map(option).collect())
+            .unwrap_or_default();
+        let mut tool_call = ToolCallUpdate {
+            tool_call_id: ToolCallId(wire),
+            ..ToolCallUpdate::default()
+        };
+        tool_call.title = Some(title);
+        tool_call.raw_input = e.payload().get("input").cloned();
+        inputs.push(Input::ActionRequired {
+            item_id: id,
+            request: RequestPermission {
+                session_id: e.id("sessionId"),
+                tool_call,
+                options,
+            },
+            action_id,
+        });
+    }
+
+    fn member(&mut self, e: &Envelope, inputs: &mut Vec<Input>) {
+        let Some(id) = e.id("agentId") else {
+            return;
+        };
+        let name = e.text("agentName");
+        if let Some(name) = &name {
+            self.names.insert(id.clone(), name.clone());
+        }
+        let p = e.payload();
+        let transcript = p
+            .get("messages")
+            .and_then(Value::as_array)
+            .map(|messages| {
+                messages
+                    .iter()
+                    .filter_map(|m| {
+                        Some(TranscriptLine {
+                            id: m.get("id").and_then(Value::as_str)?.to_owned(),
+                            text: m.get("text").and_then(Value::as_str)?.to_owned(),
+                        })
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        inputs.push(Input::MemberChanged(MemberUpdate {
+            id,
+            name,
+            role: e.text("role"),
+            model: e.text("model"),
+            status: e.text("status"),
+            message: e.text("message"),
+            remote: p.get("remote").and_then(Value::as_bool),
+            team: e.text("teamName"),
+            session_id: e.id("sessionId"),
+            parent_session_id: e.id("parentSessionId"),
+            parent_thread_id: e.id("parentThreadId"),
+            task_id: e.id("taskId"),
+            transcript,
+            transcript_has_more: p.get("hasMore").and_then(Value::as_bool),
+        }));
+    }
+
+    fn artifact(&mut self, e: &Envelope, inputs: &mut Vec<Input>) {
+        let Some(artifact_id) = e.id("artifactId") else {
+            return;
+        };
+        let id = self.item_id("artifact", &artifact_id);
+        let note = Note::Artifact {
+            artifact_id,
+            title: e.text("title").unwrap_or_default(),
+            kind: e.text("kind"),
+            body: e.text("body"),
+        };
+        if self.added.contains(&id) {
+            // A later version replaces the card's content.
+            inputs.push(Input::Server(StreamEvent::ItemDone(ItemEvent {
+                item: ThreadItem {
+                    id,
+                    thread_id: None,
+                    created_at: String::new(),
+                    kind: ItemKind::Note(note),
+                },
+            })));
+        } else {
+            self.add(id, ItemKind::Note(note), inputs);
+        }
+    }
+
+    /// A citation of a message: linked only because an evidence fact says so.
+    fn evidence(&mut self, e: &Envelope, inputs: &mut Vec<Input>) {
+        let (Some(message), Some(url)) = (e.text("messageId"), e.text("url")) else {
+            return;
+        };
+        let id = self.item_id("msg", &message);
+        if !self.added.contains(&id) {
+            return;
+        }
+        let source = Source {
+            title: e.text("title").unwrap_or_else(|| url.clone()),
+            description: None,
+            timestamp: None,
+            group: None,
+            kind: SourceKind::Url(UrlSource {
+                url,
+                attribution: None,
+            }),
+        };
+        let annotation = Annotation {
+            kind: "annotation".into(),
+            source,
+            index: None,
+        };
+        self.citations
+            .entry(id.clone())
+            .or_default()
+            .push(annotation.clone());
+        inputs.push(Self::update(
+            id,
+            ItemUpdate::AnnotationAdded(AnnotationAdded {
+                content_index: 0,
+                annotation_index: None,
+                annotation,
+            }),
+        ));
+    }
+}
+
+/// An option of `action.required`: approve/reject map onto the permission card's kinds.
+fn option(v: &Value) -> Option<PermissionOption> {
+    let id = v.get("id").and_then(Value::as_str)?;
+    let kind = match v.get("kind").and_then(Value::as_str) {
+        Some("approve" | "allow" | "allow_once") => PermissionOptionKind::AllowOnce,
+        Some("allow_always") => PermissionOptionKind::AllowAlways,
+        Some("reject" | "deny" | "reject_once") => PermissionOptionKind::RejectOnce,
+        Some("reject_always") => PermissionOptionKind::RejectAlways,
+        other => PermissionOptionKind::Unknown(other.unwrap_or("").to_owned()),
+    };
+    Some(PermissionOption {
+        option_id: PermissionOptionId(id.to_owned()),
+        name: v
+            .get("label")
+            .and_then(Value::as_str)
+            .unwrap_or(id)
+            .to_owned(),
+        kind,
+    })
+}
+
+/// A context fact as one line: a compaction summary, a budget, missing context.
+fn context_text(e: &Envelope) -> String {
+    let p = e.payload();
+    let mut parts = Vec::new();
+    if let Some(summary) = e.text("summary") {
+        parts.push(format!("Context compacted: {summary}"));
+    }
+    if let Some(budget) = p.get("budget") {
+        if let (Some(used), Some(limit)) = (
+            budget.get("used").and_then(Value::as_u64),
+            budget.get("limit").and_then(Value::as_u64),
+        ) {
+            parts.push(format!("Context: {used} of {limit} tokens"));
+        }
+    }
+    if let Some(missing) = p.get("missing").and_then(Value::as_array) {
+        let names: Vec<&str> = missing.iter().filter_map(Value::as_str).collect();
+        if !names.is_empty() {
+            parts.push(format!("Missing context: {}", names.join(", ")));
+        }
+    }
+    parts.join(" · ")
+}
