@@ -74,10 +74,10 @@ impl Runtime {
             attachments: options.attachments,
             ghost: options.ghost,
         }));
-        if self.options(|o| o.protocol) == Protocol::Events {
-            self.start_events(metadata);
-        } else {
-            self.start_request(body.with_metadata(metadata));
+        match self.options(|o| o.protocol) {
+            Protocol::Events => self.start_events(metadata),
+            Protocol::AgentUi => self.start_agent_ui(metadata, None),
+            Protocol::ChatKit => self.start_request(body.with_metadata(metadata)),
         }
         true
     }

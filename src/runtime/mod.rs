@@ -526,6 +526,8 @@ pub enum Renderer {
     ToolCalls,
     /// Closes a turn; nothing to see.
     EndOfTurn,
+    /// An Agent UI note: a worker's result, a handoff, a boundary, an artifact.
+    Note,
     /// A kind this version does not know: said plainly, never dropped.
     Unsupported,
 }
@@ -545,6 +547,7 @@ impl Renderer {
             ItemKind::AcpToolCall(_) => Renderer::AcpToolCall,
             ItemKind::AcpPlan(_) => Renderer::AcpPlan,
             ItemKind::AcpThought(_) => Renderer::AcpThought,
+            ItemKind::Note(_) => Renderer::Note,
             ItemKind::Other(_) => Renderer::Unsupported,
         }
     }

@@ -6,6 +6,7 @@
 use super::Runtime;
 use crate::transport::{self, TransportError};
 use chat_shell_core::protocol::acp::{PermissionOutcome, ToolCallId};
+use chat_shell_core::protocol::agent_ui::{self, AgentUiAdapter};
 use chat_shell_core::protocol::chatkit::{acp_permission_action, ChatRequest, ItemId, RequestBody};
 use chat_shell_core::protocol::events::{EventsAdapter, EventsRequest};
 use chat_shell_core::protocol::JsonMap;
@@ -21,6 +22,8 @@ enum Frames {
     ChatKit,
     /// One adapter per stream, with its own run number (its item ids are unique).
     Events(Box<EventsAdapter>),
+    /// One adapter per run: the stream that fills a gap feeds the same one.
+    AgentUi(Box<AgentUiAdapter>),
 }
 
 impl Frames {
@@ -28,6 +31,7 @@ impl Frames {
         match self {
             Frames::ChatKit => chatkit_input(frame).into_iter().collect(),
             Frames::Events(adapter) => adapter.frame(frame),
+            Frames::AgentUi(adapter) => adapter.frame(frame),
         }
     }
 }
@@ -49,6 +53,9 @@ fn chatkit_input(frame: SseFrame) -> Option<Input> {
 fn now_ms() -> f64 {
     js_sys::Date::now()
 }
+
+/// How many times one Agent UI run asks again for events missing after a gap.
+const MAX_RESUMES: u32 = 2;
 
 /// Longest stretch of decoding and reducing in one task before the browser gets a turn.
 const SLICE_MS: f64 = 6.0;
@@ -103,6 +110,31 @@ impl Runtime {
         let run = self.events_runs.get() + 1;
         self.events_runs.set(run);
         self.start_post(request, Frames::Events(Box::new(EventsAdapter::new(run))));
+    }
+
+    /// Stream the answer of the `agent-ui` endpoint to the conversation as it is now;
+    /// `agent_ui` is a controlled write (`metadata.agentUi`: an action's answer).
+    pub(crate) fn start_agent_ui(
+        self: &Rc<Self>,
+        metadata: Option<JsonMap>,
+        agent_ui: Option<serde_json::Value>,
+    ) {
+        let request = self.agent_ui_request(metadata, agent_ui);
+        self.start_post(request, Frames::AgentUi(Box::default()));
+    }
+
+    fn agent_ui_request(
+        &self,
+        metadata: Option<JsonMap>,
+        agent_ui: Option<serde_json::Value>,
+    ) -> EventsRequest {
+        let mut metadata = metadata.or_else(|| self.options(|o| o.metadata.clone()));
+        if let Some(write) = agent_ui {
+            metadata
+                .get_or_insert_with(JsonMap::new)
+                .insert("agentUi".into(), write);
+        }
+        EventsRequest::from_state(&self.state.borrow(), metadata)
     }
 
     fn start_post(self: &Rc<Self>, request: impl Serialize + 'static, mut frames: Frames) {
@@ -173,6 +205,25 @@ impl Runtime {
                                 this.apply(input);
                             }
                         }
+                        // A run that ended with a sequence gap asks for what is missing
+                        // (once more at most), into the same adapter; the turn goes on.
+                        if let Frames::AgentUi(adapter) = frames {
+                            match adapter.gap() {
+                                Some(gap) if adapter.resumes < MAX_RESUMES => {
+                                    let mut adapter = adapter;
+                                    adapter.resumes += 1;
+                                    let write = agent_ui::resume_metadata(&gap);
+                                    let request = this.agent_ui_request(None, Some(write));
+                                    return this.start_post(request, Frames::AgentUi(adapter));
+                                }
+                                Some(_) => this.apply(Input::RunError {
+                                    message: this
+                                        .text(chat_shell_core::strings::Text::EventsMissing),
+                                    code: Some("sequence_gap".into()),
+                                }),
+                                None => {}
+                            }
+                        }
                         // After the events' own `done` this changes nothing.
                         this.apply(Input::StreamEnded);
                         // A host may send from its `chat.response.end` handler: then that
@@ -226,6 +277,9 @@ impl Runtime {
             return;
         };
         let cancelled = outcome == PermissionOutcome::Cancelled;
+        if self.options(|o| o.protocol) == chat_shell_core::options::Protocol::AgentUi {
+            return self.answer_action(&item_id, outcome);
+        }
         let body = RequestBody::CustomAction {
             thread_id,
             item_id: Some(item_id.clone()),
@@ -267,6 +321,36 @@ impl Runtime {
                 }
             }
         });
+    }
+
+    /// Answer an Agent UI action (`action.required`) through the endpoint: the request
+    /// carries `metadata.agentUi.respond`, and its stream is the run going on. Stop's
+    /// `cancelled` is not sent (the protocol has no such write); the card says cancelled.
+    fn answer_action(self: &Rc<Self>, item_id: &ItemId, outcome: PermissionOutcome) {
+        let PermissionOutcome::Selected { option_id } = outcome else {
+            return;
+        };
+        let action_id = self
+            .state
+            .borrow()
+            .item(item_id)
+            .and_then(|i| match &i.item.kind {
+                chat_shell_core::protocol::chatkit::ItemKind::AcpToolCall(call) => {
+                    call.permission.as_ref().and_then(|p| p.action_id.clone())
+                }
+                _ => None,
+            });
+        let Some(action_id) = action_id else {
+            return self.apply(Input::PermissionNotSent {
+                item_id: item_id.clone(),
+                message: self.text(chat_shell_core::strings::Text::EventsMissing),
+            });
+        };
+        if !self.is_streaming() {
+            self.apply(Input::TurnStarted);
+        }
+        let write = agent_ui::respond_metadata(&action_id, &option_id.0);
+        self.start_agent_ui(None, Some(write));
     }
 
     /// After an answer: the client tool call it asked for runs (the SDK pauses the turn on

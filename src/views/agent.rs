@@ -75,6 +75,8 @@ struct ToolCallSnapshot {
     /// The option picked and sent, not yet confirmed.
     sent: Option<PermissionOptionId>,
     agent: Option<String>,
+    /// The owning agent's id (`data-agent`).
+    agent_id: Option<String>,
 }
 
 /// An agent's tool call: kind icon, title, status in words; its content, locations and raw
@@ -100,6 +102,10 @@ pub fn AgentToolCallView(shell: Shell, id: ItemId) -> impl IntoView {
                         permission: item.permission.clone(),
                         sent: i.permission_choice.clone(),
                         agent: i.agent.as_ref().map(|a| a.name.clone()),
+                        agent_id: i
+                            .agent
+                            .as_ref()
+                            .map(|a| a.id.clone().unwrap_or_else(|| a.name.clone())),
                     })
                 })
             })
@@ -177,6 +183,7 @@ pub fn AgentToolCallView(shell: Shell, id: ItemId) -> impl IntoView {
             hidden=hidden
             data-kind=move || kind.with(|k| k.data_kind().to_owned())
             data-status=move || state.get().map_or("unknown", ToolCallState::as_str)
+            data-agent=move || snapshot.with(|s| s.as_ref().and_then(|s| s.agent_id.clone()))
             prop:open=move || open.get()
             on:toggle=move |ev| {
                 let el: web_sys::HtmlDetailsElement = wasm_bindgen::JsCast::unchecked_into(event_target::<web_sys::HtmlElement>(&ev));

@@ -37,6 +37,7 @@ pub fn ItemView(shell: Shell, key: ItemKey) -> impl IntoView {
         Renderer::ToolCalls => {
             view! { <ToolCallsView shell=shell members=key.members /> }.into_any()
         }
+        Renderer::Note => view! { <super::team::NoteView shell=shell id=id /> }.into_any(),
         Renderer::EndOfTurn => view! { <EndOfTurnView shell=shell id=id /> }.into_any(),
         Renderer::Unsupported => view! { <UnsupportedView shell=shell id=id /> }.into_any(),
     }

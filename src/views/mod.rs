@@ -15,6 +15,7 @@ mod message;
 mod resize;
 mod sentinel;
 mod tabs;
+mod team;
 mod viewport;
 mod widgets;
 

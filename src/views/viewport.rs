@@ -172,6 +172,8 @@ pub fn StreamViewport(shell: Shell) -> impl IntoView {
                     />
                 </section>
                 <OrchestrationView shell=shell />
+                <super::team::TeamRoster shell=shell />
+                <super::team::ResyncStatus shell=shell />
                 {move || {
                     signals
                         .progress

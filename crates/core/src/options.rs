@@ -88,14 +88,19 @@ pub enum Protocol {
     /// mapped by `EventsAdapter`. No server threads: history, retry and attachments are
     /// ChatKit's.
     Events,
+    /// The Agent UI event envelope (`protocol::agent_ui`): `EventsRequest` bodies,
+    /// envelopes ordered and mapped by `AgentUiAdapter`; controlled writes go in
+    /// `metadata.agentUi`.
+    AgentUi,
 }
 
 impl Protocol {
-    /// `chatkit` or `events`; anything else is `None`.
+    /// `chatkit`, `events` or `agent-ui`; anything else is `None`.
     pub fn parse(name: &str) -> Option<Self> {
         match name.trim().to_ascii_lowercase().as_str() {
             "chatkit" => Some(Protocol::ChatKit),
             "events" => Some(Protocol::Events),
+            "agent-ui" => Some(Protocol::AgentUi),
             _ => None,
         }
     }
@@ -104,6 +109,7 @@ impl Protocol {
         match self {
             Protocol::ChatKit => "chatkit",
             Protocol::Events => "events",
+            Protocol::AgentUi => "agent-ui",
         }
     }
 }

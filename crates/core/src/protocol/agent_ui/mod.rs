@@ -146,6 +146,8 @@ pub struct AgentUiAdapter {
     run_id: Option<String>,
     /// Duplicates and overflow dropped (diagnostics).
     pub dropped: u64,
+    /// How many times the runtime asked again for events after a gap.
+    pub resumes: u32,
     /// Items added by this adapter.
     added: HashSet<ItemId>,
     /// Streamed tool output so far, by item.

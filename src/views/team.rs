@@ -1,0 +1,197 @@
+//! Teams of agents (Agent UI): the roster, a list named "Team" with each teammate's
+//! status as the runtime gave it (needs input first, done last), role, model and lineage;
+//! the notes that keep their place in the conversation without being anyone's message
+//! (a worker's result, a handoff, a context boundary, an artifact); and the "resyncing"
+//! status while events missing after a gap are asked for again.
+
+use super::{tr, trf};
+use crate::runtime::Shell;
+use chat_shell_core::protocol::chatkit::{ItemId, ItemKind, Note};
+use chat_shell_core::reducer::{Member, Team};
+use chat_shell_core::strings::Text;
+use leptos::prelude::*;
+
+/// The roster of the conversation's team, when there is one.
+#[component]
+pub fn TeamRoster(shell: Shell) -> impl IntoView {
+    let signals = shell.signals().expect("runtime exists while mounted");
+    let team = Memo::new(move |_| {
+        signals.run.track();
+        shell.with(|rt| rt.with_state(|s| s.team.clone())).flatten()
+    });
+    move || {
+        let team: Team = team.get()?;
+        let heading = match (&team.name, &team.topology) {
+            (Some(name), Some(topology)) => format!("{name} · {topology}"),
+            (Some(name), None) => name.clone(),
+            (None, Some(topology)) => topology.clone(),
+            (None, None) => String::new(),
+        };
+        let members = team
+            .by_status()
+            .into_iter()
+            .map(|m| member_row(shell, m, &team))
+            .collect_view();
+        Some(view! {
+            <section class="cs-team" data-part="team" data-topology=team.topology.clone()>
+                <p class="cs-team__title">{tr(shell, Text::TeamRoster)} {(!heading.is_empty()).then(|| view! { <span class="cs-team__name">{heading}</span> })}</p>
+                <ul class="cs-team__members" aria-label=tr(shell, Text::TeamRoster)>{members}</ul>
+            </section>
+        })
+    }
+}
+
+fn member_row(shell: Shell, m: &Member, team: &Team) -> impl IntoView {
+    // The status as given; none given is unknown, never assumed.
+    let status = m
+        .status
+        .clone()
+        .map(|s| s.replace('_', " "))
+        .unwrap_or_else(|| tr(shell, Text::AcpUnknown).get_untracked());
+    let details = [m.role.clone(), m.model.clone()]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join(" · ");
+    // The parent is named by the teammate whose session it is, when the roster has it.
+    let parent = m.parent_session_id.as_ref().map(|p| {
+        team.members
+            .iter()
+            .find(|o| o.session_id.as_deref() == Some(p.as_str()))
+            .map_or_else(|| p.clone(), |o| o.label().to_owned())
+    });
+    let transcript = (!m.transcript.is_empty()).then(|| {
+        let lines = m
+            .transcript
+            .iter()
+            .map(|l| view! { <li>{l.text.clone()}</li> })
+            .collect_view();
+        view! { <ol class="cs-team__transcript" data-part="teammate-transcript" data-has-more=m.transcript_has_more.to_string()>{lines}</ol> }
+    });
+    view! {
+        <li class="cs-team__member" data-part="teammate" data-agent=m.id.clone() data-status=m.status.clone().unwrap_or_else(|| "unknown".into()) data-remote=m.remote.to_string()>
+            <span class="cs-team__member-name">{m.label().to_owned()}</span>
+            <span class="cs-team__status" data-part="teammate-status">{status}</span>
+            {(!details.is_empty()).then(|| view! { <span class="cs-team__details">{details}</span> })}
+            {m.message.clone().map(|t| view! { <span class="cs-team__message">{t}</span> })}
+            {parent.map(|p| view! { <span class="cs-team__lineage" data-part="lineage">{trf(shell, Text::ChildOf, vec![("parent", p)])}</span> })}
+            {transcript}
+        </li>
+    }
+}
+
+/// "Resyncing" while the client asks for events missing after a sequence gap.
+#[component]
+pub fn ResyncStatus(shell: Shell) -> impl IntoView {
+    let signals = shell.signals().expect("runtime exists while mounted");
+    let resyncing = Memo::new(move |_| {
+        signals.run.track();
+        shell
+            .with(|rt| rt.with_state(|s| s.resync.is_some()))
+            .unwrap_or(false)
+    });
+    move || {
+        resyncing.get().then(|| {
+            view! { <p class="cs-progress" data-part="resyncing" role="status">{tr(shell, Text::Resyncing)}</p> }
+        })
+    }
+}
+
+/// A note in the conversation: never a message, never the answer.
+#[component]
+pub fn NoteView(shell: Shell, id: ItemId) -> impl IntoView {
+    let rev = shell.with(|rt| rt.item_rev(&id));
+    let note = Memo::new(move |_| {
+        if let Some(rev) = rev {
+            rev.track();
+        }
+        shell
+            .with(|rt| {
+                rt.with_item(&id, |i| match &i.item.kind {
+                    ItemKind::Note(n) => {
+                        Some((n.clone(), i.agent.as_ref().map(|a| a.name.clone())))
+                    }
+                    _ => None,
+                })
+            })
+            .flatten()
+            .flatten()
+    });
+    move || {
+        let (note, agent) = note.get()?;
+        Some(match note {
+            Note::WorkerNotification {
+                agent_id,
+                status,
+                summary,
+                duration_ms,
+                tool_count,
+                ..
+            } => {
+                let who = agent.unwrap_or_else(|| agent_id.clone());
+                let facts = [
+                    status.clone(),
+                    duration_ms.map(|ms| format!("{:.1} s", ms as f64 / 1000.0)),
+                    tool_count.map(|n| format!("{n} tools")),
+                ]
+                .into_iter()
+                .flatten()
+                .collect::<Vec<_>>()
+                .join(" · ");
+                view! {
+                    <div class="cs-note cs-note--worker" data-part="worker-notification" data-agent=agent_id data-status=status role="note">
+                        <span class="cs-note__label">{trf(shell, Text::WorkerReported, vec![("agent", who)])}</span>
+                        {(!facts.is_empty()).then(|| view! { <span class="cs-note__facts">{facts}</span> })}
+                        <span class="cs-note__text">{summary}</span>
+                    </div>
+                }
+                .into_any()
+            }
+            Note::Handoff { from, to, reason } => view! {
+                <div class="cs-note cs-note--handoff" data-part="handoff" data-from=from.clone() data-to=to.clone() role="note">
+                    <span class="cs-note__label">{trf(shell, Text::HandoffNote, vec![("from", member_name(shell, &from)), ("to", member_name(shell, &to))])}</span>
+                    {reason.map(|r| view! { <span class="cs-note__text">{r}</span> })}
+                </div>
+            }
+            .into_any(),
+            Note::Context { text } => view! {
+                <div class="cs-note cs-note--boundary" data-part="context-boundary" role="separator" aria-label=text.clone()>
+                    <span class="cs-note__text">{text.clone()}</span>
+                </div>
+            }
+            .into_any(),
+            Note::Artifact {
+                artifact_id,
+                title,
+                kind,
+                body,
+            } => view! {
+                <details class="cs-note cs-note--artifact" data-part="artifact" data-artifact=artifact_id>
+                    <summary>
+                        <span class="cs-note__label">{tr(shell, Text::ArtifactLabel)}</span>
+                        " "
+                        <span class="cs-note__title">{title}</span>
+                        {kind.map(|k| view! { <span class="cs-note__facts">{k}</span> })}
+                    </summary>
+                    {body.map(|b| view! { <pre class="cs-note__body">{b}</pre> })}
+                </details>
+            }
+            .into_any(),
+        })
+    }
+}
+
+/// A teammate's name from the roster, else its id as given.
+fn member_name(shell: Shell, id: &str) -> String {
+    shell
+        .with(|rt| {
+            rt.with_state(|s| {
+                s.team
+                    .as_ref()
+                    .and_then(|t| t.member(id))
+                    .map(|m| m.label().to_owned())
+            })
+        })
+        .flatten()
+        .unwrap_or_else(|| id.to_owned())
+}
