@@ -270,6 +270,10 @@ impl Runtime {
         tool_call_id: ToolCallId,
         outcome: PermissionOutcome,
     ) {
+        // Agent UI keeps no server thread: the action id routes the answer.
+        if self.options(|o| o.protocol) == chat_shell_core::options::Protocol::AgentUi {
+            return self.answer_action(&item_id, outcome);
+        }
         let Some(thread_id) = self.state.borrow().thread_id().cloned() else {
             web_sys::console::warn_1(
                 &"chat-shell: a permission answer needs a thread; not sent".into(),
@@ -277,9 +281,6 @@ impl Runtime {
             return;
         };
         let cancelled = outcome == PermissionOutcome::Cancelled;
-        if self.options(|o| o.protocol) == chat_shell_core::options::Protocol::AgentUi {
-            return self.answer_action(&item_id, outcome);
-        }
         let body = RequestBody::CustomAction {
             thread_id,
             item_id: Some(item_id.clone()),
