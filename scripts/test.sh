@@ -30,6 +30,9 @@ cargo clippy -p chat-shell -p chat-shell-leptos-app --target wasm32-unknown-unkn
 step "cargo test (native, workspace)"
 cargo test --workspace
 
+step "the Agent UI checklist table (README.md against the tests)"
+node scripts/checklist.mjs --check
+
 step "cargo test (wasm32, headless chromium)"
 CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_TEST_TIMEOUT=120 \
   cargo test -p chat-shell --target wasm32-unknown-unknown --test browser

@@ -1,0 +1,322 @@
+//! The Agent UI validation checklist (`spec/agent-ui-flow-taxonomy.md`) for the formats
+//! other than agent-ui, as far as each can express a check: ChatKit (with chat-shell's ACP
+//! extension items) and the `events` envelope. A golden event log goes through the
+//! decoder (or adapter) and the reducer; the state is checked. Tests are named
+//! `check_NN_<format>_…` after the spec's number (scripts/checklist.mjs makes the README's
+//! table from these names).
+
+use chat_shell_core::protocol::acp::{PermissionOptionId, PermissionOutcome};
+use chat_shell_core::protocol::chatkit::{decode_event, ItemKind};
+use chat_shell_core::protocol::events::EventsAdapter;
+use chat_shell_core::reducer::{
+    assistant_text, listed, reduce, ChatState, Effect, Input, Listed, OutgoingMessage,
+    ToolCallState,
+};
+
+fn sent() -> ChatState {
+    let mut state = ChatState::default();
+    reduce(
+        &mut state,
+        Input::SendStarted(OutgoingMessage {
+            text: "go".into(),
+            ..OutgoingMessage::default()
+        }),
+    );
+    state
+}
+
+/// ChatKit events, one JSON object per line.
+fn chatkit(state: &mut ChatState, log: &str) -> Vec<Effect> {
+    let mut effects = Vec::new();
+    for line in log.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        let input = match decode_event(line) {
+            Ok(event) => Input::Server(event),
+            Err(e) => Input::Malformed(e),
+        };
+        effects.extend(reduce(state, input).effects);
+    }
+    effects
+}
+
+/// `events` envelopes, one per line.
+fn events(state: &mut ChatState, log: &str) {
+    let mut adapter = EventsAdapter::new(1);
+    for line in log.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        for input in adapter.data(line) {
+            reduce(state, input);
+        }
+    }
+}
+
+fn answers(state: &ChatState) -> Vec<String> {
+    state.items().iter().filter_map(assistant_text).collect()
+}
+
+fn kinds(state: &ChatState) -> Vec<&'static str> {
+    state
+        .items()
+        .iter()
+        .map(|i| match &i.item.kind {
+            ItemKind::UserMessage(_) => "user",
+            ItemKind::AssistantMessage(_) => "answer",
+            ItemKind::AcpToolCall(_) => "tool",
+            ItemKind::Task(_) | ItemKind::Workflow(_) => "process",
+            ItemKind::AcpThought(_) => "thought",
+            _ => "other",
+        })
+        .collect()
+}
+
+fn tool_states(state: &ChatState) -> Vec<ToolCallState> {
+    state
+        .items()
+        .iter()
+        .filter_map(|i| i.tool_call_state())
+        .collect()
+}
+
+const CK_PROGRESS: &str = r#"{"type":"progress_update","text":"Searching the docs"}"#;
+const CK_RUN: &str = r#"
+{"type":"thread.item.added","item":{"id":"th1","thread_id":"t","created_at":"2025-01-01T00:00:00","type":"acp_thought","text":"Looking it up."}}
+{"type":"thread.item.added","item":{"id":"tc1","thread_id":"t","created_at":"2025-01-01T00:00:00","type":"acp_tool_call","tool_call":{"toolCallId":"c1","title":"Search","kind":"search","status":"in_progress","content":[],"locations":[]}}}
+{"type":"thread.item.updated","item_id":"tc1","update":{"type":"acp_tool_call.updated","update":{"toolCallId":"c1","status":"completed","rawOutput":"SECRET TOOL OUTPUT"}}}
+{"type":"thread.item.added","item":{"id":"tc2","thread_id":"t","created_at":"2025-01-01T00:00:00","type":"acp_tool_call","tool_call":{"toolCallId":"c2","title":"Fetch","kind":"fetch","status":"in_progress","content":[],"locations":[]}}}
+{"type":"thread.item.updated","item_id":"tc2","update":{"type":"acp_tool_call.updated","update":{"toolCallId":"c2","status":"failed","rawOutput":"HTTP 503"}}}
+{"type":"thread.item.added","item":{"id":"m1","thread_id":"t","created_at":"2025-01-01T00:00:00","type":"assistant_message","content":[{"type":"output_text","text":"","annotations":[]}]}}
+{"type":"thread.item.updated","item_id":"m1","update":{"type":"assistant_message.content_part.text_delta","content_index":0,"delta":"The limit is "}}
+{"type":"thread.item.updated","item_id":"m1","update":{"type":"assistant_message.content_part.text_delta","content_index":0,"delta":"100 a minute."}}
+{"type":"thread.item.done","item":{"id":"m1","thread_id":"t","created_at":"2025-01-01T00:00:00","type":"assistant_message","content":[{"type":"output_text","text":"The limit is 100 a minute.","annotations":[]}]}}
+"#;
+
+#[test]
+fn check_01_chatkit_the_listener_is_bound_before_submit() {
+    let mut state = sent();
+    assert!(state.turn.is_some());
+    chatkit(&mut state, CK_PROGRESS);
+    assert!(state.turn.is_some());
+}
+
+#[test]
+fn check_02_chatkit_status_before_the_first_text() {
+    let mut state = sent();
+    chatkit(&mut state, CK_PROGRESS);
+    assert_eq!(
+        state.progress.as_ref().map(|p| p.text.as_str()),
+        Some("Searching the docs")
+    );
+    assert_eq!(kinds(&state), ["user"]);
+}
+
+#[test]
+fn check_03_chatkit_parts_in_event_order() {
+    let mut state = sent();
+    chatkit(&mut state, CK_RUN);
+    assert_eq!(kinds(&state), ["user", "thought", "tool", "tool", "answer"]);
+}
+
+#[test]
+fn check_04_chatkit_running_visible_then_folded() {
+    let mut state = sent();
+    let first_two: String = CK_RUN.lines().take(3).collect::<Vec<_>>().join("\n");
+    chatkit(&mut state, &first_two);
+    assert_eq!(tool_states(&state), [ToolCallState::InProgress]);
+    assert!(listed(&state).iter().all(|l| matches!(l, Listed::Item(_))));
+    let mut state = sent();
+    chatkit(&mut state, CK_RUN);
+    reduce(&mut state, Input::StreamEnded);
+    assert!(listed(&state)
+        .iter()
+        .any(|l| matches!(l, Listed::Summary(calls) if calls.len() == 2)));
+}
+
+#[test]
+fn check_05_chatkit_final_text_reconciled() {
+    let mut state = sent();
+    chatkit(&mut state, CK_RUN);
+    assert_eq!(answers(&state), ["The limit is 100 a minute."]);
+}
+
+#[test]
+fn check_06_chatkit_tool_state_never_in_the_answer() {
+    let mut state = sent();
+    chatkit(&mut state, CK_RUN);
+    let all = answers(&state).join(" ");
+    assert!(!all.contains("SECRET TOOL OUTPUT") && !all.contains("HTTP 503"));
+}
+
+#[test]
+fn check_07_chatkit_permission_decided_only_when_the_server_confirms() {
+    let mut state = sent();
+    chatkit(
+        &mut state,
+        r#"
+{"type":"thread.item.added","item":{"id":"tc1","thread_id":"t","created_at":"2025-01-01T00:00:00","type":"acp_tool_call","tool_call":{"toolCallId":"c1","title":"Run","kind":"execute","status":"pending","content":[],"locations":[]}}}
+{"type":"thread.item.updated","item_id":"tc1","update":{"type":"acp_tool_call.permission_requested","request":{"toolCall":{"toolCallId":"c1"},"options":[{"optionId":"ok","name":"Allow once","kind":"allow_once"}]}}}
+"#,
+    );
+    let id = state.items()[1].item.id.clone();
+    let out = reduce(
+        &mut state,
+        Input::PermissionChosen {
+            item_id: id.clone(),
+            option_id: PermissionOptionId("ok".into()),
+        },
+    );
+    assert!(out
+        .effects
+        .iter()
+        .any(|e| matches!(e, Effect::AnswerPermission { .. })));
+    assert_eq!(tool_states(&state), [ToolCallState::AwaitingPermission]);
+    chatkit(
+        &mut state,
+        r#"{"type":"thread.item.updated","item_id":"tc1","update":{"type":"acp_tool_call.permission_resolved","outcome":{"outcome":"selected","optionId":"ok"}}}"#,
+    );
+    let ItemKind::AcpToolCall(call) = &state.item(&id).unwrap().item.kind else {
+        panic!()
+    };
+    assert_eq!(
+        call.permission.as_ref().unwrap().outcome,
+        Some(PermissionOutcome::Selected {
+            option_id: PermissionOptionId("ok".into())
+        })
+    );
+}
+
+#[test]
+fn check_10_chatkit_citations_come_from_annotations() {
+    let mut state = sent();
+    chatkit(
+        &mut state,
+        r#"
+{"type":"thread.item.added","item":{"id":"m1","thread_id":"t","created_at":"2025-01-01T00:00:00","type":"assistant_message","content":[{"type":"output_text","text":"See the docs.","annotations":[]}]}}
+{"type":"thread.item.updated","item_id":"m1","update":{"type":"assistant_message.content_part.annotation_added","content_index":0,"annotation":{"type":"annotation","source":{"type":"url","title":"Docs","url":"https://example.com/docs"}}}}
+"#,
+    );
+    let ItemKind::AssistantMessage(m) = &state.items()[1].item.kind else {
+        panic!()
+    };
+    assert_eq!(m.content[0].annotations.len(), 1);
+    assert_eq!(m.content[0].annotations[0].source.title, "Docs");
+}
+
+#[test]
+fn check_17_chatkit_missing_facts_stay_unknown() {
+    let mut state = sent();
+    chatkit(
+        &mut state,
+        r#"
+{"type":"thread.item.added","item":{"id":"tc1","thread_id":"t","created_at":"2025-01-01T00:00:00","type":"acp_tool_call","tool_call":{"toolCallId":"c1","title":"Run","kind":"execute","status":"in_progress","content":[],"locations":[]}}}
+{"type":"thread.item.added","item":{"id":"tc2","thread_id":"t","created_at":"2025-01-01T00:00:00","type":"acp_tool_call","tool_call":{"toolCallId":"c2","title":"Odd","kind":"other","status":"paused_by_gremlins","content":[],"locations":[]}}}
+"#,
+    );
+    reduce(&mut state, Input::StreamEnded);
+    assert_eq!(
+        tool_states(&state),
+        [ToolCallState::Interrupted, ToolCallState::Unknown]
+    );
+}
+
+#[test]
+fn check_19_chatkit_unknown_events_are_diagnostics_not_content() {
+    let mut state = sent();
+    chatkit(
+        &mut state,
+        r#"{"type":"brand_new.metric","value":42}
+{"type":"progress_update","text":"still going"}"#,
+    );
+    assert_eq!(
+        state.diagnostics.unknown_types.get("brand_new.metric"),
+        Some(&1)
+    );
+    assert_eq!(kinds(&state), ["user"]);
+}
+
+const EV_RUN: &str = r#"
+{"type":"loader-hint","hint":"Reading the tickets"}
+{"type":"agent","payload":{"name":"researcher","id":"researcher@team"}}
+{"type":"content","content":"Found "}
+{"type":"tool_call","payload":{"id":"t1","name":"search","arguments":{"q":"x"}}}
+{"type":"tool_result","payload":{"id":"t1","success":true,"data":"RAW TOOL DATA"}}
+{"type":"tool_call","payload":{"id":"t2","name":"lint","arguments":{}}}
+{"type":"tool_result","payload":{"id":"t2","data":"no success flag"}}
+{"type":"agent","payload":{"name":"writer","id":"writer@team"}}
+{"type":"content","content":"Drafted the notes."}
+"#;
+
+#[test]
+fn check_01_events_the_listener_is_bound_before_submit() {
+    let mut state = sent();
+    assert!(state.turn.is_some());
+    events(&mut state, EV_RUN);
+    assert!(state.turn.is_some());
+}
+
+#[test]
+fn check_02_events_status_before_the_first_text() {
+    let mut state = sent();
+    events(
+        &mut state,
+        EV_RUN
+            .lines()
+            .take(2)
+            .collect::<Vec<_>>()
+            .join("\n")
+            .as_str(),
+    );
+    assert_eq!(
+        state.progress.as_ref().map(|p| p.text.as_str()),
+        Some("Reading the tickets")
+    );
+    assert_eq!(kinds(&state), ["user"]);
+}
+
+#[test]
+fn check_03_events_parts_in_event_order() {
+    let mut state = sent();
+    events(&mut state, EV_RUN);
+    assert_eq!(kinds(&state), ["user", "answer", "tool", "tool", "answer"]);
+}
+
+#[test]
+fn check_06_events_tool_state_never_in_the_answer() {
+    let mut state = sent();
+    events(&mut state, EV_RUN);
+    assert!(!answers(&state).join(" ").contains("RAW TOOL DATA"));
+}
+
+#[test]
+fn check_11_events_bubbles_are_owned_by_the_agent_the_runtime_named() {
+    let mut state = sent();
+    events(&mut state, EV_RUN);
+    let owners: Vec<Option<String>> = state
+        .items()
+        .iter()
+        .filter(|i| matches!(i.item.kind, ItemKind::AssistantMessage(_)))
+        .map(|i| i.agent.as_ref().and_then(|a| a.id.clone()))
+        .collect();
+    assert_eq!(
+        owners,
+        [
+            Some("researcher@team".to_owned()),
+            Some("writer@team".to_owned())
+        ]
+    );
+}
+
+#[test]
+fn check_17_events_a_result_without_success_stays_unknown() {
+    let mut state = sent();
+    events(&mut state, EV_RUN);
+    assert_eq!(
+        tool_states(&state),
+        [ToolCallState::Completed, ToolCallState::Unknown]
+    );
+}
+
+#[test]
+fn check_19_events_unknown_types_are_diagnostics_not_content() {
+    let mut state = sent();
+    events(&mut state, r#"{"type":"telemetry","payload":{"ms":3}}"#);
+    assert_eq!(state.diagnostics.unknown_types.get("telemetry"), Some(&1));
+    assert_eq!(kinds(&state), ["user"]);
+}
