@@ -41,6 +41,7 @@ const FORMATS = [
   ['agent-ui', 'crates/core/src/protocol/agent_ui/checks.rs', /fn check_(\d\d)_/g],
   ['ChatKit', 'crates/core/tests/checklist.rs', /fn check_(\d\d)_chatkit_/g],
   ['events', 'crates/core/tests/checklist.rs', /fn check_(\d\d)_events_/g],
+  ['ACP (runtime)', 'examples/runtime/tests/acp.rs', /fn check_(\d\d)_acp_/g],
 ];
 
 function covered(file, pattern) {

@@ -873,3 +873,108 @@ async fn wait_for_sleep_in(dir: &Path) {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
+
+// --- the Agent UI checklist, ACP through the runtime ---------------------------------------
+// Named `check_NN_acp_…` after `spec/agent-ui-flow-taxonomy.md`'s numbers
+// (scripts/checklist.mjs makes the README's table from these names).
+
+/// The item types of a turn's stream, in the order they were first added.
+fn added_order(events: &[Value]) -> Vec<String> {
+    events
+        .iter()
+        .filter(|e| e["type"] == "thread.item.added" || e["type"] == "thread.item.done")
+        .filter_map(|e| {
+            let item = &e["item"];
+            let id = item["id"].as_str()?;
+            Some((id.to_owned(), item["type"].as_str()?.to_owned()))
+        })
+        .fold(Vec::<(String, String)>::new(), |mut seen, (id, kind)| {
+            if !seen.iter().any(|(i, _)| *i == id) {
+                seen.push((id, kind));
+            }
+            seen
+        })
+        .into_iter()
+        .map(|(_, kind)| kind)
+        .collect()
+}
+
+#[tokio::test]
+async fn check_03_acp_parts_arrive_and_are_saved_in_event_order() {
+    let rt = Runtime::start(&["--memory", "--acp", &agent("")]);
+    let events = rt.say(None, "think first").await.rest().await;
+    let streamed = added_order(&events);
+    // The user's message, the thought, then the answer: as the agent sent them.
+    assert_eq!(
+        streamed,
+        ["user_message", "acp_thought", "assistant_message"],
+        "{events:#?}"
+    );
+    let saved: Vec<String> = rt
+        .items(&thread_id(&events))
+        .await
+        .iter()
+        .map(|i| i["type"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(saved, streamed);
+}
+
+#[tokio::test]
+async fn check_05_acp_the_answer_is_saved_once_and_whole() {
+    let rt = Runtime::start(&["--memory", "--acp", &agent("")]);
+    let events = rt.say(None, "think first").await.rest().await;
+    let items = rt.items(&thread_id(&events)).await;
+    assert_eq!(said(&items), "Here is the answer, after some thinking.");
+    // The streamed deltas add up to the saved text: nothing appended twice.
+    let deltas: String = events
+        .iter()
+        .filter(|e| e["update"]["type"] == "assistant_message.content_part.text_delta")
+        .map(|e| e["update"]["delta"].as_str().unwrap())
+        .collect();
+    assert_eq!(deltas, said(&items));
+}
+
+#[tokio::test]
+async fn check_06_acp_tool_output_never_enters_the_answer() {
+    let ws = temp_dir("check06");
+    let rt = Runtime::start(&[
+        "--memory",
+        "--acp",
+        &agent(""),
+        "--workspace",
+        ws.to_str().unwrap(),
+        "--allow-terminal",
+    ]);
+    let events = rt.say(None, "tools").await.rest().await;
+    let items = rt.items(&thread_id(&events)).await;
+    let answer = said(&items);
+    let term = by_title(&items, "Run `echo tools done; exit 0`");
+    assert_eq!(term["tool_call"]["rawOutput"]["output"], "tools done\n");
+    assert!(!answer.contains("tools done\n"), "{answer}");
+    assert!(!answer.contains("fn greeting"), "{answer}");
+}
+
+#[tokio::test]
+async fn check_17_acp_a_call_the_agent_never_finished_is_not_shown_done() {
+    let rt = Runtime::start(&["--memory", "--acp", &agent("")]);
+    let mut s = rt.say(None, "a long run").await;
+    // Stop while the first scan runs.
+    let events = s
+        .until("a running call", |e| {
+            e["update"]["update"]["status"] == "in_progress"
+        })
+        .await;
+    let thread = thread_id(&events);
+    let stopped = rt
+        .json(json!({"type": "threads.cancel_run", "params": {"thread_id": thread}}))
+        .await;
+    assert_eq!(stopped, json!({"cancelled": true}));
+    s.rest().await;
+    let items = rt.items(&thread).await;
+    // The runtime claims no completion the agent never reported.
+    let calls = tool_calls(&items);
+    let last = calls.last().expect("the running call");
+    assert_ne!(last["tool_call"]["status"], "completed", "{last}");
+    let end = items.last().unwrap();
+    assert_eq!(end["stop_reason"], "cancelled", "{end}");
+}
