@@ -1034,6 +1034,18 @@ async fn tools(turn: &mut Turn<'_>) -> Result<StopReason, Error> {
     Ok(ended(done))
 }
 
+/// A `plan` update: each step (content, priority) with its status.
+fn plan_update(steps: &[(&str, &str)], statuses: &[&str]) -> Value {
+    let entries: Vec<Value> = steps
+        .iter()
+        .zip(statuses)
+        .map(|((content, priority), status)| {
+            json!({"content": content, "priority": priority, "status": status})
+        })
+        .collect();
+    json!({"sessionUpdate": "plan", "entries": entries})
+}
+
 /// The first thing to try: a plan, then a file read, edited (the Diff view follows each
 /// write), checked with a command, and a write that asks permission first.
 async fn tour(turn: &mut Turn<'_>) -> Result<StopReason, Error> {
@@ -1043,17 +1055,13 @@ async fn tour(turn: &mut Turn<'_>) -> Result<StopReason, Error> {
             .await?;
         return Ok(ended(done));
     }
-    let entries = |statuses: [&str; 4]| {
-        json!({
-            "sessionUpdate": "plan",
-            "entries": [
-                {"content": "Read tour/hello.rs", "priority": "high", "status": statuses[0]},
-                {"content": "Make it greet the world", "priority": "high", "status": statuses[1]},
-                {"content": "Check it with a command", "priority": "medium", "status": statuses[2]},
-                {"content": "Ask before writing the config", "priority": "low", "status": statuses[3]},
-            ]
-        })
-    };
+    const STEPS: &[(&str, &str)] = &[
+        ("Read tour/hello.rs", "high"),
+        ("Make it greet the world", "high"),
+        ("Check it with a command", "medium"),
+        ("Ask before writing the config", "low"),
+    ];
+    let entries = |statuses: [&str; 4]| plan_update(STEPS, &statuses);
     if !turn
         .think("A short tour: read a file, change it, check it, then ask before writing another. ")
         .await?
@@ -1140,16 +1148,12 @@ async fn tour(turn: &mut Turn<'_>) -> Result<StopReason, Error> {
 }
 
 async fn plan(turn: &mut Turn<'_>) -> Result<StopReason, Error> {
-    let entries = |statuses: [&str; 3]| {
-        json!({
-            "sessionUpdate": "plan",
-            "entries": [
-                {"content": "Read the code", "priority": "high", "status": statuses[0]},
-                {"content": "Make the change", "priority": "medium", "status": statuses[1]},
-                {"content": "Run the tests", "priority": "low", "status": statuses[2]},
-            ]
-        })
-    };
+    const STEPS: &[(&str, &str)] = &[
+        ("Read the code", "high"),
+        ("Make the change", "medium"),
+        ("Run the tests", "low"),
+    ];
+    let entries = |statuses: [&str; 3]| plan_update(STEPS, &statuses);
     if !turn.think("First a plan: read, change, test. ").await? {
         return Ok(StopReason::Cancelled);
     }

@@ -211,17 +211,22 @@ fn by_title<'a>(items: &'a [Value], title: &str) -> &'a Value {
 
 // --- the scenarios ------------------------------------------------------------------------
 
-#[tokio::test]
-async fn tools_thoughts_and_plan_stream_and_are_saved() {
-    let ws = temp_dir("tools");
-    let rt = Runtime::start(&[
+/// A runtime on the scripted agent with a fresh workspace and terminals.
+fn in_workspace(name: &str) -> Runtime {
+    let ws = temp_dir(name);
+    Runtime::start(&[
         "--memory",
         "--acp",
         &agent(""),
         "--workspace",
         ws.to_str().unwrap(),
         "--allow-terminal",
-    ]);
+    ])
+}
+
+#[tokio::test]
+async fn tools_thoughts_and_plan_stream_and_are_saved() {
+    let rt = in_workspace("tools");
     let events = rt.say(None, "show me the tools").await.rest().await;
     let thread = thread_id(&events);
     assert!(!events.iter().any(|e| e["type"] == "error"), "{events:#?}");
@@ -936,15 +941,7 @@ async fn check_05_acp_the_answer_is_saved_once_and_whole() {
 
 #[tokio::test]
 async fn check_06_acp_tool_output_never_enters_the_answer() {
-    let ws = temp_dir("check06");
-    let rt = Runtime::start(&[
-        "--memory",
-        "--acp",
-        &agent(""),
-        "--workspace",
-        ws.to_str().unwrap(),
-        "--allow-terminal",
-    ]);
+    let rt = in_workspace("check06");
     let events = rt.say(None, "tools").await.rest().await;
     let items = rt.items(&thread_id(&events)).await;
     let answer = said(&items);
