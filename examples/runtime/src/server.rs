@@ -1240,7 +1240,11 @@ async fn write_stream(
         }
         Some(Stop::Cancelled) => {
             w.saver.cancelled().await;
-            if w.left {
+            // Stop sends `threads.cancel_run` and drops its stream: whichever the runtime
+            // hears first, an explicit cancel is what stopped a run that outlives its
+            // request (a tied run is cancelled by the runtime when its client leaves).
+            let asked = w.saver.run.attached() && *w.saver.run.run.cancel_requested().borrow();
+            if w.left && !asked {
                 println!(
                     "stream closed by client: {kind} thread={} after {} events",
                     thread.id, w.sent
