@@ -168,3 +168,55 @@ test('agent-ui: a child session hydrates progressively into its teammate, with i
   assert.equal(await analyst.getAttribute('data-status'), 'completed');
   await finish(page);
 });
+
+test('agent-ui: hostile names, summaries, bodies, reasons, titles and links stay inert', async () => {
+  const page = await open();
+  const xss = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>';
+  const events = [
+    { type: 'run.started', sequence: 1, runId: 'r-x' },
+    { type: 'agent.spawned', sequence: 2, runId: 'r-x', agentId: `a${xss}`, payload: { agentName: `bad${xss}`, role: xss, model: xss, status: xss, message: xss } },
+    { type: 'team.changed', sequence: 3, runId: 'r-x', payload: { teamName: xss, topology: xss } },
+    { type: 'tool.started', sequence: 4, runId: 'r-x', toolCallId: 't1', agentId: `a${xss}`, payload: { title: `Run ${xss}`, kind: 'execute' } },
+    { type: 'tool.output.delta', sequence: 5, runId: 'r-x', toolCallId: 't1', payload: { delta: xss } },
+    { type: 'worker.notification', sequence: 6, runId: 'r-x', agentId: `a${xss}`, payload: { status: xss, summary: xss, role: 'user' } },
+    { type: 'agent.handoff', sequence: 7, runId: 'r-x', payload: { from: xss, to: xss, reason: xss } },
+    { type: 'context.compaction.completed', sequence: 8, runId: 'r-x', payload: { summary: xss } },
+    { type: 'artifact.created', sequence: 9, runId: 'r-x', artifactId: 'x1', payload: { title: xss, kind: xss, body: xss } },
+    { type: 'text.delta', sequence: 10, runId: 'r-x', messageId: 'm', payload: { delta: `Hello ${xss} [link](javascript:window.__xss=3)` } },
+    { type: 'evidence.changed', sequence: 11, runId: 'r-x', payload: { messageId: 'm', title: xss, url: 'javascript:window.__xss=4' } },
+    { type: 'text.final', sequence: 12, runId: 'r-x', messageId: 'm', payload: { text: `Hello ${xss} [link](javascript:window.__xss=5)` } },
+    { type: 'run.finished', sequence: 13, runId: 'r-x' },
+  ];
+  await page.route('**/agent-ui', (route) =>
+    route.fulfill({
+      status: 200,
+      headers: { 'content-type': 'text/event-stream' },
+      body: events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join(''),
+    }),
+  );
+  await sendMessage(page, 'attack');
+  await waitForIdle(page);
+  await openToolCalls(page);
+  await page.locator('[data-part="artifact"] summary').click();
+  for (const link of await page.locator('chat-shell').locator('a').all()) await link.click({ trial: true }).catch(() => {});
+  const found = await page.evaluate(() => {
+    const root = document.querySelector('chat-shell').shadowRoot;
+    return {
+      xss: window.__xss ?? null,
+      scripts: root.querySelectorAll('script').length,
+      handlers: [...root.querySelectorAll('*')].filter((el) => [...el.attributes].some((a) => a.name.startsWith('on'))).length,
+      jsLinks: [...root.querySelectorAll('a[href]')].filter((a) => /^\s*javascript:/i.test(a.getAttribute('href'))).length,
+      imgs: root.querySelectorAll('img[src="x"]').length,
+      text: root.textContent,
+    };
+  });
+  assert.equal(found.xss, null);
+  assert.equal(found.scripts, 0);
+  assert.equal(found.handlers, 0);
+  assert.equal(found.jsLinks, 0);
+  assert.equal(found.imgs, 0);
+  // Shown as text where it is a name or a summary.
+  assert.match(found.text, /bad<img src=x onerror/);
+  assert.equal(await page.locator('article[data-role="user"]').count(), 1);
+  await finish(page);
+});
