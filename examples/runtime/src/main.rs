@@ -267,10 +267,10 @@ async fn main() -> ExitCode {
                  POST /events (protocol=\"events\", the SSE event envelope): a keyword in the \
                  last user\n  message picks the run: {}\n\n\
                  POST /agent-ui (protocol=\"agent-ui\", the Agent UI event envelope): a keyword \
-                 in the last\n  user message picks the golden log (tests/fixtures/agent-ui): {} \
-                 (otherwise status);\n  metadata.agentUi answers the approval ({{\"respond\": \
-                 {{\"actionId\", \"optionId\"}}}}) or asks\n  again for a run's events after a \
-                 sequence ({{\"resume\": {{\"runId\", \"after\"}}}})",
+                 in the last\n  user message picks the golden log of tests/fixtures/agent-ui \
+                 (otherwise status):\n  {}; metadata.agentUi answers the approval\n  \
+                 ({{\"respond\": {{\"actionId\", \"optionId\"}}}}) or asks again for a run's \
+                 events after a\n  sequence ({{\"resume\": {{\"runId\", \"after\"}}}})",
                 keywords.join(", "),
                 events.join(", "),
                 agent_ui.join(", ")
