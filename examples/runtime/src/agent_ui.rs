@@ -185,26 +185,65 @@ fn rejected() -> Vec<String> {
     let text = "I did not deploy: the request was rejected.";
     let deployer = "deployer@ops";
     let events = [
-        json!({"type": "action.resolved", "actionId": ACTION_ID, "owner": "policy",
-               "payload": {"optionId": "reject", "outcome": "rejected"}}),
-        json!({"type": "tool.failed", "toolCallId": "tc-deploy", "agentId": deployer,
-               "owner": "tool", "phase": "failed", "payload": {"error": "Rejected by the user"}}),
-        json!({"type": "agent.completed", "agentId": deployer, "owner": "agent",
-               "payload": {"status": "failed"}}),
-        json!({"type": "text.delta", "messageId": "msg-deployed", "agentId": deployer,
-               "owner": "model", "payload": {"delta": text}}),
-        json!({"type": "text.final", "messageId": "msg-deployed", "agentId": deployer,
-               "owner": "model", "payload": {"text": text}}),
-        json!({"type": "run.finished", "owner": "runtime", "phase": "completed",
-               "payload": {"outcome": "completed"}}),
+        (
+            "action.resolved",
+            json!({
+                "actionId": ACTION_ID,
+                "owner": "policy",
+                "payload": {"optionId": "reject", "outcome": "rejected"},
+            }),
+        ),
+        (
+            "tool.failed",
+            json!({
+                "toolCallId": "tc-deploy",
+                "agentId": deployer,
+                "owner": "tool",
+                "phase": "failed",
+                "payload": {"error": "Rejected by the user"},
+            }),
+        ),
+        (
+            "agent.completed",
+            json!({"agentId": deployer, "owner": "agent", "payload": {"status": "failed"}}),
+        ),
+        (
+            "text.delta",
+            json!({
+                "messageId": "msg-deployed",
+                "agentId": deployer,
+                "owner": "model",
+                "payload": {"delta": text},
+            }),
+        ),
+        (
+            "text.final",
+            json!({
+                "messageId": "msg-deployed",
+                "agentId": deployer,
+                "owner": "model",
+                "payload": {"text": text},
+            }),
+        ),
+        (
+            "run.finished",
+            json!({"owner": "runtime", "phase": "completed", "payload": {"outcome": "completed"}}),
+        ),
     ];
     events
         .into_iter()
         .zip(7u64..)
-        .map(|(mut event, sequence)| {
-            event["sequence"] = json!(sequence);
-            event["runId"] = json!(AgentUiRun::Approval.run_id());
-            event["threadId"] = json!("thread-approval");
+        .map(|((kind, fields), sequence)| {
+            // The ids first, as in the logs.
+            let mut event = json!({
+                "type": kind,
+                "sequence": sequence,
+                "runId": AgentUiRun::Approval.run_id(),
+                "threadId": "thread-approval",
+            });
+            if let (Some(event), Value::Object(fields)) = (event.as_object_mut(), fields) {
+                event.extend(fields);
+            }
             event.to_string()
         })
         .collect()
