@@ -72,7 +72,7 @@ async fn refused(rt: &Process, content_type: Option<&str>, body: &[u8], status: 
 
 #[tokio::test]
 async fn each_keyword_streams_exactly_its_log() {
-    let rt = Process::start(&[], &[], false);
+    let rt = Process::start(&["--memory"], &[], false);
     for (text, fixture, name) in [
         ("hello there", STATUS, "status"),
         ("show me the team", TEAM, "team"),
@@ -91,7 +91,7 @@ async fn each_keyword_streams_exactly_its_log() {
 
 #[tokio::test]
 async fn frames_are_data_lines_and_the_stream_just_ends() {
-    let rt = Process::start(&[], &[], false);
+    let rt = Process::start(&["--memory"], &[], false);
     let mut reply = post(&rt, Some("application/json"), &ask("child")).await;
     assert_eq!(reply.status(), 200);
     reply.read_to_end().await;
@@ -110,7 +110,7 @@ async fn frames_are_data_lines_and_the_stream_just_ends() {
 
 #[tokio::test]
 async fn the_gap_run_repeats_one_and_skips_two_then_resumes_in_full() {
-    let rt = Process::start(&[], &[], false);
+    let rt = Process::start(&["--memory"], &[], false);
     let golden = log(GAP);
     let events = stream(&rt, &ask("show a gap")).await;
     assert_eq!(sequences(&events), [1, 2, 3, 3, 4, 7, 8, 9]);
@@ -159,7 +159,7 @@ fn respond(option: &str) -> Vec<u8> {
 
 #[tokio::test]
 async fn an_approval_goes_on_with_the_golden_continuation() {
-    let rt = Process::start(&[], &[], false);
+    let rt = Process::start(&["--memory"], &[], false);
     let waiting = stream(&rt, &ask("deploy build 42")).await;
     assert_eq!(waiting.last().unwrap()["type"], "run.status");
     let required = waiting
@@ -176,7 +176,7 @@ async fn an_approval_goes_on_with_the_golden_continuation() {
 
 #[tokio::test]
 async fn a_rejection_fails_the_tool_and_says_so() {
-    let rt = Process::start(&[], &[], false);
+    let rt = Process::start(&["--memory"], &[], false);
     let events = stream(&rt, &respond("reject")).await;
     assert_eq!(sequences(&events), (7..=12).collect::<Vec<_>>());
     let types: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
@@ -217,7 +217,7 @@ async fn a_rejection_fails_the_tool_and_says_so() {
 
 #[tokio::test]
 async fn what_is_not_a_request_is_refused() {
-    let rt = Process::start(&[], &[], false);
+    let rt = Process::start(&["--memory"], &[], false);
     let json_type = Some("application/json");
     let user = json!([{ "role": "user", "content": "deploy" }]);
     for (write, says) in [
@@ -284,7 +284,7 @@ async fn what_is_not_a_request_is_refused() {
 
 #[tokio::test]
 async fn events_come_pace_apart() {
-    let rt = Process::start(&["--pace-ms", "25"], &[], false);
+    let rt = Process::start(&["--memory", "--pace-ms", "25"], &[], false);
     let started = Instant::now();
     let events = stream(&rt, &ask("child")).await;
     assert_eq!(events, log(CHILD));
