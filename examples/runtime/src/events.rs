@@ -337,7 +337,17 @@ fn agents(run: &mut Run, beat: Duration) {
 // --- the request --------------------------------------------------------------------------
 
 /// Checks what `serde` cannot: a bounded, non-empty conversation that ends with the user.
-fn check(request: &EventsRequest) -> Result<&str, String> {
+pub(crate) fn check(request: &EventsRequest) -> Result<&str, String> {
+    check_bounds(request)?;
+    match request.messages.last() {
+        Some(m) if m.role == Role::User => Ok(&m.content),
+        _ => Err("the last message must be the user's".into()),
+    }
+}
+
+/// The part of [`check`] that holds for any request, a new turn or not: a bounded,
+/// non-empty conversation with a bounded `threadId`.
+pub(crate) fn check_bounds(request: &EventsRequest) -> Result<(), String> {
     if request.messages.len() > MAX_MESSAGES {
         return Err(format!("at most {MAX_MESSAGES} messages"));
     }
@@ -350,11 +360,39 @@ fn check(request: &EventsRequest) -> Result<&str, String> {
             "threadId has at most {MAX_THREAD_ID_CHARS} characters"
         ));
     }
-    match request.messages.last() {
-        Some(m) if m.role == Role::User => Ok(&m.content),
-        Some(_) => Err("the last message must be the user's".into()),
-        None => Err("messages must not be empty".into()),
+    if request.messages.is_empty() {
+        return Err("messages must not be empty".into());
     }
+    Ok(())
+}
+
+/// The body of a POST to `path` that takes an [`EventsRequest`]: JSON only (415), at most
+/// the route's body limit (413), an `EventsRequest` (400). The refusal is the response.
+#[allow(clippy::result_large_err)]
+pub(crate) fn read_request(
+    path: &str,
+    headers: &HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<EventsRequest, Response> {
+    let body = server::json_body(path, headers, body)?;
+    serde_json::from_slice::<EventsRequest>(&body)
+        .map_err(|e| bad_request(&format!("invalid request: {e}")))
+}
+
+/// The `text/event-stream` response writing `steps` (see [`write`]); `what` names the
+/// route in the log.
+pub(crate) fn stream(
+    state: Arc<AppState>,
+    what: &'static str,
+    name: String,
+    steps: Vec<Out>,
+) -> Response {
+    let (tx, rx) = mpsc::channel::<Frame>(16);
+    tokio::spawn(write(state, what, name, steps, tx));
+    sse(Body::from_stream(futures_util::stream::unfold(
+        rx,
+        |mut rx| async move { rx.recv().await.map(|frame| (frame, rx)) },
+    )))
 }
 
 pub async fn events(
@@ -366,13 +404,9 @@ pub async fn events(
 ) -> Response {
     let started = Instant::now();
     let log = |what: &str, response: Response| server::logged("/events", what, started, response);
-    let body = match server::json_body("/events", &headers, body) {
-        Ok(body) => body,
+    let request = match read_request("/events", &headers, body) {
+        Ok(request) => request,
         Err(refused) => return log("-", refused),
-    };
-    let request = match serde_json::from_slice::<EventsRequest>(&body) {
-        Ok(r) => r,
-        Err(e) => return log("-", bad_request(&format!("invalid request: {e}"))),
     };
     let last = match check(&request) {
         Ok(last) => last.to_owned(),
@@ -381,17 +415,22 @@ pub async fn events(
     let scenario = EventsScenario::pick(&last);
     let mut run = Run::new(state.pace);
     respond(&mut run, &last);
-    let (tx, rx) = mpsc::channel::<Frame>(16);
     let name = format!("{scenario:?}").to_lowercase();
-    tokio::spawn(write(state.clone(), name.clone(), run.into_steps(), tx));
-    let body = Body::from_stream(futures_util::stream::unfold(rx, |mut rx| async move {
-        rx.recv().await.map(|frame| (frame, rx))
-    }));
-    log(&name, sse(body))
+    log(
+        &name,
+        stream(state.clone(), "events", name.clone(), run.into_steps()),
+    )
 }
 
-/// Writes `steps`; a silent stretch over ten seconds gets `: keepalive` comments.
-async fn write(state: Arc<AppState>, name: String, steps: Vec<Out>, tx: mpsc::Sender<Frame>) {
+/// Writes `steps` (`what` and `name` say whose in the log); a silent stretch over ten
+/// seconds gets `: keepalive` comments.
+async fn write(
+    state: Arc<AppState>,
+    what: &'static str,
+    name: String,
+    steps: Vec<Out>,
+    tx: mpsc::Sender<Frame>,
+) {
     let mut shutdown = state.shutdown.clone();
     let mut last_write = TokioInstant::now();
     let mut sent = 0usize;
@@ -402,7 +441,7 @@ async fn write(state: Arc<AppState>, name: String, steps: Vec<Out>, tx: mpsc::Se
         match pause(delay, true, &tx, &mut last_write, &mut shutdown).await {
             Waited::Ready => {}
             Waited::Closed => {
-                println!("events stream closed by client: {name} after {sent} events");
+                println!("{what} stream closed by client: {name} after {sent} events");
                 return;
             }
             Waited::Shutdown => return,

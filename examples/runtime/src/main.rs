@@ -2,6 +2,7 @@
 
 mod acp;
 mod agent;
+mod agent_ui;
 mod auth;
 mod events;
 mod guard;
@@ -256,6 +257,7 @@ async fn main() -> ExitCode {
         Ok(Args::Help) => {
             let keywords: Vec<&str> = scripts::KEYWORDS.iter().map(|(k, _)| *k).collect();
             let events: Vec<&str> = events::KEYWORDS.iter().map(|(k, _)| *k).collect();
+            let agent_ui: Vec<&str> = agent_ui::KEYWORDS.iter().map(|(k, _)| *k).collect();
             println!(
                 "{USAGE}\n\nPOST /chatkit: a keyword in a message picks the scripted answer:\n  {}\n  \
                  (agent, permission and agentcut stream ACP tool calls; a permission request \
@@ -263,9 +265,15 @@ async fn main() -> ExitCode {
                  pushes\n  their diff as the thread's diff view through POST /callback, see \
                  --callback-token)\n\n\
                  POST /events (protocol=\"events\", the SSE event envelope): a keyword in the \
-                 last user\n  message picks the run: {}",
+                 last user\n  message picks the run: {}\n\n\
+                 POST /agent-ui (protocol=\"agent-ui\", the Agent UI event envelope): a keyword \
+                 in the last\n  user message picks the golden log of tests/fixtures/agent-ui \
+                 (otherwise status):\n  {}; metadata.agentUi answers the approval\n  \
+                 ({{\"respond\": {{\"actionId\", \"optionId\"}}}}) or asks again for a run's \
+                 events after a\n  sequence ({{\"resume\": {{\"runId\", \"after\"}}}})",
                 keywords.join(", "),
-                events.join(", ")
+                events.join(", "),
+                agent_ui.join(", ")
             );
             return ExitCode::SUCCESS;
         }

@@ -4,6 +4,7 @@
 //! `User` it found and reach the store only through that user's view, on blocking threads.
 
 use crate::agent;
+use crate::agent_ui;
 use crate::auth::{Auth, User};
 use crate::events;
 use crate::guard::{self, Policy};
@@ -199,6 +200,10 @@ pub fn router(state: Arc<AppState>, dist: &Path) -> Router {
             post(events::events).layer(DefaultBodyLimit::max(events::MAX_BODY)),
         )
         .route(
+            "/agent-ui",
+            post(agent_ui::agent_ui).layer(DefaultBodyLimit::max(events::MAX_BODY)),
+        )
+        .route(
             "/upload/{id}",
             post(upload::upload).put(upload::upload).layer(upload_limit),
         )
@@ -213,7 +218,8 @@ pub fn router(state: Arc<AppState>, dist: &Path) -> Router {
         .with_state(state)
 }
 
-/// Marks a response whose request the `/chatkit` or `/events` handler logged itself.
+/// Marks a response whose request the `/chatkit`, `/events` or `/agent-ui` handler logged
+/// itself.
 #[derive(Clone, Copy)]
 pub(crate) struct Logged;
 
