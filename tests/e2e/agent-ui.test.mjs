@@ -134,12 +134,13 @@ test('agent-ui: a delegated approval names the teammate, is answered by id, and 
   const approve = card.getByRole('button', { name: 'Approve' });
   await waitFor(() => approve.isEnabled(), { message: 'the Approve button to arm' });
   await approve.click();
-  await page.locator('[data-part="permission-decision"]').waitFor({ timeout: 10_000 });
-  const respond = page.bodies.map((b) => b.metadata?.agentUi?.respond).filter(Boolean);
-  assert.deepEqual(respond, [{ actionId: 'act-deploy', optionId: 'approve' }]);
   await waitFor(async () => /Staging runs build 42\./.test(await shadowText(page)), { message: 'the run going on' });
   await waitForIdle(page);
+  const respond = page.bodies.map((b) => b.metadata?.agentUi?.respond).filter(Boolean);
+  assert.deepEqual(respond, [{ actionId: 'act-deploy', optionId: 'approve' }]);
+  // The finished call folds; opened, it shows the runtime's confirmed decision.
   await openToolCalls(page);
+  assert.match(await page.locator('[data-part="permission-decision"]').textContent(), /Approve/);
   assert.deepEqual((await toolCalls(page)).map((c) => c.status), ['completed']);
   await finish(page);
 });
