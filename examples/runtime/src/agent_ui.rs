@@ -293,16 +293,33 @@ fn answer(request: &EventsRequest) -> Result<(String, Vec<String>), String> {
     }
 }
 
-/// `events`, `pace` apart (the first at once).
+/// How long a runtime status stays up before the next event: a real runtime spends this
+/// long choosing a model or reading context, and without it every status would land in
+/// the same animation frame as the first text and never be seen.
+const STATUS_HOLD: Duration = Duration::from_millis(250);
+
+/// `events`, `pace` apart (the first at once); an event after a runtime status waits at
+/// least [`STATUS_HOLD`].
 fn paced(events: Vec<String>, pace: Duration) -> Vec<Out> {
+    let mut after_status = false;
     events
         .into_iter()
         .enumerate()
-        .map(|(i, data)| Out::Send {
-            delay: if i == 0 { Duration::ZERO } else { pace },
-            data,
+        .map(|(i, data)| {
+            let delay = match (i, after_status) {
+                (0, _) => Duration::ZERO,
+                (_, true) => pace.max(STATUS_HOLD),
+                _ => pace,
+            };
+            after_status = is_runtime_status(&data);
+            Out::Send { delay, data }
         })
         .collect()
+}
+
+fn is_runtime_status(line: &str) -> bool {
+    serde_json::from_str::<serde_json::Value>(line)
+        .is_ok_and(|event| event["surface"] == "runtime_status")
 }
 
 pub async fn agent_ui(
@@ -448,6 +465,26 @@ mod tests {
                     data: "b".into()
                 },
             ]
+        );
+    }
+
+    #[test]
+    fn paced_holds_a_runtime_status() {
+        let status = r#"{"type":"run.status","surface":"runtime_status"}"#;
+        let steps = paced(
+            vec![status.into(), "{}".into(), "{}".into()],
+            Duration::from_millis(5),
+        );
+        let delays: Vec<_> = steps
+            .iter()
+            .map(|step| match step {
+                Out::Send { delay, .. } => *delay,
+                _ => unreachable!("paced only sends"),
+            })
+            .collect();
+        assert_eq!(
+            delays,
+            [Duration::ZERO, STATUS_HOLD, Duration::from_millis(5)]
         );
     }
 }
