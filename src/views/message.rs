@@ -178,7 +178,7 @@ pub fn AssistantMessageView(shell: Shell, id: ItemId) -> impl IntoView {
             aria-label=label
             aria-busy=move || (status.get() == ItemStatus::Streaming).to_string()
             class:cs-msg--streaming=move || status.get() == ItemStatus::Streaming
-            data-status=move || format!("{:?}", status.get()).to_lowercase()
+            data-status=move || status.get().as_str()
         >
             {move || agent.with(|a| a.as_ref().map(|a| a.1.clone())).map(|name| view! {
                 <p class="cs-msg__agent" data-part="agent-name">{name}</p>
