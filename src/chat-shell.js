@@ -9,14 +9,18 @@ import init, { rendererLoaded } from './chat-shell-core.js';
 
 await init({ module_or_path: new URL('./chat-shell_bg.wasm', import.meta.url) });
 
-requestAnimationFrame(() =>
-  setTimeout(async () => {
-    try {
-      const renderer = await import('./chat-shell-render.js');
-      await renderer.default();
-      rendererLoaded(renderer);
-    } catch (error) {
-      console.error('chat-shell: the markdown renderer did not load; text stays plain', error);
-    }
-  }),
-);
+let requested = false;
+async function loadRenderer() {
+  if (requested) return;
+  requested = true;
+  try {
+    const renderer = await import('./chat-shell-render.js');
+    await renderer.default();
+    rendererLoaded(renderer);
+  } catch (error) {
+    console.error('chat-shell: the markdown renderer did not load; text stays plain', error);
+  }
+}
+requestAnimationFrame(() => setTimeout(loadRenderer));
+// A page loaded in a background tab paints no frame until it is shown.
+setTimeout(loadRenderer, 1000);
