@@ -17,6 +17,8 @@ pub mod component;
 #[cfg(target_arch = "wasm32")]
 pub mod element;
 #[cfg(target_arch = "wasm32")]
+pub mod renderer;
+#[cfg(target_arch = "wasm32")]
 pub mod runtime;
 #[cfg(target_arch = "wasm32")]
 pub mod transport;

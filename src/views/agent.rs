@@ -342,7 +342,8 @@ fn content_view(
     match content {
         ToolCallContent::Content(c) => match &c.content {
             ContentBlock::Text(t) => {
-                let html = super::markdown::render(&t.text, strings);
+                let (text, strings) = (t.text.clone(), strings.clone());
+                let html = move || super::markdown::render(&text, &strings);
                 view! { <div class="cs-md cs-agent-tool__text" data-part="tool-call-content" inner_html=html></div> }
                     .into_any()
             }

@@ -193,8 +193,7 @@ fn task_view(shell: Shell, task: &Task, newest: bool) -> AnyView {
         TaskKind::Thought(t) => Some(t.content.clone()),
         _ => None,
     }
-    .filter(|c| !c.trim().is_empty())
-    .map(|c| super::markdown::render(&c, &strings));
+    .filter(|c| !c.trim().is_empty());
     // Search queries and the sources a search or file task found.
     let (queries, sources) = match &task.kind {
         TaskKind::WebSearch(w) => (w.queries.clone(), w.sources.clone()),
@@ -229,7 +228,10 @@ fn task_view(shell: Shell, task: &Task, newest: bool) -> AnyView {
                 view! {
                     <details class="cs-task__details">
                         <summary class="cs-task__title">{head}</summary>
-                        {content.map(|html| view! { <div class="cs-md" inner_html=html></div> })}
+                        {content.map(|c| {
+                            let strings = strings.clone();
+                            view! { <div class="cs-md" inner_html=move || super::markdown::render(&c, &strings)></div> }
+                        })}
                         {extra}
                     </details>
                 }

@@ -1,9 +1,9 @@
 //! Streams markdown into the DOM: completed blocks are appended once and never touched,
 //! only the open tail block is rewritten. `inner_html` is set only from `SafeHtml`.
 
-use chat_shell_core::citations::CitedText;
-use chat_shell_core::markdown::MarkdownStream;
+use crate::renderer::Stream;
 pub use chat_shell_core::pacing::Pacer;
+use chat_shell_core::protocol::chatkit::Annotation;
 use chat_shell_core::strings::{Strings, Text};
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlElement};
@@ -14,7 +14,7 @@ use web_sys::{Element, HtmlElement};
 const APPEND_CHECK: usize = 64;
 
 pub struct MarkdownDom {
-    stream: MarkdownStream,
+    stream: Stream,
     container: HtmlElement,
     tail: Element,
     rendered_blocks: usize,
@@ -65,8 +65,10 @@ fn escape(text: &str) -> String {
 }
 
 /// Markdown rendered through the one sanitizer, code blocks' buttons in `strings`' words.
+/// Escaped text until the renderer is there (`renderer::ready`, which a reactive caller
+/// is subscribed to through this call).
 pub fn render(markdown: &str, strings: &Strings) -> String {
-    let html = chat_shell_core::markdown::render(markdown).into_string();
+    let html = crate::renderer::render(markdown);
     match CodeLabels::new(strings).apply(&html) {
         std::borrow::Cow::Borrowed(_) => html,
         std::borrow::Cow::Owned(localized) => localized,
@@ -90,7 +92,7 @@ impl MarkdownDom {
         tail.set_class_name("cs-md__tail");
         container.append_child(&tail).ok()?;
         Some(MarkdownDom {
-            stream: MarkdownStream::new(),
+            stream: Stream::new(),
             container,
             tail,
             rendered_blocks: 0,
@@ -101,6 +103,7 @@ impl MarkdownDom {
 
     /// Bring the DOM up to `text`. Cost: the new text plus the open tail block.
     pub fn sync(&mut self, text: &str, streaming: bool) {
+        self.upgrade();
         let seen = self.stream.text().len();
         let extends = text.len() >= seen
             && text.is_char_boundary(seen)
@@ -123,13 +126,22 @@ impl MarkdownDom {
 
     /// Bring the DOM to a final text with its citation markers (hooks the renderer adds
     /// itself, which plain text cannot carry).
-    pub fn sync_cited(&mut self, cited: &CitedText) {
-        let generation = self.stream.blocks_generation();
-        self.stream.reset_cited(cited);
-        if self.stream.blocks_generation() != generation {
+    pub fn sync_cited(&mut self, text: &str, annotations: &[Annotation]) {
+        self.upgrade();
+        let generation = self.stream.generation();
+        self.stream.reset_cited(text, annotations);
+        if self.stream.generation() != generation {
             self.clear_blocks();
         }
         self.render();
+    }
+
+    /// Once the renderer has loaded, what was shown as plain text is rendered again.
+    fn upgrade(&mut self) {
+        if self.stream.stale() {
+            self.stream = Stream::new();
+            self.clear_blocks();
+        }
     }
 
     /// How much text is rendered (bytes).
@@ -153,24 +165,24 @@ impl MarkdownDom {
     }
 
     fn render(&mut self) {
-        let new_blocks =
-            &self.stream.blocks()[self.rendered_blocks.min(self.stream.blocks().len())..];
-        if !new_blocks.is_empty() {
+        let count = self.stream.block_count();
+        if count > self.rendered_blocks {
             // All blocks committed this frame go in with one HTML parse. Each is a whole
             // sanitized fragment, so wrapping it in its own div cannot change its meaning.
-            let mut html = String::new();
-            for block in new_blocks {
-                html.push_str("<div class=\"cs-md__block\">");
-                html.push_str(&self.labels.apply(block.as_str()));
-                html.push_str("</div>");
-            }
-            let _ = self.tail.insert_adjacent_html("beforebegin", &html);
+            let html = self.stream.blocks_html(
+                self.rendered_blocks,
+                "<div class=\"cs-md__block\">",
+                "</div>",
+            );
+            let _ = self
+                .tail
+                .insert_adjacent_html("beforebegin", &self.labels.apply(&html));
         }
-        self.rendered_blocks = self.stream.blocks().len();
-        let tail = self.stream.tail();
-        if tail.as_str() != self.tail_html {
-            self.tail.set_inner_html(&self.labels.apply(tail.as_str()));
-            self.tail_html = tail.as_str().to_owned();
+        self.rendered_blocks = count;
+        let tail = self.stream.tail_html();
+        if tail != self.tail_html {
+            self.tail.set_inner_html(&self.labels.apply(&tail));
+            self.tail_html = tail;
         }
     }
 }

@@ -3,7 +3,7 @@
 use super::markdown::{handle_code_copy, now_ms, reduced_motion, CodeLabels, MarkdownDom, Pacer};
 use super::tr;
 use crate::runtime::{Renderer, Shell};
-use chat_shell_core::citations::{cited_text, number_sources, Citation};
+use chat_shell_core::citations::{number_sources, Citation};
 use chat_shell_core::host_events::ChatEvent;
 use chat_shell_core::markdown::safe_url;
 use chat_shell_core::protocol::chatkit::{Annotation, FeedbackKind, ItemId, ItemKind, SourceKind};
@@ -87,6 +87,8 @@ pub fn AssistantMessageView(shell: Shell, id: ItemId) -> impl IntoView {
         if let Some(rev) = rev {
             rev.track();
         }
+        // Rendered again once the markdown renderer has loaded (plain text until then).
+        crate::renderer::ready();
         let Some(container) = body.get() else { return };
         let mut more = false;
         shell.with(|rt| {
@@ -111,7 +113,7 @@ pub fn AssistantMessageView(shell: Shell, id: ItemId) -> impl IntoView {
                     // (annotations arrive last).
                     if final_text && !pending && part.annotations.iter().any(|a| a.index.is_some())
                     {
-                        dom.sync_cited(&cited_text(&part.text, &part.annotations));
+                        dom.sync_cited(&part.text, &part.annotations);
                     } else {
                         dom.sync(shown, !final_text || pending);
                         // What this render cost sizes the slices of a backlog.
@@ -176,7 +178,7 @@ pub fn AssistantMessageView(shell: Shell, id: ItemId) -> impl IntoView {
             aria-label=label
             aria-busy=move || (status.get() == ItemStatus::Streaming).to_string()
             class:cs-msg--streaming=move || status.get() == ItemStatus::Streaming
-            data-status=move || format!("{:?}", status.get()).to_lowercase()
+            data-status=move || status.get().as_str()
         >
             {move || agent.with(|a| a.as_ref().map(|a| a.1.clone())).map(|name| view! {
                 <p class="cs-msg__agent" data-part="agent-name">{name}</p>

@@ -250,7 +250,8 @@ fn Notices(shell: Shell) -> impl IntoView {
                         NoticeLevel::Danger => "danger",
                     };
                     let id = n.id;
-                    let body = super::markdown::render(&n.event.message, &super::strings(shell));
+                    let message = n.event.message.clone();
+                    let body = move || super::markdown::render(&message, &super::strings(shell));
                     view! {
                         <div class="cs-notice" data-level=level data-part="notice" role="status">
                             {n.event.title.map(|t| view! { <strong class="cs-notice__title">{t}</strong> })}

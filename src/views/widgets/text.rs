@@ -77,7 +77,8 @@ pub fn caption(node: &WidgetComponent) -> AnyView {
 
 /// Markdown through the one sanitizer.
 pub fn markdown(ctx: Ctx, node: &WidgetComponent) -> AnyView {
-    let html = crate::views::markdown::render(&value(node), &crate::views::strings(ctx.shell));
+    let (text, shell) = (value(node), ctx.shell);
+    let html = move || crate::views::markdown::render(&text, &crate::views::strings(shell));
     let streaming = node.prop_bool("streaming") == Some(true);
     view! {
         <div

@@ -4,6 +4,7 @@
 //! text (`text`), and a patch pushed by a tool (`patch`).
 
 mod html;
+mod myers;
 mod patch;
 mod text;
 
@@ -11,7 +12,6 @@ pub use html::{rows_html, CHUNK_ROWS};
 pub use patch::{anchor_id, parse_patch, FileStatus, Hunk, Patch, PatchFile};
 pub use text::{line_diff, FileDiff, MAX_ROWS};
 
-use similar::{ChangeTag, TextDiff};
 use std::ops::Range;
 
 /// Unchanged lines kept around each change.
@@ -180,23 +180,29 @@ fn mark_pair(old: &mut DiffLine, new: &mut DiffLine) {
     if old.text.len() > MAX_WORD_DIFF || new.text.len() > MAX_WORD_DIFF {
         return;
     }
-    let words = TextDiff::from_words(old.text.as_str(), new.text.as_str());
-    if words.ratio() < MIN_WORD_RATIO {
+    let (old_words, new_words) = (myers::words(&old.text), myers::words(&new.text));
+    let ops = myers::diff(&old_words, &new_words);
+    // How alike the lines are: twice the kept words over all words (1 when both are empty).
+    let kept = ops.iter().filter(|op| **op == LineKind::Kept).count();
+    let all = old_words.len() + new_words.len();
+    if all > 0 && (2 * kept) as f32 / (all as f32) < MIN_WORD_RATIO {
         return;
     }
+    let (mut old_words, mut new_words) = (old_words.into_iter(), new_words.into_iter());
     let (mut at_old, mut at_new) = (0, 0);
-    for change in words.iter_all_changes() {
-        let len = change.value().len();
-        match change.tag() {
-            ChangeTag::Equal => {
-                at_old += len;
-                at_new += len;
+    for op in ops {
+        match op {
+            LineKind::Kept => {
+                at_old += old_words.next().map_or(0, str::len);
+                at_new += new_words.next().map_or(0, str::len);
             }
-            ChangeTag::Delete => {
+            LineKind::Removed => {
+                let len = old_words.next().map_or(0, str::len);
                 push_range(&mut old.changed, at_old..at_old + len);
                 at_old += len;
             }
-            ChangeTag::Insert => {
+            LineKind::Added => {
+                let len = new_words.next().map_or(0, str::len);
                 push_range(&mut new.changed, at_new..at_new + len);
                 at_new += len;
             }

@@ -2,8 +2,7 @@
 //! be new, not shown as every line added to an existing file; a change keeps the rows
 //! near it and folds the rest (the shared `fold`); what is shown is bounded.
 
-use super::{fold, mark_words, DiffLine, DiffRow, LineKind};
-use similar::{ChangeTag, TextDiff};
+use super::{fold, mark_words, myers, DiffLine, DiffRow, LineKind};
 
 /// Rows shown at most; the rest is cut (`FileDiff::truncated`).
 pub const MAX_ROWS: usize = 400;
@@ -30,27 +29,34 @@ pub fn line_diff(old: Option<&str>, new: &str) -> FileDiff {
         });
         return bounded(true, rows.collect());
     };
-    let diff = TextDiff::from_lines(old, new);
-    if diff
-        .ops()
-        .iter()
-        .all(|op| op.tag() == similar::DiffTag::Equal)
-    {
+    let (old_lines, new_lines) = (myers::lines(old), myers::lines(new));
+    let ops = myers::diff(&old_lines, &new_lines);
+    if ops.iter().all(|op| *op == LineKind::Kept) {
         return bounded(false, Vec::new());
     }
-    let mut rows: Vec<DiffRow> = diff
-        .iter_all_changes()
-        .map(|change| {
-            let kind = match change.tag() {
-                ChangeTag::Equal => LineKind::Kept,
-                ChangeTag::Insert => LineKind::Added,
-                ChangeTag::Delete => LineKind::Removed,
+    let (mut at_old, mut at_new) = (0, 0);
+    let mut rows: Vec<DiffRow> = ops
+        .into_iter()
+        .map(|kind| {
+            let (old, new, text) = match kind {
+                LineKind::Kept => {
+                    (at_old, at_new) = (at_old + 1, at_new + 1);
+                    (Some(at_old), Some(at_new), new_lines[at_new - 1])
+                }
+                LineKind::Removed => {
+                    at_old += 1;
+                    (Some(at_old), None, old_lines[at_old - 1])
+                }
+                LineKind::Added => {
+                    at_new += 1;
+                    (None, Some(at_new), new_lines[at_new - 1])
+                }
             };
             DiffRow::Line(DiffLine {
                 kind,
-                old: change.old_index().map(|i| i + 1),
-                new: change.new_index().map(|i| i + 1),
-                text: change.value().trim_end_matches(['\n', '\r']).to_owned(),
+                old,
+                new,
+                text: text.trim_end_matches(['\n', '\r']).to_owned(),
                 changed: Vec::new(),
             })
         })

@@ -7,24 +7,43 @@
 //! component's own hooks in that HTML (`data-part` on code blocks and citation markers) are
 //! kept only where the renderer wrote them, never where the server did.
 
+#[cfg(feature = "render")]
 mod open_html;
 mod plain;
 mod sanitize;
+#[cfg(feature = "render")]
 mod stream;
+#[cfg(feature = "render")]
 mod to_html;
 
-#[cfg(all(test, not(target_arch = "wasm32")))]
+#[cfg(all(test, feature = "render", not(target_arch = "wasm32")))]
 mod tests;
 
 pub use plain::plain_text;
-pub use sanitize::{escape_text, safe_image_url, safe_url, sanitize_html, HtmlWriter, SafeHtml};
+#[cfg(feature = "render")]
+pub use sanitize::sanitize_html;
+pub use sanitize::{escape_text, safe_image_url, safe_url, HtmlWriter, SafeHtml};
 pub(crate) use sanitize::{scrub, TAG_BREAK, TRUSTED};
+#[cfg(feature = "render")]
 pub use stream::MarkdownStream;
 
+#[cfg(feature = "render")]
 use crate::citations::CitedText;
+#[cfg(feature = "render")]
 use sanitize::sanitize_rendered;
+#[cfg(feature = "render")]
 use to_html::{markdown_to_html, RawHtml, RefDefs};
 
+/// The markdown dialect: CommonMark plus GFM tables, strikethrough, task lists and alerts.
+pub(crate) fn options() -> pulldown_cmark::Options {
+    use pulldown_cmark::Options;
+    Options::ENABLE_TABLES
+        | Options::ENABLE_STRIKETHROUGH
+        | Options::ENABLE_TASKLISTS
+        | Options::ENABLE_GFM
+}
+
+#[cfg(feature = "render")]
 /// Render a complete markdown (or HTML, see [`looks_like_html`]) text to safe HTML.
 pub fn render(text: &str) -> SafeHtml {
     if looks_like_html(text) {
@@ -34,6 +53,7 @@ pub fn render(text: &str) -> SafeHtml {
     }
 }
 
+#[cfg(feature = "render")]
 /// [`render`] for a text with citation markers (`citations::cited_text`): the markers keep
 /// their `data-part="citation"` hook.
 pub fn render_cited(cited: &CitedText) -> SafeHtml {

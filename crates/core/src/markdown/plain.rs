@@ -11,7 +11,7 @@ pub fn plain_text(markdown: &str) -> String {
         return collapse(&strip_tags(markdown));
     }
     let mut out = String::with_capacity(markdown.len());
-    for event in Parser::new_ext(markdown, super::to_html::options()) {
+    for event in Parser::new_ext(markdown, super::options()) {
         match event {
             Event::Text(t) | Event::Code(t) => out.push_str(&t),
             Event::InlineMath(t) | Event::DisplayMath(t) => out.push_str(&t),

@@ -13,9 +13,12 @@
 //! server HTML that writes the same hooks loses them.
 
 use std::borrow::Cow;
+#[cfg(feature = "render")]
 use std::collections::HashSet;
+#[cfg(feature = "render")]
 use std::sync::OnceLock;
 
+#[cfg(feature = "render")]
 use ammonia::{Builder, UrlRelative};
 
 /// HTML that went through the sanitizer (or was fully escaped). The field is private and there
@@ -102,11 +105,13 @@ impl HtmlWriter {
     }
 }
 
+#[cfg(feature = "render")]
 /// Sanitize untrusted HTML with the crate's allowlist.
 pub fn sanitize_html(untrusted: &str) -> SafeHtml {
     sanitize_rendered(&scrub(untrusted))
 }
 
+#[cfg(feature = "render")]
 /// Sanitize HTML whose server-supplied parts went through [`scrub`]: only the renderer's own
 /// [`TRUSTED`] marks are left in it, and they keep their hooks.
 pub(super) fn sanitize_rendered(html: &str) -> SafeHtml {
@@ -170,6 +175,7 @@ fn push_escaped(out: &mut String, text: &str) {
     }
 }
 
+#[cfg(feature = "render")]
 /// Tags kept (attributes still filtered). Everything else is dropped, its text content kept,
 /// except for [`DROP_WITH_CONTENT`].
 const TAGS: &[&str] = &[
@@ -235,12 +241,14 @@ const TAGS: &[&str] = &[
     "button",
 ];
 
+#[cfg(feature = "render")]
 /// Tags removed together with everything inside them.
 const DROP_WITH_CONTENT: &[&str] = &[
     "script", "style", "template", "noscript", "noembed", "noframes", "iframe", "frame",
     "frameset", "object", "embed", "applet", "textarea", "select", "title", "xmp", "svg", "math",
 ];
 
+#[cfg(feature = "render")]
 /// Per-tag attributes (no generic attributes at all; `class` and `data-part` are narrowed by
 /// the attribute filter, see [`filter_classes`] and [`HOOKS`]; `href`/`src` are further
 /// restricted by [`url_allowed`]).
@@ -263,6 +271,7 @@ const TAG_ATTRIBUTES: &[(&str, &[&str])] = &[
     ("code", &["class"]),
 ];
 
+#[cfg(feature = "render")]
 /// The component's own hooks: (tag, attribute, value) that only the renderer may write,
 /// with the [`TRUSTED`] mark (code block chrome from `to_html.rs`, citation markers from
 /// `citations.rs`). The views and the stylesheet select on them.
@@ -277,6 +286,7 @@ const HOOKS: &[(&str, &str, &str)] = &[
     ("sup", "data-part", "citation"),
 ];
 
+#[cfg(feature = "render")]
 /// Classes any HTML may carry: GFM alert boxes (pulldown-cmark writes them for `> [!NOTE]`).
 const ALERT_CLASSES: &[&str] = &[
     "markdown-alert-note",
@@ -286,6 +296,7 @@ const ALERT_CLASSES: &[&str] = &[
     "markdown-alert-caution",
 ];
 
+#[cfg(feature = "render")]
 /// Attribute values forced on every element of a tag.
 const FORCED: &[(&str, &str, &str)] = &[
     // Embedded on foreign pages: links always open elsewhere (and get `rel`, see `link_rel`).
@@ -308,6 +319,7 @@ const DATA_IMAGE_PREFIXES: &[&str] = &[
     "data:image/webp;base64,",
 ];
 
+#[cfg(feature = "render")]
 fn builder() -> &'static Builder<'static> {
     static BUILDER: OnceLock<Builder<'static>> = OnceLock::new();
     BUILDER.get_or_init(|| {
@@ -334,6 +346,7 @@ fn builder() -> &'static Builder<'static> {
     })
 }
 
+#[cfg(feature = "render")]
 /// Second line of defence after ammonia's own checks (which run first).
 fn filter_attribute<'u>(element: &str, attribute: &str, value: &'u str) -> Option<Cow<'u, str>> {
     match attribute {
@@ -377,10 +390,12 @@ fn url_allowed(element: &str, attribute: &str, value: &str) -> bool {
     }
 }
 
+#[cfg(feature = "render")]
 fn is_hook(element: &str, attribute: &str, value: &str) -> bool {
     HOOKS.contains(&(element, attribute, value))
 }
 
+#[cfg(feature = "render")]
 /// `class`: the component's own classes with the [`TRUSTED`] mark (without it), alert
 /// classes on `<blockquote>`, and `language-<name>` tokens with a plain name on `<code>`.
 fn filter_classes<'u>(element: &str, value: &'u str) -> Option<Cow<'u, str>> {
@@ -423,12 +438,12 @@ pub fn safe_image_url(url: &str) -> Option<String> {
 /// scheme allowlist, then `url_allowed`), for URLs that views put into attributes themselves.
 fn checked_url(element: &str, attribute: &str, url: &str) -> Option<String> {
     let url = url.trim();
-    let parsed = ammonia::Url::parse(url).ok()?;
+    let parsed = url::Url::parse(url).ok()?;
     (URL_SCHEMES.contains(&parsed.scheme()) && url_allowed(element, attribute, url))
         .then(|| url.to_owned())
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "render"))]
 mod tests {
     use super::*;
 

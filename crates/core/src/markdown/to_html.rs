@@ -11,22 +11,13 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use pulldown_cmark::{
-    Alignment, BrokenLink, CodeBlockKind, CowStr, Event, Options, Parser, Tag, TagEnd,
-};
+use pulldown_cmark::{Alignment, BrokenLink, CodeBlockKind, CowStr, Event, Parser, Tag, TagEnd};
 
+use super::options;
 use super::sanitize::{escape, scrub, TAG_BREAK, TRUSTED};
 
 /// Reference definitions (`[label]: url "title"`) keyed by normalized label.
 pub(super) type RefDefs = HashMap<String, (String, String)>;
-
-/// The markdown dialect: CommonMark plus GFM tables, strikethrough, task lists and alerts.
-pub(super) fn options() -> Options {
-    Options::ENABLE_TABLES
-        | Options::ENABLE_STRIKETHROUGH
-        | Options::ENABLE_TASKLISTS
-        | Options::ENABLE_GFM
-}
 
 /// Normalize a link label the way CommonMark matches them (case-insensitive, inner
 /// whitespace collapsed).

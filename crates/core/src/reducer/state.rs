@@ -104,6 +104,18 @@ pub enum ItemStatus {
     Failed,
 }
 
+impl ItemStatus {
+    /// The `data-status` value a view shows (without the `Debug` formatting machinery).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ItemStatus::Streaming => "streaming",
+            ItemStatus::Done => "done",
+            ItemStatus::Stopped => "stopped",
+            ItemStatus::Failed => "failed",
+        }
+    }
+}
+
 /// The answer in flight.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Turn {
