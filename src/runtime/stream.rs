@@ -8,10 +8,11 @@ use crate::transport::{self, TransportError};
 use chat_shell_core::protocol::acp::{PermissionOutcome, ToolCallId};
 use chat_shell_core::protocol::agent_ui::{self, AgentUiAdapter};
 use chat_shell_core::protocol::chatkit::{acp_permission_action, ChatRequest, ItemId, RequestBody};
-use chat_shell_core::protocol::events::{EventsAdapter, EventsRequest};
+use chat_shell_core::protocol::events::{EventsAdapter, EventsMessage, EventsRequest, Role};
 use chat_shell_core::protocol::JsonMap;
 use chat_shell_core::reducer::Input;
 use chat_shell_core::sse::{SseDecoder, SseFrame};
+use leptos::prelude::{GetUntracked, Set};
 use serde::Serialize;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
@@ -352,6 +353,62 @@ impl Runtime {
         }
         let write = agent_ui::respond_metadata(&action_id, &option_id.0);
         self.start_agent_ui(None, Some(write));
+    }
+
+    /// Queue the draft after the running run (`steer` false), or steer the run with it
+    /// (`steer` true): a controlled write (`metadata.agentUi.queue` / `steer`) beside the
+    /// stream, which must go on: the runtime reports the queue or the steer in it. Only
+    /// when the run offers that control. The draft leaves the composer when the request
+    /// goes out; if the runtime refuses it or it never arrives, the draft comes back with a
+    /// notice. Returns false if nothing was sent.
+    pub fn send_during_run(self: &Rc<Self>, steer: bool) -> bool {
+        let text = self.signals.draft.get_untracked();
+        let run_id = self.with_state(|s| {
+            let q = &s.run_queue;
+            let offered = if steer { q.can_steer } else { q.can_queue };
+            q.run_id.clone().filter(|_| offered)
+        });
+        let Some(run_id) = run_id.filter(|_| self.is_streaming() && !text.trim().is_empty()) else {
+            return false;
+        };
+        let write = if steer {
+            agent_ui::steer_metadata(&run_id)
+        } else {
+            agent_ui::queue_metadata(&run_id)
+        };
+        let mut request = self.agent_ui_request(None, Some(write));
+        request.messages.push(EventsMessage {
+            role: Role::User,
+            content: text.clone(),
+        });
+        self.signals.draft.set(String::new());
+        let this = Rc::clone(self);
+        wasm_bindgen_futures::spawn_local(async move {
+            let Ok(abort) = AbortController::new() else {
+                return this.restore_draft(text, Vec::new());
+            };
+            let sent = match this.http().await {
+                Ok(http) => {
+                    transport::post_json::<serde_json::Value>(&http, &request, &abort.signal())
+                        .await
+                }
+                Err(e) => Err(e),
+            };
+            if sent.is_err() {
+                this.restore_draft(text, Vec::new());
+                let message = this.text(chat_shell_core::strings::Text::QueueRefused);
+                this.apply(Input::Server(
+                    chat_shell_core::protocol::chatkit::StreamEvent::Notice(
+                        chat_shell_core::protocol::chatkit::NoticeEvent {
+                            level: chat_shell_core::protocol::chatkit::NoticeLevel::Warning,
+                            message,
+                            title: None,
+                        },
+                    ),
+                ));
+            }
+        });
+        true
     }
 
     /// After an answer: the client tool call it asked for runs (the SDK pauses the turn on

@@ -1,4 +1,5 @@
-//! ComposerDock: the attachment tray and the composer (textarea, file picker, Send/Stop).
+//! ComposerDock: the attachment tray, the turns queued after the run, and the composer
+//! (textarea, file picker, Send/Stop, and Queue/Steer while a run that takes them runs).
 
 use super::attachments::AttachmentTray;
 use super::tr;
@@ -15,9 +16,44 @@ const MAX_HEIGHT_PX: i32 = 200;
 pub fn ComposerDock(shell: Shell) -> impl IntoView {
     view! {
         <div class="cs-dock" part="composer">
+            <QueuedTurns shell=shell />
             <AttachmentTray shell=shell />
             <Composer shell=shell />
         </div>
+    }
+}
+
+/// The turns the runtime holds for after the run (Agent UI queue), as it listed them.
+#[component]
+fn QueuedTurns(shell: Shell) -> impl IntoView {
+    let signals = shell.signals().expect("runtime exists while mounted");
+    let queued = Memo::new(move |_| {
+        signals.run.track();
+        shell
+            .with(|rt| rt.with_state(|s| s.run_queue.queued.clone()))
+            .unwrap_or_default()
+    });
+    move || {
+        let queued = queued.get();
+        (!queued.is_empty()).then(|| {
+            let rows = queued
+                .into_iter()
+                .map(|turn| {
+                    view! {
+                        <li class="cs-queued__turn" data-turn=turn.turn_id>
+                            <span class="cs-queued__text">{turn.text}</span>
+                            <span class="cs-queued__status">{tr(shell, Text::QueuedStatus)}</span>
+                        </li>
+                    }
+                })
+                .collect_view();
+            view! {
+                <section class="cs-queued" data-part="queued-turns">
+                    <p class="cs-queued__title" aria-hidden="true">{tr(shell, Text::QueuedTurns)}</p>
+                    <ul class="cs-queued__list" aria-label=tr(shell, Text::QueuedTurns)>{rows}</ul>
+                </section>
+            }
+        })
     }
 }
 
@@ -93,6 +129,17 @@ fn Composer(shell: Shell) -> impl IntoView {
         shell.with(|rt| rt.add_files(files));
     };
     let streaming = move || signals.streaming.get().is_some();
+    // What the running run takes besides Stop (Agent UI `run.started` controls).
+    let controls = Memo::new(move |_| {
+        signals.run.track();
+        shell
+            .with(|rt| rt.with_state(|s| (s.run_queue.can_queue, s.run_queue.can_steer)))
+            .unwrap_or_default()
+    });
+    let during_run = move |steer: bool| {
+        shell.with(|rt| rt.send_during_run(steer));
+    };
+    let draft_empty = move || signals.draft.with(|d| d.trim().is_empty());
     let can_stop = move || signals.streaming.get() == Some(true);
     let accept = move || {
         signals
@@ -169,6 +216,32 @@ fn Composer(shell: Shell) -> impl IntoView {
                     </button>
                 }
             >
+                {move || (streaming() && controls.get().0).then(|| view! {
+                    <button
+                        type="button"
+                        class="cs-button cs-composer__queue"
+                        data-part="queue"
+                        title=tr(shell, Text::QueueHint)
+                        disabled=draft_empty
+                        on:click=move |_| during_run(false)
+                    >
+                        {tr(shell, Text::Queue)}
+                        <span class="cs-sr-only">": " {tr(shell, Text::QueueHint)}</span>
+                    </button>
+                })}
+                {move || (streaming() && controls.get().1).then(|| view! {
+                    <button
+                        type="button"
+                        class="cs-button cs-composer__steer"
+                        data-part="steer"
+                        title=tr(shell, Text::SteerHint)
+                        disabled=draft_empty
+                        on:click=move |_| during_run(true)
+                    >
+                        {tr(shell, Text::Steer)}
+                        <span class="cs-sr-only">": " {tr(shell, Text::SteerHint)}</span>
+                    </button>
+                })}
                 <button
                     type="button"
                     class="cs-button cs-button--primary"

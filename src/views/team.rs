@@ -1,7 +1,7 @@
 //! Teams of agents (Agent UI): the roster, a list named "Team" with each teammate's
 //! status as the runtime gave it (needs input first, done last), role, model and lineage;
 //! the notes that keep their place in the conversation without being anyone's message
-//! (a worker's result, a handoff, a context boundary, an artifact); and the "resyncing"
+//! (a worker's result, a handoff, a steer, a context boundary, an artifact); and the "resyncing"
 //! status while events missing after a gap are asked for again.
 
 use super::{tr, trf};
@@ -151,6 +151,13 @@ pub fn NoteView(shell: Shell, id: ItemId) -> impl IntoView {
                 <div class="cs-note cs-note--handoff" data-part="handoff" data-from=from.clone() data-to=to.clone() role="note">
                     <span class="cs-note__label">{trf(shell, Text::HandoffNote, vec![("from", member_name(shell, &from)), ("to", member_name(shell, &to))])}</span>
                     {reason.map(|r| view! { <span class="cs-note__text">{r}</span> })}
+                </div>
+            }
+            .into_any(),
+            Note::Steer { text, status, .. } => view! {
+                <div class="cs-note cs-note--steer" data-part="steer" data-status=status role="note">
+                    <span class="cs-note__label">{tr(shell, Text::SteeredNote)}</span>
+                    <span class="cs-note__text">{text}</span>
                 </div>
             }
             .into_any(),

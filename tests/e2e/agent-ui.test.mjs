@@ -221,3 +221,92 @@ test('agent-ui: hostile names, summaries, bodies, reasons, titles and links stay
   assert.equal(await page.locator('article[data-role="user"]').count(), 1);
   await finish(page);
 });
+
+/** Types `text` into the composer (while a run streams: Send is Stop then). */
+async function draft(page, text) {
+  const composer = page.getByRole('textbox', { name: 'Message' });
+  await composer.click();
+  await composer.fill(text);
+}
+
+test('agent-ui: queue and steer are distinct: a queued turn waits beside the composer, a steer redirects the run in place', async () => {
+  const page = await open();
+  const queue = page.getByRole('button', { name: /^Queue/ });
+  const steer = page.getByRole('button', { name: /^Steer/ });
+  // Nothing to queue onto before a run, nor during a run that does not offer it.
+  assert.equal(await queue.count(), 0);
+  await sendMessage(page, 'what are the limits?');
+  await waitForIdle(page);
+  assert.equal(await queue.count() + await steer.count(), 0, 'the status run offers no queue or steer');
+
+  await sendMessage(page, 'a long answer, please');
+  await queue.waitFor({ timeout: 5_000 });
+  assert.match(await queue.getAttribute('title'), /after this run/);
+  assert.match(await steer.getAttribute('title'), /Redirect this run/);
+  assert.equal(await queue.isDisabled(), true, 'nothing to queue yet');
+  const users = page.locator('article[data-role="user"]');
+  assert.equal(await users.count(), 2);
+
+  // Queue: the runtime lists the turn; it is not a message yet, and the run goes on.
+  await draft(page, 'and then the tests');
+  await queue.click();
+  const queued = page.getByRole('list', { name: 'Queued' });
+  await queued.waitFor({ timeout: 5_000 });
+  assert.match(await queued.getByRole('listitem').first().textContent(), /and then the tests.*Sends after this run/);
+  assert.equal(await page.getByRole('textbox', { name: 'Message' }).inputValue(), '', 'the draft went out');
+  assert.equal(await users.count(), 2, 'a queued turn is no message yet');
+
+  // Steer: a note in the run, and the run changes course at once; the queue keeps its turn.
+  await draft(page, 'focus on the docs');
+  await steer.click();
+  const note = page.locator('[data-part="steer"]');
+  await note.waitFor({ timeout: 5_000 });
+  assert.match(await note.textContent(), /You steered this run.*focus on the docs/);
+  assert.equal(await note.getAttribute('role'), 'note');
+  await waitFor(async () => /Changing course: focus on the docs/.test(await page.locator('article[data-role="assistant"]').last().textContent()),
+    { message: 'the run to change course' });
+  assert.equal(await queued.getByRole('listitem').count(), 1);
+  assert.equal(await users.count(), 2, 'a steer is not a new user message');
+
+  // The run ends; the runtime starts the queued turn: now a user message, then its answer.
+  await waitForIdle(page, { timeout: 30_000 });
+  assert.equal(await users.count(), 3);
+  assert.match(await users.last().textContent(), /and then the tests/);
+  assert.match(await page.locator('article[data-role="assistant"]').last().textContent(), /You queued: «and then the tests»/);
+  assert.equal(await queued.count(), 0, 'the queue is empty');
+  assert.equal(await queue.count() + await steer.count(), 0, 'no run, no queue or steer');
+  // In the conversation: the steer sits in the first run, before the queued turn.
+  const order = await page.evaluate(() => {
+    const root = document.querySelector('chat-shell').shadowRoot;
+    return [...root.querySelectorAll('[data-part="steer"], article[data-role="user"]')].map((e) => e.dataset.part ?? 'user');
+  });
+  assert.deepEqual(order, ['user', 'user', 'steer', 'user']);
+  // Both writes named the run and carried the text as the last user message.
+  const writes = page.bodies.filter((b) => b.metadata?.agentUi?.queue || b.metadata?.agentUi?.steer);
+  assert.deepEqual(writes.map((b) => [Object.keys(b.metadata.agentUi)[0], b.messages.at(-1).content]),
+    [['queue', 'and then the tests'], ['steer', 'focus on the docs']]);
+  assert.match(writes[0].metadata.agentUi.queue.runId, /^run-long-/);
+  assert.deepEqual(await axeViolations(page), []);
+  await finish(page);
+});
+
+test('agent-ui: a queued message that never reaches the runtime comes back to the composer with a notice', async () => {
+  const page = await open();
+  // The connection drops on the queue write only; the run's own stream is untouched.
+  await page.route('**/agent-ui', (route) =>
+    (route.request().postDataJSON()?.metadata?.agentUi?.queue ? route.abort('connectionreset') : route.continue()));
+  await sendMessage(page, 'a long answer, please');
+  const queue = page.getByRole('button', { name: /^Queue/ });
+  await queue.waitFor({ timeout: 5_000 });
+  await draft(page, 'do not lose me');
+  await queue.click();
+  const composer = page.getByRole('textbox', { name: 'Message' });
+  await waitFor(async () => (await composer.inputValue()) === 'do not lose me', { message: 'the draft to come back' });
+  assert.match(await shadowText(page), /back in the composer/);
+  assert.equal(await page.getByRole('list', { name: 'Queued' }).count(), 0, 'nothing is shown as queued');
+  await page.getByRole('button', { name: 'Stop', exact: true }).click();
+  await waitForIdle(page);
+  assert.equal(await composer.inputValue(), 'do not lose me', 'Stop keeps the draft');
+  page.consoleErrors = page.consoleErrors.filter((e) => !/ERR_CONNECTION_RESET|Failed to load resource/.test(e));
+  await finish(page);
+});

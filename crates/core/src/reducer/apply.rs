@@ -680,6 +680,7 @@ fn clear_run(state: &mut ChatState) {
 }
 
 fn end_turn(state: &mut ChatState, out: &mut Outcome) {
+    super::queue::run_over(state);
     if state.turn.take().is_some() {
         state.mark().turn = true;
         out.emit(ChatEvent::ResponseEnd);

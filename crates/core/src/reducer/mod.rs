@@ -7,11 +7,13 @@
 //! browser runtime carries out.
 
 mod apply;
+mod queue;
 mod run;
 mod state;
 mod team;
 
 pub use apply::{assistant_text, is_ghost, GHOST_OPTION};
+pub use queue::{QueuedTurn, RunQueue};
 pub use team::{status_rank, Member, MemberUpdate, Team, TranscriptLine, TRANSCRIPT_MAX};
 
 pub use run::{
@@ -119,6 +121,15 @@ pub enum Input {
     Resync(Option<SequenceGap>),
     /// A runtime diagnostic or metric (`kind` names which): for the host, not the page.
     DiagnosticFact { kind: &'static str, name: String },
+    /// Run `run_id` started and offers these controls (`queue`, `steer`, …).
+    RunControls {
+        run_id: String,
+        controls: Vec<String>,
+    },
+    /// The turns the runtime holds for after the run, as it listed them.
+    QueueChanged(Vec<QueuedTurn>),
+    /// The runtime started a queued turn as run `run_id`.
+    QueuedTurnStarted { turn: QueuedTurn, run_id: String },
 }
 
 /// Events of a run are missing after `after`: the client asked for them again.
@@ -254,6 +265,9 @@ pub fn reduce(state: &mut ChatState, input: Input) -> Outcome {
         }
         Input::Resync(gap) => team::resync(state, gap, &mut out),
         Input::DiagnosticFact { kind, name } => team::diagnostic_fact(state, kind, name, &mut out),
+        Input::RunControls { run_id, controls } => queue::run_controls(state, run_id, controls),
+        Input::QueueChanged(queued) => queue::queue_changed(state, queued),
+        Input::QueuedTurnStarted { turn, run_id } => queue::turn_started(state, turn, &run_id),
     }
     out
 }

@@ -51,6 +51,8 @@ pub struct ChatState {
     /// A sequence gap of the run in flight: the client waits for the missing events
     /// ("resyncing"). Cleared when they arrive or a run starts.
     pub resync: Option<super::SequenceGap>,
+    /// Queue and steer: what the running run offers, and the turns queued after it.
+    pub run_queue: super::queue::RunQueue,
     /// When the stream of the run in flight last showed life (any frame, keepalives
     /// included), on the runtime's clock in ms: "connected · last event Ns ago".
     pub last_event_ms: Option<f64>,

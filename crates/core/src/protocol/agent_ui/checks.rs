@@ -2,7 +2,7 @@
 //! format: a golden event log (`tests/fixtures/agent-ui/`, the same the reference runtime
 //! streams) goes through the adapter and the reducer, and the state is checked. Each test
 //! is named `check_NN_…` after the spec's number; the README's table is made from these
-//! names. Check 8 (queue and steer) has no test: chat-shell does not offer them yet.
+//! names.
 
 use super::AgentUiAdapter;
 use crate::protocol::acp::{PermissionOptionId, PermissionOutcome};
@@ -18,6 +18,7 @@ const APPROVED: &str =
     include_str!("../../../../../tests/fixtures/agent-ui/approval-approved.jsonl");
 const GAP: &str = include_str!("../../../../../tests/fixtures/agent-ui/gap.jsonl");
 const CHILD: &str = include_str!("../../../../../tests/fixtures/agent-ui/child.jsonl");
+const QUEUE: &str = include_str!("../../../../../tests/fixtures/agent-ui/queue.jsonl");
 
 /// A conversation that sent `text` and is waiting for the answer.
 fn sent(text: &str) -> ChatState {
@@ -96,6 +97,7 @@ fn kinds(state: &ChatState) -> Vec<String> {
             ItemKind::Note(Note::Artifact { .. }) => "artifact".to_owned(),
             ItemKind::Note(Note::WorkerNotification { .. }) => "worker".to_owned(),
             ItemKind::Note(Note::Handoff { .. }) => "handoff".to_owned(),
+            ItemKind::Note(Note::Steer { .. }) => "steer".to_owned(),
             other => format!("{other:?}"),
         })
         .collect()
@@ -250,6 +252,88 @@ fn check_07_human_in_the_loop_uses_stable_ids_and_waits_for_the_owner() {
         Some(ToolCallState::Completed)
     );
     assert_eq!(text_of(&state, "msg-deployed"), "Staging runs build 42.");
+}
+
+#[test]
+fn check_08_queue_and_steer_are_distinct() {
+    let mut state = sent("write the long answer");
+    let mut adapter = AgentUiAdapter::new();
+    let log = lines(QUEUE);
+    // The run says what it takes; nothing is offered before it does.
+    assert!(!state.run_queue.can_queue && !state.run_queue.can_steer);
+    feed(&mut state, &mut adapter, &log[..1]);
+    assert!(state.run_queue.can_queue && state.run_queue.can_steer);
+    assert_eq!(state.run_queue.run_id.as_deref(), Some("run-long-1"));
+    // A queued turn waits beside the composer: it is no message yet.
+    feed(&mut state, &mut adapter, &log[1..5]);
+    let queued: Vec<&str> = state
+        .run_queue
+        .queued
+        .iter()
+        .map(|t| t.text.as_str())
+        .collect();
+    assert_eq!(queued, ["and then the tests"]);
+    assert_eq!(kinds(&state), ["user", "answer"]);
+    // A steer is a note inside the run, where the run is now; the queue keeps its turn.
+    feed(&mut state, &mut adapter, &log[5..9]);
+    assert_eq!(kinds(&state), ["user", "answer", "steer", "answer"]);
+    let steer = state.items().iter().find_map(|i| match &i.item.kind {
+        ItemKind::Note(Note::Steer { text, status, .. }) => Some((text.clone(), status.clone())),
+        _ => None,
+    });
+    assert_eq!(
+        steer,
+        Some(("focus on the docs".into(), Some("applied".into())))
+    );
+    assert_eq!(state.run_queue.queued.len(), 1, "a steer is not queued");
+    assert_eq!(
+        text_of(&state, "msg-long-1"),
+        "Step 1 of 40. Step 2 of 40. "
+    );
+    // The runtime starts the queued turn: now it is a user message, then its own run
+    // (sequences from 1 again) answers it.
+    feed(&mut state, &mut adapter, &log[9..]);
+    assert_eq!(
+        kinds(&state),
+        ["user", "answer", "steer", "answer", "user", "answer"]
+    );
+    assert!(state.run_queue.queued.is_empty());
+    assert_eq!(adapter.dropped, 0, "the second run's sequence is its own");
+    assert_eq!(
+        text_of(&state, "msg-run-long-2"),
+        "You queued: «and then the tests». Done."
+    );
+    // The stream is over: so are the controls.
+    reduce(&mut state, Input::StreamEnded);
+    assert_eq!(state.run_queue, crate::reducer::RunQueue::default());
+    // A run that names no controls offers none.
+    let plain = run_until(STATUS, 3);
+    assert!(!plain.run_queue.can_queue && !plain.run_queue.can_steer);
+}
+
+/// The first `n` events of `log`, the stream still open.
+fn run_until(log: &str, n: usize) -> ChatState {
+    let mut state = sent("go");
+    let mut adapter = AgentUiAdapter::new();
+    feed(&mut state, &mut adapter, &lines(log)[..n]);
+    state
+}
+
+#[test]
+fn a_new_run_id_before_run_finished_does_not_restart_the_order() {
+    // Only a finished run hands the stream to the next one: a stray id cannot reset the
+    // sequence and replay what was applied.
+    let mut state = sent("go");
+    let mut adapter = AgentUiAdapter::new();
+    let log = lines(QUEUE);
+    feed(&mut state, &mut adapter, &log[..4]);
+    let stray = log[2].replace("run-long-1", "run-other");
+    feed(&mut state, &mut adapter, &[&stray]);
+    assert_eq!(adapter.dropped, 1, "sequence 3 again is a duplicate");
+    assert_eq!(
+        text_of(&state, "msg-long-1"),
+        "Step 1 of 40. Step 2 of 40. "
+    );
 }
 
 #[test]

@@ -15,6 +15,11 @@
 //! Unknown classes are counted diagnostics, never fatal.
 //!
 //! Payload shapes (the spec leaves `payload` to the producer; these are the names read):
+//! - `run.started` `{controls?: ["queue", "steer", …]}`: what the run takes while it runs
+//! - `queue.changed` `{queued?: [{turnId, text, status, runId?}], steer?: {turnId, text,
+//!   status}}`: the runtime's queue (a turn `started` as run `runId` becomes a user
+//!   message), and a steer it applied (a note in the run). A stream may go on with the
+//!   run of a started turn: a new `runId` after `run.finished` starts its own order.
 //! - `run.status` `{status, label?}`; `run.failed` `{message?, code?}`
 //! - `text.delta` `{delta}`, `text.final` `{text}` (by `messageId`; final replaces)
 //! - `reasoning.delta` `{delta}`, `reasoning.summary` `{text}` (by `messageId`)
@@ -53,7 +58,9 @@ use super::chatkit::{
     TextDelta, ThreadItem, UrlSource,
 };
 use super::JsonMap;
-use crate::reducer::{AgentInfo, Input, MemberUpdate, SequenceGap, TranscriptLine, Unrecognized};
+use crate::reducer::{
+    AgentInfo, Input, MemberUpdate, QueuedTurn, SequenceGap, TranscriptLine, Unrecognized,
+};
 use crate::sse::SseFrame;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -128,6 +135,16 @@ pub fn respond_metadata(action_id: &str, option_id: &str) -> Value {
     json!({"respond": {"actionId": action_id, "optionId": option_id}})
 }
 
+/// `metadata.agentUi` of the request that queues its last user message after run `run_id`.
+pub fn queue_metadata(run_id: &str) -> Value {
+    json!({"queue": {"runId": run_id}})
+}
+
+/// `metadata.agentUi` of the request that steers run `run_id` with its last user message.
+pub fn steer_metadata(run_id: &str) -> Value {
+    json!({"steer": {"runId": run_id}})
+}
+
 /// `metadata.agentUi` of the request that asks again for the events of `gap`.
 pub fn resume_metadata(gap: &SequenceGap) -> Value {
     json!({"resume": {"runId": gap.run_id, "after": gap.after}})
@@ -158,6 +175,9 @@ pub struct AgentUiAdapter {
     names: HashMap<String, String>,
     /// The agent owning the items that arrive now.
     agent: Option<String>,
+    /// The run said `run.finished`: a new `runId` may follow on the same stream (a queued
+    /// turn the runtime started).
+    finished: bool,
 }
 
 impl AgentUiAdapter {
@@ -194,8 +214,16 @@ impl AgentUiAdapter {
 
     /// Orders `envelope` into the run, then maps what can be applied now.
     pub fn envelope(&mut self, envelope: Envelope) -> Vec<Input> {
+        let run_id = envelope.id("runId");
         if self.run_id.is_none() {
-            self.run_id = envelope.id("runId");
+            self.run_id = run_id;
+        } else if self.finished && run_id.is_some() && run_id != self.run_id {
+            // The next run on this stream: its sequence starts afresh.
+            self.run_id = run_id;
+            self.last = None;
+            self.dropped += self.held.len() as u64;
+            self.held.clear();
+            self.finished = false;
         }
         let Some(seq) = envelope.sequence else {
             return self.map(envelope);
@@ -286,15 +314,27 @@ impl AgentUiAdapter {
     fn map(&mut self, e: Envelope) -> Vec<Input> {
         let mut inputs = Vec::new();
         match e.kind.as_str() {
-            "run.started"
-            | "run.finished"
-            | "session.opened"
+            "run.started" => {
+                if let (Some(run_id), Some(controls)) = (
+                    e.id("runId"),
+                    e.payload().get("controls").and_then(Value::as_array),
+                ) {
+                    let controls = controls
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_owned)
+                        .collect();
+                    inputs.push(Input::RunControls { run_id, controls });
+                }
+            }
+            "run.finished" => self.finished = true,
+            "queue.changed" => self.queue(&e, &mut inputs),
+            "session.opened"
             | "session.updated"
             | "session.closed"
             | "messages.snapshot"
             | "state.snapshot"
             | "state.delta"
-            | "queue.changed"
             | "task.changed"
             | "permission.changed"
             | "context.compaction.started"
@@ -385,6 +425,47 @@ impl AgentUiAdapter {
             ))),
         }
         inputs
+    }
+
+    /// The runtime's queue: turns it started leave it as user messages, the rest is the
+    /// list; a steer it applied is a note where the run is now.
+    fn queue(&mut self, e: &Envelope, inputs: &mut Vec<Input>) {
+        let p = e.payload();
+        if let Some(steer) = p.get("steer").filter(|s| s.is_object()) {
+            let field = |key: &str| steer.get(key).and_then(Value::as_str).map(str::to_owned);
+            if let Some(turn_id) = field("turnId") {
+                let note = Note::Steer {
+                    text: field("text").unwrap_or_default(),
+                    status: field("status"),
+                    turn_id: turn_id.clone(),
+                };
+                let id = self.item_id("steer", &turn_id);
+                self.add(id, ItemKind::Note(note), inputs);
+            }
+        }
+        let Some(entries) = p.get("queued").and_then(Value::as_array) else {
+            return;
+        };
+        let mut queued = Vec::new();
+        for entry in entries {
+            let field = |key: &str| entry.get(key).and_then(Value::as_str).map(str::to_owned);
+            let Some(turn_id) = field("turnId") else {
+                continue;
+            };
+            let turn = QueuedTurn {
+                turn_id,
+                text: field("text").unwrap_or_default(),
+            };
+            match (field("status").as_deref(), field("runId")) {
+                (Some("started" | "promoted"), Some(run_id)) => {
+                    inputs.push(Input::QueuedTurnStarted { turn, run_id })
+                }
+                // Gone from the queue without a run: nothing to show.
+                (Some("started" | "promoted" | "removed"), _) => {}
+                _ => queued.push(turn),
+            }
+        }
+        inputs.push(Input::QueueChanged(queued));
     }
 
     fn text(&mut self, e: &Envelope, inputs: &mut Vec<Input>) {

@@ -607,6 +607,14 @@ pub enum Note {
     },
     /// A context boundary: compaction, a budget, missing context.
     Context { text: String },
+    /// The user steered the running run with `text`; `status` as the runtime confirmed it
+    /// (`applied`, …). Apart from a queued turn, which waits for the run to end.
+    Steer {
+        turn_id: String,
+        text: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        status: Option<String>,
+    },
     /// An artifact: a card in the conversation; its body opens on demand.
     Artifact {
         artifact_id: String,
