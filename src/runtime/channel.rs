@@ -30,8 +30,24 @@ pub struct ViewsSignals {
     /// The recognised views with content, by type.
     pub views: RwSignal<BTreeMap<String, View>>,
     pub status: RwSignal<ChannelStatus>,
-    /// The tab shown: `None` is the conversation, else a view type. View state only.
+    /// The tab shown: `None` is the conversation, else a view type (or [`ARTIFACT_TAB`]).
+    /// View state only.
     pub tab: RwSignal<Option<String>>,
+    /// The artifact the reader opened from its card: its own tab, until another thread.
+    pub artifact: RwSignal<Option<OpenArtifact>>,
+}
+
+/// The tab of the artifact opened from the conversation (not a tool-pushed view type:
+/// those are only `core::views::KNOWN_VIEWS`).
+pub const ARTIFACT_TAB: &str = "artifact";
+
+/// An artifact opened in the views area: its card's fields, as the runtime gave them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OpenArtifact {
+    pub artifact_id: String,
+    pub title: String,
+    pub kind: Option<String>,
+    pub body: String,
 }
 
 impl ViewsSignals {
@@ -40,6 +56,21 @@ impl ViewsSignals {
             views: RwSignal::new(BTreeMap::new()),
             status: RwSignal::new(ChannelStatus::Connecting),
             tab: RwSignal::new(None),
+            artifact: RwSignal::new(None),
+        }
+    }
+
+    /// Show `artifact` in its tab.
+    pub fn open_artifact(&self, artifact: OpenArtifact) {
+        self.artifact.set(Some(artifact));
+        self.tab.set(Some(ARTIFACT_TAB.to_owned()));
+    }
+
+    /// Back to the conversation, with no artifact open (another conversation).
+    pub(crate) fn close_artifact(&self) {
+        self.artifact.set(None);
+        if self.tab.get_untracked().as_deref() == Some(ARTIFACT_TAB) {
+            self.tab.set(None);
         }
     }
 }
@@ -84,6 +115,7 @@ impl Runtime {
         *self.channel.views.borrow_mut() = ThreadViews::new();
         self.publish_views();
         self.signals.views.tab.set(None);
+        self.signals.views.artifact.set(None);
         if let (Some(id), Some(this)) = (want, self.shell.get()) {
             this.connect_channel(id);
         }
@@ -111,7 +143,7 @@ impl Runtime {
         if self.signals.views.views.with_untracked(|now| now != &views) {
             // A tab whose view was cleared goes back to the conversation.
             if let Some(tab) = self.signals.views.tab.get_untracked() {
-                if !views.contains_key(&tab) {
+                if tab != ARTIFACT_TAB && !views.contains_key(&tab) {
                     self.signals.views.tab.set(None);
                 }
             }

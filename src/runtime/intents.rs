@@ -212,6 +212,7 @@ impl Runtime {
         self.signals.history.older.set(Default::default());
         self.abort_in_flight();
         self.release_sent_previews();
+        self.signals.views.close_artifact();
         self.apply(Input::Reset);
         self.switch_draft(from, None);
     }

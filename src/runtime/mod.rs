@@ -15,7 +15,7 @@ pub use actions::{
 };
 
 pub use attachments::{TrayEntry, TraySignals, UploadStatus};
-pub use channel::ViewsSignals;
+pub use channel::{OpenArtifact, ViewsSignals, ARTIFACT_TAB};
 pub use intents::SendOptions;
 pub use threads::{HistorySignals, OlderItems, ThreadList, ThreadRow};
 

@@ -1,10 +1,11 @@
 //! The thread's tool-pushed views: a tab strip in the header ("Chat", then one tab per
-//! view with content) following the ARIA tabs pattern, and the panel of the view shown.
+//! view with content, then the artifact the reader opened) following the ARIA tabs
+//! pattern, and the panel of the view shown.
 //! The conversation is covered, not unmounted, while a view is shown: its scroll
 //! position, rendered messages and draft stay.
 
 use super::tr;
-use crate::runtime::Shell;
+use crate::runtime::{Shell, ARTIFACT_TAB};
 use chat_shell_core::strings::Text;
 use chat_shell_core::views::{ChannelStatus, View};
 use leptos::prelude::*;
@@ -26,6 +27,7 @@ fn panel_id(view_type: &str) -> String {
 fn label(view_type: &str) -> Option<Text> {
     match view_type {
         "diff" => Some(Text::DiffTab),
+        ARTIFACT_TAB => Some(Text::ArtifactLabel),
         _ => None,
     }
 }
@@ -33,7 +35,11 @@ fn label(view_type: &str) -> Option<Text> {
 /// Whether the thread has a view (the tab strip is shown).
 pub fn has_views(shell: Shell) -> Signal<bool> {
     let signals = shell.signals();
-    Signal::derive(move || signals.is_some_and(|s| s.views.views.with(|v| !v.is_empty())))
+    Signal::derive(move || {
+        signals.is_some_and(|s| {
+            s.views.views.with(|v| !v.is_empty()) || s.views.artifact.with(Option::is_some)
+        })
+    })
 }
 
 #[component]
@@ -41,12 +47,16 @@ pub fn ViewTabs(shell: Shell) -> impl IntoView {
     let signals = shell.signals().expect("runtime exists while mounted");
     let views = signals.views;
     let types = Memo::new(move |_| {
-        views.views.with(|v| {
+        let mut types = views.views.with(|v| {
             v.keys()
-                .filter(|t| label(t).is_some())
+                .filter(|t| *t != ARTIFACT_TAB && label(t).is_some())
                 .cloned()
                 .collect::<Vec<_>>()
-        })
+        });
+        if views.artifact.with(Option::is_some) {
+            types.push(ARTIFACT_TAB.to_owned());
+        }
+        types
     });
     let select = move |tab: Option<String>| views.tab.set(tab);
     // Arrow keys, Home and End move between tabs and show the one they reach (automatic
@@ -172,6 +182,9 @@ pub fn ViewPanel(shell: Shell) -> impl IntoView {
         {move || {
             shown()
                 .map(|view_type| {
+                    if view_type == ARTIFACT_TAB {
+                        return view! { <ArtifactPanel shell=shell /> }.into_any();
+                    }
                     let t = view_type.clone();
                     let view = Signal::derive(move || views.views.with(|v| v.get(&t).cloned()));
                     let patch = Signal::derive(move || {
@@ -207,7 +220,34 @@ pub fn ViewPanel(shell: Shell) -> impl IntoView {
                             <super::diff::DiffView shell=shell patch=patch />
                         </div>
                     }
+                    .into_any()
                 })
         }}
+    }
+}
+
+/// The artifact opened from its card: title, kind and body, all as text (the runtime's
+/// words are untrusted).
+#[component]
+fn ArtifactPanel(shell: Shell) -> impl IntoView {
+    let signals = shell.signals().expect("runtime exists while mounted");
+    move || {
+        signals.views.artifact.get().map(|a| {
+            view! {
+                <div
+                    class="cs-view-panel cs-artifact"
+                    role="tabpanel"
+                    id=panel_id(ARTIFACT_TAB)
+                    aria-labelledby=tab_id(ARTIFACT_TAB)
+                    data-part="view-panel"
+                    data-view=ARTIFACT_TAB
+                    data-artifact=a.artifact_id
+                >
+                    <h2 class="cs-artifact__title">{a.title}</h2>
+                    {a.kind.map(|k| view! { <span class="cs-chip">{k}</span> })}
+                    <pre class="cs-artifact__body" tabindex="0">{a.body}</pre>
+                </div>
+            }
+        })
     }
 }

@@ -5,7 +5,7 @@
 //! status while events missing after a gap are asked for again.
 
 use super::{tr, trf};
-use crate::runtime::Shell;
+use crate::runtime::{OpenArtifact, Shell};
 use chat_shell_core::protocol::chatkit::{ItemId, ItemKind, Note};
 use chat_shell_core::reducer::{Member, Team};
 use chat_shell_core::strings::Text;
@@ -172,18 +172,42 @@ pub fn NoteView(shell: Shell, id: ItemId) -> impl IntoView {
                 title,
                 kind,
                 body,
-            } => view! {
-                <details class="cs-note cs-note--artifact" data-part="artifact" data-artifact=artifact_id>
-                    <summary>
+            } => {
+                // The body opens in the views area (its own tab), never in the transcript.
+                let open = body.map(|body| {
+                    let artifact = OpenArtifact {
+                        artifact_id: artifact_id.clone(),
+                        title: title.clone(),
+                        kind: kind.clone(),
+                        body,
+                    };
+                    let name = trf(shell, Text::ArtifactOpen, vec![("title", title.clone())]);
+                    view! {
+                        <button
+                            type="button"
+                            class="cs-button cs-button--ghost cs-note__open"
+                            aria-label=name
+                            on:click=move |_| {
+                                if let Some(s) = shell.signals() {
+                                    s.views.open_artifact(artifact.clone());
+                                }
+                            }
+                        >
+                            {tr(shell, Text::Open)}
+                        </button>
+                    }
+                });
+                let label = title.clone();
+                view! {
+                    <div class="cs-note cs-note--artifact" data-part="artifact" data-artifact=artifact_id role="group" aria-label=label>
                         <span class="cs-note__label">{tr(shell, Text::ArtifactLabel)}</span>
-                        " "
                         <span class="cs-note__title">{title}</span>
                         {kind.map(|k| view! { <span class="cs-note__facts">{k}</span> })}
-                    </summary>
-                    {body.map(|b| view! { <pre class="cs-note__body">{b}</pre> })}
-                </details>
+                        {open}
+                    </div>
+                }
+                .into_any()
             }
-            .into_any(),
         })
     }
 }

@@ -75,12 +75,20 @@ test('agent-ui: status before text, parts in order, the final text reconciled, c
   const boundaries = page.locator('[data-part="context-boundary"]');
   assert.equal(await boundaries.count(), 2);
   assert.match(await boundaries.nth(1).textContent(), /12 earlier messages summarized/);
-  // The artifact is a card: its body shows only when opened.
+  // The artifact is a card; its body opens in the views area, in a tab of its own.
   const artifact = page.locator('[data-part="artifact"]');
-  assert.equal(await artifact.locator('pre').isVisible(), false);
-  await artifact.locator('summary').click();
-  assert.match(await artifact.locator('pre').textContent(), /10 000 a day/);
-  assert.doesNotMatch(await answer.textContent(), /10 000 a day/);
+  assert.doesNotMatch(await shadowText(page), /10 000 a day/, 'the body is not in the transcript');
+  await artifact.getByRole('button', { name: 'Open limits.md' }).click();
+  const tab = page.getByRole('tab', { name: 'Artifact' });
+  assert.equal(await tab.getAttribute('aria-selected'), 'true');
+  const panel = page.getByRole('tabpanel', { name: 'Artifact' });
+  assert.match(await panel.textContent(), /10 000 a day/);
+  assert.match(await panel.getByRole('heading').textContent(), /limits\.md/);
+  assert.deepEqual(await axeViolations(page), []);
+  // Back to the conversation, as it was.
+  await page.getByRole('tab', { name: 'Chat' }).click();
+  assert.equal(await panel.count(), 0);
+  assert.equal(await answer.isVisible(), true);
   // Diagnostics and metrics reach the host, not the page.
   const kinds = (await diagnostics(page)).map((d) => `${d.kind}:${d.name}`);
   assert.ok(kinds.includes('agent_ui_metric:ttft_ms'), JSON.stringify(kinds));
@@ -198,7 +206,8 @@ test('agent-ui: hostile names, summaries, bodies, reasons, titles and links stay
   await sendMessage(page, 'attack');
   await waitForIdle(page);
   await openToolCalls(page);
-  await page.locator('[data-part="artifact"] summary').click();
+  await page.locator('[data-part="artifact"]').getByRole('button').click();
+  await page.getByRole('tabpanel', { name: 'Artifact' }).waitFor();
   for (const link of await page.locator('chat-shell').locator('a').all()) await link.click({ trial: true }).catch(() => {});
   const found = await page.evaluate(() => {
     const root = document.querySelector('chat-shell').shadowRoot;
