@@ -31,6 +31,9 @@
 #   Lowered 2026-11-23 for issue 16 (the markdown renderer and sanitizer in a second module
 #   loaded after first paint, similar replaced by a small Myers diff, no Debug format in
 #   the message view): 642,767 measured, + 3% = 662,100.
+#   Raised 2026-11-23 when that work was merged after issue 15 (the Agent UI adapter, the
+#   Team roster and notes, queue and steer, the artifact tab): 676,229 measured, + 3% =
+#   696,500.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -41,7 +44,7 @@ if ! compgen -G "$dist/*.wasm" >/dev/null; then
   exit 1
 fi
 
-BUDGET_DEFAULT=662100 # bytes of brotli, initial load: 642,767 measured + 3% (see above)
+BUDGET_DEFAULT=696500 # bytes of brotli, initial load: 676,229 measured + 3% (see above)
 budget="${CHAT_SHELL_SIZE_BUDGET:-$BUDGET_DEFAULT}"
 GOAL_INITIAL=300000 # the issue's goals, brotli bytes
 GOAL_TOTAL=550000
