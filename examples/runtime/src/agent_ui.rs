@@ -13,22 +13,30 @@
 //! - `{"resume": {"runId": R, "after": N}}` asks again for run R's events after sequence N
 //!   (a client that saw a gap).
 //!
-//! Like `/events` it keeps nothing: the logs are the runs.
+//! Like `/events` it keeps nothing: the logs are the runs. The exception is `long`, a
+//! *live* run generated as it goes (see "Live runs" below): while it streams, a request
+//! with `{"queue": {"runId": R}}` or `{"steer": {"runId": R}}` (the last user message is
+//! the text) is answered 202 and shows up in that run's stream.
 
 use crate::auth::User;
 use crate::events::{self, Out};
 use crate::scripts::pick_keyword;
-use crate::server::{self, bad_request, AppState};
-use axum::body::Bytes;
+use crate::server::{self, bad_request, json_error, pause, sse, AppState, Frame, Waited};
+use axum::body::{Body, Bytes};
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{Extension, State};
-use axum::http::HeaderMap;
-use axum::response::Response;
-use chat_shell_core::protocol::events::EventsRequest;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use chat_shell_core::protocol::events::{EventsRequest, Role};
 use serde::Deserialize;
 use serde_json::{json, Value};
-use std::sync::Arc;
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
+use tokio::sync::{mpsc, watch};
+use tokio::time::Instant as TokioInstant;
 
 const PATH: &str = "/agent-ui";
 
@@ -54,15 +62,31 @@ pub enum AgentUiRun {
     Child,
 }
 
-/// Keywords of the last user message and the runs they pick (`/chatkit`'s rules: the start
+/// What a new turn streams.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scenario {
+    /// A golden log.
+    Log(AgentUiRun),
+    /// A live run, long enough to queue or steer (see "Live runs").
+    Long,
+}
+
+/// Keywords of the last user message and what they pick (`/chatkit`'s rules: the start
 /// of a word; the first found wins); anything else streams [`AgentUiRun::Status`].
-pub const KEYWORDS: &[(&str, AgentUiRun)] = &[
-    ("team", AgentUiRun::Team),
-    ("approval", AgentUiRun::Approval),
-    ("deploy", AgentUiRun::Approval),
-    ("gap", AgentUiRun::Gap),
-    ("child", AgentUiRun::Child),
+pub const KEYWORDS: &[(&str, Scenario)] = &[
+    ("team", Scenario::Log(AgentUiRun::Team)),
+    ("approval", Scenario::Log(AgentUiRun::Approval)),
+    ("deploy", Scenario::Log(AgentUiRun::Approval)),
+    ("gap", Scenario::Log(AgentUiRun::Gap)),
+    ("child", Scenario::Log(AgentUiRun::Child)),
+    ("long", Scenario::Long),
 ];
+
+impl Scenario {
+    pub fn pick(text: &str) -> Scenario {
+        pick_keyword(KEYWORDS, text).unwrap_or(Scenario::Log(AgentUiRun::Status))
+    }
+}
 
 /// The sequences the `gap` run sends, in order: 3 twice, 5 and 6 never.
 pub const GAP_DELIVERY: &[u64] = &[1, 2, 3, 3, 4, 7, 8, 9];
@@ -78,10 +102,6 @@ impl AgentUiRun {
         AgentUiRun::Gap,
         AgentUiRun::Child,
     ];
-
-    pub fn pick(text: &str) -> AgentUiRun {
-        pick_keyword(KEYWORDS, text).unwrap_or(AgentUiRun::Status)
-    }
 
     /// Its golden log, one envelope a line.
     fn log(self) -> &'static str {
@@ -153,6 +173,8 @@ fn lines(log: &'static str) -> Vec<(u64, &'static str)> {
 enum Control {
     Respond(Respond),
     Resume(Resume),
+    Queue(Target),
+    Steer(Target),
 }
 
 #[derive(Debug, Deserialize)]
@@ -169,6 +191,13 @@ struct Resume {
     after: u64,
 }
 
+/// The live run a queue or a steer is for.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Target {
+    run_id: String,
+}
+
 /// The controlled write a request carries, if any.
 fn control(request: &EventsRequest) -> Result<Option<Control>, String> {
     let Some(write) = request.metadata.as_ref().and_then(|m| m.get("agentUi")) else {
@@ -176,7 +205,7 @@ fn control(request: &EventsRequest) -> Result<Option<Control>, String> {
     };
     serde_json::from_value(write.clone())
         .map(Some)
-        .map_err(|e| format!("invalid metadata.agentUi (a respond or a resume): {e}"))
+        .map_err(|e| format!("invalid metadata.agentUi (a respond, resume, queue or steer): {e}"))
 }
 
 /// The approval run after the user rejected the deploy: built like
@@ -234,29 +263,55 @@ fn rejected() -> Vec<String> {
         .into_iter()
         .zip(7u64..)
         .map(|((kind, fields), sequence)| {
-            // The ids first, as in the logs.
-            let mut event = json!({
-                "type": kind,
-                "sequence": sequence,
-                "runId": AgentUiRun::Approval.run_id(),
-                "threadId": "thread-approval",
-            });
-            if let (Some(event), Value::Object(fields)) = (event.as_object_mut(), fields) {
-                event.extend(fields);
-            }
-            event.to_string()
+            envelope(
+                kind,
+                sequence,
+                AgentUiRun::Approval.run_id(),
+                "thread-approval",
+                fields,
+            )
         })
         .collect()
 }
 
-/// What `request` is answered: its name in the log and the events, in order. `Err` is the
-/// 400's message.
-fn answer(request: &EventsRequest) -> Result<(String, Vec<String>), String> {
+/// One event line: the ids first, as in the logs, then `fields` (an object).
+fn envelope(kind: &str, sequence: u64, run_id: &str, thread_id: &str, fields: Value) -> String {
+    let mut event = json!({
+        "type": kind,
+        "sequence": sequence,
+        "runId": run_id,
+        "threadId": thread_id,
+    });
+    if let (Some(event), Value::Object(fields)) = (event.as_object_mut(), fields) {
+        event.extend(fields);
+    }
+    event.to_string()
+}
+
+/// What a request asks for.
+#[derive(Debug)]
+enum Answer {
+    /// Events known up front: the name in the log, the events in order.
+    Log(String, Vec<String>),
+    /// A new live run.
+    Long,
+    /// A turn for the live run `run_id`.
+    Turn {
+        kind: TurnKind,
+        run_id: String,
+        text: String,
+    },
+}
+
+/// What `request` is answered. `Err` is the 400's message.
+fn answer(request: &EventsRequest) -> Result<Answer, String> {
     match control(request)? {
-        None => {
-            let run = AgentUiRun::pick(events::check(request)?);
-            Ok((run.name(), run.delivery()))
-        }
+        None => match Scenario::pick(events::check(request)?) {
+            Scenario::Log(run) => Ok(Answer::Log(run.name(), run.delivery())),
+            Scenario::Long => Ok(Answer::Long),
+        },
+        Some(Control::Queue(target)) => turn(request, TurnKind::Queue, target),
+        Some(Control::Steer(target)) => turn(request, TurnKind::Steer, target),
         Some(Control::Respond(respond)) => {
             events::check_bounds(request)?;
             if respond.action_id != ACTION_ID {
@@ -277,7 +332,10 @@ fn answer(request: &EventsRequest) -> Result<(String, Vec<String>), String> {
                     ))
                 }
             };
-            Ok((format!("respond:{}", respond.option_id), events))
+            Ok(Answer::Log(
+                format!("respond:{}", respond.option_id),
+                events,
+            ))
         }
         Some(Control::Resume(resume)) => {
             events::check_bounds(request)?;
@@ -288,9 +346,31 @@ fn answer(request: &EventsRequest) -> Result<(String, Vec<String>), String> {
                 .filter(|(sequence, _)| *sequence > resume.after)
                 .map(|(_, line)| line.to_owned())
                 .collect();
-            Ok((format!("resume:{}", run.run_id()), events))
+            Ok(Answer::Log(format!("resume:{}", run.run_id()), events))
         }
     }
+}
+
+/// A queue or a steer: its text is the last user message (the conversation may go on
+/// after it, as for any controlled write).
+fn turn(request: &EventsRequest, kind: TurnKind, target: Target) -> Result<Answer, String> {
+    events::check_bounds(request)?;
+    let what = kind.as_str();
+    let text = request
+        .messages
+        .iter()
+        .rev()
+        .find(|m| m.role == Role::User)
+        .map(|m| m.content.clone())
+        .ok_or_else(|| format!("a {what} takes its text from the last user message: none"))?;
+    if text.trim().is_empty() {
+        return Err(format!("the text to {what} is blank"));
+    }
+    Ok(Answer::Turn {
+        kind,
+        run_id: target.run_id,
+        text,
+    })
 }
 
 /// How long a runtime status stays up before the next event: a real runtime spends this
@@ -322,10 +402,507 @@ fn is_runtime_status(line: &str) -> bool {
         .is_ok_and(|event| event["surface"] == "runtime_status")
 }
 
+// --- live runs: `long`, queue and steer --------------------------------------------------
+
+/// What a live run's `run.started` offers (`payload.controls`).
+const CONTROLS: [&str; 2] = ["queue", "steer"];
+/// The deltas of a live run come this far apart whatever `--pace-ms`: a person (or a test)
+/// must have time to queue or steer while it runs.
+const LIVE_PACE: Duration = Duration::from_millis(150);
+/// Steps of the `long` answer (about six seconds).
+const LONG_STEPS: u32 = 40;
+/// Steps of the answer after a steer.
+const STEER_STEPS: u32 = 10;
+/// A queued or steering text is quoted back up to this many characters.
+const QUOTE_CHARS: usize = 200;
+/// Turns a live run holds queued; one more is refused (409), or a client could grow the
+/// queue, and every `queue.changed` listing it, without end.
+const MAX_QUEUED: usize = 20;
+
+/// Whether a turn waits for the run to finish or changes its course now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TurnKind {
+    Queue,
+    Steer,
+}
+
+impl TurnKind {
+    fn as_str(self) -> &'static str {
+        match self {
+            TurnKind::Queue => "queue",
+            TurnKind::Steer => "steer",
+        }
+    }
+}
+
+/// A user turn sent to a live run.
+#[derive(Debug)]
+struct Turn {
+    id: String,
+    text: String,
+}
+
+/// What the task writing a live stream is told.
+#[derive(Debug)]
+enum Command {
+    Queue(Turn),
+    Steer(Turn),
+}
+
+/// A registered live run: where its commands go.
+struct Entry {
+    /// The identity that started it: only it may queue or steer (anyone else is told it is
+    /// not active, as for a run that does not exist).
+    owner: String,
+    commands: mpsc::UnboundedSender<Command>,
+    /// Turns queued on it so far (counted here so a full queue is refused before 202).
+    queued: usize,
+}
+
+/// Why a turn was not accepted.
+#[derive(Debug, PartialEq, Eq)]
+enum Refused {
+    NotActive,
+    QueueFull,
+}
+
+/// The live runs of this runtime, by run id. A run is here from before its `run.started`
+/// goes out until it has nothing left to stream, or its client leaves.
+#[derive(Default)]
+pub(crate) struct LiveRuns {
+    runs: Mutex<HashMap<String, Entry>>,
+    next_run: AtomicU64,
+    next_turn: AtomicU64,
+}
+
+impl LiveRuns {
+    fn lock(&self) -> MutexGuard<'_, HashMap<String, Entry>> {
+        self.runs.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The number of a new live run (they count every live run of this runtime).
+    fn next_number(&self) -> u64 {
+        self.next_run.fetch_add(1, Ordering::Relaxed) + 1
+    }
+
+    fn register(
+        &self,
+        run_id: &str,
+        owner: &str,
+        commands: &mpsc::UnboundedSender<Command>,
+        queued: usize,
+    ) {
+        self.lock().insert(
+            run_id.to_owned(),
+            Entry {
+                owner: owner.to_owned(),
+                commands: commands.clone(),
+                queued,
+            },
+        );
+    }
+
+    fn remove(&self, run_id: &str) {
+        self.lock().remove(run_id);
+    }
+
+    /// Hands `text` to live run `run_id` of `owner`; the turn's id. The command is sent under
+    /// the lock, so a run that finishes (which it decides under the same lock) either gets
+    /// it or was already gone: a 202 is never lost.
+    fn submit(
+        &self,
+        owner: &str,
+        run_id: &str,
+        kind: TurnKind,
+        text: String,
+    ) -> Result<String, Refused> {
+        let mut runs = self.lock();
+        let entry = runs
+            .get_mut(run_id)
+            .filter(|entry| entry.owner == owner)
+            .ok_or(Refused::NotActive)?;
+        if kind == TurnKind::Queue && entry.queued >= MAX_QUEUED {
+            return Err(Refused::QueueFull);
+        }
+        let id = format!(
+            "turn-{}",
+            self.next_turn.fetch_add(1, Ordering::Relaxed) + 1
+        );
+        let turn = Turn {
+            id: id.clone(),
+            text,
+        };
+        let command = match kind {
+            TurnKind::Queue => Command::Queue(turn),
+            TurnKind::Steer => Command::Steer(turn),
+        };
+        if entry.commands.send(command).is_err() {
+            // Its task is gone without saying so: it is not live.
+            runs.remove(run_id);
+            return Err(Refused::NotActive);
+        }
+        if kind == TurnKind::Queue {
+            entry.queued += 1;
+        }
+        Ok(id)
+    }
+}
+
+/// The first `QUOTE_CHARS` characters of `text`, trimmed.
+fn quote(text: &str) -> String {
+    text.trim().chars().take(QUOTE_CHARS).collect()
+}
+
+/// One run of a live stream: its ids, its last sequence and the message it is writing.
+#[derive(Debug)]
+struct LiveRun {
+    id: String,
+    thread_id: String,
+    sequence: u64,
+    /// The run's first message; a steer's message is named after it.
+    base_message: String,
+    message_id: String,
+    /// What the current message has streamed so far.
+    text: String,
+    steers: u32,
+    /// The deltas still to send, `LIVE_PACE` apart.
+    deltas: VecDeque<String>,
+    /// The `long` run shows a runtime status before its text.
+    status: Option<&'static str>,
+}
+
+impl LiveRun {
+    fn new(id: String, message_id: String, thread_id: String, deltas: Vec<String>) -> LiveRun {
+        LiveRun {
+            id,
+            thread_id,
+            sequence: 0,
+            base_message: message_id.clone(),
+            message_id,
+            text: String::new(),
+            steers: 0,
+            deltas: deltas.into(),
+            status: None,
+        }
+    }
+
+    /// `run-long-<n>`: forty steps on `msg-long-<n>`.
+    fn long(n: u64, thread_id: String) -> LiveRun {
+        let steps = (1..=LONG_STEPS)
+            .map(|i| format!("Step {i} of {LONG_STEPS}. "))
+            .collect();
+        LiveRun {
+            status: Some("Writing a long answer"),
+            ..LiveRun::new(
+                format!("run-long-{n}"),
+                format!("msg-long-{n}"),
+                thread_id,
+                steps,
+            )
+        }
+    }
+
+    /// `run-queued-<n>`, answering queued `text` on `msg-run-queued-<n>`.
+    fn queued(n: u64, thread_id: String, text: &str) -> LiveRun {
+        let id = format!("run-queued-{n}");
+        let deltas = vec![
+            "You queued: ".to_owned(),
+            format!("«{}». ", quote(text)),
+            "Done.".to_owned(),
+        ];
+        LiveRun::new(id.clone(), format!("msg-{id}"), thread_id, deltas)
+    }
+
+    /// Its next event.
+    fn event(&mut self, kind: &str, fields: Value) -> String {
+        self.sequence += 1;
+        envelope(kind, self.sequence, &self.id, &self.thread_id, fields)
+    }
+
+    /// Drops the steps not sent yet and starts a new message that changes course.
+    fn steer(&mut self, text: &str) {
+        self.steers += 1;
+        self.message_id = format!("{}-steer-{}", self.base_message, self.steers);
+        self.text.clear();
+        self.deltas = std::iter::once(format!("Changing course: {}. ", quote(text)))
+            .chain((1..=STEER_STEPS).map(|i| format!("Step {i} of {STEER_STEPS}. ")))
+            .collect();
+    }
+}
+
+/// The stream ended before its runs did.
+#[derive(Debug)]
+enum Gone {
+    /// The client left: like Stop, the run and its queue are dropped.
+    Left,
+    Shutdown,
+}
+
+/// The task writing a live stream: its runs one after the other, queued turns included.
+struct LiveStream {
+    state: Arc<AppState>,
+    owner: String,
+    tx: mpsc::Sender<Frame>,
+    /// Kept to register the next run of the stream with the same channel.
+    commands_tx: mpsc::UnboundedSender<Command>,
+    commands: mpsc::UnboundedReceiver<Command>,
+    /// Queued turns, in order; they carry over from one run to the next.
+    queue: VecDeque<Turn>,
+    run: LiveRun,
+    /// When the next delta is due.
+    next_at: TokioInstant,
+    last_write: TokioInstant,
+    shutdown: watch::Receiver<bool>,
+    sent: usize,
+}
+
+impl Drop for LiveStream {
+    /// However the task ends, its run is no longer live.
+    fn drop(&mut self) {
+        self.state.live.remove(&self.run.id);
+    }
+}
+
+impl LiveStream {
+    async fn write(mut self) {
+        match self.write_runs().await {
+            Ok(()) | Err(Gone::Shutdown) => {}
+            Err(Gone::Left) => println!(
+                "agent-ui stream closed by client: {} after {} events, {} queued turns dropped",
+                self.run.id,
+                self.sent,
+                self.queue.len()
+            ),
+        }
+    }
+
+    async fn write_runs(&mut self) -> Result<(), Gone> {
+        loop {
+            self.write_run().await?;
+            let Some(turn) = self.queue.pop_front() else {
+                return self.emit("run.finished", finished()).await;
+            };
+            // The next queued turn becomes a run of its own on this stream; the one that
+            // just finished says so first.
+            let next = LiveRun::queued(
+                self.state.live.next_number(),
+                self.run.thread_id.clone(),
+                &turn.text,
+            );
+            let mut queued = vec![json!({
+                "turnId": turn.id, "text": turn.text, "status": "started", "runId": next.id
+            })];
+            queued.extend(self.queued());
+            self.emit("queue.changed", queue_changed(json!({ "queued": queued })))
+                .await?;
+            self.emit("run.finished", finished()).await?;
+            self.run = next;
+            // Live before its run.started goes out; the turns still queued stay queued.
+            self.state.live.register(
+                &self.run.id,
+                &self.owner,
+                &self.commands_tx,
+                self.queue.len(),
+            );
+        }
+    }
+
+    /// One run up to its `text.final` (its `run.finished` is the caller's); it is no longer
+    /// live once it returns.
+    async fn write_run(&mut self) -> Result<(), Gone> {
+        let started = json!({
+            "owner": "runtime",
+            "phase": "submitted",
+            "payload": { "controls": CONTROLS },
+        });
+        self.emit("run.started", started).await?;
+        self.next_at = TokioInstant::now() + LIVE_PACE;
+        if let Some(label) = self.run.status {
+            let status = json!({
+                "owner": "runtime",
+                "surface": "runtime_status",
+                "payload": { "status": "working", "label": label },
+            });
+            self.emit("run.status", status).await?;
+            self.next_at = TokioInstant::now() + LIVE_PACE.max(STATUS_HOLD);
+        }
+        loop {
+            if self.run.deltas.is_empty() {
+                match self.finish_or_next() {
+                    Some(command) => {
+                        self.apply(command).await?;
+                        continue;
+                    }
+                    None => break,
+                }
+            }
+            let delay = self.next_at.saturating_duration_since(TokioInstant::now());
+            let woke = tokio::select! {
+                // A turn is shown as soon as it comes, between two deltas.
+                biased;
+                Some(command) = self.commands.recv() => Err(command),
+                waited = pause(delay, true, &self.tx, &mut self.last_write, &mut self.shutdown) => {
+                    Ok(waited)
+                }
+            };
+            match woke {
+                Err(command) => self.apply(command).await?,
+                Ok(Waited::Ready) => self.delta().await?,
+                Ok(Waited::Closed) => return Err(Gone::Left),
+                Ok(Waited::Shutdown) => return Err(Gone::Shutdown),
+            }
+        }
+        self.final_text().await
+    }
+
+    /// With nothing left to stream, the run is over unless a turn came meanwhile; decided
+    /// under the registry's lock, so a turn accepted before that is never lost.
+    fn finish_or_next(&mut self) -> Option<Command> {
+        let mut runs = self.state.live.lock();
+        match self.commands.try_recv() {
+            Ok(command) => Some(command),
+            Err(_) => {
+                runs.remove(&self.run.id);
+                None
+            }
+        }
+    }
+
+    async fn apply(&mut self, command: Command) -> Result<(), Gone> {
+        match command {
+            Command::Queue(turn) => {
+                self.queue.push_back(turn);
+                let queued = self.queued();
+                self.emit("queue.changed", queue_changed(json!({ "queued": queued })))
+                    .await
+            }
+            Command::Steer(turn) => {
+                let payload = json!({
+                    "steer": { "turnId": turn.id, "text": turn.text, "status": "applied" },
+                    "queued": self.queued(),
+                });
+                self.emit("queue.changed", queue_changed(payload)).await?;
+                // The message so far is final; nothing streamed means no message to close.
+                self.final_text().await?;
+                self.run.steer(&turn.text);
+                self.next_at = TokioInstant::now();
+                Ok(())
+            }
+        }
+    }
+
+    /// The next delta of the current message.
+    async fn delta(&mut self) -> Result<(), Gone> {
+        let Some(delta) = self.run.deltas.pop_front() else {
+            return Ok(());
+        };
+        self.run.text.push_str(&delta);
+        let event = json!({
+            "messageId": self.run.message_id,
+            "owner": "model",
+            "surface": "conversation",
+            "payload": { "delta": delta },
+        });
+        self.emit("text.delta", event).await?;
+        self.next_at = TokioInstant::now() + LIVE_PACE;
+        Ok(())
+    }
+
+    /// `text.final` of the current message, if it streamed anything.
+    async fn final_text(&mut self) -> Result<(), Gone> {
+        if self.run.text.is_empty() {
+            return Ok(());
+        }
+        let text = std::mem::take(&mut self.run.text);
+        let event = json!({
+            "messageId": self.run.message_id,
+            "owner": "model",
+            "payload": { "text": text },
+        });
+        self.emit("text.final", event).await
+    }
+
+    /// The turns still queued, as `queue.changed` lists them.
+    fn queued(&self) -> Vec<Value> {
+        self.queue
+            .iter()
+            .map(|turn| json!({ "turnId": turn.id, "text": turn.text, "status": "queued" }))
+            .collect()
+    }
+
+    /// Sends the current run's next event, framed like every `/agent-ui` event.
+    async fn emit(&mut self, kind: &str, fields: Value) -> Result<(), Gone> {
+        let data = self.run.event(kind, fields);
+        self.tx
+            .send(Ok(events::message_frame(&data)))
+            .await
+            .map_err(|_| Gone::Left)?;
+        self.sent += 1;
+        self.last_write = TokioInstant::now();
+        Ok(())
+    }
+}
+
+fn queue_changed(payload: Value) -> Value {
+    json!({ "owner": "runtime", "surface": "composer", "payload": payload })
+}
+
+fn finished() -> Value {
+    json!({ "owner": "runtime", "phase": "completed", "payload": { "outcome": "completed" } })
+}
+
+/// Starts a `long` run for `owner` on `thread_id`: its stream, written by its own task.
+fn start_long(state: Arc<AppState>, owner: &str, thread_id: String) -> Response {
+    let (tx, rx) = mpsc::channel::<Frame>(16);
+    let (commands_tx, commands) = mpsc::unbounded_channel();
+    let run = LiveRun::long(state.live.next_number(), thread_id);
+    // Registered before the response goes out: a queue sent right after run.started finds it.
+    state.live.register(&run.id, owner, &commands_tx, 0);
+    let writer = LiveStream {
+        owner: owner.to_owned(),
+        tx,
+        commands_tx,
+        commands,
+        queue: VecDeque::new(),
+        run,
+        next_at: TokioInstant::now(),
+        last_write: TokioInstant::now(),
+        shutdown: state.shutdown.clone(),
+        sent: 0,
+        state,
+    };
+    tokio::spawn(writer.write());
+    sse(Body::from_stream(futures_util::stream::unfold(
+        rx,
+        |mut rx| async move { rx.recv().await.map(|frame| (frame, rx)) },
+    )))
+}
+
+/// A queue or a steer for live run `run_id`: 202 with the turn's id, or 409.
+fn submit(state: &AppState, owner: &str, kind: TurnKind, run_id: &str, text: String) -> Response {
+    match state.live.submit(owner, run_id, kind, text) {
+        Ok(turn_id) => (
+            StatusCode::ACCEPTED,
+            Json(json!({ "accepted": kind.as_str(), "runId": run_id, "turnId": turn_id })),
+        )
+            .into_response(),
+        Err(Refused::NotActive) => json_error(
+            StatusCode::CONFLICT,
+            "run_not_active",
+            &format!("run {run_id} is not active; send the message instead"),
+        ),
+        Err(Refused::QueueFull) => json_error(
+            StatusCode::CONFLICT,
+            "queue_full",
+            &format!("run {run_id} already has {MAX_QUEUED} turns queued"),
+        ),
+    }
+}
+
 pub async fn agent_ui(
     State(state): State<Arc<AppState>>,
-    // Every request has an identity (the guard's); this runtime keeps nothing per user.
-    Extension(_user): Extension<User>,
+    // Every request has an identity (the guard's); only a live run is kept, for its owner.
+    Extension(user): Extension<User>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
@@ -335,15 +912,27 @@ pub async fn agent_ui(
         Ok(request) => request,
         Err(refused) => return log("-", refused),
     };
-    let (name, events) = match answer(&request) {
-        Ok(answer) => answer,
-        Err(message) => return log("-", bad_request(&message)),
-    };
-    let steps = paced(events, state.pace);
-    log(
-        &name,
-        events::stream(state.clone(), "agent-ui", name.clone(), steps),
-    )
+    match answer(&request) {
+        Err(message) => log("-", bad_request(&message)),
+        Ok(Answer::Log(name, events)) => {
+            let steps = paced(events, state.pace);
+            log(
+                &name,
+                events::stream(state.clone(), "agent-ui", name.clone(), steps),
+            )
+        }
+        Ok(Answer::Long) => {
+            let thread_id = request
+                .thread_id
+                .filter(|t| !t.is_empty())
+                .unwrap_or_else(|| "thread-long".to_owned());
+            log("long", start_long(state, &user.0, thread_id))
+        }
+        Ok(Answer::Turn { kind, run_id, text }) => {
+            let name = format!("{}:{run_id}", kind.as_str());
+            log(&name, submit(&state, &user.0, kind, &run_id, text))
+        }
+    }
 }
 
 #[cfg(test)]
@@ -369,15 +958,27 @@ mod tests {
             .collect()
     }
 
+    /// The golden log `request` is answered with.
+    fn logged(request: &EventsRequest) -> (String, Vec<String>) {
+        match answer(request) {
+            Ok(Answer::Log(name, events)) => (name, events),
+            other => panic!("not a log: {other:?}"),
+        }
+    }
+
     #[test]
     fn keywords_pick_runs() {
-        assert_eq!(AgentUiRun::pick("hello"), AgentUiRun::Status);
-        assert_eq!(AgentUiRun::pick("the team please"), AgentUiRun::Team);
-        assert_eq!(AgentUiRun::pick("needs approval"), AgentUiRun::Approval);
-        assert_eq!(AgentUiRun::pick("Deploy it"), AgentUiRun::Approval);
-        assert_eq!(AgentUiRun::pick("a gap"), AgentUiRun::Gap);
-        assert_eq!(AgentUiRun::pick("children"), AgentUiRun::Child);
-        assert_eq!(AgentUiRun::pick("steam"), AgentUiRun::Status);
+        let log = Scenario::Log;
+        assert_eq!(Scenario::pick("hello"), log(AgentUiRun::Status));
+        assert_eq!(Scenario::pick("the team please"), log(AgentUiRun::Team));
+        assert_eq!(Scenario::pick("needs approval"), log(AgentUiRun::Approval));
+        assert_eq!(Scenario::pick("Deploy it"), log(AgentUiRun::Approval));
+        assert_eq!(Scenario::pick("a gap"), log(AgentUiRun::Gap));
+        assert_eq!(Scenario::pick("children"), log(AgentUiRun::Child));
+        assert_eq!(Scenario::pick("steam"), log(AgentUiRun::Status));
+        assert_eq!(Scenario::pick("a long answer"), Scenario::Long);
+        assert_eq!(Scenario::pick("Longer, please"), Scenario::Long);
+        assert_eq!(Scenario::pick("along"), log(AgentUiRun::Status));
     }
 
     /// Every log parses, is one run, and counts 1, 2, 3, … (the continuation from 7).
@@ -400,14 +1001,13 @@ mod tests {
 
     #[test]
     fn the_gap_run_repeats_and_skips() {
-        let (name, events) = answer(&request("gap", None)).unwrap();
+        let (name, events) = logged(&request("gap", None));
         assert_eq!(name, "gap");
         assert_eq!(sequences(&events), GAP_DELIVERY);
-        let (name, events) = answer(&request(
+        let (name, events) = logged(&request(
             "gap",
             Some(json!({"resume": {"runId": "run-gap", "after": 4}})),
-        ))
-        .unwrap();
+        ));
         assert_eq!(name, "resume:run-gap");
         assert_eq!(sequences(&events), [5, 6, 7, 8, 9]);
     }
@@ -486,5 +1086,117 @@ mod tests {
             delays,
             [Duration::ZERO, STATUS_HOLD, Duration::from_millis(5)]
         );
+    }
+
+    #[test]
+    fn a_queue_or_steer_takes_the_last_user_message() {
+        let write = |kind: &str| json!({ (kind): {"runId": "run-long-1"} });
+        let conversation: EventsRequest = serde_json::from_value(json!({
+            "messages": [
+                {"role": "user", "content": "long"},
+                {"role": "user", "content": "then a summary"},
+                {"role": "assistant", "content": "Step 1 of 40. "}
+            ],
+            "metadata": {"agentUi": write("queue")}
+        }))
+        .unwrap();
+        match answer(&conversation) {
+            Ok(Answer::Turn { kind, run_id, text }) => {
+                assert_eq!(kind, TurnKind::Queue);
+                assert_eq!(run_id, "run-long-1");
+                assert_eq!(text, "then a summary");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            answer(&request("go left", Some(write("steer")))),
+            Ok(Answer::Turn {
+                kind: TurnKind::Steer,
+                ..
+            })
+        ));
+        assert!(answer(&request(" \n ", Some(write("queue"))))
+            .unwrap_err()
+            .contains("blank"));
+        assert!(answer(&request("x", Some(json!({"steer": {}}))))
+            .unwrap_err()
+            .contains("runId"));
+        let no_user: EventsRequest = serde_json::from_value(json!({
+            "messages": [{"role": "assistant", "content": "hi"}],
+            "metadata": {"agentUi": write("queue")}
+        }))
+        .unwrap();
+        assert!(answer(&no_user).unwrap_err().contains("last user message"));
+    }
+
+    #[test]
+    fn turns_go_only_to_live_runs_of_their_owner() {
+        let live = LiveRuns::default();
+        assert_eq!(live.next_number(), 1);
+        let run_id = "run-long-1".to_owned();
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        live.register(&run_id, "c_me", &tx, 0);
+        let submit = |owner: &str, run: &str, kind| live.submit(owner, run, kind, "x".into());
+        assert_eq!(
+            submit("c_me", &run_id, TurnKind::Queue),
+            Ok("turn-1".into())
+        );
+        assert_eq!(
+            submit("c_me", &run_id, TurnKind::Steer),
+            Ok("turn-2".into())
+        );
+        assert!(matches!(rx.try_recv(), Ok(Command::Queue(t)) if t.id == "turn-1"));
+        assert!(matches!(rx.try_recv(), Ok(Command::Steer(t)) if t.id == "turn-2"));
+        assert_eq!(
+            submit("c_other", &run_id, TurnKind::Queue),
+            Err(Refused::NotActive)
+        );
+        assert_eq!(
+            submit("c_me", "run-long-9", TurnKind::Steer),
+            Err(Refused::NotActive)
+        );
+        for _ in 1..MAX_QUEUED {
+            assert!(submit("c_me", &run_id, TurnKind::Queue).is_ok());
+        }
+        assert_eq!(
+            submit("c_me", &run_id, TurnKind::Queue),
+            Err(Refused::QueueFull)
+        );
+        // A steer still goes through a full queue.
+        assert!(submit("c_me", &run_id, TurnKind::Steer).is_ok());
+        // A run whose task went away is not live.
+        drop(rx);
+        assert_eq!(
+            submit("c_me", &run_id, TurnKind::Steer),
+            Err(Refused::NotActive)
+        );
+        live.register(&run_id, "c_me", &tx, 0);
+        live.remove(&run_id);
+        assert_eq!(
+            submit("c_me", &run_id, TurnKind::Steer),
+            Err(Refused::NotActive)
+        );
+    }
+
+    #[test]
+    fn a_steer_replaces_the_steps_left() {
+        let mut run = LiveRun::long(3, "t".into());
+        assert_eq!(run.deltas.len(), LONG_STEPS as usize);
+        assert_eq!(run.message_id, "msg-long-3");
+        run.steer(&format!("  go {}", "y".repeat(300)));
+        assert_eq!(run.message_id, "msg-long-3-steer-1");
+        assert_eq!(run.deltas.len(), 1 + STEER_STEPS as usize);
+        let first = &run.deltas[0];
+        assert!(first.starts_with("Changing course: go yyy"), "{first}");
+        assert_eq!(
+            first.chars().count(),
+            "Changing course: . ".len() + QUOTE_CHARS
+        );
+        run.steer("again");
+        assert_eq!(run.message_id, "msg-long-3-steer-2");
+        let event: Value = serde_json::from_str(&run.event("run.finished", finished())).unwrap();
+        assert_eq!(event["sequence"], 1);
+        assert_eq!(event["runId"], "run-long-3");
+        assert_eq!(event["payload"]["outcome"], "completed");
     }
 }

@@ -422,6 +422,11 @@ pub async fn events(
     )
 }
 
+/// One event's SSE frame: `event: message` and `data` (an envelope, or `[DONE]`).
+pub(crate) fn message_frame(data: &str) -> Bytes {
+    Bytes::from(format!("event: message\ndata: {data}\n\n"))
+}
+
 /// Writes `steps` (`what` and `name` say whose in the log); a silent stretch over ten
 /// seconds gets `: keepalive` comments.
 async fn write(
@@ -448,8 +453,7 @@ async fn write(
         }
         match step {
             Out::Send { data, .. } => {
-                let frame = format!("event: message\ndata: {data}\n\n");
-                if tx.send(Ok(Bytes::from(frame))).await.is_err() {
+                if tx.send(Ok(message_frame(&data))).await.is_err() {
                     return;
                 }
                 sent += 1;

@@ -91,6 +91,8 @@ pub struct AppState {
     pub(crate) views: views::Hub,
     /// The answers under way, by thread (see `runs`).
     pub(crate) runs: runs::Runs,
+    /// The live `/agent-ui` runs, which take queued and steering turns.
+    pub(crate) live: agent_ui::LiveRuns,
     /// Some threads have no owner yet: the first identity to make a request gets them.
     pub unclaimed: AtomicBool,
     /// How many times each user message has been answered (the `error` scenario fails
@@ -130,6 +132,7 @@ impl AppState {
             scratch_root: settings.scratch_root,
             views: views::Hub::default(),
             runs: runs::Runs::default(),
+            live: agent_ui::LiveRuns::default(),
             unclaimed: AtomicBool::new(unclaimed),
             attempts: Mutex::new(HashMap::new()),
             permission_waits: Mutex::new(HashMap::new()),

@@ -1,6 +1,7 @@
 //! `POST /agent-ui` end to end: the binary on a free port, spoken to over HTTP/1.1. Each
 //! keyword streams its golden log exactly; `gap` breaks its delivery; `metadata.agentUi`
-//! answers the approval or resumes a run; what is not a request is refused.
+//! answers the approval or resumes a run; what is not a request is refused. `long` is a
+//! live run that takes queued and steering turns while it streams.
 
 mod common;
 
@@ -294,4 +295,408 @@ async fn events_come_pace_apart() {
         "{:?}",
         started.elapsed()
     );
+}
+
+// --- live runs: `long`, queue and steer -----------------------------------------------------
+
+/// Opens a live run with `body`; its stream and the identity cookie it was given (a queue
+/// or a steer must come from the same identity).
+async fn open_live(rt: &Process, body: &[u8]) -> (Stream, String) {
+    let reply = post(rt, Some("application/json"), body).await;
+    assert_eq!(reply.status(), 200);
+    assert_eq!(
+        reply.header("content-type").as_deref(),
+        Some("text/event-stream")
+    );
+    let cookie = reply
+        .header("set-cookie")
+        .expect("an identity cookie")
+        .split(';')
+        .next()
+        .unwrap()
+        .trim()
+        .to_owned();
+    (reply, cookie)
+}
+
+/// The body of a queue or a steer (`kind`) of `text` for `run_id`: the conversation so
+/// far, `text` as its last user message.
+fn turn_body(kind: &str, run_id: &str, text: &str) -> Vec<u8> {
+    body(
+        json!([
+            { "role": "user", "content": "write something long" },
+            { "role": "assistant", "content": "Step 1 of 40. " },
+            { "role": "user", "content": text }
+        ]),
+        Some(json!({ (kind): { "runId": run_id } })),
+    )
+}
+
+/// POSTs a queue or a steer as `cookie` (`None`: a new identity); its status and JSON.
+async fn turn(
+    rt: &Process,
+    cookie: Option<&str>,
+    kind: &str,
+    run_id: &str,
+    text: &str,
+) -> (u16, Value) {
+    let body = turn_body(kind, run_id, text);
+    let mut reply = rt
+        .send("POST", "/agent-ui", Some("application/json"), cookie, &body)
+        .await;
+    assert_eq!(
+        reply.header("content-type").as_deref(),
+        Some("application/json")
+    );
+    (reply.status(), reply.json().await)
+}
+
+/// A queue or steer that must be accepted; its turn id.
+async fn accepted(rt: &Process, cookie: &str, kind: &str, run_id: &str, text: &str) -> String {
+    let (status, reply) = turn(rt, Some(cookie), kind, run_id, text).await;
+    assert_eq!(status, 202, "{reply}");
+    assert_eq!(reply["accepted"], kind);
+    assert_eq!(reply["runId"], run_id);
+    let turn_id = reply["turnId"].as_str().expect("a turnId").to_owned();
+    assert!(turn_id.starts_with("turn-"), "{turn_id}");
+    turn_id
+}
+
+/// A queue or steer refused as not active (409).
+async fn not_active(rt: &Process, cookie: Option<&str>, kind: &str, run_id: &str) {
+    let (status, reply) = turn(rt, cookie, kind, run_id, "hello").await;
+    assert_eq!(status, 409, "{kind} {run_id}: {reply}");
+    assert_eq!(
+        reply["error"],
+        format!("run {run_id} is not active; send the message instead")
+    );
+    assert_eq!(reply["code"], "run_not_active");
+}
+
+fn kinds(events: &[Value]) -> Vec<&str> {
+    events.iter().map(|e| e["type"].as_str().unwrap()).collect()
+}
+
+/// The stream's events cut into its runs, in order; each run's events are contiguous in
+/// the stream and count 1, 2, 3, …
+fn runs(events: &[Value]) -> Vec<(String, Vec<Value>)> {
+    let mut runs: Vec<(String, Vec<Value>)> = Vec::new();
+    for event in events {
+        let id = event["runId"].as_str().expect("a runId");
+        match runs.last_mut() {
+            Some((run, events)) if run == id => events.push(event.clone()),
+            _ => {
+                assert!(runs.iter().all(|(run, _)| run != id), "{id} came back");
+                runs.push((id.to_owned(), vec![event.clone()]));
+            }
+        }
+    }
+    for (run, events) in &runs {
+        assert_eq!(
+            sequences(events),
+            (1..=events.len() as u64).collect::<Vec<_>>(),
+            "{run}"
+        );
+    }
+    runs
+}
+
+/// The deltas of message `id` joined.
+fn streamed(events: &[Value], id: &str) -> String {
+    events
+        .iter()
+        .filter(|e| e["type"] == "text.delta" && e["messageId"] == id)
+        .map(|e| e["payload"]["delta"].as_str().unwrap())
+        .collect()
+}
+
+/// A live run starts offering queue and steer.
+fn assert_started(event: &Value) {
+    assert_eq!(event["type"], "run.started");
+    assert_eq!(event["sequence"], 1);
+    assert_eq!(event["owner"], "runtime");
+    assert_eq!(event["payload"]["controls"], json!(["queue", "steer"]));
+}
+
+#[tokio::test]
+async fn a_long_run_is_live_and_streams_forty_steps() {
+    let rt = Process::start(&["--memory"], &[], false);
+    let started = Instant::now();
+    let with_thread = ask("write something long");
+    let no_thread = json!({ "messages": [{ "role": "user", "content": "a Long one" }] })
+        .to_string()
+        .into_bytes();
+    let (first, second) = tokio::join!(stream(&rt, &with_thread), stream(&rt, &no_thread));
+    // Paced 150 ms apart even with --pace-ms 0: 39 pauses between 40 deltas.
+    assert!(
+        started.elapsed() >= Duration::from_millis(39 * 150),
+        "{:?}",
+        started.elapsed()
+    );
+    let mut ids = Vec::new();
+    for (events, thread) in [(first, "thr_1"), (second, "thread-long")] {
+        let runs = runs(&events);
+        assert_eq!(runs.len(), 1, "{events:#?}");
+        let run = events[0]["runId"].as_str().unwrap().to_owned();
+        let n = run.strip_prefix("run-long-").expect("run-long-<n>");
+        let message = format!("msg-long-{n}");
+        for event in &events {
+            assert_eq!(event["threadId"], thread);
+        }
+        assert_started(&events[0]);
+        assert_eq!(events[1]["type"], "run.status");
+        assert_eq!(events[1]["surface"], "runtime_status");
+        assert_eq!(
+            events[1]["payload"],
+            json!({ "status": "working", "label": "Writing a long answer" })
+        );
+        let deltas = &events[2..events.len() - 2];
+        assert_eq!(deltas.len(), 40);
+        for (i, delta) in deltas.iter().enumerate() {
+            assert_eq!(delta["type"], "text.delta");
+            assert_eq!(delta["messageId"], message);
+            assert_eq!(delta["payload"]["delta"], format!("Step {} of 40. ", i + 1));
+        }
+        let last = &events[events.len() - 2..];
+        assert_eq!(kinds(last), ["text.final", "run.finished"]);
+        assert_eq!(last[0]["messageId"], message);
+        assert_eq!(last[0]["payload"]["text"], streamed(&events, &message));
+        assert_eq!(last[1]["payload"]["outcome"], "completed");
+        ids.push(run);
+    }
+    assert_ne!(ids[0], ids[1], "run ids are unique");
+    rt.wait_for_line("POST /agent-ui long 200").expect("logged");
+}
+
+#[tokio::test]
+async fn queued_turns_run_next_on_the_same_stream() {
+    let rt = Process::start(&["--memory"], &[], false);
+    let (mut live, cookie) = open_live(&rt, &ask("write something long")).await;
+    let first = live
+        .next_event(Duration::from_secs(5))
+        .await
+        .expect("run.started");
+    assert_started(&first);
+    let run = first["runId"].as_str().unwrap().to_owned();
+    let a = accepted(&rt, &cookie, "queue", &run, "Then summarize it").await;
+    let b = accepted(&rt, &cookie, "queue", &run, "And translate it").await;
+    assert_ne!(a, b);
+    let mut events = vec![first];
+    events.extend(live.rest().await);
+    let runs = runs(&events);
+    assert_eq!(runs.len(), 3, "{events:#?}");
+    let queued = |id: &str, text: &str| json!({ "turnId": id, "text": text, "status": "queued" });
+    let started = |id: &str, text: &str, run: &str| json!({ "turnId": id, "text": text, "status": "started", "runId": run });
+
+    // The live run: each queued turn shows as it comes, then the first one starts.
+    let (long, events) = &runs[0];
+    assert_eq!(long, &run);
+    let changes: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["type"] == "queue.changed")
+        .collect();
+    assert_eq!(changes.len(), 3, "{events:#?}");
+    for change in &changes {
+        assert_eq!(change["owner"], "runtime");
+        assert_eq!(change["surface"], "composer");
+        assert_eq!(change["threadId"], "thr_1");
+    }
+    assert_eq!(
+        changes[0]["payload"],
+        json!({ "queued": [queued(&a, "Then summarize it")] })
+    );
+    assert_eq!(
+        changes[1]["payload"],
+        json!({ "queued": [queued(&a, "Then summarize it"), queued(&b, "And translate it")] })
+    );
+    let n = run.strip_prefix("run-long-").unwrap();
+    assert_eq!(
+        streamed(events, &format!("msg-long-{n}"))
+            .matches("Step")
+            .count(),
+        40
+    );
+    let tail = &events[events.len() - 3..];
+    assert_eq!(kinds(tail), ["text.final", "queue.changed", "run.finished"]);
+    let (second, second_events) = &runs[1];
+    assert!(second.starts_with("run-queued-"), "{second}");
+    assert_eq!(
+        tail[1]["payload"],
+        json!({ "queued": [
+            started(&a, "Then summarize it", second),
+            queued(&b, "And translate it")
+        ] })
+    );
+
+    // The queued turns, one run each, answering their text; the next one starts from the
+    // run before it.
+    let (third, third_events) = &runs[2];
+    assert!(third.starts_with("run-queued-"), "{third}");
+    assert_ne!(second, third);
+    for (id, events, text) in [
+        (second, second_events, "Then summarize it"),
+        (third, third_events, "And translate it"),
+    ] {
+        assert_started(&events[0]);
+        assert_eq!(events[0]["threadId"], "thr_1");
+        let message = format!("msg-{id}");
+        let said = format!("You queued: «{text}». Done.");
+        assert_eq!(streamed(events, &message), said);
+        let finals: Vec<&Value> = events
+            .iter()
+            .filter(|e| e["type"] == "text.final")
+            .collect();
+        assert_eq!(finals.len(), 1);
+        assert_eq!(finals[0]["messageId"], message);
+        assert_eq!(finals[0]["payload"]["text"], said);
+        assert_eq!(events.last().unwrap()["type"], "run.finished");
+    }
+    let handoff: Vec<&Value> = second_events
+        .iter()
+        .filter(|e| e["type"] == "queue.changed")
+        .collect();
+    assert_eq!(handoff.len(), 1);
+    assert_eq!(
+        handoff[0]["payload"],
+        json!({ "queued": [started(&b, "And translate it", third)] })
+    );
+    assert!(third_events.iter().all(|e| e["type"] != "queue.changed"));
+    // The stream is over: so are its runs.
+    not_active(&rt, Some(&cookie), "queue", third).await;
+    rt.wait_for_line(&format!("POST /agent-ui queue:{run} 202"))
+        .expect("logged");
+}
+
+#[tokio::test]
+async fn a_steer_changes_course_mid_run() {
+    let rt = Process::start(&["--memory"], &[], false);
+    let (mut live, cookie) = open_live(&rt, &ask("write something long")).await;
+    let mut events = live
+        .until("the third step", |e| {
+            e["payload"]["delta"] == "Step 3 of 40. "
+        })
+        .await;
+    let run = events[0]["runId"].as_str().unwrap().to_owned();
+    let message = format!("msg-long-{}", run.strip_prefix("run-long-").unwrap());
+    let text = "Make it about cats instead";
+    let steer = accepted(&rt, &cookie, "steer", &run, text).await;
+    events.extend(live.rest().await);
+    assert_eq!(runs(&events).len(), 1, "{events:#?}");
+
+    let at = events
+        .iter()
+        .position(|e| e["type"] == "queue.changed")
+        .expect("a queue.changed");
+    assert_eq!(events[at]["surface"], "composer");
+    assert_eq!(
+        events[at]["payload"],
+        json!({
+            "steer": { "turnId": steer, "text": text, "status": "applied" },
+            "queued": []
+        })
+    );
+    // What was streamed so far is final; the steps left are not sent.
+    let before = &events[..at];
+    let so_far = streamed(before, &message);
+    assert!(so_far.starts_with("Step 1 of 40. Step 2 of 40. Step 3 of 40. "));
+    assert!(!so_far.contains("Step 40 of 40."), "{so_far}");
+    assert_eq!(events[at + 1]["type"], "text.final");
+    assert_eq!(events[at + 1]["messageId"], message);
+    assert_eq!(events[at + 1]["payload"]["text"], so_far);
+    assert_eq!(streamed(&events[at..], &message), "");
+
+    // A new message changes course.
+    let steered = format!("{message}-steer-1");
+    let after = &events[at + 2..];
+    let said = streamed(after, &steered);
+    assert!(
+        said.starts_with(&format!("Changing course: {text}. Step 1 of 10. ")),
+        "{said}"
+    );
+    assert!(said.ends_with("Step 10 of 10. "), "{said}");
+    assert_eq!(
+        kinds(&after[after.len() - 2..]),
+        ["text.final", "run.finished"]
+    );
+    assert_eq!(after[after.len() - 2]["messageId"], steered);
+    assert_eq!(after[after.len() - 2]["payload"]["text"], said);
+    assert!(after[..after.len() - 2]
+        .iter()
+        .all(|e| e["type"] == "text.delta" && e["messageId"] == steered));
+    rt.wait_for_line(&format!("POST /agent-ui steer:{run} 202"))
+        .expect("logged");
+}
+
+#[tokio::test]
+async fn queue_and_steer_need_an_active_run_of_yours() {
+    let rt = Process::start(&["--memory"], &[], false);
+    let (mut live, cookie) = open_live(&rt, &ask("long")).await;
+    let first = live
+        .next_event(Duration::from_secs(5))
+        .await
+        .expect("run.started");
+    let run = first["runId"].as_str().unwrap().to_owned();
+    for kind in ["queue", "steer"] {
+        for unknown in ["run-nope", "run-status", "run-long-999"] {
+            not_active(&rt, Some(&cookie), kind, unknown).await;
+        }
+        // Someone else's live run is not theirs to change: the same answer.
+        not_active(&rt, None, kind, &run).await;
+        for blank in ["", "  \n "] {
+            let (status, reply) = turn(&rt, Some(&cookie), kind, &run, blank).await;
+            assert_eq!(status, 400, "{reply}");
+            assert!(
+                reply["error"].as_str().unwrap().contains("blank"),
+                "{reply}"
+            );
+        }
+        // Checked like any /agent-ui request.
+        let refused_type = refused(
+            &rt,
+            Some("text/plain"),
+            &turn_body(kind, &run, "hello"),
+            415,
+        )
+        .await;
+        assert!(refused_type.contains("application/json"), "{refused_type}");
+        let no_run = body(
+            json!([{ "role": "user", "content": "hi" }]),
+            Some(json!({ (kind): {} })),
+        );
+        refused(&rt, Some("application/json"), &no_run, 400).await;
+    }
+    // Steered at once, the run ends soon; once finished it takes nothing more.
+    accepted(&rt, &cookie, "steer", &run, "short, please").await;
+    let rest = live.rest().await;
+    assert_eq!(rest.last().unwrap()["type"], "run.finished");
+    assert!(rest
+        .iter()
+        .all(|e| e["type"] != "queue.changed" || e["payload"]["steer"]["status"] == "applied"));
+    for kind in ["queue", "steer"] {
+        not_active(&rt, Some(&cookie), kind, &run).await;
+    }
+    rt.wait_for_line("POST /agent-ui queue:run-nope 409")
+        .expect("logged");
+}
+
+#[tokio::test]
+async fn a_client_that_leaves_ends_its_live_run() {
+    let rt = Process::start(&["--memory"], &[], false);
+    let (mut live, cookie) = open_live(&rt, &ask("long")).await;
+    let first = live
+        .next_event(Duration::from_secs(5))
+        .await
+        .expect("run.started");
+    let run = first["runId"].as_str().unwrap().to_owned();
+    accepted(&rt, &cookie, "queue", &run, "after that").await;
+    drop(live);
+    // The runtime notices at its next write (a delta every 150 ms): like Stop, the run
+    // and its queue are dropped.
+    let line = rt
+        .wait_for_line(&format!("agent-ui stream closed by client: {run} "))
+        .unwrap_or_else(|| panic!("the run ends: {}", rt.output()));
+    assert!(line.contains("1 queued turns dropped"), "{line}");
+    for kind in ["queue", "steer"] {
+        not_active(&rt, Some(&cookie), kind, &run).await;
+    }
 }
