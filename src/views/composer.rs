@@ -220,26 +220,24 @@ fn Composer(shell: Shell) -> impl IntoView {
                     <button
                         type="button"
                         class="cs-button cs-composer__queue"
-                        data-part="queue"
+                        data-part="composer-queue"
                         title=tr(shell, Text::QueueHint)
                         disabled=draft_empty
                         on:click=move |_| during_run(false)
                     >
                         {tr(shell, Text::Queue)}
-                        <span class="cs-sr-only">": " {tr(shell, Text::QueueHint)}</span>
                     </button>
                 })}
                 {move || (streaming() && controls.get().1).then(|| view! {
                     <button
                         type="button"
                         class="cs-button cs-composer__steer"
-                        data-part="steer"
+                        data-part="composer-steer"
                         title=tr(shell, Text::SteerHint)
                         disabled=draft_empty
                         on:click=move |_| during_run(true)
                     >
                         {tr(shell, Text::Steer)}
-                        <span class="cs-sr-only">": " {tr(shell, Text::SteerHint)}</span>
                     </button>
                 })}
                 <button

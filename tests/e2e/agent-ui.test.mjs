@@ -240,8 +240,8 @@ async function draft(page, text) {
 
 test('agent-ui: queue and steer are distinct: a queued turn waits beside the composer, a steer redirects the run in place', async () => {
   const page = await open();
-  const queue = page.getByRole('button', { name: /^Queue/ });
-  const steer = page.getByRole('button', { name: /^Steer/ });
+  const queue = page.getByRole('button', { name: 'Queue', exact: true });
+  const steer = page.getByRole('button', { name: 'Steer', exact: true });
   // Nothing to queue onto before a run, nor during a run that does not offer it.
   assert.equal(await queue.count(), 0);
   await sendMessage(page, 'what are the limits?');
@@ -305,7 +305,7 @@ test('agent-ui: a queued message that never reaches the runtime comes back to th
   await page.route('**/agent-ui', (route) =>
     (route.request().postDataJSON()?.metadata?.agentUi?.queue ? route.abort('connectionreset') : route.continue()));
   await sendMessage(page, 'a long answer, please');
-  const queue = page.getByRole('button', { name: /^Queue/ });
+  const queue = page.getByRole('button', { name: 'Queue', exact: true });
   await queue.waitFor({ timeout: 5_000 });
   await draft(page, 'do not lose me');
   await queue.click();

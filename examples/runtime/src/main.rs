@@ -268,9 +268,10 @@ async fn main() -> ExitCode {
                  last user\n  message picks the run: {}\n\n\
                  POST /agent-ui (protocol=\"agent-ui\", the Agent UI event envelope): a keyword \
                  in the last\n  user message picks the golden log of tests/fixtures/agent-ui \
-                 (otherwise status):\n  {}; metadata.agentUi answers the approval\n  \
-                 ({{\"respond\": {{\"actionId\", \"optionId\"}}}}) or asks again for a run's \
-                 events after a\n  sequence ({{\"resume\": {{\"runId\", \"after\"}}}})",
+                 (otherwise status;\n  `long` is a live run): {}; metadata.agentUi answers \
+                 the approval\n  ({{\"respond\": {{\"actionId\", \"optionId\"}}}}), asks again \
+                 for a run's events after a\n  sequence ({{\"resume\": {{\"runId\", \"after\"}}}}), \
+                 or queues after / steers a live\n  run ({{\"queue\"|\"steer\": {{\"runId\"}}}})",
                 keywords.join(", "),
                 events.join(", "),
                 agent_ui.join(", ")
