@@ -355,6 +355,30 @@ impl Runtime {
         self.start_agent_ui(None, Some(write));
     }
 
+    /// Answer the runtime's question (an Agent UI clarification) with `text`: like an
+    /// action's answer, the request carries `metadata.agentUi.respond` (with `text`) and
+    /// its stream is the run going on. The question shows answered only once the runtime
+    /// confirms the text it took.
+    pub fn answer_question(self: &Rc<Self>, item_id: &ItemId, text: String) -> bool {
+        let action_id = self.with_item(item_id, |i| match &i.item.kind {
+            chat_shell_core::protocol::chatkit::ItemKind::Note(
+                chat_shell_core::protocol::chatkit::Note::Question {
+                    action_id, answer, ..
+                },
+            ) if answer.is_none() => Some(action_id.clone()),
+            _ => None,
+        });
+        let Some(action_id) = action_id.flatten().filter(|_| !text.trim().is_empty()) else {
+            return false;
+        };
+        if !self.is_streaming() {
+            self.apply(Input::TurnStarted);
+        }
+        let write = agent_ui::answer_metadata(&action_id, text.trim());
+        self.start_agent_ui(None, Some(write));
+        true
+    }
+
     /// Queue the draft after the running run (`steer` false), or steer the run with it
     /// (`steer` true): a controlled write (`metadata.agentUi.queue` / `steer`) beside the
     /// stream, which must go on: the runtime reports the queue or the steer in it. Only

@@ -101,6 +101,7 @@ pub fn ResyncStatus(shell: Shell) -> impl IntoView {
 #[component]
 pub fn NoteView(shell: Shell, id: ItemId) -> impl IntoView {
     let rev = shell.with(|rt| rt.item_rev(&id));
+    let item_id = id.clone();
     let note = Memo::new(move |_| {
         if let Some(rev) = rev {
             rev.track();
@@ -159,6 +160,15 @@ pub fn NoteView(shell: Shell, id: ItemId) -> impl IntoView {
                     <span class="cs-note__label">{tr(shell, Text::SteeredNote)}</span>
                     <span class="cs-note__text">{text}</span>
                 </div>
+            }
+            .into_any(),
+            Note::Question {
+                question,
+                placeholder,
+                answer,
+                ..
+            } => view! {
+                <QuestionCard shell=shell id=item_id.clone() question=question placeholder=placeholder answer=answer agent=agent />
             }
             .into_any(),
             Note::Context { text } => view! {
@@ -225,4 +235,75 @@ fn member_name(shell: Shell, id: &str) -> String {
         })
         .flatten()
         .unwrap_or_else(|| id.to_owned())
+}
+
+/// A question the runtime asks (a clarification): the question, who asks, and a text
+/// field with Answer; answered only once the runtime confirms the text it took. Until
+/// then it says it waits: a question never makes the run look finished.
+#[component]
+fn QuestionCard(
+    shell: Shell,
+    id: ItemId,
+    question: String,
+    placeholder: Option<String>,
+    answer: Option<String>,
+    agent: Option<String>,
+) -> impl IntoView {
+    let signals = shell.signals().expect("runtime exists while mounted");
+    let asks = match agent {
+        Some(agent) => trf(shell, Text::QuestionAsks, vec![("agent", agent)]),
+        None => tr(shell, Text::QuestionAsked),
+    };
+    if let Some(answer) = answer {
+        let label = question.clone();
+        return view! {
+            <div class="cs-note cs-note--question" data-part="question" data-answered="true" role="group" aria-label=label>
+                <span class="cs-note__label">{asks}</span>
+                <span class="cs-note__text">{question}</span>
+                <span class="cs-note__text" data-part="question-answer">{trf(shell, Text::QuestionAnswered, vec![("answer", answer)])}</span>
+            </div>
+        }
+        .into_any();
+    }
+    // The typed answer is view state: it stays if the request fails.
+    let text = RwSignal::new(String::new());
+    let sent = RwSignal::new(false);
+    let streaming = move || signals.streaming.get().is_some();
+    let on_submit = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let answer = text.get_untracked();
+        if shell
+            .with(|rt| rt.answer_question(&id, answer))
+            .unwrap_or(false)
+        {
+            sent.set(true);
+        }
+    };
+    let label = question.clone();
+    view! {
+        <form class="cs-note cs-note--question" data-part="question" data-answered="false" aria-label=label on:submit=on_submit>
+            <span class="cs-note__label">{asks}</span>
+            <label class="cs-note__text cs-question__field">
+                <span>{question}</span>
+                <textarea
+                    class="cs-question__input"
+                    rows="2"
+                    placeholder=placeholder
+                    prop:value=move || text.get()
+                    on:input=move |ev| text.set(event_target_value(&ev))
+                ></textarea>
+            </label>
+            <button
+                type="submit"
+                class="cs-button cs-button--primary"
+                disabled=move || streaming() || text.with(|t| t.trim().is_empty())
+            >
+                {tr(shell, Text::AnswerQuestion)}
+            </button>
+            <span class="cs-note__facts" data-part="question-waiting" role="status">
+                {move || if sent.get() && streaming() { tr(shell, Text::QuestionSending).get() } else { tr(shell, Text::QuestionWaiting).get() }}
+            </span>
+        </form>
+    }
+    .into_any()
 }

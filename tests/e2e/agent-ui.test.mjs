@@ -319,3 +319,34 @@ test('agent-ui: a queued message that never reaches the runtime comes back to th
   page.consoleErrors = page.consoleErrors.filter((e) => !/ERR_CONNECTION_RESET|Failed to load resource/.test(e));
   await finish(page);
 });
+
+test('agent-ui: a clarification is a question with its own answer field; answered only when the runtime confirms, never a finished run before', async () => {
+  const page = await open();
+  await sendMessage(page, 'clarify the release notes');
+  await waitForIdle(page);
+  const question = page.getByRole('form', { name: 'Which release should the notes cover?' });
+  await question.waitFor({ timeout: 5_000 });
+  // Not a permission card; it names who asks and says it waits.
+  assert.equal(await page.locator('[data-part="permission"]').count(), 0);
+  assert.match(await question.textContent(), /writer asks/);
+  assert.match(await question.getByRole('status').textContent(), /Waiting for your answer/);
+  assert.equal(await page.getByRole('list', { name: 'Team' }).locator('[data-agent="writer@delivery"]').getAttribute('data-status'), 'needs_input');
+  const field = question.getByRole('textbox', { name: 'Which release should the notes cover?' });
+  assert.equal(await field.getAttribute('placeholder'), 'e.g. 2.4');
+  const answer = question.getByRole('button', { name: 'Answer' });
+  assert.equal(await answer.isDisabled(), true, 'nothing to send yet');
+  await field.fill('2.4 <img src=x onerror="window.__xss=1">');
+  await answer.click();
+  // The runtime confirms the text it took; only then is the question answered.
+  const answered = page.locator('[data-part="question"][data-answered="true"]');
+  await answered.waitFor({ timeout: 5_000 });
+  assert.match(await answered.locator('[data-part="question-answer"]').textContent(), /Answered: 2\.4 <img src=x/);
+  await waitForIdle(page);
+  assert.match(await page.locator('article[data-role="assistant"]').last().textContent(), /Drafting the release notes for «2\.4 <img/);
+  const write = page.bodies.find((b) => b.metadata?.agentUi?.respond);
+  assert.deepEqual(write.metadata.agentUi.respond, { actionId: 'act-clarify', text: '2.4 <img src=x onerror="window.__xss=1">' });
+  assert.equal(await page.evaluate(() => window.__xss ?? null), null);
+  assert.equal(await page.locator('article[data-role="user"]').count(), 1, 'an answer is not a new user message');
+  assert.deepEqual(await axeViolations(page), []);
+  await finish(page);
+});

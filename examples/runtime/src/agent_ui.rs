@@ -10,6 +10,9 @@
 //! conversation may end with the assistant (it is not a new turn):
 //! - `{"respond": {"actionId": "act-deploy", "optionId": "approve" | "reject"}}` answers
 //!   the approval run's `action.required`: the run goes on from sequence 7.
+//! - `{"respond": {"actionId": "act-clarify", "text": "…"}}` answers the clarify run's
+//!   question: the run confirms the answer it got (`action.resolved` with that `text`)
+//!   and goes on from sequence 7.
 //! - `{"resume": {"runId": R, "after": N}}` asks again for run R's events after sequence N
 //!   (a client that saw a gap).
 //!
@@ -46,6 +49,7 @@ const APPROVAL: &str = include_str!("../../../tests/fixtures/agent-ui/approval.j
 const APPROVED: &str = include_str!("../../../tests/fixtures/agent-ui/approval-approved.jsonl");
 const GAP: &str = include_str!("../../../tests/fixtures/agent-ui/gap.jsonl");
 const CHILD: &str = include_str!("../../../tests/fixtures/agent-ui/child.jsonl");
+const CLARIFY: &str = include_str!("../../../tests/fixtures/agent-ui/clarify.jsonl");
 
 /// The golden log a run streams.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,6 +64,8 @@ pub enum AgentUiRun {
     Gap,
     /// A child session hydrated in pages.
     Child,
+    /// A teammate asks the user a question (a clarification); the run waits for the answer.
+    Clarify,
 }
 
 /// What a new turn streams.
@@ -79,6 +85,8 @@ pub const KEYWORDS: &[(&str, Scenario)] = &[
     ("deploy", Scenario::Log(AgentUiRun::Approval)),
     ("gap", Scenario::Log(AgentUiRun::Gap)),
     ("child", Scenario::Log(AgentUiRun::Child)),
+    ("clarify", Scenario::Log(AgentUiRun::Clarify)),
+    ("question", Scenario::Log(AgentUiRun::Clarify)),
     ("long", Scenario::Long),
 ];
 
@@ -91,16 +99,21 @@ impl Scenario {
 /// The sequences the `gap` run sends, in order: 3 twice, 5 and 6 never.
 pub const GAP_DELIVERY: &[u64] = &[1, 2, 3, 3, 4, 7, 8, 9];
 
-/// The approval run's action, the only one a `respond` may answer.
+/// The approval run's action, answered with an option.
 const ACTION_ID: &str = "act-deploy";
+/// The clarify run's question, answered with text.
+const QUESTION_ID: &str = "act-clarify";
+/// The longest answer to a question (characters).
+const ANSWER_MAX: usize = 2_000;
 
 impl AgentUiRun {
-    const ALL: [AgentUiRun; 5] = [
+    const ALL: [AgentUiRun; 6] = [
         AgentUiRun::Status,
         AgentUiRun::Team,
         AgentUiRun::Approval,
         AgentUiRun::Gap,
         AgentUiRun::Child,
+        AgentUiRun::Clarify,
     ];
 
     /// Its golden log, one envelope a line.
@@ -111,6 +124,7 @@ impl AgentUiRun {
             AgentUiRun::Approval => APPROVAL,
             AgentUiRun::Gap => GAP,
             AgentUiRun::Child => CHILD,
+            AgentUiRun::Clarify => CLARIFY,
         }
     }
 
@@ -122,6 +136,7 @@ impl AgentUiRun {
             AgentUiRun::Approval => "run-approval",
             AgentUiRun::Gap => "run-gap",
             AgentUiRun::Child => "run-child",
+            AgentUiRun::Clarify => "run-clarify",
         }
     }
 
@@ -181,7 +196,12 @@ enum Control {
 #[serde(rename_all = "camelCase")]
 struct Respond {
     action_id: String,
-    option_id: String,
+    /// The option picked (an approval).
+    #[serde(default)]
+    option_id: Option<String>,
+    /// The answer typed (a question).
+    #[serde(default)]
+    text: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -274,6 +294,67 @@ fn rejected() -> Vec<String> {
         .collect()
 }
 
+/// The clarify run after the user answered its question with `text`: the runtime says
+/// which answer it got (the card shows that one), and the writer goes on with it.
+fn clarified(text: &str) -> Vec<String> {
+    let writer = "writer@delivery";
+    let notes = format!("Drafting the release notes for «{text}».");
+    let events = [
+        (
+            "action.resolved",
+            json!({
+                "actionId": QUESTION_ID,
+                "agentId": writer,
+                "owner": "agent",
+                "payload": {"outcome": "answered", "text": text},
+            }),
+        ),
+        (
+            "agent.changed",
+            json!({"agentId": writer, "owner": "agent", "payload": {"status": "running"}}),
+        ),
+        (
+            "text.delta",
+            json!({
+                "messageId": "msg-notes",
+                "agentId": writer,
+                "owner": "model",
+                "payload": {"delta": notes},
+            }),
+        ),
+        (
+            "text.final",
+            json!({
+                "messageId": "msg-notes",
+                "agentId": writer,
+                "owner": "model",
+                "payload": {"text": notes},
+            }),
+        ),
+        (
+            "agent.completed",
+            json!({"agentId": writer, "owner": "agent", "payload": {"status": "completed"}}),
+        ),
+        (
+            "run.finished",
+            json!({"owner": "runtime", "phase": "completed", "payload": {"outcome": "completed"}}),
+        ),
+    ];
+    events
+        .into_iter()
+        .zip(7u64..)
+        .map(|((kind, fields), sequence)| {
+            envelope(
+                kind,
+                sequence,
+                AgentUiRun::Clarify.run_id(),
+                "thread-clarify",
+                fields,
+            )
+        })
+        .collect()
+}
+
 /// One event line: the ids first, as in the logs, then `fields` (an object).
 fn envelope(kind: &str, sequence: u64, run_id: &str, thread_id: &str, fields: Value) -> String {
     let mut event = json!({
@@ -314,13 +395,24 @@ fn answer(request: &EventsRequest) -> Result<Answer, String> {
         Some(Control::Steer(target)) => turn(request, TurnKind::Steer, target),
         Some(Control::Respond(respond)) => {
             events::check_bounds(request)?;
+            if respond.action_id == QUESTION_ID {
+                let text = respond.text.as_deref().map(str::trim).unwrap_or_default();
+                if text.is_empty() {
+                    return Err(format!("{QUESTION_ID} is a question: answer it with text"));
+                }
+                if text.chars().count() > ANSWER_MAX {
+                    return Err(format!("an answer is at most {ANSWER_MAX} characters"));
+                }
+                return Ok(Answer::Log("respond:answer".into(), clarified(text)));
+            }
             if respond.action_id != ACTION_ID {
                 return Err(format!(
-                    "unknown actionId {:?}: the only action waiting is {ACTION_ID}",
+                    "unknown actionId {:?}: the actions that wait are {ACTION_ID} and {QUESTION_ID}",
                     respond.action_id
                 ));
             }
-            let events = match respond.option_id.as_str() {
+            let option = respond.option_id.unwrap_or_default();
+            let events = match option.as_str() {
                 "approve" => lines(APPROVED)
                     .into_iter()
                     .map(|(_, line)| line.to_owned())
@@ -332,10 +424,7 @@ fn answer(request: &EventsRequest) -> Result<Answer, String> {
                     ))
                 }
             };
-            Ok(Answer::Log(
-                format!("respond:{}", respond.option_id),
-                events,
-            ))
+            Ok(Answer::Log(format!("respond:{option}"), events))
         }
         Some(Control::Resume(resume)) => {
             events::check_bounds(request)?;

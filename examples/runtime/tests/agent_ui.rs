@@ -15,6 +15,7 @@ const APPROVAL: &str = include_str!("../../../tests/fixtures/agent-ui/approval.j
 const APPROVED: &str = include_str!("../../../tests/fixtures/agent-ui/approval-approved.jsonl");
 const GAP: &str = include_str!("../../../tests/fixtures/agent-ui/gap.jsonl");
 const CHILD: &str = include_str!("../../../tests/fixtures/agent-ui/child.jsonl");
+const CLARIFY: &str = include_str!("../../../tests/fixtures/agent-ui/clarify.jsonl");
 
 /// A golden log's events.
 fn log(text: &str) -> Vec<Value> {
@@ -80,6 +81,7 @@ async fn each_keyword_streams_exactly_its_log() {
         ("ask for approval", APPROVAL, "approval"),
         ("Deploy build 42", APPROVAL, "approval"),
         ("a child session", CHILD, "child"),
+        ("clarify the notes", CLARIFY, "clarify"),
     ] {
         let events = stream(&rt, &ask(text)).await;
         assert_eq!(events, log(fixture), "{text}");
@@ -173,6 +175,50 @@ async fn an_approval_goes_on_with_the_golden_continuation() {
     assert_eq!(sequences(&events), (7..=13).collect::<Vec<_>>());
     rt.wait_for_line("POST /agent-ui respond:approve 200")
         .expect("logged");
+}
+
+#[tokio::test]
+async fn a_question_is_answered_with_text_and_the_run_confirms_that_answer() {
+    let rt = Process::start(&["--memory"], &[], false);
+    let waiting = stream(&rt, &ask("clarify the release notes")).await;
+    let required = waiting
+        .iter()
+        .find(|e| e["type"] == "action.required")
+        .expect("a question");
+    assert_eq!(required["payload"]["actionType"], "clarification");
+    assert_eq!(waiting.last().unwrap()["payload"]["status"], "waiting");
+    let answer = |text: &str| {
+        body(
+            json!([{ "role": "user", "content": "clarify the release notes" }]),
+            Some(json!({"respond": {"actionId": "act-clarify", "text": text}})),
+        )
+    };
+    let events = stream(&rt, &answer("2.4 <b>\"beta\"</b>")).await;
+    assert_eq!(sequences(&events), (7..=12).collect::<Vec<_>>());
+    assert_eq!(events[0]["type"], "action.resolved");
+    assert_eq!(events[0]["actionId"], "act-clarify");
+    assert_eq!(
+        events[0]["payload"]["text"], "2.4 <b>\"beta\"</b>",
+        "the answer it got, verbatim"
+    );
+    let notes = events
+        .iter()
+        .find(|e| e["type"] == "text.final")
+        .expect("notes");
+    assert!(notes["payload"]["text"]
+        .as_str()
+        .unwrap()
+        .contains("«2.4 <b>\"beta\"</b>»"));
+    rt.wait_for_line("POST /agent-ui respond:answer 200")
+        .expect("logged");
+    // A question is answered with text, not an option; nor with an empty or huge text.
+    for bad in [answer("   "), answer(&"x".repeat(2_001))] {
+        let message = refused(&rt, Some("application/json"), &bad, 400).await;
+        assert!(
+            message.contains("act-clarify") || message.contains("2000"),
+            "{message}"
+        );
+    }
 }
 
 #[tokio::test]

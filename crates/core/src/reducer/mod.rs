@@ -112,10 +112,12 @@ pub enum Input {
         request: crate::protocol::acp::RequestPermission,
         action_id: String,
     },
-    /// The owner confirmed how the action `action_id` ended (Agent UI `action.resolved`).
+    /// The owner confirmed how the action `action_id` ended (Agent UI `action.resolved`);
+    /// `answer` is the text it took, for a question.
     ActionResolved {
         action_id: String,
         outcome: PermissionOutcome,
+        answer: Option<String>,
     },
     /// A sequence gap opened (`Some`) or was filled (`None`).
     Resync(Option<SequenceGap>),
@@ -260,9 +262,11 @@ pub fn reduce(state: &mut ChatState, input: Input) -> Outcome {
             request,
             action_id,
         } => team::action_required(state, &item_id, request, action_id, &mut out),
-        Input::ActionResolved { action_id, outcome } => {
-            team::action_resolved(state, &action_id, outcome, &mut out)
-        }
+        Input::ActionResolved {
+            action_id,
+            outcome,
+            answer,
+        } => team::action_resolved(state, &action_id, outcome, answer, &mut out),
         Input::Resync(gap) => team::resync(state, gap, &mut out),
         Input::DiagnosticFact { kind, name } => team::diagnostic_fact(state, kind, name, &mut out),
         Input::RunControls { run_id, controls } => queue::run_controls(state, run_id, controls),

@@ -6,7 +6,7 @@
 use super::state::ChatState;
 use super::{ChatEvent, Outcome};
 use crate::protocol::acp::{PermissionOutcome, RequestPermission};
-use crate::protocol::chatkit::{ItemId, ItemKind};
+use crate::protocol::chatkit::{ItemId, ItemKind, Note};
 
 /// The team of the current thread, as the runtime described it.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -187,13 +187,18 @@ pub(super) fn action_required(
     }
 }
 
-/// The owner confirmed how an action ended: the card that asked shows it (and only now).
+/// The owner confirmed how an action ended: the card that asked shows it (and only now);
+/// a question shows the answer the owner took.
 pub(super) fn action_resolved(
     state: &mut ChatState,
     action_id: &str,
     outcome: PermissionOutcome,
+    answer: Option<String>,
     out: &mut Outcome,
 ) {
+    if question_answered(state, action_id, answer) {
+        return;
+    }
     let target = state.items().iter().find_map(|i| match &i.item.kind {
         ItemKind::AcpToolCall(call)
             if call
@@ -219,6 +224,28 @@ pub(super) fn action_resolved(
             }
         }
     }
+}
+
+/// The question asked under `action_id` takes the owner's `answer` (a question the owner
+/// closed without one stays unanswered: never guessed). Whether there was such a question.
+fn question_answered(state: &mut ChatState, action_id: &str, answer: Option<String>) -> bool {
+    let target = state.items().iter().find_map(|i| match &i.item.kind {
+        ItemKind::Note(Note::Question { action_id: a, .. }) if a == action_id => {
+            Some(i.item.id.clone())
+        }
+        _ => None,
+    });
+    let Some(id) = target else {
+        return false;
+    };
+    if let Some(item) = state.item_mut(&id) {
+        if let ItemKind::Note(Note::Question { answer: a, .. }) = &mut item.item.kind {
+            if answer.is_some() {
+                *a = answer;
+            }
+        }
+    }
+    true
 }
 
 /// A sequence gap: `Some` while the client waits for the missing events (a visible

@@ -19,6 +19,7 @@ const APPROVED: &str =
 const GAP: &str = include_str!("../../../../../tests/fixtures/agent-ui/gap.jsonl");
 const CHILD: &str = include_str!("../../../../../tests/fixtures/agent-ui/child.jsonl");
 const QUEUE: &str = include_str!("../../../../../tests/fixtures/agent-ui/queue.jsonl");
+const CLARIFY: &str = include_str!("../../../../../tests/fixtures/agent-ui/clarify.jsonl");
 
 /// A conversation that sent `text` and is waiting for the answer.
 fn sent(text: &str) -> ChatState {
@@ -98,6 +99,7 @@ fn kinds(state: &ChatState) -> Vec<String> {
             ItemKind::Note(Note::WorkerNotification { .. }) => "worker".to_owned(),
             ItemKind::Note(Note::Handoff { .. }) => "handoff".to_owned(),
             ItemKind::Note(Note::Steer { .. }) => "steer".to_owned(),
+            ItemKind::Note(Note::Question { .. }) => "question".to_owned(),
             other => format!("{other:?}"),
         })
         .collect()
@@ -252,6 +254,57 @@ fn check_07_human_in_the_loop_uses_stable_ids_and_waits_for_the_owner() {
         Some(ToolCallState::Completed)
     );
     assert_eq!(text_of(&state, "msg-deployed"), "Staging runs build 42.");
+}
+
+/// The question of the conversation: its text and the answer the owner confirmed.
+fn question(state: &ChatState) -> Option<(String, Option<String>)> {
+    state.items().iter().find_map(|i| match &i.item.kind {
+        ItemKind::Note(Note::Question {
+            question, answer, ..
+        }) => Some((question.clone(), answer.clone())),
+        _ => None,
+    })
+}
+
+#[test]
+fn check_07_a_clarification_is_a_question_answered_only_when_the_owner_confirms() {
+    let state = run(CLARIFY);
+    // Its own control (a question, not a permission card), owned by the teammate that asks.
+    assert_eq!(kinds(&state), ["user", "answer", "question"]);
+    let asked = question(&state).expect("a question");
+    assert_eq!(
+        asked,
+        ("Which release should the notes cover?".into(), None)
+    );
+    let owner = state
+        .items()
+        .iter()
+        .find(|i| matches!(i.item.kind, ItemKind::Note(Note::Question { .. })))
+        .and_then(|i| i.agent.as_ref())
+        .and_then(|a| a.id.clone());
+    assert_eq!(owner.as_deref(), Some("writer@delivery"));
+    // The stream ended, but the run is not finished: the teammate still needs input.
+    let writer = state
+        .team
+        .as_ref()
+        .and_then(|t| t.member("writer@delivery"));
+    assert_eq!(
+        writer.and_then(|m| m.status.as_deref()),
+        Some("needs_input")
+    );
+    // The owner closing it without saying what it took answers nothing.
+    let mut state = state;
+    let closed = r#"{"type": "action.resolved", "sequence": 7, "runId": "run-clarify", "actionId": "act-clarify", "payload": {"outcome": "answered"}}"#;
+    feed(&mut state, &mut AgentUiAdapter::new(), &[closed]);
+    assert_eq!(question(&state).unwrap().1, None);
+    // The answer shows once the owner confirms the text it took (another stream).
+    let confirmed = r#"{"type": "action.resolved", "sequence": 7, "runId": "run-clarify", "actionId": "act-clarify", "payload": {"outcome": "answered", "text": "2.4"}}"#;
+    feed(&mut state, &mut AgentUiAdapter::new(), &[confirmed]);
+    assert_eq!(question(&state).unwrap().1.as_deref(), Some("2.4"));
+    assert_eq!(
+        super::answer_metadata("act-clarify", "2.4"),
+        serde_json::json!({"respond": {"actionId": "act-clarify", "text": "2.4"}})
+    );
 }
 
 #[test]

@@ -28,7 +28,10 @@
 //!   `{message?, progress?}`, `tool.output.delta` `{delta}`, `tool.result` `{output}`,
 //!   `tool.failed` `{error}` (by `toolCallId`)
 //! - `action.required` `{actionType, title, options: [{id, label, kind?}], input?}` (by
-//!   `actionId`, on `toolCallId` when given), `action.resolved` `{optionId?, outcome}`
+//!   `actionId`, on `toolCallId` when given), `action.resolved` `{optionId?, outcome,
+//!   text?}`; `actionType: "clarification"` is a question (`input.placeholder?`),
+//!   answered with text ([`answer_metadata`]) and answered once `action.resolved` says
+//!   which `text` the owner took
 //! - `team.changed` `{teamName, topology}`; `agent.spawned` / `agent.changed` /
 //!   `agent.completed` `{agentName?, teamName?, role?, model?, status?, message?, remote?}`
 //!   (by `agentId`, with `sessionId`, `parentSessionId`, `parentThreadId`, `taskId`)
@@ -133,6 +136,11 @@ pub fn decode(data: &str) -> Result<Envelope, DecodeError> {
 /// `metadata.agentUi` of the request that answers action `action_id` with `option_id`.
 pub fn respond_metadata(action_id: &str, option_id: &str) -> Value {
     json!({"respond": {"actionId": action_id, "optionId": option_id}})
+}
+
+/// `metadata.agentUi` of the request that answers the question `action_id` with `text`.
+pub fn answer_metadata(action_id: &str, text: &str) -> Value {
+    json!({"respond": {"actionId": action_id, "text": text}})
 }
 
 /// `metadata.agentUi` of the request that queues its last user message after run `run_id`.
@@ -367,7 +375,11 @@ impl AgentUiAdapter {
                         },
                         None => PermissionOutcome::Cancelled,
                     };
-                    inputs.push(Input::ActionResolved { action_id, outcome });
+                    inputs.push(Input::ActionResolved {
+                        action_id,
+                        outcome,
+                        answer: e.text("text"),
+                    });
                 }
             }
             "team.changed" => inputs.push(Input::TeamChanged {
@@ -633,6 +645,23 @@ impl AgentUiAdapter {
             return;
         };
         self.own(e, inputs);
+        if e.text("actionType").as_deref() == Some("clarification") {
+            // A question, answered with text: its own control, never a permission card.
+            let note = Note::Question {
+                question: e.text("title").unwrap_or_default(),
+                placeholder: e
+                    .payload()
+                    .get("input")
+                    .and_then(|i| i.get("placeholder"))
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
+                answer: None,
+                action_id: action_id.clone(),
+            };
+            let id = self.item_id("question", &action_id);
+            self.add(id, ItemKind::Note(note), inputs);
+            return;
+        }
         let title = e.text("title").unwrap_or_else(|| action_id.clone());
         // On the tool call it is about, else on a card of its own.
         let wire = e

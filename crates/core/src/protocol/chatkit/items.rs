@@ -607,6 +607,17 @@ pub enum Note {
     },
     /// A context boundary: compaction, a budget, missing context.
     Context { text: String },
+    /// The runtime asks the user a question (an Agent UI `clarification` action): answered
+    /// with text under `action_id`. `answer` is the answer the owner confirmed (only then
+    /// is the question answered); `None` while it waits.
+    Question {
+        action_id: String,
+        question: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        placeholder: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        answer: Option<String>,
+    },
     /// The user steered the running run with `text`; `status` as the runtime confirmed it
     /// (`applied`, …). Apart from a queued turn, which waits for the run to end.
     Steer {
