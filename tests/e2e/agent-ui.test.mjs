@@ -342,7 +342,9 @@ test('agent-ui: a clarification is a question with its own answer field; answere
   await answered.waitFor({ timeout: 5_000 });
   assert.match(await answered.locator('[data-part="question-answer"]').textContent(), /Answered: 2\.4 <img src=x/);
   await waitForIdle(page);
-  assert.match(await page.locator('article[data-role="assistant"]').last().textContent(), /Drafting the release notes for «2\.4 <img/);
+  // The agent's answer is markdown: the echoed tag is sanitized away, never run.
+  assert.match(await page.locator('article[data-role="assistant"]').last().textContent(), /Drafting the release notes for «2\.4/);
+  assert.equal(await page.locator('chat-shell').locator('img[src="x"], [onerror]').count(), 0);
   const write = page.bodies.find((b) => b.metadata?.agentUi?.respond);
   assert.deepEqual(write.metadata.agentUi.respond, { actionId: 'act-clarify', text: '2.4 <img src=x onerror="window.__xss=1">' });
   assert.equal(await page.evaluate(() => window.__xss ?? null), null);

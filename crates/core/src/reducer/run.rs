@@ -283,7 +283,19 @@ pub(super) fn budget_exhausted(state: &mut ChatState, message: String, out: &mut
     state.mark().run = true;
 }
 
-pub(super) fn agent_changed(state: &mut ChatState, agent: AgentInfo) {
+pub(super) fn agent_changed(state: &mut ChatState, mut agent: AgentInfo) {
+    // Named only by its id (a later stream of the run does not repeat the name): the
+    // roster may know the name.
+    if agent.id.as_deref() == Some(agent.name.as_str()) {
+        if let Some(name) = state
+            .team
+            .as_ref()
+            .and_then(|t| t.member(&agent.name))
+            .and_then(|m| m.name.clone())
+        {
+            agent.name = name;
+        }
+    }
     state.agent = Some(agent);
     state.mark().run = true;
 }

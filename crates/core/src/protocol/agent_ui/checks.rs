@@ -299,8 +299,12 @@ fn check_07_a_clarification_is_a_question_answered_only_when_the_owner_confirms(
     assert_eq!(question(&state).unwrap().1, None);
     // The answer shows once the owner confirms the text it took (another stream).
     let confirmed = r#"{"type": "action.resolved", "sequence": 7, "runId": "run-clarify", "actionId": "act-clarify", "payload": {"outcome": "answered", "text": "2.4"}}"#;
-    feed(&mut state, &mut AgentUiAdapter::new(), &[confirmed]);
+    let text = r#"{"type": "text.delta", "sequence": 8, "runId": "run-clarify", "messageId": "msg-notes", "agentId": "writer@delivery", "payload": {"delta": "Drafting."}}"#;
+    feed(&mut state, &mut AgentUiAdapter::new(), &[confirmed, text]);
     assert_eq!(question(&state).unwrap().1.as_deref(), Some("2.4"));
+    // The later stream does not repeat the teammate's name; the roster has it.
+    let notes = state.items().last().and_then(|i| i.agent.as_ref());
+    assert_eq!(notes.map(|a| a.name.as_str()), Some("writer"));
     assert_eq!(
         super::answer_metadata("act-clarify", "2.4"),
         serde_json::json!({"respond": {"actionId": "act-clarify", "text": "2.4"}})
