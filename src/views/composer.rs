@@ -136,9 +136,6 @@ fn Composer(shell: Shell) -> impl IntoView {
             .with(|rt| rt.with_state(|s| (s.run_queue.can_queue, s.run_queue.can_steer)))
             .unwrap_or_default()
     });
-    let during_run = move |steer: bool| {
-        shell.with(|rt| rt.send_during_run(steer));
-    };
     let draft_empty = move || signals.draft.with(|d| d.trim().is_empty());
     let can_stop = move || signals.streaming.get() == Some(true);
     let accept = move || {
@@ -216,30 +213,8 @@ fn Composer(shell: Shell) -> impl IntoView {
                     </button>
                 }
             >
-                {move || (streaming() && controls.get().0).then(|| view! {
-                    <button
-                        type="button"
-                        class="cs-button cs-composer__queue"
-                        data-part="composer-queue"
-                        title=tr(shell, Text::QueueHint)
-                        disabled=draft_empty
-                        on:click=move |_| during_run(false)
-                    >
-                        {tr(shell, Text::Queue)}
-                    </button>
-                })}
-                {move || (streaming() && controls.get().1).then(|| view! {
-                    <button
-                        type="button"
-                        class="cs-button cs-composer__steer"
-                        data-part="composer-steer"
-                        title=tr(shell, Text::SteerHint)
-                        disabled=draft_empty
-                        on:click=move |_| during_run(true)
-                    >
-                        {tr(shell, Text::Steer)}
-                    </button>
-                })}
+                {move || (streaming() && controls.get().0).then(|| run_control(shell, false, draft_empty))}
+                {move || (streaming() && controls.get().1).then(|| run_control(shell, true, draft_empty))}
                 <button
                     type="button"
                     class="cs-button cs-button--primary"
@@ -251,5 +226,33 @@ fn Composer(shell: Shell) -> impl IntoView {
                 </button>
             </Show>
         </form>
+    }
+}
+
+/// Queue (`steer` false: send after this run) or Steer (redirect this run now): named by
+/// its word, described by its title.
+fn run_control(
+    shell: Shell,
+    steer: bool,
+    draft_empty: impl Fn() -> bool + Send + Sync + 'static,
+) -> impl IntoView {
+    let (name, hint, part) = if steer {
+        (Text::Steer, Text::SteerHint, "composer-steer")
+    } else {
+        (Text::Queue, Text::QueueHint, "composer-queue")
+    };
+    view! {
+        <button
+            type="button"
+            class=format!("cs-button cs-{part}")
+            data-part=part
+            title=tr(shell, hint)
+            disabled=draft_empty
+            on:click=move |_| {
+                shell.with(|rt| rt.send_during_run(steer));
+            }
+        >
+            {tr(shell, name)}
+        </button>
     }
 }

@@ -233,7 +233,7 @@ fn control(request: &EventsRequest) -> Result<Option<Control>, String> {
 fn rejected() -> Vec<String> {
     let text = "I did not deploy: the request was rejected.";
     let deployer = "deployer@ops";
-    let events = [
+    let events = vec![
         (
             "action.resolved",
             json!({
@@ -279,19 +279,7 @@ fn rejected() -> Vec<String> {
             json!({"owner": "runtime", "phase": "completed", "payload": {"outcome": "completed"}}),
         ),
     ];
-    events
-        .into_iter()
-        .zip(7u64..)
-        .map(|((kind, fields), sequence)| {
-            envelope(
-                kind,
-                sequence,
-                AgentUiRun::Approval.run_id(),
-                "thread-approval",
-                fields,
-            )
-        })
-        .collect()
+    continuation(AgentUiRun::Approval, "thread-approval", events)
 }
 
 /// The clarify run after the user answered its question with `text`: the runtime says
@@ -299,7 +287,7 @@ fn rejected() -> Vec<String> {
 fn clarified(text: &str) -> Vec<String> {
     let writer = "writer@delivery";
     let notes = format!("Drafting the release notes for «{text}».");
-    let events = [
+    let events = vec![
         (
             "action.resolved",
             json!({
@@ -340,18 +328,15 @@ fn clarified(text: &str) -> Vec<String> {
             json!({"owner": "runtime", "phase": "completed", "payload": {"outcome": "completed"}}),
         ),
     ];
+    continuation(AgentUiRun::Clarify, "thread-clarify", events)
+}
+
+/// The events of `run` after its wait (sequence 7 on), each `(type, fields)`.
+fn continuation(run: AgentUiRun, thread_id: &str, events: Vec<(&str, Value)>) -> Vec<String> {
     events
         .into_iter()
         .zip(7u64..)
-        .map(|((kind, fields), sequence)| {
-            envelope(
-                kind,
-                sequence,
-                AgentUiRun::Clarify.run_id(),
-                "thread-clarify",
-                fields,
-            )
-        })
+        .map(|((kind, fields), sequence)| envelope(kind, sequence, run.run_id(), thread_id, fields))
         .collect()
 }
 
