@@ -484,14 +484,19 @@ fn PermissionCard(shell: Shell, id: ItemId, data: CardData) -> impl IntoView {
         }
     });
     let answered = sent.is_some();
+    // A plan to approve is a decision on the plan, not a tool's permission.
+    let title = match permission.action_type.as_deref() {
+        Some("plan_decision" | "plan") => Text::PlanDecision,
+        _ => Text::PermissionNeeded,
+    };
     let buttons = permission
         .options
         .iter()
         .map(|option| option_button(shell, &id, option, armed, answered))
         .collect_view();
     view! {
-        <div class="cs-permission" data-part="permission" role="group" aria-label=tr(shell, Text::PermissionNeeded)>
-            <p class="cs-permission__title">{tr(shell, Text::PermissionNeeded)}</p>
+        <div class="cs-permission" data-part="permission" data-action-type=permission.action_type.clone() role="group" aria-label=tr(shell, title)>
+            <p class="cs-permission__title">{tr(shell, title)}</p>
             {agent.map(|a| view! { <p class="cs-permission__agent" data-part="permission-agent">{trf(shell, Text::PermissionAgent, vec![("agent", a)])}</p> })}
             {command.map(|c| view! {
                 <p class="cs-permission__what">

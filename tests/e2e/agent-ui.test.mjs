@@ -352,3 +352,25 @@ test('agent-ui: a clarification is a question with its own answer field; answere
   assert.deepEqual(await axeViolations(page), []);
   await finish(page);
 });
+
+test('agent-ui: a plan decision is its own card: the planner, its plan, options the runtime named; decided when the runtime confirms', async () => {
+  const page = await open();
+  await sendMessage(page, 'plan the release notes');
+  await waitForIdle(page);
+  const card = page.getByRole('group', { name: 'A plan for your decision' });
+  await card.waitFor({ timeout: 5_000 });
+  assert.equal(await card.getAttribute('data-action-type'), 'plan_decision');
+  assert.match(await card.textContent(), /planner/, 'the card names who asks');
+  assert.equal(await page.getByRole('list', { name: 'Team' }).locator('[data-agent="planner@delivery"]').getAttribute('data-status'), 'plan_ready');
+  const revise = card.getByRole('button', { name: 'Revise it' });
+  await waitFor(() => revise.isEnabled(), { message: 'the buttons to arm' });
+  await revise.click();
+  await waitFor(async () => /I will revise the plan/.test(await shadowText(page)), { message: 'the planner going back to its plan' });
+  await waitForIdle(page);
+  assert.deepEqual(page.bodies.map((b) => b.metadata?.agentUi?.respond).filter(Boolean), [{ actionId: 'act-plan', optionId: 'revise' }]);
+  await openToolCalls(page);
+  assert.match(await page.locator('[data-part="permission-decision"]').textContent(), /Revise it/);
+  assert.deepEqual((await toolCalls(page)).map((c) => c.status), ['rejected'], 'the plan as it was is rejected; decided, not interrupted');
+  assert.equal(await page.getByRole('list', { name: 'Team' }).locator('[data-agent="planner@delivery"]').getAttribute('data-status'), 'idle');
+  await finish(page);
+});

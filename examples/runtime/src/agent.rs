@@ -880,6 +880,7 @@ mod tests {
                 options: permission_options(),
                 outcome: None,
                 action_id: None,
+                action_type: None,
             });
         }
         item

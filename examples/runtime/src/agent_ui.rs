@@ -10,6 +10,8 @@
 //! conversation may end with the assistant (it is not a new turn):
 //! - `{"respond": {"actionId": "act-deploy", "optionId": "approve" | "reject"}}` answers
 //!   the approval run's `action.required`: the run goes on from sequence 7.
+//! - `{"respond": {"actionId": "act-plan", "optionId": "approve" | "revise"}}` decides
+//!   the plan run's plan: it runs, or the planner goes back to it.
 //! - `{"respond": {"actionId": "act-clarify", "text": "…"}}` answers the clarify run's
 //!   question: the run confirms the answer it got (`action.resolved` with that `text`)
 //!   and goes on from sequence 7.
@@ -50,6 +52,7 @@ const APPROVED: &str = include_str!("../../../tests/fixtures/agent-ui/approval-a
 const GAP: &str = include_str!("../../../tests/fixtures/agent-ui/gap.jsonl");
 const CHILD: &str = include_str!("../../../tests/fixtures/agent-ui/child.jsonl");
 const CLARIFY: &str = include_str!("../../../tests/fixtures/agent-ui/clarify.jsonl");
+const PLAN: &str = include_str!("../../../tests/fixtures/agent-ui/plan.jsonl");
 
 /// The golden log a run streams.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,6 +69,8 @@ pub enum AgentUiRun {
     Child,
     /// A teammate asks the user a question (a clarification); the run waits for the answer.
     Clarify,
+    /// A planner's plan waits for the user's decision (`plan_decision`).
+    Plan,
 }
 
 /// What a new turn streams.
@@ -87,6 +92,7 @@ pub const KEYWORDS: &[(&str, Scenario)] = &[
     ("child", Scenario::Log(AgentUiRun::Child)),
     ("clarify", Scenario::Log(AgentUiRun::Clarify)),
     ("question", Scenario::Log(AgentUiRun::Clarify)),
+    ("plan", Scenario::Log(AgentUiRun::Plan)),
     ("long", Scenario::Long),
 ];
 
@@ -101,19 +107,22 @@ pub const GAP_DELIVERY: &[u64] = &[1, 2, 3, 3, 4, 7, 8, 9];
 
 /// The approval run's action, answered with an option.
 const ACTION_ID: &str = "act-deploy";
+/// The plan run's decision, answered with an option.
+const PLAN_ID: &str = "act-plan";
 /// The clarify run's question, answered with text.
 const QUESTION_ID: &str = "act-clarify";
 /// The longest answer to a question (characters).
 const ANSWER_MAX: usize = 2_000;
 
 impl AgentUiRun {
-    const ALL: [AgentUiRun; 6] = [
+    const ALL: [AgentUiRun; 7] = [
         AgentUiRun::Status,
         AgentUiRun::Team,
         AgentUiRun::Approval,
         AgentUiRun::Gap,
         AgentUiRun::Child,
         AgentUiRun::Clarify,
+        AgentUiRun::Plan,
     ];
 
     /// Its golden log, one envelope a line.
@@ -125,6 +134,7 @@ impl AgentUiRun {
             AgentUiRun::Gap => GAP,
             AgentUiRun::Child => CHILD,
             AgentUiRun::Clarify => CLARIFY,
+            AgentUiRun::Plan => PLAN,
         }
     }
 
@@ -137,6 +147,7 @@ impl AgentUiRun {
             AgentUiRun::Gap => "run-gap",
             AgentUiRun::Child => "run-child",
             AgentUiRun::Clarify => "run-clarify",
+            AgentUiRun::Plan => "run-plan",
         }
     }
 
@@ -331,6 +342,68 @@ fn clarified(text: &str) -> Vec<String> {
     continuation(AgentUiRun::Clarify, "thread-clarify", events)
 }
 
+/// The plan run after the user's decision: the plan runs (`approved`), or the planner
+/// goes back to it. Either way the runtime confirms the decision first.
+fn decided(approved: bool) -> Vec<String> {
+    let planner = "planner@delivery";
+    let (option, outcome, status, text) = if approved {
+        (
+            "approve",
+            "approved",
+            "completed",
+            "Ran the plan: 3 steps done.",
+        )
+    } else {
+        (
+            "revise",
+            "rejected",
+            "idle",
+            "I will revise the plan before running anything.",
+        )
+    };
+    let step = |content: &str| json!({"content": content, "status": if approved { "completed" } else { "pending" }});
+    let events = vec![
+        (
+            "action.resolved",
+            json!({
+                "actionId": PLAN_ID,
+                "agentId": planner,
+                "owner": "agent",
+                "payload": {"optionId": option, "outcome": outcome},
+            }),
+        ),
+        (
+            "plan.final",
+            json!({
+                "agentId": planner,
+                "owner": "agent",
+                "payload": {"entries": [
+                    step("Collect the merged changes"),
+                    step("Draft the notes"),
+                    step("Publish them to the changelog"),
+                ]},
+            }),
+        ),
+        (
+            "text.delta",
+            json!({"messageId": "msg-plan", "agentId": planner, "owner": "model", "payload": {"delta": text}}),
+        ),
+        (
+            "text.final",
+            json!({"messageId": "msg-plan", "agentId": planner, "owner": "model", "payload": {"text": text}}),
+        ),
+        (
+            "agent.changed",
+            json!({"agentId": planner, "owner": "agent", "payload": {"status": status}}),
+        ),
+        (
+            "run.finished",
+            json!({"owner": "runtime", "phase": "completed", "payload": {"outcome": "completed"}}),
+        ),
+    ];
+    continuation(AgentUiRun::Plan, "thread-plan", events)
+}
+
 /// The events of `run` after its wait (sequence 7 on), each `(type, fields)`.
 fn continuation(run: AgentUiRun, thread_id: &str, events: Vec<(&str, Value)>) -> Vec<String> {
     events
@@ -390,9 +463,25 @@ fn answer(request: &EventsRequest) -> Result<Answer, String> {
                 }
                 return Ok(Answer::Log("respond:answer".into(), clarified(text)));
             }
+            if respond.action_id == PLAN_ID {
+                let option = respond.option_id.unwrap_or_default();
+                let approved = match option.as_str() {
+                    "approve" => true,
+                    "revise" => false,
+                    other => {
+                        return Err(format!(
+                            "unknown optionId {other:?} for {PLAN_ID}: approve or revise"
+                        ))
+                    }
+                };
+                return Ok(Answer::Log(
+                    format!("respond:plan:{option}"),
+                    decided(approved),
+                ));
+            }
             if respond.action_id != ACTION_ID {
                 return Err(format!(
-                    "unknown actionId {:?}: the actions that wait are {ACTION_ID} and {QUESTION_ID}",
+                    "unknown actionId {:?}: the actions that wait are {ACTION_ID}, {PLAN_ID} and {QUESTION_ID}",
                     respond.action_id
                 ));
             }

@@ -465,6 +465,7 @@ pub fn apply_update(item: &mut ThreadItem, update: &ItemUpdate, foreign: bool) {
                 options: r.request.options.clone(),
                 outcome: None,
                 action_id: None,
+                action_type: None,
             });
         }
         (ItemKind::AcpToolCall(c), ItemUpdate::AcpPermissionResolved(r)) => {

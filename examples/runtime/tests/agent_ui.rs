@@ -16,6 +16,7 @@ const APPROVED: &str = include_str!("../../../tests/fixtures/agent-ui/approval-a
 const GAP: &str = include_str!("../../../tests/fixtures/agent-ui/gap.jsonl");
 const CHILD: &str = include_str!("../../../tests/fixtures/agent-ui/child.jsonl");
 const CLARIFY: &str = include_str!("../../../tests/fixtures/agent-ui/clarify.jsonl");
+const PLAN: &str = include_str!("../../../tests/fixtures/agent-ui/plan.jsonl");
 
 /// A golden log's events.
 fn log(text: &str) -> Vec<Value> {
@@ -82,6 +83,7 @@ async fn each_keyword_streams_exactly_its_log() {
         ("Deploy build 42", APPROVAL, "approval"),
         ("a child session", CHILD, "child"),
         ("clarify the notes", CLARIFY, "clarify"),
+        ("plan the notes", PLAN, "plan"),
     ] {
         let events = stream(&rt, &ask(text)).await;
         assert_eq!(events, log(fixture), "{text}");
@@ -219,6 +221,45 @@ async fn a_question_is_answered_with_text_and_the_run_confirms_that_answer() {
             "{message}"
         );
     }
+}
+
+#[tokio::test]
+async fn a_plan_decision_is_confirmed_then_the_plan_runs_or_waits_for_revision() {
+    let rt = Process::start(&["--memory"], &[], false);
+    let waiting = stream(&rt, &ask("plan the release notes")).await;
+    let required = waiting
+        .iter()
+        .find(|e| e["type"] == "action.required")
+        .expect("a decision");
+    assert_eq!(required["payload"]["actionType"], "plan_decision");
+    let decide = |option: &str| {
+        body(
+            json!([{ "role": "user", "content": "plan the release notes" }]),
+            Some(json!({"respond": {"actionId": "act-plan", "optionId": option}})),
+        )
+    };
+    for (option, outcome, status) in [
+        ("approve", "approved", "completed"),
+        ("revise", "rejected", "idle"),
+    ] {
+        let events = stream(&rt, &decide(option)).await;
+        assert_eq!(sequences(&events), (7..=12).collect::<Vec<_>>(), "{option}");
+        assert_eq!(
+            events[0]["type"], "action.resolved",
+            "the decision is confirmed first"
+        );
+        assert_eq!(events[0]["payload"]["optionId"], option);
+        assert_eq!(events[0]["payload"]["outcome"], outcome);
+        let member = events
+            .iter()
+            .find(|e| e["type"] == "agent.changed")
+            .unwrap();
+        assert_eq!(member["payload"]["status"], status);
+        rt.wait_for_line(&format!("POST /agent-ui respond:plan:{option} 200"))
+            .expect("logged");
+    }
+    let message = refused(&rt, Some("application/json"), &decide("maybe"), 400).await;
+    assert!(message.contains("approve or revise"), "{message}");
 }
 
 #[tokio::test]

@@ -111,6 +111,7 @@ pub enum Input {
         item_id: ItemId,
         request: crate::protocol::acp::RequestPermission,
         action_id: String,
+        action_type: Option<String>,
     },
     /// The owner confirmed how the action `action_id` ended (Agent UI `action.resolved`);
     /// `answer` is the text it took, for a question.
@@ -261,7 +262,8 @@ pub fn reduce(state: &mut ChatState, input: Input) -> Outcome {
             item_id,
             request,
             action_id,
-        } => team::action_required(state, &item_id, request, action_id, &mut out),
+            action_type,
+        } => team::action_required(state, &item_id, request, action_id, action_type, &mut out),
         Input::ActionResolved {
             action_id,
             outcome,

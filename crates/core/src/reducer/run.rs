@@ -462,6 +462,7 @@ pub(super) fn acp_permission_requested(
             options,
             outcome: None,
             action_id: None,
+            action_type: None,
         });
     }
     item.permission_choice = None;

@@ -175,6 +175,7 @@ pub(super) fn action_required(
     item_id: &ItemId,
     request: RequestPermission,
     action_id: String,
+    action_type: Option<String>,
     out: &mut Outcome,
 ) {
     super::run::acp_permission_requested(state, item_id, request, out);
@@ -182,6 +183,7 @@ pub(super) fn action_required(
         if let ItemKind::AcpToolCall(call) = &mut item.item.kind {
             if let Some(p) = call.permission.as_mut() {
                 p.action_id = Some(action_id);
+                p.action_type = action_type;
             }
         }
     }
@@ -221,6 +223,12 @@ pub(super) fn action_resolved(
         if let ItemKind::AcpToolCall(call) = &mut item.item.kind {
             if let Some(p) = call.permission.as_mut() {
                 p.outcome = Some(outcome);
+            }
+            // A card of its own (no tool behind it) is done once decided; a tool call
+            // goes on as its tool says.
+            if call.tool_call.tool_call_id.0 == crate::protocol::agent_ui::action_card_id(action_id)
+            {
+                call.tool_call.status = crate::protocol::acp::ToolCallStatus::Completed;
             }
         }
     }

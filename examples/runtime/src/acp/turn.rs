@@ -1018,6 +1018,7 @@ impl Out {
                         options: request.options.clone(),
                         outcome: None,
                         action_id: None,
+                        action_type: None,
                     });
                 }
                 self.save(&id).await;

@@ -20,6 +20,7 @@ const GAP: &str = include_str!("../../../../../tests/fixtures/agent-ui/gap.jsonl
 const CHILD: &str = include_str!("../../../../../tests/fixtures/agent-ui/child.jsonl");
 const QUEUE: &str = include_str!("../../../../../tests/fixtures/agent-ui/queue.jsonl");
 const CLARIFY: &str = include_str!("../../../../../tests/fixtures/agent-ui/clarify.jsonl");
+const PLAN: &str = include_str!("../../../../../tests/fixtures/agent-ui/plan.jsonl");
 
 /// A conversation that sent `text` and is waiting for the answer.
 fn sent(text: &str) -> ChatState {
@@ -254,6 +255,56 @@ fn check_07_human_in_the_loop_uses_stable_ids_and_waits_for_the_owner() {
         Some(ToolCallState::Completed)
     );
     assert_eq!(text_of(&state, "msg-deployed"), "Staging runs build 42.");
+}
+
+#[test]
+fn check_07_a_plan_decision_is_a_decision_on_the_plan_made_by_its_owner() {
+    let mut state = run(PLAN);
+    let card = state
+        .items()
+        .iter()
+        .find(|i| i.item.id.0.ends_with(":tool:action-act-plan"))
+        .expect("the decision's card");
+    let id = card.item.id.clone();
+    let ItemKind::AcpToolCall(call) = &card.item.kind else {
+        panic!("a card")
+    };
+    let permission = call.permission.as_ref().unwrap();
+    assert_eq!(permission.action_type.as_deref(), Some("plan_decision"));
+    assert_eq!(permission.action_id.as_deref(), Some("act-plan"));
+    let names: Vec<&str> = permission.options.iter().map(|o| o.name.as_str()).collect();
+    assert_eq!(names, ["Run the plan", "Revise it"]);
+    assert_eq!(permission.outcome, None, "undecided until the owner says");
+    // The plan itself is the planner's, and the planner is plan_ready, not done.
+    let steps = state.orchestration.as_ref().map(|o| o.plan.len());
+    assert_eq!(steps, Some(3));
+    let planner = state
+        .team
+        .as_ref()
+        .and_then(|t| t.member("planner@delivery"));
+    assert_eq!(
+        planner.and_then(|m| m.status.as_deref()),
+        Some("plan_ready")
+    );
+    // The owner confirms "revise" (another stream): decided as the owner said.
+    let resolved = r#"{"type": "action.resolved", "sequence": 7, "runId": "run-plan", "actionId": "act-plan", "payload": {"optionId": "revise", "outcome": "rejected"}}"#;
+    feed(&mut state, &mut AgentUiAdapter::new(), &[resolved]);
+    let ItemKind::AcpToolCall(call) = &state.item(&id).unwrap().item.kind else {
+        panic!("a card")
+    };
+    assert_eq!(
+        call.permission.as_ref().unwrap().outcome,
+        Some(PermissionOutcome::Selected {
+            option_id: PermissionOptionId("revise".into())
+        })
+    );
+    // Decided, the card shows the decision (a reject-kind option: the plan as it was is
+    // rejected), never a call left unfinished and interrupted.
+    reduce(&mut state, Input::StreamEnded);
+    assert_eq!(
+        tool_state(&state, "action-act-plan"),
+        Some(ToolCallState::Rejected)
+    );
 }
 
 /// The question of the conversation: its text and the answer the owner confirmed.

@@ -138,6 +138,12 @@ pub fn respond_metadata(action_id: &str, option_id: &str) -> Value {
     json!({"respond": {"actionId": action_id, "optionId": option_id}})
 }
 
+/// The tool call id of the card an action about no tool call gets of its own: a decision
+/// card, done once its owner confirms the decision.
+pub fn action_card_id(action_id: &str) -> String {
+    format!("action-{action_id}")
+}
+
 /// `metadata.agentUi` of the request that answers the question `action_id` with `text`.
 pub fn answer_metadata(action_id: &str, text: &str) -> Value {
     json!({"respond": {"actionId": action_id, "text": text}})
@@ -666,7 +672,7 @@ impl AgentUiAdapter {
         // On the tool call it is about, else on a card of its own.
         let wire = e
             .id("toolCallId")
-            .unwrap_or_else(|| format!("action-{action_id}"));
+            .unwrap_or_else(|| action_card_id(&action_id));
         let id = self.item_id("tool", &wire);
         if !self.added.contains(&id) {
             let call = ToolCall {
@@ -704,6 +710,7 @@ impl AgentUiAdapter {
                 tool_call,
                 options,
             },
+            action_type: e.text("actionType"),
             action_id,
         });
     }

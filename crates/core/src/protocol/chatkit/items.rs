@@ -550,6 +550,10 @@ pub struct AcpPermission {
     /// Extension (Agent UI): the `actionId` the answer goes back with.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub action_id: Option<String>,
+    /// Extension (Agent UI): what is decided (`actionType`: `plan_decision`, a
+    /// permission…), as the runtime named it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action_type: Option<String>,
 }
 
 impl AcpPermission {
