@@ -252,6 +252,24 @@ impl Runtime {
         answers: JsonMap,
         done: ActionDone,
     ) -> bool {
+        let action_id = self
+            .with_item(&item_id, |i| match &i.item.kind {
+                ItemKind::StructuredInput(s) => s.action_id.clone(),
+                _ => None,
+            })
+            .flatten();
+        if let Some(action_id) = action_id {
+            // Agent UI: the answers go back as the action's answer; the run goes on in
+            // its stream, and the input shows answered once the runtime confirms them.
+            if self.is_streaming() {
+                return false;
+            }
+            self.apply(Input::TurnStarted);
+            self.registry.waiting.borrow_mut().push(done);
+            let write = chat_shell_core::protocol::agent_ui::answers_metadata(&action_id, &answers);
+            self.start_agent_ui(None, Some(write));
+            return true;
+        }
         self.start_widget_turn(done, |thread_id| RequestBody::AddStructuredInput {
             thread_id,
             item_id,

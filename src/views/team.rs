@@ -10,6 +10,7 @@ use chat_shell_core::protocol::chatkit::{ItemId, ItemKind, Note};
 use chat_shell_core::reducer::{Member, Team};
 use chat_shell_core::strings::Text;
 use leptos::prelude::*;
+use wasm_bindgen::JsCast;
 
 /// The roster of the conversation's team, when there is one.
 #[component]
@@ -19,6 +20,9 @@ pub fn TeamRoster(shell: Shell) -> impl IntoView {
         signals.run.track();
         shell.with(|rt| rt.with_state(|s| s.team.clone())).flatten()
     });
+    // The teammates whose transcript the reader opened: view state, kept while the roster
+    // re-renders with new facts.
+    let opened = RwSignal::new(std::collections::HashSet::<String>::new());
     move || {
         let team: Team = team.get()?;
         let heading = match (&team.name, &team.topology) {
@@ -30,7 +34,7 @@ pub fn TeamRoster(shell: Shell) -> impl IntoView {
         let members = team
             .by_status()
             .into_iter()
-            .map(|m| member_row(shell, m, &team))
+            .map(|m| member_row(shell, m, &team, opened))
             .collect_view();
         Some(view! {
             <section class="cs-team" data-part="team" data-topology=team.topology.clone()>
@@ -41,7 +45,12 @@ pub fn TeamRoster(shell: Shell) -> impl IntoView {
     }
 }
 
-fn member_row(shell: Shell, m: &Member, team: &Team) -> impl IntoView {
+fn member_row(
+    shell: Shell,
+    m: &Member,
+    team: &Team,
+    opened: RwSignal<std::collections::HashSet<String>>,
+) -> impl IntoView {
     // The status as given; none given is unknown, never assumed.
     let status = m
         .status
@@ -60,13 +69,37 @@ fn member_row(shell: Shell, m: &Member, team: &Team) -> impl IntoView {
             .find(|o| o.session_id.as_deref() == Some(p.as_str()))
             .map_or_else(|| p.clone(), |o| o.label().to_owned())
     });
+    // The teammate's own messages open on demand (bounded by the core).
     let transcript = (!m.transcript.is_empty()).then(|| {
         let lines = m
             .transcript
             .iter()
             .map(|l| view! { <li>{l.text.clone()}</li> })
             .collect_view();
-        view! { <ol class="cs-team__transcript" data-part="teammate-transcript" data-has-more=m.transcript_has_more.to_string()>{lines}</ol> }
+        let (id, toggled) = (m.id.clone(), m.id.clone());
+        let count = m.transcript.len().to_string();
+        view! {
+            <details
+                class="cs-team__transcript-box"
+                prop:open=move || opened.with(|o| o.contains(&id))
+                on:toggle=move |ev| {
+                    let open = ev
+                        .target()
+                        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                        .is_some_and(|e| e.has_attribute("open"));
+                    opened.update(|o| {
+                        if open {
+                            o.insert(toggled.clone());
+                        } else {
+                            o.remove(&toggled);
+                        }
+                    });
+                }
+            >
+                <summary>{trf(shell, Text::TeammateTranscript, vec![("count", count)])}</summary>
+                <ol class="cs-team__transcript" data-part="teammate-transcript" data-has-more=m.transcript_has_more.to_string()>{lines}</ol>
+            </details>
+        }
     });
     view! {
         <li class="cs-team__member" data-part="teammate" data-agent=m.id.clone() data-status=m.status.clone().unwrap_or_else(|| "unknown".into()) data-remote=m.remote.to_string()>

@@ -171,7 +171,12 @@ test('agent-ui: a child session hydrates progressively into its teammate, with i
   await sendMessage(page, 'child: load the tables');
   await waitForIdle(page);
   const analyst = page.getByRole('list', { name: 'Team' }).locator('[data-agent="analyst@data"]');
-  const lines = await analyst.locator('[data-part="teammate-transcript"] li').allTextContents();
+  // The transcript opens on demand.
+  const transcript = analyst.locator('[data-part="teammate-transcript"]');
+  assert.equal(await transcript.isVisible(), false);
+  await analyst.getByText('Transcript (2 messages)').click();
+  assert.equal(await transcript.isVisible(), true);
+  const lines = await transcript.locator('li').allTextContents();
   assert.deepEqual(lines, ['Loaded 2 of 4 tables.', 'Loaded 4 of 4 tables.']);
   assert.match(await analyst.locator('[data-part="lineage"]').textContent(), /session-main/);
   assert.equal(await analyst.getAttribute('data-status'), 'completed');
@@ -372,5 +377,32 @@ test('agent-ui: a plan decision is its own card: the planner, its plan, options 
   assert.match(await page.locator('[data-part="permission-decision"]').textContent(), /Revise it/);
   assert.deepEqual((await toolCalls(page)).map((c) => c.status), ['rejected'], 'the plan as it was is rejected; decided, not interrupted');
   assert.equal(await page.getByRole('list', { name: 'Team' }).locator('[data-agent="planner@delivery"]').getAttribute('data-status'), 'idle');
+  await finish(page);
+});
+
+test('agent-ui: structured input is a form answered by question id, shown answered with what the runtime took', async () => {
+  const page = await open();
+  await sendMessage(page, 'fill in the release form');
+  await waitForIdle(page);
+  const form = page.locator('[data-part="structured-input"]');
+  await form.waitFor({ timeout: 5_000 });
+  assert.equal(await page.getByRole('list', { name: 'Team' }).locator('[data-agent="release@ops"]').getAttribute('data-status'), 'needs_input');
+  await form.getByRole('radio', { name: 'Beta' }).check();
+  await form.getByRole('textbox', { name: 'Anything to add to the notes?' }).fill('<img src=x onerror="window.__xss=1">');
+  await form.getByRole('button', { name: 'Submit' }).click();
+  const done = page.locator('[data-part="structured-input"][data-status="answered"]');
+  await done.waitFor({ timeout: 5_000 });
+  assert.match(await done.textContent(), /Which channel\?\s*Beta/);
+  assert.match(await done.textContent(), /<img src=x onerror/, 'the answer is text');
+  await waitForIdle(page);
+  const respond = page.bodies.map((b) => b.metadata?.agentUi?.respond).filter(Boolean);
+  assert.deepEqual(respond, [{
+    actionId: 'act-input',
+    answers: { channel: { values: ['beta'], skipped: false }, notes: { values: ['<img src=x onerror="window.__xss=1">'], skipped: false } },
+  }]);
+  assert.match(await page.locator('article[data-role="assistant"]').last().textContent(), /Noted: channel: beta/);
+  assert.equal(await page.evaluate(() => window.__xss ?? null), null);
+  assert.equal(await page.locator('chat-shell').locator('img[src="x"], [onerror]').count(), 0);
+  assert.deepEqual(await axeViolations(page), []);
   await finish(page);
 });

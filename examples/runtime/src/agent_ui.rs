@@ -12,6 +12,9 @@
 //!   the approval run's `action.required`: the run goes on from sequence 7.
 //! - `{"respond": {"actionId": "act-plan", "optionId": "approve" | "revise"}}` decides
 //!   the plan run's plan: it runs, or the planner goes back to it.
+//! - `{"respond": {"actionId": "act-input", "answers": {"channel": {"values": […],
+//!   "skipped": false}, …}}}` answers the form run's structured input: the run confirms
+//!   the answers it got and goes on.
 //! - `{"respond": {"actionId": "act-clarify", "text": "…"}}` answers the clarify run's
 //!   question: the run confirms the answer it got (`action.resolved` with that `text`)
 //!   and goes on from sequence 7.
@@ -53,6 +56,7 @@ const GAP: &str = include_str!("../../../tests/fixtures/agent-ui/gap.jsonl");
 const CHILD: &str = include_str!("../../../tests/fixtures/agent-ui/child.jsonl");
 const CLARIFY: &str = include_str!("../../../tests/fixtures/agent-ui/clarify.jsonl");
 const PLAN: &str = include_str!("../../../tests/fixtures/agent-ui/plan.jsonl");
+const FORM: &str = include_str!("../../../tests/fixtures/agent-ui/form.jsonl");
 
 /// The golden log a run streams.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,6 +75,8 @@ pub enum AgentUiRun {
     Clarify,
     /// A planner's plan waits for the user's decision (`plan_decision`).
     Plan,
+    /// A release manager asks for structured input (`input`): a choice and free text.
+    Form,
 }
 
 /// What a new turn streams.
@@ -93,6 +99,7 @@ pub const KEYWORDS: &[(&str, Scenario)] = &[
     ("clarify", Scenario::Log(AgentUiRun::Clarify)),
     ("question", Scenario::Log(AgentUiRun::Clarify)),
     ("plan", Scenario::Log(AgentUiRun::Plan)),
+    ("form", Scenario::Log(AgentUiRun::Form)),
     ("long", Scenario::Long),
 ];
 
@@ -109,13 +116,17 @@ pub const GAP_DELIVERY: &[u64] = &[1, 2, 3, 3, 4, 7, 8, 9];
 const ACTION_ID: &str = "act-deploy";
 /// The plan run's decision, answered with an option.
 const PLAN_ID: &str = "act-plan";
+/// The form run's structured input, answered with answers by question id.
+const INPUT_ID: &str = "act-input";
+/// The form run's questions.
+const FORM_QUESTIONS: [&str; 2] = ["channel", "notes"];
 /// The clarify run's question, answered with text.
 const QUESTION_ID: &str = "act-clarify";
 /// The longest answer to a question (characters).
 const ANSWER_MAX: usize = 2_000;
 
 impl AgentUiRun {
-    const ALL: [AgentUiRun; 7] = [
+    const ALL: [AgentUiRun; 8] = [
         AgentUiRun::Status,
         AgentUiRun::Team,
         AgentUiRun::Approval,
@@ -123,6 +134,7 @@ impl AgentUiRun {
         AgentUiRun::Child,
         AgentUiRun::Clarify,
         AgentUiRun::Plan,
+        AgentUiRun::Form,
     ];
 
     /// Its golden log, one envelope a line.
@@ -135,6 +147,7 @@ impl AgentUiRun {
             AgentUiRun::Child => CHILD,
             AgentUiRun::Clarify => CLARIFY,
             AgentUiRun::Plan => PLAN,
+            AgentUiRun::Form => FORM,
         }
     }
 
@@ -148,6 +161,7 @@ impl AgentUiRun {
             AgentUiRun::Child => "run-child",
             AgentUiRun::Clarify => "run-clarify",
             AgentUiRun::Plan => "run-plan",
+            AgentUiRun::Form => "run-form",
         }
     }
 
@@ -213,6 +227,9 @@ struct Respond {
     /// The answer typed (a question).
     #[serde(default)]
     text: Option<String>,
+    /// The answers by question id (structured input).
+    #[serde(default)]
+    answers: Option<serde_json::Map<String, Value>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -342,6 +359,80 @@ fn clarified(text: &str) -> Vec<String> {
     continuation(AgentUiRun::Clarify, "thread-clarify", events)
 }
 
+/// The form's answers checked (only its questions, each `{values: [text], skipped}`,
+/// bounded) and said back in one line.
+fn form_summary(answers: &serde_json::Map<String, Value>) -> Result<String, String> {
+    let mut said = Vec::new();
+    for (id, answer) in answers {
+        if !FORM_QUESTIONS.contains(&id.as_str()) {
+            return Err(format!(
+                "unknown question {id:?}: the form asks {FORM_QUESTIONS:?}"
+            ));
+        }
+        let values = answer
+            .get("values")
+            .and_then(Value::as_array)
+            .ok_or_else(|| format!("answers.{id}.values is not a list"))?;
+        let mut texts = Vec::new();
+        for value in values {
+            let text = value
+                .as_str()
+                .ok_or_else(|| format!("answers.{id}.values holds a non-text value"))?;
+            if text.chars().count() > ANSWER_MAX {
+                return Err(format!("an answer is at most {ANSWER_MAX} characters"));
+            }
+            texts.push(text);
+        }
+        if !texts.is_empty() {
+            said.push(format!("{id}: {}", texts.join(", ")));
+        }
+    }
+    Ok(if said.is_empty() {
+        "nothing (all skipped)".into()
+    } else {
+        said.join("; ")
+    })
+}
+
+/// The form run after the user answered: the runtime says which answers it took (the
+/// input shows those), then goes on with them.
+fn inputs_taken(answers: serde_json::Map<String, Value>, summary: &str) -> Vec<String> {
+    let manager = "release@ops";
+    let text = format!("Noted: {summary}. Cutting the release.");
+    let events = vec![
+        (
+            "action.resolved",
+            json!({
+                "actionId": INPUT_ID,
+                "agentId": manager,
+                "owner": "agent",
+                "payload": {"outcome": "answered", "answers": answers},
+            }),
+        ),
+        (
+            "agent.changed",
+            json!({"agentId": manager, "owner": "agent", "payload": {"status": "running"}}),
+        ),
+        (
+            "text.delta",
+            json!({"messageId": "msg-release", "agentId": manager, "owner": "model", "payload": {"delta": text}}),
+        ),
+        (
+            "text.final",
+            json!({"messageId": "msg-release", "agentId": manager, "owner": "model", "payload": {"text": text}}),
+        ),
+        (
+            "agent.completed",
+            json!({"agentId": manager, "owner": "agent", "payload": {"status": "completed"}}),
+        ),
+        (
+            "run.finished",
+            json!({"owner": "runtime", "phase": "completed", "payload": {"outcome": "completed"}}),
+        ),
+    ];
+    continuation(AgentUiRun::Form, "thread-form", events)
+}
+
 /// The plan run after the user's decision: the plan runs (`approved`), or the planner
 /// goes back to it. Either way the runtime confirms the decision first.
 fn decided(approved: bool) -> Vec<String> {
@@ -463,6 +554,16 @@ fn answer(request: &EventsRequest) -> Result<Answer, String> {
                 }
                 return Ok(Answer::Log("respond:answer".into(), clarified(text)));
             }
+            if respond.action_id == INPUT_ID {
+                let answers = respond.answers.ok_or_else(|| {
+                    format!("{INPUT_ID} is structured input: answer it with answers")
+                })?;
+                let summary = form_summary(&answers)?;
+                return Ok(Answer::Log(
+                    "respond:input".into(),
+                    inputs_taken(answers, &summary),
+                ));
+            }
             if respond.action_id == PLAN_ID {
                 let option = respond.option_id.unwrap_or_default();
                 let approved = match option.as_str() {
@@ -481,7 +582,7 @@ fn answer(request: &EventsRequest) -> Result<Answer, String> {
             }
             if respond.action_id != ACTION_ID {
                 return Err(format!(
-                    "unknown actionId {:?}: the actions that wait are {ACTION_ID}, {PLAN_ID} and {QUESTION_ID}",
+                    "unknown actionId {:?}: the actions that wait are {ACTION_ID}, {PLAN_ID}, {INPUT_ID} and {QUESTION_ID}",
                     respond.action_id
                 ));
             }

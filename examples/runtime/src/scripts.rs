@@ -1163,6 +1163,7 @@ fn structured_questions() -> StructuredInput {
                 answer: None,
             },
         ],
+        action_id: None,
     }
 }
 

@@ -176,6 +176,26 @@ fn thread_id(events: &[Value]) -> String {
         .expect("thread.created")
 }
 
+/// Asks the scripted agent for a permission; the stream, stopped at the request.
+async fn asked_permission(rt: &Runtime) -> (Stream, Value) {
+    let mut s = rt.say(None, "permission please").await;
+    let seen = s.until("a permission request", permission_requested).await;
+    let mut request = seen.last().unwrap().clone();
+    // The request's thread, for the caller.
+    request["thread_id"] = json!(thread_id(&seen));
+    (s, request)
+}
+
+/// A permission request's thread, item and tool call ids.
+fn permission_ids(request: &Value) -> (String, String, String) {
+    let text = |v: &Value| v.as_str().unwrap().to_owned();
+    (
+        text(&request["thread_id"]),
+        text(&request["item_id"]),
+        text(&request["update"]["request"]["toolCall"]["toolCallId"]),
+    )
+}
+
 fn is_error(code: &str) -> impl Fn(&Value) -> bool + '_ {
     move |e: &Value| e["type"] == "error" && e["code"] == code
 }
@@ -303,15 +323,8 @@ async fn tools_thoughts_and_plan_stream_and_are_saved() {
 #[tokio::test]
 async fn a_permission_answered_after_a_long_wait_and_always_is_remembered() {
     let rt = Runtime::start(&["--memory", "--acp", &agent("")]);
-    let mut s = rt.say(None, "permission please").await;
-    let seen = s.until("a permission request", permission_requested).await;
-    let thread = thread_id(&seen);
-    let request = seen.last().unwrap().clone();
-    let item = request["item_id"].as_str().unwrap().to_owned();
-    let tool_call = request["update"]["request"]["toolCall"]["toolCallId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let (mut s, request) = asked_permission(&rt).await;
+    let (thread, item, tool_call) = permission_ids(&request);
     let kinds: Vec<&str> = request["update"]["request"]["options"]
         .as_array()
         .unwrap()
@@ -902,6 +915,56 @@ fn added_order(events: &[Value]) -> Vec<String> {
         .into_iter()
         .map(|(_, kind)| kind)
         .collect()
+}
+
+#[tokio::test]
+async fn check_01_acp_the_turn_is_open_before_the_agent_speaks() {
+    let rt = Runtime::start(&["--memory", "--acp", &agent("")]);
+    let events = rt.say(None, "think first").await.rest().await;
+    // The thread and the user's message come first: whatever the agent sends has a turn
+    // to land in.
+    let shown = |e: &Value| e["type"] == "thread.item.added" || e["type"] == "thread.item.done";
+    let first_agent = events
+        .iter()
+        .position(|e| shown(e) && e["item"]["type"] != "user_message")
+        .expect("the agent spoke");
+    let user = events
+        .iter()
+        .position(|e| shown(e) && e["item"]["type"] == "user_message")
+        .expect("the user's message");
+    let created = events
+        .iter()
+        .position(|e| e["type"] == "thread.created")
+        .expect("a thread");
+    assert!(created < user && user < first_agent, "{events:#?}");
+}
+
+#[tokio::test]
+async fn check_07_acp_a_permission_keeps_its_ids_and_is_decided_by_the_confirmation() {
+    let rt = Runtime::start(&["--memory", "--acp", &agent("")]);
+    let (mut s, request) = asked_permission(&rt).await;
+    let (thread, item, tool_call) = permission_ids(&request);
+    // Undecided while it asks, saved so.
+    let saved = rt.items(&thread).await;
+    let asking = saved.iter().find(|i| i["id"] == item).unwrap();
+    assert!(asking["permission"].get("outcome").is_none());
+    // The pick goes back by the same ids; the decision is the runtime's confirmation.
+    let confirmed = rt
+        .answer(
+            &thread,
+            &item,
+            &tool_call,
+            json!({"outcome": "selected", "optionId": "allow-once"}),
+        )
+        .await;
+    assert_eq!(confirmed.len(), 1, "{confirmed:#?}");
+    assert_eq!(confirmed[0]["item_id"], item);
+    assert_eq!(confirmed[0]["update"]["outcome"]["optionId"], "allow-once");
+    s.rest().await;
+    let items = rt.items(&thread).await;
+    let call = items.iter().find(|i| i["id"] == item).unwrap();
+    assert_eq!(call["tool_call"]["toolCallId"], tool_call.as_str());
+    assert_eq!(call["permission"]["outcome"]["optionId"], "allow-once");
 }
 
 #[tokio::test]

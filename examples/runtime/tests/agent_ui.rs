@@ -17,6 +17,7 @@ const GAP: &str = include_str!("../../../tests/fixtures/agent-ui/gap.jsonl");
 const CHILD: &str = include_str!("../../../tests/fixtures/agent-ui/child.jsonl");
 const CLARIFY: &str = include_str!("../../../tests/fixtures/agent-ui/clarify.jsonl");
 const PLAN: &str = include_str!("../../../tests/fixtures/agent-ui/plan.jsonl");
+const FORM: &str = include_str!("../../../tests/fixtures/agent-ui/form.jsonl");
 
 /// A golden log's events.
 fn log(text: &str) -> Vec<Value> {
@@ -84,6 +85,7 @@ async fn each_keyword_streams_exactly_its_log() {
         ("a child session", CHILD, "child"),
         ("clarify the notes", CLARIFY, "clarify"),
         ("plan the notes", PLAN, "plan"),
+        ("fill in the form", FORM, "form"),
     ] {
         let events = stream(&rt, &ask(text)).await;
         assert_eq!(events, log(fixture), "{text}");
@@ -260,6 +262,49 @@ async fn a_plan_decision_is_confirmed_then_the_plan_runs_or_waits_for_revision()
     }
     let message = refused(&rt, Some("application/json"), &decide("maybe"), 400).await;
     assert!(message.contains("approve or revise"), "{message}");
+}
+
+#[tokio::test]
+async fn structured_input_is_answered_by_question_id_and_the_run_confirms_those_answers() {
+    let rt = Process::start(&["--memory"], &[], false);
+    let waiting = stream(&rt, &ask("fill in the release form")).await;
+    let required = waiting
+        .iter()
+        .find(|e| e["type"] == "action.required")
+        .expect("an input");
+    assert_eq!(required["payload"]["actionType"], "input");
+    let respond = |answers: Value| {
+        body(
+            json!([{ "role": "user", "content": "fill in the release form" }]),
+            Some(json!({"respond": {"actionId": "act-input", "answers": answers}})),
+        )
+    };
+    let answers = json!({
+        "channel": {"values": ["beta"], "skipped": false},
+        "notes": {"values": ["<b>fast</b>"], "skipped": false},
+    });
+    let events = stream(&rt, &respond(answers.clone())).await;
+    assert_eq!(sequences(&events), (7..=12).collect::<Vec<_>>());
+    assert_eq!(events[0]["type"], "action.resolved");
+    assert_eq!(
+        events[0]["payload"]["answers"], answers,
+        "the answers it took, verbatim"
+    );
+    let text = events.iter().find(|e| e["type"] == "text.final").unwrap();
+    assert_eq!(
+        text["payload"]["text"],
+        "Noted: channel: beta; notes: <b>fast</b>. Cutting the release."
+    );
+    rt.wait_for_line("POST /agent-ui respond:input 200")
+        .expect("logged");
+    for (bad, why) in [
+        (json!({"colour": {"values": ["red"]}}), "unknown question"),
+        (json!({"channel": {"values": [1]}}), "non-text"),
+        (json!({"channel": {}}), "not a list"),
+    ] {
+        let message = refused(&rt, Some("application/json"), &respond(bad), 400).await;
+        assert!(message.contains(why), "{message}");
+    }
 }
 
 #[tokio::test]

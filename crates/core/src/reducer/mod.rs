@@ -119,6 +119,8 @@ pub enum Input {
         action_id: String,
         outcome: PermissionOutcome,
         answer: Option<String>,
+        /// The answers it took, for structured input (by question id).
+        answers: Option<JsonMap>,
     },
     /// A sequence gap opened (`Some`) or was filled (`None`).
     Resync(Option<SequenceGap>),
@@ -268,7 +270,8 @@ pub fn reduce(state: &mut ChatState, input: Input) -> Outcome {
             action_id,
             outcome,
             answer,
-        } => team::action_resolved(state, &action_id, outcome, answer, &mut out),
+            answers,
+        } => team::action_resolved(state, &action_id, outcome, answer, answers, &mut out),
         Input::Resync(gap) => team::resync(state, gap, &mut out),
         Input::DiagnosticFact { kind, name } => team::diagnostic_fact(state, kind, name, &mut out),
         Input::RunControls { run_id, controls } => queue::run_controls(state, run_id, controls),

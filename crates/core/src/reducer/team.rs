@@ -6,7 +6,8 @@
 use super::state::ChatState;
 use super::{ChatEvent, Outcome};
 use crate::protocol::acp::{PermissionOutcome, RequestPermission};
-use crate::protocol::chatkit::{ItemId, ItemKind, Note};
+use crate::protocol::chatkit::{ItemId, ItemKind, Note, StructuredInputStatus};
+use crate::protocol::JsonMap;
 
 /// The team of the current thread, as the runtime described it.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -196,9 +197,10 @@ pub(super) fn action_resolved(
     action_id: &str,
     outcome: PermissionOutcome,
     answer: Option<String>,
+    answers: Option<JsonMap>,
     out: &mut Outcome,
 ) {
-    if question_answered(state, action_id, answer) {
+    if question_answered(state, action_id, answer) || input_answered(state, action_id, answers) {
         return;
     }
     let target = state.items().iter().find_map(|i| match &i.item.kind {
@@ -251,6 +253,43 @@ fn question_answered(state: &mut ChatState, action_id: &str, answer: Option<Stri
             if answer.is_some() {
                 *a = answer;
             }
+        }
+    }
+    true
+}
+
+/// The structured input asked under `action_id` takes the owner's `answers` (by question
+/// id, `{values, skipped}`); answered, or skipped when every question was. Without them it
+/// stays pending: never guessed. Whether there was such an input.
+fn input_answered(state: &mut ChatState, action_id: &str, answers: Option<JsonMap>) -> bool {
+    let target = state.items().iter().find_map(|i| match &i.item.kind {
+        ItemKind::StructuredInput(s) if s.action_id.as_deref() == Some(action_id) => {
+            Some(i.item.id.clone())
+        }
+        _ => None,
+    });
+    let Some(id) = target else {
+        return false;
+    };
+    let Some(answers) = answers else {
+        return true;
+    };
+    if let Some(item) = state.item_mut(&id) {
+        if let ItemKind::StructuredInput(input) = &mut item.item.kind {
+            for field in &mut input.inputs {
+                field.answer = answers
+                    .get(&field.id)
+                    .and_then(|a| serde_json::from_value(a.clone()).ok());
+            }
+            let all_skipped = input
+                .inputs
+                .iter()
+                .all(|f| f.answer.as_ref().is_none_or(|a| a.skipped));
+            input.status = if all_skipped {
+                StructuredInputStatus::Skipped
+            } else {
+                StructuredInputStatus::Answered
+            };
         }
     }
     true

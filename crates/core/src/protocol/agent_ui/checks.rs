@@ -21,6 +21,7 @@ const CHILD: &str = include_str!("../../../../../tests/fixtures/agent-ui/child.j
 const QUEUE: &str = include_str!("../../../../../tests/fixtures/agent-ui/queue.jsonl");
 const CLARIFY: &str = include_str!("../../../../../tests/fixtures/agent-ui/clarify.jsonl");
 const PLAN: &str = include_str!("../../../../../tests/fixtures/agent-ui/plan.jsonl");
+const FORM: &str = include_str!("../../../../../tests/fixtures/agent-ui/form.jsonl");
 
 /// A conversation that sent `text` and is waiting for the answer.
 fn sent(text: &str) -> ChatState {
@@ -305,6 +306,45 @@ fn check_07_a_plan_decision_is_a_decision_on_the_plan_made_by_its_owner() {
         tool_state(&state, "action-act-plan"),
         Some(ToolCallState::Rejected)
     );
+}
+
+#[test]
+fn check_07_structured_input_is_answered_only_with_the_answers_the_owner_took() {
+    use crate::protocol::chatkit::{StructuredInput, StructuredInputStatus};
+    let input = |state: &ChatState| -> StructuredInput {
+        state
+            .items()
+            .iter()
+            .find_map(|i| match &i.item.kind {
+                ItemKind::StructuredInput(s) => Some(s.clone()),
+                _ => None,
+            })
+            .expect("a structured input")
+    };
+    let mut state = run(FORM);
+    let asked = input(&state);
+    assert_eq!(asked.action_id.as_deref(), Some("act-input"));
+    assert_eq!(asked.status, StructuredInputStatus::Pending);
+    let ids: Vec<&str> = asked.inputs.iter().map(|f| f.id.as_str()).collect();
+    assert_eq!(ids, ["channel", "notes"]);
+    assert_eq!(asked.inputs[0].options.len(), 2);
+    // Closed without the answers it took: still pending, nothing guessed.
+    let closed = r#"{"type": "action.resolved", "sequence": 7, "runId": "run-form", "actionId": "act-input", "payload": {"outcome": "answered"}}"#;
+    feed(&mut state, &mut AgentUiAdapter::new(), &[closed]);
+    assert_eq!(input(&state).status, StructuredInputStatus::Pending);
+    // The owner's answers: shown as it took them.
+    let taken = r#"{"type": "action.resolved", "sequence": 7, "runId": "run-form", "actionId": "act-input", "payload": {"outcome": "answered", "answers": {"channel": {"values": ["beta"], "skipped": false}, "notes": {"values": [], "skipped": true}}}}"#;
+    feed(&mut state, &mut AgentUiAdapter::new(), &[taken]);
+    let answered = input(&state);
+    assert_eq!(answered.status, StructuredInputStatus::Answered);
+    let channel = answered.inputs[0].answer.as_ref().unwrap();
+    assert_eq!(channel.values, ["beta"]);
+    assert!(answered.inputs[1].answer.as_ref().unwrap().skipped);
+    // Every question skipped: the input is skipped.
+    let mut state = run(FORM);
+    let skipped = r#"{"type": "action.resolved", "sequence": 7, "runId": "run-form", "actionId": "act-input", "payload": {"outcome": "answered", "answers": {"channel": {"values": [], "skipped": true}, "notes": {"values": [], "skipped": true}}}}"#;
+    feed(&mut state, &mut AgentUiAdapter::new(), &[skipped]);
+    assert_eq!(input(&state).status, StructuredInputStatus::Skipped);
 }
 
 /// The question of the conversation: its text and the answer the owner confirmed.

@@ -31,7 +31,10 @@
 //!   `actionId`, on `toolCallId` when given), `action.resolved` `{optionId?, outcome,
 //!   text?}`; `actionType: "clarification"` is a question (`input.placeholder?`),
 //!   answered with text ([`answer_metadata`]) and answered once `action.resolved` says
-//!   which `text` the owner took
+//!   which `text` the owner took; `actionType: "input"` is structured input
+//!   (`input.questions`, ChatKit's structured input questions), answered with `answers`
+//!   ([`answers_metadata`]) and answered once `action.resolved` carries the `answers`
+//!   the owner took
 //! - `team.changed` `{teamName, topology}`; `agent.spawned` / `agent.changed` /
 //!   `agent.completed` `{agentName?, teamName?, role?, model?, status?, message?, remote?}`
 //!   (by `agentId`, with `sessionId`, `parentSessionId`, `parentThreadId`, `taskId`)
@@ -58,7 +61,7 @@ use super::chatkit::{
     AcpThoughtChunk, AcpThoughtItem, AcpToolCallItem, AcpToolCallUpdated, Annotation,
     AnnotationAdded, AssistantContent, AssistantMessage, DecodeError, ItemEvent, ItemId, ItemKind,
     ItemUpdate, ItemUpdatedEvent, Note, ProgressUpdateEvent, Source, SourceKind, StreamEvent,
-    TextDelta, ThreadItem, UrlSource,
+    StructuredInput, StructuredInputStatus, TextDelta, ThreadItem, UrlSource,
 };
 use super::JsonMap;
 use crate::reducer::{
@@ -147,6 +150,12 @@ pub fn action_card_id(action_id: &str) -> String {
 /// `metadata.agentUi` of the request that answers the question `action_id` with `text`.
 pub fn answer_metadata(action_id: &str, text: &str) -> Value {
     json!({"respond": {"actionId": action_id, "text": text}})
+}
+
+/// `metadata.agentUi` of the request that answers the structured input `action_id` with
+/// `answers` (by question id, as [`crate::widgets::structured::answers`] makes them).
+pub fn answers_metadata(action_id: &str, answers: &JsonMap) -> Value {
+    json!({"respond": {"actionId": action_id, "answers": answers}})
 }
 
 /// `metadata.agentUi` of the request that queues its last user message after run `run_id`.
@@ -385,6 +394,11 @@ impl AgentUiAdapter {
                         action_id,
                         outcome,
                         answer: e.text("text"),
+                        answers: e
+                            .payload()
+                            .get("answers")
+                            .and_then(Value::as_object)
+                            .cloned(),
                     });
                 }
             }
@@ -666,6 +680,28 @@ impl AgentUiAdapter {
             };
             let id = self.item_id("question", &action_id);
             self.add(id, ItemKind::Note(note), inputs);
+            return;
+        }
+        if e.text("actionType").as_deref() == Some("input") {
+            // Structured input: the same questions ChatKit's structured input asks.
+            let questions = e
+                .payload()
+                .get("input")
+                .and_then(|i| i.get("questions"))
+                .and_then(Value::as_array)
+                .map(|qs| {
+                    qs.iter()
+                        .filter_map(|q| serde_json::from_value(q.clone()).ok())
+                        .collect()
+                })
+                .unwrap_or_default();
+            let input = StructuredInput {
+                status: StructuredInputStatus::Pending,
+                inputs: questions,
+                action_id: Some(action_id.clone()),
+            };
+            let id = self.item_id("input", &action_id);
+            self.add(id, ItemKind::StructuredInput(input), inputs);
             return;
         }
         let title = e.text("title").unwrap_or_else(|| action_id.clone());

@@ -325,6 +325,10 @@ pub struct StructuredInput {
     pub status: StructuredInputStatus,
     #[serde(default, deserialize_with = "null_as_default")]
     pub inputs: Vec<StructuredInputField>,
+    /// Extension (Agent UI `actionType: "input"`): the `actionId` the answers go back
+    /// with (`metadata.agentUi.respond`), instead of `threads.add_structured_input`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action_id: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
