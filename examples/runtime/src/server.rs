@@ -23,9 +23,9 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use chat_shell_core::protocol::chatkit::{
     Action, Attachment, AttachmentKind, ChatRequest, ClientToolStatus, ItemId, ItemKind,
-    ItemUpdate, ListOrder, Page, RequestBody, StreamEvent, StructuredAnswer, StructuredInputStatus,
-    SyncCustomActionResponse, Thread, ThreadEvent, ThreadId, ThreadItem, UploadDescriptor,
-    UserMessage, UserMessageInput, ACP_PERMISSION_ACTION,
+    ItemUpdate, ListOrder, Page, RequestBody, StreamEvent, SyncCustomActionResponse, Thread,
+    ThreadEvent, ThreadId, ThreadItem, UploadDescriptor, UserMessage, UserMessageInput,
+    ACP_PERMISSION_ACTION,
 };
 use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -776,21 +776,7 @@ fn prepare(
         } => match store.item(&thread_id, &item_id)? {
             Some(mut item) if matches!(item.kind, ItemKind::StructuredInput(_)) => {
                 if let ItemKind::StructuredInput(input) = &mut item.kind {
-                    for field in &mut input.inputs {
-                        if let Some(answer) = answers.get(&field.id) {
-                            field.answer =
-                                serde_json::from_value::<StructuredAnswer>(answer.clone()).ok();
-                        }
-                    }
-                    let all_skipped = input
-                        .inputs
-                        .iter()
-                        .all(|f| f.answer.as_ref().is_none_or(|a| a.skipped));
-                    input.status = if all_skipped {
-                        StructuredInputStatus::Skipped
-                    } else {
-                        StructuredInputStatus::Answered
-                    };
+                    input.take_answers(&answers);
                 }
                 scripts::structured_answered(&mut s, &item);
                 finish(store, &mut s, &thread_id)?;

@@ -6,7 +6,7 @@
 use super::state::ChatState;
 use super::{ChatEvent, Outcome};
 use crate::protocol::acp::{PermissionOutcome, RequestPermission};
-use crate::protocol::chatkit::{ItemId, ItemKind, Note, StructuredInputStatus};
+use crate::protocol::chatkit::{ItemId, ItemKind, Note};
 use crate::protocol::JsonMap;
 
 /// The team of the current thread, as the runtime described it.
@@ -276,20 +276,7 @@ fn input_answered(state: &mut ChatState, action_id: &str, answers: Option<JsonMa
     };
     if let Some(item) = state.item_mut(&id) {
         if let ItemKind::StructuredInput(input) = &mut item.item.kind {
-            for field in &mut input.inputs {
-                field.answer = answers
-                    .get(&field.id)
-                    .and_then(|a| serde_json::from_value(a.clone()).ok());
-            }
-            let all_skipped = input
-                .inputs
-                .iter()
-                .all(|f| f.answer.as_ref().is_none_or(|a| a.skipped));
-            input.status = if all_skipped {
-                StructuredInputStatus::Skipped
-            } else {
-                StructuredInputStatus::Answered
-            };
+            input.take_answers(&answers);
         }
     }
     true

@@ -331,6 +331,27 @@ pub struct StructuredInput {
     pub action_id: Option<String>,
 }
 
+impl StructuredInput {
+    /// Takes `answers` (by question id, `{values, skipped}`): each question given one
+    /// takes it, and the input is answered, or skipped when every question was.
+    pub fn take_answers(&mut self, answers: &super::super::JsonMap) {
+        for field in &mut self.inputs {
+            if let Some(answer) = answers.get(&field.id) {
+                field.answer = serde_json::from_value(answer.clone()).ok();
+            }
+        }
+        let all_skipped = self
+            .inputs
+            .iter()
+            .all(|f| f.answer.as_ref().is_none_or(|a| a.skipped));
+        self.status = if all_skipped {
+            StructuredInputStatus::Skipped
+        } else {
+            StructuredInputStatus::Answered
+        };
+    }
+}
+
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StructuredInputStatus {
