@@ -313,50 +313,16 @@ fn rejected() -> Vec<String> {
 /// The clarify run after the user answered its question with `text`: the runtime says
 /// which answer it got (the card shows that one), and the writer goes on with it.
 fn clarified(text: &str) -> Vec<String> {
-    let writer = "writer@delivery";
-    let notes = format!("Drafting the release notes for «{text}».");
-    let events = vec![
+    answered(
+        AgentUiRun::Clarify,
+        "thread-clarify",
+        "writer@delivery",
+        json!({"actionId": QUESTION_ID, "payload": {"outcome": "answered", "text": text}}),
         (
-            "action.resolved",
-            json!({
-                "actionId": QUESTION_ID,
-                "agentId": writer,
-                "owner": "agent",
-                "payload": {"outcome": "answered", "text": text},
-            }),
+            "msg-notes",
+            &format!("Drafting the release notes for «{text}»."),
         ),
-        (
-            "agent.changed",
-            json!({"agentId": writer, "owner": "agent", "payload": {"status": "running"}}),
-        ),
-        (
-            "text.delta",
-            json!({
-                "messageId": "msg-notes",
-                "agentId": writer,
-                "owner": "model",
-                "payload": {"delta": notes},
-            }),
-        ),
-        (
-            "text.final",
-            json!({
-                "messageId": "msg-notes",
-                "agentId": writer,
-                "owner": "model",
-                "payload": {"text": notes},
-            }),
-        ),
-        (
-            "agent.completed",
-            json!({"agentId": writer, "owner": "agent", "payload": {"status": "completed"}}),
-        ),
-        (
-            "run.finished",
-            json!({"owner": "runtime", "phase": "completed", "payload": {"outcome": "completed"}}),
-        ),
-    ];
-    continuation(AgentUiRun::Clarify, "thread-clarify", events)
+    )
 }
 
 /// The form's answers checked (only its questions, each `{values: [text], skipped}`,
@@ -397,40 +363,50 @@ fn form_summary(answers: &serde_json::Map<String, Value>) -> Result<String, Stri
 /// The form run after the user answered: the runtime says which answers it took (the
 /// input shows those), then goes on with them.
 fn inputs_taken(answers: serde_json::Map<String, Value>, summary: &str) -> Vec<String> {
-    let manager = "release@ops";
-    let text = format!("Noted: {summary}. Cutting the release.");
-    let events = vec![
+    answered(
+        AgentUiRun::Form,
+        "thread-form",
+        "release@ops",
+        json!({"actionId": INPUT_ID, "payload": {"outcome": "answered", "answers": answers}}),
         (
-            "action.resolved",
-            json!({
-                "actionId": INPUT_ID,
-                "agentId": manager,
-                "owner": "agent",
-                "payload": {"outcome": "answered", "answers": answers},
-            }),
+            "msg-release",
+            &format!("Noted: {summary}. Cutting the release."),
         ),
+    )
+}
+
+/// A run after the user answered `agent`'s action: the owner confirms what it took
+/// (`resolved`: the action id and payload of `action.resolved`), the agent runs again,
+/// says `message` (id, text) and completes.
+fn answered(
+    run: AgentUiRun,
+    thread_id: &str,
+    agent: &str,
+    resolved: Value,
+    (message_id, text): (&str, &str),
+) -> Vec<String> {
+    let mut resolved = resolved;
+    resolved["agentId"] = json!(agent);
+    resolved["owner"] = json!("agent");
+    let said = |kind: &str| json!({"messageId": message_id, "agentId": agent, "owner": "model", "payload": {kind: text}});
+    let events = vec![
+        ("action.resolved", resolved),
         (
             "agent.changed",
-            json!({"agentId": manager, "owner": "agent", "payload": {"status": "running"}}),
+            json!({"agentId": agent, "owner": "agent", "payload": {"status": "running"}}),
         ),
-        (
-            "text.delta",
-            json!({"messageId": "msg-release", "agentId": manager, "owner": "model", "payload": {"delta": text}}),
-        ),
-        (
-            "text.final",
-            json!({"messageId": "msg-release", "agentId": manager, "owner": "model", "payload": {"text": text}}),
-        ),
+        ("text.delta", said("delta")),
+        ("text.final", said("text")),
         (
             "agent.completed",
-            json!({"agentId": manager, "owner": "agent", "payload": {"status": "completed"}}),
+            json!({"agentId": agent, "owner": "agent", "payload": {"status": "completed"}}),
         ),
         (
             "run.finished",
             json!({"owner": "runtime", "phase": "completed", "payload": {"outcome": "completed"}}),
         ),
     ];
-    continuation(AgentUiRun::Form, "thread-form", events)
+    continuation(run, thread_id, events)
 }
 
 /// The plan run after the user's decision: the plan runs (`approved`), or the planner
