@@ -7,6 +7,9 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 # binaryen's wasm-opt (npm, version 132) must win over any other wasm-opt.
 export PATH="$PWD/node_modules/.bin:${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+# A clean clone builds everything once: incremental caches would only double the disk the
+# target dir takes (a full CI target was ~30 GB with them) and slow the first build.
+export CARGO_INCREMENTAL=0
 
 started=$SECONDS
 step() { printf '\n== %s\n' "$*"; }
