@@ -243,6 +243,8 @@ const EV_RUN: &str = r#"
 {"type":"content","content":"Drafted the notes."}
 "#;
 
+const EV_DONE: &str = r#"{"type":"done"}"#;
+
 #[test]
 fn check_01_events_the_listener_is_bound_before_submit() {
     let mut state = sent();
@@ -278,6 +280,40 @@ fn check_03_events_parts_in_event_order() {
 }
 
 #[test]
+fn check_04_events_running_visible_then_folded() {
+    let mut state = sent();
+    let running: String = EV_RUN.lines().take(5).collect::<Vec<_>>().join("\n");
+    events(&mut state, &running);
+    assert_eq!(tool_states(&state), [ToolCallState::InProgress]);
+    assert!(listed(&state).iter().all(|l| matches!(l, Listed::Item(_))));
+    let mut state = sent();
+    events(&mut state, &format!("{EV_RUN}\n{EV_DONE}"));
+    assert!(state.turn.is_none(), "`done` ends the run");
+    assert!(listed(&state)
+        .iter()
+        .any(|l| matches!(l, Listed::Summary(calls) if calls.len() == 2)));
+}
+
+#[test]
+fn check_05_events_final_text_reconciled() {
+    let mut state = sent();
+    // `done`, then the end of the stream: the text is what streamed, once.
+    events(&mut state, &format!("{EV_RUN}\n{EV_DONE}"));
+    reduce(&mut state, Input::StreamEnded);
+    assert_eq!(answers(&state), ["Found ", "Drafted the notes."]);
+    // A recoverable error mid-answer is its own fact, not text in the answer.
+    let mut state = sent();
+    events(
+        &mut state,
+        r#"{"type":"content","content":"Half "}
+{"type":"error","message":"rate limited, retrying","code":"rate_limit"}
+{"type":"content","content":"and whole."}
+{"type":"done"}"#,
+    );
+    assert_eq!(answers(&state).concat(), "Half and whole.");
+}
+
+#[test]
 fn check_06_events_tool_state_never_in_the_answer() {
     let mut state = sent();
     events(&mut state, EV_RUN);
@@ -301,6 +337,36 @@ fn check_11_events_bubbles_are_owned_by_the_agent_the_runtime_named() {
             Some("writer@team".to_owned())
         ]
     );
+}
+
+#[test]
+fn check_12_events_the_coordinators_plan_names_its_workers() {
+    let mut state = sent();
+    events(
+        &mut state,
+        r#"{"type":"orchestration","orchestrationGroupId":"og-1","payload":{"status":"Delegating to writer","plan":[{"title":"Find the tickets","agent":"researcher","status":"done"},{"title":"Draft the notes","agent":"writer","status":"in_progress"},{"title":"Review"}]}}"#,
+    );
+    let o = state
+        .orchestration
+        .as_ref()
+        .expect("the coordinator's plan");
+    assert_eq!(o.group_id.as_deref(), Some("og-1"));
+    assert_eq!(o.status.as_deref(), Some("Delegating to writer"));
+    let steps: Vec<(&str, Option<&str>, Option<&str>)> = o
+        .plan
+        .iter()
+        .map(|s| (s.title.as_str(), s.agent.as_deref(), s.status.as_deref()))
+        .collect();
+    // As given: a step nobody took has no worker and no status.
+    assert_eq!(
+        steps,
+        [
+            ("Find the tickets", Some("researcher"), Some("done")),
+            ("Draft the notes", Some("writer"), Some("in_progress")),
+            ("Review", None, None)
+        ]
+    );
+    assert_eq!(kinds(&state), ["user"], "the plan is not a message");
 }
 
 #[test]

@@ -578,6 +578,8 @@ async fn prompt(
                 .think("The user wants to see thoughts. I will think in a few words first, then answer. ")
                 .await?
                 && turn.say("Here is the answer, after some thinking.").await?;
+            // What real agents report after a turn: context use, a metric for the client.
+            turn.update(json!({"sessionUpdate": "usage_update", "used": 5120, "size": 200000}))?;
             ended(done)
         }
         Some("recall") => {

@@ -939,6 +939,90 @@ async fn check_01_acp_the_turn_is_open_before_the_agent_speaks() {
     assert!(created < user && user < first_agent, "{events:#?}");
 }
 
+/// The core's reducer fed `events` (what the element does with the stream).
+fn reduced(events: &[Value]) -> chat_shell_core::reducer::ChatState {
+    use chat_shell_core::reducer::{reduce, ChatState, Input};
+    let mut state = ChatState::default();
+    let _ = reduce(&mut state, Input::TurnStarted);
+    for event in events {
+        let event = serde_json::from_value(event.clone()).expect("an event the client decodes");
+        let _ = reduce(&mut state, Input::Server(event));
+    }
+    state
+}
+
+#[tokio::test]
+async fn check_02_acp_a_runtime_status_shows_before_the_agent_speaks() {
+    let rt = Runtime::start(&["--memory", "--acp", &agent("")]);
+    let statuses = |events: &[Value]| -> Vec<String> {
+        events
+            .iter()
+            .filter(|e| e["type"] == "progress_update")
+            .map(|e| e["text"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let spoke = |e: &Value| e["type"] == "thread.item.added" && e["item"]["type"] != "user_message";
+    let events = rt.say(None, "think first").await.rest().await;
+    // The agent's process starts with the first turn, and says so.
+    assert_eq!(statuses(&events), ["Starting the agent"]);
+    let status = events
+        .iter()
+        .position(|e| e["type"] == "progress_update")
+        .unwrap();
+    assert!(
+        status < events.iter().position(spoke).unwrap(),
+        "{events:#?}"
+    );
+    // What the element shows at that point: the status, and no text yet.
+    let state = reduced(&events[..=status]);
+    assert_eq!(
+        state.progress.as_ref().map(|p| p.text.as_str()),
+        Some("Starting the agent")
+    );
+    assert!(state.items().iter().all(|i| !matches!(
+        i.item.kind,
+        chat_shell_core::protocol::chatkit::ItemKind::AssistantMessage(_)
+    )));
+    // A later turn finds it running.
+    let thread = thread_id(&events);
+    let events = rt.say(Some(&thread), "think again").await.rest().await;
+    assert_eq!(statuses(&events), ["Waiting for the agent"]);
+}
+
+#[tokio::test]
+async fn check_04_acp_running_calls_stay_visible_then_fold_into_a_summary() {
+    use chat_shell_core::reducer::{listed, reduce, Input, Listed, ToolCallState};
+    let rt = in_workspace("check04");
+    let events = rt.say(None, "tools").await.rest().await;
+    let running = events
+        .iter()
+        .position(|e| e["type"] == "thread.item.added" && e["item"]["type"] == "acp_tool_call")
+        .expect("a tool call");
+    // While the first call runs: it is shown on its own, running.
+    let state = reduced(&events[..=running]);
+    let first = state.items().iter().find_map(|i| i.tool_call_state());
+    assert!(
+        matches!(
+            first,
+            Some(ToolCallState::InProgress | ToolCallState::Pending)
+        ),
+        "{first:?}"
+    );
+    assert!(listed(&state).iter().all(|l| matches!(l, Listed::Item(_))));
+    // When the turn is over, the finished calls fold into one summary.
+    let mut state = reduced(&events);
+    let _ = reduce(&mut state, Input::StreamEnded);
+    let calls = tool_calls(&rt.items(&thread_id(&events)).await).len();
+    assert!(calls >= 2, "the tools run calls several tools");
+    assert!(
+        listed(&state)
+            .iter()
+            .any(|l| matches!(l, Listed::Summary(ids) if ids.len() >= 2)),
+        "{:?}",
+        listed(&state)
+    );
+}
+
 #[tokio::test]
 async fn check_07_acp_a_permission_keeps_its_ids_and_is_decided_by_the_confirmation() {
     let rt = Runtime::start(&["--memory", "--acp", &agent("")]);
@@ -1012,6 +1096,29 @@ async fn check_06_acp_tool_output_never_enters_the_answer() {
     assert_eq!(term["tool_call"]["rawOutput"]["output"], "tools done\n");
     assert!(!answer.contains("tools done\n"), "{answer}");
     assert!(!answer.contains("fn greeting"), "{answer}");
+}
+
+#[tokio::test]
+async fn check_19_acp_the_agents_metrics_stay_out_of_the_conversation() {
+    let record = temp_dir("check19").join("acp.jsonl");
+    let rt = Runtime::start_env(
+        &["--memory", "--acp", &agent("")],
+        &[("CHAT_SHELL_ACP_RECORD", record.to_str().unwrap())],
+    );
+    let events = rt.say(None, "think first").await.rest().await;
+    // The agent did report its context use...
+    let traffic = std::fs::read_to_string(&record).expect("the recorded traffic");
+    assert!(traffic.contains("usage_update"), "{traffic}");
+    // ...and none of it reached the stream, the saved thread, or the answer.
+    let stream = serde_json::to_string(&events).unwrap();
+    assert!(
+        !stream.contains("200000") && !stream.contains("5120"),
+        "{stream}"
+    );
+    let items = rt.items(&thread_id(&events)).await;
+    let kinds: Vec<&str> = items.iter().map(|i| i["type"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["user_message", "acp_thought", "assistant_message"]);
+    assert_eq!(said(&items), "Here is the answer, after some thinking.");
 }
 
 #[tokio::test]

@@ -247,6 +247,11 @@ impl Bridge {
     }
 
     /// The running agent, started (and initialized) if there is none or it ended.
+    /// The agent's process is up (a turn need not start it).
+    pub(crate) async fn connected(&self) -> bool {
+        self.conn.lock().await.as_ref().is_some_and(|c| c.alive())
+    }
+
     pub(crate) async fn connection(&self) -> Result<Arc<Conn>, String> {
         let mut current = self.conn.lock().await;
         if let Some(conn) = current.as_ref().filter(|c| c.alive()) {

@@ -27,8 +27,9 @@ use chat_shell_core::protocol::chatkit::{
     AcpPermission, AcpPermissionRequested, AcpPlanItem, AcpThoughtChunk, AcpThoughtItem,
     AcpToolCallItem, AcpToolCallUpdated, Action, AssistantContent, AssistantMessage,
     ContentPartEvent, EndOfTurn, ErrorEvent, ItemEvent, ItemId, ItemKind, ItemUpdate,
-    ItemUpdatedEvent, NoticeEvent, NoticeLevel, Page, RequestBody, StreamEvent, TextDelta, Thread,
-    ThreadEvent, ThreadId, ThreadItem, UserMessageInput, ACP_PERMISSION_ACTION,
+    ItemUpdatedEvent, NoticeEvent, NoticeLevel, Page, ProgressUpdateEvent, RequestBody,
+    StreamEvent, TextDelta, Thread, ThreadEvent, ThreadId, ThreadItem, UserMessageInput,
+    ACP_PERMISSION_ACTION,
 };
 use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet};
@@ -382,6 +383,18 @@ async fn drive(
     prompt: Prompt,
     mut commands: mpsc::UnboundedReceiver<Command>,
 ) -> Ended {
+    // A runtime status before the agent's first word: starting its process and opening a
+    // session can take seconds, and the reader should see the turn was taken.
+    let status = if bridge.connected().await {
+        "Waiting for the agent"
+    } else {
+        "Starting the agent"
+    };
+    out.emit(StreamEvent::ProgressUpdate(ProgressUpdateEvent {
+        icon: None,
+        text: status.into(),
+    }))
+    .await;
     let conn = match bridge.connection().await {
         Ok(conn) => conn,
         Err(e) => {
@@ -1227,6 +1240,8 @@ impl Out {
                     }
                 }
             }
+            // Metrics (context use, cost) stay out of the conversation.
+            SessionUpdate::UsageUpdate(_) => {}
             // The user's own words are already in the thread; the rest has no surface yet.
             _ => {}
         }
