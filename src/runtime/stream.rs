@@ -124,7 +124,7 @@ impl Runtime {
         self.start_post(request, Frames::AgentUi(Box::default()));
     }
 
-    fn agent_ui_request(
+    pub(super) fn agent_ui_request(
         &self,
         metadata: Option<JsonMap>,
         agent_ui: Option<serde_json::Value>,

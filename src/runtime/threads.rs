@@ -555,4 +555,37 @@ impl Runtime {
         self.signals.tray.entries.set(next.tray);
         self.signals.tray.error.set(None);
     }
+
+    /// A teammate's older messages (Agent UI `session.hydrated`, on demand): the page before
+    /// its oldest loaded message, asked with `metadata.agentUi.history`. The reducer puts
+    /// the page in front only if the transcript still starts there, so a slow answer for a
+    /// conversation left, or a second click, changes nothing. `Err` says, in the reader's
+    /// language, why it did not arrive (the view shows it and offers the load again).
+    pub async fn load_earlier(self: &Rc<Self>, agent_id: &str) -> Result<(), String> {
+        let anchor = self.with_state(|s| {
+            let m = s.team.as_ref()?.member(agent_id)?;
+            Some((m.session_id.clone()?, m.transcript.first()?.id.clone()))
+        });
+        let Some((session_id, before)) = anchor else {
+            return Ok(());
+        };
+        let write = chat_shell_core::protocol::agent_ui::history_metadata(&session_id, &before);
+        let request = self.agent_ui_request(None, Some(write));
+        let page = async {
+            let abort = AbortController::new()
+                .map_err(|_| TransportError::Protocol("AbortController is unavailable".into()))?;
+            let http = self.http().await?;
+            let page: Value = transport::post_json(&http, &request, &abort.signal()).await?;
+            chat_shell_core::protocol::agent_ui::history_page(&page.to_string())
+                .map_err(|e| TransportError::Protocol(e.message))
+        }
+        .await;
+        match page {
+            Ok(input) => {
+                self.apply(input);
+                Ok(())
+            }
+            Err(e) => Err(self.with_strings(|s| e.message_in(s))),
+        }
+    }
 }

@@ -9,6 +9,7 @@ use crate::runtime::{OpenArtifact, Shell};
 use chat_shell_core::protocol::chatkit::{ItemId, ItemKind, Note};
 use chat_shell_core::reducer::{Member, Team};
 use chat_shell_core::strings::Text;
+use leptos::html::{Button, Ol};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -23,6 +24,11 @@ pub fn TeamRoster(shell: Shell) -> impl IntoView {
     // The teammates whose transcript the reader opened: view state, kept while the roster
     // re-renders with new facts.
     let opened = RwSignal::new(std::collections::HashSet::<String>::new());
+    let earlier = Earlier {
+        loading: RwSignal::new(std::collections::HashSet::new()),
+        failed: RwSignal::new(std::collections::HashMap::new()),
+        refocus: RwSignal::new(None),
+    };
     move || {
         let team: Team = team.get()?;
         let heading = match (&team.name, &team.topology) {
@@ -34,7 +40,7 @@ pub fn TeamRoster(shell: Shell) -> impl IntoView {
         let members = team
             .by_status()
             .into_iter()
-            .map(|m| member_row(shell, m, &team, opened))
+            .map(|m| member_row(shell, m, &team, opened, earlier))
             .collect_view();
         Some(view! {
             <section class="cs-team" data-part="team" data-topology=team.topology.clone()>
@@ -45,11 +51,102 @@ pub fn TeamRoster(shell: Shell) -> impl IntoView {
     }
 }
 
+/// Older messages loading on demand, by teammate: view state kept while the roster
+/// re-renders with new facts.
+#[derive(Clone, Copy)]
+struct Earlier {
+    loading: RwSignal<std::collections::HashSet<String>>,
+    /// Why the last load failed (shown until the next try).
+    failed: RwSignal<std::collections::HashMap<String, String>>,
+    /// The teammate whose transcript keeps the keyboard focus after a load (the roster is
+    /// drawn anew, and the focus would fall to the page).
+    refocus: RwSignal<Option<String>>,
+}
+
+/// "Load earlier messages" above a teammate's transcript while its session has older
+/// messages (and the transcript has room for them), with why the last load failed. The
+/// control stays focusable while it loads (`aria-disabled`), and after a load the focus
+/// comes back to it, or to the transcript once nothing older is left.
+fn load_earlier(shell: Shell, m: &Member, earlier: Earlier, list: NodeRef<Ol>) -> impl IntoView {
+    let offered = m.transcript_has_more
+        && m.session_id.is_some()
+        && m.transcript.len() < chat_shell_core::reducer::TRANSCRIPT_MAX;
+    let id = m.id.clone();
+    let button = NodeRef::<Button>::new();
+    if earlier.refocus.get_untracked().as_deref() == Some(id.as_str()) {
+        // Drawn anew after the load (the roster re-renders with the new facts).
+        request_animation_frame(move || {
+            if let Some(b) = button.get_untracked() {
+                let _ = b.focus();
+            } else if let Some(l) = list.get_untracked() {
+                let _ = l.focus();
+            }
+        });
+    }
+    let busy = {
+        let id = id.clone();
+        move || earlier.loading.with(|l| l.contains(&id))
+    };
+    let failed = {
+        let id = id.clone();
+        move || earlier.failed.with(|f| f.get(&id).cloned())
+    };
+    let click = {
+        let busy = busy.clone();
+        move |_| {
+            if busy() {
+                return;
+            }
+            let id = id.clone();
+            earlier.loading.update(|l| {
+                l.insert(id.clone());
+            });
+            earlier.failed.update(|f| {
+                f.remove(&id);
+            });
+            earlier.refocus.set(Some(id.clone()));
+            leptos::task::spawn_local(async move {
+                let Some(rt) = shell.get() else { return };
+                let result = rt.load_earlier(&id).await;
+                earlier.failed.update(|f| {
+                    if let Err(message) = result {
+                        f.insert(id.clone(), message);
+                    }
+                });
+                earlier.loading.update(|l| {
+                    l.remove(&id);
+                });
+                // The roster has re-rendered by the next frame, if anything changed.
+                request_animation_frame(move || earlier.refocus.set(None));
+            });
+        }
+    };
+    let label = {
+        let (busy, loading, idle) = (
+            busy.clone(),
+            tr(shell, Text::LoadingEarlier),
+            tr(shell, Text::LoadEarlier),
+        );
+        move || if busy() { loading.get() } else { idle.get() }
+    };
+    view! {
+        {offered.then(|| view! {
+            <button type="button" class="cs-link-button cs-team__earlier" data-part="load-earlier" node_ref=button aria-disabled=move || busy().to_string() on:click=click>
+                {label}
+            </button>
+        })}
+        {move || failed().map(|error| view! {
+            <p class="cs-team__earlier-error" data-part="earlier-error" role="alert">{trf(shell, Text::EarlierFailed, vec![("error", error)])}</p>
+        })}
+    }
+}
+
 fn member_row(
     shell: Shell,
     m: &Member,
     team: &Team,
     opened: RwSignal<std::collections::HashSet<String>>,
+    earlier: Earlier,
 ) -> impl IntoView {
     // The status as given; none given is unknown, never assumed.
     let status = m
@@ -78,6 +175,8 @@ fn member_row(
             .collect_view();
         let (id, toggled) = (m.id.clone(), m.id.clone());
         let count = m.transcript.len().to_string();
+        let list = NodeRef::<Ol>::new();
+        let more = load_earlier(shell, m, earlier, list);
         view! {
             <details
                 class="cs-team__transcript-box"
@@ -97,7 +196,8 @@ fn member_row(
                 }
             >
                 <summary>{trf(shell, Text::TeammateTranscript, vec![("count", count)])}</summary>
-                <ol class="cs-team__transcript" data-part="teammate-transcript" data-has-more=m.transcript_has_more.to_string()>{lines}</ol>
+                {more}
+                <ol class="cs-team__transcript" data-part="teammate-transcript" data-has-more=m.transcript_has_more.to_string() tabindex="-1" node_ref=list>{lines}</ol>
             </details>
         }
     });

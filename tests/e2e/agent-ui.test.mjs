@@ -183,6 +183,87 @@ test('agent-ui: a child session hydrates progressively into its teammate, with i
   await finish(page);
 });
 
+test('agent-ui: a teammate\'s older messages load on demand, a page at a time, by keyboard; a failed load says so and is offered again; a late page for a conversation left is dropped', async () => {
+  const page = await open();
+  const history = (request) => request.postDataJSON()?.metadata?.agentUi?.history;
+  let pages = 0;
+  page.on('requestfinished', (request) => { if (history(request)) pages += 1; });
+  // The first history write never arrives.
+  let drop = true;
+  await page.route('**/agent-ui', (route) => {
+    if (history(route.request()) && drop) {
+      drop = false;
+      return route.abort('connectionreset');
+    }
+    return route.continue();
+  });
+  await sendMessage(page, 'child: load the tables');
+  await waitForIdle(page);
+  const analyst = page.getByRole('list', { name: 'Team' }).locator('[data-agent="analyst@data"]');
+  await analyst.getByText('Transcript (2 messages)').click();
+  const transcript = analyst.locator('[data-part="teammate-transcript"]');
+  const earlier = analyst.getByRole('button', { name: 'Load earlier messages' });
+  const focused = () => page.evaluate(() => {
+    const el = document.querySelector('chat-shell').shadowRoot.activeElement;
+    return el ? el.getAttribute('data-part') : null;
+  });
+
+  await earlier.focus();
+  await page.keyboard.press('Enter');
+  const alert = analyst.getByRole('alert');
+  await alert.waitFor({ timeout: 5_000 });
+  assert.match(await alert.textContent(), /Earlier messages could not be loaded/);
+  assert.deepEqual(await transcript.locator('li').allTextContents(), ['Loaded 2 of 4 tables.', 'Loaded 4 of 4 tables.'], 'nothing lost');
+  assert.equal(await focused(), 'load-earlier', 'the focus stays on the control');
+
+  // Tried again: the page goes in front, oldest first, and the focus comes back.
+  await page.keyboard.press('Enter');
+  await waitFor(async () => (await transcript.locator('li').count()) === 5, { message: 'the first older page' });
+  assert.equal(await alert.count(), 0, 'the failure is gone');
+  assert.deepEqual(await transcript.locator('li').allTextContents(), [
+    'Picked 4 tables for the report.', 'Checked the row counts: 1.2 M in all.', 'Started loading.',
+    'Loaded 2 of 4 tables.', 'Loaded 4 of 4 tables.',
+  ]);
+  await waitFor(async () => (await focused()) === 'load-earlier', { message: 'the focus back on the control' });
+  await page.keyboard.press('Enter');
+  await waitFor(async () => (await transcript.locator('li').count()) === 7, { message: 'the last older page' });
+  assert.equal(await transcript.locator('li').first().textContent(), 'Opened the warehouse connection.');
+  assert.equal(await earlier.count(), 0, 'nothing older is left to load');
+  await waitFor(async () => (await focused()) === 'teammate-transcript', { message: 'the focus on the transcript' });
+  assert.equal(await analyst.getByText('Transcript (7 messages)').count(), 1);
+  const writes = page.bodies.filter((b) => b.metadata?.agentUi?.history).map((b) => b.metadata.agentUi.history);
+  assert.deepEqual(writes, [
+    { sessionId: 'session-analyst', before: 'an-1' },
+    { sessionId: 'session-analyst', before: 'an-1' },
+    { sessionId: 'session-analyst', before: 'an-c' },
+  ]);
+  assert.deepEqual(await axeViolations(page), []);
+
+  // A page that answers after the user left for a new chat lands nowhere.
+  await page.unroute('**/agent-ui');
+  await page.getByRole('button', { name: 'New chat' }).first().click();
+  await sendMessage(page, 'child: load the tables');
+  await waitForIdle(page);
+  let release;
+  const held = new Promise((resolve) => { release = resolve; });
+  await page.route('**/agent-ui', async (route) => {
+    if (history(route.request())) await held;
+    return route.continue();
+  });
+  // (The disclosure keeps the reader's open state for this teammate.)
+  if (!(await transcript.isVisible())) await analyst.getByText('Transcript (2 messages)').click();
+  await earlier.click();
+  await page.getByRole('button', { name: 'New chat' }).first().click();
+  await waitFor(async () => (await page.getByRole('list', { name: 'Team' }).count()) === 0, { message: 'the new chat' });
+  release();
+  await waitFor(async () => pages === 3, { message: 'the late page to arrive' });
+  await page.waitForTimeout(200);
+  assert.equal(await page.getByRole('list', { name: 'Team' }).count(), 0, 'no teammate from the conversation left');
+  assert.doesNotMatch(await shadowText(page), /Picked 4 tables|could not be loaded/);
+  page.consoleErrors = page.consoleErrors.filter((e) => !/ERR_CONNECTION_RESET|Failed to load resource/.test(e));
+  await finish(page);
+});
+
 test('agent-ui: hostile names, summaries, bodies, reasons, titles and links stay inert', async () => {
   const page = await open();
   const xss = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>';

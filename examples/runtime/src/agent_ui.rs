@@ -20,6 +20,10 @@
 //!   and goes on from sequence 7.
 //! - `{"resume": {"runId": R, "after": N}}` asks again for run R's events after sequence N
 //!   (a client that saw a gap).
+//! - `{"history": {"sessionId": S, "before": M}}` asks for the messages of teammate session
+//!   S before message M (the child run's analyst has older ones): answered with one
+//!   `session.hydrated` envelope as JSON, at most [`HISTORY_PAGE`] messages, `hasMore` when
+//!   older ones remain. It is no turn: the conversation may end anywhere.
 //!
 //! Like `/events` it keeps nothing: the logs are the runs. The exception is `long`, a
 //! *live* run generated as it goes (see "Live runs" below): while it streams, a request
@@ -57,6 +61,11 @@ const CHILD: &str = include_str!("../../../tests/fixtures/agent-ui/child.jsonl")
 const CLARIFY: &str = include_str!("../../../tests/fixtures/agent-ui/clarify.jsonl");
 const PLAN: &str = include_str!("../../../tests/fixtures/agent-ui/plan.jsonl");
 const FORM: &str = include_str!("../../../tests/fixtures/agent-ui/form.jsonl");
+/// The child run's teammate session, whole (the run hydrates its newest two messages).
+const CHILD_SESSION: &str = include_str!("../../../tests/fixtures/agent-ui/child-session.json");
+
+/// The most messages one history page carries.
+pub const HISTORY_PAGE: usize = 3;
 
 /// The golden log a run streams.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -215,6 +224,14 @@ enum Control {
     Resume(Resume),
     Queue(Target),
     Steer(Target),
+    History(History),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct History {
+    session_id: String,
+    before: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -253,7 +270,9 @@ fn control(request: &EventsRequest) -> Result<Option<Control>, String> {
     };
     serde_json::from_value(write.clone())
         .map(Some)
-        .map_err(|e| format!("invalid metadata.agentUi (a respond, resume, queue or steer): {e}"))
+        .map_err(|e| {
+            format!("invalid metadata.agentUi (a respond, resume, queue, steer or history): {e}")
+        })
 }
 
 /// The approval run after the user rejected the deploy: built like
@@ -494,11 +513,37 @@ fn envelope(kind: &str, sequence: u64, run_id: &str, thread_id: &str, fields: Va
     event.to_string()
 }
 
+/// The page of teammate session `history.session_id` before `history.before`: the
+/// `session.hydrated` envelope a history request is answered with. `Err` is the 400's.
+fn history_page(history: &History) -> Result<Value, String> {
+    let session: Value = serde_json::from_str(CHILD_SESSION).expect("the fixture is JSON");
+    if session["sessionId"] != history.session_id.as_str() {
+        return Err(format!("unknown sessionId {:?}", history.session_id));
+    }
+    let all = session["messages"].as_array().cloned().unwrap_or_default();
+    let end = all
+        .iter()
+        .position(|m| m["id"] == history.before.as_str())
+        .ok_or_else(|| format!("no message {:?} in {}", history.before, history.session_id))?;
+    let start = end.saturating_sub(HISTORY_PAGE);
+    Ok(json!({
+        "type": "session.hydrated",
+        "agentId": session["agentId"],
+        "sessionId": session["sessionId"],
+        "parentSessionId": session["parentSessionId"],
+        "owner": "session",
+        "phase": "hydrating",
+        "payload": {"messages": &all[start..end], "hasMore": start > 0, "before": history.before},
+    }))
+}
+
 /// What a request asks for.
 #[derive(Debug)]
 enum Answer {
     /// Events known up front: the name in the log, the events in order.
     Log(String, Vec<String>),
+    /// An older page of a teammate's session (JSON, not a stream).
+    Page(Value),
     /// A new live run.
     Long,
     /// A turn for the live run `run_id`.
@@ -576,6 +621,10 @@ fn answer(request: &EventsRequest) -> Result<Answer, String> {
                 }
             };
             Ok(Answer::Log(format!("respond:{option}"), events))
+        }
+        Some(Control::History(history)) => {
+            events::check_bounds(request)?;
+            history_page(&history).map(Answer::Page)
         }
         Some(Control::Resume(resume)) => {
             events::check_bounds(request)?;
@@ -1161,6 +1210,7 @@ pub async fn agent_ui(
                 events::stream(state.clone(), "agent-ui", name.clone(), steps),
             )
         }
+        Ok(Answer::Page(page)) => log("history", Json(page).into_response()),
         Ok(Answer::Long) => {
             let thread_id = request
                 .thread_id
@@ -1250,6 +1300,47 @@ mod tests {
         ));
         assert_eq!(name, "resume:run-gap");
         assert_eq!(sequences(&events), [5, 6, 7, 8, 9]);
+    }
+
+    #[test]
+    fn history_pages_the_analysts_older_messages() {
+        let page = |before: &str| {
+            let write = json!({"history": {"sessionId": "session-analyst", "before": before}});
+            match answer(&request("child", Some(write))) {
+                Ok(Answer::Page(page)) => page,
+                other => panic!("not a page: {other:?}"),
+            }
+        };
+        let ids = |page: &Value| -> Vec<String> {
+            page["payload"]["messages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| m["id"].as_str().unwrap().to_owned())
+                .collect()
+        };
+        let first = page("an-1");
+        assert_eq!(first["type"], "session.hydrated");
+        assert_eq!(first["agentId"], "analyst@data");
+        assert_eq!(first["payload"]["before"], "an-1");
+        assert_eq!(ids(&first), ["an-c", "an-d", "an-e"]);
+        assert_eq!(first["payload"]["hasMore"], true);
+        let last = page("an-c");
+        assert_eq!(ids(&last), ["an-a", "an-b"]);
+        assert_eq!(last["payload"]["hasMore"], false);
+        assert!(ids(&page("an-a")).is_empty());
+        // The page is what the client reads: the same decoder takes it.
+        assert!(chat_shell_core::protocol::agent_ui::history_page(&first.to_string()).is_ok());
+        let bad = |write: Value| answer(&request("child", Some(write))).unwrap_err();
+        assert!(
+            bad(json!({"history": {"sessionId": "session-x", "before": "an-1"}}))
+                .contains("unknown sessionId")
+        );
+        assert!(
+            bad(json!({"history": {"sessionId": "session-analyst", "before": "an-9"}}))
+                .contains("no message \"an-9\"")
+        );
+        assert!(bad(json!({"history": {"sessionId": "session-analyst"}})).contains("agentUi"));
     }
 
     #[test]

@@ -182,6 +182,58 @@ async fn an_approval_goes_on_with_the_golden_continuation() {
 }
 
 #[tokio::test]
+async fn a_teammates_older_messages_load_a_page_at_a_time_as_json() {
+    let rt = Process::start(&["--memory"], &[], false);
+    let hydrated = stream(&rt, &ask("child: load the tables")).await;
+    let newest = hydrated
+        .iter()
+        .rfind(|e| e["type"] == "session.hydrated")
+        .expect("a window");
+    assert_eq!(newest["payload"]["hasMore"], true, "older messages exist");
+    let page = |before: &str| {
+        body(
+            json!([{ "role": "user", "content": "child: load the tables" }]),
+            Some(json!({ "history": { "sessionId": "session-analyst", "before": before } })),
+        )
+    };
+    let mut reply = post(&rt, Some("application/json"), &page("an-1")).await;
+    assert_eq!(reply.status(), 200);
+    assert_eq!(
+        reply.header("content-type").as_deref(),
+        Some("application/json")
+    );
+    let first = reply.json().await;
+    assert_eq!(first["type"], "session.hydrated");
+    assert_eq!(first["agentId"], "analyst@data");
+    assert_eq!(first["payload"]["before"], "an-1");
+    let texts = |page: &Value| -> Vec<String> {
+        page["payload"]["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["text"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(
+        texts(&first),
+        [
+            "Picked 4 tables for the report.",
+            "Checked the row counts: 1.2 M in all.",
+            "Started loading."
+        ]
+    );
+    assert_eq!(first["payload"]["hasMore"], true);
+    let mut reply = post(&rt, Some("application/json"), &page("an-c")).await;
+    let last = reply.json().await;
+    assert_eq!(last["payload"]["hasMore"], false);
+    assert_eq!(texts(&last).len(), 2);
+    rt.wait_for_line("POST /agent-ui history 200")
+        .expect("logged");
+    let error = refused(&rt, Some("application/json"), &page("an-zz"), 400).await;
+    assert!(error.contains("no message \"an-zz\""), "{error}");
+}
+
+#[tokio::test]
 async fn a_question_is_answered_with_text_and_the_run_confirms_that_answer() {
     let rt = Process::start(&["--memory"], &[], false);
     let waiting = stream(&rt, &ask("clarify the release notes")).await;

@@ -14,7 +14,9 @@ mod team;
 
 pub use apply::{assistant_text, is_ghost, GHOST_OPTION};
 pub use queue::{QueuedTurn, RunQueue};
-pub use team::{status_rank, Member, MemberUpdate, Team, TranscriptLine, TRANSCRIPT_MAX};
+pub use team::{
+    status_rank, Member, MemberUpdate, Team, TranscriptLine, TranscriptPage, TRANSCRIPT_MAX,
+};
 
 pub use run::{
     listed, AgentInfo, Budget, Diagnostics, Listed, Orchestration, OrchestrationStep,
@@ -105,6 +107,8 @@ pub enum Input {
     },
     /// A teammate appeared or changed (Agent UI `agent.*`, `session.hydrated`).
     MemberChanged(MemberUpdate),
+    /// An older page of a teammate's transcript, loaded on demand.
+    TranscriptPage(TranscriptPage),
     /// The runtime paused for a decision (Agent UI `action.required`): the permission card
     /// of tool call `item_id`, answered with `action_id`.
     ActionRequired {
@@ -260,6 +264,7 @@ pub fn reduce(state: &mut ChatState, input: Input) -> Outcome {
         Input::Unrecognized(what) => run::unrecognized(state, what, &mut out),
         Input::TeamChanged { name, topology } => team::team_changed(state, name, topology),
         Input::MemberChanged(update) => team::member_changed(state, update),
+        Input::TranscriptPage(page) => team::transcript_page(state, page),
         Input::ActionRequired {
             item_id,
             request,

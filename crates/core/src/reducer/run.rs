@@ -207,11 +207,16 @@ pub struct Diagnostics {
     /// Runtime diagnostics and metrics (Agent UI `diagnostic.changed`, `metric.changed`),
     /// keyed `kind:name`: reported to the host, never shown in the conversation.
     pub facts: BTreeMap<String, u64>,
+    /// Older transcript pages that arrived after the transcript moved on (dropped).
+    pub stale_pages: u64,
 }
 
 impl Diagnostics {
     pub fn is_empty(&self) -> bool {
-        self.unknown_types.is_empty() && self.unknown_fields.is_empty() && self.facts.is_empty()
+        self.unknown_types.is_empty()
+            && self.unknown_fields.is_empty()
+            && self.facts.is_empty()
+            && self.stale_pages == 0
     }
 }
 

@@ -49,8 +49,20 @@ pub struct TranscriptLine {
     pub text: String,
 }
 
-/// How many messages of a teammate's session are kept.
-pub const TRANSCRIPT_MAX: usize = 50;
+/// How many messages of a teammate's session are kept (the recent window and the older
+/// pages loaded on demand together).
+pub const TRANSCRIPT_MAX: usize = 200;
+
+/// An older page of a teammate's transcript, loaded on demand: the messages right before
+/// message `before`, oldest first.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TranscriptPage {
+    pub agent_id: String,
+    pub before: String,
+    pub lines: Vec<TranscriptLine>,
+    /// The session has messages older still.
+    pub has_more: Option<bool>,
+}
 
 impl Member {
     /// The name to show: its name, else its id.
@@ -161,11 +173,43 @@ pub(super) fn member_changed(state: &mut ChatState, update: MemberUpdate) {
             m.transcript.push(line);
         }
     }
-    let excess = m.transcript.len().saturating_sub(TRANSCRIPT_MAX);
-    m.transcript.drain(..excess);
     if let Some(more) = update.transcript_has_more {
         m.transcript_has_more = more;
     }
+    let excess = m.transcript.len().saturating_sub(TRANSCRIPT_MAX);
+    if excess > 0 {
+        // The oldest go; they are older messages again.
+        m.transcript.drain(..excess);
+        m.transcript_has_more = true;
+    }
+    state.mark().run = true;
+}
+
+/// An older page goes in front of the teammate's transcript only while that transcript
+/// still starts where the page ends: a page for a conversation left, a teammate gone, or
+/// a transcript another page already extended is stale and dropped (counted).
+pub(super) fn transcript_page(state: &mut ChatState, page: TranscriptPage) {
+    let member = state
+        .team
+        .as_mut()
+        .and_then(|t| t.members.iter_mut().find(|m| m.id == page.agent_id))
+        .filter(|m| m.transcript.first().is_some_and(|l| l.id == page.before));
+    let Some(m) = member else {
+        state.diagnostics.stale_pages += 1;
+        state.mark().run = true;
+        return;
+    };
+    let room = TRANSCRIPT_MAX.saturating_sub(m.transcript.len());
+    let mut lines: Vec<TranscriptLine> = page
+        .lines
+        .into_iter()
+        .filter(|l| !m.transcript.iter().any(|t| t.id == l.id))
+        .collect();
+    // Full: the messages nearest the loaded ones are kept; the rest stay older messages.
+    let cut = lines.len().saturating_sub(room);
+    lines.drain(..cut);
+    m.transcript_has_more = cut > 0 || page.has_more.unwrap_or(false);
+    m.transcript.splice(0..0, lines);
     state.mark().run = true;
 }
 

@@ -4,12 +4,13 @@
 //! is named `check_NN_…` after the spec's number; the README's table is made from these
 //! names.
 
-use super::AgentUiAdapter;
+use super::{history_page, AgentUiAdapter};
 use crate::protocol::acp::{PermissionOptionId, PermissionOutcome};
 use crate::protocol::chatkit::{ItemKind, Note};
 use crate::reducer::{
     listed, reduce, ChatState, Effect, Input, Listed, OutgoingMessage, ToolCallState,
 };
+use serde_json::{json, Value};
 
 const STATUS: &str = include_str!("../../../../../tests/fixtures/agent-ui/status.jsonl");
 const TEAM: &str = include_str!("../../../../../tests/fixtures/agent-ui/team.jsonl");
@@ -22,6 +23,8 @@ const QUEUE: &str = include_str!("../../../../../tests/fixtures/agent-ui/queue.j
 const CLARIFY: &str = include_str!("../../../../../tests/fixtures/agent-ui/clarify.jsonl");
 const PLAN: &str = include_str!("../../../../../tests/fixtures/agent-ui/plan.jsonl");
 const FORM: &str = include_str!("../../../../../tests/fixtures/agent-ui/form.jsonl");
+const CHILD_SESSION: &str =
+    include_str!("../../../../../tests/fixtures/agent-ui/child-session.json");
 
 /// A conversation that sent `text` and is waiting for the answer.
 fn sent(text: &str) -> ChatState {
@@ -674,6 +677,22 @@ fn check_17_missing_facts_stay_unknown() {
     );
 }
 
+/// The analyst's page of `session` (the runtime's scripted session) right before message
+/// `before`, at most `size` messages, as the runtime answers a history request.
+fn history_answer(session: &Value, before: &str, size: usize) -> String {
+    let all = session["messages"].as_array().unwrap();
+    let end = all.iter().position(|m| m["id"] == before).unwrap();
+    let start = end.saturating_sub(size);
+    json!({
+        "type": "session.hydrated",
+        "agentId": session["agentId"],
+        "sessionId": session["sessionId"],
+        "owner": "session",
+        "payload": {"messages": &all[start..end], "hasMore": start > 0, "before": before},
+    })
+    .to_string()
+}
+
 #[test]
 fn check_18_a_child_session_hydrates_progressively() {
     let mut state = sent("go");
@@ -688,22 +707,61 @@ fn check_18_a_child_session_hydrates_progressively() {
             .unwrap()
             .clone()
     };
+    let texts = |s: &ChatState| {
+        analyst(s)
+            .transcript
+            .iter()
+            .map(|l| l.text.clone())
+            .collect::<Vec<_>>()
+    };
     assert_eq!(analyst(&state).transcript.len(), 1);
     assert!(analyst(&state).transcript_has_more);
     feed(&mut state, &mut adapter, &log[3..]);
-    let m = analyst(&state);
     assert_eq!(
-        m.transcript
-            .iter()
-            .map(|l| l.text.as_str())
-            .collect::<Vec<_>>(),
+        texts(&state),
         ["Loaded 2 of 4 tables.", "Loaded 4 of 4 tables."]
     );
-    assert!(!m.transcript_has_more);
+    let m = analyst(&state);
+    assert!(m.transcript_has_more, "the session has older messages");
     assert_eq!(m.parent_session_id.as_deref(), Some("session-main"));
-    // A late window of a conversation the user left does not land in the new one.
+
+    // Older messages load on demand, a page at a time, in front of the loaded ones.
+    let session: Value = serde_json::from_str(CHILD_SESSION).unwrap();
+    let first = history_answer(&session, "an-1", 3);
+    reduce(&mut state, history_page(&first).unwrap());
+    assert_eq!(
+        texts(&state),
+        [
+            "Picked 4 tables for the report.",
+            "Checked the row counts: 1.2 M in all.",
+            "Started loading.",
+            "Loaded 2 of 4 tables.",
+            "Loaded 4 of 4 tables."
+        ]
+    );
+    assert!(analyst(&state).transcript_has_more);
+    // The same page again (a second click, a slow answer) is stale: nothing moves.
+    reduce(&mut state, history_page(&first).unwrap());
+    assert_eq!(texts(&state).len(), 5);
+    assert_eq!(state.diagnostics.stale_pages, 1);
+    reduce(
+        &mut state,
+        history_page(&history_answer(&session, "an-c", 3)).unwrap(),
+    );
+    assert_eq!(texts(&state).len(), 7);
+    assert_eq!(texts(&state)[0], "Opened the warehouse connection.");
+    assert!(!analyst(&state).transcript_has_more, "all of it is loaded");
+    // Not a page: refused, never guessed into one.
+    assert!(history_page(log[2]).is_err(), "a window, not a page");
+    assert!(history_page(log[4]).is_err());
+
+    // A late window, or a late page, of a conversation the user left does not land in the
+    // new one.
     reduce(&mut state, Input::Reset);
     assert!(state.team.is_none());
+    reduce(&mut state, history_page(&first).unwrap());
+    assert!(state.team.is_none());
+    assert_eq!(state.diagnostics.stale_pages, 2, "dropped, and counted");
 }
 
 #[test]

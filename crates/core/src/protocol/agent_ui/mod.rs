@@ -40,8 +40,11 @@
 //!   (by `agentId`, with `sessionId`, `parentSessionId`, `parentThreadId`, `taskId`)
 //! - `agent.handoff` `{from, to, reason?}`; `worker.notification` `{status, summary, role?,
 //!   durationMs?, toolCount?}` (by `agentId`, `taskId`)
-//! - `session.hydrated` `{messages: [{id, text}], hasMore}` (a teammate's session, by
-//!   `agentId`)
+//! - `session.hydrated` `{messages: [{id, text}], hasMore, before?}` (a teammate's session,
+//!   by `agentId`, oldest first; `hasMore`: the session has older messages). Without
+//!   `before` the messages are its recent window, appended as they hydrate; with `before`
+//!   they are the page right before that message, loaded on demand ([`history_metadata`],
+//!   answered with this one envelope as JSON, read by [`history_page`])
 //! - `context.changed` `{budget?: {used, limit}, missing?: [..]}`,
 //!   `context.compaction.completed` `{summary}`
 //! - `artifact.created` / `artifact.updated` / `artifact.changed` `{title, kind?, body?}`
@@ -65,7 +68,8 @@ use super::chatkit::{
 };
 use super::JsonMap;
 use crate::reducer::{
-    AgentInfo, Input, MemberUpdate, QueuedTurn, SequenceGap, TranscriptLine, Unrecognized,
+    AgentInfo, Input, MemberUpdate, QueuedTurn, SequenceGap, TranscriptLine, TranscriptPage,
+    Unrecognized,
 };
 use crate::sse::SseFrame;
 use serde_json::{json, Value};
@@ -166,6 +170,58 @@ pub fn queue_metadata(run_id: &str) -> Value {
 /// `metadata.agentUi` of the request that steers run `run_id` with its last user message.
 pub fn steer_metadata(run_id: &str) -> Value {
     json!({"steer": {"runId": run_id}})
+}
+
+/// `metadata.agentUi` of the request that asks for the messages of teammate session
+/// `session_id` before message `before` (its oldest loaded one).
+pub fn history_metadata(session_id: &str, before: &str) -> Value {
+    json!({"history": {"sessionId": session_id, "before": before}})
+}
+
+/// The answer to a [`history_metadata`] request: one `session.hydrated` envelope with
+/// `before`, as the reducer input that puts its page in front of the teammate's transcript
+/// (or drops it, if the transcript moved on meanwhile).
+pub fn history_page(data: &str) -> Result<Input, DecodeError> {
+    let e = decode(data)?;
+    let invalid = |message: &str| DecodeError {
+        message: message.to_owned(),
+        raw: data.to_owned(),
+    };
+    if e.kind != "session.hydrated" {
+        return Err(invalid("a history page is a `session.hydrated` envelope"));
+    }
+    transcript_page(&e)
+        .map(Input::TranscriptPage)
+        .ok_or_else(|| invalid("a history page names its `agentId` and `payload.before`"))
+}
+
+/// An older page of a teammate's transcript: `session.hydrated` with `before`.
+fn transcript_page(e: &Envelope) -> Option<TranscriptPage> {
+    Some(TranscriptPage {
+        agent_id: e.id("agentId")?,
+        before: e.text("before")?,
+        lines: transcript_lines(e.payload()),
+        has_more: e.payload().get("hasMore").and_then(Value::as_bool),
+    })
+}
+
+/// `payload.messages` of `session.hydrated`: `[{id, text}]`, oldest first (others skipped).
+fn transcript_lines(payload: &Value) -> Vec<TranscriptLine> {
+    payload
+        .get("messages")
+        .and_then(Value::as_array)
+        .map(|messages| {
+            messages
+                .iter()
+                .filter_map(|m| {
+                    Some(TranscriptLine {
+                        id: m.get("id").and_then(Value::as_str)?.to_owned(),
+                        text: m.get("text").and_then(Value::as_str)?.to_owned(),
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// `metadata.agentUi` of the request that asks again for the events of `gap`.
@@ -759,22 +815,16 @@ impl AgentUiAdapter {
         if let Some(name) = &name {
             self.names.insert(id.clone(), name.clone());
         }
+        if let Some(page) = (e.kind == "session.hydrated")
+            .then(|| transcript_page(e))
+            .flatten()
+        {
+            // An older page goes in front of what is loaded, never after it.
+            inputs.push(Input::TranscriptPage(page));
+            return;
+        }
         let p = e.payload();
-        let transcript = p
-            .get("messages")
-            .and_then(Value::as_array)
-            .map(|messages| {
-                messages
-                    .iter()
-                    .filter_map(|m| {
-                        Some(TranscriptLine {
-                            id: m.get("id").and_then(Value::as_str)?.to_owned(),
-                            text: m.get("text").and_then(Value::as_str)?.to_owned(),
-                        })
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
+        let transcript = transcript_lines(p);
         inputs.push(Input::MemberChanged(MemberUpdate {
             id,
             name,
