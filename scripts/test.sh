@@ -12,7 +12,7 @@ export PATH="$PWD/node_modules/.bin:${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 export CARGO_INCREMENTAL=0
 
 started=$SECONDS
-step() { printf '\n== %s\n' "$*"; }
+step() { printf '\n== %s (at %ss)\n' "$*" "$((SECONDS - started))"; }
 
 if [ "${CHAT_SHELL_SKIP_SETUP:-0}" = "1" ]; then
   step "setup (skipped: CHAT_SHELL_SKIP_SETUP=1)"
