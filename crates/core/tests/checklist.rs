@@ -216,6 +216,70 @@ fn check_17_chatkit_missing_facts_stay_unknown() {
     );
 }
 
+/// `threads.get_by_id` answers with the newest page; `items.list` (order `desc`) brings
+/// older pages on demand. That an answer for a thread the reader already left is dropped
+/// is the element's load token, proven in the browser (`tests/e2e/threads.test.mjs`,
+/// "switching quickly").
+#[test]
+fn check_18_chatkit_history_hydrates_newest_first_then_older_pages_in_front() {
+    use chat_shell_core::protocol::chatkit::{Page, Thread, ThreadItem};
+    use serde_json::{json, Value};
+    // A user message or an answer, saying its own id.
+    let value = |id: &str| -> Value {
+        let mut item = json!({"id": id, "thread_id": "thr_1", "created_at": "2025-01-01T00:00:00"});
+        let body = if id.starts_with('u') {
+            json!({"type": "user_message", "content": [{"type": "input_text", "text": id}], "attachments": [], "inference_options": {}})
+        } else {
+            json!({"type": "assistant_message", "content": [{"type": "output_text", "text": id, "annotations": []}]})
+        };
+        item.as_object_mut()
+            .unwrap()
+            .extend(body.as_object().unwrap().clone());
+        item
+    };
+    let item = |id: &str| -> ThreadItem { serde_json::from_value(value(id)).unwrap() };
+    let ids = |state: &ChatState| -> Vec<String> {
+        state
+            .items()
+            .iter()
+            .map(|i| i.item.id.to_string())
+            .collect()
+    };
+    let mut state = ChatState::default();
+    let thread: Thread = serde_json::from_value(json!({
+        "id": "thr_1", "created_at": "2025-01-01T00:00:00", "status": {"type": "active"},
+        "items": {"data": [value("u3"), value("a3")], "has_more": true, "after": "u3"}
+    }))
+    .unwrap();
+    reduce(&mut state, Input::ThreadLoaded(thread));
+    // The newest window first, with where to go on from.
+    assert_eq!(ids(&state), ["u3", "a3"]);
+    assert_eq!(state.older.as_deref(), Some("u3"));
+    // Older pages (newest first on the wire) go in front, in order.
+    reduce(
+        &mut state,
+        Input::OlderItems(Page {
+            data: vec![item("a2"), item("u2")],
+            has_more: true,
+            after: Some("u2".into()),
+        }),
+    );
+    assert_eq!(ids(&state), ["u2", "a2", "u3", "a3"]);
+    reduce(
+        &mut state,
+        Input::OlderItems(Page {
+            data: vec![item("u1")],
+            has_more: false,
+            after: Some("u1".into()),
+        }),
+    );
+    assert_eq!(ids(&state), ["u1", "u2", "a2", "u3", "a3"]);
+    assert_eq!(state.older, None, "nothing older is asked for");
+    // A new chat forgets where the old one would go on from.
+    reduce(&mut state, Input::Reset);
+    assert!(state.items().is_empty() && state.older.is_none());
+}
+
 #[test]
 fn check_19_chatkit_unknown_events_are_diagnostics_not_content() {
     let mut state = sent();
