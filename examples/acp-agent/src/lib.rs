@@ -33,7 +33,7 @@ usage: chat-shell-acp-agent [options]
 
 A scripted ACP agent on stdin/stdout (no model). A keyword in the prompt picks the script:
   tools, terminal, files, permission, plan, think, long, slow terminal, recall,
-  max tokens, max turn, refuse, crash, broken; anything else is echoed.
+  compact, max tokens, max turn, refuse, crash, broken; anything else is echoed.
 
   --pace-ms MS     delay between streamed chunks (default 30)
   --state-dir DIR  keep each session's history in DIR, so session/load works in a new
@@ -60,6 +60,7 @@ pub const KEYWORDS: &[&str] = &[
     "plan",
     "think",
     "recall",
+    "compact",
 ];
 
 #[derive(Clone, Debug, PartialEq)]
@@ -573,6 +574,7 @@ async fn prompt(
         Some("tour") => tour(&mut turn).await?,
         Some("tools") => tools(&mut turn).await?,
         Some("plan") => plan(&mut turn).await?,
+        Some("compact") => compact(&mut turn).await?,
         Some("think") => {
             let done = turn
                 .think("The user wants to see thoughts. I will think in a few words first, then answer. ")
@@ -774,6 +776,44 @@ async fn permission(turn: &mut Turn<'_>) -> Result<StopReason, Error> {
         )?,
     }
     let done = turn.say("Done: permission-demo.txt is written.").await?;
+    Ok(ended(done))
+}
+
+/// `compact`: the agent compacts its context (ACP `compaction_update`, its summary in
+/// chunks), when the client announced it shows compactions; then it answers.
+async fn compact(turn: &mut Turn<'_>) -> Result<StopReason, Error> {
+    let announced = turn
+        .client
+        .session
+        .as_ref()
+        .is_some_and(|s| s.compaction.is_some());
+    if !announced {
+        let done = turn
+            .say("The client did not announce compactions; the context stays as it is.")
+            .await?;
+        return Ok(ended(done));
+    }
+    let id = turn.new_call().replace("call_", "compaction_");
+    let update = |status: &str| json!({"sessionUpdate": "compaction_update", "compactionId": id, "status": status});
+    turn.update(update("in_progress"))?;
+    for part in [
+        "The user reviews the release notes; ",
+        "3 issues block the release.",
+    ] {
+        if !turn.pause().await {
+            turn.update(update("cancelled"))?;
+            return Ok(StopReason::Cancelled);
+        }
+        turn.update(json!({
+            "sessionUpdate": "compaction_summary_chunk",
+            "compactionId": id,
+            "content": {"type": "text", "text": part}
+        }))?;
+    }
+    turn.update(update("completed"))?;
+    let done = turn
+        .say("With the context compacted: three issues still block the release.")
+        .await?;
     Ok(ended(done))
 }
 

@@ -1122,6 +1122,44 @@ async fn check_19_acp_the_agents_metrics_stay_out_of_the_conversation() {
 }
 
 #[tokio::test]
+async fn check_16_acp_a_compaction_is_a_boundary_not_a_change_to_the_text() {
+    let rt = Runtime::start(&["--memory", "--acp", &agent("")]);
+    let events = rt.say(None, "compact the context").await.rest().await;
+    // The boundary took its place in the order, as the agent reported it, then was done.
+    assert_eq!(
+        added_order(&events),
+        ["user_message", "note", "assistant_message"],
+        "{events:#?}"
+    );
+    let boundary = |item: &Value| item["type"] == "note" && item["note"] == "context";
+    let shown: Vec<&str> = events
+        .iter()
+        .filter(|e| e["type"] == "thread.item.done" && boundary(&e["item"]))
+        .map(|e| e["item"]["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(shown.first().copied(), Some("Compacting the context"));
+    let last = "Context compacted: The user reviews the release notes; 3 issues block the release.";
+    assert_eq!(shown.last().copied(), Some(last));
+    // Saved so: a reload shows the boundary, and the answer is only the answer.
+    let items = rt.items(&thread_id(&events)).await;
+    let saved = items.iter().find(|i| boundary(i)).expect("the boundary");
+    assert_eq!(saved["text"], last);
+    let answer = said(&items);
+    assert_eq!(
+        answer,
+        "With the context compacted: three issues still block the release."
+    );
+    // What the element makes of it: a context note between the messages.
+    let state = reduced(&events);
+    assert!(state.items().iter().any(|i| matches!(
+        &i.item.kind,
+        chat_shell_core::protocol::chatkit::ItemKind::Note(
+            chat_shell_core::protocol::chatkit::Note::Context { text }
+        ) if text == last
+    )));
+}
+
+#[tokio::test]
 async fn check_17_acp_a_call_the_agent_never_finished_is_not_shown_done() {
     let rt = Runtime::start(&["--memory", "--acp", &agent("")]);
     let mut s = rt.say(None, "a long run").await;

@@ -25,13 +25,14 @@ use crate::auth::User;
 use crate::server::AppState;
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
-    ClientCapabilities, CreateTerminalRequest, CreateTerminalResponse, FileSystemCapabilities,
-    Implementation, InitializeRequest, KillTerminalRequest, KillTerminalResponse,
-    PromptCapabilities, ReadTextFileRequest, ReadTextFileResponse, ReleaseTerminalRequest,
-    ReleaseTerminalResponse, RequestPermissionOutcome, RequestPermissionRequest,
-    RequestPermissionResponse, SessionNotification, SessionUpdate, TerminalExitStatus,
-    TerminalOutputRequest, TerminalOutputResponse, WaitForTerminalExitRequest,
-    WaitForTerminalExitResponse, WriteTextFileRequest, WriteTextFileResponse,
+    ClientCapabilities, ClientSessionCapabilities, CompactionCapabilities, CreateTerminalRequest,
+    CreateTerminalResponse, FileSystemCapabilities, Implementation, InitializeRequest,
+    KillTerminalRequest, KillTerminalResponse, PromptCapabilities, ReadTextFileRequest,
+    ReadTextFileResponse, ReleaseTerminalRequest, ReleaseTerminalResponse,
+    RequestPermissionOutcome, RequestPermissionRequest, RequestPermissionResponse,
+    SessionNotification, SessionUpdate, TerminalExitStatus, TerminalOutputRequest,
+    TerminalOutputResponse, WaitForTerminalExitRequest, WaitForTerminalExitResponse,
+    WriteTextFileRequest, WriteTextFileResponse,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{AcpAgent, AcpAgentConfig, Agent, Client, Error, LineDirection};
@@ -269,6 +270,8 @@ impl Bridge {
                 .read_text_file(fs)
                 .write_text_file(fs))
             .terminal(self.terminals.is_some())
+            // Compactions are shown as boundaries in the conversation.
+            .session(ClientSessionCapabilities::new().compaction(CompactionCapabilities::new()))
     }
 
     async fn start(&self) -> Result<Conn, String> {

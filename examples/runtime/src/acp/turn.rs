@@ -27,7 +27,7 @@ use chat_shell_core::protocol::chatkit::{
     AcpPermission, AcpPermissionRequested, AcpPlanItem, AcpThoughtChunk, AcpThoughtItem,
     AcpToolCallItem, AcpToolCallUpdated, Action, AssistantContent, AssistantMessage,
     ContentPartEvent, EndOfTurn, ErrorEvent, ItemEvent, ItemId, ItemKind, ItemUpdate,
-    ItemUpdatedEvent, NoticeEvent, NoticeLevel, Page, ProgressUpdateEvent, RequestBody,
+    ItemUpdatedEvent, Note, NoticeEvent, NoticeLevel, Page, ProgressUpdateEvent, RequestBody,
     StreamEvent, TextDelta, Thread, ThreadEvent, ThreadId, ThreadItem, UserMessageInput,
     ACP_PERMISSION_ACTION,
 };
@@ -804,6 +804,33 @@ pub(crate) struct Out {
     /// Terminals (ours, `terminal/*`) that this turn's tool calls show: their output is
     /// streamed into the call while the command runs.
     live_terminals: HashMap<String, LiveTerminal>,
+    /// Context compactions (ACP `compaction_update`) by id: the boundary item, its status
+    /// and its summary so far.
+    compactions: HashMap<String, Compaction>,
+}
+
+/// A context compaction the agent reported: a boundary in the conversation.
+struct Compaction {
+    item: ItemId,
+    status: String,
+    summary: String,
+}
+
+impl Compaction {
+    /// The boundary's text: what happened to the context, and the agent's summary.
+    fn text(&self) -> String {
+        let what = match self.status.as_str() {
+            "in_progress" => "Compacting the context".to_owned(),
+            "completed" => "Context compacted".to_owned(),
+            "failed" => "Context compaction failed".to_owned(),
+            "cancelled" => "Context compaction cancelled".to_owned(),
+            other => format!("Context compaction: {other}"),
+        };
+        match self.summary.trim() {
+            "" => what,
+            summary => format!("{what}: {summary}"),
+        }
+    }
 }
 
 /// A terminal shown in a tool call.
@@ -836,6 +863,7 @@ impl Out {
             last_write: Instant::now(),
             items: HashMap::new(),
             tool_items: HashMap::new(),
+            compactions: HashMap::new(),
             message: None,
             thought: None,
             plan: None,
@@ -1240,11 +1268,88 @@ impl Out {
                     }
                 }
             }
+            // A compaction is a boundary in the order of the conversation, never a hidden
+            // change to the text: a note, with its status and the agent's summary.
+            SessionUpdate::CompactionUpdate(update) => {
+                let status = serde_json::to_value(&update.status)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .unwrap_or_else(|| "unknown".into());
+                let summary = match &update.summary {
+                    agent_client_protocol::schema::MaybeUndefined::Value(blocks) => Some(
+                        blocks
+                            .iter()
+                            .filter_map(block_text)
+                            .collect::<Vec<_>>()
+                            .concat(),
+                    ),
+                    // `null` clears the summary; absent leaves it.
+                    agent_client_protocol::schema::MaybeUndefined::Null => Some(String::new()),
+                    agent_client_protocol::schema::MaybeUndefined::Undefined => None,
+                };
+                self.compaction(
+                    update.compaction_id.to_string(),
+                    Some(status),
+                    summary,
+                    None,
+                )
+                .await;
+            }
+            SessionUpdate::CompactionSummaryChunk(chunk) => {
+                let more = block_text(&chunk.content);
+                self.compaction(chunk.compaction_id.to_string(), None, None, more)
+                    .await;
+            }
             // Metrics (context use, cost) stay out of the conversation.
             SessionUpdate::UsageUpdate(_) => {}
             // The user's own words are already in the thread; the rest has no surface yet.
             _ => {}
         }
+    }
+
+    /// Compaction `id` changed: its status, its whole summary, or more of its summary.
+    async fn compaction(
+        &mut self,
+        id: String,
+        status: Option<String>,
+        summary: Option<String>,
+        more: Option<String>,
+    ) {
+        if !self.compactions.contains_key(&id) {
+            self.close_text().await;
+            let item = self.new_item(
+                "note",
+                ItemKind::Note(Note::Context {
+                    text: String::new(),
+                }),
+            );
+            let compaction = Compaction {
+                item: item.id.clone(),
+                status: "in_progress".into(),
+                summary: String::new(),
+            };
+            self.items.insert(item.id.clone(), item);
+            self.compactions.insert(id.clone(), compaction);
+        }
+        let Some(c) = self.compactions.get_mut(&id) else {
+            return;
+        };
+        if let Some(status) = status {
+            c.status = status;
+        }
+        if let Some(summary) = summary {
+            c.summary = summary;
+        }
+        if let Some(more) = more {
+            c.summary.push_str(&more);
+        }
+        let (item, text) = (c.item.clone(), c.text());
+        if let Some(ItemKind::Note(Note::Context { text: shown })) =
+            self.items.get_mut(&item).map(|i| &mut i.kind)
+        {
+            *shown = text;
+        }
+        self.done(&item).await;
     }
 
     async fn tool_update(&mut self, id: &ItemId, update: acp::ToolCallUpdate) {
