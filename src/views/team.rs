@@ -29,6 +29,13 @@ pub fn TeamRoster(shell: Shell) -> impl IntoView {
         failed: RwSignal::new(std::collections::HashMap::new()),
         refocus: RwSignal::new(None),
     };
+    // A new conversation starts with every transcript closed and no failure said.
+    Effect::new(move |_| {
+        if team.with(Option::is_none) {
+            opened.set(std::collections::HashSet::new());
+            earlier.failed.set(std::collections::HashMap::new());
+        }
+    });
     move || {
         let team: Team = team.get()?;
         let heading = match (&team.name, &team.topology) {

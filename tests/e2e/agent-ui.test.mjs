@@ -250,8 +250,9 @@ test('agent-ui: a teammate\'s older messages load on demand, a page at a time, b
     if (history(route.request())) await held;
     return route.continue();
   });
-  // (The disclosure keeps the reader's open state for this teammate.)
-  if (!(await transcript.isVisible())) await analyst.getByText('Transcript (2 messages)').click();
+  // A new conversation starts with the transcript closed.
+  assert.equal(await transcript.isVisible(), false);
+  await analyst.getByText('Transcript (2 messages)').click();
   await earlier.click();
   await page.getByRole('button', { name: 'New chat' }).first().click();
   await waitFor(async () => (await page.getByRole('list', { name: 'Team' }).count()) === 0, { message: 'the new chat' });
@@ -396,8 +397,11 @@ test('agent-ui: a queued message that never reaches the runtime comes back to th
   await draft(page, 'do not lose me');
   await queue.click();
   const composer = page.getByRole('textbox', { name: 'Message' });
+  // The notice comes once the write failed (the composer shows the draft before the click
+  // clears it too, so the draft alone proves nothing).
+  await waitFor(async () => /back in the composer/.test(await shadowText(page)), { message: 'the notice' });
+  assert.equal(page.bodies.filter((b) => b.metadata?.agentUi?.queue).length, 1, 'the queue write was sent');
   await waitFor(async () => (await composer.inputValue()) === 'do not lose me', { message: 'the draft to come back' });
-  assert.match(await shadowText(page), /back in the composer/);
   assert.equal(await page.getByRole('list', { name: 'Queued' }).count(), 0, 'nothing is shown as queued');
   await page.getByRole('button', { name: 'Stop', exact: true }).click();
   await waitForIdle(page);
