@@ -434,13 +434,40 @@ pub fn safe_image_url(url: &str) -> Option<String> {
     checked_url("img", "src", url)
 }
 
-/// The checks `sanitize_html` applies to a URL attribute (ammonia's absolute-URL parse and
-/// scheme allowlist, then `url_allowed`), for URLs that views put into attributes themselves.
+/// The checks `sanitize_html` applies to a URL attribute (an absolute URL with an allowed
+/// scheme, then `url_allowed`), for URLs that views put into attributes themselves.
 fn checked_url(element: &str, attribute: &str, url: &str) -> Option<String> {
     let url = url.trim();
-    let parsed = url::Url::parse(url).ok()?;
-    (URL_SCHEMES.contains(&parsed.scheme()) && url_allowed(element, attribute, url))
+    let scheme = absolute_scheme(url)?;
+    (URL_SCHEMES.contains(&scheme.as_str()) && url_allowed(element, attribute, url))
         .then(|| url.to_owned())
+}
+
+/// The scheme a browser reads from `url`, lowercased, or `None` when the URL is relative.
+/// This is the start of the WHATWG URL parser (what `url::Url::parse` and the browser do):
+/// leading and trailing C0 controls and spaces are stripped, tabs and newlines anywhere are
+/// removed, then a scheme is an ASCII letter followed by letters, digits, `+`, `-` or `.`
+/// up to the first `:`. Only the scheme decides safety here; the rest of the URL is the
+/// browser's to parse (a malformed host only makes a dead link). Hand-written so the first
+/// wasm module does not link `url` and its Unicode tables; the tests check it against `url`.
+fn absolute_scheme(url: &str) -> Option<String> {
+    let trimmed = url.trim_matches(|c: char| c <= ' ');
+    let mut chars = trimmed.chars().filter(|c| !matches!(c, '\t' | '\n' | '\r'));
+    let mut scheme = String::new();
+    match chars.next() {
+        Some(c) if c.is_ascii_alphabetic() => scheme.push(c.to_ascii_lowercase()),
+        _ => return None,
+    }
+    for c in chars {
+        match c {
+            ':' => return Some(scheme),
+            c if c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.') => {
+                scheme.push(c.to_ascii_lowercase())
+            }
+            _ => return None,
+        }
+    }
+    None
 }
 
 #[cfg(all(test, feature = "render"))]
@@ -622,5 +649,126 @@ mod tests {
             "&lt;b a=&#39;1&#39;&gt;&amp;&quot;x&quot;&lt;/b&gt;"
         );
         assert_eq!(escape_text("plain ✅").as_str(), "plain ✅");
+    }
+}
+
+/// `absolute_scheme` against the `url` crate (the WHATWG parser ammonia uses), so the first
+/// wasm module can check URLs without linking it.
+#[cfg(test)]
+mod scheme_tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Pieces that make schemes, near-schemes and the characters browsers skip or keep.
+    const PIECES: &[&str] = &[
+        "http",
+        "https",
+        "HTTPS",
+        "mailto",
+        "data",
+        "javascript",
+        "JaVa",
+        "script",
+        "vb",
+        ":",
+        "//",
+        "/",
+        "\\",
+        "\t",
+        "\n",
+        "\r",
+        " ",
+        "\u{0}",
+        "\u{1}",
+        "\u{1f}",
+        "\u{7f}",
+        "\u{a0}",
+        "e.com",
+        "bücher.example",
+        "@",
+        "?",
+        "#",
+        "+",
+        "-",
+        ".",
+        "1",
+        "x",
+        "%0a",
+        "&#58;",
+        "[",
+        "]",
+        "image/png;base64,",
+        "é",
+    ];
+
+    #[test]
+    fn named_cases() {
+        for (url, scheme) in [
+            ("https://e.com", Some("https")),
+            ("  \u{1}HTTP://e.com \u{0}", Some("http")),
+            ("java\tscr\nipt:alert(1)", Some("javascript")),
+            ("java script:alert(1)", None),
+            ("\u{a0}javascript:alert(1)", None),
+            ("1http://e.com", None),
+            ("/relative", None),
+            ("//evil.example", None),
+            ("a+b-c.d:x", Some("a+b-c.d")),
+            ("https", None),
+            ("", None),
+        ] {
+            assert_eq!(absolute_scheme(url).as_deref(), scheme, "{url:?}");
+        }
+    }
+
+    proptest! {
+        // Random seeds; no regression files in the source tree.
+        #![proptest_config(ProptestConfig {
+            cases: 4000,
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        })]
+
+        /// Wherever `url` reads an absolute URL, `absolute_scheme` reads the same scheme;
+        /// wherever `url` sees a relative one, so does `absolute_scheme`.
+        #[test]
+        fn reads_the_scheme_url_reads(
+            pieces in prop::collection::vec(prop::sample::select(PIECES), 0..10),
+        ) {
+            let text = pieces.concat();
+            match url::Url::parse(&text) {
+                Ok(parsed) => {
+                    let scheme = absolute_scheme(&text);
+                    prop_assert_eq!(scheme.as_deref(), Some(parsed.scheme()), "{:?}", text)
+                }
+                Err(url::ParseError::RelativeUrlWithoutBase) => {
+                    prop_assert_eq!(absolute_scheme(&text), None, "{:?}", text)
+                }
+                // An absolute URL with a bad host or port: the browser would not follow it.
+                Err(_) => {}
+            }
+        }
+
+        /// What views put into `href`/`src` is never another scheme than the sanitizer allows,
+        /// and every link or image URL the `url` crate accepts with an allowed scheme passes.
+        #[test]
+        fn views_allow_what_the_sanitizer_allows(
+            pieces in prop::collection::vec(prop::sample::select(PIECES), 0..10),
+        ) {
+            let text = pieces.concat();
+            for (element, attribute, checked) in [
+                ("a", "href", safe_url(&text)),
+                ("img", "src", safe_image_url(&text)),
+            ] {
+                let parsed = url::Url::parse(text.trim()).ok();
+                let allowed_by_url = parsed.as_ref().is_some_and(|p| URL_SCHEMES.contains(&p.scheme()))
+                    && url_allowed(element, attribute, text.trim());
+                if allowed_by_url {
+                    prop_assert!(checked.is_some(), "{} {:?} dropped", element, text);
+                }
+                if let (Some(_), Some(p)) = (&checked, &parsed) {
+                    prop_assert!(URL_SCHEMES.contains(&p.scheme()), "{} {:?}", element, text);
+                }
+            }
+        }
     }
 }
