@@ -36,6 +36,20 @@ pub fn render(text: &str) -> String {
     .unwrap_or_else(|| plain(text));
 }
 
+/// What the live region reads of a finished answer's markdown: its plain text (see
+/// `markdown::announcement`); nothing until the renderer is ready, then the text, so a
+/// screen reader never hears markdown syntax. Reactive like [`ready`].
+pub fn announcement(markdown: &str) -> String {
+    #[cfg(feature = "inline-render")]
+    return chat_shell_core::markdown::announcement(markdown);
+    #[cfg(not(feature = "inline-render"))]
+    return match lazy::ready() {
+        true => lazy::with_module(|m| m.announcement(markdown)),
+        false => None,
+    }
+    .unwrap_or_default();
+}
+
 /// Text shown before the renderer is there: escaped, line breaks kept by the stylesheet.
 fn plain(text: &str) -> String {
     let mut html = String::from("<div class=\"cs-md__plain\">");
@@ -212,6 +226,8 @@ mod lazy {
         pub type RenderModule;
         #[wasm_bindgen(method)]
         pub fn render(this: &RenderModule, text: &str) -> String;
+        #[wasm_bindgen(method)]
+        pub fn announcement(this: &RenderModule, markdown: &str) -> String;
         #[wasm_bindgen(method)]
         pub fn new_stream(this: &RenderModule) -> JsStream;
 

@@ -107,7 +107,7 @@ pub struct ViewSignals {
     pub notices: RwSignal<Vec<Notice>>,
     pub error: RwSignal<Option<TurnError>>,
     pub draft: RwSignal<String>,
-    /// The polite live region's text.
+    /// The last finished answer's markdown; the polite live region reads its plain text.
     pub announce: RwSignal<String>,
     /// Ticks once per animation frame while some view asked for one (`want_frame`): the
     /// runtime's one animation loop, shared by every message still revealing text.

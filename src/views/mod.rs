@@ -140,7 +140,7 @@ pub fn ShellRoot(shell: Shell) -> impl IntoView {
                 </Show>
             </div>
             <div class="cs-sr-only" role="status" aria-live="polite" aria-atomic="true">
-                {move || signals.announce.get()}
+                {move || signals.announce.with(|answer| crate::renderer::announcement(answer))}
             </div>
             <resize::ResizeHandles shell=shell />
         </div>

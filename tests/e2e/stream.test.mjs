@@ -174,3 +174,44 @@ test('the polite live region reads a finished answer as plain text, not markdown
   }
   await runtime.close();
 });
+
+test('an answer that finishes before the renderer module arrives shows as escaped text, is not read aloud as markdown, then renders and is announced', async () => {
+  const runtime = await startRuntime({ paceMs: 0 });
+  const context = await openBrowser();
+  // Hold the second module (the markdown renderer and sanitizer) until the answer is done.
+  let release;
+  const released = new Promise((resolve) => { release = resolve; });
+  let held = 0;
+  await context.route('**/chat-shell-render_bg.wasm', async (route) => {
+    held += 1;
+    await released;
+    await route.continue();
+  });
+  const page = await newPage(context, runtime.url);
+  const box = page.getByRole('textbox', { name: 'Message' });
+  await box.fill('markdown');
+  await box.press('Enter');
+  const article = page.locator('article[data-role="assistant"]').first();
+  await waitFor(async () => (await page.getByRole('button', { name: 'Send' }).count()) > 0
+    && (await article.count()) > 0 && (await article.getAttribute('aria-busy')) !== 'true'
+    && ((await article.textContent()) ?? '').includes('bold'),
+  { timeout: STREAM_TIMEOUT_MS, message: 'the answer to finish while the renderer is held' });
+  assert.ok(held >= 1, 'the page asked for the renderer module');
+  // Escaped source, never HTML: no elements the markdown would make.
+  assert.ok(await article.locator('.cs-md__plain').count() > 0, 'the answer shows as plain text before the renderer');
+  assert.equal(await article.locator('strong, table, pre').count(), 0, 'no HTML before the sanitizer is there');
+  const region = page.locator('.cs-sr-only[role="status"]');
+  await sleep(300);
+  assert.equal(((await region.textContent()) ?? '').trim(), '', 'nothing is announced before its plain text can be made');
+  release();
+  await waitFor(async () => ((await region.textContent()) ?? '').trim().length > 0, { timeout: 15_000, message: 'the answer is announced once the renderer arrives' });
+  const spoken = (await region.textContent()).trim();
+  assert.match(spoken, /bold/, `the words are read: ${spoken}`);
+  for (const syntax of ['**', '```', '|---', '](http', '<b>', '# ']) {
+    assert.ok(!spoken.includes(syntax), `"${syntax}" is read aloud: ${spoken.slice(0, 300)}`);
+  }
+  await waitFor(async () => (await article.locator('strong').count()) > 0, { timeout: 10_000, message: 'the answer renders in place once the renderer arrives' });
+  assert.equal(await article.locator('.cs-md__plain').count(), 0, 'the plain text is replaced');
+  assert.deepEqual(page.consoleErrors, [], 'console errors on the page');
+  await runtime.close();
+});

@@ -28,6 +28,13 @@ pub fn render_cited(text: &str, annotations: &str) -> String {
     markdown::render_cited(&cited_text(text, &annotations)).into_string()
 }
 
+/// What the live region reads of a finished answer (`markdown::announcement`): the plain
+/// text of its start, set as text, never as HTML.
+#[wasm_bindgen]
+pub fn announcement(markdown: &str) -> String {
+    markdown::announcement(markdown)
+}
+
 /// A new, empty [`Stream`].
 #[wasm_bindgen]
 pub fn new_stream() -> Stream {

@@ -9,6 +9,7 @@
 
 #[cfg(feature = "render")]
 mod open_html;
+#[cfg(feature = "render")]
 mod plain;
 mod sanitize;
 #[cfg(feature = "render")]
@@ -19,7 +20,8 @@ mod to_html;
 #[cfg(all(test, feature = "render", not(target_arch = "wasm32")))]
 mod tests;
 
-pub use plain::plain_text;
+#[cfg(feature = "render")]
+pub use plain::{announcement, plain_text};
 #[cfg(feature = "render")]
 pub use sanitize::sanitize_html;
 pub use sanitize::{escape_text, safe_image_url, safe_url, HtmlWriter, SafeHtml};
@@ -35,6 +37,7 @@ use sanitize::sanitize_rendered;
 use to_html::{markdown_to_html, RawHtml, RefDefs};
 
 /// The markdown dialect: CommonMark plus GFM tables, strikethrough, task lists and alerts.
+#[cfg(feature = "render")]
 pub(crate) fn options() -> pulldown_cmark::Options {
     use pulldown_cmark::Options;
     Options::ENABLE_TABLES

@@ -35,6 +35,35 @@ pub fn plain_text(markdown: &str) -> String {
     collapse(&out)
 }
 
+/// Longest text handed to the live region: enough to hear what the answer is about.
+const ANNOUNCE_CHARS: usize = 400;
+/// Markdown bytes rendered for the announcement (see `announcement`).
+const ANNOUNCE_MARKDOWN: usize = 16 * 1024;
+
+/// What the live region reads of an answer: the plain text of its start. Only a prefix
+/// of the markdown is rendered (a 100 kB answer is not parsed whole for 400 characters);
+/// markup makes the markdown longer than its text, never shorter, so a prefix of
+/// `ANNOUNCE_MARKDOWN` bytes holds at least `ANNOUNCE_CHARS` of text unless it is mostly
+/// markup, and a cut text always ends with "…".
+pub fn announcement(markdown: &str) -> String {
+    let mut end = markdown.len().min(ANNOUNCE_MARKDOWN);
+    while !markdown.is_char_boundary(end) {
+        end -= 1;
+    }
+    let text = truncate_chars(&plain_text(&markdown[..end]), ANNOUNCE_CHARS);
+    if end < markdown.len() && !text.ends_with('…') {
+        return format!("{}…", text.trim_end());
+    }
+    text
+}
+
+fn truncate_chars(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.to_owned(),
+    }
+}
+
 /// Text outside `<…>` tags, with the few entities HTML answers use decoded.
 fn strip_tags(html: &str) -> String {
     let mut out = String::with_capacity(html.len());
@@ -73,7 +102,23 @@ fn collapse(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::plain_text;
+    use super::*;
+
+    #[test]
+    fn a_long_answer_is_announced_from_its_start_without_rendering_it_whole() {
+        let long = format!("**Hello** there. {}", "word ".repeat(40_000));
+        let said = announcement(&long);
+        assert!(said.starts_with("Hello there. word"), "{said}");
+        assert!(said.ends_with('…'));
+        assert!(said.chars().count() <= ANNOUNCE_CHARS + 1);
+        // A short answer is said whole; a cut that falls inside a character is safe.
+        assert_eq!(announcement("Short *answer*."), "Short answer.");
+        let wide = "é".repeat(ANNOUNCE_MARKDOWN);
+        assert!(announcement(&wide).ends_with('…'));
+        // Mostly markup: the prefix's text is short, and still says there is more.
+        let links = "[x](https://example.com/a/very/long/path) ".repeat(2_000);
+        assert!(announcement(&links).ends_with('…'));
+    }
 
     #[test]
     fn markdown_syntax_is_not_read_aloud() {

@@ -14,11 +14,6 @@ use crate::protocol::chatkit::{
 use crate::protocol::Unknown;
 use serde_json::Value;
 
-/// Longest text handed to the live region: enough to hear what the answer is about.
-const ANNOUNCE_CHARS: usize = 400;
-/// Markdown bytes rendered for the announcement (see `announcement`).
-const ANNOUNCE_MARKDOWN: usize = 16 * 1024;
-
 pub(super) fn server_event(state: &mut ChatState, event: StreamEvent, out: &mut Outcome) {
     if let Some(turn) = state.turn.as_mut() {
         if !turn.saw_event {
@@ -98,7 +93,7 @@ fn item_done(state: &mut ChatState, item: ThreadItem, out: &mut Outcome) {
         }
     }
     if let Some(text) = state.item(&id).and_then(assistant_text) {
-        out.effects.push(Effect::Announce(announcement(&text)));
+        out.effects.push(Effect::Announce(text));
     }
 }
 
@@ -589,7 +584,7 @@ pub(super) fn stream_ended(state: &mut ChatState, out: &mut Outcome) {
     finish_streaming_items(state, ItemStatus::Done);
     run::interrupt_tool_calls(state);
     if let Some(text) = streamed.and_then(|id| state.item(&id).and_then(assistant_text)) {
-        out.effects.push(Effect::Announce(announcement(&text)));
+        out.effects.push(Effect::Announce(text));
     }
     end_turn(state, out);
     next_client_tool(state, out);
@@ -825,53 +820,5 @@ pub fn assistant_text(item: &ItemState) -> Option<String> {
                 .join("\n\n"),
         ),
         _ => None,
-    }
-}
-
-/// What the live region reads of an answer: the plain text of its start. Only a prefix
-/// of the markdown is rendered (a 100 kB answer is not parsed whole for 400 characters);
-/// markup makes the markdown longer than its text, never shorter, so a prefix of
-/// `ANNOUNCE_MARKDOWN` bytes holds at least `ANNOUNCE_CHARS` of text unless it is mostly
-/// markup, and a cut text always ends with "…".
-fn announcement(markdown: &str) -> String {
-    let mut end = markdown.len().min(ANNOUNCE_MARKDOWN);
-    while !markdown.is_char_boundary(end) {
-        end -= 1;
-    }
-    let text = truncate_chars(
-        &crate::markdown::plain_text(&markdown[..end]),
-        ANNOUNCE_CHARS,
-    );
-    if end < markdown.len() && !text.ends_with('…') {
-        return format!("{}…", text.trim_end());
-    }
-    text
-}
-
-fn truncate_chars(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        Some((end, _)) => format!("{}…", &text[..end]),
-        None => text.to_owned(),
-    }
-}
-
-#[cfg(test)]
-mod announcement_tests {
-    use super::*;
-
-    #[test]
-    fn a_long_answer_is_announced_from_its_start_without_rendering_it_whole() {
-        let long = format!("**Hello** there. {}", "word ".repeat(40_000));
-        let said = announcement(&long);
-        assert!(said.starts_with("Hello there. word"), "{said}");
-        assert!(said.ends_with('…'));
-        assert!(said.chars().count() <= ANNOUNCE_CHARS + 1);
-        // A short answer is said whole; a cut that falls inside a character is safe.
-        assert_eq!(announcement("Short *answer*."), "Short answer.");
-        let wide = "é".repeat(ANNOUNCE_MARKDOWN);
-        assert!(announcement(&wide).ends_with('…'));
-        // Mostly markup: the prefix's text is short, and still says there is more.
-        let links = "[x](https://example.com/a/very/long/path) ".repeat(2_000);
-        assert!(announcement(&links).ends_with('…'));
     }
 }

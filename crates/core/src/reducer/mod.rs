@@ -175,7 +175,9 @@ pub enum Effect {
     },
     /// Hand a `client_effect` to the registered handlers; never stored.
     ClientEffect { name: String, data: JsonMap },
-    /// Announce a finished answer in the polite live region.
+    /// Announce a finished answer in the polite live region: its markdown, which the live
+    /// region reads as `markdown::announcement` (the plain text of its start). The renderer
+    /// makes that text, so the element's first module need not link a markdown parser.
     Announce(String),
     /// The message never reached the server: put its text and attachments back in the
     /// composer so nothing typed is lost.
