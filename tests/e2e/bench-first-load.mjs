@@ -9,7 +9,8 @@
 // the composer (role textbox, name "Message") is enabled. It then sends "hello" at once and
 // takes a second time when the answer shows as rendered markdown (its list items, and no
 // `.cs-md__plain` text left waiting for the renderer): the first answer, which must not
-// wait for what loads after the composer.
+// wait for what loads after the composer. A second fresh page per run sends "widget" and
+// takes the time to the first widget (the showcase card's Confirm button).
 //
 // How the bytes travel matters more than anything here. BENCH_ENCODINGS (comma-separated,
 // default `br`) picks how the page's files are sent:
@@ -20,7 +21,7 @@
 // A small proxy in this script serves dist/ that way and passes every other request
 // (/chatkit, …) to the runtime unchanged (Host and Origin rewritten to the runtime's own).
 // BENCH_RUNS (default 3) runs per encoding. Prints one line per encoding:
-//   bench first load (1.6 Mbit/s, 150 ms RTT, CPU x4, br): Xms to usable composer, Zms to a rendered first answer (median of N; transferred Y kB)
+//   bench first load (1.6 Mbit/s, 150 ms RTT, CPU x4, br): Xms to usable composer, Zms to a rendered first answer, Wms to a first widget (median of N; transferred Y kB)
 // and the single runs on stderr.
 
 import http from 'node:http';
@@ -98,6 +99,41 @@ await new Promise((resolve) => proxy.listen(0, '127.0.0.1', resolve));
 const url = `http://127.0.0.1:${proxy.address().port}/`;
 
 const context = await openBrowser();
+
+/**
+ * Opens a fresh throttled page, times navigation to a usable composer, sends `message` at
+ * once and times (from navigation) until `done(page)` holds.
+ */
+async function firstLoad(message, done) {
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Network.enable');
+  await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+  await cdp.send('Network.emulateNetworkConditions', NETWORK);
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate: CPU_RATE });
+  let bytes = 0;
+  cdp.on('Network.loadingFinished', (e) => (bytes += e.encodedDataLength));
+  const errors = [];
+  page.on('pageerror', (err) => errors.push(err.message));
+
+  const composer = page.getByRole('textbox', { name: 'Message' });
+  const started = performance.now();
+  await page.goto(url, { waitUntil: 'commit', timeout: TIMEOUT });
+  await waitFor(() => composer.isEnabled({ timeout: 250 }).catch(() => false), {
+    timeout: TIMEOUT,
+    interval: 10,
+    message: () => `the composer to be enabled (page errors: ${errors.join('; ') || 'none'})`,
+  });
+  const usable = performance.now() - started;
+  const before = bytes;
+  await composer.fill(message);
+  await composer.press('Enter');
+  await waitFor(() => done(page), { timeout: TIMEOUT, interval: 10, message: () => `the answer to "${message}" to show` });
+  const finished = performance.now() - started;
+  await cdp.detach();
+  await page.close();
+  return { composer: usable, done: finished, bytes: before };
+}
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 try {
@@ -107,48 +143,29 @@ try {
     const times = [];
     const answers = [];
     let transferred = 0;
+    const widgets = [];
     for (let run = 0; run < RUNS; run++) {
-      const page = await context.newPage();
-      const cdp = await context.newCDPSession(page);
-      await cdp.send('Network.enable');
-      await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
-      await cdp.send('Network.emulateNetworkConditions', NETWORK);
-      await cdp.send('Emulation.setCPUThrottlingRate', { rate: CPU_RATE });
-      let bytes = 0;
-      cdp.on('Network.loadingFinished', (e) => (bytes += e.encodedDataLength));
-      const errors = [];
-      page.on('pageerror', (err) => errors.push(err.message));
-
-      const composer = page.getByRole('textbox', { name: 'Message' });
-      const started = performance.now();
-      await page.goto(url, { waitUntil: 'commit', timeout: TIMEOUT });
-      await waitFor(() => composer.isEnabled({ timeout: 250 }).catch(() => false), {
-        timeout: TIMEOUT,
-        interval: 10,
-        message: () => `the composer to be enabled (page errors: ${errors.join('; ') || 'none'})`,
-      });
-      const ms = performance.now() - started;
-      times.push(ms);
-      // What came over the wire before the composer was usable (the initial load).
-      transferred = bytes;
-      await composer.fill('hello');
-      await composer.press('Enter');
-      const rendered = () =>
+      // One fresh page for the first answer, one for the first widget.
+      const answer = await firstLoad('hello', (page) =>
         page
           .locator('article[data-role="assistant"]')
-          .evaluateAll((els) => els.some((el) => el.querySelector('li') && !el.querySelector('.cs-md__plain')));
-      await waitFor(rendered, { timeout: TIMEOUT, interval: 10, message: () => 'the first answer to render as markdown' });
-      answers.push(performance.now() - started);
-      await cdp.detach();
-      await page.close();
+          .evaluateAll((els) => els.some((el) => el.querySelector('li') && !el.querySelector('.cs-md__plain'))));
+      times.push(answer.composer);
+      answers.push(answer.done);
+      // What came over the wire before the composer was usable (the initial load).
+      transferred = answer.bytes;
+      const widget = await firstLoad('widget', (page) =>
+        page.locator('[data-part="widget"] button').evaluateAll((els) => els.some((el) => el.textContent.includes('Confirm'))));
+      times.push(widget.composer);
+      widgets.push(widget.done);
     }
     process.stderr.write(
-      `first load ${enc}: runs (ms) ${times.map((t) => t.toFixed(0)).join(', ')}; first answer ${answers.map((t) => t.toFixed(0)).join(', ')}; ${transferred} bytes over the wire\n`,
+      `first load ${enc}: runs (ms) ${times.map((t) => t.toFixed(0)).join(', ')}; first answer ${answers.map((t) => t.toFixed(0)).join(', ')}; first widget ${widgets.map((t) => t.toFixed(0)).join(', ')}; ${transferred} bytes over the wire\n`,
     );
     console.log(
       `bench first load (1.6 Mbit/s, 150 ms RTT, CPU x${CPU_RATE}, ${enc}): ${median(times).toFixed(0)}ms to usable composer, ` +
-        `${median(answers).toFixed(0)}ms to a rendered first answer ` +
-        `(median of ${RUNS}; transferred ${(transferred / 1000).toFixed(0)} kB)`,
+        `${median(answers).toFixed(0)}ms to a rendered first answer, ${median(widgets).toFixed(0)}ms to a first widget ` +
+        `(median of ${RUNS}, composer of ${times.length}; transferred ${(transferred / 1000).toFixed(0)} kB)`,
     );
   }
 } finally {
