@@ -259,6 +259,17 @@ pub async fn post_json<T: DeserializeOwned>(
     request: &impl Serialize,
     signal: &AbortSignal,
 ) -> Result<T, TransportError> {
+    let text = post_text(http, request, signal).await?;
+    serde_json::from_str(&text).map_err(|e| TransportError::Protocol(e.to_string()))
+}
+
+/// POST a JSON request and read its answer's body as text, within `first_byte_ms`, for
+/// callers whose decoder takes the text (one parse, not two).
+pub async fn post_text(
+    http: &Http,
+    request: &impl Serialize,
+    signal: &AbortSignal,
+) -> Result<String, TransportError> {
     let deadline = Deadline::start(signal, http.first_byte_ms)?;
     let answer = async {
         let response = post(http, request, "application/json", &deadline.signal).await?;
@@ -269,8 +280,7 @@ pub async fn post_json<T: DeserializeOwned>(
     }
     .await;
     deadline.clear();
-    let text = answer.map_err(|e| deadline.explain(e))?;
-    serde_json::from_str(&text).map_err(|e| TransportError::Protocol(e.to_string()))
+    answer.map_err(|e| deadline.explain(e))
 }
 
 /// An open SSE answer, read chunk by chunk.

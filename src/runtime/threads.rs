@@ -575,8 +575,8 @@ impl Runtime {
             let abort = AbortController::new()
                 .map_err(|_| TransportError::Protocol("AbortController is unavailable".into()))?;
             let http = self.http().await?;
-            let page: Value = transport::post_json(&http, &request, &abort.signal()).await?;
-            chat_shell_core::protocol::agent_ui::history_page(&page.to_string())
+            let page = transport::post_text(&http, &request, &abort.signal()).await?;
+            chat_shell_core::protocol::agent_ui::history_page(&page)
                 .map_err(|e| TransportError::Protocol(e.message))
         }
         .await;

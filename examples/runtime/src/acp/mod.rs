@@ -247,12 +247,12 @@ impl Bridge {
         f(threads.entry(thread.to_owned()).or_default())
     }
 
-    /// The running agent, started (and initialized) if there is none or it ended.
     /// The agent's process is up (a turn need not start it).
     pub(crate) async fn connected(&self) -> bool {
         self.conn.lock().await.as_ref().is_some_and(|c| c.alive())
     }
 
+    /// The running agent, started (and initialized) if there is none or it ended.
     pub(crate) async fn connection(&self) -> Result<Arc<Conn>, String> {
         let mut current = self.conn.lock().await;
         if let Some(conn) = current.as_ref().filter(|c| c.alive()) {
