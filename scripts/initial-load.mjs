@@ -3,7 +3,9 @@
 // (dist/chat-shell.js), every module it imports statically (the wasm-bindgen glue, its
 // snippets, …) and every wasm they name as `new URL('….wasm', import.meta.url)`.
 // Dynamic `import()`s and wasm fetched later are NOT followed: those are the lazily
-// loaded parts (code splitting), counted in the total but not in the initial load.
+// loaded parts (code splitting), counted in the total but not in the initial load. The
+// parts wasm-split-cli cut from the first module (scripts/split.sh) are named only in
+// their loader, __wasm_split.js, which fetches each on demand: not followed either.
 //
 //   node scripts/initial-load.mjs [dist] [entry]     (defaults: dist, chat-shell.js)
 //
@@ -21,6 +23,8 @@ const entry = process.argv[3] ?? 'chat-shell.js';
 const STATIC_IMPORT = /(?:^|[;\s])(?:import|export)\s*(?:[\w*{}\s,$]+?\s*from\s*)?['"](\.{1,2}\/[^'"]+)['"]/g;
 const WASM_URL = /new\s+URL\(\s*['"]([^'"]+\.wasm)['"]\s*,\s*import\.meta\.url\s*\)/g;
 
+const SPLIT_LOADER = '__wasm_split.js';
+
 const seen = new Set();
 const order = [];
 function visit(file) {
@@ -34,6 +38,7 @@ function visit(file) {
   const text = readFileSync(full, 'utf8');
   const dir = path.dirname(rel);
   for (const m of text.matchAll(STATIC_IMPORT)) visit(path.join(dir, m[1]));
+  if (path.basename(rel) === SPLIT_LOADER) return;
   for (const m of text.matchAll(WASM_URL)) visit(path.join(dir, m[1]));
 }
 visit(entry);

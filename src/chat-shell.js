@@ -4,8 +4,10 @@
 // under a strict Content-Security-Policy with 'wasm-unsafe-eval') and so registers
 // <chat-shell>. Right after the first paint it fetches the second module, the markdown
 // renderer and sanitizer (chat-shell-render.js and its wasm, also next to this file), and
-// hands it to the first: until then answers show as plain text.
-import init, { rendererLoaded } from './chat-shell-core.js';
+// hands it to the first: until then answers show as plain text. Then it prefetches the part
+// of the first module's code that the first screen does not need (widgets, tool calls, the
+// Diff view…: __wasm_split.js and split_on_demand.wasm, see src/views/on_demand.rs).
+import init, { rendererLoaded, prefetchViews } from './chat-shell-core.js';
 
 await init({ module_or_path: new URL('./chat-shell_bg.wasm', import.meta.url) });
 
@@ -13,10 +15,12 @@ let requested = false;
 async function loadRenderer() {
   if (requested) return;
   requested = true;
+  const renderer = import('./chat-shell-render.js');
+  prefetchViews();
   try {
-    const renderer = await import('./chat-shell-render.js');
-    await renderer.default();
-    rendererLoaded(renderer);
+    const module = await renderer;
+    await module.default();
+    rendererLoaded(module);
   } catch (error) {
     console.error('chat-shell: the markdown renderer did not load; text stays plain', error);
   }

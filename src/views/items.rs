@@ -19,12 +19,32 @@ use leptos::prelude::*;
 
 #[component]
 pub fn ItemView(shell: Shell, key: ItemKey) -> impl IntoView {
+    match key.renderer {
+        Renderer::UserMessage
+        | Renderer::AssistantMessage
+        | Renderer::EndOfTurn
+        | Renderer::Unsupported => first_screen_item(shell, key),
+        _ => super::on_demand::item(shell, key),
+    }
+}
+
+/// Messages, turn ends and unsupported content: in the first module.
+fn first_screen_item(shell: Shell, key: ItemKey) -> AnyView {
     let id = key.id;
     match key.renderer {
         Renderer::UserMessage => view! { <UserMessageView shell=shell id=id /> }.into_any(),
         Renderer::AssistantMessage => {
             view! { <AssistantMessageView shell=shell id=id /> }.into_any()
         }
+        Renderer::EndOfTurn => view! { <EndOfTurnView shell=shell id=id /> }.into_any(),
+        _ => view! { <UnsupportedView shell=shell id=id /> }.into_any(),
+    }
+}
+
+/// The items whose views the first screen does not need (`super::on_demand`).
+pub(super) fn extra_item(shell: Shell, key: ItemKey) -> AnyView {
+    let ItemKey { id, renderer, members } = key;
+    match renderer {
         Renderer::Process => view! { <ProcessView shell=shell id=id /> }.into_any(),
         Renderer::GeneratedImage => view! { <GeneratedImageView shell=shell id=id /> }.into_any(),
         Renderer::Widget => view! { <WidgetView shell=shell id=id /> }.into_any(),
@@ -35,11 +55,13 @@ pub fn ItemView(shell: Shell, key: ItemKey) -> impl IntoView {
         Renderer::AcpPlan => view! { <AgentPlanView shell=shell id=id /> }.into_any(),
         Renderer::AcpThought => view! { <AgentThoughtView shell=shell id=id /> }.into_any(),
         Renderer::ToolCalls => {
-            view! { <ToolCallsView shell=shell members=key.members /> }.into_any()
+            view! { <ToolCallsView shell=shell members=members /> }.into_any()
         }
         Renderer::Note => view! { <super::team::NoteView shell=shell id=id /> }.into_any(),
-        Renderer::EndOfTurn => view! { <EndOfTurnView shell=shell id=id /> }.into_any(),
-        Renderer::Unsupported => view! { <UnsupportedView shell=shell id=id /> }.into_any(),
+        Renderer::UserMessage
+        | Renderer::AssistantMessage
+        | Renderer::EndOfTurn
+        | Renderer::Unsupported => first_screen_item(shell, ItemKey { id, renderer, members }),
     }
 }
 

@@ -12,6 +12,7 @@ mod history;
 mod items;
 mod markdown;
 mod message;
+pub mod on_demand;
 mod resize;
 mod sentinel;
 mod tabs;

@@ -217,7 +217,7 @@ pub fn ViewPanel(shell: Shell) -> impl IntoView {
                                     </span>
                                 </Show>
                             </div>
-                            <super::diff::DiffView shell=shell patch=patch />
+                            {super::on_demand::diff_view(shell, patch)}
                         </div>
                     }
                     .into_any()

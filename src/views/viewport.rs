@@ -31,6 +31,11 @@ fn top_in(container: &Element, el: &Element) -> f64 {
 #[component]
 pub fn StreamViewport(shell: Shell) -> impl IntoView {
     let signals = shell.signals().expect("runtime exists while mounted");
+    // The roster's code is fetched on demand: only a conversation with a team asks for it.
+    let has_team = Memo::new(move |_| {
+        signals.run.track();
+        shell.with(|rt| rt.with_state(|s| s.team.is_some())).unwrap_or(false)
+    });
     let viewport = NodeRef::<html::Div>::new();
     let content = NodeRef::<html::Div>::new();
     let items = NodeRef::<html::Section>::new();
@@ -172,7 +177,7 @@ pub fn StreamViewport(shell: Shell) -> impl IntoView {
                     />
                 </section>
                 <OrchestrationView shell=shell />
-                <super::team::TeamRoster shell=shell />
+                {move || has_team.get().then(|| super::on_demand::team_roster(shell))}
                 <super::team::ResyncStatus shell=shell />
                 {move || {
                     signals

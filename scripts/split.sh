@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Trunk's post_build hook (Trunk.toml): puts the element's files in the staging dir.
+#
+# 1. The page-facing loader: trunk's glue `chat-shell.js` moves aside to
+#    `chat-shell-core.js`, and src/chat-shell.js takes its name.
+# 2. When the wasm has split points (feature `split`, src/views/on_demand.rs), the module
+#    trunk built is cut in two, and the first part replaces trunk's:
+#      wasm-split-cli    cargo's wasm (linked with --emit-relocs, .cargo/config.toml) ->
+#                        main.wasm, split_on_demand.wasm (+ chunk_N.wasm for code two
+#                        splits share) and __wasm_split.js, the loader of the parts;
+#      wasm-bindgen      main.wasm -> chat-shell-core.js + chat-shell_bg.wasm, as trunk
+#                        would, keeping the exports the parts link against;
+#      wasm-opt -O1      every part (the level index.html gives trunk for the other
+#                        module; chosen by brotli size, README.md "Size").
+#    Trunk's own wasm-opt is off for this module (data-wasm-opt="0"): its output would be
+#    replaced. `__wasm_split.js` reaches the glue through the glue's own import of it.
+set -euo pipefail
+
+stage="${TRUNK_STAGING_DIR:?run by trunk}"
+profile="${TRUNK_PROFILE:-debug}"
+target="${CARGO_TARGET_DIR:-target}"
+
+mv "$stage/chat-shell.js" "$stage/chat-shell-core.js"
+cp src/chat-shell.js "$stage/chat-shell.js"
+
+input="$target/wasm32-unknown-unknown/$profile/chat_shell.wasm"
+if ! grep -q "__wasm_split_00" "$input"; then
+  exit 0 # no split points: trunk's module stands
+fi
+
+out="$target/wasm-split/$profile"
+rm -rf "$out"
+mkdir -p "$out/parts" "$out/bindgen"
+wasm-split-cli "$input" "$out/parts"
+wasm-bindgen --target=web --no-typescript --keep-lld-exports \
+  --out-dir="$out/bindgen" --out-name=chat-shell "$out/parts/main.wasm"
+
+rm -rf "$stage/snippets/chat-shell-"*
+cp -r "$out/bindgen/snippets/." "$stage/snippets/" 2>/dev/null || true
+cp "$out/bindgen/chat-shell.js" "$stage/chat-shell-core.js"
+# The parts' loader imports `initSync` from the glue, which the tool calls main.js.
+sed 's#from "./main.js"#from "./chat-shell-core.js"#' "$out/parts/__wasm_split.js" >"$stage/__wasm_split.js"
+grep -q 'from "./chat-shell-core.js"' "$stage/__wasm_split.js" || {
+  echo "split: __wasm_split.js does not import the glue as expected" >&2
+  exit 1
+}
+
+opt() { # in out
+  if [ "$profile" = release ]; then wasm-opt -O1 --output="$2" "$1"; else cp "$1" "$2"; fi
+}
+opt "$out/bindgen/chat-shell_bg.wasm" "$stage/chat-shell_bg.wasm"
+for part in "$out/parts/"*.wasm; do
+  name="$(basename "$part")"
+  [ "$name" = main.wasm ] || opt "$part" "$stage/$name"
+done

@@ -1,0 +1,142 @@
+//! The views a first screen does not need: widgets, client tools, structured input, agent
+//! tool calls, plans and thoughts, team notes and the roster, tasks and workflows,
+//! generated images, and the Diff view.
+//!
+//! In the `<chat-shell>` element's build (feature `split`), everything only these views
+//! reach is cut out of the first wasm module into a chunk of its own (`wasm-split-cli`, run
+//! by `scripts/split.sh` after trunk's cargo build), which the loader prefetches right after
+//! first paint. A view asked for before the chunk is there shows nothing until it arrives,
+//! then appears in place; once it is there every view is built synchronously, as if it had
+//! never been split. If the chunk cannot be fetched, the view says so and offers to try
+//! again; nothing else on the page is affected. Without the feature (a Rust app's own build,
+//! the wasm tests) the views are ordinary functions.
+
+use super::items::extra_item;
+use super::tr;
+use crate::runtime::{ItemKey, Shell};
+use chat_shell_core::strings::Text;
+use leptos::prelude::*;
+use std::future::Future;
+
+/// Why a part of the conversation is not shown: its code could not be fetched.
+#[derive(Clone, Copy, Debug)]
+pub struct LoadFailed;
+
+#[cfg(feature = "split")]
+impl From<leptos::wasm_split::SplitLoaderError> for LoadFailed {
+    fn from(_: leptos::wasm_split::SplitLoaderError) -> Self {
+        LoadFailed
+    }
+}
+
+/// A view the first module does not carry, built once its code is there.
+type Built = Result<AnyView, LoadFailed>;
+
+/// One split function per entry point; each builds its view untracked, so the `Suspend`
+/// holding it re-runs only on a retry, never on the state the view itself reads.
+#[cfg(feature = "split")]
+mod entry {
+    use super::*;
+
+    #[leptos::wasm_split::wasm_split(
+        on_demand,
+        wasm_split_path = ::leptos::wasm_split,
+        fallible,
+        preload(preload)
+    )]
+    pub(super) fn build_item(shell: Shell, key: ItemKey) -> Built {
+        Ok(untrack(move || extra_item(shell, key)))
+    }
+
+    #[leptos::wasm_split::wasm_split(on_demand, wasm_split_path = ::leptos::wasm_split, fallible)]
+    pub(super) fn build_team_roster(shell: Shell) -> Built {
+        Ok(untrack(move || view! { <super::super::team::TeamRoster shell=shell /> }.into_any()))
+    }
+
+    #[leptos::wasm_split::wasm_split(on_demand, wasm_split_path = ::leptos::wasm_split, fallible)]
+    pub(super) fn build_diff_view(shell: Shell, patch: Signal<String>) -> Built {
+        Ok(untrack(move || view! { <super::super::diff::DiffView shell=shell patch=patch /> }.into_any()))
+    }
+}
+
+/// The same entry points, linked in (no split build).
+#[cfg(not(feature = "split"))]
+mod entry {
+    use super::*;
+
+    pub(super) async fn build_item(shell: Shell, key: ItemKey) -> Built {
+        Ok(untrack(move || extra_item(shell, key)))
+    }
+
+    pub(super) async fn build_team_roster(shell: Shell) -> Built {
+        Ok(untrack(move || view! { <super::super::team::TeamRoster shell=shell /> }.into_any()))
+    }
+
+    pub(super) async fn build_diff_view(shell: Shell, patch: Signal<String>) -> Built {
+        Ok(untrack(move || view! { <super::super::diff::DiffView shell=shell patch=patch /> }.into_any()))
+    }
+
+    pub(super) async fn preload() -> Result<(), LoadFailed> {
+        Ok(())
+    }
+}
+
+/// Fetches the chunk ahead of need: the loader (`src/chat-shell.js`) calls this right after
+/// first paint, once the renderer module is on its way. A failure is not reported here: a
+/// view that needs the chunk tries again and says so.
+#[wasm_bindgen::prelude::wasm_bindgen(js_name = prefetchViews)]
+pub fn prefetch() {
+    leptos::task::spawn_local(async {
+        let _ = entry::preload().await;
+    });
+}
+
+/// Shows what `build` builds once the chunk is there; until then nothing; if the chunk
+/// cannot be fetched, a message with a way to try again.
+fn on_demand<F, Fut>(shell: Shell, build: F) -> AnyView
+where
+    F: Fn() -> Fut + Clone + Send + Sync + 'static,
+    Fut: Future<Output = Built> + 'static,
+{
+    let attempt = RwSignal::new(0u32);
+    (move || {
+        attempt.track();
+        let build = build.clone();
+        // The split loader's future is not `Send`; the element runs on one thread.
+        let built = send_wrapper::SendWrapper::new(async move { build().await });
+        Suspend::new(async move {
+            match built.await {
+                Ok(view) => view,
+                Err(LoadFailed) => load_failed(shell, attempt),
+            }
+        })
+    })
+    .into_any()
+}
+
+fn load_failed(shell: Shell, attempt: RwSignal<u32>) -> AnyView {
+    view! {
+        <div class="cs-load-failed" role="alert" data-part="load-failed">
+            <p>{tr(shell, Text::PartLoadFailed)}</p>
+            <button type="button" class="cs-button" on:click=move |_| attempt.update(|n| *n += 1)>
+                {tr(shell, Text::TryAgain)}
+            </button>
+        </div>
+    }
+    .into_any()
+}
+
+/// An item whose view lives in the chunk.
+pub(super) fn item(shell: Shell, key: ItemKey) -> AnyView {
+    on_demand(shell, move || entry::build_item(shell, key.clone()))
+}
+
+/// The team roster, once the conversation has a team.
+pub(super) fn team_roster(shell: Shell) -> AnyView {
+    on_demand(shell, move || entry::build_team_roster(shell))
+}
+
+/// The Diff view of a tool-pushed `diff` view.
+pub(super) fn diff_view(shell: Shell, patch: Signal<String>) -> AnyView {
+    on_demand(shell, move || entry::build_diff_view(shell, patch))
+}
