@@ -78,6 +78,16 @@ else
   background wasm-bindgen-cli quick_install wasm-bindgen-cli --version "$wb_want"
 fi
 
+# 3b. wasm-split-cli, exactly the release of the wasm_split_helpers that leptos links
+#     (scripts/split.sh cuts the element's wasm in two with it; src/views/on_demand.rs).
+WASM_SPLIT_VERSION="0.2.3"
+if cargo install --list 2>/dev/null | grep -qx "wasm_split_cli_support v$WASM_SPLIT_VERSION:" && command -v wasm-split-cli >/dev/null; then
+  say "wasm-split-cli $WASM_SPLIT_VERSION: present"
+else
+  say "wasm-split-cli $WASM_SPLIT_VERSION: building in the background (~1 min)"
+  background wasm-split-cli quick_install wasm_split_cli_support --locked --version "$WASM_SPLIT_VERSION" --features build-binary
+fi
+
 # 4. Debian packages: the browser, its driver, brotli (sizes).
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium)

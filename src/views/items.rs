@@ -43,7 +43,11 @@ fn first_screen_item(shell: Shell, key: ItemKey) -> AnyView {
 
 /// The items whose views the first screen does not need (`super::on_demand`).
 pub(super) fn extra_item(shell: Shell, key: ItemKey) -> AnyView {
-    let ItemKey { id, renderer, members } = key;
+    let ItemKey {
+        id,
+        renderer,
+        members,
+    } = key;
     match renderer {
         Renderer::Process => view! { <ProcessView shell=shell id=id /> }.into_any(),
         Renderer::GeneratedImage => view! { <GeneratedImageView shell=shell id=id /> }.into_any(),
@@ -54,14 +58,19 @@ pub(super) fn extra_item(shell: Shell, key: ItemKey) -> AnyView {
         Renderer::AcpToolCall => view! { <AgentToolCallView shell=shell id=id /> }.into_any(),
         Renderer::AcpPlan => view! { <AgentPlanView shell=shell id=id /> }.into_any(),
         Renderer::AcpThought => view! { <AgentThoughtView shell=shell id=id /> }.into_any(),
-        Renderer::ToolCalls => {
-            view! { <ToolCallsView shell=shell members=members /> }.into_any()
-        }
+        Renderer::ToolCalls => view! { <ToolCallsView shell=shell members=members /> }.into_any(),
         Renderer::Note => view! { <super::team::NoteView shell=shell id=id /> }.into_any(),
         Renderer::UserMessage
         | Renderer::AssistantMessage
         | Renderer::EndOfTurn
-        | Renderer::Unsupported => first_screen_item(shell, ItemKey { id, renderer, members }),
+        | Renderer::Unsupported => first_screen_item(
+            shell,
+            ItemKey {
+                id,
+                renderer,
+                members,
+            },
+        ),
     }
 }
 

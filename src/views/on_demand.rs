@@ -50,12 +50,16 @@ mod entry {
 
     #[leptos::wasm_split::wasm_split(on_demand, wasm_split_path = ::leptos::wasm_split, fallible)]
     pub(super) fn build_team_roster(shell: Shell) -> Built {
-        Ok(untrack(move || view! { <super::super::team::TeamRoster shell=shell /> }.into_any()))
+        Ok(untrack(move || {
+            view! { <super::super::team::TeamRoster shell=shell /> }.into_any()
+        }))
     }
 
     #[leptos::wasm_split::wasm_split(on_demand, wasm_split_path = ::leptos::wasm_split, fallible)]
     pub(super) fn build_diff_view(shell: Shell, patch: Signal<String>) -> Built {
-        Ok(untrack(move || view! { <super::super::diff::DiffView shell=shell patch=patch /> }.into_any()))
+        Ok(untrack(move || {
+            view! { <super::super::diff::DiffView shell=shell patch=patch /> }.into_any()
+        }))
     }
 }
 
@@ -69,11 +73,15 @@ mod entry {
     }
 
     pub(super) async fn build_team_roster(shell: Shell) -> Built {
-        Ok(untrack(move || view! { <super::super::team::TeamRoster shell=shell /> }.into_any()))
+        Ok(untrack(move || {
+            view! { <super::super::team::TeamRoster shell=shell /> }.into_any()
+        }))
     }
 
     pub(super) async fn build_diff_view(shell: Shell, patch: Signal<String>) -> Built {
-        Ok(untrack(move || view! { <super::super::diff::DiffView shell=shell patch=patch /> }.into_any()))
+        Ok(untrack(move || {
+            view! { <super::super::diff::DiffView shell=shell patch=patch /> }.into_any()
+        }))
     }
 
     pub(super) async fn preload() -> Result<(), LoadFailed> {

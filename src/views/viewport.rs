@@ -34,7 +34,9 @@ pub fn StreamViewport(shell: Shell) -> impl IntoView {
     // The roster's code is fetched on demand: only a conversation with a team asks for it.
     let has_team = Memo::new(move |_| {
         signals.run.track();
-        shell.with(|rt| rt.with_state(|s| s.team.is_some())).unwrap_or(false)
+        shell
+            .with(|rt| rt.with_state(|s| s.team.is_some()))
+            .unwrap_or(false)
     });
     let viewport = NodeRef::<html::Div>::new();
     let content = NodeRef::<html::Div>::new();

@@ -1,0 +1,91 @@
+// The part of the first module cut out for later (split_on_demand.wasm: widgets, tool calls,
+// the Diff view…; src/views/on_demand.rs, scripts/split.sh), against the reference runtime
+// over real HTTP in headless Chromium:
+//  - the page fetches it by itself after first paint, and nothing a user needs first waits
+//    for it: with it held back the composer works and an answer streams and renders;
+//  - a widget asked for while it is held appears in place once it arrives;
+//  - if it cannot be fetched, the widget's place says so and offers to try again, the
+//    conversation and the draft stay, and trying again once it can be fetched shows the
+//    widget.
+
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+import { close, newChatPage, openBrowser, sendMessage, sleep, startRuntime, waitFor, waitForIdle } from './harness.mjs';
+
+after(close);
+
+const CHUNK = '**/split_on_demand.wasm';
+
+test('the views part is prefetched, and holding it back delays nothing the first screen needs', async () => {
+  const runtime = await startRuntime();
+  const context = await openBrowser();
+  let release;
+  const released = new Promise((resolve) => { release = resolve; });
+  let asked = 0;
+  await context.route(CHUNK, async (route) => {
+    asked += 1;
+    await released;
+    await route.continue();
+  });
+  const page = await newChatPage(context, runtime.url);
+  await waitFor(async () => asked > 0, { timeout: 10_000, message: 'the page to prefetch the views part without any action' });
+  // Text answers need only the first module and the renderer.
+  await sendMessage(page, 'markdown');
+  await waitForIdle(page);
+  const answer = page.locator('article[data-role="assistant"]').first();
+  await waitFor(async () => (await answer.locator('strong').count()) > 0, { timeout: 15_000, message: 'the answer to render while the views part is held' });
+  // A widget asked for now waits for its part, then appears where it belongs.
+  await sendMessage(page, 'widget');
+  await waitForIdle(page);
+  await sleep(300);
+  assert.equal(await page.locator('[data-part="widget"]').count(), 0, 'no widget before its code is there');
+  assert.equal(await page.locator('[data-part="load-failed"]').count(), 0, 'a part still on its way is not a failure');
+  release();
+  await page.locator('[data-part="widget"]').first().waitFor({ timeout: 15_000 });
+  const order = await page.evaluate(() => {
+    const root = document.querySelector('chat-shell').shadowRoot;
+    const items = [...root.querySelectorAll('article[data-role], [data-part="widget"]')];
+    return items.map((el) => el.dataset.role ?? 'widget');
+  });
+  assert.ok(order.indexOf('widget') > order.lastIndexOf('user'), `the widget sits after the message that asked for it: ${order}`);
+  assert.deepEqual(page.consoleErrors, [], 'console errors on the page');
+  await runtime.close();
+});
+
+test('a views part that cannot be fetched says so in place, keeps the draft, and loads on "Try again"', async () => {
+  const runtime = await startRuntime();
+  const context = await openBrowser();
+  let failing = true;
+  let asked = 0;
+  await context.route(CHUNK, async (route) => {
+    asked += 1;
+    if (failing) await route.abort('connectionreset');
+    else await route.continue();
+  });
+  const page = await newChatPage(context, runtime.url);
+  await sendMessage(page, 'widget');
+  const failed = page.locator('[data-part="load-failed"]');
+  await failed.first().waitFor({ timeout: 15_000 });
+  assert.equal(await failed.getAttribute('role'), 'alert', 'the failure is announced');
+  assert.match(await failed.textContent(), /could not be loaded/, 'it says what happened');
+  assert.equal(await page.locator('[data-part="widget"]').count(), 0, 'no widget is made up');
+  assert.equal(await page.locator('article[data-role="user"]').count(), 1, 'the message sent is still shown');
+  const box = page.getByRole('textbox', { name: 'Message' });
+  await box.fill('a draft in progress');
+  // Trying again while the part still cannot be fetched fails again, in place.
+  const retry = failed.getByRole('button', { name: 'Try again' });
+  const before = asked;
+  await retry.click();
+  await waitFor(async () => asked > before && (await failed.count()) === 1, { timeout: 10_000, message: 'a second attempt that fails again' });
+  failing = false;
+  // By keyboard this time.
+  await failed.getByRole('button', { name: 'Try again' }).focus();
+  await page.keyboard.press('Enter');
+  await page.locator('[data-part="widget"]').first().waitFor({ timeout: 15_000 });
+  assert.equal(await failed.count(), 0, 'the message goes once the part is there');
+  assert.equal(await box.inputValue(), 'a draft in progress', 'the draft is kept');
+  // The only errors are the loader's reports of the fetches that were cut.
+  const unexpected = page.consoleErrors.filter((e) => !/split_on_demand\.wasm|Failed to fetch|ERR_CONNECTION_RESET|TypeError/.test(e));
+  assert.deepEqual(unexpected, [], 'console errors other than the failed fetches');
+  await runtime.close();
+});
