@@ -129,17 +129,15 @@ impl Stream {
 
     /// Replace the whole text with the text and its citation markers.
     pub fn reset_cited(&mut self, text: &str, annotations: &[Annotation]) {
-        let cited = chat_shell_core::citations::cited_text(text, annotations);
+        let marks = chat_shell_core::citations::Marks::of(annotations);
+        let cited = chat_shell_core::citations::cited_text_at(text, &marks);
         cited.as_str().clone_into(&mut self.text);
         match &mut self.backend {
             Backend::Plain => {}
             #[cfg(feature = "inline-render")]
             Backend::Inline(s) => s.reset_cited(&cited),
             #[cfg(not(feature = "inline-render"))]
-            Backend::Module(s) => s.reset_cited(
-                text,
-                &serde_json::to_string(annotations).unwrap_or_default(),
-            ),
+            Backend::Module(s) => s.reset_cited(text, &marks.encode()),
         }
     }
 
@@ -238,7 +236,7 @@ mod lazy {
         #[wasm_bindgen(method)]
         pub fn reset(this: &JsStream, text: &str);
         #[wasm_bindgen(method)]
-        pub fn reset_cited(this: &JsStream, text: &str, annotations: &str);
+        pub fn reset_cited(this: &JsStream, text: &str, marks: &str);
         #[wasm_bindgen(method)]
         pub fn generation(this: &JsStream) -> f64;
         #[wasm_bindgen(method)]

@@ -5,7 +5,7 @@
 //! In the `<chat-shell>` element's build (feature `split`), everything only these views
 //! reach is cut out of the first wasm module into a chunk of its own (`wasm-split-cli`, run
 //! by `scripts/split.sh` after trunk's cargo build), which the loader prefetches right after
-//! first paint. A view asked for before the chunk is there shows nothing until it arrives,
+//! first paint (`prefetch`). A view asked for before the chunk is there shows nothing until it arrives,
 //! then appears in place; once it is there every view is built synchronously, as if it had
 //! never been split. If the chunk cannot be fetched, the view says so and offers to try
 //! again; nothing else on the page is affected. Without the feature (a Rust app's own build,
@@ -89,14 +89,14 @@ mod entry {
     }
 }
 
-/// Fetches the chunk ahead of need: the loader (`src/chat-shell.js`) calls this right after
-/// first paint, once the renderer module is on its way. A failure is not reported here: a
-/// view that needs the chunk tries again and says so.
+/// Fetches the chunk ahead of need: the loader (`src/chat-shell.js`) awaits this right after
+/// first paint, before it fetches the renderer module (the smaller part first: a widget
+/// cannot show without it, an answer shows as text until the renderer is there). Settles
+/// either way; a failure is not reported here: a view that needs the chunk tries again and
+/// says so.
 #[wasm_bindgen::prelude::wasm_bindgen(js_name = prefetchViews)]
-pub fn prefetch() {
-    leptos::task::spawn_local(async {
-        let _ = entry::preload().await;
-    });
+pub async fn prefetch() {
+    let _ = entry::preload().await;
 }
 
 /// Shows what `build` builds once the chunk is there; until then nothing; if the chunk

@@ -62,8 +62,14 @@ impl CitedText {
 /// `text` with a numbered citation marker after each annotated position, as
 /// [`text_with_markers`] places them, but markers the renderer keeps as its own.
 pub fn cited_text(text: &str, annotations: &[Annotation]) -> CitedText {
+    cited_text_at(text, &Marks::of(annotations))
+}
+
+/// [`cited_text`] from the markers alone: what the renderer module gets, so that it needs
+/// no JSON (the first module numbers the sources).
+pub fn cited_text_at(text: &str, marks: &Marks) -> CitedText {
     let text = scrub(text);
-    CitedText(with_markers(&text, annotations, |out, n| {
+    CitedText(place_markers(&text, marks, |out, n| {
         // The break keeps the hook off any server tag left open where the index points.
         out.push_str(&format!(
             "{TAG_BREAK}<sup data-part=\"{TRUSTED}citation\">[{n}]</sup>"
@@ -71,30 +77,70 @@ pub fn cited_text(text: &str, annotations: &[Annotation]) -> CitedText {
     }))
 }
 
-fn with_markers(
-    text: &str,
-    annotations: &[Annotation],
-    push_marker: impl Fn(&mut String, usize),
-) -> String {
-    let numbered = number_sources(annotations);
-    let mut marks: Vec<(usize, usize)> = annotations
-        .iter()
-        .filter_map(|a| {
+/// Where the citation markers go: (character index, source number) pairs, sorted, each
+/// once. Crosses into the renderer module as text (`encode`, `decode`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Marks(Vec<(usize, usize)>);
+
+impl Marks {
+    /// The markers of `annotations`, numbered as [`number_sources`] numbers them.
+    pub fn of(annotations: &[Annotation]) -> Marks {
+        let numbered = number_sources(annotations);
+        Marks::from_pairs(annotations.iter().filter_map(|a| {
             let index = usize::try_from(a.index?).ok()?;
             let n = numbered
                 .iter()
                 .find(|c| same_source(&c.source, &a.source))?
                 .number;
             Some((index, n))
-        })
-        .collect();
-    if marks.is_empty() {
+        }))
+    }
+
+    fn from_pairs(pairs: impl IntoIterator<Item = (usize, usize)>) -> Marks {
+        let mut marks: Vec<(usize, usize)> = pairs.into_iter().collect();
+        marks.sort_unstable();
+        marks.dedup();
+        Marks(marks)
+    }
+
+    /// `index:number` pairs joined by commas (`"12:1,40:2"`).
+    pub fn encode(&self) -> String {
+        let mut out = String::with_capacity(self.0.len() * 8);
+        for (i, (index, n)) in self.0.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str(&index.to_string());
+            out.push(':');
+            out.push_str(&n.to_string());
+        }
+        out
+    }
+
+    /// Reads [`Marks::encode`]'s text; a pair that does not read is left out (the text is
+    /// still shown, without that marker).
+    pub fn decode(text: &str) -> Marks {
+        Marks::from_pairs(text.split(',').filter_map(|pair| {
+            let (index, n) = pair.split_once(':')?;
+            Some((index.parse().ok()?, n.parse().ok()?))
+        }))
+    }
+}
+
+fn with_markers(
+    text: &str,
+    annotations: &[Annotation],
+    push_marker: impl Fn(&mut String, usize),
+) -> String {
+    place_markers(text, &Marks::of(annotations), push_marker)
+}
+
+fn place_markers(text: &str, marks: &Marks, push_marker: impl Fn(&mut String, usize)) -> String {
+    if marks.0.is_empty() {
         return text.to_owned();
     }
-    marks.sort();
-    marks.dedup();
-    let mut out = String::with_capacity(text.len() + marks.len() * 48);
-    let mut marks = marks.into_iter().peekable();
+    let mut out = String::with_capacity(text.len() + marks.0.len() * 48);
+    let mut marks = marks.0.iter().copied().peekable();
     for (count, ch) in text.chars().enumerate() {
         while let Some((_, n)) = marks.next_if(|(i, _)| *i == count) {
             if !ends_with_literal_marker(&out) {
@@ -124,6 +170,29 @@ fn ends_with_literal_marker(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        // The renderer module gets the markers as text: what it reads is what was sent,
+        // and reading any text never fails.
+        #[test]
+        fn marks_cross_as_text(pairs in proptest::collection::vec((0usize..100_000, 1usize..500), 0..40), junk in ".{0,40}") {
+            let marks = Marks::from_pairs(pairs);
+            prop_assert_eq!(Marks::decode(&marks.encode()), marks.clone());
+            let text = "a".repeat(64);
+            prop_assert_eq!(cited_text_at(&text, &Marks::decode(&marks.encode())), cited_text_at(&text, &marks));
+            let _ = Marks::decode(&junk);
+        }
+    }
+
+    #[test]
+    fn marks_text_that_does_not_read_is_left_out() {
+        assert_eq!(
+            Marks::decode("3:1,x:2,5:,7:2,,9:3:1"),
+            Marks(vec![(3, 1), (7, 2)])
+        );
+        assert_eq!(Marks::decode(""), Marks::default());
+    }
 
     fn ann(json: &str) -> Annotation {
         serde_json::from_str(json).unwrap()

@@ -8,9 +8,8 @@
 //! first one (`src/renderer.rs`). Every string returned here is a `SafeHtml` from the core's
 //! sanitizer (or fully escaped), turned into a plain string only to cross into JavaScript.
 
-use chat_shell_core::citations::cited_text;
+use chat_shell_core::citations::{cited_text_at, Marks};
 use chat_shell_core::markdown::{self, MarkdownStream};
-use chat_shell_core::protocol::chatkit::Annotation;
 use wasm_bindgen::prelude::*;
 
 /// A complete markdown (or HTML) text as sanitized HTML (`markdown::render`).
@@ -19,13 +18,13 @@ pub fn render(text: &str) -> String {
     markdown::render(text).into_string()
 }
 
-/// A markdown text with its citation markers (`annotations`: the item's annotations as
-/// JSON) as sanitized HTML (`markdown::render_cited`). Annotations that do not parse are
-/// left out: the text is still shown.
+/// A markdown text with its citation markers (`marks`: `citations::Marks::encode` of the
+/// item's annotations, numbered by the first module) as sanitized HTML
+/// (`markdown::render_cited`). Markers that do not read are left out: the text is still
+/// shown.
 #[wasm_bindgen]
-pub fn render_cited(text: &str, annotations: &str) -> String {
-    let annotations: Vec<Annotation> = serde_json::from_str(annotations).unwrap_or_default();
-    markdown::render_cited(&cited_text(text, &annotations)).into_string()
+pub fn render_cited(text: &str, marks: &str) -> String {
+    markdown::render_cited(&cited_text_at(text, &Marks::decode(marks))).into_string()
 }
 
 /// What the live region reads of a finished answer (`markdown::announcement`): the plain
@@ -65,9 +64,9 @@ impl Stream {
     }
 
     /// Replace the whole text with the text and its citation markers (see `render_cited`).
-    pub fn reset_cited(&mut self, text: &str, annotations: &str) {
-        let annotations: Vec<Annotation> = serde_json::from_str(annotations).unwrap_or_default();
-        self.0.reset_cited(&cited_text(text, &annotations));
+    pub fn reset_cited(&mut self, text: &str, marks: &str) {
+        self.0
+            .reset_cited(&cited_text_at(text, &Marks::decode(marks)));
     }
 
     /// The text so far.
