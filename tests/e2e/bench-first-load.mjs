@@ -7,8 +7,9 @@
 // (Emulation.setCPUThrottlingRate). Each run opens a fresh page with the cache disabled
 // (Network.setCacheDisabled), starts the clock just before `page.goto` and stops it when
 // the composer (role textbox, name "Message") is enabled. It then sends "hello" at once and
-// takes a second time when the answer shows as rendered markdown (its list items, and no
-// `.cs-md__plain` text left waiting for the renderer): the first answer, which must not
+// takes two more times: when the answer's words first show (as plain text until the
+// renderer module is there), and when it shows as rendered markdown (its list items, and
+// no `.cs-md__plain` text left waiting for the renderer): the first answer, which must not
 // wait for what loads after the composer. A second fresh page per run sends "widget" and
 // takes the time to the first widget (the showcase card's Confirm button).
 //
@@ -21,7 +22,7 @@
 // A small proxy in this script serves dist/ that way and passes every other request
 // (/chatkit, …) to the runtime unchanged (Host and Origin rewritten to the runtime's own).
 // BENCH_RUNS (default 3) runs per encoding. Prints one line per encoding:
-//   bench first load (1.6 Mbit/s, 150 ms RTT, CPU x4, br): Xms to usable composer, Zms to a rendered first answer, Wms to a first widget (median of N; transferred Y kB)
+//   bench first load (1.6 Mbit/s, 150 ms RTT, CPU x4, br): Xms to usable composer, Tms to the first answer's words, Zms to a rendered first answer, Wms to a first widget (median of N; transferred Y kB)
 // and the single runs on stderr.
 
 import http from 'node:http';
@@ -102,9 +103,10 @@ const context = await openBrowser();
 
 /**
  * Opens a fresh throttled page, times navigation to a usable composer, sends `message` at
- * once and times (from navigation) until `done(page)` holds.
+ * once and times (from navigation) until `done(page)` holds, and until `early(page)` first
+ * holds (checked on the way).
  */
-async function firstLoad(message, done) {
+async function firstLoad(message, done, early = null) {
   const page = await context.newPage();
   const cdp = await context.newCDPSession(page);
   await cdp.send('Network.enable');
@@ -128,11 +130,15 @@ async function firstLoad(message, done) {
   const before = bytes;
   await composer.fill(message);
   await composer.press('Enter');
-  await waitFor(() => done(page), { timeout: TIMEOUT, interval: 10, message: () => `the answer to "${message}" to show` });
+  let earlyAt;
+  await waitFor(async () => {
+    if (early && earlyAt === undefined && (await early(page))) earlyAt = performance.now() - started;
+    return done(page);
+  }, { timeout: TIMEOUT, interval: 10, message: () => `the answer to "${message}" to show` });
   const finished = performance.now() - started;
   await cdp.detach();
   await page.close();
-  return { composer: usable, done: finished, bytes: before };
+  return { composer: usable, done: finished, early: earlyAt ?? finished, bytes: before };
 }
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
@@ -142,6 +148,7 @@ try {
     await warm(enc);
     const times = [];
     const answers = [];
+    const words = [];
     let transferred = 0;
     const widgets = [];
     for (let run = 0; run < RUNS; run++) {
@@ -149,9 +156,14 @@ try {
       const answer = await firstLoad('hello', (page) =>
         page
           .locator('article[data-role="assistant"]')
-          .evaluateAll((els) => els.some((el) => el.querySelector('li') && !el.querySelector('.cs-md__plain'))));
+          .evaluateAll((els) => els.some((el) => el.querySelector('li') && !el.querySelector('.cs-md__plain'))),
+      (page) =>
+        page
+          .locator('article[data-role="assistant"]')
+          .evaluateAll((els) => els.some((el) => (el.textContent ?? '').trim().length > 0)));
       times.push(answer.composer);
       answers.push(answer.done);
+      words.push(answer.early);
       // What came over the wire before the composer was usable (the initial load).
       transferred = answer.bytes;
       const widget = await firstLoad('widget', (page) =>
@@ -160,10 +172,10 @@ try {
       widgets.push(widget.done);
     }
     process.stderr.write(
-      `first load ${enc}: runs (ms) ${times.map((t) => t.toFixed(0)).join(', ')}; first answer ${answers.map((t) => t.toFixed(0)).join(', ')}; first widget ${widgets.map((t) => t.toFixed(0)).join(', ')}; ${transferred} bytes over the wire\n`,
+      `first load ${enc}: runs (ms) ${times.map((t) => t.toFixed(0)).join(', ')}; first words ${words.map((t) => t.toFixed(0)).join(', ')}; first answer ${answers.map((t) => t.toFixed(0)).join(', ')}; first widget ${widgets.map((t) => t.toFixed(0)).join(', ')}; ${transferred} bytes over the wire\n`,
     );
     console.log(
-      `bench first load (1.6 Mbit/s, 150 ms RTT, CPU x${CPU_RATE}, ${enc}): ${median(times).toFixed(0)}ms to usable composer, ` +
+      `bench first load (1.6 Mbit/s, 150 ms RTT, CPU x${CPU_RATE}, ${enc}): ${median(times).toFixed(0)}ms to usable composer, ${median(words).toFixed(0)}ms to the first answer's words, ` +
         `${median(answers).toFixed(0)}ms to a rendered first answer, ${median(widgets).toFixed(0)}ms to a first widget ` +
         `(median of ${RUNS}, composer of ${times.length}; transferred ${(transferred / 1000).toFixed(0)} kB)`,
     );
