@@ -137,7 +137,7 @@ pub fn ShellRoot(shell: Shell) -> impl IntoView {
                 </div>
                 <tabs::ViewPanel shell=shell />
                 <Show when=history_open>
-                    <history::HistoryView shell=shell history_button=history_button />
+                    {on_demand::history(shell, history_button)}
                 </Show>
             </div>
             <div class="cs-sr-only" role="status" aria-live="polite" aria-atomic="true">

@@ -1,20 +1,22 @@
 //! The views a first screen does not need: widgets, client tools, structured input, agent
 //! tool calls, plans and thoughts, team notes and the roster, tasks and workflows,
-//! generated images, and the Diff view.
+//! generated images, the panels of the view tabs (the Diff view, the artifact) and the
+//! conversation history.
 //!
 //! In the `<chat-shell>` element's build (feature `split`), everything only these views
 //! reach is cut out of the first wasm module into a chunk of its own (`wasm-split-cli`, run
-//! by `scripts/split.sh` after trunk's cargo build), which the loader prefetches right after
-//! first paint (`prefetch`). A view asked for before the chunk is there shows nothing until it arrives,
-//! then appears in place; once it is there every view is built synchronously, as if it had
-//! never been split. If the chunk cannot be fetched, the view says so and offers to try
-//! again; nothing else on the page is affected. Without the feature (a Rust app's own build,
-//! the wasm tests) the views are ordinary functions.
+//! by `scripts/split.sh` after trunk's cargo build), which the loader prefetches as soon as
+//! the first module runs (`prefetch`). A view asked for before the chunk is there shows
+//! nothing until it arrives, then appears in place; once it is there every view is built
+//! synchronously, as if it had never been split. If the chunk cannot be fetched, the view
+//! says so and offers to try again; nothing else on the page is affected. Without the
+//! feature (a Rust app's own build, the wasm tests) the views are ordinary functions.
 
 use super::items::extra_item;
 use super::tr;
 use crate::runtime::{ItemKey, Shell};
 use chat_shell_core::strings::Text;
+use leptos::html;
 use leptos::prelude::*;
 use std::future::Future;
 
@@ -56,9 +58,15 @@ mod entry {
     }
 
     #[leptos::wasm_split::wasm_split(on_demand, wasm_split_path = ::leptos::wasm_split, fallible)]
-    pub(super) fn build_diff_view(shell: Shell, patch: Signal<String>) -> Built {
+    pub(super) fn build_view_panel(shell: Shell, view_type: String) -> Built {
+        Ok(untrack(move || super::super::tabs::panel(shell, view_type)))
+    }
+
+    #[leptos::wasm_split::wasm_split(on_demand, wasm_split_path = ::leptos::wasm_split, fallible)]
+    pub(super) fn build_history(shell: Shell, history_button: NodeRef<html::Button>) -> Built {
         Ok(untrack(move || {
-            view! { <super::super::diff::DiffView shell=shell patch=patch /> }.into_any()
+            view! { <super::super::history::HistoryView shell=shell history_button=history_button /> }
+                .into_any()
         }))
     }
 }
@@ -78,9 +86,17 @@ mod entry {
         }))
     }
 
-    pub(super) async fn build_diff_view(shell: Shell, patch: Signal<String>) -> Built {
+    pub(super) async fn build_view_panel(shell: Shell, view_type: String) -> Built {
+        Ok(untrack(move || super::super::tabs::panel(shell, view_type)))
+    }
+
+    pub(super) async fn build_history(
+        shell: Shell,
+        history_button: NodeRef<html::Button>,
+    ) -> Built {
         Ok(untrack(move || {
-            view! { <super::super::diff::DiffView shell=shell patch=patch /> }.into_any()
+            view! { <super::super::history::HistoryView shell=shell history_button=history_button /> }
+                .into_any()
         }))
     }
 
@@ -89,11 +105,11 @@ mod entry {
     }
 }
 
-/// Fetches the chunk ahead of need: the loader (`src/chat-shell.js`) awaits this right after
-/// first paint, before it fetches the renderer module (the smaller part first: a widget
-/// cannot show without it, an answer shows as text until the renderer is there). Settles
-/// either way; a failure is not reported here: a view that needs the chunk tries again and
-/// says so.
+/// Fetches the chunk ahead of need: the loader (`src/chat-shell.js`) starts this as soon as
+/// the first module runs and awaits it before it fetches the renderer module's wasm (the
+/// smaller part first: a widget cannot show without it, an answer shows as text until the
+/// renderer is there). Settles either way; a failure is not reported here: a view that
+/// needs the chunk tries again and says so.
 #[wasm_bindgen::prelude::wasm_bindgen(js_name = prefetchViews)]
 pub async fn prefetch() {
     let _ = entry::preload().await;
@@ -124,8 +140,8 @@ where
 
 fn load_failed(shell: Shell, attempt: RwSignal<u32>) -> AnyView {
     view! {
-        <div class="cs-load-failed" role="alert" data-part="load-failed">
-            <p>{tr(shell, Text::PartLoadFailed)}</p>
+        <div class="cs-error" role="alert" data-part="load-failed">
+            <p class="cs-error__message">{tr(shell, Text::PartLoadFailed)}</p>
             <button type="button" class="cs-button" on:click=move |_| attempt.update(|n| *n += 1)>
                 {tr(shell, Text::TryAgain)}
             </button>
@@ -144,7 +160,14 @@ pub(super) fn team_roster(shell: Shell) -> AnyView {
     on_demand(shell, move || entry::build_team_roster(shell))
 }
 
-/// The Diff view of a tool-pushed `diff` view.
-pub(super) fn diff_view(shell: Shell, patch: Signal<String>) -> AnyView {
-    on_demand(shell, move || entry::build_diff_view(shell, patch))
+/// The panel of a tool-pushed view (the Diff view) or of the artifact opened.
+pub(super) fn view_panel(shell: Shell, view_type: String) -> AnyView {
+    on_demand(shell, move || {
+        entry::build_view_panel(shell, view_type.clone())
+    })
+}
+
+/// The conversation history, while it is open.
+pub(super) fn history(shell: Shell, history_button: NodeRef<html::Button>) -> AnyView {
+    on_demand(shell, move || entry::build_history(shell, history_button))
 }

@@ -179,51 +179,52 @@ pub fn ViewPanel(shell: Shell) -> impl IntoView {
     let views = signals.views;
     let shown = move || views.tab.get();
     view! {
-        {move || {
-            shown()
-                .map(|view_type| {
-                    if view_type == ARTIFACT_TAB {
-                        return view! { <ArtifactPanel shell=shell /> }.into_any();
-                    }
-                    let t = view_type.clone();
-                    let view = Signal::derive(move || views.views.with(|v| v.get(&t).cloned()));
-                    let patch = Signal::derive(move || {
-                        view.with(|v| {
-                            v.as_ref()
-                                .and_then(|v| v.content.get("patch"))
-                                .and_then(|p| p.as_str())
-                                .unwrap_or_default()
-                                .to_owned()
-                        })
-                    });
-                    let stale = move || views.status.get() == ChannelStatus::Stale;
-                    let updated = move || view.with(|v| v.as_ref().and_then(|v| updated_text(shell, v)));
-                    view! {
-                        <div
-                            class="cs-view-panel"
-                            role="tabpanel"
-                            id=panel_id(&view_type)
-                            aria-labelledby=tab_id(&view_type)
-                            data-part="view-panel"
-                            data-view=view_type.clone()
-                        >
-                            <div class="cs-view-panel__status">
-                                {move || updated().map(|(text, at)| view! {
-                                    <time class="cs-view-panel__updated" datetime=at data-part="view-updated">{text}</time>
-                                })}
-                                <Show when=stale>
-                                    <span class="cs-chip cs-view-panel__stale" data-part="view-stale">
-                                        {tr(shell, Text::ViewStale)}
-                                    </span>
-                                </Show>
-                            </div>
-                            {super::on_demand::diff_view(shell, patch)}
-                        </div>
-                    }
-                    .into_any()
-                })
-        }}
+        {move || shown().map(|view_type| super::on_demand::view_panel(shell, view_type))}
     }
+}
+
+/// The panel of the view shown (its code is in the part fetched after first paint).
+pub(super) fn panel(shell: Shell, view_type: String) -> AnyView {
+    let views = shell.signals().expect("runtime exists while mounted").views;
+    if view_type == ARTIFACT_TAB {
+        return view! { <ArtifactPanel shell=shell /> }.into_any();
+    }
+    let t = view_type.clone();
+    let view = Signal::derive(move || views.views.with(|v| v.get(&t).cloned()));
+    let patch = Signal::derive(move || {
+        view.with(|v| {
+            v.as_ref()
+                .and_then(|v| v.content.get("patch"))
+                .and_then(|p| p.as_str())
+                .unwrap_or_default()
+                .to_owned()
+        })
+    });
+    let stale = move || views.status.get() == ChannelStatus::Stale;
+    let updated = move || view.with(|v| v.as_ref().and_then(|v| updated_text(shell, v)));
+    view! {
+        <div
+            class="cs-view-panel"
+            role="tabpanel"
+            id=panel_id(&view_type)
+            aria-labelledby=tab_id(&view_type)
+            data-part="view-panel"
+            data-view=view_type.clone()
+        >
+            <div class="cs-view-panel__status">
+                {move || updated().map(|(text, at)| view! {
+                    <time class="cs-view-panel__updated" datetime=at data-part="view-updated">{text}</time>
+                })}
+                <Show when=stale>
+                    <span class="cs-chip cs-view-panel__stale" data-part="view-stale">
+                        {tr(shell, Text::ViewStale)}
+                    </span>
+                </Show>
+            </div>
+            <super::diff::DiffView shell=shell patch=patch />
+        </div>
+    }
+    .into_any()
 }
 
 /// The artifact opened from its card: title, kind and body, all as text (the runtime's
