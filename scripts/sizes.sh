@@ -44,6 +44,8 @@
 #   512,715 measured, + 3% = 528,100.
 #   Lowered 2026-11-24 (issue 16: the views a first screen does not need cut into a part
 #   fetched after first paint, src/views/on_demand.rs): 414,737 measured, + 3% = 427,200.
+#   Lowered 2026-11-24 (the history panel and the view panels join that part): 400,474
+#   measured, + 3% = 412,500.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -54,7 +56,7 @@ if ! compgen -G "$dist/*.wasm" >/dev/null; then
   exit 1
 fi
 
-BUDGET_DEFAULT=427200 # bytes of brotli, initial load: 414,737 measured + 3% (see above)
+BUDGET_DEFAULT=412500 # bytes of brotli, initial load: 400,474 measured + 3% (see above)
 budget="${CHAT_SHELL_SIZE_BUDGET:-$BUDGET_DEFAULT}"
 GOAL_INITIAL=300000 # the issue's goals, brotli bytes
 GOAL_TOTAL=550000
