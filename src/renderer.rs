@@ -29,11 +29,7 @@ pub fn render(text: &str) -> String {
     #[cfg(feature = "inline-render")]
     return chat_shell_core::markdown::render(text).into_string();
     #[cfg(not(feature = "inline-render"))]
-    return match lazy::ready() {
-        true => lazy::with_module(|m| m.render(text)),
-        false => None,
-    }
-    .unwrap_or_else(|| plain(text));
+    return lazy::when_ready(|m| m.render(text)).unwrap_or_else(|| plain(text));
 }
 
 /// What the live region reads of a finished answer's markdown: its plain text (see
@@ -43,11 +39,7 @@ pub fn announcement(markdown: &str) -> String {
     #[cfg(feature = "inline-render")]
     return chat_shell_core::markdown::announcement(markdown);
     #[cfg(not(feature = "inline-render"))]
-    return match lazy::ready() {
-        true => lazy::with_module(|m| m.announcement(markdown)),
-        false => None,
-    }
-    .unwrap_or_default();
+    return lazy::when_ready(|m| m.announcement(markdown)).unwrap_or_default();
 }
 
 /// Text shown before the renderer is there: escaped, line breaks kept by the stylesheet.
@@ -267,5 +259,15 @@ mod lazy {
 
     pub fn with_module<T>(f: impl FnOnce(&RenderModule) -> T) -> Option<T> {
         MODULE.with(|m| m.borrow().as_ref().map(f))
+    }
+
+    /// `f` on the module once it is ready; a reactive read like [`ready`], so a view that
+    /// got `None` runs again when the module arrives.
+    pub fn when_ready<T>(f: impl FnOnce(&RenderModule) -> T) -> Option<T> {
+        if ready() {
+            with_module(f)
+        } else {
+            None
+        }
     }
 }

@@ -60,10 +60,8 @@ pub(super) fn extra_item(shell: Shell, key: ItemKey) -> AnyView {
         Renderer::AcpThought => view! { <AgentThoughtView shell=shell id=id /> }.into_any(),
         Renderer::ToolCalls => view! { <ToolCallsView shell=shell members=members /> }.into_any(),
         Renderer::Note => view! { <super::team::NoteView shell=shell id=id /> }.into_any(),
-        Renderer::UserMessage
-        | Renderer::AssistantMessage
-        | Renderer::EndOfTurn
-        | Renderer::Unsupported => first_screen_item(
+        // The first screen's renderers: `ItemView` never sends them here.
+        renderer => first_screen_item(
             shell,
             ItemKey {
                 id,

@@ -34,75 +34,63 @@ impl From<leptos::wasm_split::SplitLoaderError> for LoadFailed {
 /// A view the first module does not carry, built once its code is there.
 type Built = Result<AnyView, LoadFailed>;
 
-/// One split function per entry point; each builds its view untracked, so the `Suspend`
-/// holding it re-runs only on a retry, never on the state the view itself reads.
-#[cfg(feature = "split")]
-mod entry {
-    use super::*;
+/// Declares the entry points once, for both builds: each is a split function of the
+/// `on_demand` chunk in the split build (the first also defines `preload`), an `async fn`
+/// otherwise. Each builds its view untracked, so the `Suspend` holding it re-runs only on a
+/// retry, never on the state the view itself reads.
+macro_rules! entry_points {
+    (
+        $first:ident($($first_arg:ident: $first_ty:ty),*) => $first_view:expr;
+        $($name:ident($($arg:ident: $ty:ty),*) => $view:expr;)*
+    ) => {
+        #[cfg(feature = "split")]
+        mod entry {
+            use super::*;
 
-    #[leptos::wasm_split::wasm_split(
-        on_demand,
-        wasm_split_path = ::leptos::wasm_split,
-        fallible,
-        preload(preload)
-    )]
-    pub(super) fn build_item(shell: Shell, key: ItemKey) -> Built {
-        Ok(untrack(move || extra_item(shell, key)))
-    }
+            #[leptos::wasm_split::wasm_split(
+                on_demand,
+                wasm_split_path = ::leptos::wasm_split,
+                fallible,
+                preload(preload)
+            )]
+            pub(super) fn $first($($first_arg: $first_ty),*) -> Built {
+                Ok(untrack(move || $first_view))
+            }
+            $(
+                #[leptos::wasm_split::wasm_split(on_demand, wasm_split_path = ::leptos::wasm_split, fallible)]
+                pub(super) fn $name($($arg: $ty),*) -> Built {
+                    Ok(untrack(move || $view))
+                }
+            )*
+        }
 
-    #[leptos::wasm_split::wasm_split(on_demand, wasm_split_path = ::leptos::wasm_split, fallible)]
-    pub(super) fn build_team_roster(shell: Shell) -> Built {
-        Ok(untrack(move || {
-            view! { <super::super::team::TeamRoster shell=shell /> }.into_any()
-        }))
-    }
+        #[cfg(not(feature = "split"))]
+        mod entry {
+            use super::*;
 
-    #[leptos::wasm_split::wasm_split(on_demand, wasm_split_path = ::leptos::wasm_split, fallible)]
-    pub(super) fn build_view_panel(shell: Shell, view_type: String) -> Built {
-        Ok(untrack(move || super::super::tabs::panel(shell, view_type)))
-    }
-
-    #[leptos::wasm_split::wasm_split(on_demand, wasm_split_path = ::leptos::wasm_split, fallible)]
-    pub(super) fn build_history(shell: Shell, history_button: NodeRef<html::Button>) -> Built {
-        Ok(untrack(move || {
-            view! { <super::super::history::HistoryView shell=shell history_button=history_button /> }
-                .into_any()
-        }))
-    }
+            pub(super) async fn preload() -> Result<(), LoadFailed> {
+                Ok(())
+            }
+            pub(super) async fn $first($($first_arg: $first_ty),*) -> Built {
+                Ok(untrack(move || $first_view))
+            }
+            $(
+                pub(super) async fn $name($($arg: $ty),*) -> Built {
+                    Ok(untrack(move || $view))
+                }
+            )*
+        }
+    };
 }
 
-/// The same entry points, linked in (no split build).
-#[cfg(not(feature = "split"))]
-mod entry {
-    use super::*;
-
-    pub(super) async fn build_item(shell: Shell, key: ItemKey) -> Built {
-        Ok(untrack(move || extra_item(shell, key)))
-    }
-
-    pub(super) async fn build_team_roster(shell: Shell) -> Built {
-        Ok(untrack(move || {
-            view! { <super::super::team::TeamRoster shell=shell /> }.into_any()
-        }))
-    }
-
-    pub(super) async fn build_view_panel(shell: Shell, view_type: String) -> Built {
-        Ok(untrack(move || super::super::tabs::panel(shell, view_type)))
-    }
-
-    pub(super) async fn build_history(
-        shell: Shell,
-        history_button: NodeRef<html::Button>,
-    ) -> Built {
-        Ok(untrack(move || {
-            view! { <super::super::history::HistoryView shell=shell history_button=history_button /> }
-                .into_any()
-        }))
-    }
-
-    pub(super) async fn preload() -> Result<(), LoadFailed> {
-        Ok(())
-    }
+entry_points! {
+    build_item(shell: Shell, key: ItemKey) => extra_item(shell, key);
+    build_team_roster(shell: Shell) =>
+        view! { <super::super::team::TeamRoster shell=shell /> }.into_any();
+    build_view_panel(shell: Shell, view_type: String) => super::super::tabs::panel(shell, view_type);
+    build_history(shell: Shell, history_button: NodeRef<html::Button>) =>
+        view! { <super::super::history::HistoryView shell=shell history_button=history_button /> }
+            .into_any();
 }
 
 /// Fetches the chunk ahead of need: the loader (`src/chat-shell.js`) starts this as soon as

@@ -18,15 +18,6 @@ pub fn render(text: &str) -> String {
     markdown::render(text).into_string()
 }
 
-/// A markdown text with its citation markers (`marks`: `citations::Marks::encode` of the
-/// item's annotations, numbered by the first module) as sanitized HTML
-/// (`markdown::render_cited`). Markers that do not read are left out: the text is still
-/// shown.
-#[wasm_bindgen]
-pub fn render_cited(text: &str, marks: &str) -> String {
-    markdown::render_cited(&cited_text_at(text, &Marks::decode(marks))).into_string()
-}
-
 /// What the live region reads of a finished answer (`markdown::announcement`): the plain
 /// text of its start, set as text, never as HTML.
 #[wasm_bindgen]
@@ -63,7 +54,9 @@ impl Stream {
         self.0.reset(text);
     }
 
-    /// Replace the whole text with the text and its citation markers (see `render_cited`).
+    /// Replace the whole text with the text and its citation markers (`marks`:
+    /// `citations::Marks::encode` of the item's annotations, numbered by the first module;
+    /// markers that do not read are left out, the text is still shown).
     pub fn reset_cited(&mut self, text: &str, marks: &str) {
         self.0
             .reset_cited(&cited_text_at(text, &Marks::decode(marks)));
