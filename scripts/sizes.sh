@@ -15,9 +15,10 @@
 # component total is every wasm, js and css file of the component in dist/ (the demo
 # page's own files left out), lazily loaded parts included: the second module
 # (chat-shell-render.js and chat-shell-render_bg.wasm, the markdown renderer and the
-# sanitizer), which the loader imports dynamically right after first paint, and the part
-# cut from the first module (split_on_demand.wasm: widgets, tool calls, the Diff view…;
-# src/views/on_demand.rs), which the loader prefetches then.
+# sanitizer), which the loader imports dynamically right after first paint, and the parts
+# cut from the first module (src/views/on_demand.rs: split_widgets.wasm, the widgets, and
+# split_on_demand.wasm, tool calls, the Diff view…, with chunk_N.wasm for code both share),
+# which the loader prefetches, the widgets before the renderer and the rest after it.
 #
 # THE BUDGET GATE: the script fails (exit 2) when the initial load's brotli size is over
 # CHAT_SHELL_SIZE_BUDGET (bytes; default below). The default is NOT the goal: it is the
@@ -100,7 +101,7 @@ echo "size: component raw=$total_raw gzip9=$total_gz brotli=$total_br goal=$GOAL
 
 # Where the bytes go. The first module as the page gets it (scripts/split.sh leaves it,
 # names kept, before wasm-opt, in target/wasm-split/release/bindgen/), then the part it
-# fetches on demand (target/wasm-split/release/parts/); without a split build, trunk's
+# fetches on demand (target/wasm-split/release/parts/split_*.wasm); without a split build, trunk's
 # wasm-bindgen output (target/wasm-bindgen/release/). Skipped quietly when not there (a
 # dist built elsewhere).
 split_dir="target/wasm-split/release"
@@ -113,8 +114,10 @@ else
 fi
 if [ -f "$attr_wasm" ]; then
   node scripts/wasm-attribution.mjs "$attr_wasm" --top 15
-  if [ -z "${CHAT_SHELL_ATTR_WASM:-}" ] && [ -f "$split_dir/parts/split_on_demand.wasm" ]; then
-    node scripts/wasm-attribution.mjs "$split_dir/parts/split_on_demand.wasm" --top 8
+  if [ -z "${CHAT_SHELL_ATTR_WASM:-}" ]; then
+    for part in "$split_dir/parts/"split_*.wasm; do
+      [ -f "$part" ] && node scripts/wasm-attribution.mjs "$part" --top 8
+    done
   fi
 else
   echo "attr: skipped ($attr_wasm missing: run 'trunk build --release')"

@@ -430,6 +430,6 @@ fns
   .sort((a, b) => b.size - a.size)
   .slice(0, top)
   .forEach(({ size, crate, name }, i) => {
-    const shown = name.length > 140 ? `${name.slice(0, 137)}...` : name;
+    const shown = process.env.ATTR_FULL || name.length <= 140 ? name : `${name.slice(0, 137)}...`;
     console.log(`attr: fn ${String(i + 1).padStart(2)} ${String(size).padStart(8)}  ${crate}  ${shown}`);
   });

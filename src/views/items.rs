@@ -24,6 +24,10 @@ pub fn ItemView(shell: Shell, key: ItemKey) -> impl IntoView {
         | Renderer::AssistantMessage
         | Renderer::EndOfTurn
         | Renderer::Unsupported => first_screen_item(shell, key),
+        Renderer::Widget
+        | Renderer::ClientWidget
+        | Renderer::ClientToolCall
+        | Renderer::StructuredInput => super::on_demand::widget_item(shell, key),
         _ => super::on_demand::item(shell, key),
     }
 }
@@ -41,7 +45,21 @@ fn first_screen_item(shell: Shell, key: ItemKey) -> AnyView {
     }
 }
 
-/// The items whose views the first screen does not need (`super::on_demand`).
+/// Widgets, client widgets, client tool calls and structured input: the views of the
+/// `widgets` chunk (`super::on_demand`), fetched first after the first module.
+pub(super) fn widget_item(shell: Shell, key: ItemKey) -> AnyView {
+    let id = key.id.clone();
+    match key.renderer {
+        Renderer::Widget => view! { <WidgetView shell=shell id=id /> }.into_any(),
+        Renderer::ClientWidget => view! { <ClientWidgetView shell=shell id=id /> }.into_any(),
+        Renderer::ClientToolCall => view! { <ToolCallView shell=shell id=id /> }.into_any(),
+        Renderer::StructuredInput => view! { <StructuredInputView shell=shell id=id /> }.into_any(),
+        // `ItemView` sends only those here.
+        _ => first_screen_item(shell, key),
+    }
+}
+
+/// The other items whose views the first screen does not need (`super::on_demand`).
 pub(super) fn extra_item(shell: Shell, key: ItemKey) -> AnyView {
     let ItemKey {
         id,
@@ -51,10 +69,6 @@ pub(super) fn extra_item(shell: Shell, key: ItemKey) -> AnyView {
     match renderer {
         Renderer::Process => view! { <ProcessView shell=shell id=id /> }.into_any(),
         Renderer::GeneratedImage => view! { <GeneratedImageView shell=shell id=id /> }.into_any(),
-        Renderer::Widget => view! { <WidgetView shell=shell id=id /> }.into_any(),
-        Renderer::ClientWidget => view! { <ClientWidgetView shell=shell id=id /> }.into_any(),
-        Renderer::ClientToolCall => view! { <ToolCallView shell=shell id=id /> }.into_any(),
-        Renderer::StructuredInput => view! { <StructuredInputView shell=shell id=id /> }.into_any(),
         Renderer::AcpToolCall => view! { <AgentToolCallView shell=shell id=id /> }.into_any(),
         Renderer::AcpPlan => view! { <AgentPlanView shell=shell id=id /> }.into_any(),
         Renderer::AcpThought => view! { <AgentThoughtView shell=shell id=id /> }.into_any(),

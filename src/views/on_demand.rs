@@ -34,30 +34,25 @@ impl From<leptos::wasm_split::SplitLoaderError> for LoadFailed {
 /// A view the first module does not carry, built once its code is there.
 type Built = Result<AnyView, LoadFailed>;
 
-/// Declares the entry points once, for both builds: each is a split function of the
-/// `on_demand` chunk in the split build (the first also defines `preload`), an `async fn`
-/// otherwise. Each builds its view untracked, so the `Suspend` holding it re-runs only on a
-/// retry, never on the state the view itself reads.
+/// Declares the entry points once, for both builds: each is a split function of its chunk
+/// in the split build (an entry naming a preload function also defines it, which fetches
+/// that chunk), an `async fn` otherwise. Each builds its view untracked, so the `Suspend`
+/// holding it re-runs only on a retry, never on the state the view itself reads.
 macro_rules! entry_points {
-    (
-        $first:ident($($first_arg:ident: $first_ty:ty),*) => $first_view:expr;
-        $($name:ident($($arg:ident: $ty:ty),*) => $view:expr;)*
-    ) => {
+    ($(
+        $chunk:ident $(preload $preload:ident)?:
+            $name:ident($($arg:ident: $ty:ty),*) => $view:expr;
+    )*) => {
         #[cfg(feature = "split")]
         mod entry {
             use super::*;
-
-            #[leptos::wasm_split::wasm_split(
-                on_demand,
-                wasm_split_path = ::leptos::wasm_split,
-                fallible,
-                preload(preload)
-            )]
-            pub(super) fn $first($($first_arg: $first_ty),*) -> Built {
-                Ok(untrack(move || $first_view))
-            }
             $(
-                #[leptos::wasm_split::wasm_split(on_demand, wasm_split_path = ::leptos::wasm_split, fallible)]
+                #[leptos::wasm_split::wasm_split(
+                    $chunk,
+                    wasm_split_path = ::leptos::wasm_split,
+                    fallible
+                    $(, preload($preload))?
+                )]
                 pub(super) fn $name($($arg: $ty),*) -> Built {
                     Ok(untrack(move || $view))
                 }
@@ -67,14 +62,12 @@ macro_rules! entry_points {
         #[cfg(not(feature = "split"))]
         mod entry {
             use super::*;
-
-            pub(super) async fn preload() -> Result<(), LoadFailed> {
-                Ok(())
-            }
-            pub(super) async fn $first($($first_arg: $first_ty),*) -> Built {
-                Ok(untrack(move || $first_view))
-            }
             $(
+                $(
+                    pub(super) async fn $preload() -> Result<(), LoadFailed> {
+                        Ok(())
+                    }
+                )?
                 pub(super) async fn $name($($arg: $ty),*) -> Built {
                     Ok(untrack(move || $view))
                 }
@@ -84,23 +77,33 @@ macro_rules! entry_points {
 }
 
 entry_points! {
-    build_item(shell: Shell, key: ItemKey) => extra_item(shell, key);
-    build_team_roster(shell: Shell) =>
+    widgets preload preload_widgets:
+        build_widget_item(shell: Shell, key: ItemKey) => super::super::items::widget_item(shell, key);
+    on_demand preload preload_views:
+        build_item(shell: Shell, key: ItemKey) => extra_item(shell, key);
+    on_demand: build_team_roster(shell: Shell) =>
         view! { <super::super::team::TeamRoster shell=shell /> }.into_any();
-    build_view_panel(shell: Shell, view_type: String) => super::super::tabs::panel(shell, view_type);
-    build_history(shell: Shell, history_button: NodeRef<html::Button>) =>
+    on_demand: build_view_panel(shell: Shell, view_type: String) =>
+        super::super::tabs::panel(shell, view_type);
+    on_demand: build_history(shell: Shell, history_button: NodeRef<html::Button>) =>
         view! { <super::super::history::HistoryView shell=shell history_button=history_button /> }
             .into_any();
 }
 
-/// Fetches the chunk ahead of need: the loader (`src/chat-shell.js`) starts this as soon as
-/// the first module runs and awaits it before it fetches the renderer module's wasm (the
-/// smaller part first: a widget cannot show without it, an answer shows as text until the
-/// renderer is there). Settles either way; a failure is not reported here: a view that
-/// needs the chunk tries again and says so.
+/// Fetches the widgets chunk ahead of need: the loader (`src/chat-shell.js`) starts this as
+/// soon as the first module runs, before the renderer module (a widget cannot show without
+/// its chunk, an answer shows as text until the renderer is there). Settles either way; a
+/// failure is not reported here: a view that needs the chunk tries again and says so.
+#[wasm_bindgen::prelude::wasm_bindgen(js_name = prefetchWidgets)]
+pub async fn prefetch_widgets() {
+    let _ = entry::preload_widgets().await;
+}
+
+/// Fetches the chunk of the other views ahead of need: the loader starts it once the
+/// renderer module is in. Settles either way, like [`prefetch_widgets`].
 #[wasm_bindgen::prelude::wasm_bindgen(js_name = prefetchViews)]
 pub async fn prefetch() {
-    let _ = entry::preload().await;
+    let _ = entry::preload_views().await;
 }
 
 /// Shows what `build` builds once the chunk is there; until then nothing; if the chunk
@@ -138,7 +141,12 @@ fn load_failed(shell: Shell, attempt: RwSignal<u32>) -> AnyView {
     .into_any()
 }
 
-/// An item whose view lives in the chunk.
+/// A widget, client widget, client tool call or structured input.
+pub(super) fn widget_item(shell: Shell, key: ItemKey) -> AnyView {
+    on_demand(shell, move || entry::build_widget_item(shell, key.clone()))
+}
+
+/// Any other item whose view the first screen does not need.
 pub(super) fn item(shell: Shell, key: ItemKey) -> AnyView {
     on_demand(shell, move || entry::build_item(shell, key.clone()))
 }

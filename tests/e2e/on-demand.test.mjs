@@ -1,9 +1,11 @@
-// The part of the first module cut out for later (split_on_demand.wasm: widgets, tool calls,
-// the Diff view…; src/views/on_demand.rs, scripts/split.sh), against the reference runtime
-// over real HTTP in headless Chromium:
-//  - the page fetches it by itself after first paint, and nothing a user needs first waits
-//    for it: with it held back the composer works and an answer streams and renders;
-//  - a widget asked for while it is held appears in place once it arrives;
+// The parts of the first module cut out for later (src/views/on_demand.rs, scripts/split.sh):
+// split_widgets.wasm (widgets, client tools, structured input) and split_on_demand.wasm
+// (tool calls, the Diff view, the history…), against the reference runtime over real HTTP
+// in headless Chromium:
+//  - the page fetches them by itself, the widgets first, then the renderer module, then the
+//    other views, and nothing a user needs first waits for them: with the widgets held back
+//    the composer works and an answer streams and renders;
+//  - a widget asked for while its part is held appears in place once it arrives;
 //  - if it cannot be fetched, the widget's place says so and offers to try again, the
 //    conversation and the draft stay, and trying again once it can be fetched shows the
 //    widget.
@@ -14,9 +16,32 @@ import { close, newChatPage, openBrowser, sendMessage, sleep, startRuntime, wait
 
 after(close);
 
-const CHUNK = '**/split_on_demand.wasm';
+const CHUNK = '**/split_widgets.wasm';
 
-test('the views part is prefetched, and holding it back delays nothing the first screen needs', async () => {
+test('the parts load by themselves in order of need: widgets, the renderer, the other views', async () => {
+  const runtime = await startRuntime();
+  const context = await openBrowser();
+  const page = await newChatPage(context, runtime.url);
+  // The browser's own timings: when each wasm fetch started and when its last byte came.
+  const timings = () => page.evaluate(() => performance.getEntriesByType('resource')
+    .filter((e) => e.name.endsWith('.wasm'))
+    .map((e) => ({ name: e.name.split('/').pop(), start: e.startTime, end: e.responseEnd })));
+  await waitFor(async () => (await timings()).some((t) => t.name === 'split_on_demand.wasm' && t.end > 0), { timeout: 15_000, message: 'every part fetched without any action' });
+  const fetched = await timings();
+  const shown = JSON.stringify(fetched.map(({ name, start, end }) => [name, Math.round(start), Math.round(end)]));
+  const of = (name) => {
+    const all = fetched.filter((t) => t.name === name);
+    assert.equal(all.length, 1, `${name} fetched once: ${shown}`);
+    return all[0];
+  };
+  const [first, widgets, renderer, views] = ['chat-shell_bg.wasm', 'split_widgets.wasm', 'chat-shell-render_bg.wasm', 'split_on_demand.wasm'].map(of);
+  assert.ok(first.end <= widgets.start, `the widgets after the first module: ${shown}`);
+  assert.ok(widgets.end <= renderer.start, `the renderer after the widgets: ${shown}`);
+  assert.ok(renderer.end <= views.start, `the other views after the renderer: ${shown}`);
+  await runtime.close();
+});
+
+test('the widgets part is prefetched, and holding it back delays nothing the first screen needs', async () => {
   const runtime = await startRuntime();
   const context = await openBrowser();
   let release;
@@ -28,12 +53,12 @@ test('the views part is prefetched, and holding it back delays nothing the first
     await route.continue();
   });
   const page = await newChatPage(context, runtime.url);
-  await waitFor(async () => asked > 0, { timeout: 10_000, message: 'the page to prefetch the views part without any action' });
+  await waitFor(async () => asked > 0, { timeout: 10_000, message: 'the page to prefetch the widgets part without any action' });
   // Text answers need only the first module and the renderer.
   await sendMessage(page, 'markdown');
   await waitForIdle(page);
   const answer = page.locator('article[data-role="assistant"]').first();
-  await waitFor(async () => (await answer.locator('strong').count()) > 0, { timeout: 15_000, message: 'the answer to render while the views part is held' });
+  await waitFor(async () => (await answer.locator('strong').count()) > 0, { timeout: 15_000, message: 'the answer to render while the widgets part is held' });
   // A widget asked for now waits for its part, then appears where it belongs.
   await sendMessage(page, 'widget');
   await waitForIdle(page);
@@ -52,7 +77,7 @@ test('the views part is prefetched, and holding it back delays nothing the first
   await runtime.close();
 });
 
-test('a views part that cannot be fetched says so in place, keeps the draft, and loads on "Try again"', async () => {
+test('a widgets part that cannot be fetched says so in place, keeps the draft, and loads on "Try again"', async () => {
   const runtime = await startRuntime();
   const context = await openBrowser();
   let failing = true;
@@ -75,8 +100,11 @@ test('a views part that cannot be fetched says so in place, keeps the draft, and
   // Trying again while the part still cannot be fetched fails again, in place.
   const retry = failed.getByRole('button', { name: 'Try again' });
   const before = asked;
+  const reported = page.consoleErrors.length;
   await retry.click();
-  await waitFor(async () => asked > before && (await failed.count()) === 1, { timeout: 10_000, message: 'a second attempt that fails again' });
+  // The loader reports each failed fetch on the console: the second attempt has settled.
+  await waitFor(async () => asked > before && page.consoleErrors.length > reported && (await failed.count()) === 1, { timeout: 10_000, message: 'a second attempt that fails again' });
+  await sleep(200);
   failing = false;
   // By keyboard this time.
   await failed.getByRole('button', { name: 'Try again' }).focus();
@@ -85,7 +113,7 @@ test('a views part that cannot be fetched says so in place, keeps the draft, and
   assert.equal(await failed.count(), 0, 'the message goes once the part is there');
   assert.equal(await box.inputValue(), 'a draft in progress', 'the draft is kept');
   // The only errors are the loader's reports of the fetches that were cut.
-  const unexpected = page.consoleErrors.filter((e) => !/split_on_demand\.wasm|Failed to fetch|ERR_CONNECTION_RESET|TypeError/.test(e));
+  const unexpected = page.consoleErrors.filter((e) => !/split_widgets\.wasm|Failed to fetch|ERR_CONNECTION_RESET|TypeError/.test(e));
   assert.deepEqual(unexpected, [], 'console errors other than the failed fetches');
   await runtime.close();
 });
