@@ -260,7 +260,11 @@ pub async fn post_json<T: DeserializeOwned>(
     signal: &AbortSignal,
 ) -> Result<T, TransportError> {
     let text = post_text(http, request, signal).await?;
-    serde_json::from_str(&text).map_err(|e| TransportError::Protocol(e.to_string()))
+    // Through a `Value`, the one way the stream's events decode too: each answer type then
+    // links one decoder, not a second one for text.
+    serde_json::from_str::<serde_json::Value>(&text)
+        .and_then(T::deserialize)
+        .map_err(|e| TransportError::Protocol(e.to_string()))
 }
 
 /// POST a JSON request and read its answer's body as text, within `first_byte_ms`, for

@@ -2,6 +2,7 @@
 //! reducer's effects, and publishes what changed to the views once per animation frame.
 
 mod actions;
+mod adapters;
 mod attachments;
 mod channel;
 mod http;
@@ -320,6 +321,12 @@ impl Runtime {
         }
         if after == before {
             return;
+        }
+        if after.protocol != before.protocol
+            && after.protocol != chat_shell_core::options::Protocol::ChatKit
+        {
+            // Their first answer needs the other envelopes' adapters: fetch them now.
+            wasm_bindgen_futures::spawn_local(adapters::prefetch());
         }
         if (&after.locale, &after.strings) != (&before.locale, &before.strings) {
             self.signals.strings.set(

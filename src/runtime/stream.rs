@@ -28,12 +28,20 @@ enum Frames {
 }
 
 impl Frames {
-    fn inputs(&mut self, frame: SseFrame) -> Vec<Input> {
-        match self {
-            Frames::ChatKit => chatkit_input(frame).into_iter().collect(),
-            Frames::Events(adapter) => adapter.frame(frame),
-            Frames::AgentUi(adapter) => adapter.frame(frame),
-        }
+    fn is_chatkit(&self) -> bool {
+        matches!(self, Frames::ChatKit)
+    }
+
+    /// `Err` only when the other envelopes' adapters could not be fetched (`adapters`).
+    async fn inputs(&mut self, frame: SseFrame) -> Result<Vec<Input>, TransportError> {
+        let inputs = match self {
+            Frames::ChatKit => return Ok(chatkit_input(frame).into_iter().collect()),
+            Frames::Events(adapter) => super::adapters::events(adapter, frame).await,
+            Frames::AgentUi(adapter) => super::adapters::agent_ui(adapter, frame).await,
+        };
+        inputs.map_err(|_| {
+            TransportError::Network("the stream's adapter could not be fetched".into())
+        })
     }
 }
 
@@ -185,8 +193,16 @@ impl Runtime {
                                 return this.stream_error(generation, error);
                             }
                             this.apply(Input::Alive { at_ms: now_ms() });
-                            for input in frames.inputs(frame) {
-                                this.apply(input);
+                            match frames.inputs(frame).await {
+                                Ok(inputs) => inputs.into_iter().for_each(|i| this.apply(i)),
+                                Err(e) => {
+                                    stream.cancel();
+                                    return this.stream_error(generation, e);
+                                }
+                            }
+                            // An adapter's first frame may wait for its code: a Stop meanwhile.
+                            if !frames.is_chatkit() && !live() {
+                                return stream.cancel();
                             }
                         }
                         // Keepalive comments are life too, though they are no frame.
@@ -202,8 +218,12 @@ impl Runtime {
                         }
                         for frame in decoder.finish() {
                             this.apply(Input::Alive { at_ms: now_ms() });
-                            for input in frames.inputs(frame) {
-                                this.apply(input);
+                            match frames.inputs(frame).await {
+                                Ok(inputs) => inputs.into_iter().for_each(|i| this.apply(i)),
+                                Err(e) => return this.stream_error(generation, e),
+                            }
+                            if !frames.is_chatkit() && !live() {
+                                return;
                             }
                         }
                         // A run that ended with a sequence gap asks for what is missing

@@ -117,3 +117,44 @@ test('a widgets part that cannot be fetched says so in place, keeps the draft, a
   assert.deepEqual(unexpected, [], 'console errors other than the failed fetches');
   await runtime.close();
 });
+
+test('agent-ui: the adapters part is fetched once the protocol is set; cut, the answer says so, the message goes back to the composer, and sending again works', async () => {
+  const runtime = await startRuntime({ paceMs: 5 });
+  const context = await openBrowser();
+  let failing = true;
+  let asked = 0;
+  await context.route('**/split_adapters.wasm', async (route) => {
+    asked += 1;
+    if (failing) await route.abort('connectionreset');
+    else await route.continue();
+  });
+  const page = await newChatPage(context, runtime.url);
+  // A ChatKit page never asks for it.
+  await sleep(500);
+  assert.equal(asked, 0, 'a ChatKit page fetched the adapters part');
+  await page.evaluate(() => {
+    const el = document.querySelector('chat-shell');
+    el.setAttribute('protocol', 'agent-ui');
+    el.setAttribute('endpoint', '/agent-ui');
+  });
+  await waitFor(async () => asked > 0, { timeout: 10_000, message: 'the adapters part to be prefetched once the protocol is agent-ui' });
+  await sendMessage(page, 'what are the limits?');
+  const error = page.locator('[data-part="error"][role="alert"]');
+  await error.waitFor({ timeout: 15_000 });
+  assert.match(await error.textContent(), /connection to the server was lost/i, 'the reader is told what happened');
+  // The server never saw the message: it goes back to the composer, as after any failure
+  // before the server's echo, and no answer is made up.
+  const box = page.getByRole('textbox', { name: 'Message' });
+  assert.equal(await box.inputValue(), 'what are the limits?', 'the message is back in the composer');
+  assert.equal(await page.locator('article[data-role="assistant"]').count(), 0, 'no answer is made up');
+  failing = false;
+  await box.press('Enter');
+  await waitForIdle(page);
+  const answer = page.locator('article[data-role="assistant"]').last();
+  await waitFor(async () => /The limit is 100 requests a minute/.test(await answer.textContent()), { timeout: 15_000, message: 'the answer once the part can be fetched' });
+  assert.equal(await error.count(), 0, 'the error goes once the answer came');
+  assert.equal(await page.locator('article[data-role="user"]').count(), 1, 'the message, once');
+  const unexpected = page.consoleErrors.filter((e) => !/split_adapters\.wasm|Failed to fetch|ERR_CONNECTION_RESET|TypeError/.test(e));
+  assert.deepEqual(unexpected, [], 'console errors other than the failed fetches');
+  await runtime.close();
+});

@@ -151,10 +151,13 @@ pub fn decode_channel_event(data: &str) -> Result<ChannelEvent, super::DecodeErr
             event: Box::new(event),
         }));
     }
-    serde_json::from_str(data).map_err(|e| super::DecodeError {
-        message: e.to_string(),
-        raw: data.to_owned(),
-    })
+    // Through a `Value`, as the stream's events decode: one decoder per type.
+    serde_json::from_str::<serde_json::Value>(data)
+        .and_then(ChannelEvent::deserialize)
+        .map_err(|e| super::DecodeError {
+            message: e.to_string(),
+            raw: data.to_owned(),
+        })
 }
 
 #[cfg(test)]
