@@ -167,58 +167,74 @@ impl Runtime {
         };
         let this = Rc::clone(self);
         wasm_bindgen_futures::spawn_local(async move {
-            let live = || this.channel.generation.get() == generation;
-            let opened = match this.http().await {
-                Ok(http) => {
-                    let request = this.envelope_of(&request);
-                    transport::post_stream(&http, &request, &signal, CHANNEL_STALL_MS).await
-                }
-                Err(e) => Err(e),
-            };
-            if !live() {
-                return;
-            }
-            let mut stream = match opened {
-                Ok(s) => s,
-                Err(TransportError::Aborted) => return,
-                // A server that refuses the request itself, before the channel ever
-                // worked, does not have it (the official SDK): nothing to show or retry.
-                Err(TransportError::Status { .. })
-                    if this.channel.views.borrow().cursor().is_none() =>
-                {
-                    this.channel.views.borrow_mut().unsupported();
-                    this.publish_views();
-                    let name = this.channel.thread.borrow().clone().unwrap_or_default();
-                    this.emit(&ChatEvent::Diagnostic {
-                        kind: "channel_unsupported",
-                        name: name.to_string(),
-                    });
-                    return;
-                }
-                Err(_) => return this.channel_dropped(generation),
-            };
-            this.channel.views.borrow_mut().opened();
-            this.publish_views();
-            let mut decoder = SseDecoder::with_limit(this.options(|o| o.max_event_bytes));
-            loop {
-                let chunk = stream.next_chunk().await;
-                if !live() {
-                    return stream.cancel();
-                }
-                match chunk {
-                    Ok(Some(bytes)) => {
-                        for frame in decoder.push(&bytes) {
-                            this.channel_frame(frame);
-                        }
-                        this.publish_views();
-                    }
-                    Ok(None) | Err(_) => {
-                        stream.cancel();
-                        return this.channel_dropped(generation);
-                    }
-                }
+            // Its code may come in a part of its own (`on_demand`): if that cannot be
+            // fetched, the channel is dropped and tried again after the backoff.
+            match super::on_demand::channel(Rc::clone(&this), generation, request, signal).await {
+                Ok(follow) => follow.await,
+                Err(_) => this.channel_dropped(generation),
             }
         });
+    }
+
+    /// Open the channel and apply what it brings until it ends, breaks or is closed.
+    pub(super) async fn follow_channel(
+        self: Rc<Self>,
+        generation: u64,
+        request: SubscribeRequest,
+        signal: web_sys::AbortSignal,
+    ) {
+        let this = self;
+        let live = || this.channel.generation.get() == generation;
+        let opened = match this.http().await {
+            Ok(http) => {
+                let request = this.envelope_of(&request);
+                transport::post_stream(&http, &request, &signal, CHANNEL_STALL_MS).await
+            }
+            Err(e) => Err(e),
+        };
+        if !live() {
+            return;
+        }
+        let mut stream = match opened {
+            Ok(s) => s,
+            Err(TransportError::Aborted) => return,
+            // A server that refuses the request itself, before the channel ever
+            // worked, does not have it (the official SDK): nothing to show or retry.
+            Err(TransportError::Status { .. })
+                if this.channel.views.borrow().cursor().is_none() =>
+            {
+                this.channel.views.borrow_mut().unsupported();
+                this.publish_views();
+                let name = this.channel.thread.borrow().clone().unwrap_or_default();
+                this.emit(&ChatEvent::Diagnostic {
+                    kind: "channel_unsupported",
+                    name: name.to_string(),
+                });
+                return;
+            }
+            Err(_) => return this.channel_dropped(generation),
+        };
+        this.channel.views.borrow_mut().opened();
+        this.publish_views();
+        let mut decoder = SseDecoder::with_limit(this.options(|o| o.max_event_bytes));
+        loop {
+            let chunk = stream.next_chunk().await;
+            if !live() {
+                return stream.cancel();
+            }
+            match chunk {
+                Ok(Some(bytes)) => {
+                    for frame in decoder.push(&bytes) {
+                        this.channel_frame(frame);
+                    }
+                    this.publish_views();
+                }
+                Ok(None) | Err(_) => {
+                    stream.cancel();
+                    return this.channel_dropped(generation);
+                }
+            }
+        }
     }
 
     /// The request body with the configured metadata, as every request has it.

@@ -2,11 +2,11 @@
 //! reducer's effects, and publishes what changed to the views once per animation frame.
 
 mod actions;
-mod adapters;
 mod attachments;
 mod channel;
 mod http;
 mod intents;
+mod on_demand;
 mod stream;
 mod threads;
 
@@ -326,7 +326,7 @@ impl Runtime {
             && after.protocol != chat_shell_core::options::Protocol::ChatKit
         {
             // Their first answer needs the other envelopes' adapters: fetch them now.
-            wasm_bindgen_futures::spawn_local(adapters::prefetch());
+            wasm_bindgen_futures::spawn_local(on_demand::prefetch_adapters());
         }
         if (&after.locale, &after.strings) != (&before.locale, &before.strings) {
             self.signals.strings.set(

@@ -32,12 +32,12 @@ impl Frames {
         matches!(self, Frames::ChatKit)
     }
 
-    /// `Err` only when the other envelopes' adapters could not be fetched (`adapters`).
+    /// `Err` only when the other envelopes' adapters could not be fetched (`on_demand`).
     async fn inputs(&mut self, frame: SseFrame) -> Result<Vec<Input>, TransportError> {
         let inputs = match self {
             Frames::ChatKit => return Ok(chatkit_input(frame).into_iter().collect()),
-            Frames::Events(adapter) => super::adapters::events(adapter, frame).await,
-            Frames::AgentUi(adapter) => super::adapters::agent_ui(adapter, frame).await,
+            Frames::Events(adapter) => super::on_demand::events(adapter, frame).await,
+            Frames::AgentUi(adapter) => super::on_demand::agent_ui(adapter, frame).await,
         };
         inputs.map_err(|_| {
             TransportError::Network("the stream's adapter could not be fetched".into())

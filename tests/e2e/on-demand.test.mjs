@@ -12,7 +12,7 @@
 
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { close, newChatPage, openBrowser, sendMessage, sleep, startRuntime, waitFor, waitForIdle } from './harness.mjs';
+import { close, createdThreadId, newChatPage, openBrowser, recordEvents, sendMessage, sleep, startRuntime, waitFor, waitForIdle } from './harness.mjs';
 
 after(close);
 
@@ -155,6 +155,46 @@ test('agent-ui: the adapters part is fetched once the protocol is set; cut, the 
   assert.equal(await error.count(), 0, 'the error goes once the answer came');
   assert.equal(await page.locator('article[data-role="user"]').count(), 1, 'the message, once');
   const unexpected = page.consoleErrors.filter((e) => !/split_adapters\.wasm|Failed to fetch|ERR_CONNECTION_RESET|TypeError/.test(e));
+  assert.deepEqual(unexpected, [], 'console errors other than the failed fetches');
+  await runtime.close();
+});
+
+test('the thread channel\'s part: cut, the conversation goes on; once it can be fetched the channel connects and a pushed view shows', async () => {
+  const token = 'e2e-callback-token-0123456789';
+  const runtime = await startRuntime({ extraArgs: ['--callback-token', token, '--channel-keepalive-ms', '500'] });
+  const context = await openBrowser();
+  let failing = true;
+  let asked = 0;
+  await context.route('**/split_channel.wasm', async (route) => {
+    asked += 1;
+    if (failing) await route.abort('connectionreset');
+    else await route.continue();
+  });
+  let subscribed = 0;
+  context.on('request', (r) => {
+    if (r.method() === 'POST' && (r.postData() ?? '').includes('threads.subscribe')) subscribed += 1;
+  });
+  const page = await newChatPage(context, runtime.url);
+  await recordEvents(page, ['chat.thread.created']);
+  await sendMessage(page, 'hello there');
+  const threadId = await createdThreadId(page);
+  await waitForIdle(page);
+  await waitFor(async () => asked > 0, { timeout: 10_000, message: 'the channel part to be asked for once a thread is shown' });
+  assert.match(await page.locator('article[data-role="assistant"]').last().textContent(), /\S/, 'the answer came without the channel');
+  assert.equal(subscribed, 0, 'no subscription without the channel\'s code');
+  const pushed = await fetch(`${runtime.url}/callback`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ type: 'view_update', group_id: threadId, view_type: 'diff', content: { patch: 'diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n' } }),
+  });
+  assert.equal(pushed.status, 200);
+  await sleep(300);
+  assert.equal(await page.getByRole('tab', { name: 'Diff' }).count(), 0, 'no view without the channel');
+  failing = false;
+  // The channel tries again after its backoff (1 s, then 2 s…).
+  await page.getByRole('tab', { name: 'Diff' }).waitFor({ timeout: 15_000 });
+  assert.ok(subscribed >= 1, 'the channel subscribed once its code came');
+  const unexpected = page.consoleErrors.filter((e) => !/split_channel\.wasm|Failed to fetch|ERR_CONNECTION_RESET|TypeError/.test(e));
   assert.deepEqual(unexpected, [], 'console errors other than the failed fetches');
   await runtime.close();
 });

@@ -1,0 +1,126 @@
+//! Runtime code a first screen does not run, fetched when it is needed (the runtime's side of
+//! `views::on_demand`):
+//!  - the adapters of the two other stream envelopes, `events` and `agent-ui`, which turn
+//!    their frames into reducer inputs (`split_adapters.wasm`): a page set to one of those
+//!    protocols fetches them as soon as it knows (`prefetch_adapters`); the first frame of
+//!    an answer waits for them if they are not there yet, every later call is synchronous;
+//!  - the thread channel's reader (`split_channel.wasm`), fetched when the first thread is
+//!    shown.
+//!
+//! In the `<chat-shell>` element's build (feature `split`) each is a split function of its
+//! own chunk (`scripts/split.sh`); without the feature they are ordinary calls. If a chunk
+//! cannot be fetched, the caller says so in its own way: an answer fails with "connection
+//! lost" (its message goes back to the composer), the channel retries after its backoff.
+
+use super::Runtime;
+use chat_shell_core::protocol::agent_ui::AgentUiAdapter;
+use chat_shell_core::protocol::chatkit::SubscribeRequest;
+use chat_shell_core::protocol::events::EventsAdapter;
+use chat_shell_core::reducer::Input;
+use chat_shell_core::sse::SseFrame;
+use std::future::Future;
+use std::pin::Pin;
+use std::rc::Rc;
+use web_sys::AbortSignal;
+
+/// A chunk's code could not be fetched.
+#[derive(Clone, Copy, Debug)]
+pub struct LoadFailed;
+
+#[cfg(feature = "split")]
+impl From<leptos::wasm_split::SplitLoaderError> for LoadFailed {
+    fn from(_: leptos::wasm_split::SplitLoaderError) -> Self {
+        LoadFailed
+    }
+}
+
+/// Work that runs on after the call that started it (the channel's reader).
+pub(super) type Task = Pin<Box<dyn Future<Output = ()>>>;
+
+type Inputs = Result<Vec<Input>, LoadFailed>;
+
+/// Declares the entry points once, for both builds (see `views::on_demand`): split functions
+/// of their chunk with the feature, `async fn`s without.
+macro_rules! entry_points {
+    ($(
+        $chunk:ident $(preload $preload:ident)?:
+            fn $name:ident($($arg:ident: $ty:ty),*) -> $out:ty $body:block
+    )*) => {
+        #[cfg(feature = "split")]
+        mod entry {
+            use super::*;
+            $(
+                #[leptos::wasm_split::wasm_split(
+                    $chunk,
+                    wasm_split_path = ::leptos::wasm_split,
+                    fallible
+                    $(, preload($preload))?
+                )]
+                pub(super) fn $name($($arg: $ty),*) -> Result<$out, LoadFailed> {
+                    Ok($body)
+                }
+            )*
+        }
+
+        #[cfg(not(feature = "split"))]
+        mod entry {
+            use super::*;
+            $(
+                $(
+                    pub(super) async fn $preload() -> Result<(), LoadFailed> {
+                        Ok(())
+                    }
+                )?
+                pub(super) async fn $name($($arg: $ty),*) -> Result<$out, LoadFailed> {
+                    Ok($body)
+                }
+            )*
+        }
+    };
+}
+
+entry_points! {
+    adapters preload preload_adapters:
+        fn events(adapter: &mut EventsAdapter, frame: SseFrame) -> Vec<Input> {
+            adapter.frame(frame)
+        }
+    adapters:
+        fn agent_ui(adapter: &mut AgentUiAdapter, frame: SseFrame) -> Vec<Input> {
+            adapter.frame(frame)
+        }
+    channel:
+        fn channel(
+            runtime: Rc<Runtime>,
+            generation: u64,
+            request: SubscribeRequest,
+            signal: AbortSignal
+        ) -> Task {
+            Box::pin(runtime.follow_channel(generation, request, signal))
+        }
+}
+
+/// Fetches the adapters ahead of the first answer; settles either way (a failure shows when
+/// an answer needs them).
+pub(super) async fn prefetch_adapters() {
+    let _ = entry::preload_adapters().await;
+}
+
+/// The reducer inputs of one frame of the `events` envelope.
+pub(super) async fn events(adapter: &mut EventsAdapter, frame: SseFrame) -> Inputs {
+    entry::events(adapter, frame).await
+}
+
+/// The reducer inputs of one frame of the `agent-ui` envelope.
+pub(super) async fn agent_ui(adapter: &mut AgentUiAdapter, frame: SseFrame) -> Inputs {
+    entry::agent_ui(adapter, frame).await
+}
+
+/// The thread channel's reader, to await (`Runtime::follow_channel`).
+pub(super) async fn channel(
+    runtime: Rc<Runtime>,
+    generation: u64,
+    request: SubscribeRequest,
+    signal: AbortSignal,
+) -> Result<Task, LoadFailed> {
+    entry::channel(runtime, generation, request, signal).await
+}
