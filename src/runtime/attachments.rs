@@ -81,11 +81,33 @@ pub(crate) struct Uploads {
 impl Runtime {
     /// Offer files to the tray (picker, drop or paste): those within the limits join it
     /// with a local preview and start uploading; the others are refused with a message.
+    /// The code that does it may come in a part of its own (`on_demand`): if that cannot
+    /// be fetched, the tray says so and the files are not taken.
     pub fn add_files(self: &Rc<Self>, files: Vec<File>) {
         // Drops and pastes too: with attachments turned off, files are not taken.
         if files.is_empty() || !self.options(|o| o.attachments_enabled) {
             return;
         }
+        let this = Rc::clone(self);
+        wasm_bindgen_futures::spawn_local(async move {
+            if super::on_demand::add_files(Rc::clone(&this), files)
+                .await
+                .is_err()
+            {
+                // Its code could not be fetched: the files are not taken.
+                let message = this.with_strings(|s| {
+                    s.format(
+                        Text::UploadFailed,
+                        &[("error", s.get(Text::ConnectionLost))],
+                    )
+                });
+                this.signals.tray.error.set(Some(message));
+            }
+        });
+    }
+
+    /// [`Runtime::add_files`], once its code is there.
+    pub(super) fn offer_files(self: &Rc<Self>, files: Vec<File>) {
         let facts: Vec<FileFacts> = files
             .iter()
             .map(|f| FileFacts {
@@ -126,45 +148,61 @@ impl Runtime {
                 size: facts.size,
                 mime_type: mime_type.clone(),
             });
-            self.create_attachment(local);
+            self.start_upload(local);
         }
     }
 
-    /// Phase one: `attachments.create`, then the bytes.
-    fn create_attachment(self: &Rc<Self>, local: u64) {
+    /// Upload a tray entry: create the attachment if it is not yet, then send the bytes.
+    fn start_upload(self: &Rc<Self>, local: u64) {
+        let this = Rc::clone(self);
+        wasm_bindgen_futures::spawn_local(async move {
+            match super::on_demand::upload(Rc::clone(&this), local).await {
+                Ok(upload) => upload.await,
+                // Its code could not be fetched: a failure the tray offers to retry.
+                Err(_) => this.update_entry_status(
+                    local,
+                    UploadStatus::Failed(this.text(Text::UploadConnectionLost)),
+                ),
+            }
+        });
+    }
+
+    /// [`Runtime::start_upload`], once its code is there. Phase one, `attachments.create`
+    /// (unless done before a retry), then the bytes.
+    pub(super) async fn upload(self: Rc<Self>, local: u64) {
         let Some(entry) = self.tray_entry(local) else {
             return;
         };
+        if entry.attachment.is_some() {
+            return self.upload_bytes(local);
+        }
         self.update_entry(local, |e| e.status = UploadStatus::Creating);
-        let this = Rc::clone(self);
-        wasm_bindgen_futures::spawn_local(async move {
-            let result = this
-                .json_request::<Attachment>(RequestBody::CreateAttachment {
-                    name: entry.name.clone(),
-                    size: entry.size,
-                    mime_type: entry.mime_type.clone(),
-                })
-                .await;
-            match result {
-                Ok(attachment) => {
-                    let kept = this.update_entry(local, |e| {
-                        e.attachment = Some(attachment.clone());
-                    });
-                    if kept {
-                        this.upload_bytes(local);
-                    } else {
-                        // Removed while it was being created: it must not linger there.
-                        this.delete_on_server(attachment.id);
-                    }
-                }
-                Err(e) => {
-                    let message = this.with_strings(|s| {
-                        s.format(Text::UploadFailed, &[("error", &e.message_in(s))])
-                    });
-                    this.update_entry(local, |entry| entry.status = UploadStatus::Failed(message));
+        let this = self;
+        let result = this
+            .json_request::<Attachment>(RequestBody::CreateAttachment {
+                name: entry.name.clone(),
+                size: entry.size,
+                mime_type: entry.mime_type.clone(),
+            })
+            .await;
+        match result {
+            Ok(attachment) => {
+                let kept = this.update_entry(local, |e| {
+                    e.attachment = Some(attachment.clone());
+                });
+                if kept {
+                    this.upload_bytes(local);
+                } else {
+                    // Removed while it was being created: it must not linger there.
+                    this.delete_on_server(attachment.id);
                 }
             }
-        });
+            Err(e) => {
+                let message = this
+                    .with_strings(|s| s.format(Text::UploadFailed, &[("error", &e.message_in(s))]));
+                this.update_entry(local, |entry| entry.status = UploadStatus::Failed(message));
+            }
+        }
     }
 
     /// Phase two: the bytes, to the `upload_descriptor` (its method and headers, the raw
@@ -266,11 +304,10 @@ impl Runtime {
             return;
         };
         self.cancel_upload(local);
-        if entry.attachment.is_some() {
-            self.upload_bytes(local);
-        } else {
-            self.create_attachment(local);
+        if entry.attachment.is_none() {
+            self.update_entry(local, |e| e.status = UploadStatus::Creating);
         }
+        self.start_upload(local);
     }
 
     /// Take a file out of the tray: stop its upload, free its preview, and delete it on

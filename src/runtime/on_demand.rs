@@ -5,12 +5,15 @@
 //!    protocols fetches them as soon as it knows (`prefetch_adapters`); the first frame of
 //!    an answer waits for them if they are not there yet, every later call is synchronous;
 //!  - the thread channel's reader (`split_channel.wasm`), fetched when the first thread is
-//!    shown.
+//!    shown;
+//!  - taking files and uploading them (`split_attachments.wasm`, with the tray's views),
+//!    fetched when the first file is offered.
 //!
 //! In the `<chat-shell>` element's build (feature `split`) each is a split function of its
 //! own chunk (`scripts/split.sh`); without the feature they are ordinary calls. If a chunk
 //! cannot be fetched, the caller says so in its own way: an answer fails with "connection
-//! lost" (its message goes back to the composer), the channel retries after its backoff.
+//! lost" (its message goes back to the composer), the channel retries after its backoff,
+//! the tray says the files could not be taken, an upload fails with its Retry.
 
 use super::Runtime;
 use chat_shell_core::protocol::agent_ui::AgentUiAdapter;
@@ -21,7 +24,7 @@ use chat_shell_core::sse::SseFrame;
 use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
-use web_sys::AbortSignal;
+use web_sys::{AbortSignal, File};
 
 /// A chunk's code could not be fetched.
 #[derive(Clone, Copy, Debug)]
@@ -97,6 +100,14 @@ entry_points! {
         ) -> Task {
             Box::pin(runtime.follow_channel(generation, request, signal))
         }
+    attachments:
+        fn add_files(runtime: Rc<Runtime>, files: Vec<File>) -> () {
+            runtime.offer_files(files)
+        }
+    attachments:
+        fn upload(runtime: Rc<Runtime>, local: u64) -> Task {
+            Box::pin(runtime.upload(local))
+        }
 }
 
 /// Fetches the adapters ahead of the first answer; settles either way (a failure shows when
@@ -123,4 +134,14 @@ pub(super) async fn channel(
     signal: AbortSignal,
 ) -> Result<Task, LoadFailed> {
     entry::channel(runtime, generation, request, signal).await
+}
+
+/// Take offered files into the tray (`Runtime::offer_files`).
+pub(super) async fn add_files(runtime: Rc<Runtime>, files: Vec<File>) -> Result<(), LoadFailed> {
+    entry::add_files(runtime, files).await
+}
+
+/// Create and upload a tray entry, to await (`Runtime::upload`).
+pub(super) async fn upload(runtime: Rc<Runtime>, local: u64) -> Result<Task, LoadFailed> {
+    entry::upload(runtime, local).await
 }

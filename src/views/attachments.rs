@@ -13,15 +13,14 @@ use leptos::prelude::*;
 /// A sent message shows this many attachments before "+N more".
 const SHOWN_BEFORE_MORE: usize = 3;
 
-/// The files waiting to go with the next message, and why some were refused.
+/// The files waiting to go with the next message, and why some were refused. The list's
+/// views come with the code that takes files (`on_demand`), so they are asked for only once
+/// the tray has an entry.
 #[component]
 pub fn AttachmentTray(shell: Shell) -> impl IntoView {
     let signals = shell.signals().expect("runtime exists while mounted");
     let tray = signals.tray;
-    let locals = Memo::new(move |_| {
-        tray.entries
-            .with(|entries| entries.iter().map(|e| e.local).collect::<Vec<_>>())
-    });
+    let filled = Memo::new(move |_| tray.entries.with(|e| !e.is_empty()));
     view! {
         {move || {
             tray.error.get().map(|message| view! {
@@ -38,6 +37,18 @@ pub fn AttachmentTray(shell: Shell) -> impl IntoView {
                 </div>
             })
         }}
+        {move || filled.get().then(|| super::on_demand::tray(shell))}
+    }
+}
+
+/// The tray's list of files.
+pub(super) fn tray(shell: Shell) -> AnyView {
+    let tray = shell.signals().expect("runtime exists while mounted").tray;
+    let locals = Memo::new(move |_| {
+        tray.entries
+            .with(|entries| entries.iter().map(|e| e.local).collect::<Vec<_>>())
+    });
+    view! {
         <ul
             class="cs-tray"
             part="attachment-tray"
@@ -52,6 +63,7 @@ pub fn AttachmentTray(shell: Shell) -> impl IntoView {
             />
         </ul>
     }
+    .into_any()
 }
 
 /// One file in the tray. Its facts are read by local id, so progress updates re-render

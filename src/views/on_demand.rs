@@ -1,16 +1,18 @@
 //! The views a first screen does not need: widgets, client tools, structured input, agent
 //! tool calls, plans and thoughts, team notes and the roster, tasks and workflows,
-//! generated images, the panels of the view tabs (the Diff view, the artifact) and the
-//! conversation history.
+//! generated images, the panels of the view tabs (the Diff view, the artifact), the
+//! conversation history and the attachment tray's files.
 //!
 //! In the `<chat-shell>` element's build (feature `split`), everything only these views
-//! reach is cut out of the first wasm module into a chunk of its own (`wasm-split-cli`, run
-//! by `scripts/split.sh` after trunk's cargo build), which the loader prefetches as soon as
-//! the first module runs (`prefetch`). A view asked for before the chunk is there shows
-//! nothing until it arrives, then appears in place; once it is there every view is built
-//! synchronously, as if it had never been split. If the chunk cannot be fetched, the view
-//! says so and offers to try again; nothing else on the page is affected. Without the
-//! feature (a Rust app's own build, the wasm tests) the views are ordinary functions.
+//! reach is cut out of the first wasm module into chunks of their own (`wasm-split-cli`,
+//! run by `scripts/split.sh` after trunk's cargo build): `widgets`, which the loader
+//! prefetches as soon as the first module runs (`prefetch_widgets`), `on_demand`, the
+//! others, which it prefetches once the renderer module is in (`prefetch`), and
+//! `attachments`, the tray's, which comes with the code that takes files
+//! (`runtime::on_demand`). A view asked for before its chunk is there shows nothing until it
+//! arrives, then appears in place. If the chunk cannot be fetched, the view says so and
+//! offers to try again; nothing else on the page is affected. Without the feature (a Rust
+//! app's own build, the wasm tests) the views are ordinary functions.
 
 use super::items::extra_item;
 use super::tr;
@@ -85,6 +87,7 @@ entry_points! {
         view! { <super::super::team::TeamRoster shell=shell /> }.into_any();
     on_demand: build_view_panel(shell: Shell, view_type: String) =>
         super::super::tabs::panel(shell, view_type);
+    attachments: build_tray(shell: Shell) => super::super::attachments::tray(shell);
     on_demand: build_history(shell: Shell, history_button: NodeRef<html::Button>) =>
         view! { <super::super::history::HistoryView shell=shell history_button=history_button /> }
             .into_any();
@@ -161,6 +164,12 @@ pub(super) fn view_panel(shell: Shell, view_type: String) -> AnyView {
     on_demand(shell, move || {
         entry::build_view_panel(shell, view_type.clone())
     })
+}
+
+/// The attachment tray's list of files, once it has one (its chunk is the one that takes
+/// files: `runtime::on_demand`).
+pub(super) fn tray(shell: Shell) -> AnyView {
+    on_demand(shell, move || entry::build_tray(shell))
 }
 
 /// The conversation history, while it is open.

@@ -198,3 +198,38 @@ test('the thread channel\'s part: cut, the conversation goes on; once it can be 
   assert.deepEqual(unexpected, [], 'console errors other than the failed fetches');
   await runtime.close();
 });
+
+test('the attachments part: cut, an offered file is refused with a message and nothing else breaks; once it can be fetched the file uploads', async () => {
+  const runtime = await startRuntime();
+  const context = await openBrowser();
+  let failing = true;
+  let asked = 0;
+  await context.route('**/split_attachments.wasm', async (route) => {
+    asked += 1;
+    if (failing) await route.abort('connectionreset');
+    else await route.continue();
+  });
+  const page = await newChatPage(context, runtime.url);
+  // One transparent pixel.
+  const file = { name: 'pixel.png', mimeType: 'image/png', buffer: Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64') };
+  await sleep(300);
+  assert.equal(asked, 0, 'the part is not fetched before a file is offered');
+  const picker = page.locator('input[type="file"]');
+  await picker.setInputFiles([file]);
+  const alert = page.locator('[data-part="attachment-error"]');
+  await alert.waitFor({ timeout: 10_000 });
+  assert.equal(await alert.getAttribute('role'), 'alert', 'the refusal is announced');
+  assert.match(await alert.textContent(), /Upload failed\. The connection to the server was lost/);
+  assert.equal(await page.locator('[data-part="attachment"]').count(), 0, 'no file is shown as taken');
+  // The conversation is not affected.
+  await sendMessage(page, 'hello');
+  await waitForIdle(page);
+  assert.equal(await page.locator('article[data-role="assistant"]').count(), 1, 'an answer without the part');
+  failing = false;
+  await picker.setInputFiles([file]);
+  const item = page.locator('[data-part="attachment"]');
+  await waitFor(async () => (await item.count()) === 1 && (await item.first().getAttribute('data-status')) === 'ready', { timeout: 15_000, message: 'the file uploaded once the part came' });
+  const unexpected = page.consoleErrors.filter((e) => !/split_attachments\.wasm|Failed to fetch|ERR_CONNECTION_RESET|TypeError/.test(e));
+  assert.deepEqual(unexpected, [], 'console errors other than the failed fetches');
+  await runtime.close();
+});
