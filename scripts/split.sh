@@ -4,11 +4,12 @@
 # 1. The page-facing loader: trunk's glue `chat-shell.js` moves aside to
 #    `chat-shell-core.js`, and src/chat-shell.js takes its name.
 # 2. When the wasm has split points (feature `split`, src/views/on_demand.rs), the module
-#    trunk built is cut in two, and the first part replaces trunk's:
+#    trunk built is cut in parts, and the first part replaces trunk's:
 #      wasm-split-cli    cargo's wasm (linked with --emit-relocs, .cargo/config.toml) ->
-#                        main.wasm, split_widgets.wasm, split_on_demand.wasm (+
-#                        chunk_N.wasm for code both share) and __wasm_split.js, the
-#                        loader of the parts;
+#                        main.wasm, one split_<chunk>.wasm per chunk named in
+#                        src/views/on_demand.rs and src/runtime/on_demand.rs (+
+#                        chunk_N.wasm for code some of them share) and __wasm_split.js,
+#                        the loader of the parts;
 #      wasm-bindgen      main.wasm -> chat-shell-core.js + chat-shell_bg.wasm, as trunk
 #                        would, keeping the exports the parts link against;
 #      wasm-opt -O1      every part (the level index.html gives trunk for the other
