@@ -21,6 +21,8 @@ pub mod renderer;
 #[cfg(target_arch = "wasm32")]
 pub mod runtime;
 #[cfg(target_arch = "wasm32")]
+mod split;
+#[cfg(target_arch = "wasm32")]
 pub mod transport;
 #[cfg(target_arch = "wasm32")]
 pub mod views;

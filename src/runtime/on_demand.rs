@@ -9,13 +9,13 @@
 //!  - taking files and uploading them (`split_attachments.wasm`, with the tray's views),
 //!    fetched when the first file is offered.
 //!
-//! In the `<chat-shell>` element's build (feature `split`) each is a split function of its
-//! own chunk (`scripts/split.sh`); without the feature they are ordinary calls. If a chunk
+//! Each is an entry point of its own chunk (`crate::split`). If a chunk
 //! cannot be fetched, the caller says so in its own way: an answer fails with "connection
 //! lost" (its message goes back to the composer), the channel retries after its backoff,
 //! the tray says the files could not be taken, an upload fails with its Retry.
 
 use super::Runtime;
+use crate::split::{entry_points, LoadFailed};
 use chat_shell_core::protocol::agent_ui::AgentUiAdapter;
 use chat_shell_core::protocol::chatkit::SubscribeRequest;
 use chat_shell_core::protocol::events::EventsAdapter;
@@ -26,61 +26,10 @@ use std::pin::Pin;
 use std::rc::Rc;
 use web_sys::{AbortSignal, File};
 
-/// A chunk's code could not be fetched.
-#[derive(Clone, Copy, Debug)]
-pub struct LoadFailed;
-
-#[cfg(feature = "split")]
-impl From<leptos::wasm_split::SplitLoaderError> for LoadFailed {
-    fn from(_: leptos::wasm_split::SplitLoaderError) -> Self {
-        LoadFailed
-    }
-}
-
-/// Work that runs on after the call that started it (the channel's reader).
+/// Work that runs on after the call that started it (the channel's reader, an upload).
 pub(super) type Task = Pin<Box<dyn Future<Output = ()>>>;
 
 type Inputs = Result<Vec<Input>, LoadFailed>;
-
-/// Declares the entry points once, for both builds (see `views::on_demand`): split functions
-/// of their chunk with the feature, `async fn`s without.
-macro_rules! entry_points {
-    ($(
-        $chunk:ident $(preload $preload:ident)?:
-            fn $name:ident($($arg:ident: $ty:ty),*) -> $out:ty $body:block
-    )*) => {
-        #[cfg(feature = "split")]
-        mod entry {
-            use super::*;
-            $(
-                #[leptos::wasm_split::wasm_split(
-                    $chunk,
-                    wasm_split_path = ::leptos::wasm_split,
-                    fallible
-                    $(, preload($preload))?
-                )]
-                pub(super) fn $name($($arg: $ty),*) -> Result<$out, LoadFailed> {
-                    Ok($body)
-                }
-            )*
-        }
-
-        #[cfg(not(feature = "split"))]
-        mod entry {
-            use super::*;
-            $(
-                $(
-                    pub(super) async fn $preload() -> Result<(), LoadFailed> {
-                        Ok(())
-                    }
-                )?
-                pub(super) async fn $name($($arg: $ty),*) -> Result<$out, LoadFailed> {
-                    Ok($body)
-                }
-            )*
-        }
-    };
-}
 
 entry_points! {
     adapters preload preload_adapters:

@@ -3,94 +3,56 @@
 //! generated images, the panels of the view tabs (the Diff view, the artifact), the
 //! conversation history and the attachment tray's files.
 //!
-//! In the `<chat-shell>` element's build (feature `split`), everything only these views
-//! reach is cut out of the first wasm module into chunks of their own (`wasm-split-cli`,
-//! run by `scripts/split.sh` after trunk's cargo build): `widgets`, which the loader
+//! Each is an entry point of a chunk (`crate::split`): `widgets`, which the loader
 //! prefetches as soon as the first module runs (`prefetch_widgets`), `on_demand`, the
 //! others, which it prefetches once the renderer module is in (`prefetch`), and
 //! `attachments`, the tray's, which comes with the code that takes files
-//! (`runtime::on_demand`). A view asked for before its chunk is there shows nothing until it
-//! arrives, then appears in place. If the chunk cannot be fetched, the view says so and
-//! offers to try again; nothing else on the page is affected. Without the feature (a Rust
-//! app's own build, the wasm tests) the views are ordinary functions.
+//! (`runtime::on_demand`). A view asked for before its chunk is there shows nothing until
+//! it arrives, then appears in place. If the chunk cannot be fetched, the view says so and
+//! offers to try again; nothing else on the page is affected.
 
 use super::items::extra_item;
 use super::tr;
 use crate::runtime::{ItemKey, Shell};
+use crate::split::{entry_points, LoadFailed};
 use chat_shell_core::strings::Text;
 use leptos::html;
 use leptos::prelude::*;
 use std::future::Future;
 
-/// Why a part of the conversation is not shown: its code could not be fetched.
-#[derive(Clone, Copy, Debug)]
-pub struct LoadFailed;
-
-#[cfg(feature = "split")]
-impl From<leptos::wasm_split::SplitLoaderError> for LoadFailed {
-    fn from(_: leptos::wasm_split::SplitLoaderError) -> Self {
-        LoadFailed
-    }
-}
-
 /// A view the first module does not carry, built once its code is there.
 type Built = Result<AnyView, LoadFailed>;
 
-/// Declares the entry points once, for both builds: each is a split function of its chunk
-/// in the split build (an entry naming a preload function also defines it, which fetches
-/// that chunk), an `async fn` otherwise. Each builds its view untracked, so the `Suspend`
-/// holding it re-runs only on a retry, never on the state the view itself reads.
-macro_rules! entry_points {
-    ($(
-        $chunk:ident $(preload $preload:ident)?:
-            $name:ident($($arg:ident: $ty:ty),*) => $view:expr;
-    )*) => {
-        #[cfg(feature = "split")]
-        mod entry {
-            use super::*;
-            $(
-                #[leptos::wasm_split::wasm_split(
-                    $chunk,
-                    wasm_split_path = ::leptos::wasm_split,
-                    fallible
-                    $(, preload($preload))?
-                )]
-                pub(super) fn $name($($arg: $ty),*) -> Built {
-                    Ok(untrack(move || $view))
-                }
-            )*
-        }
-
-        #[cfg(not(feature = "split"))]
-        mod entry {
-            use super::*;
-            $(
-                $(
-                    pub(super) async fn $preload() -> Result<(), LoadFailed> {
-                        Ok(())
-                    }
-                )?
-                pub(super) async fn $name($($arg: $ty),*) -> Built {
-                    Ok(untrack(move || $view))
-                }
-            )*
-        }
-    };
-}
-
+// Each builds its view untracked, so the `Suspend` holding it re-runs only on a retry,
+// never on the state the view itself reads.
 entry_points! {
     widgets preload preload_widgets:
-        build_widget_item(shell: Shell, key: ItemKey) => super::super::items::widget_item(shell, key);
+        fn build_widget_item(shell: Shell, key: ItemKey) -> AnyView {
+            untrack(move || super::super::items::widget_item(shell, key))
+        }
     on_demand preload preload_views:
-        build_item(shell: Shell, key: ItemKey) => extra_item(shell, key);
-    on_demand: build_team_roster(shell: Shell) =>
-        view! { <super::super::team::TeamRoster shell=shell /> }.into_any();
-    on_demand: build_view_panel(shell: Shell, view_type: String) =>
-        super::super::tabs::panel(shell, view_type);
-    attachments: build_tray(shell: Shell) => super::super::attachments::tray(shell);
-    on_demand: build_history(shell: Shell, history_button: NodeRef<html::Button>) =>
-        view! { <super::super::history::HistoryView shell=shell history_button=history_button /> }
-            .into_any();
+        fn build_item(shell: Shell, key: ItemKey) -> AnyView {
+            untrack(move || extra_item(shell, key))
+        }
+    on_demand:
+        fn build_team_roster(shell: Shell) -> AnyView {
+            untrack(move || view! { <super::super::team::TeamRoster shell=shell /> }.into_any())
+        }
+    on_demand:
+        fn build_view_panel(shell: Shell, view_type: String) -> AnyView {
+            untrack(move || super::super::tabs::panel(shell, view_type))
+        }
+    attachments:
+        fn build_tray(shell: Shell) -> AnyView {
+            untrack(move || super::super::attachments::tray(shell))
+        }
+    on_demand:
+        fn build_history(shell: Shell, history_button: NodeRef<html::Button>) -> AnyView {
+            untrack(move || {
+                view! { <super::super::history::HistoryView shell=shell history_button=history_button /> }
+                    .into_any()
+            })
+        }
 }
 
 /// Fetches the widgets chunk ahead of need: the loader (`src/chat-shell.js`) starts this as

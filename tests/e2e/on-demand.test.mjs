@@ -18,6 +18,26 @@ after(close);
 
 const CHUNK = '**/split_widgets.wasm';
 
+/**
+ * Cuts the fetch of a part (a connection reset) while `cut.failing`, then lets it through;
+ * `cut.asked` counts the fetches.
+ */
+async function cutPart(context, file) {
+  const cut = { failing: true, asked: 0 };
+  await context.route(`**/${file}`, async (route) => {
+    cut.asked += 1;
+    if (cut.failing) await route.abort('connectionreset');
+    else await route.continue();
+  });
+  return cut;
+}
+
+/** The page's console errors, less the loader's reports of the fetches of `file` that were cut. */
+function otherErrors(page, file) {
+  const reports = new RegExp(`${file.replace('.', '\\.')}|Failed to fetch|ERR_CONNECTION_RESET|TypeError`);
+  return page.consoleErrors.filter((e) => !reports.test(e));
+}
+
 test('the parts load by themselves in order of need: widgets, the renderer, the other views', async () => {
   const runtime = await startRuntime();
   const context = await openBrowser();
@@ -80,13 +100,7 @@ test('the widgets part is prefetched, and holding it back delays nothing the fir
 test('a widgets part that cannot be fetched says so in place, keeps the draft, and loads on "Try again"', async () => {
   const runtime = await startRuntime();
   const context = await openBrowser();
-  let failing = true;
-  let asked = 0;
-  await context.route(CHUNK, async (route) => {
-    asked += 1;
-    if (failing) await route.abort('connectionreset');
-    else await route.continue();
-  });
+  const cut = await cutPart(context, 'split_widgets.wasm');
   const page = await newChatPage(context, runtime.url);
   await sendMessage(page, 'widget');
   const failed = page.locator('[data-part="load-failed"]');
@@ -99,13 +113,13 @@ test('a widgets part that cannot be fetched says so in place, keeps the draft, a
   await box.fill('a draft in progress');
   // Trying again while the part still cannot be fetched fails again, in place.
   const retry = failed.getByRole('button', { name: 'Try again' });
-  const before = asked;
+  const before = cut.asked;
   const reported = page.consoleErrors.length;
   await retry.click();
   // The loader reports each failed fetch on the console: the second attempt has settled.
-  await waitFor(async () => asked > before && page.consoleErrors.length > reported && (await failed.count()) === 1, { timeout: 10_000, message: 'a second attempt that fails again' });
+  await waitFor(async () => cut.asked > before && page.consoleErrors.length > reported && (await failed.count()) === 1, { timeout: 10_000, message: 'a second attempt that fails again' });
   await sleep(200);
-  failing = false;
+  cut.failing = false;
   // By keyboard this time.
   await failed.getByRole('button', { name: 'Try again' }).focus();
   await page.keyboard.press('Enter');
@@ -113,7 +127,7 @@ test('a widgets part that cannot be fetched says so in place, keeps the draft, a
   assert.equal(await failed.count(), 0, 'the message goes once the part is there');
   assert.equal(await box.inputValue(), 'a draft in progress', 'the draft is kept');
   // The only errors are the loader's reports of the fetches that were cut.
-  const unexpected = page.consoleErrors.filter((e) => !/split_widgets\.wasm|Failed to fetch|ERR_CONNECTION_RESET|TypeError/.test(e));
+  const unexpected = otherErrors(page, 'split_widgets.wasm');
   assert.deepEqual(unexpected, [], 'console errors other than the failed fetches');
   await runtime.close();
 });
@@ -121,23 +135,17 @@ test('a widgets part that cannot be fetched says so in place, keeps the draft, a
 test('agent-ui: the adapters part is fetched once the protocol is set; cut, the answer says so, the message goes back to the composer, and sending again works', async () => {
   const runtime = await startRuntime({ paceMs: 5 });
   const context = await openBrowser();
-  let failing = true;
-  let asked = 0;
-  await context.route('**/split_adapters.wasm', async (route) => {
-    asked += 1;
-    if (failing) await route.abort('connectionreset');
-    else await route.continue();
-  });
+  const cut = await cutPart(context, 'split_adapters.wasm');
   const page = await newChatPage(context, runtime.url);
   // A ChatKit page never asks for it.
   await sleep(500);
-  assert.equal(asked, 0, 'a ChatKit page fetched the adapters part');
+  assert.equal(cut.asked, 0, 'a ChatKit page fetched the adapters part');
   await page.evaluate(() => {
     const el = document.querySelector('chat-shell');
     el.setAttribute('protocol', 'agent-ui');
     el.setAttribute('endpoint', '/agent-ui');
   });
-  await waitFor(async () => asked > 0, { timeout: 10_000, message: 'the adapters part to be prefetched once the protocol is agent-ui' });
+  await waitFor(async () => cut.asked > 0, { timeout: 10_000, message: 'the adapters part to be prefetched once the protocol is agent-ui' });
   await sendMessage(page, 'what are the limits?');
   const error = page.locator('[data-part="error"][role="alert"]');
   await error.waitFor({ timeout: 15_000 });
@@ -147,14 +155,14 @@ test('agent-ui: the adapters part is fetched once the protocol is set; cut, the 
   const box = page.getByRole('textbox', { name: 'Message' });
   assert.equal(await box.inputValue(), 'what are the limits?', 'the message is back in the composer');
   assert.equal(await page.locator('article[data-role="assistant"]').count(), 0, 'no answer is made up');
-  failing = false;
+  cut.failing = false;
   await box.press('Enter');
   await waitForIdle(page);
   const answer = page.locator('article[data-role="assistant"]').last();
   await waitFor(async () => /The limit is 100 requests a minute/.test(await answer.textContent()), { timeout: 15_000, message: 'the answer once the part can be fetched' });
   assert.equal(await error.count(), 0, 'the error goes once the answer came');
   assert.equal(await page.locator('article[data-role="user"]').count(), 1, 'the message, once');
-  const unexpected = page.consoleErrors.filter((e) => !/split_adapters\.wasm|Failed to fetch|ERR_CONNECTION_RESET|TypeError/.test(e));
+  const unexpected = otherErrors(page, 'split_adapters.wasm');
   assert.deepEqual(unexpected, [], 'console errors other than the failed fetches');
   await runtime.close();
 });
@@ -163,13 +171,7 @@ test('the thread channel\'s part: cut, the conversation goes on; once it can be 
   const token = 'e2e-callback-token-0123456789';
   const runtime = await startRuntime({ extraArgs: ['--callback-token', token, '--channel-keepalive-ms', '500'] });
   const context = await openBrowser();
-  let failing = true;
-  let asked = 0;
-  await context.route('**/split_channel.wasm', async (route) => {
-    asked += 1;
-    if (failing) await route.abort('connectionreset');
-    else await route.continue();
-  });
+  const cut = await cutPart(context, 'split_channel.wasm');
   let subscribed = 0;
   context.on('request', (r) => {
     if (r.method() === 'POST' && (r.postData() ?? '').includes('threads.subscribe')) subscribed += 1;
@@ -179,7 +181,7 @@ test('the thread channel\'s part: cut, the conversation goes on; once it can be 
   await sendMessage(page, 'hello there');
   const threadId = await createdThreadId(page);
   await waitForIdle(page);
-  await waitFor(async () => asked > 0, { timeout: 10_000, message: 'the channel part to be asked for once a thread is shown' });
+  await waitFor(async () => cut.asked > 0, { timeout: 10_000, message: 'the channel part to be asked for once a thread is shown' });
   assert.match(await page.locator('article[data-role="assistant"]').last().textContent(), /\S/, 'the answer came without the channel');
   assert.equal(subscribed, 0, 'no subscription without the channel\'s code');
   const pushed = await fetch(`${runtime.url}/callback`, {
@@ -190,11 +192,11 @@ test('the thread channel\'s part: cut, the conversation goes on; once it can be 
   assert.equal(pushed.status, 200);
   await sleep(300);
   assert.equal(await page.getByRole('tab', { name: 'Diff' }).count(), 0, 'no view without the channel');
-  failing = false;
+  cut.failing = false;
   // The channel tries again after its backoff (1 s, then 2 s…).
   await page.getByRole('tab', { name: 'Diff' }).waitFor({ timeout: 15_000 });
   assert.ok(subscribed >= 1, 'the channel subscribed once its code came');
-  const unexpected = page.consoleErrors.filter((e) => !/split_channel\.wasm|Failed to fetch|ERR_CONNECTION_RESET|TypeError/.test(e));
+  const unexpected = otherErrors(page, 'split_channel.wasm');
   assert.deepEqual(unexpected, [], 'console errors other than the failed fetches');
   await runtime.close();
 });
@@ -202,18 +204,12 @@ test('the thread channel\'s part: cut, the conversation goes on; once it can be 
 test('the attachments part: cut, an offered file is refused with a message and nothing else breaks; once it can be fetched the file uploads', async () => {
   const runtime = await startRuntime();
   const context = await openBrowser();
-  let failing = true;
-  let asked = 0;
-  await context.route('**/split_attachments.wasm', async (route) => {
-    asked += 1;
-    if (failing) await route.abort('connectionreset');
-    else await route.continue();
-  });
+  const cut = await cutPart(context, 'split_attachments.wasm');
   const page = await newChatPage(context, runtime.url);
   // One transparent pixel.
   const file = { name: 'pixel.png', mimeType: 'image/png', buffer: Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64') };
   await sleep(300);
-  assert.equal(asked, 0, 'the part is not fetched before a file is offered');
+  assert.equal(cut.asked, 0, 'the part is not fetched before a file is offered');
   const picker = page.locator('input[type="file"]');
   await picker.setInputFiles([file]);
   const alert = page.locator('[data-part="attachment-error"]');
@@ -225,11 +221,11 @@ test('the attachments part: cut, an offered file is refused with a message and n
   await sendMessage(page, 'hello');
   await waitForIdle(page);
   assert.equal(await page.locator('article[data-role="assistant"]').count(), 1, 'an answer without the part');
-  failing = false;
+  cut.failing = false;
   await picker.setInputFiles([file]);
   const item = page.locator('[data-part="attachment"]');
   await waitFor(async () => (await item.count()) === 1 && (await item.first().getAttribute('data-status')) === 'ready', { timeout: 15_000, message: 'the file uploaded once the part came' });
-  const unexpected = page.consoleErrors.filter((e) => !/split_attachments\.wasm|Failed to fetch|ERR_CONNECTION_RESET|TypeError/.test(e));
+  const unexpected = otherErrors(page, 'split_attachments.wasm');
   assert.deepEqual(unexpected, [], 'console errors other than the failed fetches');
   await runtime.close();
 });

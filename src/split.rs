@@ -1,0 +1,63 @@
+//! How code the first screen does not run leaves the first wasm module: the entry points of
+//! `views::on_demand` and `runtime::on_demand`, declared once for both builds.
+//!
+//! In the `<chat-shell>` element's build (feature `split`) each entry point is a split
+//! function of a named chunk (`wasm-split-cli`, run by `scripts/split.sh` after trunk's
+//! cargo build): everything only the chunk's entry points reach moves to
+//! `split_<chunk>.wasm`, which `__wasm_split.js` fetches on the first call. Without the
+//! feature (a Rust app's own build, the wasm tests) each is an ordinary `async fn`.
+
+/// A chunk's code could not be fetched (the call can be tried again).
+#[derive(Clone, Copy, Debug)]
+pub struct LoadFailed;
+
+#[cfg(feature = "split")]
+impl From<leptos::wasm_split::SplitLoaderError> for LoadFailed {
+    fn from(_: leptos::wasm_split::SplitLoaderError) -> Self {
+        LoadFailed
+    }
+}
+
+/// Declares entry points, in a module `entry`, for both builds:
+/// `chunk [preload name]: fn name(args) -> Out { body }` becomes an async function returning
+/// `Result<Out, LoadFailed>`. An entry naming a preload function also defines it
+/// (`async fn() -> Result<(), LoadFailed>`), which fetches that chunk without calling
+/// anything.
+macro_rules! entry_points {
+    ($(
+        $chunk:ident $(preload $preload:ident)?:
+            fn $name:ident($($arg:ident: $ty:ty),*) -> $out:ty $body:block
+    )*) => {
+        #[cfg(feature = "split")]
+        mod entry {
+            use super::*;
+            $(
+                #[leptos::wasm_split::wasm_split(
+                    $chunk,
+                    wasm_split_path = ::leptos::wasm_split,
+                    fallible
+                    $(, preload($preload))?
+                )]
+                pub(super) fn $name($($arg: $ty),*) -> Result<$out, $crate::split::LoadFailed> {
+                    Ok($body)
+                }
+            )*
+        }
+
+        #[cfg(not(feature = "split"))]
+        mod entry {
+            use super::*;
+            $(
+                $(
+                    pub(super) async fn $preload() -> Result<(), $crate::split::LoadFailed> {
+                        Ok(())
+                    }
+                )?
+                pub(super) async fn $name($($arg: $ty),*) -> Result<$out, $crate::split::LoadFailed> {
+                    Ok($body)
+                }
+            )*
+        }
+    };
+}
+pub(crate) use entry_points;
