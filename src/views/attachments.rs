@@ -80,7 +80,7 @@ fn TrayItem(shell: Shell, local: u64) -> impl IntoView {
     let name = entry.with_untracked(|e| e.as_ref().map(|e| e.name.clone()).unwrap_or_default());
     let thumbnail = Memo::new(move |_| entry.with(|e| e.as_ref().and_then(thumbnail_of)));
     let status = Memo::new(move |_| entry.with(|e| e.as_ref().map(|e| e.status.clone())));
-    let ext = extension(&name).map(str::to_uppercase);
+    let ext = extension(&name).map(str::to_ascii_uppercase);
     let named = |text: Text| trf(shell, text, vec![("name", name.clone())]);
     let (remove_label, retry_label, progress_label) = (
         named(Text::Remove),
@@ -245,7 +245,7 @@ fn sent_attachment(shell: Shell, attachment: &Attachment) -> impl IntoView {
         }
         .into_any(),
         None => {
-            let ext = extension(&name).map(str::to_uppercase);
+            let ext = extension(&name).map(str::to_ascii_uppercase);
             let title = name.clone();
             view! {
                 <span class="cs-badge cs-badge--file" data-part="attachment-file" title=title>

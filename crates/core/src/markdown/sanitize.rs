@@ -367,13 +367,14 @@ fn filter_attribute<'u>(element: &str, attribute: &str, value: &'u str) -> Optio
 
 /// Whether a URL attribute may stay: only `http:`/`https:` anywhere, `mailto:` on links, and
 /// raster `data:image/…;base64,` on `img src`. Whitespace and control characters are ignored
-/// when reading the scheme (browsers ignore them too: `java\tscript:`), and case is folded.
+/// when reading the scheme (browsers ignore them too: `java\tscript:`), and ASCII case is
+/// folded (schemes are ASCII; browsers fold nothing else).
 fn url_allowed(element: &str, attribute: &str, value: &str) -> bool {
     let normalized: String = value
         .chars()
         .filter(|c| !c.is_whitespace() && !c.is_control())
         .take(32)
-        .flat_map(char::to_lowercase)
+        .map(|c| c.to_ascii_lowercase())
         .collect();
     match (element, attribute) {
         ("a", "href") => ["http:", "https:", "mailto:"]
