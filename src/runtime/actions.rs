@@ -371,14 +371,10 @@ impl Runtime {
         let this = Rc::clone(self);
         wasm_bindgen_futures::spawn_local(async move {
             let answer = match this.http().await {
-                Ok(http) => {
-                    transport::post_json::<SyncCustomActionResponse>(
-                        &http,
-                        &request,
-                        &abort.signal(),
-                    )
-                    .await
-                }
+                Ok(http) => match transport::post_json(&http, &request, &abort.signal()).await {
+                    Ok(value) => super::on_demand::answer::<SyncCustomActionResponse>(value).await,
+                    Err(e) => Err(e),
+                },
                 Err(e) => Err(e),
             };
             match answer {

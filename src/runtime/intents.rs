@@ -171,9 +171,7 @@ impl Runtime {
             return false;
         };
         let result = match self.http().await {
-            Ok(http) => {
-                transport::post_json::<serde_json::Value>(&http, &request, &abort.signal()).await
-            }
+            Ok(http) => transport::post_json(&http, &request, &abort.signal()).await,
             Err(e) => Err(e),
         };
         if let Err(e) = &result {

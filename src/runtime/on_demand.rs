@@ -1,5 +1,9 @@
 //! Runtime code a first screen does not run, fetched when it is needed (the runtime's side of
 //! `views::on_demand`):
+//!  - the ChatKit decoders, which turn the stream's frames and the JSON answers (threads,
+//!    items, attachments, synchronous actions) into typed values (`split_decoders.wasm`):
+//!    the loader fetches them first of all, right after the first module; a frame or an
+//!    answer that comes before them waits for them;
 //!  - the adapters of the two other stream envelopes, `events` and `agent-ui`, which turn
 //!    their frames into reducer inputs (`split_adapters.wasm`): a page set to one of those
 //!    protocols fetches them as soon as it knows (`prefetch_adapters`); the first frame of
@@ -10,17 +14,22 @@
 //!    fetched when the first file is offered.
 //!
 //! Each is an entry point of its own chunk (`crate::split`). If a chunk
-//! cannot be fetched, the caller says so in its own way: an answer fails with "connection
-//! lost" (its message goes back to the composer), the channel retries after its backoff,
+//! cannot be fetched, the caller says so in its own way: an answer or a request fails with
+//! "connection lost" (a message goes back to the composer), the channel retries after its backoff,
 //! the tray says the files could not be taken, an upload fails with its Retry.
 
 use super::Runtime;
 use crate::split::{entry_points, LoadFailed};
+use crate::transport::TransportError;
 use chat_shell_core::protocol::agent_ui::AgentUiAdapter;
-use chat_shell_core::protocol::chatkit::SubscribeRequest;
+use chat_shell_core::protocol::chatkit::{
+    self, Attachment, Page, SubscribeRequest, SyncCustomActionResponse, Thread, ThreadItem,
+};
 use chat_shell_core::protocol::events::EventsAdapter;
 use chat_shell_core::reducer::Input;
 use chat_shell_core::sse::SseFrame;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
 use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
@@ -32,6 +41,36 @@ pub(super) type Task = Pin<Box<dyn Future<Output = ()>>>;
 type Inputs = Result<Vec<Input>, LoadFailed>;
 
 entry_points! {
+    decoders preload preload_decoders:
+        fn chatkit_frame(frame: SseFrame) -> Option<Input> {
+            match frame {
+                SseFrame::Event { data, .. } => Some(match chatkit::decode_event(&data) {
+                    Ok(event) => Input::Server(event),
+                    Err(e) => Input::Malformed(e),
+                }),
+                SseFrame::Done | SseFrame::Oversized { .. } => None,
+            }
+        }
+    decoders:
+        fn thread(value: Value) -> Result<Thread, String> {
+            decoded(value)
+        }
+    decoders:
+        fn threads(value: Value) -> Result<Page<Thread>, String> {
+            decoded(value)
+        }
+    decoders:
+        fn items(value: Value) -> Result<Page<ThreadItem>, String> {
+            decoded(value)
+        }
+    decoders:
+        fn attachment(value: Value) -> Result<Attachment, String> {
+            decoded(value)
+        }
+    decoders:
+        fn sync_action(value: Value) -> Result<SyncCustomActionResponse, String> {
+            decoded(value)
+        }
     adapters preload preload_adapters:
         fn events(adapter: &mut EventsAdapter, frame: SseFrame) -> Vec<Input> {
             adapter.frame(frame)
@@ -57,6 +96,64 @@ entry_points! {
         fn upload(runtime: Rc<Runtime>, local: u64) -> Task {
             Box::pin(runtime.upload(local))
         }
+}
+
+/// Called only inside the `decoders` chunk, so each type's decoder stays there.
+fn decoded<T: DeserializeOwned>(value: Value) -> Result<T, String> {
+    T::deserialize(value).map_err(|e| e.to_string())
+}
+
+/// Fetches the decoders ahead of the first answer: the loader (`src/chat-shell.js`) starts
+/// this first, as soon as the first module runs. Settles either way (a failure shows when a
+/// frame or an answer needs them).
+#[wasm_bindgen::prelude::wasm_bindgen(js_name = prefetchDecoders)]
+pub async fn prefetch_decoders() {
+    let _ = entry::preload_decoders().await;
+}
+
+/// The reducer input of one frame of a ChatKit stream.
+pub(super) async fn chatkit_frame(frame: SseFrame) -> Result<Option<Input>, LoadFailed> {
+    entry::chatkit_frame(frame).await
+}
+
+/// What a JSON request answers, decoded by code in the `decoders` chunk.
+pub(crate) trait Answer: Sized {
+    async fn decode(value: Value) -> Result<Result<Self, String>, LoadFailed>;
+}
+
+impl Answer for Value {
+    async fn decode(value: Value) -> Result<Result<Self, String>, LoadFailed> {
+        Ok(Ok(value))
+    }
+}
+
+macro_rules! answers {
+    ($($ty:ty => $entry:ident,)*) => {$(
+        impl Answer for $ty {
+            async fn decode(value: Value) -> Result<Result<Self, String>, LoadFailed> {
+                entry::$entry(value).await
+            }
+        }
+    )*};
+}
+
+answers! {
+    Thread => thread,
+    Page<Thread> => threads,
+    Page<ThreadItem> => items,
+    Attachment => attachment,
+    SyncCustomActionResponse => sync_action,
+}
+
+/// A JSON answer as `T`; an answer `T` cannot read is a protocol error, decoders that cannot
+/// be fetched are a lost connection (the request can be made again).
+pub(crate) async fn answer<T: Answer>(value: Value) -> Result<T, TransportError> {
+    match T::decode(value).await {
+        Ok(decoded) => decoded.map_err(TransportError::Protocol),
+        Err(LoadFailed) => Err(TransportError::Network(
+            "the answer's decoder could not be fetched".into(),
+        )),
+    }
 }
 
 /// Fetches the adapters ahead of the first answer; settles either way (a failure shows when

@@ -28,33 +28,18 @@ enum Frames {
 }
 
 impl Frames {
-    fn is_chatkit(&self) -> bool {
-        matches!(self, Frames::ChatKit)
-    }
-
-    /// `Err` only when the other envelopes' adapters could not be fetched (`on_demand`).
+    /// `Err` only when the code that decodes the frames could not be fetched (`on_demand`).
     async fn inputs(&mut self, frame: SseFrame) -> Result<Vec<Input>, TransportError> {
         let inputs = match self {
-            Frames::ChatKit => return Ok(chatkit_input(frame).into_iter().collect()),
+            Frames::ChatKit => super::on_demand::chatkit_frame(frame)
+                .await
+                .map(|input| input.into_iter().collect()),
             Frames::Events(adapter) => super::on_demand::events(adapter, frame).await,
             Frames::AgentUi(adapter) => super::on_demand::agent_ui(adapter, frame).await,
         };
         inputs.map_err(|_| {
-            TransportError::Network("the stream's adapter could not be fetched".into())
+            TransportError::Network("the stream's decoder could not be fetched".into())
         })
-    }
-}
-
-/// The reducer input of one ChatKit frame.
-fn chatkit_input(frame: SseFrame) -> Option<Input> {
-    match frame {
-        SseFrame::Event { data, .. } => Some(
-            match chat_shell_core::protocol::chatkit::decode_event(&data) {
-                Ok(event) => Input::Server(event),
-                Err(e) => Input::Malformed(e),
-            },
-        ),
-        SseFrame::Done | SseFrame::Oversized { .. } => None,
     }
 }
 
@@ -200,8 +185,8 @@ impl Runtime {
                                     return this.stream_error(generation, e);
                                 }
                             }
-                            // An adapter's first frame may wait for its code: a Stop meanwhile.
-                            if !frames.is_chatkit() && !live() {
+                            // A first frame may wait for its decoder's code: a Stop meanwhile.
+                            if !live() {
                                 return stream.cancel();
                             }
                         }
@@ -222,7 +207,7 @@ impl Runtime {
                                 Ok(inputs) => inputs.into_iter().for_each(|i| this.apply(i)),
                                 Err(e) => return this.stream_error(generation, e),
                             }
-                            if !frames.is_chatkit() && !live() {
+                            if !live() {
                                 return;
                             }
                         }
@@ -272,12 +257,6 @@ impl Runtime {
             message: self.with_strings(|s| error.message_in(s)),
             allow_retry: error.retryable(),
         });
-    }
-
-    pub(crate) fn apply_frame(&self, frame: SseFrame) {
-        if let Some(input) = chatkit_input(frame) {
-            self.apply(input);
-        }
     }
 
     /// Answer an ACP permission request (`threads.custom_action` with the tool call's item
@@ -337,8 +316,11 @@ impl Runtime {
             // Read to the end so the server finishes its answer; only a pick's is shown.
             while let Ok(Some(bytes)) = stream.next_chunk().await {
                 for frame in decoder.push(&bytes) {
-                    if !cancelled {
-                        this.apply_frame(frame);
+                    // The decoders are in by now: the request being answered came through them.
+                    if let (false, Ok(Some(input))) =
+                        (cancelled, super::on_demand::chatkit_frame(frame).await)
+                    {
+                        this.apply(input);
                     }
                 }
             }
@@ -432,10 +414,7 @@ impl Runtime {
                 return this.restore_draft(text, Vec::new());
             };
             let sent = match this.http().await {
-                Ok(http) => {
-                    transport::post_json::<serde_json::Value>(&http, &request, &abort.signal())
-                        .await
-                }
+                Ok(http) => transport::post_json(&http, &request, &abort.signal()).await,
                 Err(e) => Err(e),
             };
             if sent.is_err() {

@@ -7,6 +7,7 @@
 //! the user already left never replaces the one shown.
 
 use super::attachments::TrayEntry;
+use super::on_demand::{answer, Answer};
 use super::Runtime;
 use crate::transport::{self, TransportError};
 use chat_shell_core::history::{has_title, preview, thread_label};
@@ -17,7 +18,6 @@ use chat_shell_core::protocol::chatkit::{
 use chat_shell_core::reducer::Input;
 use chat_shell_core::strings::Text;
 use leptos::prelude::*;
-use serde::de::DeserializeOwned;
 use serde_json::Value;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -117,7 +117,7 @@ pub(crate) struct Threads {
 
 impl Runtime {
     /// POST a JSON request to the endpoint with the configured metadata.
-    pub(crate) async fn json_request<T: DeserializeOwned>(
+    pub(crate) async fn json_request<T: Answer>(
         &self,
         body: RequestBody,
     ) -> Result<T, TransportError> {
@@ -125,7 +125,8 @@ impl Runtime {
         let http = self.http().await?;
         let abort = AbortController::new()
             .map_err(|_| TransportError::Network("this browser cannot send requests".into()))?;
-        transport::post_json::<T>(&http, &envelope, &abort.signal()).await
+        let value = transport::post_json(&http, &envelope, &abort.signal()).await?;
+        answer(value).await
     }
 
     fn report(&self, kind: ErrorKind, error: &TransportError) {

@@ -1,10 +1,13 @@
-// The parts of the first module cut out for later (src/views/on_demand.rs, scripts/split.sh):
-// split_widgets.wasm (widgets, client tools, structured input) and split_on_demand.wasm
-// (tool calls, the Diff view, the history…), against the reference runtime over real HTTP
-// in headless Chromium:
-//  - the page fetches them by itself, the widgets first, then the renderer module, then the
-//    other views, and nothing a user needs first waits for them: with the widgets held back
-//    the composer works and an answer streams and renders;
+// The parts of the first module cut out for later (src/views/on_demand.rs,
+// src/runtime/on_demand.rs, scripts/split.sh): split_decoders.wasm (the ChatKit decoders),
+// split_widgets.wasm (widgets, client tools, structured input), split_on_demand.wasm (tool
+// calls, the Diff view, the history…) and the parts fetched when first needed (adapters,
+// channel, attachments), against the reference runtime over real HTTP in headless Chromium:
+//  - the page fetches them by itself, the decoders first, then the widgets, then the
+//    renderer module, then the other views, and nothing a user needs first waits for them:
+//    with the widgets held back the composer works and an answer streams and renders; with
+//    the decoders cut the composer works, and a message sent says the connection was lost
+//    and goes back to the composer;
 //  - a widget asked for while its part is held appears in place once it arrives;
 //  - if it cannot be fetched, the widget's place says so and offers to try again, the
 //    conversation and the draft stay, and trying again once it can be fetched shows the
@@ -38,7 +41,7 @@ function otherErrors(page, file) {
   return page.consoleErrors.filter((e) => !reports.test(e));
 }
 
-test('the parts load by themselves in order of need: widgets, the renderer, the other views', async () => {
+test('the parts load by themselves in order of need: decoders, widgets, the renderer, the other views', async () => {
   const runtime = await startRuntime();
   const context = await openBrowser();
   const page = await newChatPage(context, runtime.url);
@@ -54,8 +57,9 @@ test('the parts load by themselves in order of need: widgets, the renderer, the 
     assert.equal(all.length, 1, `${name} fetched once: ${shown}`);
     return all[0];
   };
-  const [first, widgets, renderer, views] = ['chat-shell_bg.wasm', 'split_widgets.wasm', 'chat-shell-render_bg.wasm', 'split_on_demand.wasm'].map(of);
-  assert.ok(first.end <= widgets.start, `the widgets after the first module: ${shown}`);
+  const [first, decoders, widgets, renderer, views] = ['chat-shell_bg.wasm', 'split_decoders.wasm', 'split_widgets.wasm', 'chat-shell-render_bg.wasm', 'split_on_demand.wasm'].map(of);
+  assert.ok(first.end <= decoders.start, `the decoders after the first module: ${shown}`);
+  assert.ok(decoders.end <= widgets.start, `the widgets after the decoders: ${shown}`);
   assert.ok(widgets.end <= renderer.start, `the renderer after the widgets: ${shown}`);
   assert.ok(renderer.end <= views.start, `the other views after the renderer: ${shown}`);
   await runtime.close();
@@ -128,6 +132,31 @@ test('a widgets part that cannot be fetched says so in place, keeps the draft, a
   assert.equal(await box.inputValue(), 'a draft in progress', 'the draft is kept');
   // The only errors are the loader's reports of the fetches that were cut.
   const unexpected = otherErrors(page, 'split_widgets.wasm');
+  assert.deepEqual(unexpected, [], 'console errors other than the failed fetches');
+  await runtime.close();
+});
+
+test('the decoders part: cut, the composer works, a message sent says the connection was lost and goes back to the composer; once it can be fetched, the answer comes', async () => {
+  const runtime = await startRuntime({ paceMs: 5 });
+  const context = await openBrowser();
+  const cut = await cutPart(context, 'split_decoders.wasm');
+  const page = await newChatPage(context, runtime.url);
+  await waitFor(async () => cut.asked > 0, { timeout: 10_000, message: 'the decoders part to be prefetched' });
+  const box = page.getByRole('textbox', { name: 'Message' });
+  await sendMessage(page, 'what are the limits?');
+  const error = page.locator('[data-part="error"][role="alert"]');
+  await error.waitFor({ timeout: 15_000 });
+  assert.match(await error.textContent(), /connection to the server was lost/i, 'the reader is told what happened');
+  assert.equal(await box.inputValue(), 'what are the limits?', 'the message is back in the composer');
+  assert.equal(await page.locator('article[data-role="assistant"]').count(), 0, 'no answer is made up');
+  cut.failing = false;
+  await box.press('Enter');
+  await waitForIdle(page);
+  const answer = page.locator('article[data-role="assistant"]').last();
+  await waitFor(async () => (await answer.count()) > 0 && /You said: “what are the limits\?”/.test(await answer.textContent()), { timeout: 15_000, message: 'the answer once the part can be fetched' });
+  assert.equal(await error.count(), 0, 'the error goes once the answer came');
+  assert.equal(await page.locator('article[data-role="user"]').count(), 1, 'the message, once');
+  const unexpected = otherErrors(page, 'split_decoders.wasm');
   assert.deepEqual(unexpected, [], 'console errors other than the failed fetches');
   await runtime.close();
 });
