@@ -22,8 +22,10 @@ macro_rules! texts {
                 match self { $(Text::$key => $en,)+ }
             }
 
+            /// The key named `name` in override objects. A search, not a `match`: hosts
+            /// override a handful of keys once, and a match on 245 strings is 5 kB of code.
             pub fn from_name(name: &str) -> Option<Text> {
-                match name { $($name => Some(Text::$key),)+ _ => None }
+                Text::ALL.iter().copied().find(|t| t.name() == name)
             }
         }
     };
@@ -276,746 +278,749 @@ texts! {
     DiffUnreadable = "diff_unreadable" => "Part of this diff could not be read: {detail}",
 }
 
-/// Built-in translations (beyond English), by language tag. Complete: every key, the same
-/// `{placeholders}` as English (checked by `built_in_locales_are_complete`).
-const LOCALES: &[(&str, &[(Text, &str)])] = &[
+/// Built-in translations (beyond English), by language tag: one `key = text` line per
+/// string, with the keys hosts use in overrides (`#` starts a comment line). Complete: every
+/// key, the same `{placeholders}` as English (checked by `built_in_locales_are_complete`).
+/// Text rather than a table of `(Text, &str)`, whose pointers cost the first wasm module
+/// about 2 kB.
+const LOCALES: &[(&str, &str)] = &[
     (
         "fr",
-        &[
-            (Text::Send, "Envoyer"),
-            (Text::Stop, "Arrêter"),
-            (Text::Retry, "Réessayer"),
-            (Text::Copy, "Copier"),
-            (Text::Copied, "Copié"),
-            (Text::CopyCode, "Copier le code"),
-            (Text::GoodResponse, "Bonne réponse"),
-            (Text::BadResponse, "Mauvaise réponse"),
-            (Text::ScrollToBottom, "Aller en bas"),
-            (Text::NewChat, "Nouvelle conversation"),
-            (Text::History, "Historique"),
-            (Text::ViewTabs, "Vues"),
-            (Text::ChatTab, "Discussion"),
-            (Text::DiffTab, "Diff"),
-            (Text::ViewUpdated, "Mis à jour {time}"),
-            (Text::ViewStale, "Pas à jour : reconnexion…"),
-            (Text::ComposerLabel, "Message"),
-            (Text::ComposerPlaceholder, "Écrire à l'assistant"),
-            (Text::Greeting, "Comment puis-je vous aider ?"),
-            (Text::Conversation, "Conversation"),
-            (Text::YouSaid, "Vous avez dit"),
-            (Text::AssistantSaid, "L'assistant a dit"),
-            (Text::AssistantAnswering, "L'assistant répond"),
-            (Text::AnswerStopped, "Réponse de l'assistant (arrêtée)"),
-            (Text::AnswerIncomplete, "Réponse de l'assistant (incomplète)"),
-            (Text::Stopped, "Arrêté"),
-            (Text::Sources, "Sources"),
-            (Text::DismissNotice, "Fermer l'avis"),
-            (Text::Unsupported, "Contenu non pris en charge"),
-            (Text::ThreadClosed, "Cette conversation est fermée."),
-            (Text::GeneratingImage, "Génération de l'image"),
-            (Text::GeneratedImage, "Image générée"),
-            (Text::WorkedFor, "A travaillé {seconds} s"),
-            (Text::Working, "Travail en cours…"),
-            (Text::Worked, "Travail terminé"),
-            (Text::Attachments, "Pièces jointes"),
-            (Text::AddAttachment, "Ajouter une pièce jointe"),
-            (Text::Remove, "Retirer {name}"),
-            (Text::Approve, "Approuver"),
-            (Text::Reject, "Refuser"),
-            (Text::Submit, "Valider"),
-            (Text::Skip, "Passer"),
-            // Start screen and shell.
-            (Text::Suggestions, "Suggestions"),
-            (Text::ChatUnavailable, "Cette conversation n'est plus disponible."),
-            (Text::Resize, "Redimensionner"),
-            (Text::ResizeHint, "Redimensionner (touches fléchées)"),
-            // Loading and errors.
-            (Text::LoadingConversation, "Chargement de la conversation…"),
-            (Text::LoadingEarlier, "Chargement des messages précédents…"),
-            (Text::ThreadOpenError, "Impossible d'ouvrir cette conversation. {error}"),
-            (Text::AnswerEmpty, "Le serveur a terminé la réponse sans rien envoyer."),
-            (Text::AnswerFailed, "Une erreur s'est produite pendant la réponse. Veuillez réessayer."),
-            (Text::RequestCancelled, "La requête a été annulée."),
-            (Text::ServerError, "Le serveur a répondu par une erreur (HTTP {status})."),
-            (Text::ServerErrorDetail, "Le serveur a répondu par une erreur (HTTP {status}) : {message}"),
-            (Text::AnswerStalled, "La réponse est bloquée : rien n'est arrivé depuis {seconds} secondes."),
-            (Text::ConnectionLost, "La connexion au serveur a été perdue. Vérifiez votre connexion et réessayez."),
-            (Text::ServerSilent, "Le serveur n'a pas répondu en {seconds} secondes."),
-            (Text::AnswerTooLarge, "La réponse a été coupée : une de ses parties dépassait {megabytes} Mo."),
-            (Text::UnreadableAnswer, "Impossible de lire la réponse du serveur : {detail}"),
-            (Text::StreamingUnsupported, "Ce navigateur ne peut pas recevoir de réponses en flux."),
-            // Workflows and tasks.
-            (Text::Thinking, "Réflexion…"),
-            (Text::Thought, "Réflexion terminée"),
-            (Text::ThoughtFor, "A réfléchi {seconds} s"),
-            (Text::TaskUntitled, "Traitement"),
-            (Text::TaskInProgress, "En cours"),
-            (Text::TaskComplete, "Terminé"),
-            (Text::Searches, "Recherches"),
-            (Text::SourcesFound, "Sources trouvées"),
-            // History.
-            (Text::Conversations, "Conversations"),
-            (Text::NoConversations, "Aucune conversation pour l'instant"),
-            (Text::LoadingConversations, "Chargement des conversations…"),
-            (Text::HistoryError, "Impossible de charger les conversations. {error}"),
-            (Text::TryAgain, "Réessayer"),
-            (Text::PartLoadFailed, "Cette partie de la conversation n’a pas pu être chargée."),
-            (Text::Rename, "Renommer"),
-            (Text::RenameNamed, "Renommer {title}"),
-            (Text::Delete, "Supprimer"),
-            (Text::DeleteNamed, "Supprimer {title}"),
-            (Text::DeleteConfirm, "Supprimer « {title} » ?"),
-            (Text::Cancel, "Annuler"),
-            (Text::ConversationTitle, "Titre de la conversation"),
-            (Text::Untitled, "Conversation sans titre"),
-            (Text::JustNow, "à l'instant"),
-            (Text::MinuteAgo, "il y a 1 minute"),
-            (Text::MinutesAgo, "il y a {count} minutes"),
-            (Text::HourAgo, "il y a 1 heure"),
-            (Text::HoursAgo, "il y a {count} heures"),
-            (Text::Yesterday, "hier"),
-            (Text::DaysAgo, "il y a {count} jours"),
-            (Text::WeekAgo, "il y a 1 semaine"),
-            (Text::WeeksAgo, "il y a {count} semaines"),
-            (Text::MonthAgo, "il y a 1 mois"),
-            (Text::MonthsAgo, "il y a {count} mois"),
-            (Text::YearAgo, "il y a 1 an"),
-            (Text::YearsAgo, "il y a {count} ans"),
-            // Attachments.
-            (Text::Dismiss, "Fermer"),
-            (Text::RetryUpload, "Relancer l'envoi"),
-            (Text::RetryUploadNamed, "Relancer l'envoi de {name}"),
-            (Text::UploadingNamed, "Envoi de {name}"),
-            (Text::FileBadge, "FICHIER"),
-            (Text::MoreAttachments, "+{count} de plus"),
-            (Text::ShowFewer, "Afficher moins"),
-            (Text::UploadsFailed, "L'envoi d'une pièce jointe a échoué : relancez-le ou retirez la pièce jointe."),
-            (Text::UploadsPending, "En attente de la fin de l'envoi des pièces jointes…"),
-            (Text::UploadFailed, "Échec de l'envoi. {error}"),
-            (Text::UploadFailedHttp, "Échec de l'envoi (HTTP {status})."),
-            (Text::UploadConnectionLost, "Échec de l'envoi : la connexion a été perdue."),
-            (Text::UploadBadAddress, "Échec de l'envoi : l'adresse d'envoi n'est pas valide."),
-            (Text::UploadNotSent, "Échec de l'envoi : le fichier n'a pas pu être envoyé."),
-            (Text::UploadFileGone, "Le fichier n'est plus disponible : retirez-le et ajoutez-le de nouveau."),
-            (Text::UploadUnsupported, "Ce navigateur ne peut pas envoyer de fichiers."),
-            (Text::FileTypeRefused, "« {name} » n'est pas un type de fichier pris en charge."),
-            (Text::FileTooLarge, "« {name} » dépasse la limite de {limit}."),
-            (Text::TooManyFilesOne, "Vous pouvez joindre au plus 1 fichier à un message ; {count} non ajouté(s)."),
-            (Text::TooManyFiles, "Vous pouvez joindre au plus {max} fichiers à un message ; {count} non ajouté(s)."),
-            (Text::SizeByte, "1 octet"),
-            (Text::SizeBytes, "{count} octets"),
-            (Text::SizeKb, "{size} Ko"),
-            (Text::SizeMb, "{size} Mo"),
-            (Text::SizeGb, "{size} Go"),
-            // Widgets, tool calls, approvals and structured input.
-            (Text::WidgetFailed, "Ce widget n'a pas pu être affiché."),
-            (Text::UnsupportedComponent, "Composant non pris en charge"),
-            (Text::ShowDetails, "Afficher les détails"),
-            (Text::HideDetails, "Masquer les détails"),
-            (Text::ShowMore, "Afficher {count} de plus"),
-            (Text::ShowLess, "Afficher moins"),
-            (Text::Confirm, "Confirmer"),
-            (Text::Button, "Bouton"),
-            (Text::ChartSummary, "Graphique : {series} sur {count} catégories"),
-            (Text::ApprovalRequest, "Demande d'approbation"),
-            (Text::ApprovalRequired, "Approbation requise"),
-            (Text::ApprovalTool, "L'assistant veut exécuter {tool}"),
-            (Text::Approved, "Approuvé"),
-            (Text::Rejected, "Refusé"),
-            (Text::AnswerSent, "Réponse envoyée."),
-            (Text::Answered, "Répondu"),
-            (Text::Skipped, "Ignoré"),
-            (Text::NoAnswer, "Pas de réponse"),
-            (Text::ClientTool, "Outil client {name}"),
-            (Text::ToolRunning, "En cours…"),
-            (Text::ToolDone, "Terminé"),
-            (Text::ToolFailed, "Échec"),
-            (Text::ToolNotRun, "Non exécuté"),
-            (Text::Details, "Détails"),
-            (Text::Arguments, "Arguments"),
-            (Text::ToolResult, "Résultat"),
-            (Text::AcpPending, "En attente"),
-            (Text::AcpInProgress, "En cours"),
-            (Text::AcpCompleted, "Terminé"),
-            (Text::AcpFailed, "Échec"),
-            (Text::AcpAwaitingPermission, "En attente d'autorisation"),
-            (Text::AcpRejected, "Refusé"),
-            (Text::AcpCancelled, "Annulé"),
-            (Text::AcpInterrupted, "Interrompu"),
-            (Text::AcpUnknown, "Statut inconnu"),
-            (Text::StopMaxTokens, "L'agent s'est arrêté : il a atteint sa limite de jetons (max_tokens). La réponse peut être tronquée."),
-            (Text::StopMaxTurnRequests, "L'agent s'est arrêté : il a atteint sa limite de requêtes au modèle pour un tour (max_turn_requests)."),
-            (Text::StopRefusal, "L'agent a refusé de continuer (refusal)."),
-            (Text::StopCancelled, "Arrêté avant que l'agent ait fini."),
-            (Text::StopFailed, "Ce tour a échoué : {message}"),
-            (Text::StopOther, "Le tour s'est terminé : {reason}"),
-            (Text::EventsMissing, "Des événements de cette réponse ne sont jamais arrivés : elle est peut-être incomplète."),
-            (Text::Resyncing, "Resynchronisation : demande des événements manquants…"),
-            (Text::TeamRoster, "Équipe"),
-            (Text::WorkerReported, "Rapport de {agent}"),
-            (Text::HandoffNote, "Passage de relais de {from} à {to}"),
-            (Text::ArtifactLabel, "Artefact"),
-            (Text::ArtifactOpen, "Ouvrir {title}"),
-            (Text::Open, "Ouvrir"),
-            (Text::QuestionAsks, "{agent} demande"),
-            (Text::QuestionAsked, "Une question pour vous"),
-            (Text::AnswerQuestion, "Répondre"),
-            (Text::QuestionAnswered, "Réponse : {answer}"),
-            (Text::QuestionWaiting, "En attente de votre réponse"),
-            (Text::QuestionSending, "Réponse envoyée ; en attente de la confirmation de l'agent…"),
-            (Text::ChildOf, "Enfant de {parent}"),
-            (Text::TeammateTranscript, "Transcription ({count} messages)"),
-            (Text::LoadEarlier, "Charger les messages précédents"),
-            (Text::EarlierFailed, "Les messages précédents n’ont pas pu être chargés. {error}"),
-            (Text::Queue, "Mettre en file"),
-            (Text::QueueHint, "Envoyer après cette exécution"),
-            (Text::Steer, "Réorienter"),
-            (Text::SteerHint, "Réorienter cette exécution maintenant"),
-            (Text::QueuedTurns, "En file"),
-            (Text::QueuedStatus, "Part après cette exécution"),
-            (Text::SteeredNote, "Vous avez réorienté cette exécution"),
-            (Text::QueueRefused, "L'exécution s'est terminée avant que votre message l'atteigne ; il est de retour dans le champ de saisie."),
-            (Text::NewFile, "Nouveau fichier"),
-            (Text::LinesUnchanged, "{count} lignes inchangées"),
-            (Text::OutputTruncated, "Sortie tronquée"),
-            (Text::TerminalOutput, "Terminal {id}"),
-            (Text::ToolLocations, "Fichiers"),
-            (Text::ExitCode, "Code de sortie {code}"),
-            (Text::ExitSignal, "Arrêté par le signal {signal}"),
-            (Text::OneLineUnchanged, "1 ligne inchangée"),
-            (Text::ToolCallsFolded, "{count} appels d'outils"),
-            (Text::ToolCallsFailed, "{count} en échec"),
-            (Text::ToolCallsUnknown, "{count} à l'issue inconnue"),
-            (Text::RawInput, "Entrée"),
-            (Text::RawOutput, "Sortie"),
-            (Text::PermissionNeeded, "Autorisation requise"),
-            (Text::PlanDecision, "Un plan à décider"),
-            (Text::PermissionAgent, "Demandé par {agent}"),
-            (Text::PermissionDecided, "Décision : {option}"),
-            (Text::PermissionCancelled, "Demande annulée"),
-            (Text::PermissionSent, "Envoyé : {option}"),
-            (Text::Command, "Commande"),
-            (Text::WorkingDirectory, "Répertoire"),
-            (Text::RunErrorCode, "Erreur {code}"),
-            (Text::RunErrorPlain, "Erreur"),
-            (Text::Liveness, "connecté · dernier événement il y a {seconds} s"),
-            (Text::AgentPlan, "Plan"),
-            (Text::AgentThought, "Réflexions"),
-            (Text::DiffEmpty, "Aucune modification"),
-            (Text::DiffFilesChanged, "{count} fichiers modifiés"),
-            (Text::DiffOneFileChanged, "1 fichier modifié"),
-            (Text::DiffLineCounts, "Lignes ajoutées : {added}, supprimées : {removed}"),
-            (Text::ChangedFiles, "Fichiers modifiés"),
-            (Text::FileAdded, "Ajouté"),
-            (Text::FileModified, "Modifié"),
-            (Text::FileDeleted, "Supprimé"),
-            (Text::FileRenamed, "Renommé"),
-            (Text::FileCopied, "Copié"),
-            (Text::CopyPath, "Copier le chemin"),
-            (Text::DiffLayout, "Disposition"),
-            (Text::DiffUnified, "Unifiée"),
-            (Text::DiffSideBySide, "Côte à côte"),
-            (Text::DiffBinary, "Fichier binaire, non affiché"),
-            (Text::DiffModeChanged, "Mode du fichier changé de {old} à {new}"),
-            (Text::DiffRenameOnly, "Renommé, contenu inchangé"),
-            (Text::DiffCopyOnly, "Copié, contenu inchangé"),
-            (Text::DiffEmptyFile, "Fichier vide"),
-            (Text::DiffNoLines, "Aucune ligne modifiée"),
-            (Text::DiffLarge, "Modification volumineuse ({count} lignes) : repliée"),
-            (Text::DiffUnreadable, "Une partie de ce diff n'a pas pu être lue : {detail}"),
-        ],
+        "
+send = Envoyer
+stop = Arrêter
+retry = Réessayer
+copy = Copier
+copied = Copié
+copy_code = Copier le code
+good_response = Bonne réponse
+bad_response = Mauvaise réponse
+scroll_to_bottom = Aller en bas
+new_chat = Nouvelle conversation
+history = Historique
+view_tabs = Vues
+chat_tab = Discussion
+diff_tab = Diff
+view_updated = Mis à jour {time}
+view_stale = Pas à jour : reconnexion…
+composer_label = Message
+composer_placeholder = Écrire à l'assistant
+greeting = Comment puis-je vous aider ?
+conversation = Conversation
+you_said = Vous avez dit
+assistant_said = L'assistant a dit
+assistant_answering = L'assistant répond
+answer_stopped = Réponse de l'assistant (arrêtée)
+answer_incomplete = Réponse de l'assistant (incomplète)
+stopped = Arrêté
+sources = Sources
+dismiss_notice = Fermer l'avis
+unsupported = Contenu non pris en charge
+thread_closed = Cette conversation est fermée.
+generating_image = Génération de l'image
+generated_image = Image générée
+worked_for = A travaillé {seconds} s
+working = Travail en cours…
+worked = Travail terminé
+attachments = Pièces jointes
+add_attachment = Ajouter une pièce jointe
+remove = Retirer {name}
+approve = Approuver
+reject = Refuser
+submit = Valider
+skip = Passer
+# Start screen and shell.
+suggestions = Suggestions
+chat_unavailable = Cette conversation n'est plus disponible.
+resize = Redimensionner
+resize_hint = Redimensionner (touches fléchées)
+# Loading and errors.
+loading_conversation = Chargement de la conversation…
+loading_earlier = Chargement des messages précédents…
+thread_open_error = Impossible d'ouvrir cette conversation. {error}
+answer_empty = Le serveur a terminé la réponse sans rien envoyer.
+answer_failed = Une erreur s'est produite pendant la réponse. Veuillez réessayer.
+request_cancelled = La requête a été annulée.
+server_error = Le serveur a répondu par une erreur (HTTP {status}).
+server_error_detail = Le serveur a répondu par une erreur (HTTP {status}) : {message}
+answer_stalled = La réponse est bloquée : rien n'est arrivé depuis {seconds} secondes.
+connection_lost = La connexion au serveur a été perdue. Vérifiez votre connexion et réessayez.
+server_silent = Le serveur n'a pas répondu en {seconds} secondes.
+answer_too_large = La réponse a été coupée : une de ses parties dépassait {megabytes} Mo.
+unreadable_answer = Impossible de lire la réponse du serveur : {detail}
+streaming_unsupported = Ce navigateur ne peut pas recevoir de réponses en flux.
+# Workflows and tasks.
+thinking = Réflexion…
+thought = Réflexion terminée
+thought_for = A réfléchi {seconds} s
+task_untitled = Traitement
+task_in_progress = En cours
+task_complete = Terminé
+searches = Recherches
+sources_found = Sources trouvées
+# History.
+conversations = Conversations
+no_conversations = Aucune conversation pour l'instant
+loading_conversations = Chargement des conversations…
+history_error = Impossible de charger les conversations. {error}
+try_again = Réessayer
+part_load_failed = Cette partie de la conversation n’a pas pu être chargée.
+rename = Renommer
+rename_named = Renommer {title}
+delete = Supprimer
+delete_named = Supprimer {title}
+delete_confirm = Supprimer « {title} » ?
+cancel = Annuler
+conversation_title = Titre de la conversation
+untitled = Conversation sans titre
+just_now = à l'instant
+minute_ago = il y a 1 minute
+minutes_ago = il y a {count} minutes
+hour_ago = il y a 1 heure
+hours_ago = il y a {count} heures
+yesterday = hier
+days_ago = il y a {count} jours
+week_ago = il y a 1 semaine
+weeks_ago = il y a {count} semaines
+month_ago = il y a 1 mois
+months_ago = il y a {count} mois
+year_ago = il y a 1 an
+years_ago = il y a {count} ans
+# Attachments.
+dismiss = Fermer
+retry_upload = Relancer l'envoi
+retry_upload_named = Relancer l'envoi de {name}
+uploading_named = Envoi de {name}
+file_badge = FICHIER
+more_attachments = +{count} de plus
+show_fewer = Afficher moins
+uploads_failed = L'envoi d'une pièce jointe a échoué : relancez-le ou retirez la pièce jointe.
+uploads_pending = En attente de la fin de l'envoi des pièces jointes…
+upload_failed = Échec de l'envoi. {error}
+upload_failed_http = Échec de l'envoi (HTTP {status}).
+upload_connection_lost = Échec de l'envoi : la connexion a été perdue.
+upload_bad_address = Échec de l'envoi : l'adresse d'envoi n'est pas valide.
+upload_not_sent = Échec de l'envoi : le fichier n'a pas pu être envoyé.
+upload_file_gone = Le fichier n'est plus disponible : retirez-le et ajoutez-le de nouveau.
+upload_unsupported = Ce navigateur ne peut pas envoyer de fichiers.
+file_type_refused = « {name} » n'est pas un type de fichier pris en charge.
+file_too_large = « {name} » dépasse la limite de {limit}.
+too_many_files_one = Vous pouvez joindre au plus 1 fichier à un message ; {count} non ajouté(s).
+too_many_files = Vous pouvez joindre au plus {max} fichiers à un message ; {count} non ajouté(s).
+size_byte = 1 octet
+size_bytes = {count} octets
+size_kb = {size} Ko
+size_mb = {size} Mo
+size_gb = {size} Go
+# Widgets, tool calls, approvals and structured input.
+widget_failed = Ce widget n'a pas pu être affiché.
+unsupported_component = Composant non pris en charge
+show_details = Afficher les détails
+hide_details = Masquer les détails
+show_more = Afficher {count} de plus
+show_less = Afficher moins
+confirm = Confirmer
+button = Bouton
+chart_summary = Graphique : {series} sur {count} catégories
+approval_request = Demande d'approbation
+approval_required = Approbation requise
+approval_tool = L'assistant veut exécuter {tool}
+approved = Approuvé
+rejected = Refusé
+answer_sent = Réponse envoyée.
+answered = Répondu
+skipped = Ignoré
+no_answer = Pas de réponse
+client_tool = Outil client {name}
+tool_running = En cours…
+tool_done = Terminé
+tool_failed = Échec
+tool_not_run = Non exécuté
+details = Détails
+arguments = Arguments
+tool_result = Résultat
+acp_pending = En attente
+acp_in_progress = En cours
+acp_completed = Terminé
+acp_failed = Échec
+acp_awaiting_permission = En attente d'autorisation
+acp_rejected = Refusé
+acp_cancelled = Annulé
+acp_interrupted = Interrompu
+acp_unknown = Statut inconnu
+stop_max_tokens = L'agent s'est arrêté : il a atteint sa limite de jetons (max_tokens). La réponse peut être tronquée.
+stop_max_turn_requests = L'agent s'est arrêté : il a atteint sa limite de requêtes au modèle pour un tour (max_turn_requests).
+stop_refusal = L'agent a refusé de continuer (refusal).
+stop_cancelled = Arrêté avant que l'agent ait fini.
+stop_failed = Ce tour a échoué : {message}
+stop_other = Le tour s'est terminé : {reason}
+events_missing = Des événements de cette réponse ne sont jamais arrivés : elle est peut-être incomplète.
+resyncing = Resynchronisation : demande des événements manquants…
+team_roster = Équipe
+worker_reported = Rapport de {agent}
+handoff_note = Passage de relais de {from} à {to}
+artifact_label = Artefact
+artifact_open = Ouvrir {title}
+open = Ouvrir
+question_asks = {agent} demande
+question_asked = Une question pour vous
+answer_question = Répondre
+question_answered = Réponse : {answer}
+question_waiting = En attente de votre réponse
+question_sending = Réponse envoyée ; en attente de la confirmation de l'agent…
+child_of = Enfant de {parent}
+teammate_transcript = Transcription ({count} messages)
+load_earlier = Charger les messages précédents
+earlier_failed = Les messages précédents n’ont pas pu être chargés. {error}
+queue = Mettre en file
+queue_hint = Envoyer après cette exécution
+steer = Réorienter
+steer_hint = Réorienter cette exécution maintenant
+queued_turns = En file
+queued_status = Part après cette exécution
+steered_note = Vous avez réorienté cette exécution
+queue_refused = L'exécution s'est terminée avant que votre message l'atteigne ; il est de retour dans le champ de saisie.
+new_file = Nouveau fichier
+lines_unchanged = {count} lignes inchangées
+output_truncated = Sortie tronquée
+terminal_output = Terminal {id}
+tool_locations = Fichiers
+exit_code = Code de sortie {code}
+exit_signal = Arrêté par le signal {signal}
+one_line_unchanged = 1 ligne inchangée
+tool_calls_folded = {count} appels d'outils
+tool_calls_failed = {count} en échec
+tool_calls_unknown = {count} à l'issue inconnue
+raw_input = Entrée
+raw_output = Sortie
+permission_needed = Autorisation requise
+plan_decision = Un plan à décider
+permission_agent = Demandé par {agent}
+permission_decided = Décision : {option}
+permission_cancelled = Demande annulée
+permission_sent = Envoyé : {option}
+command = Commande
+working_directory = Répertoire
+run_error_code = Erreur {code}
+run_error_plain = Erreur
+liveness = connecté · dernier événement il y a {seconds} s
+agent_plan = Plan
+agent_thought = Réflexions
+diff_empty = Aucune modification
+diff_files_changed = {count} fichiers modifiés
+diff_one_file_changed = 1 fichier modifié
+diff_line_counts = Lignes ajoutées : {added}, supprimées : {removed}
+changed_files = Fichiers modifiés
+file_added = Ajouté
+file_modified = Modifié
+file_deleted = Supprimé
+file_renamed = Renommé
+file_copied = Copié
+copy_path = Copier le chemin
+diff_layout = Disposition
+diff_unified = Unifiée
+diff_side_by_side = Côte à côte
+diff_binary = Fichier binaire, non affiché
+diff_mode_changed = Mode du fichier changé de {old} à {new}
+diff_rename_only = Renommé, contenu inchangé
+diff_copy_only = Copié, contenu inchangé
+diff_empty_file = Fichier vide
+diff_no_lines = Aucune ligne modifiée
+diff_large = Modification volumineuse ({count} lignes) : repliée
+diff_unreadable = Une partie de ce diff n'a pas pu être lue : {detail}
+",
     ),
     (
         "de",
-        &[
-            (Text::Send, "Senden"),
-            (Text::Stop, "Stopp"),
-            (Text::Retry, "Erneut versuchen"),
-            (Text::Copy, "Kopieren"),
-            (Text::Copied, "Kopiert"),
-            (Text::CopyCode, "Code kopieren"),
-            (Text::GoodResponse, "Gute Antwort"),
-            (Text::BadResponse, "Schlechte Antwort"),
-            (Text::ScrollToBottom, "Nach unten scrollen"),
-            (Text::NewChat, "Neuer Chat"),
-            (Text::History, "Verlauf"),
-            (Text::ViewTabs, "Ansichten"),
-            (Text::ChatTab, "Chat"),
-            (Text::DiffTab, "Diff"),
-            (Text::ViewUpdated, "Aktualisiert {time}"),
-            (Text::ViewStale, "Veraltet: Verbindung wird wiederhergestellt…"),
-            (Text::ComposerLabel, "Nachricht"),
-            (Text::ComposerPlaceholder, "Nachricht an den Assistenten"),
-            (Text::Greeting, "Wie kann ich helfen?"),
-            (Text::Conversation, "Unterhaltung"),
-            (Text::YouSaid, "Sie haben geschrieben"),
-            (Text::AssistantSaid, "Der Assistent schrieb"),
-            (Text::AssistantAnswering, "Der Assistent antwortet"),
-            (Text::AnswerStopped, "Antwort des Assistenten (gestoppt)"),
-            (Text::AnswerIncomplete, "Antwort des Assistenten (unvollständig)"),
-            (Text::Stopped, "Gestoppt"),
-            (Text::Sources, "Quellen"),
-            (Text::DismissNotice, "Hinweis schließen"),
-            (Text::Unsupported, "Nicht unterstützter Inhalt"),
-            (Text::ThreadClosed, "Diese Unterhaltung ist geschlossen."),
-            (Text::GeneratingImage, "Bild wird erstellt"),
-            (Text::GeneratedImage, "Erstelltes Bild"),
-            (Text::WorkedFor, "{seconds} s gearbeitet"),
-            (Text::Working, "Arbeitet…"),
-            (Text::Worked, "Gearbeitet"),
-            (Text::Attachments, "Anhänge"),
-            (Text::AddAttachment, "Anhang hinzufügen"),
-            (Text::Remove, "{name} entfernen"),
-            (Text::Approve, "Genehmigen"),
-            (Text::Reject, "Ablehnen"),
-            (Text::Submit, "Absenden"),
-            (Text::Skip, "Überspringen"),
-            // Start screen and shell.
-            (Text::Suggestions, "Vorschläge"),
-            (Text::ChatUnavailable, "Dieser Chat ist nicht mehr verfügbar."),
-            (Text::Resize, "Größe ändern"),
-            (Text::ResizeHint, "Größe ändern (Pfeiltasten)"),
-            // Loading and errors.
-            (Text::LoadingConversation, "Unterhaltung wird geladen…"),
-            (Text::LoadingEarlier, "Frühere Nachrichten werden geladen…"),
-            (Text::ThreadOpenError, "Diese Unterhaltung konnte nicht geöffnet werden. {error}"),
-            (Text::AnswerEmpty, "Der Server hat die Antwort beendet, ohne etwas zu senden."),
-            (Text::AnswerFailed, "Beim Antworten ist ein Fehler aufgetreten. Bitte versuchen Sie es erneut."),
-            (Text::RequestCancelled, "Die Anfrage wurde abgebrochen."),
-            (Text::ServerError, "Der Server hat mit einem Fehler geantwortet (HTTP {status})."),
-            (Text::ServerErrorDetail, "Der Server hat mit einem Fehler geantwortet (HTTP {status}): {message}"),
-            (Text::AnswerStalled, "Die Antwort stockt: Seit {seconds} Sekunden ist nichts angekommen."),
-            (Text::ConnectionLost, "Die Verbindung zum Server wurde unterbrochen. Prüfen Sie Ihre Verbindung und versuchen Sie es erneut."),
-            (Text::ServerSilent, "Der Server hat nicht innerhalb von {seconds} Sekunden geantwortet."),
-            (Text::AnswerTooLarge, "Die Antwort wurde abgeschnitten: Ein Teil davon war größer als {megabytes} MB."),
-            (Text::UnreadableAnswer, "Die Antwort des Servers konnte nicht gelesen werden: {detail}"),
-            (Text::StreamingUnsupported, "Dieser Browser kann keine gestreamten Anfragen ausführen."),
-            // Workflows and tasks.
-            (Text::Thinking, "Denkt nach…"),
-            (Text::Thought, "Nachgedacht"),
-            (Text::ThoughtFor, "{seconds} s nachgedacht"),
-            (Text::TaskUntitled, "Arbeitet"),
-            (Text::TaskInProgress, "In Bearbeitung"),
-            (Text::TaskComplete, "Abgeschlossen"),
-            (Text::Searches, "Suchanfragen"),
-            (Text::SourcesFound, "Gefundene Quellen"),
-            // History.
-            (Text::Conversations, "Unterhaltungen"),
-            (Text::NoConversations, "Noch keine Unterhaltungen"),
-            (Text::LoadingConversations, "Unterhaltungen werden geladen…"),
-            (Text::HistoryError, "Die Unterhaltungen konnten nicht geladen werden. {error}"),
-            (Text::TryAgain, "Erneut versuchen"),
-            (Text::PartLoadFailed, "Dieser Teil der Unterhaltung konnte nicht geladen werden."),
-            (Text::Rename, "Umbenennen"),
-            (Text::RenameNamed, "{title} umbenennen"),
-            (Text::Delete, "Löschen"),
-            (Text::DeleteNamed, "{title} löschen"),
-            (Text::DeleteConfirm, "„{title}“ löschen?"),
-            (Text::Cancel, "Abbrechen"),
-            (Text::ConversationTitle, "Titel der Unterhaltung"),
-            (Text::Untitled, "Unterhaltung ohne Titel"),
-            (Text::JustNow, "gerade eben"),
-            (Text::MinuteAgo, "vor 1 Minute"),
-            (Text::MinutesAgo, "vor {count} Minuten"),
-            (Text::HourAgo, "vor 1 Stunde"),
-            (Text::HoursAgo, "vor {count} Stunden"),
-            (Text::Yesterday, "gestern"),
-            (Text::DaysAgo, "vor {count} Tagen"),
-            (Text::WeekAgo, "vor 1 Woche"),
-            (Text::WeeksAgo, "vor {count} Wochen"),
-            (Text::MonthAgo, "vor 1 Monat"),
-            (Text::MonthsAgo, "vor {count} Monaten"),
-            (Text::YearAgo, "vor 1 Jahr"),
-            (Text::YearsAgo, "vor {count} Jahren"),
-            // Attachments.
-            (Text::Dismiss, "Schließen"),
-            (Text::RetryUpload, "Upload wiederholen"),
-            (Text::RetryUploadNamed, "Upload von {name} wiederholen"),
-            (Text::UploadingNamed, "{name} wird hochgeladen"),
-            (Text::FileBadge, "DATEI"),
-            (Text::MoreAttachments, "+{count} weitere"),
-            (Text::ShowFewer, "Weniger anzeigen"),
-            (Text::UploadsFailed, "Ein Anhang konnte nicht hochgeladen werden: Versuchen Sie es erneut oder entfernen Sie ihn."),
-            (Text::UploadsPending, "Warten, bis die Anhänge hochgeladen sind…"),
-            (Text::UploadFailed, "Upload fehlgeschlagen. {error}"),
-            (Text::UploadFailedHttp, "Upload fehlgeschlagen (HTTP {status})."),
-            (Text::UploadConnectionLost, "Upload fehlgeschlagen: Die Verbindung wurde unterbrochen."),
-            (Text::UploadBadAddress, "Upload fehlgeschlagen: Die Upload-Adresse ist ungültig."),
-            (Text::UploadNotSent, "Upload fehlgeschlagen: Die Datei konnte nicht gesendet werden."),
-            (Text::UploadFileGone, "Die Datei ist nicht mehr verfügbar: Entfernen Sie sie und fügen Sie sie erneut hinzu."),
-            (Text::UploadUnsupported, "Dieser Browser kann keine Dateien hochladen."),
-            (Text::FileTypeRefused, "„{name}“ ist kein unterstützter Dateityp."),
-            (Text::FileTooLarge, "„{name}“ ist größer als das Limit von {limit}."),
-            (Text::TooManyFilesOne, "Sie können höchstens 1 Datei an eine Nachricht anhängen; {count} nicht hinzugefügt."),
-            (Text::TooManyFiles, "Sie können höchstens {max} Dateien an eine Nachricht anhängen; {count} nicht hinzugefügt."),
-            (Text::SizeByte, "1 Byte"),
-            (Text::SizeBytes, "{count} Bytes"),
-            (Text::SizeKb, "{size} KB"),
-            (Text::SizeMb, "{size} MB"),
-            (Text::SizeGb, "{size} GB"),
-            // Widgets, tool calls, approvals and structured input.
-            (Text::WidgetFailed, "Dieses Widget konnte nicht angezeigt werden."),
-            (Text::UnsupportedComponent, "Nicht unterstützte Komponente"),
-            (Text::ShowDetails, "Details anzeigen"),
-            (Text::HideDetails, "Details ausblenden"),
-            (Text::ShowMore, "{count} weitere anzeigen"),
-            (Text::ShowLess, "Weniger anzeigen"),
-            (Text::Confirm, "Bestätigen"),
-            (Text::Button, "Schaltfläche"),
-            (Text::ChartSummary, "Diagramm: {series} über {count} Kategorien"),
-            (Text::ApprovalRequest, "Genehmigungsanfrage"),
-            (Text::ApprovalRequired, "Genehmigung erforderlich"),
-            (Text::ApprovalTool, "Der Assistent möchte {tool} ausführen"),
-            (Text::Approved, "Genehmigt"),
-            (Text::Rejected, "Abgelehnt"),
-            (Text::AnswerSent, "Antwort gesendet."),
-            (Text::Answered, "Beantwortet"),
-            (Text::Skipped, "Übersprungen"),
-            (Text::NoAnswer, "Keine Antwort"),
-            (Text::ClientTool, "Client-Werkzeug {name}"),
-            (Text::ToolRunning, "Läuft…"),
-            (Text::ToolDone, "Fertig"),
-            (Text::ToolFailed, "Fehlgeschlagen"),
-            (Text::ToolNotRun, "Nicht ausgeführt"),
-            (Text::Details, "Details"),
-            (Text::Arguments, "Argumente"),
-            (Text::ToolResult, "Ergebnis"),
-            (Text::AcpPending, "Ausstehend"),
-            (Text::AcpInProgress, "Läuft"),
-            (Text::AcpCompleted, "Abgeschlossen"),
-            (Text::AcpFailed, "Fehlgeschlagen"),
-            (Text::AcpAwaitingPermission, "Wartet auf Erlaubnis"),
-            (Text::AcpRejected, "Abgelehnt"),
-            (Text::AcpCancelled, "Abgebrochen"),
-            (Text::AcpInterrupted, "Unterbrochen"),
-            (Text::AcpUnknown, "Status unbekannt"),
-            (Text::StopMaxTokens, "Der Agent hat angehalten: Er hat sein Token-Limit erreicht (max_tokens). Die Antwort ist vielleicht abgeschnitten."),
-            (Text::StopMaxTurnRequests, "Der Agent hat angehalten: Er hat sein Limit an Modellanfragen für einen Durchgang erreicht (max_turn_requests)."),
-            (Text::StopRefusal, "Der Agent hat es abgelehnt, weiterzumachen (refusal)."),
-            (Text::StopCancelled, "Angehalten, bevor der Agent fertig war."),
-            (Text::StopFailed, "Dieser Durchgang ist fehlgeschlagen: {message}"),
-            (Text::StopOther, "Der Durchgang endete: {reason}"),
-            (Text::EventsMissing, "Einige Ereignisse dieser Antwort sind nie angekommen: Sie ist vielleicht unvollständig."),
-            (Text::Resyncing, "Neu synchronisieren: fehlende Ereignisse werden angefragt…"),
-            (Text::TeamRoster, "Team"),
-            (Text::WorkerReported, "Bericht von {agent}"),
-            (Text::HandoffNote, "Übergabe von {from} an {to}"),
-            (Text::ArtifactLabel, "Artefakt"),
-            (Text::ArtifactOpen, "{title} öffnen"),
-            (Text::Open, "Öffnen"),
-            (Text::QuestionAsks, "{agent} fragt"),
-            (Text::QuestionAsked, "Eine Frage an Sie"),
-            (Text::AnswerQuestion, "Antworten"),
-            (Text::QuestionAnswered, "Beantwortet: {answer}"),
-            (Text::QuestionWaiting, "Wartet auf Ihre Antwort"),
-            (Text::QuestionSending, "Antwort gesendet; wartet auf die Bestätigung des Agenten…"),
-            (Text::ChildOf, "Kind von {parent}"),
-            (Text::TeammateTranscript, "Verlauf ({count} Nachrichten)"),
-            (Text::LoadEarlier, "Frühere Nachrichten laden"),
-            (Text::EarlierFailed, "Frühere Nachrichten konnten nicht geladen werden. {error}"),
-            (Text::Queue, "Einreihen"),
-            (Text::QueueHint, "Nach diesem Lauf senden"),
-            (Text::Steer, "Umlenken"),
-            (Text::SteerHint, "Diesen Lauf jetzt umlenken"),
-            (Text::QueuedTurns, "In der Warteschlange"),
-            (Text::QueuedStatus, "Wird nach diesem Lauf gesendet"),
-            (Text::SteeredNote, "Sie haben diesen Lauf umgelenkt"),
-            (Text::QueueRefused, "Der Lauf war zu Ende, bevor Ihre Nachricht ihn erreichte; sie steht wieder im Eingabefeld."),
-            (Text::NewFile, "Neue Datei"),
-            (Text::LinesUnchanged, "{count} unveränderte Zeilen"),
-            (Text::OutputTruncated, "Ausgabe gekürzt"),
-            (Text::TerminalOutput, "Terminal {id}"),
-            (Text::ToolLocations, "Dateien"),
-            (Text::ExitCode, "Exit-Code {code}"),
-            (Text::ExitSignal, "Durch Signal {signal} beendet"),
-            (Text::OneLineUnchanged, "1 unveränderte Zeile"),
-            (Text::ToolCallsFolded, "{count} Werkzeugaufrufe"),
-            (Text::ToolCallsFailed, "{count} fehlgeschlagen"),
-            (Text::ToolCallsUnknown, "{count} mit unbekanntem Ausgang"),
-            (Text::RawInput, "Eingabe"),
-            (Text::RawOutput, "Ausgabe"),
-            (Text::PermissionNeeded, "Erlaubnis erforderlich"),
-            (Text::PlanDecision, "Ein Plan zur Entscheidung"),
-            (Text::PermissionAgent, "Angefragt von {agent}"),
-            (Text::PermissionDecided, "Entscheidung: {option}"),
-            (Text::PermissionCancelled, "Anfrage abgebrochen"),
-            (Text::PermissionSent, "Gesendet: {option}"),
-            (Text::Command, "Befehl"),
-            (Text::WorkingDirectory, "Verzeichnis"),
-            (Text::RunErrorCode, "Fehler {code}"),
-            (Text::RunErrorPlain, "Fehler"),
-            (Text::Liveness, "verbunden · letztes Ereignis vor {seconds} s"),
-            (Text::AgentPlan, "Plan"),
-            (Text::AgentThought, "Gedanken"),
-            (Text::DiffEmpty, "Keine Änderungen"),
-            (Text::DiffFilesChanged, "{count} Dateien geändert"),
-            (Text::DiffOneFileChanged, "1 Datei geändert"),
-            (Text::DiffLineCounts, "Zeilen hinzugefügt: {added}, entfernt: {removed}"),
-            (Text::ChangedFiles, "Geänderte Dateien"),
-            (Text::FileAdded, "Hinzugefügt"),
-            (Text::FileModified, "Geändert"),
-            (Text::FileDeleted, "Gelöscht"),
-            (Text::FileRenamed, "Umbenannt"),
-            (Text::FileCopied, "Kopiert"),
-            (Text::CopyPath, "Pfad kopieren"),
-            (Text::DiffLayout, "Ansicht"),
-            (Text::DiffUnified, "Einheitlich"),
-            (Text::DiffSideBySide, "Nebeneinander"),
-            (Text::DiffBinary, "Binärdatei, nicht angezeigt"),
-            (Text::DiffModeChanged, "Dateimodus von {old} zu {new} geändert"),
-            (Text::DiffRenameOnly, "Umbenannt, Inhalt unverändert"),
-            (Text::DiffCopyOnly, "Kopiert, Inhalt unverändert"),
-            (Text::DiffEmptyFile, "Leere Datei"),
-            (Text::DiffNoLines, "Keine Zeilen geändert"),
-            (Text::DiffLarge, "Große Änderung ({count} Zeilen): eingeklappt"),
-            (Text::DiffUnreadable, "Ein Teil dieses Diffs konnte nicht gelesen werden: {detail}"),
-        ],
+        "
+send = Senden
+stop = Stopp
+retry = Erneut versuchen
+copy = Kopieren
+copied = Kopiert
+copy_code = Code kopieren
+good_response = Gute Antwort
+bad_response = Schlechte Antwort
+scroll_to_bottom = Nach unten scrollen
+new_chat = Neuer Chat
+history = Verlauf
+view_tabs = Ansichten
+chat_tab = Chat
+diff_tab = Diff
+view_updated = Aktualisiert {time}
+view_stale = Veraltet: Verbindung wird wiederhergestellt…
+composer_label = Nachricht
+composer_placeholder = Nachricht an den Assistenten
+greeting = Wie kann ich helfen?
+conversation = Unterhaltung
+you_said = Sie haben geschrieben
+assistant_said = Der Assistent schrieb
+assistant_answering = Der Assistent antwortet
+answer_stopped = Antwort des Assistenten (gestoppt)
+answer_incomplete = Antwort des Assistenten (unvollständig)
+stopped = Gestoppt
+sources = Quellen
+dismiss_notice = Hinweis schließen
+unsupported = Nicht unterstützter Inhalt
+thread_closed = Diese Unterhaltung ist geschlossen.
+generating_image = Bild wird erstellt
+generated_image = Erstelltes Bild
+worked_for = {seconds} s gearbeitet
+working = Arbeitet…
+worked = Gearbeitet
+attachments = Anhänge
+add_attachment = Anhang hinzufügen
+remove = {name} entfernen
+approve = Genehmigen
+reject = Ablehnen
+submit = Absenden
+skip = Überspringen
+# Start screen and shell.
+suggestions = Vorschläge
+chat_unavailable = Dieser Chat ist nicht mehr verfügbar.
+resize = Größe ändern
+resize_hint = Größe ändern (Pfeiltasten)
+# Loading and errors.
+loading_conversation = Unterhaltung wird geladen…
+loading_earlier = Frühere Nachrichten werden geladen…
+thread_open_error = Diese Unterhaltung konnte nicht geöffnet werden. {error}
+answer_empty = Der Server hat die Antwort beendet, ohne etwas zu senden.
+answer_failed = Beim Antworten ist ein Fehler aufgetreten. Bitte versuchen Sie es erneut.
+request_cancelled = Die Anfrage wurde abgebrochen.
+server_error = Der Server hat mit einem Fehler geantwortet (HTTP {status}).
+server_error_detail = Der Server hat mit einem Fehler geantwortet (HTTP {status}): {message}
+answer_stalled = Die Antwort stockt: Seit {seconds} Sekunden ist nichts angekommen.
+connection_lost = Die Verbindung zum Server wurde unterbrochen. Prüfen Sie Ihre Verbindung und versuchen Sie es erneut.
+server_silent = Der Server hat nicht innerhalb von {seconds} Sekunden geantwortet.
+answer_too_large = Die Antwort wurde abgeschnitten: Ein Teil davon war größer als {megabytes} MB.
+unreadable_answer = Die Antwort des Servers konnte nicht gelesen werden: {detail}
+streaming_unsupported = Dieser Browser kann keine gestreamten Anfragen ausführen.
+# Workflows and tasks.
+thinking = Denkt nach…
+thought = Nachgedacht
+thought_for = {seconds} s nachgedacht
+task_untitled = Arbeitet
+task_in_progress = In Bearbeitung
+task_complete = Abgeschlossen
+searches = Suchanfragen
+sources_found = Gefundene Quellen
+# History.
+conversations = Unterhaltungen
+no_conversations = Noch keine Unterhaltungen
+loading_conversations = Unterhaltungen werden geladen…
+history_error = Die Unterhaltungen konnten nicht geladen werden. {error}
+try_again = Erneut versuchen
+part_load_failed = Dieser Teil der Unterhaltung konnte nicht geladen werden.
+rename = Umbenennen
+rename_named = {title} umbenennen
+delete = Löschen
+delete_named = {title} löschen
+delete_confirm = „{title}“ löschen?
+cancel = Abbrechen
+conversation_title = Titel der Unterhaltung
+untitled = Unterhaltung ohne Titel
+just_now = gerade eben
+minute_ago = vor 1 Minute
+minutes_ago = vor {count} Minuten
+hour_ago = vor 1 Stunde
+hours_ago = vor {count} Stunden
+yesterday = gestern
+days_ago = vor {count} Tagen
+week_ago = vor 1 Woche
+weeks_ago = vor {count} Wochen
+month_ago = vor 1 Monat
+months_ago = vor {count} Monaten
+year_ago = vor 1 Jahr
+years_ago = vor {count} Jahren
+# Attachments.
+dismiss = Schließen
+retry_upload = Upload wiederholen
+retry_upload_named = Upload von {name} wiederholen
+uploading_named = {name} wird hochgeladen
+file_badge = DATEI
+more_attachments = +{count} weitere
+show_fewer = Weniger anzeigen
+uploads_failed = Ein Anhang konnte nicht hochgeladen werden: Versuchen Sie es erneut oder entfernen Sie ihn.
+uploads_pending = Warten, bis die Anhänge hochgeladen sind…
+upload_failed = Upload fehlgeschlagen. {error}
+upload_failed_http = Upload fehlgeschlagen (HTTP {status}).
+upload_connection_lost = Upload fehlgeschlagen: Die Verbindung wurde unterbrochen.
+upload_bad_address = Upload fehlgeschlagen: Die Upload-Adresse ist ungültig.
+upload_not_sent = Upload fehlgeschlagen: Die Datei konnte nicht gesendet werden.
+upload_file_gone = Die Datei ist nicht mehr verfügbar: Entfernen Sie sie und fügen Sie sie erneut hinzu.
+upload_unsupported = Dieser Browser kann keine Dateien hochladen.
+file_type_refused = „{name}“ ist kein unterstützter Dateityp.
+file_too_large = „{name}“ ist größer als das Limit von {limit}.
+too_many_files_one = Sie können höchstens 1 Datei an eine Nachricht anhängen; {count} nicht hinzugefügt.
+too_many_files = Sie können höchstens {max} Dateien an eine Nachricht anhängen; {count} nicht hinzugefügt.
+size_byte = 1 Byte
+size_bytes = {count} Bytes
+size_kb = {size} KB
+size_mb = {size} MB
+size_gb = {size} GB
+# Widgets, tool calls, approvals and structured input.
+widget_failed = Dieses Widget konnte nicht angezeigt werden.
+unsupported_component = Nicht unterstützte Komponente
+show_details = Details anzeigen
+hide_details = Details ausblenden
+show_more = {count} weitere anzeigen
+show_less = Weniger anzeigen
+confirm = Bestätigen
+button = Schaltfläche
+chart_summary = Diagramm: {series} über {count} Kategorien
+approval_request = Genehmigungsanfrage
+approval_required = Genehmigung erforderlich
+approval_tool = Der Assistent möchte {tool} ausführen
+approved = Genehmigt
+rejected = Abgelehnt
+answer_sent = Antwort gesendet.
+answered = Beantwortet
+skipped = Übersprungen
+no_answer = Keine Antwort
+client_tool = Client-Werkzeug {name}
+tool_running = Läuft…
+tool_done = Fertig
+tool_failed = Fehlgeschlagen
+tool_not_run = Nicht ausgeführt
+details = Details
+arguments = Argumente
+tool_result = Ergebnis
+acp_pending = Ausstehend
+acp_in_progress = Läuft
+acp_completed = Abgeschlossen
+acp_failed = Fehlgeschlagen
+acp_awaiting_permission = Wartet auf Erlaubnis
+acp_rejected = Abgelehnt
+acp_cancelled = Abgebrochen
+acp_interrupted = Unterbrochen
+acp_unknown = Status unbekannt
+stop_max_tokens = Der Agent hat angehalten: Er hat sein Token-Limit erreicht (max_tokens). Die Antwort ist vielleicht abgeschnitten.
+stop_max_turn_requests = Der Agent hat angehalten: Er hat sein Limit an Modellanfragen für einen Durchgang erreicht (max_turn_requests).
+stop_refusal = Der Agent hat es abgelehnt, weiterzumachen (refusal).
+stop_cancelled = Angehalten, bevor der Agent fertig war.
+stop_failed = Dieser Durchgang ist fehlgeschlagen: {message}
+stop_other = Der Durchgang endete: {reason}
+events_missing = Einige Ereignisse dieser Antwort sind nie angekommen: Sie ist vielleicht unvollständig.
+resyncing = Neu synchronisieren: fehlende Ereignisse werden angefragt…
+team_roster = Team
+worker_reported = Bericht von {agent}
+handoff_note = Übergabe von {from} an {to}
+artifact_label = Artefakt
+artifact_open = {title} öffnen
+open = Öffnen
+question_asks = {agent} fragt
+question_asked = Eine Frage an Sie
+answer_question = Antworten
+question_answered = Beantwortet: {answer}
+question_waiting = Wartet auf Ihre Antwort
+question_sending = Antwort gesendet; wartet auf die Bestätigung des Agenten…
+child_of = Kind von {parent}
+teammate_transcript = Verlauf ({count} Nachrichten)
+load_earlier = Frühere Nachrichten laden
+earlier_failed = Frühere Nachrichten konnten nicht geladen werden. {error}
+queue = Einreihen
+queue_hint = Nach diesem Lauf senden
+steer = Umlenken
+steer_hint = Diesen Lauf jetzt umlenken
+queued_turns = In der Warteschlange
+queued_status = Wird nach diesem Lauf gesendet
+steered_note = Sie haben diesen Lauf umgelenkt
+queue_refused = Der Lauf war zu Ende, bevor Ihre Nachricht ihn erreichte; sie steht wieder im Eingabefeld.
+new_file = Neue Datei
+lines_unchanged = {count} unveränderte Zeilen
+output_truncated = Ausgabe gekürzt
+terminal_output = Terminal {id}
+tool_locations = Dateien
+exit_code = Exit-Code {code}
+exit_signal = Durch Signal {signal} beendet
+one_line_unchanged = 1 unveränderte Zeile
+tool_calls_folded = {count} Werkzeugaufrufe
+tool_calls_failed = {count} fehlgeschlagen
+tool_calls_unknown = {count} mit unbekanntem Ausgang
+raw_input = Eingabe
+raw_output = Ausgabe
+permission_needed = Erlaubnis erforderlich
+plan_decision = Ein Plan zur Entscheidung
+permission_agent = Angefragt von {agent}
+permission_decided = Entscheidung: {option}
+permission_cancelled = Anfrage abgebrochen
+permission_sent = Gesendet: {option}
+command = Befehl
+working_directory = Verzeichnis
+run_error_code = Fehler {code}
+run_error_plain = Fehler
+liveness = verbunden · letztes Ereignis vor {seconds} s
+agent_plan = Plan
+agent_thought = Gedanken
+diff_empty = Keine Änderungen
+diff_files_changed = {count} Dateien geändert
+diff_one_file_changed = 1 Datei geändert
+diff_line_counts = Zeilen hinzugefügt: {added}, entfernt: {removed}
+changed_files = Geänderte Dateien
+file_added = Hinzugefügt
+file_modified = Geändert
+file_deleted = Gelöscht
+file_renamed = Umbenannt
+file_copied = Kopiert
+copy_path = Pfad kopieren
+diff_layout = Ansicht
+diff_unified = Einheitlich
+diff_side_by_side = Nebeneinander
+diff_binary = Binärdatei, nicht angezeigt
+diff_mode_changed = Dateimodus von {old} zu {new} geändert
+diff_rename_only = Umbenannt, Inhalt unverändert
+diff_copy_only = Kopiert, Inhalt unverändert
+diff_empty_file = Leere Datei
+diff_no_lines = Keine Zeilen geändert
+diff_large = Große Änderung ({count} Zeilen): eingeklappt
+diff_unreadable = Ein Teil dieses Diffs konnte nicht gelesen werden: {detail}
+",
     ),
     (
         "ar",
-        &[
-            (Text::Send, "إرسال"),
-            (Text::Stop, "إيقاف"),
-            (Text::Retry, "إعادة المحاولة"),
-            (Text::Copy, "نسخ"),
-            (Text::Copied, "تم النسخ"),
-            (Text::CopyCode, "نسخ الشيفرة"),
-            (Text::GoodResponse, "إجابة جيدة"),
-            (Text::BadResponse, "إجابة سيئة"),
-            (Text::ScrollToBottom, "الانتقال إلى الأسفل"),
-            (Text::NewChat, "محادثة جديدة"),
-            (Text::History, "السجل"),
-            (Text::ViewTabs, "العروض"),
-            (Text::ChatTab, "المحادثة"),
-            (Text::DiffTab, "الفروق"),
-            (Text::ViewUpdated, "حُدّث {time}"),
-            (Text::ViewStale, "غير محدّث: جارٍ إعادة الاتصال…"),
-            (Text::ComposerLabel, "رسالة"),
-            (Text::ComposerPlaceholder, "اكتب رسالة إلى المساعد"),
-            (Text::Greeting, "كيف يمكنني مساعدتك اليوم؟"),
-            (Text::Conversation, "المحادثة"),
-            (Text::YouSaid, "أنت قلت"),
-            (Text::AssistantSaid, "قال المساعد"),
-            (Text::AssistantAnswering, "المساعد يجيب"),
-            (Text::AnswerStopped, "إجابة المساعد (متوقفة)"),
-            (Text::AnswerIncomplete, "إجابة المساعد (غير مكتملة)"),
-            (Text::Stopped, "متوقف"),
-            (Text::Sources, "المصادر"),
-            (Text::DismissNotice, "إغلاق التنبيه"),
-            (Text::Unsupported, "محتوى غير مدعوم"),
-            (Text::ThreadClosed, "هذه المحادثة مغلقة."),
-            (Text::GeneratingImage, "جارٍ إنشاء الصورة"),
-            (Text::GeneratedImage, "صورة مُنشأة"),
-            (Text::WorkedFor, "عمل لمدة {seconds} ث"),
-            (Text::Working, "جارٍ العمل…"),
-            (Text::Worked, "تم العمل"),
-            (Text::Attachments, "المرفقات"),
-            (Text::AddAttachment, "إضافة مرفق"),
-            (Text::Remove, "إزالة {name}"),
-            (Text::Approve, "موافقة"),
-            (Text::Reject, "رفض"),
-            (Text::Submit, "إرسال"),
-            (Text::Skip, "تخطي"),
-            // Start screen and shell.
-            (Text::Suggestions, "اقتراحات"),
-            (Text::ChatUnavailable, "لم تعد هذه المحادثة متاحة."),
-            (Text::Resize, "تغيير الحجم"),
-            (Text::ResizeHint, "تغيير الحجم (مفاتيح الأسهم)"),
-            // Loading and errors.
-            (Text::LoadingConversation, "جارٍ تحميل المحادثة…"),
-            (Text::LoadingEarlier, "جارٍ تحميل الرسائل السابقة…"),
-            (Text::ThreadOpenError, "تعذّر فتح هذه المحادثة. {error}"),
-            (Text::AnswerEmpty, "أنهى الخادم الإجابة دون إرسال أي شيء."),
-            (Text::AnswerFailed, "حدث خطأ أثناء الإجابة. يُرجى المحاولة مرة أخرى."),
-            (Text::RequestCancelled, "تم إلغاء الطلب."),
-            (Text::ServerError, "ردّ الخادم بخطأ (HTTP {status})."),
-            (Text::ServerErrorDetail, "ردّ الخادم بخطأ (HTTP {status}): {message}"),
-            (Text::AnswerStalled, "توقفت الإجابة: لم يصل شيء منذ {seconds} ثانية."),
-            (Text::ConnectionLost, "انقطع الاتصال بالخادم. تحقّق من اتصالك وأعد المحاولة."),
-            (Text::ServerSilent, "لم يُجب الخادم خلال {seconds} ثانية."),
-            (Text::AnswerTooLarge, "قُطعت الإجابة: كان أحد أجزائها أكبر من {megabytes} ميغابايت."),
-            (Text::UnreadableAnswer, "تعذّرت قراءة إجابة الخادم: {detail}"),
-            (Text::StreamingUnsupported, "لا يستطيع هذا المتصفح تنفيذ الطلبات المتدفقة."),
-            // Workflows and tasks.
-            (Text::Thinking, "جارٍ التفكير…"),
-            (Text::Thought, "تم التفكير"),
-            (Text::ThoughtFor, "فكّر لمدة {seconds} ث"),
-            (Text::TaskUntitled, "جارٍ العمل"),
-            (Text::TaskInProgress, "قيد التنفيذ"),
-            (Text::TaskComplete, "مكتمل"),
-            (Text::Searches, "عمليات البحث"),
-            (Text::SourcesFound, "المصادر التي عُثر عليها"),
-            // History.
-            (Text::Conversations, "المحادثات"),
-            (Text::NoConversations, "لا توجد محادثات بعد"),
-            (Text::LoadingConversations, "جارٍ تحميل المحادثات…"),
-            (Text::HistoryError, "تعذّر تحميل المحادثات. {error}"),
-            (Text::TryAgain, "حاول مرة أخرى"),
-            (Text::PartLoadFailed, "تعذّر تحميل هذا الجزء من المحادثة."),
-            (Text::Rename, "إعادة التسمية"),
-            (Text::RenameNamed, "إعادة تسمية {title}"),
-            (Text::Delete, "حذف"),
-            (Text::DeleteNamed, "حذف {title}"),
-            (Text::DeleteConfirm, "حذف «{title}»؟"),
-            (Text::Cancel, "إلغاء"),
-            (Text::ConversationTitle, "عنوان المحادثة"),
-            (Text::Untitled, "محادثة بلا عنوان"),
-            (Text::JustNow, "الآن"),
-            (Text::MinuteAgo, "منذ دقيقة واحدة"),
-            (Text::MinutesAgo, "منذ {count} دقيقة"),
-            (Text::HourAgo, "منذ ساعة واحدة"),
-            (Text::HoursAgo, "منذ {count} ساعة"),
-            (Text::Yesterday, "أمس"),
-            (Text::DaysAgo, "منذ {count} أيام"),
-            (Text::WeekAgo, "منذ أسبوع واحد"),
-            (Text::WeeksAgo, "منذ {count} أسابيع"),
-            (Text::MonthAgo, "منذ شهر واحد"),
-            (Text::MonthsAgo, "منذ {count} أشهر"),
-            (Text::YearAgo, "منذ سنة واحدة"),
-            (Text::YearsAgo, "منذ {count} سنوات"),
-            // Attachments.
-            (Text::Dismiss, "إغلاق"),
-            (Text::RetryUpload, "إعادة الرفع"),
-            (Text::RetryUploadNamed, "إعادة رفع {name}"),
-            (Text::UploadingNamed, "جارٍ رفع {name}"),
-            (Text::FileBadge, "ملف"),
-            (Text::MoreAttachments, "+{count} أخرى"),
-            (Text::ShowFewer, "عرض أقل"),
-            (Text::UploadsFailed, "تعذّر رفع أحد المرفقات: أعد المحاولة أو أزله."),
-            (Text::UploadsPending, "في انتظار اكتمال رفع المرفقات…"),
-            (Text::UploadFailed, "فشل الرفع. {error}"),
-            (Text::UploadFailedHttp, "فشل الرفع (HTTP {status})."),
-            (Text::UploadConnectionLost, "فشل الرفع: انقطع الاتصال."),
-            (Text::UploadBadAddress, "فشل الرفع: عنوان الرفع غير صالح."),
-            (Text::UploadNotSent, "فشل الرفع: تعذّر إرسال الملف."),
-            (Text::UploadFileGone, "لم يعد الملف متاحًا: أزله ثم أضفه مرة أخرى."),
-            (Text::UploadUnsupported, "لا يستطيع هذا المتصفح رفع الملفات."),
-            (Text::FileTypeRefused, "«{name}» ليس نوع ملف مدعومًا."),
-            (Text::FileTooLarge, "«{name}» أكبر من الحد المسموح ({limit})."),
-            (Text::TooManyFilesOne, "يمكنك إرفاق ملف واحد كحد أقصى بالرسالة؛ لم تتم إضافة {count}."),
-            (Text::TooManyFiles, "يمكنك إرفاق {max} ملفات كحد أقصى بالرسالة؛ لم تتم إضافة {count}."),
-            (Text::SizeByte, "بايت واحد"),
-            (Text::SizeBytes, "{count} بايت"),
-            (Text::SizeKb, "{size} كيلوبايت"),
-            (Text::SizeMb, "{size} ميغابايت"),
-            (Text::SizeGb, "{size} غيغابايت"),
-            // Widgets, tool calls, approvals and structured input.
-            (Text::WidgetFailed, "تعذّر عرض هذه الأداة."),
-            (Text::UnsupportedComponent, "مكوّن غير مدعوم"),
-            (Text::ShowDetails, "عرض التفاصيل"),
-            (Text::HideDetails, "إخفاء التفاصيل"),
-            (Text::ShowMore, "عرض {count} أخرى"),
-            (Text::ShowLess, "عرض أقل"),
-            (Text::Confirm, "تأكيد"),
-            (Text::Button, "زر"),
-            (Text::ChartSummary, "مخطط: {series} عبر {count} فئات"),
-            (Text::ApprovalRequest, "طلب موافقة"),
-            (Text::ApprovalRequired, "الموافقة مطلوبة"),
-            (Text::ApprovalTool, "يريد المساعد تشغيل {tool}"),
-            (Text::Approved, "تمت الموافقة"),
-            (Text::Rejected, "مرفوض"),
-            (Text::AnswerSent, "تم إرسال الإجابة."),
-            (Text::Answered, "تمت الإجابة"),
-            (Text::Skipped, "تم التخطي"),
-            (Text::NoAnswer, "لا توجد إجابة"),
-            (Text::ClientTool, "أداة العميل {name}"),
-            (Text::ToolRunning, "قيد التشغيل…"),
-            (Text::ToolDone, "تم"),
-            (Text::ToolFailed, "فشل"),
-            (Text::ToolNotRun, "لم يُنفَّذ"),
-            (Text::Details, "التفاصيل"),
-            (Text::Arguments, "الوسائط"),
-            (Text::ToolResult, "النتيجة"),
-            (Text::AcpPending, "قيد الانتظار"),
-            (Text::AcpInProgress, "قيد التنفيذ"),
-            (Text::AcpCompleted, "مكتمل"),
-            (Text::AcpFailed, "فشل"),
-            (Text::AcpAwaitingPermission, "بانتظار الإذن"),
-            (Text::AcpRejected, "مرفوض"),
-            (Text::AcpCancelled, "أُلغي"),
-            (Text::AcpInterrupted, "انقطع"),
-            (Text::AcpUnknown, "الحالة غير معروفة"),
-            (Text::StopMaxTokens, "توقف الوكيل: بلغ حدّه من الرموز (max_tokens). قد تكون الإجابة مبتورة."),
-            (Text::StopMaxTurnRequests, "توقف الوكيل: بلغ حدّه من طلبات النموذج في دور واحد (max_turn_requests)."),
-            (Text::StopRefusal, "رفض الوكيل المتابعة (refusal)."),
-            (Text::StopCancelled, "أُوقف قبل أن ينتهي الوكيل."),
-            (Text::StopFailed, "فشل هذا الدور: {message}"),
-            (Text::StopOther, "انتهى الدور: {reason}"),
-            (Text::EventsMissing, "لم تصل بعض أحداث هذه الإجابة: قد تكون ناقصة."),
-            (Text::Resyncing, "إعادة المزامنة: طلب الأحداث التي لم تصل…"),
-            (Text::TeamRoster, "الفريق"),
-            (Text::WorkerReported, "تقرير {agent}"),
-            (Text::HandoffNote, "تسليم من {from} إلى {to}"),
-            (Text::ArtifactLabel, "مُنتَج"),
-            (Text::ArtifactOpen, "فتح {title}"),
-            (Text::Open, "فتح"),
-            (Text::QuestionAsks, "{agent} يسأل"),
-            (Text::QuestionAsked, "سؤال لك"),
-            (Text::AnswerQuestion, "أجب"),
-            (Text::QuestionAnswered, "الإجابة: {answer}"),
-            (Text::QuestionWaiting, "في انتظار إجابتك"),
-            (Text::QuestionSending, "أُرسلت الإجابة؛ في انتظار تأكيد الوكيل…"),
-            (Text::ChildOf, "تابع لـ {parent}"),
-            (Text::TeammateTranscript, "السجل ({count} رسائل)"),
-            (Text::LoadEarlier, "تحميل الرسائل السابقة"),
-            (Text::EarlierFailed, "تعذّر تحميل الرسائل السابقة. {error}"),
-            (Text::Queue, "إضافة إلى الانتظار"),
-            (Text::QueueHint, "إرسال بعد هذا التشغيل"),
-            (Text::Steer, "توجيه"),
-            (Text::SteerHint, "إعادة توجيه هذا التشغيل الآن"),
-            (Text::QueuedTurns, "في الانتظار"),
-            (Text::QueuedStatus, "يُرسل بعد هذا التشغيل"),
-            (Text::SteeredNote, "لقد أعدت توجيه هذا التشغيل"),
-            (Text::QueueRefused, "انتهى التشغيل قبل أن تصله رسالتك؛ أعيدت إلى مربع الكتابة."),
-            (Text::NewFile, "ملف جديد"),
-            (Text::LinesUnchanged, "{count} سطرًا دون تغيير"),
-            (Text::OutputTruncated, "تم اقتطاع المخرجات"),
-            (Text::TerminalOutput, "الطرفية {id}"),
-            (Text::ToolLocations, "الملفات"),
-            (Text::ExitCode, "رمز الخروج {code}"),
-            (Text::ExitSignal, "أُنهي بالإشارة {signal}"),
-            (Text::OneLineUnchanged, "سطر واحد دون تغيير"),
-            (Text::ToolCallsFolded, "{count} من استدعاءات الأدوات"),
-            (Text::ToolCallsFailed, "{count} فشل"),
-            (Text::ToolCallsUnknown, "{count} نتيجته غير معروفة"),
-            (Text::RawInput, "المدخلات"),
-            (Text::RawOutput, "المخرجات"),
-            (Text::PermissionNeeded, "مطلوب إذن"),
-            (Text::PlanDecision, "خطة بانتظار قرارك"),
-            (Text::PermissionAgent, "طلبه {agent}"),
-            (Text::PermissionDecided, "القرار: {option}"),
-            (Text::PermissionCancelled, "أُلغي الطلب"),
-            (Text::PermissionSent, "أُرسل: {option}"),
-            (Text::Command, "الأمر"),
-            (Text::WorkingDirectory, "المجلد"),
-            (Text::RunErrorCode, "خطأ {code}"),
-            (Text::RunErrorPlain, "خطأ"),
-            (Text::Liveness, "متصل · آخر حدث قبل {seconds} ث"),
-            (Text::AgentPlan, "الخطة"),
-            (Text::AgentThought, "الأفكار"),
-            (Text::DiffEmpty, "لا تغييرات"),
-            (Text::DiffFilesChanged, "الملفات المتغيّرة: {count}"),
-            (Text::DiffOneFileChanged, "تغيّر ملف واحد"),
-            (Text::DiffLineCounts, "أسطر مضافة: {added}، محذوفة: {removed}"),
-            (Text::ChangedFiles, "الملفات المتغيّرة"),
-            (Text::FileAdded, "مُضاف"),
-            (Text::FileModified, "مُعدَّل"),
-            (Text::FileDeleted, "محذوف"),
-            (Text::FileRenamed, "أُعيدت تسميته"),
-            (Text::FileCopied, "منسوخ"),
-            (Text::CopyPath, "نسخ المسار"),
-            (Text::DiffLayout, "التخطيط"),
-            (Text::DiffUnified, "موحّد"),
-            (Text::DiffSideBySide, "جنبًا إلى جنب"),
-            (Text::DiffBinary, "ملف ثنائي، لا يُعرض"),
-            (Text::DiffModeChanged, "تغيّر وضع الملف من {old} إلى {new}"),
-            (Text::DiffRenameOnly, "أُعيدت تسميته، المحتوى دون تغيير"),
-            (Text::DiffCopyOnly, "منسوخ، المحتوى دون تغيير"),
-            (Text::DiffEmptyFile, "ملف فارغ"),
-            (Text::DiffNoLines, "لا أسطر متغيّرة"),
-            (Text::DiffLarge, "تغيير كبير ({count} سطرًا): مطويّ"),
-            (Text::DiffUnreadable, "تعذّرت قراءة جزء من هذا الفرق: {detail}"),
-        ],
+        "
+send = إرسال
+stop = إيقاف
+retry = إعادة المحاولة
+copy = نسخ
+copied = تم النسخ
+copy_code = نسخ الشيفرة
+good_response = إجابة جيدة
+bad_response = إجابة سيئة
+scroll_to_bottom = الانتقال إلى الأسفل
+new_chat = محادثة جديدة
+history = السجل
+view_tabs = العروض
+chat_tab = المحادثة
+diff_tab = الفروق
+view_updated = حُدّث {time}
+view_stale = غير محدّث: جارٍ إعادة الاتصال…
+composer_label = رسالة
+composer_placeholder = اكتب رسالة إلى المساعد
+greeting = كيف يمكنني مساعدتك اليوم؟
+conversation = المحادثة
+you_said = أنت قلت
+assistant_said = قال المساعد
+assistant_answering = المساعد يجيب
+answer_stopped = إجابة المساعد (متوقفة)
+answer_incomplete = إجابة المساعد (غير مكتملة)
+stopped = متوقف
+sources = المصادر
+dismiss_notice = إغلاق التنبيه
+unsupported = محتوى غير مدعوم
+thread_closed = هذه المحادثة مغلقة.
+generating_image = جارٍ إنشاء الصورة
+generated_image = صورة مُنشأة
+worked_for = عمل لمدة {seconds} ث
+working = جارٍ العمل…
+worked = تم العمل
+attachments = المرفقات
+add_attachment = إضافة مرفق
+remove = إزالة {name}
+approve = موافقة
+reject = رفض
+submit = إرسال
+skip = تخطي
+# Start screen and shell.
+suggestions = اقتراحات
+chat_unavailable = لم تعد هذه المحادثة متاحة.
+resize = تغيير الحجم
+resize_hint = تغيير الحجم (مفاتيح الأسهم)
+# Loading and errors.
+loading_conversation = جارٍ تحميل المحادثة…
+loading_earlier = جارٍ تحميل الرسائل السابقة…
+thread_open_error = تعذّر فتح هذه المحادثة. {error}
+answer_empty = أنهى الخادم الإجابة دون إرسال أي شيء.
+answer_failed = حدث خطأ أثناء الإجابة. يُرجى المحاولة مرة أخرى.
+request_cancelled = تم إلغاء الطلب.
+server_error = ردّ الخادم بخطأ (HTTP {status}).
+server_error_detail = ردّ الخادم بخطأ (HTTP {status}): {message}
+answer_stalled = توقفت الإجابة: لم يصل شيء منذ {seconds} ثانية.
+connection_lost = انقطع الاتصال بالخادم. تحقّق من اتصالك وأعد المحاولة.
+server_silent = لم يُجب الخادم خلال {seconds} ثانية.
+answer_too_large = قُطعت الإجابة: كان أحد أجزائها أكبر من {megabytes} ميغابايت.
+unreadable_answer = تعذّرت قراءة إجابة الخادم: {detail}
+streaming_unsupported = لا يستطيع هذا المتصفح تنفيذ الطلبات المتدفقة.
+# Workflows and tasks.
+thinking = جارٍ التفكير…
+thought = تم التفكير
+thought_for = فكّر لمدة {seconds} ث
+task_untitled = جارٍ العمل
+task_in_progress = قيد التنفيذ
+task_complete = مكتمل
+searches = عمليات البحث
+sources_found = المصادر التي عُثر عليها
+# History.
+conversations = المحادثات
+no_conversations = لا توجد محادثات بعد
+loading_conversations = جارٍ تحميل المحادثات…
+history_error = تعذّر تحميل المحادثات. {error}
+try_again = حاول مرة أخرى
+part_load_failed = تعذّر تحميل هذا الجزء من المحادثة.
+rename = إعادة التسمية
+rename_named = إعادة تسمية {title}
+delete = حذف
+delete_named = حذف {title}
+delete_confirm = حذف «{title}»؟
+cancel = إلغاء
+conversation_title = عنوان المحادثة
+untitled = محادثة بلا عنوان
+just_now = الآن
+minute_ago = منذ دقيقة واحدة
+minutes_ago = منذ {count} دقيقة
+hour_ago = منذ ساعة واحدة
+hours_ago = منذ {count} ساعة
+yesterday = أمس
+days_ago = منذ {count} أيام
+week_ago = منذ أسبوع واحد
+weeks_ago = منذ {count} أسابيع
+month_ago = منذ شهر واحد
+months_ago = منذ {count} أشهر
+year_ago = منذ سنة واحدة
+years_ago = منذ {count} سنوات
+# Attachments.
+dismiss = إغلاق
+retry_upload = إعادة الرفع
+retry_upload_named = إعادة رفع {name}
+uploading_named = جارٍ رفع {name}
+file_badge = ملف
+more_attachments = +{count} أخرى
+show_fewer = عرض أقل
+uploads_failed = تعذّر رفع أحد المرفقات: أعد المحاولة أو أزله.
+uploads_pending = في انتظار اكتمال رفع المرفقات…
+upload_failed = فشل الرفع. {error}
+upload_failed_http = فشل الرفع (HTTP {status}).
+upload_connection_lost = فشل الرفع: انقطع الاتصال.
+upload_bad_address = فشل الرفع: عنوان الرفع غير صالح.
+upload_not_sent = فشل الرفع: تعذّر إرسال الملف.
+upload_file_gone = لم يعد الملف متاحًا: أزله ثم أضفه مرة أخرى.
+upload_unsupported = لا يستطيع هذا المتصفح رفع الملفات.
+file_type_refused = «{name}» ليس نوع ملف مدعومًا.
+file_too_large = «{name}» أكبر من الحد المسموح ({limit}).
+too_many_files_one = يمكنك إرفاق ملف واحد كحد أقصى بالرسالة؛ لم تتم إضافة {count}.
+too_many_files = يمكنك إرفاق {max} ملفات كحد أقصى بالرسالة؛ لم تتم إضافة {count}.
+size_byte = بايت واحد
+size_bytes = {count} بايت
+size_kb = {size} كيلوبايت
+size_mb = {size} ميغابايت
+size_gb = {size} غيغابايت
+# Widgets, tool calls, approvals and structured input.
+widget_failed = تعذّر عرض هذه الأداة.
+unsupported_component = مكوّن غير مدعوم
+show_details = عرض التفاصيل
+hide_details = إخفاء التفاصيل
+show_more = عرض {count} أخرى
+show_less = عرض أقل
+confirm = تأكيد
+button = زر
+chart_summary = مخطط: {series} عبر {count} فئات
+approval_request = طلب موافقة
+approval_required = الموافقة مطلوبة
+approval_tool = يريد المساعد تشغيل {tool}
+approved = تمت الموافقة
+rejected = مرفوض
+answer_sent = تم إرسال الإجابة.
+answered = تمت الإجابة
+skipped = تم التخطي
+no_answer = لا توجد إجابة
+client_tool = أداة العميل {name}
+tool_running = قيد التشغيل…
+tool_done = تم
+tool_failed = فشل
+tool_not_run = لم يُنفَّذ
+details = التفاصيل
+arguments = الوسائط
+tool_result = النتيجة
+acp_pending = قيد الانتظار
+acp_in_progress = قيد التنفيذ
+acp_completed = مكتمل
+acp_failed = فشل
+acp_awaiting_permission = بانتظار الإذن
+acp_rejected = مرفوض
+acp_cancelled = أُلغي
+acp_interrupted = انقطع
+acp_unknown = الحالة غير معروفة
+stop_max_tokens = توقف الوكيل: بلغ حدّه من الرموز (max_tokens). قد تكون الإجابة مبتورة.
+stop_max_turn_requests = توقف الوكيل: بلغ حدّه من طلبات النموذج في دور واحد (max_turn_requests).
+stop_refusal = رفض الوكيل المتابعة (refusal).
+stop_cancelled = أُوقف قبل أن ينتهي الوكيل.
+stop_failed = فشل هذا الدور: {message}
+stop_other = انتهى الدور: {reason}
+events_missing = لم تصل بعض أحداث هذه الإجابة: قد تكون ناقصة.
+resyncing = إعادة المزامنة: طلب الأحداث التي لم تصل…
+team_roster = الفريق
+worker_reported = تقرير {agent}
+handoff_note = تسليم من {from} إلى {to}
+artifact_label = مُنتَج
+artifact_open = فتح {title}
+open = فتح
+question_asks = {agent} يسأل
+question_asked = سؤال لك
+answer_question = أجب
+question_answered = الإجابة: {answer}
+question_waiting = في انتظار إجابتك
+question_sending = أُرسلت الإجابة؛ في انتظار تأكيد الوكيل…
+child_of = تابع لـ {parent}
+teammate_transcript = السجل ({count} رسائل)
+load_earlier = تحميل الرسائل السابقة
+earlier_failed = تعذّر تحميل الرسائل السابقة. {error}
+queue = إضافة إلى الانتظار
+queue_hint = إرسال بعد هذا التشغيل
+steer = توجيه
+steer_hint = إعادة توجيه هذا التشغيل الآن
+queued_turns = في الانتظار
+queued_status = يُرسل بعد هذا التشغيل
+steered_note = لقد أعدت توجيه هذا التشغيل
+queue_refused = انتهى التشغيل قبل أن تصله رسالتك؛ أعيدت إلى مربع الكتابة.
+new_file = ملف جديد
+lines_unchanged = {count} سطرًا دون تغيير
+output_truncated = تم اقتطاع المخرجات
+terminal_output = الطرفية {id}
+tool_locations = الملفات
+exit_code = رمز الخروج {code}
+exit_signal = أُنهي بالإشارة {signal}
+one_line_unchanged = سطر واحد دون تغيير
+tool_calls_folded = {count} من استدعاءات الأدوات
+tool_calls_failed = {count} فشل
+tool_calls_unknown = {count} نتيجته غير معروفة
+raw_input = المدخلات
+raw_output = المخرجات
+permission_needed = مطلوب إذن
+plan_decision = خطة بانتظار قرارك
+permission_agent = طلبه {agent}
+permission_decided = القرار: {option}
+permission_cancelled = أُلغي الطلب
+permission_sent = أُرسل: {option}
+command = الأمر
+working_directory = المجلد
+run_error_code = خطأ {code}
+run_error_plain = خطأ
+liveness = متصل · آخر حدث قبل {seconds} ث
+agent_plan = الخطة
+agent_thought = الأفكار
+diff_empty = لا تغييرات
+diff_files_changed = الملفات المتغيّرة: {count}
+diff_one_file_changed = تغيّر ملف واحد
+diff_line_counts = أسطر مضافة: {added}، محذوفة: {removed}
+changed_files = الملفات المتغيّرة
+file_added = مُضاف
+file_modified = مُعدَّل
+file_deleted = محذوف
+file_renamed = أُعيدت تسميته
+file_copied = منسوخ
+copy_path = نسخ المسار
+diff_layout = التخطيط
+diff_unified = موحّد
+diff_side_by_side = جنبًا إلى جنب
+diff_binary = ملف ثنائي، لا يُعرض
+diff_mode_changed = تغيّر وضع الملف من {old} إلى {new}
+diff_rename_only = أُعيدت تسميته، المحتوى دون تغيير
+diff_copy_only = منسوخ، المحتوى دون تغيير
+diff_empty_file = ملف فارغ
+diff_no_lines = لا أسطر متغيّرة
+diff_large = تغيير كبير ({count} سطرًا): مطويّ
+diff_unreadable = تعذّرت قراءة جزء من هذا الفرق: {detail}
+",
     ),
 ];
 
@@ -1036,7 +1041,7 @@ impl Strings {
         let overrides = LOCALES
             .iter()
             .find(|(tag, _)| *tag == primary)
-            .map(|(_, table)| table.iter().map(|(k, v)| (*k, (*v).to_owned())).collect())
+            .map(|(_, table)| entries(table).map(|(k, v)| (k, v.to_owned())).collect())
             .unwrap_or_default();
         Strings {
             locale: locale.to_owned(),
@@ -1091,6 +1096,14 @@ impl Strings {
             "ltr"
         }
     }
+}
+
+/// The entries of a built-in locale's table (`LOCALES`).
+fn entries(table: &str) -> impl Iterator<Item = (Text, &str)> {
+    table.lines().filter_map(|line| {
+        let (name, text) = line.split_once(" = ").filter(|_| !line.starts_with('#'))?;
+        Some((Text::from_name(name.trim())?, text.trim()))
+    })
 }
 
 fn primary_subtag(locale: &str) -> &str {
@@ -1153,11 +1166,20 @@ mod tests {
     fn built_in_locales_are_complete() {
         assert_eq!(placeholders("a {x} b {y}{x}"), ["x", "x", "y"]);
         for (tag, table) in LOCALES {
+            // Every line is an entry, a comment or blank: a misspelt key is not dropped.
+            for line in table.lines() {
+                let known = line
+                    .split_once(" = ")
+                    .is_some_and(|(name, _)| Text::from_name(name).is_some());
+                assert!(
+                    known || line.starts_with('#') || line.trim().is_empty(),
+                    "{tag}: {line:?} names no key"
+                );
+            }
             for text in Text::ALL {
-                let entries: Vec<&str> = table
-                    .iter()
+                let entries: Vec<&str> = entries(table)
                     .filter(|(k, _)| k == text)
-                    .map(|(_, v)| *v)
+                    .map(|(_, v)| v)
                     .collect();
                 assert_eq!(
                     entries.len(),
