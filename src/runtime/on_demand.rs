@@ -10,20 +10,25 @@
 //!    an answer waits for them if they are not there yet, every later call is synchronous;
 //!  - the thread channel's reader (`split_channel.wasm`), fetched when the first thread is
 //!    shown;
+//!  - running client tools, with the widgets' views (`split_widgets.wasm`,
+//!    `views::on_demand`);
+//!  - listing the history's threads, with the history panel's views (`split_on_demand.wasm`,
+//!    `views::on_demand`);
 //!  - taking files and uploading them (`split_attachments.wasm`, with the tray's views),
 //!    fetched when the first file is offered.
 //!
-//! Each is an entry point of its own chunk (`crate::split`). If a chunk
-//! cannot be fetched, the caller says so in its own way: an answer or a request fails with
-//! "connection lost" (a message goes back to the composer), the channel retries after its backoff,
-//! the tray says the files could not be taken, an upload fails with its Retry.
+//! Each is an entry point of a chunk (`crate::split`). If a chunk cannot be fetched, the
+//! caller says so in its own way: an answer or a request fails with "connection lost" (a
+//! message goes back to the composer), the channel retries after its backoff, a client tool
+//! answers the server that it could not run, the history's list says so with its Try
+//! again, the tray says the files could not be taken, an upload fails with its Retry.
 
 use super::Runtime;
 use crate::split::{entry_points, LoadFailed};
 use crate::transport::TransportError;
 use chat_shell_core::protocol::agent_ui::AgentUiAdapter;
 use chat_shell_core::protocol::chatkit::{
-    self, Attachment, Page, SubscribeRequest, SyncCustomActionResponse, Thread, ThreadItem,
+    self, Attachment, ItemId, Page, SubscribeRequest, SyncCustomActionResponse, Thread, ThreadItem,
 };
 use chat_shell_core::protocol::events::EventsAdapter;
 use chat_shell_core::reducer::Input;
@@ -39,6 +44,9 @@ use web_sys::{AbortSignal, File};
 pub(super) type Task = Pin<Box<dyn Future<Output = ()>>>;
 
 type Inputs = Result<Vec<Input>, LoadFailed>;
+
+/// A client tool running: its result, or why there is none.
+pub(super) type ToolRun = Pin<Box<dyn Future<Output = Result<Value, String>>>>;
 
 entry_points! {
     decoders preload preload_decoders:
@@ -78,6 +86,14 @@ entry_points! {
     adapters:
         fn agent_ui(adapter: &mut AgentUiAdapter, frame: SseFrame) -> Vec<Input> {
             adapter.frame(frame)
+        }
+    widgets:
+        fn client_tool(runtime: Rc<Runtime>, item_id: ItemId, name: String, arguments: Value) -> ToolRun {
+            Box::pin(async move { runtime.call_client_tool(&item_id, &name, arguments).await })
+        }
+    on_demand:
+        fn list_threads(runtime: Rc<Runtime>, after: Option<String>, token: u64) -> Task {
+            Box::pin(runtime.list_threads(after, token))
         }
     channel:
         fn channel(
@@ -170,6 +186,25 @@ pub(super) async fn events(adapter: &mut EventsAdapter, frame: SseFrame) -> Inpu
 /// The reducer inputs of one frame of the `agent-ui` envelope.
 pub(super) async fn agent_ui(adapter: &mut AgentUiAdapter, frame: SseFrame) -> Inputs {
     entry::agent_ui(adapter, frame).await
+}
+
+/// Run a client tool, to await (`Runtime::call_client_tool`).
+pub(super) async fn client_tool(
+    runtime: Rc<Runtime>,
+    item_id: ItemId,
+    name: String,
+    arguments: Value,
+) -> Result<ToolRun, LoadFailed> {
+    entry::client_tool(runtime, item_id, name, arguments).await
+}
+
+/// A page of the history's list, to await (`Runtime::list_threads`).
+pub(super) async fn list_threads(
+    runtime: Rc<Runtime>,
+    after: Option<String>,
+    token: u64,
+) -> Result<Task, LoadFailed> {
+    entry::list_threads(runtime, after, token).await
 }
 
 /// The thread channel's reader, to await (`Runtime::follow_channel`).

@@ -456,7 +456,14 @@ impl Runtime {
         let generation = self.generation.get();
         let this = Rc::clone(self);
         wasm_bindgen_futures::spawn_local(async move {
-            let result = this.call_client_tool(&item_id, &name, arguments).await;
+            // The code that runs the tool comes with the widgets' (`on_demand`): if it
+            // cannot be fetched, the tool did not run, and the server is told so.
+            let tool =
+                super::on_demand::client_tool(Rc::clone(&this), item_id.clone(), name, arguments);
+            let result = match tool.await {
+                Ok(running) => running.await,
+                Err(_) => Err("The page could not fetch the code that runs client tools.".into()),
+            };
             if this.generation.get() != generation {
                 // Stopped, or another thread opened, while the tool ran: nothing is sent.
                 this.complete_tool_call(

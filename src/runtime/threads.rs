@@ -237,46 +237,66 @@ impl Runtime {
         });
         let this = Rc::clone(self);
         wasm_bindgen_futures::spawn_local(async move {
-            let result = this
-                .json_request::<Page<Thread>>(RequestBody::ListThreads {
-                    limit: Some(PAGE_SIZE),
-                    after,
-                    order: Some(ListOrder::Desc),
-                })
-                .await;
-            if this.threads.list_token.get() != token {
-                return;
-            }
-            let strings = this.signals.strings.get_untracked();
-            match result {
-                Ok(page) => this.signals.history.list.update(|l| {
-                    for thread in &page.data {
-                        if !l.rows.iter().any(|r| r.id == thread.id) {
-                            l.rows.push(ThreadRow {
-                                id: thread.id.clone(),
-                                label: this
-                                    .known_preview(thread)
-                                    .unwrap_or_else(|| thread_label(thread, &strings)),
-                                titled: has_title(thread),
-                                created_at: thread.created_at.clone(),
-                            });
-                        }
-                    }
-                    l.has_more = page.has_more && page.after.is_some();
-                    l.after = page.after;
-                    l.loading = false;
-                    l.loaded = true;
-                }),
-                Err(e) => {
-                    this.signals.history.list.update(|l| {
-                        l.loading = false;
-                        l.loaded = true;
-                        l.error = Some(e.message_in(&strings));
-                    });
-                    this.report(ErrorKind::History, &e);
-                }
+            // Its code comes with the history panel's (`on_demand`).
+            match super::on_demand::list_threads(Rc::clone(&this), after, token).await {
+                Ok(listing) => listing.await,
+                Err(_) => this.threads_not_listed(
+                    token,
+                    TransportError::Network("the history's code could not be fetched".into()),
+                ),
             }
         });
+    }
+
+    /// One page of the history's list, into `signals.history.list` (`fetch_threads`).
+    pub(super) async fn list_threads(self: Rc<Self>, after: Option<String>, token: u64) {
+        let result = self
+            .json_request::<Page<Thread>>(RequestBody::ListThreads {
+                limit: Some(PAGE_SIZE),
+                after,
+                order: Some(ListOrder::Desc),
+            })
+            .await;
+        if self.threads.list_token.get() != token {
+            return;
+        }
+        let page = match result {
+            Ok(page) => page,
+            Err(e) => return self.threads_not_listed(token, e),
+        };
+        let strings = self.signals.strings.get_untracked();
+        self.signals.history.list.update(|l| {
+            for thread in &page.data {
+                if !l.rows.iter().any(|r| r.id == thread.id) {
+                    l.rows.push(ThreadRow {
+                        id: thread.id.clone(),
+                        label: self
+                            .known_preview(thread)
+                            .unwrap_or_else(|| thread_label(thread, &strings)),
+                        titled: has_title(thread),
+                        created_at: thread.created_at.clone(),
+                    });
+                }
+            }
+            l.has_more = page.has_more && page.after.is_some();
+            l.after = page.after;
+            l.loading = false;
+            l.loaded = true;
+        });
+    }
+
+    /// The history's list could not be fetched: it says why, with its Try again.
+    fn threads_not_listed(&self, token: u64, e: TransportError) {
+        if self.threads.list_token.get() != token {
+            return;
+        }
+        let strings = self.signals.strings.get_untracked();
+        self.signals.history.list.update(|l| {
+            l.loading = false;
+            l.loaded = true;
+            l.error = Some(e.message_in(&strings));
+        });
+        self.report(ErrorKind::History, &e);
     }
 
     /// Rename a thread (`threads.update`). Resolves to whether the server took it.
