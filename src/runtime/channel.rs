@@ -378,24 +378,35 @@ impl Runtime {
         }
         let this = Rc::clone(self);
         wasm_bindgen_futures::spawn_local(async move {
-            let request = this.envelope_of(&CancelRunRequest::CancelRun { thread_id });
-            let Ok(http) = this.http().await else {
-                return;
-            };
-            let Ok(abort) = AbortController::new() else {
-                return;
-            };
-            let sent: Result<serde_json::Value, _> =
-                transport::post_json(&http, &request, &abort.signal()).await;
-            if let Err(e) = sent {
-                web_sys::console::warn_1(
-                    &format!(
-                        "chat-shell: the server was not told to stop: {}",
-                        e.user_message()
-                    )
-                    .into(),
-                );
+            // Its code comes with the channel's (`on_demand`).
+            match super::on_demand::cancel_run(Rc::clone(&this), thread_id).await {
+                Ok(sending) => sending.await,
+                Err(_) => not_told_to_stop(&TransportError::Network(String::new())),
             }
         });
     }
+
+    /// Stop's word to the server: `threads.cancel_run` (`cancel_run`).
+    pub(super) async fn send_cancel_run(self: Rc<Self>, thread_id: ThreadId) {
+        let request = self.envelope_of(&CancelRunRequest::CancelRun { thread_id });
+        let Ok(http) = self.http().await else {
+            return;
+        };
+        let Ok(abort) = AbortController::new() else {
+            return;
+        };
+        if let Err(e) = transport::post_json(&http, &request, &abort.signal()).await {
+            not_told_to_stop(&e);
+        }
+    }
+}
+
+fn not_told_to_stop(e: &TransportError) {
+    web_sys::console::warn_1(
+        &format!(
+            "chat-shell: the server was not told to stop: {}",
+            e.user_message()
+        )
+        .into(),
+    );
 }

@@ -20,7 +20,9 @@ pub use channel::{OpenArtifact, ViewsSignals, ARTIFACT_TAB};
 pub use intents::SendOptions;
 pub use threads::{HistorySignals, OlderItems, ThreadList, ThreadRow};
 
+use chat_shell_core::protocol::acp::PermissionOutcome;
 use chat_shell_core::protocol::chatkit::{ItemId, ItemKind};
+use chat_shell_core::strings::Text;
 
 use chat_shell_core::host_events::ChatEvent;
 use chat_shell_core::options::{Options, Setting};
@@ -290,7 +292,19 @@ impl Runtime {
                 } => {
                     let shell = self.shell;
                     wasm_bindgen_futures::spawn_local(async move {
-                        shell.with(|rt| rt.answer_permission(item_id, tool_call_id, outcome));
+                        let Some(rt) = shell.get() else { return };
+                        // Its code comes with the permission cards' (`on_demand`).
+                        let not_sent = (outcome != PermissionOutcome::Cancelled)
+                            .then(|| (item_id.clone(), rt.text(Text::ConnectionLost)));
+                        let answer = on_demand::answer_permission(
+                            Rc::clone(&rt),
+                            item_id,
+                            tool_call_id,
+                            outcome,
+                        );
+                        if let (Err(_), Some((item_id, message))) = (answer.await, not_sent) {
+                            rt.apply(Input::PermissionNotSent { item_id, message });
+                        }
                     });
                 }
             }

@@ -8,27 +8,30 @@
 //!    their frames into reducer inputs (`split_adapters.wasm`): a page set to one of those
 //!    protocols fetches them as soon as it knows (`prefetch_adapters`); the first frame of
 //!    an answer waits for them if they are not there yet, every later call is synchronous;
-//!  - the thread channel's reader (`split_channel.wasm`), fetched when the first thread is
-//!    shown;
+//!  - the thread channel's reader and Stop's word to the server (`split_channel.wasm`),
+//!    fetched when the first thread is shown;
 //!  - running client tools, with the widgets' views (`split_widgets.wasm`,
 //!    `views::on_demand`);
-//!  - listing the history's threads, with the history panel's views (`split_on_demand.wasm`,
-//!    `views::on_demand`);
+//!  - listing the history's threads and answering permission requests, with the views that
+//!    ask for them (`split_on_demand.wasm`, `views::on_demand`);
 //!  - taking files and uploading them (`split_attachments.wasm`, with the tray's views),
 //!    fetched when the first file is offered.
 //!
 //! Each is an entry point of a chunk (`crate::split`). If a chunk cannot be fetched, the
 //! caller says so in its own way: an answer or a request fails with "connection lost" (a
-//! message goes back to the composer), the channel retries after its backoff, a client tool
+//! message goes back to the composer), the channel retries after its backoff (Stop's word
+//! to the server is logged as not sent), a permission card offers its options again, a client tool
 //! answers the server that it could not run, the history's list says so with its Try
 //! again, the tray says the files could not be taken, an upload fails with its Retry.
 
 use super::Runtime;
 use crate::split::{entry_points, LoadFailed};
 use crate::transport::TransportError;
+use chat_shell_core::protocol::acp::{PermissionOutcome, ToolCallId};
 use chat_shell_core::protocol::agent_ui::AgentUiAdapter;
 use chat_shell_core::protocol::chatkit::{
-    self, Attachment, ItemId, Page, SubscribeRequest, SyncCustomActionResponse, Thread, ThreadItem,
+    self, Attachment, ItemId, Page, SubscribeRequest, SyncCustomActionResponse, Thread, ThreadId,
+    ThreadItem,
 };
 use chat_shell_core::protocol::events::EventsAdapter;
 use chat_shell_core::reducer::Input;
@@ -92,8 +95,21 @@ entry_points! {
             Box::pin(async move { runtime.call_client_tool(&item_id, &name, arguments).await })
         }
     on_demand:
+        fn answer_permission(
+            runtime: Rc<Runtime>,
+            item_id: ItemId,
+            tool_call_id: ToolCallId,
+            outcome: PermissionOutcome
+        ) -> () {
+            runtime.answer_permission(item_id, tool_call_id, outcome)
+        }
+    on_demand:
         fn list_threads(runtime: Rc<Runtime>, after: Option<String>, token: u64) -> Task {
             Box::pin(runtime.list_threads(after, token))
+        }
+    channel:
+        fn cancel_run(runtime: Rc<Runtime>, thread_id: ThreadId) -> Task {
+            Box::pin(runtime.send_cancel_run(thread_id))
         }
     channel:
         fn channel(
@@ -196,6 +212,24 @@ pub(super) async fn client_tool(
     arguments: Value,
 ) -> Result<ToolRun, LoadFailed> {
     entry::client_tool(runtime, item_id, name, arguments).await
+}
+
+/// Answer a permission request (`Runtime::answer_permission`).
+pub(super) async fn answer_permission(
+    runtime: Rc<Runtime>,
+    item_id: ItemId,
+    tool_call_id: ToolCallId,
+    outcome: PermissionOutcome,
+) -> Result<(), LoadFailed> {
+    entry::answer_permission(runtime, item_id, tool_call_id, outcome).await
+}
+
+/// Tell the server to stop the thread's run, to await (`Runtime::send_cancel_run`).
+pub(super) async fn cancel_run(
+    runtime: Rc<Runtime>,
+    thread_id: ThreadId,
+) -> Result<Task, LoadFailed> {
+    entry::cancel_run(runtime, thread_id).await
 }
 
 /// A page of the history's list, to await (`Runtime::list_threads`).
