@@ -22,12 +22,12 @@
 # the other envelopes' adapters, fetched when first needed.
 #
 # THE BUDGET GATE: the script fails (exit 2) when the initial load's brotli size is over
-# CHAT_SHELL_SIZE_BUDGET (bytes; default below). The default is NOT the goal: it is the
-# size measured when the gate was added plus about 3%, so the gate catches regressions
-# without failing today's build. The issue's goals (initial ≤ 300 kB brotli, component
-# total ≤ 550 kB brotli; kB = 1000 bytes) are printed next to the measured figures. When
-# a change makes the bundle smaller, lower the default budget to the new size plus ~3%;
-# never raise it to let a regression through without saying why in the commit.
+# CHAT_SHELL_SIZE_BUDGET (bytes; default below). The default is the issue's goal for the
+# initial load, 300 kB brotli, which it meets since 2026-11-24; until then it was the size
+# last measured plus about 3%, so the gate caught regressions without failing the build
+# of the day (history below). The goals (initial ≤ 300 kB brotli, component total ≤ 550 kB
+# brotli; kB = 1000 bytes) are printed next to the measured figures. Never raise the
+# budget to let a regression through without saying why in the commit.
 #   Budget set 2026-11-23 on 5b5fda1 (opt-level "z", data-wasm-opt="1"): initial load
 #   783,536 bytes brotli, + 3% = 807,100. See README.md, "Size", for the flag measurements.
 #   Raised 2026-11-23 for issue 13 (the thread channel, the view tabs, the Diff view and
@@ -51,6 +51,10 @@
 #   Lowered 2026-11-24 (the events/agent-ui adapters, the thread channel's reader and the
 #   attachments code in parts of their own, src/runtime/on_demand.rs): 367,241 measured,
 #   + 3% = 378,300.
+#   Lowered 2026-11-24 to the goal itself, 300,000, once the initial load met it (the
+#   ChatKit decoders in a part, no float parser or case tables, minified stylesheet and
+#   JavaScript): 297,681 measured. From here the gate is the issue's figure: a change
+#   that takes the initial load over 300 kB fails the test command.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -61,7 +65,7 @@ if ! compgen -G "$dist/*.wasm" >/dev/null; then
   exit 1
 fi
 
-BUDGET_DEFAULT=378300 # bytes of brotli, initial load: 367,241 measured + 3% (see above)
+BUDGET_DEFAULT=300000 # bytes of brotli, initial load: the goal (297,681 measured; see above)
 budget="${CHAT_SHELL_SIZE_BUDGET:-$BUDGET_DEFAULT}"
 GOAL_INITIAL=300000 # the issue's goals, brotli bytes
 GOAL_TOTAL=550000
