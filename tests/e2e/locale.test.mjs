@@ -25,13 +25,14 @@ const ENGLISH = new Map(
   [...SOURCE.matchAll(/^\s+(\w+) = "(\w+)" => "((?:[^"\\]|\\.)*)",$/gm)].map((m) => [m[1], { key: m[2], english: unescape(m[3]) }]),
 );
 
-/** Ident → text of one built-in locale table. */
+/** Ident → text of one built-in locale table (its `key = text` lines). */
 function localeTable(tag) {
   const start = SOURCE.indexOf(`\n        "${tag}",\n`);
   assert.ok(start > 0, `the ${tag} table is in strings.rs`);
-  const end = SOURCE.indexOf('\n    ),', start);
+  const end = SOURCE.indexOf('\n",', start);
   const block = SOURCE.slice(start, end);
-  return new Map([...block.matchAll(/\(Text::(\w+), "((?:[^"\\]|\\.)*)"\)/g)].map((m) => [m[1], unescape(m[2])]));
+  const ident = new Map([...ENGLISH].map(([id, { key }]) => [key, id]));
+  return new Map([...block.matchAll(/^(\w+) = (.*)$/gm)].filter((m) => ident.has(m[1])).map((m) => [ident.get(m[1]), m[2].trim()]));
 }
 const FRENCH = localeTable('fr');
 

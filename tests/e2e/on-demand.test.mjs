@@ -41,6 +41,30 @@ function otherErrors(page, file) {
   return page.consoleErrors.filter((e) => !reports.test(e));
 }
 
+/**
+ * With `cut` failing, sends `question`: the answer fails honestly (the reader is told the
+ * connection was lost, the message goes back to the composer, nothing is made up); then,
+ * with the part let through, sending again brings the answer (matched by `answer`) once.
+ */
+async function failsThenAnswers(page, cut, question, answer) {
+  const box = page.getByRole('textbox', { name: 'Message' });
+  await sendMessage(page, question);
+  const error = page.locator('[data-part="error"][role="alert"]');
+  await error.waitFor({ timeout: 15_000 });
+  assert.match(await error.textContent(), /connection to the server was lost/i, 'the reader is told what happened');
+  // The server's echo was never read: the message goes back to the composer, as after any
+  // failure before it, and no answer is made up.
+  assert.equal(await box.inputValue(), question, 'the message is back in the composer');
+  assert.equal(await page.locator('article[data-role="assistant"]').count(), 0, 'no answer is made up');
+  cut.failing = false;
+  await box.press('Enter');
+  await waitForIdle(page);
+  const last = page.locator('article[data-role="assistant"]').last();
+  await waitFor(async () => (await last.count()) > 0 && answer.test(await last.textContent()), { timeout: 15_000, message: 'the answer once the part can be fetched' });
+  assert.equal(await error.count(), 0, 'the error goes once the answer came');
+  assert.equal(await page.locator('article[data-role="user"]').count(), 1, 'the message, once');
+}
+
 test('the parts load by themselves in order of need: decoders, widgets, the renderer, the other views', async () => {
   const runtime = await startRuntime();
   const context = await openBrowser();
@@ -142,20 +166,7 @@ test('the decoders part: cut, the composer works, a message sent says the connec
   const cut = await cutPart(context, 'split_decoders.wasm');
   const page = await newChatPage(context, runtime.url);
   await waitFor(async () => cut.asked > 0, { timeout: 10_000, message: 'the decoders part to be prefetched' });
-  const box = page.getByRole('textbox', { name: 'Message' });
-  await sendMessage(page, 'what are the limits?');
-  const error = page.locator('[data-part="error"][role="alert"]');
-  await error.waitFor({ timeout: 15_000 });
-  assert.match(await error.textContent(), /connection to the server was lost/i, 'the reader is told what happened');
-  assert.equal(await box.inputValue(), 'what are the limits?', 'the message is back in the composer');
-  assert.equal(await page.locator('article[data-role="assistant"]').count(), 0, 'no answer is made up');
-  cut.failing = false;
-  await box.press('Enter');
-  await waitForIdle(page);
-  const answer = page.locator('article[data-role="assistant"]').last();
-  await waitFor(async () => (await answer.count()) > 0 && /You said: “what are the limits\?”/.test(await answer.textContent()), { timeout: 15_000, message: 'the answer once the part can be fetched' });
-  assert.equal(await error.count(), 0, 'the error goes once the answer came');
-  assert.equal(await page.locator('article[data-role="user"]').count(), 1, 'the message, once');
+  await failsThenAnswers(page, cut, 'what are the limits?', /You said: “what are the limits\?”/);
   const unexpected = otherErrors(page, 'split_decoders.wasm');
   assert.deepEqual(unexpected, [], 'console errors other than the failed fetches');
   await runtime.close();
@@ -175,22 +186,7 @@ test('agent-ui: the adapters part is fetched once the protocol is set; cut, the 
     el.setAttribute('endpoint', '/agent-ui');
   });
   await waitFor(async () => cut.asked > 0, { timeout: 10_000, message: 'the adapters part to be prefetched once the protocol is agent-ui' });
-  await sendMessage(page, 'what are the limits?');
-  const error = page.locator('[data-part="error"][role="alert"]');
-  await error.waitFor({ timeout: 15_000 });
-  assert.match(await error.textContent(), /connection to the server was lost/i, 'the reader is told what happened');
-  // The server never saw the message: it goes back to the composer, as after any failure
-  // before the server's echo, and no answer is made up.
-  const box = page.getByRole('textbox', { name: 'Message' });
-  assert.equal(await box.inputValue(), 'what are the limits?', 'the message is back in the composer');
-  assert.equal(await page.locator('article[data-role="assistant"]').count(), 0, 'no answer is made up');
-  cut.failing = false;
-  await box.press('Enter');
-  await waitForIdle(page);
-  const answer = page.locator('article[data-role="assistant"]').last();
-  await waitFor(async () => /The limit is 100 requests a minute/.test(await answer.textContent()), { timeout: 15_000, message: 'the answer once the part can be fetched' });
-  assert.equal(await error.count(), 0, 'the error goes once the answer came');
-  assert.equal(await page.locator('article[data-role="user"]').count(), 1, 'the message, once');
+  await failsThenAnswers(page, cut, 'what are the limits?', /The limit is 100 requests a minute/);
   const unexpected = otherErrors(page, 'split_adapters.wasm');
   assert.deepEqual(unexpected, [], 'console errors other than the failed fetches');
   await runtime.close();
