@@ -8,6 +8,8 @@
 //! kept only where the renderer wrote them, never where the server did.
 
 #[cfg(feature = "render")]
+mod idn;
+#[cfg(feature = "render")]
 mod open_html;
 #[cfg(feature = "render")]
 mod plain;

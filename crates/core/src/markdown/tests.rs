@@ -173,6 +173,26 @@ fn links_images_and_raw_html_in_markdown() {
     );
 }
 
+/// The renderer module's `url` reads ASCII hosts only (idna_adapter's stub): links and
+/// images to hosts in other scripts get their Punycode host first, and stay followable.
+#[test]
+fn links_to_hosts_in_other_scripts_are_kept() {
+    let out = html(
+        "[Bücher](https://BÜCHER.example/ä) ![i](https://пример.рф/i.png) https://例え.テスト/x",
+    );
+    for href in [
+        "href=\"https://xn--bcher-kva.example/%C3%A4\"",
+        "src=\"https://xn--e1afmkfd.xn--p1ai/i.png\"",
+        "href=\"https://xn--r8jz45g.xn--zckzah/x\"",
+    ] {
+        assert!(out.contains(href), "{href} missing: {out}");
+    }
+    assert!(
+        out.contains(">https://例え.テスト/x</a>"),
+        "the text is as written: {out}"
+    );
+}
+
 #[test]
 fn blockquote_rule_and_hard_break() {
     assert_eq!(

@@ -9,10 +9,12 @@
 //! resolve against definitions from earlier, separately parsed text (used by the streaming
 //! renderer).
 
+use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
 
 use pulldown_cmark::{Alignment, BrokenLink, CodeBlockKind, CowStr, Event, Parser, Tag, TagEnd};
 
+use super::idn::ascii_host;
 use super::options;
 use super::sanitize::{escape, scrub, TAG_BREAK, TRUSTED};
 
@@ -163,8 +165,13 @@ impl<'a, I: Iterator<Item = Event<'a>>> Iterator for Rewrite<I> {
                 Event::InlineHtml(html) if self.raw == RawHtml::Server => {
                     Event::InlineHtml(scrub_cow(html))
                 }
-                Event::Start(tag @ (Tag::Link { .. } | Tag::Image { .. })) => {
+                Event::Start(mut tag @ (Tag::Link { .. } | Tag::Image { .. })) => {
                     self.in_link += 1;
+                    if let Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. } = &mut tag {
+                        if let Cow::Owned(ascii) = ascii_host(dest_url) {
+                            *dest_url = ascii.into();
+                        }
+                    }
                     Event::Start(tag)
                 }
                 Event::End(tag @ (TagEnd::Link | TagEnd::Image)) => {
@@ -247,6 +254,7 @@ fn linkify(text: &str) -> Vec<Event<'static>> {
         } else {
             url.to_owned()
         };
+        let href = ascii_host(&href);
         out.push(Event::Html(
             format!("<a href=\"{}\">{}</a>", escape(&href), escape(url)).into(),
         ));
