@@ -1,6 +1,6 @@
 //! The views a first screen does not need: widgets, client tools, structured input, agent
 //! tool calls, plans and thoughts, team notes and the roster, tasks and workflows,
-//! generated images, the panels of the view tabs (the Diff view, the artifact), the
+//! generated images, the view tabs and their panels (the Diff view, the artifact), the
 //! conversation history and the attachment tray's files.
 //!
 //! Each is an entry point of a chunk (`crate::split`): `widgets`, which the loader
@@ -37,6 +37,10 @@ entry_points! {
     on_demand:
         fn build_team_roster(shell: Shell) -> AnyView {
             untrack(move || view! { <super::super::team::TeamRoster shell=shell /> }.into_any())
+        }
+    on_demand:
+        fn build_view_tabs(shell: Shell) -> AnyView {
+            untrack(move || view! { <super::super::tabs::ViewTabs shell=shell /> }.into_any())
         }
     on_demand:
         fn build_view_panel(shell: Shell, view_type: String) -> AnyView {
@@ -119,6 +123,11 @@ pub(super) fn item(shell: Shell, key: ItemKey) -> AnyView {
 /// The team roster, once the conversation has a team.
 pub(super) fn team_roster(shell: Shell) -> AnyView {
     on_demand(shell, move || entry::build_team_roster(shell))
+}
+
+/// The header's tab strip, once the thread has a view.
+pub(super) fn view_tabs(shell: Shell) -> AnyView {
+    on_demand(shell, move || entry::build_view_tabs(shell))
 }
 
 /// The panel of a tool-pushed view (the Diff view) or of the artifact opened.
