@@ -53,8 +53,9 @@
 #   + 3% = 378,300.
 #   Lowered 2026-11-24 to the goal itself, 300,000, once the initial load met it (the
 #   ChatKit decoders in a part, no float parser or case tables, minified stylesheet and
-#   JavaScript): 297,681 measured. From here the gate is the issue's figure: a change
-#   that takes the initial load over 300 kB fails the test command.
+#   JavaScript; the view tabs with the view panels): 294,887 measured. From here the gate
+#   is the issue's figure: a change that takes the initial load over 300 kB fails the
+#   test command.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -65,7 +66,7 @@ if ! compgen -G "$dist/*.wasm" >/dev/null; then
   exit 1
 fi
 
-BUDGET_DEFAULT=300000 # bytes of brotli, initial load: the goal (297,681 measured; see above)
+BUDGET_DEFAULT=300000 # bytes of brotli, initial load: the goal (294,887 measured; see above)
 budget="${CHAT_SHELL_SIZE_BUDGET:-$BUDGET_DEFAULT}"
 GOAL_INITIAL=300000 # the issue's goals, brotli bytes
 GOAL_TOTAL=550000
