@@ -293,17 +293,22 @@ impl Runtime {
                     let shell = self.shell;
                     wasm_bindgen_futures::spawn_local(async move {
                         let Some(rt) = shell.get() else { return };
-                        // Its code comes with the permission cards' (`on_demand`).
-                        let not_sent = (outcome != PermissionOutcome::Cancelled)
-                            .then(|| (item_id.clone(), rt.text(Text::ConnectionLost)));
+                        // Its code comes with the permission cards' (`on_demand`). Stop's
+                        // `cancelled` is never shown, sent or not.
+                        let shown = outcome != PermissionOutcome::Cancelled;
+                        let card = item_id.clone();
                         let answer = on_demand::answer_permission(
                             Rc::clone(&rt),
                             item_id,
                             tool_call_id,
                             outcome,
                         );
-                        if let (Err(_), Some((item_id, message))) = (answer.await, not_sent) {
-                            rt.apply(Input::PermissionNotSent { item_id, message });
+                        if answer.await.is_err() && shown {
+                            let message = rt.text(Text::ConnectionLost);
+                            rt.apply(Input::PermissionNotSent {
+                                item_id: card,
+                                message,
+                            });
                         }
                     });
                 }
