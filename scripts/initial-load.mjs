@@ -11,9 +11,16 @@
 //
 // Prints one path per line, as `<dist>/<file>`, the entry first. Fails if a file the
 // graph names is missing.
+//
+// The pack (chat-shell.pack, scripts/pack.mjs), named by a module of the graph, delivers
+// its files in order: a wasm the graph names that the pack holds (the first module) is
+// fetched as the pack's first bytes, through that file. It is printed as
+// `<dist>/chat-shell.pack <bytes>`, those bytes being the prefix a page needs, and the file
+// itself (a fallback if the pack breaks off) is left out.
 
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { readIndex } from './pack.mjs';
 
 const dist = process.argv[2] ?? 'dist';
 const entry = process.argv[3] ?? 'chat-shell.js';
@@ -22,6 +29,7 @@ const entry = process.argv[3] ?? 'chat-shell.js';
 // `import(` is dynamic and left out on purpose).
 const STATIC_IMPORT = /(?:^|[;\s])(?:import|export)\s*(?:[\w*{}\s,$]+?\s*from\s*)?['"](\.{1,2}\/[^'"]+)['"]/g;
 const WASM_URL = /new\s+URL\(\s*['"]([^'"]+\.wasm)['"]\s*,\s*import\.meta\.url\s*\)/g;
+const PACK_URL = /new\s+URL\(\s*['"]([^'"]+\.pack)['"]\s*,\s*import\.meta\.url\s*\)/g;
 
 const SPLIT_LOADER = '__wasm_split.js';
 
@@ -40,6 +48,23 @@ function visit(file) {
   for (const m of text.matchAll(STATIC_IMPORT)) visit(path.join(dir, m[1]));
   if (path.basename(rel) === SPLIT_LOADER) return;
   for (const m of text.matchAll(WASM_URL)) visit(path.join(dir, m[1]));
+  for (const m of text.matchAll(PACK_URL)) packs.add(path.join(dir, m[1]));
 }
+const packs = new Set();
 visit(entry);
-for (const file of order) console.log(file);
+
+// Each wasm a pack holds: the pack's prefix through it instead.
+const prefix = new Map(); // pack -> bytes
+const fromPack = new Set();
+for (const pack of packs) {
+  const full = path.join(dist, pack);
+  if (!existsSync(full)) throw new Error(`initial-load: ${full} is named by the import graph but missing`);
+  for (const { name, offset, length } of readIndex(readFileSync(full))) {
+    const file = order.find((f) => f === path.join(dist, path.dirname(pack), name));
+    if (!file) continue;
+    fromPack.add(file);
+    prefix.set(full, Math.max(prefix.get(full) ?? 0, offset + length));
+  }
+}
+for (const file of order) if (!fromPack.has(file)) console.log(file);
+for (const [pack, bytes] of prefix) console.log(`${pack} ${bytes}`);

@@ -16,7 +16,12 @@
 #                        module; chosen by brotli size, README.md "Size").
 #    Trunk's own wasm-opt is off for this module (data-wasm-opt="0"): its output would be
 #    replaced. `__wasm_split.js` reaches the glue through the glue's own import of it.
-# 3. In release builds, the component's JavaScript (the loader, both modules' glue, their
+# 3. The pack (scripts/pack.mjs): the first module, the decoders, the widgets, the renderer
+#    module's wasm and the other views, with the shared chunks they need, in one file
+#    in that order, read by src/chat-shell-pack.js as it arrives; __wasm_split.js takes
+#    those parts from it. Every file stays beside it, fetched by itself if the pack breaks
+#    off.
+# 4. In release builds, the component's JavaScript (the loader, both modules' glue, their
 #    snippets and the parts' loader) is minified with terser (npm, package.json): 2.4 kB
 #    less brotli before the composer is usable. Names other files import or the wasm
 #    links against are exports and object keys, which terser keeps.
@@ -28,6 +33,7 @@ target="${CARGO_TARGET_DIR:-target}"
 
 mv "$stage/chat-shell.js" "$stage/chat-shell-core.js"
 cp src/chat-shell.js "$stage/chat-shell.js"
+cp src/chat-shell-pack.js "$stage/chat-shell-pack.js"
 
 minify() {
   [ "$profile" = release ] || return 0
@@ -70,4 +76,5 @@ for part in "$out/parts/"*.wasm; do
   name="$(basename "$part")"
   [ "$name" = main.wasm ] || opt "$part" "$stage/$name"
 done
+node scripts/pack.mjs build "$stage"
 minify

@@ -2,26 +2,37 @@
 //   <script type="module" src="/path/to/chat-shell.js"></script>
 // It instantiates the wasm that sits next to it (no inline loader script, no eval: works
 // under a strict Content-Security-Policy with 'wasm-unsafe-eval') and so registers
-// <chat-shell>. Then it fetches, one after the other, what the first screen does not need:
-//  1. at once (the link is idle while the element mounts and paints), the ChatKit decoders
-//     cut from the first module (the stream's events and the JSON answers:
+// <chat-shell>. The first module and what the first screen does not need come in one file,
+// chat-shell.pack (./chat-shell-pack.js, scripts/pack.mjs), in order of need:
+//  1. the first module, which streams into its compiler as it arrives;
+//  2. the ChatKit decoders cut from it (the stream's events and the JSON answers:
 //     split_decoders.wasm, loaded through __wasm_split.js; src/runtime/on_demand.rs);
-//  2. the widgets chunk (widgets, client tools, structured input: split_widgets.wasm;
+//  3. the widgets chunk (widgets, client tools, structured input: split_widgets.wasm;
 //     src/views/on_demand.rs);
-//  3. the second module, the markdown renderer and sanitizer (chat-shell-render.js and its
-//     wasm), which it hands to the first: until then answers show as plain text;
-//  4. the chunk of the other views (tool calls, the Diff view, the history…:
+//  4. the second module's wasm, the markdown renderer and sanitizer (chat-shell-render.js
+//     and its wasm), which it hands to the first: until then answers show as plain text;
+//  5. the chunk of the other views (tool calls, the Diff view, the history…:
 //     split_on_demand.wasm).
-// One after the other, the most needed first: on a slow link two parallel downloads each
-// take the time of both. No answer shows without the decoders; a widget cannot show without
-// its chunk, while an answer shows as text meanwhile; every answer needs the renderer, and
-// fewer conversations the other views.
-// Each step waits for the one before at most WAIT_MS, so a stalled fetch never holds up the
-// rest. A view asked for before its chunk's turn fetches that chunk itself at once.
-// All files sit next to this one.
+// No answer shows without the decoders; a widget cannot show without its chunk, while an
+// answer shows as text meanwhile; every answer needs the renderer, and fewer conversations
+// the other views. Each is instantiated once its bytes are in, in that order: each step
+// waits for the one before at most WAIT_MS, so a stalled step never holds up the rest. A
+// view asked for before its turn is built once its chunk is in. Parts fetched when first
+// needed (the thread channel, attachments, other envelopes) are files of their own.
+// If the pack cannot be fetched or breaks off, each file it did not deliver whole is
+// fetched by itself. All files sit next to this one.
 import init, { rendererLoaded, prefetchDecoders, prefetchWidgets, prefetchViews } from './chat-shell-core.js';
+import { packed, packedStream } from './chat-shell-pack.js';
 
-await init({ module_or_path: new URL('./chat-shell_bg.wasm', import.meta.url) });
+const firstModule = new URL('./chat-shell_bg.wasm', import.meta.url);
+const streamed = await packedStream('chat-shell_bg.wasm');
+try {
+  await init({ module_or_path: streamed ?? firstModule });
+} catch (error) {
+  if (!streamed) throw error;
+  // The pack broke off within the first module: the file itself.
+  await init({ module_or_path: firstModule });
+}
 
 const WAIT_MS = 3000;
 const atMost = (promise) => Promise.race([promise, new Promise((resolve) => setTimeout(resolve, WAIT_MS))]);
@@ -39,7 +50,9 @@ async function loadRenderer() {
   await atMost(widgets);
   const renderer = rendererGlue
     .then(async (module) => {
-      await module.default();
+      // From the pack, or else the file beside the glue (its default).
+      const wasm = await packed('chat-shell-render_bg.wasm');
+      await module.default(wasm ? { module_or_path: wasm } : undefined);
       rendererLoaded(module);
     })
     .catch((error) => console.error('chat-shell: the markdown renderer did not load; text stays plain', error));

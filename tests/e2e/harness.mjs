@@ -10,7 +10,7 @@
 // E2E_RUNTIME_BIN=path runs another runtime binary.
 
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -18,6 +18,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { readIndex } from '../../scripts/pack.mjs';
 
 export { sleep };
 
@@ -220,6 +221,28 @@ export async function openBrowser({ viewport = { width: 1280, height: 900 } } = 
   });
   context.close = closeBrowser;
   return context;
+}
+
+/** The entries of dist's chat-shell.pack (scripts/pack.mjs): [{ name, offset, length }]. */
+export function packEntries() {
+  return readIndex(readFileSync(path.join(DIST, 'chat-shell.pack')));
+}
+
+/**
+ * Makes chat-shell.pack break off halfway through the file `name` it holds (the response
+ * ends there), as a dropped connection would: what came before it arrives whole, and the
+ * page must fetch the rest file by file. Returns how many times the pack was asked for.
+ */
+export async function breakPack(context, name) {
+  const bytes = readFileSync(path.join(DIST, 'chat-shell.pack'));
+  const entry = readIndex(bytes).find((e) => e.name === name);
+  if (!entry) throw new Error(`breakPack: the pack does not hold ${name}`);
+  const asked = { count: 0 };
+  await context.route('**/chat-shell.pack', async (route) => {
+    asked.count += 1;
+    await route.fulfill({ status: 200, contentType: 'application/octet-stream', body: bytes.subarray(0, entry.offset + Math.floor(entry.length / 2)) });
+  });
+  return asked;
 }
 
 /**

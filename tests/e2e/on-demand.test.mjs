@@ -3,8 +3,11 @@
 // split_widgets.wasm (widgets, client tools, structured input), split_on_demand.wasm (tool
 // calls, the Diff view, the history…) and the parts fetched when first needed (adapters,
 // channel, attachments), against the reference runtime over real HTTP in headless Chromium:
-//  - the page fetches them by itself, the decoders first, then the widgets, then the
-//    renderer module, then the other views, and nothing a user needs first waits for them:
+//  - the first module, the decoders, the widgets, the renderer module and the other views
+//    come in one pack (chat-shell.pack, scripts/pack.mjs) in that order, instantiated in
+//    that order without any action; a pack that breaks off leaves the rest to be fetched
+//    file by file, which the tests below hold back or cut;
+//  - nothing a user needs first waits for the parts:
 //    with the widgets held back the composer works and an answer streams and renders; with
 //    the decoders cut the composer works, and a message sent says the connection was lost
 //    and goes back to the composer;
@@ -15,7 +18,7 @@
 
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { close, createdThreadId, newChatPage, openBrowser, recordEvents, sendMessage, sleep, startRuntime, waitFor, waitForIdle } from './harness.mjs';
+import { breakPack, close, createdThreadId, newChatPage, openBrowser, packEntries, recordEvents, sendMessage, sleep, startRuntime, waitFor, waitForIdle } from './harness.mjs';
 
 after(close);
 
@@ -65,27 +68,61 @@ async function failsThenAnswers(page, cut, question, answer) {
   assert.equal(await page.locator('article[data-role="user"]').count(), 1, 'the message, once');
 }
 
-test('the parts load by themselves in order of need: decoders, widgets, the renderer, the other views', async () => {
+test('the first module and the parts fetched anyway come in one pack, instantiated in order of need: decoders, widgets, the renderer, the other views', async () => {
   const runtime = await startRuntime();
   const context = await openBrowser();
+  // Each wasm instantiated, by its length, in the order their instantiation finished.
+  await context.addInitScript(() => {
+    window.__instantiated = [];
+    const streaming = WebAssembly.instantiateStreaming.bind(WebAssembly);
+    WebAssembly.instantiateStreaming = async (source, imports) => {
+      const response = await source;
+      const length = (await response.clone().arrayBuffer()).byteLength;
+      const result = await streaming(response, imports);
+      window.__instantiated.push(length);
+      return result;
+    };
+  });
   const page = await newChatPage(context, runtime.url);
-  // The browser's own timings: when each wasm fetch started and when its last byte came.
-  const timings = () => page.evaluate(() => performance.getEntriesByType('resource')
-    .filter((e) => e.name.endsWith('.wasm'))
-    .map((e) => ({ name: e.name.split('/').pop(), start: e.startTime, end: e.responseEnd })));
-  await waitFor(async () => (await timings()).some((t) => t.name === 'split_on_demand.wasm' && t.end > 0), { timeout: 15_000, message: 'every part fetched without any action' });
-  const fetched = await timings();
-  const shown = JSON.stringify(fetched.map(({ name, start, end }) => [name, Math.round(start), Math.round(end)]));
-  const of = (name) => {
-    const all = fetched.filter((t) => t.name === name);
-    assert.equal(all.length, 1, `${name} fetched once: ${shown}`);
-    return all[0];
-  };
-  const [first, decoders, widgets, renderer, views] = ['chat-shell_bg.wasm', 'split_decoders.wasm', 'split_widgets.wasm', 'chat-shell-render_bg.wasm', 'split_on_demand.wasm'].map(of);
-  assert.ok(first.end <= decoders.start, `the decoders after the first module: ${shown}`);
-  assert.ok(decoders.end <= widgets.start, `the widgets after the decoders: ${shown}`);
-  assert.ok(widgets.end <= renderer.start, `the renderer after the widgets: ${shown}`);
-  assert.ok(renderer.end <= views.start, `the other views after the renderer: ${shown}`);
+  const entries = packEntries();
+  const WANTED = ['chat-shell_bg.wasm', 'split_decoders.wasm', 'split_widgets.wasm', 'chat-shell-render_bg.wasm', 'split_on_demand.wasm'];
+  const lengthOf = (name) => entries.find((e) => e.name === name)?.length;
+  for (const name of WANTED) {
+    assert.equal(entries.filter((e) => e.length === lengthOf(name)).length, 1, `${name} is in the pack, told apart by its length`);
+  }
+  const instantiated = async () => (await page.evaluate(() => window.__instantiated))
+    .map((length) => entries.find((e) => e.length === length)?.name ?? `a wasm of ${length} bytes`);
+  await waitFor(async () => (await instantiated()).includes('split_on_demand.wasm'), { timeout: 15_000, message: 'every part instantiated without any action' });
+  const done = await instantiated();
+  assert.deepEqual(done.filter((name) => WANTED.includes(name)), WANTED, `instantiated in order of need: ${done}`);
+  const at = WANTED.map((name) => entries.findIndex((e) => e.name === name));
+  assert.deepEqual(at, [...at].sort((a, b) => a - b), 'the pack holds them in that order');
+  assert.equal(at[0], 0, 'the first module first');
+  // One fetch for all of them, and none of their files by itself.
+  const fetched = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name.split('/').pop()));
+  assert.equal(fetched.filter((name) => name === 'chat-shell.pack').length, 1, `the pack fetched once: ${fetched}`);
+  assert.deepEqual(fetched.filter((name) => entries.some((e) => e.name === name)), [], 'no file of the pack fetched by itself');
+  assert.deepEqual(page.consoleErrors, [], 'console errors on the page');
+  await runtime.close();
+});
+
+test('a pack that breaks off within the first module: the page fetches each file by itself, and answers render and widgets show', async () => {
+  const runtime = await startRuntime();
+  const context = await openBrowser();
+  const pack = await breakPack(context, 'chat-shell_bg.wasm');
+  const page = await newChatPage(context, runtime.url);
+  assert.equal(pack.count, 1, 'the pack was asked for once');
+  await sendMessage(page, 'markdown');
+  await waitForIdle(page);
+  const answer = page.locator('article[data-role="assistant"]').first();
+  await waitFor(async () => (await answer.locator('strong').count()) > 0, { timeout: 15_000, message: 'the answer to render' });
+  await sendMessage(page, 'widget');
+  await page.locator('[data-part="widget"]').first().waitFor({ timeout: 15_000 });
+  const fetched = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name.split('/').pop()));
+  for (const file of ['chat-shell_bg.wasm', 'split_decoders.wasm', 'split_widgets.wasm', 'chat-shell-render_bg.wasm']) {
+    assert.ok(fetched.includes(file), `${file} fetched by itself: ${fetched}`);
+  }
+  assert.deepEqual(page.consoleErrors, [], 'console errors on the page');
   await runtime.close();
 });
 
@@ -95,6 +132,8 @@ test('the widgets part is prefetched, and holding it back delays nothing the fir
   let release;
   const released = new Promise((resolve) => { release = resolve; });
   let asked = 0;
+  // The pack breaks off in the widgets' part: it comes by itself, held here.
+  await breakPack(context, 'split_widgets.wasm');
   await context.route(CHUNK, async (route) => {
     asked += 1;
     await released;
@@ -128,6 +167,7 @@ test('the widgets part is prefetched, and holding it back delays nothing the fir
 test('a widgets part that cannot be fetched says so in place, keeps the draft, and loads on "Try again"', async () => {
   const runtime = await startRuntime();
   const context = await openBrowser();
+  await breakPack(context, 'split_widgets.wasm');
   const cut = await cutPart(context, 'split_widgets.wasm');
   const page = await newChatPage(context, runtime.url);
   await sendMessage(page, 'widget');
@@ -163,6 +203,7 @@ test('a widgets part that cannot be fetched says so in place, keeps the draft, a
 test('the decoders part: cut, the composer works, a message sent says the connection was lost and goes back to the composer; once it can be fetched, the answer comes', async () => {
   const runtime = await startRuntime({ paceMs: 5 });
   const context = await openBrowser();
+  await breakPack(context, 'split_decoders.wasm');
   const cut = await cutPart(context, 'split_decoders.wasm');
   const page = await newChatPage(context, runtime.url);
   await waitFor(async () => cut.asked > 0, { timeout: 10_000, message: 'the decoders part to be prefetched' });

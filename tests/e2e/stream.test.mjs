@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { close, newPage, openBrowser, sleep, startRuntime, waitFor } from './harness.mjs';
+import { breakPack, close, newPage, openBrowser, sleep, startRuntime, waitFor } from './harness.mjs';
 
 after(close);
 
@@ -182,6 +182,8 @@ test('an answer that finishes before the renderer module arrives shows as escape
   let release;
   const released = new Promise((resolve) => { release = resolve; });
   let held = 0;
+  // The pack breaks off in the renderer's wasm, which then comes by itself, held here.
+  await breakPack(context, 'chat-shell-render_bg.wasm');
   await context.route('**/chat-shell-render_bg.wasm', async (route) => {
     held += 1;
     await released;
