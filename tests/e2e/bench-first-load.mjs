@@ -113,8 +113,10 @@ async function firstLoad(message, done, early = null) {
   await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
   await cdp.send('Network.emulateNetworkConditions', NETWORK);
   await cdp.send('Emulation.setCPUThrottlingRate', { rate: CPU_RATE });
+  // Bytes as they come, not as each response ends: the pack (scripts/pack.mjs) is still
+  // arriving when the composer is usable, and what came of it by then counts.
   let bytes = 0;
-  cdp.on('Network.loadingFinished', (e) => (bytes += e.encodedDataLength));
+  cdp.on('Network.dataReceived', (e) => (bytes += e.encodedDataLength));
   const errors = [];
   page.on('pageerror', (err) => errors.push(err.message));
 
