@@ -24,13 +24,15 @@ import { fileURLToPath } from 'node:url';
 const MAGIC = 'CSPK';
 
 // In order of need, as src/chat-shell.js asks for them: the first module (the composer);
-// the ChatKit decoders (no answer shows without them); the widgets; the renderer module's
-// wasm (answers show as text until it is there); the other views. Each part follows the
-// shared chunks it needs that are not in the pack yet.
-export const ORDER = ['chat-shell_bg.wasm', 'decoders', 'widgets', 'chat-shell-render_bg.wasm', 'on_demand'];
-// Fetched by themselves when first needed (a thread shown, a file offered, another
-// protocol set), as before: a page that never needs them never fetches them.
-export const LEFT_OUT = ['channel', 'attachments', 'adapters'];
+// the ChatKit decoders (no answer shows without them) and the thread channel's reader
+// (asked for once the first answer has made a thread; it shares most of its code with the
+// decoders, 8 kB more in the pack); the widgets; the renderer module's wasm (answers show
+// as text until it is there); the other views. Each part follows the shared chunks it
+// needs that are not in the pack yet.
+export const ORDER = ['chat-shell_bg.wasm', 'decoders', 'channel', 'widgets', 'chat-shell-render_bg.wasm', 'on_demand'];
+// Fetched by themselves when first needed (a file offered, another protocol set), as
+// before: a page that never needs them never fetches them.
+export const LEFT_OUT = ['attachments', 'adapters'];
 
 /** The parts `__wasm_split.js` loads: split name -> its file and the chunk files it needs. */
 export function splitParts(loaderText) {

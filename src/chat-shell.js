@@ -6,7 +6,8 @@
 // chat-shell.pack (./chat-shell-pack.js, scripts/pack.mjs), in order of need:
 //  1. the first module, which streams into its compiler as it arrives;
 //  2. the ChatKit decoders cut from it (the stream's events and the JSON answers:
-//     split_decoders.wasm, loaded through __wasm_split.js; src/runtime/on_demand.rs);
+//     split_decoders.wasm, loaded through __wasm_split.js; src/runtime/on_demand.rs), and
+//     the thread channel's reader, asked for once a thread is shown (split_channel.wasm);
 //  3. the widgets chunk (widgets, client tools, structured input: split_widgets.wasm;
 //     src/views/on_demand.rs);
 //  4. the second module's wasm, the markdown renderer and sanitizer (chat-shell-render.js
@@ -18,7 +19,7 @@
 // the other views. Each is instantiated once its bytes are in, in that order: each step
 // waits for the one before at most WAIT_MS, so a stalled step never holds up the rest. A
 // view asked for before its turn is built once its chunk is in. Parts fetched when first
-// needed (the thread channel, attachments, other envelopes) are files of their own.
+// needed (attachments, other envelopes' adapters) are files of their own.
 // If the pack cannot be fetched or breaks off, each file it did not deliver whole is
 // fetched by itself. All files sit next to this one.
 import init, { rendererLoaded, prefetchDecoders, prefetchWidgets, prefetchViews } from './chat-shell-core.js';

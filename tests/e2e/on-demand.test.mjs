@@ -18,7 +18,7 @@
 
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { breakPack, close, createdThreadId, newChatPage, openBrowser, packEntries, recordEvents, sendMessage, sleep, startRuntime, waitFor, waitForIdle } from './harness.mjs';
+import { breakPack, close, createdThreadId, newChatPage, newPage, openBrowser, packEntries, recordEvents, sendMessage, sleep, startRuntime, waitFor, waitForIdle } from './harness.mjs';
 
 after(close);
 
@@ -122,6 +122,32 @@ test('a pack that breaks off within the first module: the page fetches each file
   for (const file of ['chat-shell_bg.wasm', 'split_decoders.wasm', 'split_widgets.wasm', 'chat-shell-render_bg.wasm']) {
     assert.ok(fetched.includes(file), `${file} fetched by itself: ${fetched}`);
   }
+  assert.deepEqual(page.consoleErrors, [], 'console errors on the page');
+  await runtime.close();
+});
+
+test('a pack that stalls counts as broken off after 10 s: the page then fetches each file by itself and works', async () => {
+  const runtime = await startRuntime();
+  const context = await openBrowser();
+  let unstall;
+  const stalled = new Promise((resolve) => { unstall = resolve; });
+  await context.route('**/chat-shell.pack', async (route) => {
+    await stalled; // no byte, not even the headers
+    await route.abort('connectionreset').catch(() => {});
+  });
+  const started = Date.now();
+  const page = await newPage(context, runtime.url);
+  await waitFor(
+    () => page.evaluate(() => !!document.querySelector('chat-shell')?.shadowRoot?.querySelector('textarea')),
+    { timeout: 25_000, message: 'the composer, once the stalled pack is given up' },
+  );
+  const waited = Date.now() - started;
+  assert.ok(waited >= 9_000, `the pack was given its 10 s before the files were fetched: ${waited} ms`);
+  await sendMessage(page, 'markdown');
+  await waitForIdle(page);
+  const answer = page.locator('article[data-role="assistant"]').first();
+  await waitFor(async () => (await answer.locator('strong').count()) > 0, { timeout: 15_000, message: 'the answer to render' });
+  unstall();
   assert.deepEqual(page.consoleErrors, [], 'console errors on the page');
   await runtime.close();
 });
@@ -237,6 +263,7 @@ test('the thread channel\'s part: cut, the conversation goes on; once it can be 
   const token = 'e2e-callback-token-0123456789';
   const runtime = await startRuntime({ extraArgs: ['--callback-token', token, '--channel-keepalive-ms', '500'] });
   const context = await openBrowser();
+  await breakPack(context, 'split_channel.wasm');
   const cut = await cutPart(context, 'split_channel.wasm');
   let subscribed = 0;
   context.on('request', (r) => {
