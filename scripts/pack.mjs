@@ -26,10 +26,10 @@ const MAGIC = 'CSPK';
 // In order of need, as src/chat-shell.js asks for them: the first module (the composer);
 // the ChatKit decoders (no answer shows without them) and the thread channel's reader
 // (asked for once the first answer has made a thread; it shares most of its code with the
-// decoders, 8 kB more in the pack); the widgets; the renderer module's wasm (answers show
-// as text until it is there); the other views. Each part follows the shared chunks it
-// needs that are not in the pack yet.
-export const ORDER = ['chat-shell_bg.wasm', 'decoders', 'channel', 'widgets', 'chat-shell-render_bg.wasm', 'on_demand'];
+// decoders, 8 kB more in the pack); the widgets; the markdown renderer and sanitizer
+// (answers show as text until it is there); the other views. Each part follows the shared
+// chunks it needs that are not in the pack yet.
+export const ORDER = ['chat-shell_bg.wasm', 'decoders', 'channel', 'widgets', 'renderer', 'on_demand'];
 // Fetched by themselves when first needed (a file offered, another protocol set), as
 // before: a page that never needs them never fetches them.
 export const LEFT_OUT = ['attachments', 'adapters'];
@@ -87,7 +87,7 @@ export function writePack(stage) {
 
   for (const file of files) {
     const from = `fetch(new URL("./${file}", import.meta.url))`;
-    if (!file.startsWith('chunk_') && !file.startsWith('split_')) continue; // the two modules: src/chat-shell.js
+    if (file === ORDER[0]) continue; // the first module: src/chat-shell.js streams it
     if (!loader.includes(from)) throw new Error(`pack: __wasm_split.js does not fetch ${file} as expected`);
     loader = loader.split(from).join(`packed("${file}").then((r) => r ?? ${from})`);
   }

@@ -29,10 +29,10 @@ cargo clippy --workspace --all-targets -- -D warnings
 
 step "cargo clippy (wasm32, chat-shell)"
 cargo clippy -p chat-shell -p chat-shell-leptos-app --target wasm32-unknown-unknown --lib --bins --tests -- -D warnings
-# The element's own build (the markdown renderer from the second module: chat-shell without
-# `inline-render`, which the leptos-app turns on above; its on-demand views split off, as
-# index.html builds it) and that second module.
-cargo clippy -p chat-shell -p chat-shell-render --features chat-shell/split --target wasm32-unknown-unknown --lib --tests -- -D warnings
+# The element's own build (the markdown renderer as a chunk: chat-shell without
+# `inline-render`, which the leptos-app turns on above; its on-demand parts split off, as
+# index.html builds it).
+cargo clippy -p chat-shell --features chat-shell/split --target wasm32-unknown-unknown --lib --tests -- -D warnings
 
 step "cargo test (native, workspace)"
 cargo test --workspace

@@ -10,8 +10,8 @@
 //     the thread channel's reader, asked for once a thread is shown (split_channel.wasm);
 //  3. the widgets chunk (widgets, client tools, structured input: split_widgets.wasm;
 //     src/views/on_demand.rs);
-//  4. the second module's wasm, the markdown renderer and sanitizer (chat-shell-render.js
-//     and its wasm), which it hands to the first: until then answers show as plain text;
+//  4. the markdown renderer and sanitizer (split_renderer.wasm; src/renderer.rs): until
+//     then answers show as plain text;
 //  5. the chunk of the other views (tool calls, the Diff view, the history…:
 //     split_on_demand.wasm).
 // No answer shows without the decoders; a widget cannot show without its chunk, while an
@@ -22,8 +22,8 @@
 // needed (attachments, other envelopes' adapters) are files of their own.
 // If the pack cannot be fetched or breaks off, each file it did not deliver whole is
 // fetched by itself. All files sit next to this one.
-import init, { rendererLoaded, prefetchDecoders, prefetchWidgets, prefetchViews } from './chat-shell-core.js';
-import { packed, packedStream } from './chat-shell-pack.js';
+import init, { prefetchDecoders, prefetchRenderer, prefetchWidgets, prefetchViews } from './chat-shell-core.js';
+import { packedStream } from './chat-shell-pack.js';
 
 const firstModule = new URL('./chat-shell_bg.wasm', import.meta.url);
 const streamed = await packedStream('chat-shell_bg.wasm');
@@ -39,24 +39,14 @@ const WAIT_MS = 3000;
 const atMost = (promise) => Promise.race([promise, new Promise((resolve) => setTimeout(resolve, WAIT_MS))]);
 const decoders = prefetchDecoders();
 const widgets = atMost(decoders).then(() => prefetchWidgets());
-// The renderer's glue is small: fetched now, so that its wasm starts the moment the widgets
-// chunk is in, not a round trip later.
-const rendererGlue = import('./chat-shell-render.js');
-rendererGlue.catch(() => {}); // reported below, when it is used
 
 let requested = false;
 async function loadRenderer() {
   if (requested) return;
   requested = true;
   await atMost(widgets);
-  const renderer = rendererGlue
-    .then(async (module) => {
-      // From the pack, or else the file beside the glue (its default).
-      const wasm = await packed('chat-shell-render_bg.wasm');
-      await module.default(wasm ? { module_or_path: wasm } : undefined);
-      rendererLoaded(module);
-    })
-    .catch((error) => console.error('chat-shell: the markdown renderer did not load; text stays plain', error));
+  const renderer = prefetchRenderer().catch((error) =>
+    console.error('chat-shell: the markdown renderer did not load; text stays plain', error));
   await atMost(renderer);
   prefetchViews();
 }

@@ -1,45 +1,116 @@
-//! The markdown renderer and the one sanitizer as the views see them: linked into this
-//! module (feature `inline-render`) or, in the `<chat-shell>` element, held by the second
-//! wasm module (`crates/render`), which the loader fetches right after first paint.
+//! The markdown renderer and the one sanitizer as the views see them: there from the start
+//! (feature `inline-render`), or, in the `<chat-shell>` element, the `renderer` chunk
+//! (`crate::split`: pulldown-cmark, ammonia and html5ever, cut into `split_renderer.wasm`),
+//! which the loader asks for right after first paint ([`lazy::prefetch_renderer`]).
 //!
-//! Until the second module is there, text shows escaped (`markdown::escape_text`), never as
-//! HTML: everything from the server is untrusted, and HTML reaches the page only from the
-//! core's sanitizer, in this module or in the second one. [`ready`] is reactive, so views
-//! that render in a reactive closure re-render once it has loaded; `Stream` rebuilds itself
-//! on its next sync.
+//! Until it is there, text shows escaped (`markdown::escape_text`), never as HTML:
+//! everything from the server is untrusted, and HTML reaches the page only from the core's
+//! sanitizer. [`ready`] is reactive, so views that render in a reactive closure re-render
+//! once it has loaded; `Stream` rebuilds itself on its next sync.
 
-#[cfg(not(feature = "inline-render"))]
-pub use lazy::renderer_loaded;
-
-use chat_shell_core::markdown::escape_text;
+use chat_shell_core::citations::CitedText;
+use chat_shell_core::markdown::{self, escape_text, MarkdownStream};
 use chat_shell_core::protocol::chatkit::Annotation;
 
-/// Whether markdown renders now (always with `inline-render`). Read in a reactive
-/// context, it subscribes to the second module's arrival.
-pub fn ready() -> bool {
+/// What the renderer chunk hands over. Only its code calls the markdown parser and the
+/// sanitizer, so in the element they stay out of the first module.
+trait Renderer {
+    fn render(&self, text: &str) -> String;
+    fn announcement(&self, markdown: &str) -> String;
+    fn stream(&self) -> Box<dyn StreamBackend>;
+}
+
+/// `MarkdownStream` behind the cut.
+trait StreamBackend {
+    fn push(&mut self, delta: &str);
+    fn reset(&mut self, text: &str);
+    fn reset_cited(&mut self, cited: &CitedText);
+    fn generation(&self) -> u64;
+    fn block_count(&self) -> usize;
+    fn blocks_html(&self, from: usize, open: &str, close: &str) -> String;
+    fn tail_html(&self) -> String;
+}
+
+/// The core's renderer, linked in.
+struct Linked;
+
+impl Renderer for Linked {
+    fn render(&self, text: &str) -> String {
+        markdown::render(text).into_string()
+    }
+
+    fn announcement(&self, markdown: &str) -> String {
+        markdown::announcement(markdown)
+    }
+
+    fn stream(&self) -> Box<dyn StreamBackend> {
+        Box::new(MarkdownStream::default())
+    }
+}
+
+impl StreamBackend for MarkdownStream {
+    fn push(&mut self, delta: &str) {
+        MarkdownStream::push(self, delta);
+    }
+
+    fn reset(&mut self, text: &str) {
+        MarkdownStream::reset(self, text);
+    }
+
+    fn reset_cited(&mut self, cited: &CitedText) {
+        MarkdownStream::reset_cited(self, cited);
+    }
+
+    fn generation(&self) -> u64 {
+        self.blocks_generation()
+    }
+
+    fn block_count(&self) -> usize {
+        self.blocks().len()
+    }
+
+    fn blocks_html(&self, from: usize, open: &str, close: &str) -> String {
+        let mut html = String::new();
+        for block in self.blocks().get(from..).unwrap_or_default() {
+            html.push_str(open);
+            html.push_str(block.as_str());
+            html.push_str(close);
+        }
+        html
+    }
+
+    fn tail_html(&self) -> String {
+        self.tail().as_str().to_owned()
+    }
+}
+
+/// The renderer if it is there. Read in a reactive context, it subscribes to its arrival.
+fn when_ready() -> Option<&'static dyn Renderer> {
     #[cfg(feature = "inline-render")]
-    return true;
+    return Some(&Linked);
     #[cfg(not(feature = "inline-render"))]
-    return lazy::ready();
+    return lazy::when_ready();
+}
+
+/// Whether markdown renders now (always with `inline-render`). Read in a reactive
+/// context, it subscribes to the renderer's arrival.
+pub fn ready() -> bool {
+    when_ready().is_some()
 }
 
 /// A complete markdown (or HTML) text as sanitized HTML; escaped text until the renderer
 /// is ready (see [`ready`]).
 pub fn render(text: &str) -> String {
-    #[cfg(feature = "inline-render")]
-    return chat_shell_core::markdown::render(text).into_string();
-    #[cfg(not(feature = "inline-render"))]
-    return lazy::when_ready(|m| m.render(text)).unwrap_or_else(|| plain(text));
+    when_ready().map_or_else(|| plain(text), |r| r.render(text))
 }
 
 /// What the live region reads of a finished answer's markdown: its plain text (see
 /// `markdown::announcement`); nothing until the renderer is ready, then the text, so a
 /// screen reader never hears markdown syntax. Reactive like [`ready`].
 pub fn announcement(markdown: &str) -> String {
-    #[cfg(feature = "inline-render")]
-    return chat_shell_core::markdown::announcement(markdown);
-    #[cfg(not(feature = "inline-render"))]
-    return lazy::when_ready(|m| m.announcement(markdown)).unwrap_or_default();
+    when_ready()
+        .map(|r| r.announcement(markdown))
+        .unwrap_or_default()
 }
 
 /// Text shown before the renderer is there: escaped, line breaks kept by the stylesheet.
@@ -52,35 +123,18 @@ fn plain(text: &str) -> String {
 
 /// The incremental markdown renderer (`MarkdownStream`): completed blocks rendered once,
 /// the open tail re-rendered on every push. Keeps its own copy of the text, so the caller
-/// can compare against it without crossing into the second module.
+/// can compare against it without asking the renderer.
 pub struct Stream {
     text: String,
-    backend: Backend,
-}
-
-enum Backend {
-    /// The renderer has not loaded yet: the whole text is the tail, escaped.
-    #[cfg_attr(
-        feature = "inline-render",
-        expect(dead_code, reason = "a linked-in renderer is always there")
-    )]
-    Plain,
-    #[cfg(feature = "inline-render")]
-    Inline(chat_shell_core::markdown::MarkdownStream),
-    #[cfg(not(feature = "inline-render"))]
-    Module(lazy::JsStream),
+    /// None while the renderer has not loaded: the whole text is the tail, escaped.
+    backend: Option<Box<dyn StreamBackend>>,
 }
 
 impl Stream {
     pub fn new() -> Self {
-        #[cfg(feature = "inline-render")]
-        let backend = Backend::Inline(Default::default());
-        #[cfg(not(feature = "inline-render"))]
-        let backend =
-            lazy::with_module(|m| Backend::Module(m.new_stream())).unwrap_or(Backend::Plain);
         Stream {
             text: String::new(),
-            backend,
+            backend: leptos::prelude::untrack(when_ready).map(|r| r.stream()),
         }
     }
 
@@ -92,30 +146,22 @@ impl Stream {
     /// Whether the stream still shows plain text while the renderer can now render: the
     /// caller then drops what it showed and syncs again.
     pub fn stale(&self) -> bool {
-        matches!(self.backend, Backend::Plain) && ready()
+        self.backend.is_none() && ready()
     }
 
     /// Append streamed text.
     pub fn push(&mut self, delta: &str) {
         self.text.push_str(delta);
-        match &mut self.backend {
-            Backend::Plain => {}
-            #[cfg(feature = "inline-render")]
-            Backend::Inline(s) => s.push(delta),
-            #[cfg(not(feature = "inline-render"))]
-            Backend::Module(s) => s.push(delta),
+        if let Some(backend) = &mut self.backend {
+            backend.push(delta);
         }
     }
 
     /// Replace the whole text.
     pub fn reset(&mut self, text: &str) {
         text.clone_into(&mut self.text);
-        match &mut self.backend {
-            Backend::Plain => {}
-            #[cfg(feature = "inline-render")]
-            Backend::Inline(s) => s.reset(text),
-            #[cfg(not(feature = "inline-render"))]
-            Backend::Module(s) => s.reset(text),
+        if let Some(backend) = &mut self.backend {
+            backend.reset(text);
         }
     }
 
@@ -124,65 +170,35 @@ impl Stream {
         let marks = chat_shell_core::citations::Marks::of(annotations);
         let cited = chat_shell_core::citations::cited_text_at(text, &marks);
         cited.as_str().clone_into(&mut self.text);
-        match &mut self.backend {
-            Backend::Plain => {}
-            #[cfg(feature = "inline-render")]
-            Backend::Inline(s) => s.reset_cited(&cited),
-            #[cfg(not(feature = "inline-render"))]
-            Backend::Module(s) => s.reset_cited(text, &marks.encode()),
+        if let Some(backend) = &mut self.backend {
+            backend.reset_cited(&cited);
         }
     }
 
     /// Increments whenever the completed blocks grow or are rebuilt.
     pub fn generation(&self) -> u64 {
-        match &self.backend {
-            Backend::Plain => 0,
-            #[cfg(feature = "inline-render")]
-            Backend::Inline(s) => s.blocks_generation(),
-            #[cfg(not(feature = "inline-render"))]
-            Backend::Module(s) => s.generation() as u64,
-        }
+        self.backend.as_ref().map_or(0, |b| b.generation())
     }
 
     /// How many blocks are completed.
     pub fn block_count(&self) -> usize {
-        match &self.backend {
-            Backend::Plain => 0,
-            #[cfg(feature = "inline-render")]
-            Backend::Inline(s) => s.blocks().len(),
-            #[cfg(not(feature = "inline-render"))]
-            Backend::Module(s) => s.block_count(),
-        }
+        self.backend.as_ref().map_or(0, |b| b.block_count())
     }
 
     /// The completed blocks from `from` on, each sanitized and wrapped in `open` … `close`.
     pub fn blocks_html(&self, from: usize, open: &'static str, close: &'static str) -> String {
-        match &self.backend {
-            Backend::Plain => String::new(),
-            #[cfg(feature = "inline-render")]
-            Backend::Inline(s) => {
-                let mut html = String::new();
-                for block in s.blocks().get(from..).unwrap_or_default() {
-                    html.push_str(open);
-                    html.push_str(block.as_str());
-                    html.push_str(close);
-                }
-                html
-            }
-            #[cfg(not(feature = "inline-render"))]
-            Backend::Module(s) => s.blocks_from(from, open, close),
-        }
+        self.backend
+            .as_ref()
+            .map(|b| b.blocks_html(from, open, close))
+            .unwrap_or_default()
     }
 
     /// The open tail, sanitized (the whole text, escaped, before the renderer is there).
     pub fn tail_html(&self) -> String {
         match &self.backend {
-            Backend::Plain if self.text.trim().is_empty() => String::new(),
-            Backend::Plain => plain(&self.text),
-            #[cfg(feature = "inline-render")]
-            Backend::Inline(s) => s.tail().as_str().to_owned(),
-            #[cfg(not(feature = "inline-render"))]
-            Backend::Module(s) => s.tail(),
+            Some(backend) => backend.tail_html(),
+            None if self.text.trim().is_empty() => String::new(),
+            None => plain(&self.text),
         }
     }
 }
@@ -194,78 +210,48 @@ impl Default for Stream {
 }
 
 #[cfg(not(feature = "inline-render"))]
-impl Drop for Stream {
-    fn drop(&mut self) {
-        if let Backend::Module(s) = &self.backend {
-            s.free();
-        }
-    }
-}
-
-#[cfg(not(feature = "inline-render"))]
 mod lazy {
-    //! The second module, once the loader has handed it over.
+    //! The renderer chunk, once the loader has asked for it.
 
+    use super::{Linked, Renderer};
+    use crate::split::entry_points;
     use leptos::prelude::*;
-    use std::cell::RefCell;
-    use wasm_bindgen::prelude::*;
+    use std::cell::Cell;
 
-    #[wasm_bindgen]
-    extern "C" {
-        /// The namespace of `chat-shell-render.js` (crates/render), initialized.
-        pub type RenderModule;
-        #[wasm_bindgen(method)]
-        pub fn render(this: &RenderModule, text: &str) -> String;
-        #[wasm_bindgen(method)]
-        pub fn announcement(this: &RenderModule, markdown: &str) -> String;
-        #[wasm_bindgen(method)]
-        pub fn new_stream(this: &RenderModule) -> JsStream;
-
-        /// crates/render's `Stream`.
-        pub type JsStream;
-        #[wasm_bindgen(method)]
-        pub fn push(this: &JsStream, delta: &str);
-        #[wasm_bindgen(method)]
-        pub fn reset(this: &JsStream, text: &str);
-        #[wasm_bindgen(method)]
-        pub fn reset_cited(this: &JsStream, text: &str, marks: &str);
-        #[wasm_bindgen(method)]
-        pub fn generation(this: &JsStream) -> f64;
-        #[wasm_bindgen(method)]
-        pub fn block_count(this: &JsStream) -> usize;
-        #[wasm_bindgen(method)]
-        pub fn blocks_from(this: &JsStream, from: usize, open: &str, close: &str) -> String;
-        #[wasm_bindgen(method)]
-        pub fn tail(this: &JsStream) -> String;
-        #[wasm_bindgen(method)]
-        pub fn free(this: &JsStream);
+    entry_points! {
+        renderer:
+            fn linked() -> &'static dyn Renderer {
+                &Linked
+            }
     }
 
     thread_local! {
-        static MODULE: RefCell<Option<RenderModule>> = const { RefCell::new(None) };
+        static RENDERER: Cell<Option<&'static dyn Renderer>> = const { Cell::new(None) };
         static READY: ArcRwSignal<bool> = ArcRwSignal::new(false);
     }
 
-    /// Called by the loader (`src/chat-shell.js`) with the second module, initialized.
-    #[wasm_bindgen(js_name = rendererLoaded)]
-    pub fn renderer_loaded(module: RenderModule) {
-        MODULE.with(|m| *m.borrow_mut() = Some(module));
+    /// Fetches the renderer chunk: the loader (`src/chat-shell.js`) asks for it right after
+    /// first paint, once the widgets chunk is in. Answers render from then on, and the ones
+    /// already shown as text render in place. Fails (for the loader to report) if the chunk
+    /// cannot be fetched: text then stays plain.
+    #[wasm_bindgen::prelude::wasm_bindgen(js_name = prefetchRenderer)]
+    pub async fn prefetch_renderer() -> Result<(), wasm_bindgen::JsValue> {
+        if RENDERER.with(Cell::get).is_some() {
+            return Ok(());
+        }
+        let renderer = entry::linked().await.map_err(|_| {
+            wasm_bindgen::JsValue::from_str("the renderer chunk could not be fetched")
+        })?;
+        RENDERER.with(|r| r.set(Some(renderer)));
         READY.with(|r| r.set(true));
+        Ok(())
     }
 
-    pub fn ready() -> bool {
-        READY.with(|r| r.get())
-    }
-
-    pub fn with_module<T>(f: impl FnOnce(&RenderModule) -> T) -> Option<T> {
-        MODULE.with(|m| m.borrow().as_ref().map(f))
-    }
-
-    /// `f` on the module once it is ready; a reactive read like [`ready`], so a view that
-    /// got `None` runs again when the module arrives.
-    pub fn when_ready<T>(f: impl FnOnce(&RenderModule) -> T) -> Option<T> {
-        if ready() {
-            with_module(f)
+    /// The renderer once it is there; a reactive read, so a view that got `None` runs again
+    /// when it arrives.
+    pub(super) fn when_ready() -> Option<&'static dyn Renderer> {
+        if READY.with(|r| r.get()) {
+            RENDERER.with(Cell::get)
         } else {
             None
         }

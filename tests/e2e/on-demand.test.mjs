@@ -85,7 +85,7 @@ test('the first module and the parts fetched anyway come in one pack, instantiat
   });
   const page = await newChatPage(context, runtime.url);
   const entries = packEntries();
-  const WANTED = ['chat-shell_bg.wasm', 'split_decoders.wasm', 'split_widgets.wasm', 'chat-shell-render_bg.wasm', 'split_on_demand.wasm'];
+  const WANTED = ['chat-shell_bg.wasm', 'split_decoders.wasm', 'split_widgets.wasm', 'split_renderer.wasm', 'split_on_demand.wasm'];
   const lengthOf = (name) => entries.find((e) => e.name === name)?.length;
   for (const name of WANTED) {
     assert.equal(entries.filter((e) => e.length === lengthOf(name)).length, 1, `${name} is in the pack, told apart by its length`);
@@ -119,7 +119,7 @@ test('a pack that breaks off within the first module: the page fetches each file
   await sendMessage(page, 'widget');
   await page.locator('[data-part="widget"]').first().waitFor({ timeout: 15_000 });
   const fetched = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name.split('/').pop()));
-  for (const file of ['chat-shell_bg.wasm', 'split_decoders.wasm', 'split_widgets.wasm', 'chat-shell-render_bg.wasm']) {
+  for (const file of ['chat-shell_bg.wasm', 'split_decoders.wasm', 'split_widgets.wasm', 'split_renderer.wasm']) {
     assert.ok(fetched.includes(file), `${file} fetched by itself: ${fetched}`);
   }
   assert.deepEqual(page.consoleErrors, [], 'console errors on the page');

@@ -178,13 +178,13 @@ test('the polite live region reads a finished answer as plain text, not markdown
 test('an answer that finishes before the renderer module arrives shows as escaped text, is not read aloud as markdown, then renders and is announced', async () => {
   const runtime = await startRuntime({ paceMs: 0 });
   const context = await openBrowser();
-  // Hold the second module (the markdown renderer and sanitizer) until the answer is done.
+  // Hold the renderer chunk (the markdown renderer and sanitizer) until the answer is done.
   let release;
   const released = new Promise((resolve) => { release = resolve; });
   let held = 0;
-  // The pack breaks off in the renderer's wasm, which then comes by itself, held here.
-  await breakPack(context, 'chat-shell-render_bg.wasm');
-  await context.route('**/chat-shell-render_bg.wasm', async (route) => {
+  // The pack breaks off in the renderer chunk, which then comes by itself, held here.
+  await breakPack(context, 'split_renderer.wasm');
+  await context.route('**/split_renderer.wasm', async (route) => {
     held += 1;
     await released;
     await route.continue();
