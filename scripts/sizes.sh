@@ -11,19 +11,16 @@
 #
 # The initial load is what a page fetches before the composer is usable: the loader
 # chat-shell.js and everything it imports statically or names as its wasm
-# (scripts/initial-load.mjs follows that graph: loader, glue, snippets, wasm). The
-# component total is every wasm, js and css file of the component in dist/ (the demo
-# page's own files left out), lazily loaded parts included: the second module
-# (chat-shell-render.js and chat-shell-render_bg.wasm, the markdown renderer and the
-# sanitizer), which the loader imports dynamically right after first paint, and the parts
-# cut from the first module (split_*.wasm, with chunk_N.wasm for code some of them share;
-# src/views/on_demand.rs, src/runtime/on_demand.rs): the widgets, which the loader fetches
-# before the renderer, the other views after it, and the thread channel, attachments and
-# the other envelopes' adapters, fetched when first needed. The first module, the decoders,
-# the widgets, the renderer's wasm and the other views come in one file, chat-shell.pack
+# (scripts/initial-load.mjs follows that graph: loader, glue, snippets, the pack's reader,
+# and the first module, which comes as the first bytes of chat-shell.pack). The component
+# total is every wasm, pack, js and css file of the component in dist/ (the demo page's
+# own files left out), lazily loaded parts included: the parts cut from the first module
+# (split_*.wasm, with chunk_N.wasm for code some of them share; src/views/on_demand.rs,
+# src/runtime/on_demand.rs, src/renderer.rs). The first module, the decoders, the thread
+# channel, the widgets, the renderer and the other views come in one file, chat-shell.pack
 # (scripts/pack.mjs): it counts once, compressed whole, and the files it holds (kept beside
-# it for a pack that breaks off) are listed as `packed`, outside the total. In the initial
-# load it counts as its first bytes, through the first module (scripts/initial-load.mjs).
+# it for a pack that breaks off) are listed as `packed`, outside the total; attachments and
+# the other envelopes' adapters are files fetched when first needed.
 #
 # THE BUDGET GATE: the script fails (exit 2) when the initial load's brotli size is over
 # CHAT_SHELL_SIZE_BUDGET (bytes; default below). The default is the issue's goal for the

@@ -7,21 +7,22 @@
 #    trunk built is cut in parts, and the first part replaces trunk's:
 #      wasm-split-cli    cargo's wasm (linked with --emit-relocs, .cargo/config.toml) ->
 #                        main.wasm, one split_<chunk>.wasm per chunk named in
-#                        src/views/on_demand.rs and src/runtime/on_demand.rs (+
+#                        src/views/on_demand.rs, src/runtime/on_demand.rs and
+#                        src/renderer.rs (the read-only data each part alone reads
+#                        goes with it: src/split.rs, SPLIT_SLACK) (+
 #                        chunk_N.wasm for code some of them share) and __wasm_split.js,
 #                        the loader of the parts;
 #      wasm-bindgen      main.wasm -> chat-shell-core.js + chat-shell_bg.wasm, as trunk
 #                        would, keeping the exports the parts link against;
-#      wasm-opt -O1      every part (the level index.html gives trunk for the other
-#                        module; chosen by brotli size, README.md "Size").
+#      wasm-opt -O1      every part (chosen by brotli size, README.md "Size").
 #    Trunk's own wasm-opt is off for this module (data-wasm-opt="0"): its output would be
 #    replaced. `__wasm_split.js` reaches the glue through the glue's own import of it.
-# 3. The pack (scripts/pack.mjs): the first module, the decoders, the widgets, the renderer
-#    module's wasm and the other views, with the shared chunks they need, in one file
+# 3. The pack (scripts/pack.mjs): the first module, the decoders, the thread channel, the
+#    widgets, the renderer and the other views, with the shared chunks they need, in one file
 #    in that order, read by src/chat-shell-pack.js as it arrives; __wasm_split.js takes
 #    those parts from it. Every file stays beside it, fetched by itself if the pack breaks
 #    off.
-# 4. In release builds, the component's JavaScript (the loader, both modules' glue, their
+# 4. In release builds, the component's JavaScript (the loader, the glue, the pack's reader, its
 #    snippets and the parts' loader) is minified with terser (npm, package.json): 2.4 kB
 #    less brotli before the composer is usable. Names other files import or the wasm
 #    links against are exports and object keys, which terser keeps.

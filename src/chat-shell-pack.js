@@ -67,7 +67,7 @@ async function read() {
       let left = length;
       if (pending.length) {
         const bytes = pending.subarray(0, left);
-        pending = pending.subarray(bytes.length);
+        pending = pending.slice(bytes.length);
         entry.push(bytes);
         left -= bytes.length;
       }
@@ -78,7 +78,9 @@ async function read() {
         const bytes = value.subarray(0, left);
         entry.push(bytes);
         left -= bytes.length;
-        if (bytes.length < value.length) pending = value.subarray(bytes.length);
+        // What follows is copied: the entry keeps its view of the buffer, and a consumer may
+        // take that buffer over.
+        if (bytes.length < value.length) pending = value.slice(bytes.length);
       }
       entry.close();
     }
@@ -96,9 +98,11 @@ function entry(stream) {
     done,
     complete: false,
     taken: false,
+    // The reader hands out a new buffer with every read: views of it are kept, not copied
+    // (where a read spans two files, the second's bytes are copied out, see read()).
     push(bytes) {
-      if (self.stream) self.stream.enqueue(bytes.slice());
-      else chunks.push(bytes.slice());
+      if (self.stream) self.stream.enqueue(bytes);
+      else chunks.push(bytes);
     },
     close() {
       self.complete = true;

@@ -167,8 +167,7 @@ impl Stream {
 
     /// Replace the whole text with the text and its citation markers.
     pub fn reset_cited(&mut self, text: &str, annotations: &[Annotation]) {
-        let marks = chat_shell_core::citations::Marks::of(annotations);
-        let cited = chat_shell_core::citations::cited_text_at(text, &marks);
+        let cited = chat_shell_core::citations::cited_text(text, annotations);
         cited.as_str().clone_into(&mut self.text);
         if let Some(backend) = &mut self.backend {
             backend.reset_cited(&cited);

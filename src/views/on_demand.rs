@@ -5,7 +5,7 @@
 //!
 //! Each is an entry point of a chunk (`crate::split`): `widgets`, which the loader
 //! prefetches as soon as the first module runs (`prefetch_widgets`), `on_demand`, the
-//! others, which it prefetches once the renderer module is in (`prefetch`), and
+//! others, which it prefetches once the renderer is in (`prefetch`), and
 //! `attachments`, the tray's, which comes with the code that takes files
 //! (`runtime::on_demand`). A view asked for before its chunk is there shows nothing until
 //! it arrives, then appears in place. If the chunk cannot be fetched, the view says so and
@@ -60,7 +60,7 @@ entry_points! {
 }
 
 /// Fetches the widgets chunk ahead of need: the loader (`src/chat-shell.js`) starts this as
-/// soon as the first module runs, before the renderer module (a widget cannot show without
+/// soon as the first module runs, before the renderer (a widget cannot show without
 /// its chunk, an answer shows as text until the renderer is there). Settles either way; a
 /// failure is not reported here: a view that needs the chunk tries again and says so.
 #[wasm_bindgen::prelude::wasm_bindgen(js_name = prefetchWidgets)]
@@ -69,7 +69,7 @@ pub async fn prefetch_widgets() {
 }
 
 /// Fetches the chunk of the other views ahead of need: the loader starts it once the
-/// renderer module is in. Settles either way, like [`prefetch_widgets`].
+/// renderer is in. Settles either way, like [`prefetch_widgets`].
 #[wasm_bindgen::prelude::wasm_bindgen(js_name = prefetchViews)]
 pub async fn prefetch() {
     let _ = entry::preload_views().await;

@@ -8,7 +8,7 @@
 // (Network.setCacheDisabled), starts the clock just before `page.goto` and stops it when
 // the composer (role textbox, name "Message") is enabled. It then sends "hello" at once and
 // takes two more times: when the answer's words first show (as plain text until the
-// renderer module is there), and when it shows as rendered markdown (its list items, and
+// renderer is there), and when it shows as rendered markdown (its list items, and
 // no `.cs-md__plain` text left waiting for the renderer): the first answer, which must not
 // wait for what loads after the composer. A second fresh page per run sends "widget" and
 // takes the time to the first widget (the showcase card's Confirm button).

@@ -3,7 +3,7 @@
 // split_widgets.wasm (widgets, client tools, structured input), split_on_demand.wasm (tool
 // calls, the Diff view, the history…) and the parts fetched when first needed (adapters,
 // channel, attachments), against the reference runtime over real HTTP in headless Chromium:
-//  - the first module, the decoders, the widgets, the renderer module and the other views
+//  - the first module, the decoders, the widgets, the renderer and the other views
 //    come in one pack (chat-shell.pack, scripts/pack.mjs) in that order, instantiated in
 //    that order without any action; a pack that breaks off leaves the rest to be fetched
 //    file by file, which the tests below hold back or cut;

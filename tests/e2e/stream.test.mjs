@@ -175,7 +175,7 @@ test('the polite live region reads a finished answer as plain text, not markdown
   await runtime.close();
 });
 
-test('an answer that finishes before the renderer module arrives shows as escaped text, is not read aloud as markdown, then renders and is announced', async () => {
+test('an answer that finishes before the renderer arrives shows as escaped text, is not read aloud as markdown, then renders and is announced', async () => {
   const runtime = await startRuntime({ paceMs: 0 });
   const context = await openBrowser();
   // Hold the renderer chunk (the markdown renderer and sanitizer) until the answer is done.
@@ -198,7 +198,7 @@ test('an answer that finishes before the renderer module arrives shows as escape
     && (await article.count()) > 0 && (await article.getAttribute('aria-busy')) !== 'true'
     && ((await article.textContent()) ?? '').includes('bold'),
   { timeout: STREAM_TIMEOUT_MS, message: 'the answer to finish while the renderer is held' });
-  assert.ok(held >= 1, 'the page asked for the renderer module');
+  assert.ok(held >= 1, 'the page asked for the renderer');
   // Escaped source, never HTML: no elements the markdown would make.
   assert.ok(await article.locator('.cs-md__plain').count() > 0, 'the answer shows as plain text before the renderer');
   assert.equal(await article.locator('strong, table, pre').count(), 0, 'no HTML before the sanitizer is there');

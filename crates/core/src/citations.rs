@@ -65,9 +65,8 @@ pub fn cited_text(text: &str, annotations: &[Annotation]) -> CitedText {
     cited_text_at(text, &Marks::of(annotations))
 }
 
-/// [`cited_text`] from the markers alone: what the renderer module gets, so that it needs
-/// no JSON (the first module numbers the sources).
-pub fn cited_text_at(text: &str, marks: &Marks) -> CitedText {
+/// [`cited_text`] from the markers alone.
+fn cited_text_at(text: &str, marks: &Marks) -> CitedText {
     let text = scrub(text);
     CitedText(place_markers(&text, marks, |out, n| {
         // The break keeps the hook off any server tag left open where the index points.
@@ -78,13 +77,13 @@ pub fn cited_text_at(text: &str, marks: &Marks) -> CitedText {
 }
 
 /// Where the citation markers go: (character index, source number) pairs, sorted, each
-/// once. Crosses into the renderer module as text (`encode`, `decode`).
+/// once.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Marks(Vec<(usize, usize)>);
+struct Marks(Vec<(usize, usize)>);
 
 impl Marks {
     /// The markers of `annotations`, numbered as [`number_sources`] numbers them.
-    pub fn of(annotations: &[Annotation]) -> Marks {
+    fn of(annotations: &[Annotation]) -> Marks {
         let numbered = number_sources(annotations);
         Marks::from_pairs(annotations.iter().filter_map(|a| {
             let index = usize::try_from(a.index?).ok()?;
@@ -101,29 +100,6 @@ impl Marks {
         marks.sort_unstable();
         marks.dedup();
         Marks(marks)
-    }
-
-    /// `index:number` pairs joined by commas (`"12:1,40:2"`).
-    pub fn encode(&self) -> String {
-        let mut out = String::with_capacity(self.0.len() * 8);
-        for (i, (index, n)) in self.0.iter().enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            out.push_str(&index.to_string());
-            out.push(':');
-            out.push_str(&n.to_string());
-        }
-        out
-    }
-
-    /// Reads [`Marks::encode`]'s text; a pair that does not read is left out (the text is
-    /// still shown, without that marker).
-    pub fn decode(text: &str) -> Marks {
-        Marks::from_pairs(text.split(',').filter_map(|pair| {
-            let (index, n) = pair.split_once(':')?;
-            Some((index.parse().ok()?, n.parse().ok()?))
-        }))
     }
 }
 
@@ -170,29 +146,6 @@ fn ends_with_literal_marker(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proptest::prelude::*;
-
-    proptest! {
-        // The renderer module gets the markers as text: what it reads is what was sent,
-        // and reading any text never fails.
-        #[test]
-        fn marks_cross_as_text(pairs in proptest::collection::vec((0usize..100_000, 1usize..500), 0..40), junk in ".{0,40}") {
-            let marks = Marks::from_pairs(pairs);
-            prop_assert_eq!(Marks::decode(&marks.encode()), marks.clone());
-            let text = "a".repeat(64);
-            prop_assert_eq!(cited_text_at(&text, &Marks::decode(&marks.encode())), cited_text_at(&text, &marks));
-            let _ = Marks::decode(&junk);
-        }
-    }
-
-    #[test]
-    fn marks_text_that_does_not_read_is_left_out() {
-        assert_eq!(
-            Marks::decode("3:1,x:2,5:,7:2,,9:3:1"),
-            Marks(vec![(3, 1), (7, 2)])
-        );
-        assert_eq!(Marks::decode(""), Marks::default());
-    }
 
     fn ann(json: &str) -> Annotation {
         serde_json::from_str(json).unwrap()

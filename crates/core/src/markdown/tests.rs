@@ -173,7 +173,7 @@ fn links_images_and_raw_html_in_markdown() {
     );
 }
 
-/// The renderer module's `url` reads ASCII hosts only (idna_adapter's stub): links and
+/// The renderer's `url` reads ASCII hosts only (idna_adapter's stub): links and
 /// images to hosts in other scripts get their Punycode host first, and stay followable.
 #[test]
 fn links_to_hosts_in_other_scripts_are_kept() {
