@@ -68,6 +68,14 @@ async function failsThenAnswers(page, cut, question, answer) {
   assert.equal(await page.locator('article[data-role="user"]').count(), 1, 'the message, once');
 }
 
+/** Sends "markdown" and waits for the answer to show rendered (its bold text). */
+async function answerRenders(page, message = 'the answer to render') {
+  await sendMessage(page, 'markdown');
+  await waitForIdle(page);
+  const answer = page.locator('article[data-role="assistant"]').first();
+  await waitFor(async () => (await answer.locator('strong').count()) > 0, { timeout: 15_000, message });
+}
+
 test('the first module and the parts fetched anyway come in one pack, instantiated in order of need: decoders, widgets, the renderer, the other views', async () => {
   const runtime = await startRuntime();
   const context = await openBrowser();
@@ -112,10 +120,7 @@ test('a pack that breaks off within the first module: the page fetches each file
   const pack = await breakPack(context, 'chat-shell_bg.wasm');
   const page = await newChatPage(context, runtime.url);
   assert.equal(pack.count, 1, 'the pack was asked for once');
-  await sendMessage(page, 'markdown');
-  await waitForIdle(page);
-  const answer = page.locator('article[data-role="assistant"]').first();
-  await waitFor(async () => (await answer.locator('strong').count()) > 0, { timeout: 15_000, message: 'the answer to render' });
+  await answerRenders(page);
   await sendMessage(page, 'widget');
   await page.locator('[data-part="widget"]').first().waitFor({ timeout: 15_000 });
   const fetched = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name.split('/').pop()));
@@ -143,10 +148,7 @@ test('a pack that stalls counts as broken off after 10 s: the page then fetches 
   );
   const waited = Date.now() - started;
   assert.ok(waited >= 9_000, `the pack was given its 10 s before the files were fetched: ${waited} ms`);
-  await sendMessage(page, 'markdown');
-  await waitForIdle(page);
-  const answer = page.locator('article[data-role="assistant"]').first();
-  await waitFor(async () => (await answer.locator('strong').count()) > 0, { timeout: 15_000, message: 'the answer to render' });
+  await answerRenders(page);
   unstall();
   assert.deepEqual(page.consoleErrors, [], 'console errors on the page');
   await runtime.close();
@@ -168,10 +170,7 @@ test('the widgets part is prefetched, and holding it back delays nothing the fir
   const page = await newChatPage(context, runtime.url);
   await waitFor(async () => asked > 0, { timeout: 10_000, message: 'the page to prefetch the widgets part without any action' });
   // Text answers need only the first module and the renderer.
-  await sendMessage(page, 'markdown');
-  await waitForIdle(page);
-  const answer = page.locator('article[data-role="assistant"]').first();
-  await waitFor(async () => (await answer.locator('strong').count()) > 0, { timeout: 15_000, message: 'the answer to render while the widgets part is held' });
+  await answerRenders(page, 'the answer to render while the widgets part is held');
   // A widget asked for now waits for its part, then appears where it belongs.
   await sendMessage(page, 'widget');
   await waitForIdle(page);
