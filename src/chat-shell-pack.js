@@ -122,7 +122,7 @@ function entry(stream) {
 /**
  * The pack's first file as a streamed response, for the first module's glue; null when the
  * pack is not there or starts with something else. A stream that breaks off fails the
- * module's instantiation: the loader then fetches `url` itself.
+ * module's instantiation: the loader then fetches the file itself.
  */
 export async function packedStream(name) {
   await indexRead;

@@ -5,7 +5,7 @@
 use super::tr;
 use crate::runtime::Shell;
 use chat_shell_core::host_events::ChatEvent;
-use chat_shell_core::options::parse_number;
+use chat_shell_core::number;
 use chat_shell_core::strings::Text;
 use leptos::prelude::*;
 use web_sys::{HtmlElement, PointerEvent};
@@ -156,7 +156,7 @@ fn clamp(host: &HtmlElement, width: f64, height: f64) -> (f64, f64) {
         style
             .as_ref()
             .and_then(|s| s.get_property_value(name).ok())
-            .and_then(|v| v.strip_suffix("px").and_then(parse_number))
+            .and_then(|v| v.strip_suffix("px").and_then(number::parse))
     };
     let viewport =
         |f: fn(&web_sys::Window) -> Result<wasm_bindgen::JsValue, wasm_bindgen::JsValue>| {
@@ -213,7 +213,7 @@ fn load_size(key: &str) -> Option<(f64, f64)> {
         .ok()
         .flatten()?;
     let (w, h) = raw.split_once('x')?;
-    Some((parse_number(w)?, parse_number(h)?))
+    Some((number::parse(w)?, number::parse(h)?))
 }
 
 fn save_size(key: &str, width: f64, height: f64) {

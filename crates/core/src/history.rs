@@ -85,7 +85,7 @@ pub fn parse_timestamp_ms(text: &str) -> Option<f64> {
     let mut clock_parts = clock.splitn(3, ':');
     let hour: u32 = clock_parts.next()?.parse().ok()?;
     let minute: u32 = clock_parts.next()?.parse().ok()?;
-    let seconds: f64 = clock_parts.next().unwrap_or("0").parse().ok()?;
+    let seconds = crate::number::parse(clock_parts.next().unwrap_or("0"))?;
     if hour > 23 || minute > 59 || !(0.0..61.0).contains(&seconds) {
         return None;
     }

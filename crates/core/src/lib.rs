@@ -13,6 +13,7 @@ pub mod diff;
 pub mod history;
 pub mod host_events;
 pub mod markdown;
+pub mod number;
 pub mod options;
 pub mod pacing;
 pub mod protocol;

@@ -116,7 +116,7 @@ impl Chart {
             .or_else(|| node.prop("size"))
             .and_then(|h| match h {
                 Value::Number(n) => n.as_f64(),
-                Value::String(s) => s.trim().trim_end_matches("px").parse().ok(),
+                Value::String(s) => crate::number::parse(s.trim().trim_end_matches("px")),
                 _ => None,
             })
             .filter(|h: &f64| h.is_finite())
@@ -155,7 +155,7 @@ fn read_series(s: &Value, rows: &[JsonMap]) -> Option<ReadSeries> {
         .map(|row| {
             match row.get(&data_key) {
                 Some(Value::Number(n)) => n.as_f64(),
-                Some(Value::String(t)) => t.trim().parse::<f64>().ok(),
+                Some(Value::String(t)) => crate::number::parse(t),
                 _ => None,
             }
             .filter(|v| v.is_finite())

@@ -94,7 +94,7 @@ fn number_with_unit(s: &str, units: &[&str]) -> Option<String> {
     if number.is_empty() || number.matches('.').count() > 1 || number[1..].contains('-') {
         return None;
     }
-    let n = finite(number.parse::<f64>().ok()?, 100_000.0)?;
+    let n = finite(crate::number::parse(number)?, 100_000.0)?;
     let unit = unit.trim().to_ascii_lowercase();
     let unit = units.iter().find(|u| **u == unit)?;
     Some(format!("{}{unit}", num(n)))
@@ -115,7 +115,7 @@ pub fn length(value: Option<&Value>) -> Option<CssValue> {
                 return Some(CssValue::new("auto"));
             }
             // A bare number in a string is pixels, as the SDK's `int | str` suggests.
-            if let Ok(n) = t.parse::<f64>() {
+            if let Some(n) = crate::number::parse(t) {
                 return Some(CssValue::new(format!("{}px", num(finite(n, 100_000.0)?))));
             }
             number_with_unit(t, LENGTH_UNITS).map(CssValue::new)
@@ -136,7 +136,7 @@ pub fn spacing(value: Option<&Value>) -> Option<CssValue> {
             )))
         }
         other @ Value::String(s) => {
-            if let Ok(n) = s.trim().parse::<f64>() {
+            if let Some(n) = crate::number::parse(s) {
                 let n = finite(n, 1_000.0)?;
                 return Some(CssValue::new(format!(
                     "calc(var(--cs-w-unit) * {})",
@@ -238,7 +238,7 @@ pub fn flex(value: Option<&Value>) -> Option<CssValue> {
         ))),
         Value::String(s) => {
             let t = s.trim();
-            if let Ok(n) = t.parse::<f64>() {
+            if let Some(n) = crate::number::parse(t) {
                 return Some(CssValue::new(format!(
                     "{} 1 0%",
                     num(finite(n, 1_000.0)?.max(0.0))
@@ -259,8 +259,8 @@ pub fn aspect_ratio(value: Option<&Value>) -> Option<CssValue> {
         Value::Number(n) => Some(CssValue::new(num(finite(n.as_f64()?, 1_000.0)?))),
         Value::String(s) => {
             let (a, b) = s.split_once('/').unwrap_or((s.as_str(), "1"));
-            let a = finite(a.trim().parse::<f64>().ok()?, 10_000.0)?;
-            let b = finite(b.trim().parse::<f64>().ok()?, 10_000.0)?;
+            let a = finite(crate::number::parse(a)?, 10_000.0)?;
+            let b = finite(crate::number::parse(b)?, 10_000.0)?;
             (a > 0.0 && b > 0.0).then(|| CssValue::new(format!("{} / {}", num(a), num(b))))
         }
         _ => None,
@@ -413,11 +413,11 @@ fn rgb(t: &str) -> Option<String> {
     let channel = |p: &str, max: f64| -> Option<f64> {
         match p.strip_suffix('%') {
             Some(pct) => {
-                let v = pct.parse::<f64>().ok()?;
+                let v = crate::number::parse(pct)?;
                 (v.is_finite() && (0.0..=100.0).contains(&v)).then_some(v / 100.0 * max)
             }
             None => {
-                let v = p.parse::<f64>().ok()?;
+                let v = crate::number::parse(p)?;
                 (v.is_finite() && (0.0..=max).contains(&v)).then_some(v)
             }
         }
