@@ -62,13 +62,8 @@ impl CitedText {
 /// `text` with a numbered citation marker after each annotated position, as
 /// [`text_with_markers`] places them, but markers the renderer keeps as its own.
 pub fn cited_text(text: &str, annotations: &[Annotation]) -> CitedText {
-    cited_text_at(text, &Marks::of(annotations))
-}
-
-/// [`cited_text`] from the markers alone.
-fn cited_text_at(text: &str, marks: &Marks) -> CitedText {
     let text = scrub(text);
-    CitedText(place_markers(&text, marks, |out, n| {
+    CitedText(place_markers(&text, &Marks::of(annotations), |out, n| {
         // The break keeps the hook off any server tag left open where the index points.
         out.push_str(&format!(
             "{TAG_BREAK}<sup data-part=\"{TRUSTED}citation\">[{n}]</sup>"
@@ -78,25 +73,23 @@ fn cited_text_at(text: &str, marks: &Marks) -> CitedText {
 
 /// Where the citation markers go: (character index, source number) pairs, sorted, each
 /// once.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct Marks(Vec<(usize, usize)>);
 
 impl Marks {
     /// The markers of `annotations`, numbered as [`number_sources`] numbers them.
     fn of(annotations: &[Annotation]) -> Marks {
         let numbered = number_sources(annotations);
-        Marks::from_pairs(annotations.iter().filter_map(|a| {
-            let index = usize::try_from(a.index?).ok()?;
-            let n = numbered
-                .iter()
-                .find(|c| same_source(&c.source, &a.source))?
-                .number;
-            Some((index, n))
-        }))
-    }
-
-    fn from_pairs(pairs: impl IntoIterator<Item = (usize, usize)>) -> Marks {
-        let mut marks: Vec<(usize, usize)> = pairs.into_iter().collect();
+        let mut marks: Vec<(usize, usize)> = annotations
+            .iter()
+            .filter_map(|a| {
+                let index = usize::try_from(a.index?).ok()?;
+                let n = numbered
+                    .iter()
+                    .find(|c| same_source(&c.source, &a.source))?
+                    .number;
+                Some((index, n))
+            })
+            .collect();
         marks.sort_unstable();
         marks.dedup();
         Marks(marks)
