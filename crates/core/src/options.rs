@@ -6,13 +6,14 @@
 //! Options that are functions (headers, fetch, the registries) live in the browser half.
 
 use crate::attachments::{parse_accept, parse_count, parse_size, AttachmentLimits};
+use crate::protocol::decode::Decode;
 use crate::protocol::JsonMap;
 use crate::sse::DEFAULT_MAX_EVENT_BYTES;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{json, Value};
 
 /// One suggestion on the start screen: clicking it sends `prompt` as the first message.
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Decode, Serialize)]
 pub struct StarterPrompt {
     /// What the button shows (falls back to the prompt).
     #[serde(default)]

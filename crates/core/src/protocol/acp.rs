@@ -7,6 +7,7 @@
 //! broken body (a `diff` without `path`) is still an error on its own; inside a list it is
 //! the skipped item, never mistaken for an unknown one.
 
+use super::decode::{self, Decode};
 use super::tagged::tolerant_tagged;
 use super::Unknown;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -14,12 +15,12 @@ use serde_json::Value;
 use std::fmt;
 
 /// A tool call's id, unique within its session (`toolCallId`).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Decode)]
 #[serde(transparent)]
 pub struct ToolCallId(pub String);
 
 /// A permission option's id (`optionId`).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Decode)]
 #[serde(transparent)]
 pub struct PermissionOptionId(pub String);
 
@@ -84,12 +85,18 @@ macro_rules! lenient_enum {
             }
         }
 
-        impl<'de> Deserialize<'de> for $name {
-            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                Ok(match Value::deserialize(d)? {
+        impl Decode for $name {
+            fn decode(value: &Value) -> Result<Self, decode::Error> {
+                Ok(match value {
                     Value::String(word) => $name::from(word.as_str()),
                     other => $name::Unknown(other.to_string()),
                 })
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                decode::deserialize(d)
             }
         }
     };
@@ -205,7 +212,7 @@ lenient_enum!(
 );
 
 /// A tool call as ACP's `tool_call` session update carries it.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Decode)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolCall {
     pub tool_call_id: ToolCallId,
@@ -227,7 +234,7 @@ pub struct ToolCall {
 
 /// ACP's `tool_call_update`: the id plus only the fields that changed. A list replaces the
 /// whole list; `null` or absent means "unchanged".
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Decode)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolCallUpdate {
     pub tool_call_id: ToolCallId,
@@ -320,14 +327,14 @@ tolerant_tagged!(ToolCallContent {
     "terminal" => Terminal,
 });
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct ContentItem {
     pub content: ContentBlock,
 }
 
 /// A file change. `old_text: None` (`"oldText": null`, or absent) is a new file: shown as
 /// created, not as every line added to an existing one.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 #[serde(rename_all = "camelCase")]
 pub struct Diff {
     pub path: String,
@@ -342,7 +349,7 @@ impl Diff {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 #[serde(rename_all = "camelCase")]
 pub struct Terminal {
     pub terminal_id: String,
@@ -377,7 +384,7 @@ impl ContentBlock {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct TextBlock {
     /// Markdown.
     pub text: String,
@@ -385,7 +392,7 @@ pub struct TextBlock {
     pub annotations: Option<Value>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 #[serde(rename_all = "camelCase")]
 pub struct ImageBlock {
     /// Base64.
@@ -395,14 +402,14 @@ pub struct ImageBlock {
     pub uri: Option<String>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 #[serde(rename_all = "camelCase")]
 pub struct AudioBlock {
     pub data: String,
     pub mime_type: String,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 #[serde(rename_all = "camelCase")]
 pub struct ResourceLink {
     pub uri: String,
@@ -418,13 +425,13 @@ pub struct ResourceLink {
     pub size: Option<u64>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct EmbeddedResource {
     pub resource: ResourceContents,
 }
 
 /// A resource's contents: `text` or base64 `blob`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 #[serde(rename_all = "camelCase")]
 pub struct ResourceContents {
     pub uri: String,
@@ -437,7 +444,7 @@ pub struct ResourceContents {
 }
 
 /// A file a tool call reads or changes, for follow-along.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Decode)]
 pub struct ToolCallLocation {
     pub path: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -455,7 +462,7 @@ impl ToolCallLocation {
 }
 
 /// One step of an agent's plan. A `plan` update replaces the whole list.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Decode)]
 pub struct PlanEntry {
     pub content: String,
     #[serde(default)]
@@ -465,14 +472,14 @@ pub struct PlanEntry {
 }
 
 /// ACP's `plan` session update.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Decode)]
 pub struct Plan {
     #[serde(default, deserialize_with = "valid_items")]
     pub entries: Vec<PlanEntry>,
 }
 
 /// One answer a permission request offers: `name` is the label to show.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Decode)]
 #[serde(rename_all = "camelCase")]
 pub struct PermissionOption {
     pub option_id: PermissionOptionId,
@@ -482,7 +489,7 @@ pub struct PermissionOption {
 
 /// `session/request_permission` params: the call it is about (what it would run or
 /// change) and the answers offered. `sessionId` is kept when sent, not required.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 #[serde(rename_all = "camelCase")]
 pub struct RequestPermission {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -518,63 +525,53 @@ impl Serialize for PermissionOutcome {
     }
 }
 
-impl<'de> Deserialize<'de> for PermissionOutcome {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        use serde::de::Error as _;
-        let value = Value::deserialize(d)?;
+impl Decode for PermissionOutcome {
+    fn decode(value: &Value) -> Result<Self, decode::Error> {
         match value.get("outcome").and_then(Value::as_str) {
             Some("cancelled") => Ok(PermissionOutcome::Cancelled),
             Some("selected") => match value.get("optionId").and_then(Value::as_str) {
                 Some(id) => Ok(PermissionOutcome::Selected {
                     option_id: PermissionOptionId(id.to_owned()),
                 }),
-                None => Err(D::Error::custom("`selected` outcome without `optionId`")),
+                None => Err(decode::Error::new("`selected` outcome without `optionId`")),
             },
-            _ => Ok(PermissionOutcome::Other(Unknown(value))),
+            _ => Ok(PermissionOutcome::Other(Unknown(value.clone()))),
         }
     }
 }
 
+impl<'de> Deserialize<'de> for PermissionOutcome {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        decode::deserialize(d)
+    }
+}
+
 /// ACP's `RequestPermissionResponse`: `{"outcome": {…}}`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct PermissionResponse {
     pub outcome: PermissionOutcome,
 }
 
 /// A string field that defaults when it is anything but a string (ACP leniency).
-fn lenient_string<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
-    Ok(match Value::deserialize(d)? {
-        Value::String(s) => s,
-        _ => String::new(),
-    })
+fn lenient_string(value: &Value) -> Result<String, decode::Error> {
+    Ok(value.as_str().unwrap_or_default().to_owned())
 }
 
 /// A list of objects whose invalid items (a non-object included) are skipped; `null` or
 /// a non-list is empty.
-pub(crate) fn valid_items<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
-where
-    D: Deserializer<'de>,
-    T: serde::de::DeserializeOwned,
-{
-    Ok(valid_items_if_any(d)?.unwrap_or_default())
+pub(crate) fn valid_items<T: Decode>(value: &Value) -> Result<Vec<T>, decode::Error> {
+    Ok(valid_items_if_any(value)?.unwrap_or_default())
 }
 
 /// Like [`valid_items`], but `null` (or a non-list) is `None`: "unchanged" in an update.
-fn valid_items_if_any<'de, D, T>(d: D) -> Result<Option<Vec<T>>, D::Error>
-where
-    D: Deserializer<'de>,
-    T: serde::de::DeserializeOwned,
-{
-    Ok(match Value::deserialize(d)? {
-        Value::Array(items) => Some(
-            items
-                .into_iter()
-                .filter(Value::is_object)
-                .filter_map(|item| serde_json::from_value(item).ok())
-                .collect(),
-        ),
-        _ => None,
-    })
+fn valid_items_if_any<T: Decode>(value: &Value) -> Result<Option<Vec<T>>, decode::Error> {
+    Ok(value.as_array().map(|items| {
+        items
+            .iter()
+            .filter(|item| item.is_object())
+            .filter_map(|item| T::decode(item).ok())
+            .collect()
+    }))
 }
 
 #[cfg(test)]

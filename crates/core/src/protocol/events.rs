@@ -14,11 +14,12 @@ use super::chatkit::{
 };
 use super::tagged::tolerant_tagged;
 use super::{JsonMap, Unknown};
+use crate::protocol::decode::Decode;
 use crate::reducer::{
     AgentInfo, ChatState, Input, OrchestrationStep, OrchestrationUpdate, Unrecognized,
 };
 use crate::sse::SseFrame;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
 /// The fields the spec names; anything else on a known type is counted as unknown.
@@ -85,18 +86,18 @@ tolerant_tagged!(EventKind {
     "done" => Done,
 });
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct ContentEvent {
     pub content: String,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct ToolCallEvent {
     pub payload: ToolCallPayload,
 }
 
 /// `{id, name, arguments}`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct ToolCallPayload {
     #[serde(default, alias = "toolCallId", alias = "callId")]
     pub id: Option<String>,
@@ -105,7 +106,7 @@ pub struct ToolCallPayload {
     pub arguments: Value,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct ToolResultEvent {
     #[serde(default)]
     pub payload: ToolResultPayload,
@@ -113,7 +114,7 @@ pub struct ToolResultEvent {
 
 /// `{success, data?}`; `success` may be missing (an unknown outcome). Some runtimes name
 /// the call (`id`), which pairs the result with it; else it goes to the last open call.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Decode)]
 pub struct ToolResultPayload {
     #[serde(default, alias = "toolCallId", alias = "callId")]
     pub id: Option<String>,
@@ -125,7 +126,7 @@ pub struct ToolResultPayload {
     pub error: Option<Value>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct ErrorEnvelope {
     #[serde(default)]
     pub message: Option<String>,
@@ -133,7 +134,7 @@ pub struct ErrorEnvelope {
     pub code: Option<String>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct BudgetEvent {
     #[serde(default)]
     pub message: Option<String>,
@@ -141,7 +142,7 @@ pub struct BudgetEvent {
     pub payload: Option<Value>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct AgentEvent {
     #[serde(default)]
     pub payload: Option<Value>,
@@ -151,7 +152,7 @@ pub struct AgentEvent {
     pub message: Option<String>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct OrchestrationEvent {
     #[serde(default)]
     pub payload: Option<Value>,
@@ -160,7 +161,7 @@ pub struct OrchestrationEvent {
 }
 
 /// The placeholder text while waiting (`hint`; some runtimes put it in `content`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct LoaderHint {
     #[serde(default)]
     pub hint: Option<String>,
@@ -168,7 +169,7 @@ pub struct LoaderHint {
     pub content: Option<String>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Decode)]
 pub struct Empty {}
 
 /// Decode one `data:` payload (`[DONE]` is the SSE decoder's [`SseFrame::Done`]).
@@ -188,8 +189,7 @@ pub fn decode_envelope(data: &str) -> Result<Envelope, DecodeError> {
         task_id: text("taskId"),
         message_id: text("messageId"),
     };
-    let event: EventKind =
-        serde_json::from_value(value.clone()).map_err(|e| error(e.to_string()))?;
+    let event = EventKind::decode(&value).map_err(|e| error(e.to_string()))?;
     let unknown_fields = match event {
         EventKind::Other(_) => Vec::new(),
         _ => fields
@@ -524,7 +524,7 @@ fn step(value: &Value) -> Option<OrchestrationStep> {
 /// `metadata` option, as for ChatKit). Tool calls, thoughts and errors are not sent back:
 /// the runtime ran them. A host whose runtime wants another shape overrides the body
 /// (the runtime hands this value to the host's request hook before sending).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Decode)]
 #[serde(rename_all = "camelCase")]
 pub struct EventsRequest {
     pub messages: Vec<EventsMessage>,
@@ -534,14 +534,14 @@ pub struct EventsRequest {
     pub metadata: Option<JsonMap>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Decode)]
 pub struct EventsMessage {
     pub role: Role,
     /// Plain text (user) or markdown (assistant).
     pub content: String,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Decode)]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
     User,

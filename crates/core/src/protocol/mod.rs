@@ -7,6 +7,7 @@
 pub mod acp;
 pub mod agent_ui;
 pub mod chatkit;
+pub mod decode;
 pub mod events;
 mod tagged;
 

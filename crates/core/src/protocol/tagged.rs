@@ -1,11 +1,12 @@
 //! Tolerant decoding of `type`-tagged unions: known tags decode strictly, unknown tags are
 //! kept whole as [`Unknown`].
 
-use serde::{Deserialize, Serialize};
+use super::decode::Decode;
+use serde::Serialize;
 use serde_json::Value;
 
 /// A value whose `type` this client does not know, kept with all its fields.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 #[serde(transparent)]
 pub struct Unknown(pub Value);
 
@@ -21,17 +22,22 @@ impl Unknown {
 /// `Other(Unknown)`. A known tag with a broken body is an error, never `Other`.
 macro_rules! tolerant_tagged {
     ($enum:ident { $($tag:literal => $variant:ident),+ $(,)? }) => {
-        impl<'de> serde::Deserialize<'de> for $enum {
-            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                use serde::de::Error as _;
-                let value = serde_json::Value::deserialize(d)?;
+        impl $crate::protocol::decode::Decode for $enum {
+            fn decode(value: &serde_json::Value) -> Result<Self, $crate::protocol::decode::Error> {
                 let tag = value.get("type").and_then(serde_json::Value::as_str).unwrap_or("");
                 match tag {
-                    $($tag => serde_json::from_value(value)
+                    $($tag => $crate::protocol::decode::Decode::decode(value)
                         .map($enum::$variant)
-                        .map_err(|e| D::Error::custom(format_args!("{} `{}`: {}", stringify!($enum), $tag, e))),)+
-                    _ => Ok($enum::Other($crate::protocol::Unknown(value))),
+                        .map_err(|e| $crate::protocol::decode::Error::new(
+                            format!("{} `{}`: {}", stringify!($enum), $tag, e))),)+
+                    _ => Ok($enum::Other($crate::protocol::Unknown(value.clone()))),
                 }
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $enum {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                $crate::protocol::decode::deserialize(d)
             }
         }
 
@@ -59,10 +65,12 @@ macro_rules! tolerant_tagged {
 pub(crate) use tolerant_tagged;
 
 /// `null` or absent both mean "use the default": the SDK omits fields, the fork sends null.
-pub(crate) fn null_as_default<'de, D, T>(d: D) -> Result<T, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    T: Default + Deserialize<'de>,
-{
-    Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
+/// (For `deserialize_with`, with `default` for the absent case.)
+pub(crate) fn null_as_default<T: Default + Decode>(
+    value: &Value,
+) -> Result<T, super::decode::Error> {
+    match value {
+        Value::Null => Ok(T::default()),
+        v => T::decode(v),
+    }
 }

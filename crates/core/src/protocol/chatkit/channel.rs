@@ -34,6 +34,7 @@
 
 use super::tagged::tolerant_tagged;
 use super::{decode_event, JsonMap, StreamEvent, ThreadId, Unknown};
+use crate::protocol::decode::Decode;
 use serde::{Deserialize, Serialize};
 
 /// The request that opens a thread's channel (one variant: it is its own request type,
@@ -79,7 +80,7 @@ tolerant_tagged!(ChannelEvent {
 });
 
 /// A view's whole new content, verbatim from the tool that pushed it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct ViewUpdated {
     pub seq: u64,
     pub view_type: String,
@@ -88,33 +89,33 @@ pub struct ViewUpdated {
     pub updated_at: Option<String>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct ViewCleared {
     pub seq: u64,
     pub view_type: String,
 }
 
 /// The replay is over; `seq` is the thread's latest.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct ChannelReady {
     pub seq: u64,
 }
 
 /// An answer is running on the thread (sent on connecting while one runs, or when one
 /// starts): the run's events follow, then [`RunEnded`].
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct RunStarted {}
 
 /// One event of the thread's run (a snapshot item or a live event); an event type this
 /// client does not know is kept as [`StreamEvent::Other`].
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct RunEvent {
     pub event: Box<StreamEvent>,
 }
 
 /// The thread's run is over: `outcome` is `done`, `cancelled` or `failed` (a dropped
 /// connection, an error, the runtime stopping); kept as a string for outcomes to come.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct RunEnded {
     pub outcome: String,
 }
@@ -151,13 +152,10 @@ pub fn decode_channel_event(data: &str) -> Result<ChannelEvent, super::DecodeErr
             event: Box::new(event),
         }));
     }
-    // Through a `Value`, as the stream's events decode: one decoder per type.
-    serde_json::from_str::<serde_json::Value>(data)
-        .and_then(ChannelEvent::deserialize)
-        .map_err(|e| super::DecodeError {
-            message: e.to_string(),
-            raw: data.to_owned(),
-        })
+    crate::protocol::decode::from_str::<ChannelEvent>(data).map_err(|e| super::DecodeError {
+        message: e.to_string(),
+        raw: data.to_owned(),
+    })
 }
 
 #[cfg(test)]

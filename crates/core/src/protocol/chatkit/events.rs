@@ -4,6 +4,7 @@ use super::items::{Annotation, AssistantContent, GeneratedImage, Task, ThreadIte
 use super::tagged::{null_as_default, tolerant_tagged};
 use super::widgets::{WidgetComponent, WidgetRoot};
 use super::{acp, ItemId, JsonMap, Thread, Unknown};
+use crate::protocol::decode::Decode;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -41,33 +42,33 @@ tolerant_tagged!(StreamEvent {
     "notice" => Notice,
 });
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct ThreadEvent {
     pub thread: Thread,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct ItemEvent {
     pub item: ThreadItem,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct ItemUpdatedEvent {
     pub item_id: ItemId,
     pub update: ItemUpdate,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct ItemRemovedEvent {
     pub item_id: ItemId,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct StreamOptionsEvent {
     pub stream_options: StreamOptions,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Decode)]
 pub struct StreamOptions {
     #[serde(default = "yes")]
     pub allow_cancel: bool,
@@ -77,21 +78,21 @@ fn yes() -> bool {
     true
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct ProgressUpdateEvent {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub icon: Option<String>,
     pub text: String,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct ClientEffectEvent {
     pub name: String,
     #[serde(default, deserialize_with = "null_as_default")]
     pub data: JsonMap,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct ErrorEvent {
     /// `stream.error`, `custom`, or another code.
     #[serde(default, deserialize_with = "null_as_default")]
@@ -102,7 +103,7 @@ pub struct ErrorEvent {
     pub allow_retry: bool,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct NoticeEvent {
     #[serde(default)]
     pub level: NoticeLevel,
@@ -112,7 +113,7 @@ pub struct NoticeEvent {
     pub title: Option<String>,
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Decode)]
 #[serde(rename_all = "snake_case")]
 pub enum NoticeLevel {
     #[default]
@@ -169,7 +170,7 @@ tolerant_tagged!(ItemUpdate {
 /// "completed", "rawOutput": {…}}}`: the ACP `tool_call_update` verbatim; only the fields
 /// it carries change, lists replace whole. For an item this client never saw, a tool call
 /// is made from the update, so nothing the server says is dropped.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct AcpToolCallUpdated {
     pub update: acp::ToolCallUpdate,
 }
@@ -181,14 +182,14 @@ pub struct AcpToolCallUpdated {
 /// client answers with [`acp_permission_action`]; the decision is shown once the server
 /// confirms it with `{"type": "acp_tool_call.permission_resolved", "outcome":
 /// {"outcome": "selected", "optionId": "…"}}` (the ACP response verbatim).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct AcpPermissionRequested {
     pub request: acp::RequestPermission,
 }
 
 /// `{"type": "acp_thought.chunk", "content": {"type": "text", "text": "…"}}`: the ACP
 /// `agent_thought_chunk` verbatim.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct AcpThoughtChunk {
     pub content: acp::ContentBlock,
 }
@@ -213,21 +214,21 @@ pub fn acp_permission_action(
 /// The action type of [`acp_permission_action`].
 pub const ACP_PERMISSION_ACTION: &str = "acp.permission_response";
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct ContentPartEvent {
     #[serde(default)]
     pub content_index: usize,
     pub content: AssistantContent,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct TextDelta {
     #[serde(default)]
     pub content_index: usize,
     pub delta: String,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct AnnotationAdded {
     #[serde(default)]
     pub content_index: usize,
@@ -236,7 +237,7 @@ pub struct AnnotationAdded {
     pub annotation: Annotation,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct WidgetTextDelta {
     pub component_id: String,
     pub delta: String,
@@ -244,24 +245,24 @@ pub struct WidgetTextDelta {
     pub done: bool,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct WidgetComponentUpdated {
     pub component_id: String,
     pub component: WidgetComponent,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct WidgetRootUpdated {
     pub widget: WidgetRoot,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct WorkflowTaskEvent {
     pub task_index: usize,
     pub task: Task,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct GeneratedImageUpdated {
     pub image: GeneratedImage,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -296,7 +297,7 @@ pub fn decode_event(data: &str) -> Result<StreamEvent, DecodeError> {
     if let Some(event) = text_delta_event(data) {
         return Ok(event);
     }
-    serde_json::from_str(data).map_err(|e| DecodeError {
+    crate::protocol::decode::from_str(data).map_err(|e| DecodeError {
         message: e.to_string(),
         raw: data.to_owned(),
     })
@@ -315,7 +316,7 @@ fn text_delta_event(data: &str) -> Option<StreamEvent> {
     struct Wire {
         #[serde(rename = "type")]
         kind: String,
-        item_id: ItemId,
+        item_id: String,
         update: WireUpdate,
     }
     #[derive(Deserialize)]
@@ -330,7 +331,7 @@ fn text_delta_event(data: &str) -> Option<StreamEvent> {
     (wire.kind == "thread.item.updated"
         && wire.update.kind == "assistant_message.content_part.text_delta")
         .then_some(StreamEvent::ItemUpdated(ItemUpdatedEvent {
-            item_id: wire.item_id,
+            item_id: ItemId(wire.item_id),
             update: ItemUpdate::TextDelta(TextDelta {
                 content_index: wire.update.content_index,
                 delta: wire.update.delta,

@@ -1,12 +1,13 @@
 //! Newtype ids, so a thread id can never be passed where an item id is expected.
 
-use serde::{Deserialize, Serialize};
+use crate::protocol::decode::Decode;
+use serde::Serialize;
 use std::fmt;
 
 macro_rules! id_type {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
-        #[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+        #[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Decode)]
         #[serde(transparent)]
         pub struct $name(pub String);
 

@@ -3,11 +3,12 @@
 use super::tagged::{null_as_default, tolerant_tagged};
 use super::widgets::WidgetRoot;
 use super::{acp, AttachmentId, ItemId, JsonMap, ThreadId, Unknown};
+use crate::protocol::decode::Decode;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// One entry of a thread. The fields every item has, plus what its `type` carries.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct ThreadItem {
     pub id: ItemId,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -64,7 +65,7 @@ tolerant_tagged!(ItemKind {
 });
 
 /// A message the user sent.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Decode)]
 pub struct UserMessage {
     #[serde(default, deserialize_with = "null_as_default")]
     pub content: Vec<UserContent>,
@@ -104,13 +105,13 @@ tolerant_tagged!(UserContent {
     "input_tag" => InputTag,
 });
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Decode)]
 pub struct InputText {
     pub text: String,
 }
 
 /// A mention/tag inserted in the composer.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Decode)]
 pub struct InputTag {
     pub id: String,
     pub text: String,
@@ -123,7 +124,7 @@ pub struct InputTag {
 }
 
 /// An uploaded file or image.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct Attachment {
     pub id: AttachmentId,
     #[serde(default, deserialize_with = "null_as_default")]
@@ -144,7 +145,7 @@ pub struct Attachment {
     pub thread_id: Option<ThreadId>,
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Decode)]
 #[serde(rename_all = "snake_case")]
 pub enum AttachmentKind {
     #[default]
@@ -152,7 +153,7 @@ pub enum AttachmentKind {
     Image,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct UploadDescriptor {
     pub url: String,
     #[serde(default = "default_upload_method")]
@@ -166,14 +167,14 @@ fn default_upload_method() -> String {
 }
 
 /// A message from the assistant: one or more text parts.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Decode)]
 pub struct AssistantMessage {
     #[serde(default, deserialize_with = "null_as_default")]
     pub content: Vec<AssistantContent>,
 }
 
 /// One text part of an assistant message (`output_text`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct AssistantContent {
     #[serde(rename = "type", default = "output_text")]
     pub kind: String,
@@ -198,7 +199,7 @@ impl AssistantContent {
 }
 
 /// A citation attached to assistant text.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct Annotation {
     #[serde(rename = "type", default = "annotation_type")]
     pub kind: String,
@@ -213,7 +214,7 @@ fn annotation_type() -> String {
 }
 
 /// Where a citation points.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct Source {
     #[serde(default, deserialize_with = "null_as_default")]
     pub title: String,
@@ -241,19 +242,19 @@ tolerant_tagged!(SourceKind {
     "entity" => Entity,
 });
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Decode)]
 pub struct UrlSource {
     pub url: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attribution: Option<String>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Decode)]
 pub struct FileSource {
     pub filename: String,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Decode)]
 pub struct EntitySource {
     pub id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -269,7 +270,7 @@ pub struct EntitySource {
 }
 
 /// A tool the client runs: pending until the client sends `threads.add_client_tool_output`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct ClientToolCall {
     #[serde(default)]
     pub status: ClientToolStatus,
@@ -281,7 +282,7 @@ pub struct ClientToolCall {
     pub output: Option<Value>,
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Decode)]
 #[serde(rename_all = "snake_case")]
 pub enum ClientToolStatus {
     #[default]
@@ -290,7 +291,7 @@ pub enum ClientToolStatus {
 }
 
 /// A server-defined widget.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct WidgetItem {
     pub widget: WidgetRoot,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -298,7 +299,7 @@ pub struct WidgetItem {
 }
 
 /// A widget the client renders from its own registry, by name (the fork).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct ClientWidget {
     pub name: String,
     #[serde(default)]
@@ -306,20 +307,20 @@ pub struct ClientWidget {
 }
 
 /// An image being generated; `image` appears when there is something to show.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Decode)]
 pub struct GeneratedImageItem {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub image: Option<GeneratedImage>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Decode)]
 pub struct GeneratedImage {
     pub id: String,
     pub url: String,
 }
 
 /// Questions the user answers with `threads.add_structured_input`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct StructuredInput {
     #[serde(default)]
     pub status: StructuredInputStatus,
@@ -352,7 +353,7 @@ impl StructuredInput {
     }
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Decode)]
 #[serde(rename_all = "snake_case")]
 pub enum StructuredInputStatus {
     #[default]
@@ -362,7 +363,7 @@ pub enum StructuredInputStatus {
 }
 
 /// One question. `type` is `multiple_choice` or `freeform`; unknown kinds keep their fields.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct StructuredInputField {
     pub id: String,
     #[serde(default, deserialize_with = "null_as_default")]
@@ -383,14 +384,14 @@ pub struct StructuredInputField {
     pub answer: Option<StructuredAnswer>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Decode)]
 pub struct ChoiceOption {
     pub value: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Decode)]
 pub struct StructuredAnswer {
     #[serde(default, deserialize_with = "null_as_default")]
     pub values: Vec<String>,
@@ -399,12 +400,12 @@ pub struct StructuredAnswer {
 }
 
 /// A group of tasks shown as one collapsible block.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct WorkflowItem {
     pub workflow: Workflow,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct Workflow {
     #[serde(rename = "type", default)]
     pub kind: WorkflowKind,
@@ -416,7 +417,7 @@ pub struct Workflow {
     pub expanded: bool,
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Decode)]
 #[serde(rename_all = "snake_case")]
 pub enum WorkflowKind {
     #[default]
@@ -439,13 +440,13 @@ pub enum WorkflowSummary {
 }
 
 /// A standalone task item.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct TaskItem {
     pub task: Task,
 }
 
 /// One step the agent took, shown with an icon, a title and a status.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct Task {
     #[serde(default)]
     pub status_indicator: StatusIndicator,
@@ -453,7 +454,7 @@ pub struct Task {
     pub kind: TaskKind,
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Decode)]
 #[serde(rename_all = "snake_case")]
 pub enum StatusIndicator {
     #[default]
@@ -480,7 +481,7 @@ tolerant_tagged!(TaskKind {
     "image" => Image,
 });
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Decode)]
 pub struct CustomTask {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
@@ -490,7 +491,7 @@ pub struct CustomTask {
     pub content: Option<String>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Decode)]
 pub struct WebSearchTask {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
@@ -502,7 +503,7 @@ pub struct WebSearchTask {
     pub sources: Vec<Source>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Decode)]
 pub struct ThoughtTask {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
@@ -510,7 +511,7 @@ pub struct ThoughtTask {
     pub content: String,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Decode)]
 pub struct FileTask {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
@@ -518,7 +519,7 @@ pub struct FileTask {
     pub sources: Vec<Source>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Decode)]
 pub struct ImageTask {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
@@ -557,7 +558,7 @@ impl Task {
 ///
 /// Its updates are `thread.item.updated` events (see `ItemUpdate::AcpToolCallUpdated`,
 /// `AcpPermissionRequested`, `AcpPermissionResolved`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct AcpToolCallItem {
     pub tool_call: acp::ToolCall,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -566,7 +567,7 @@ pub struct AcpToolCallItem {
 
 /// A permission request on a tool call: the answers offered, and the outcome once the
 /// server has confirmed one (`None`: still asking).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Decode)]
 pub struct AcpPermission {
     #[serde(default, deserialize_with = "acp::valid_items")]
     pub options: Vec<acp::PermissionOption>,
@@ -590,7 +591,7 @@ impl AcpPermission {
 /// Extension: an ACP plan as a thread item, shown in the process area, not the answer.
 /// `{"type": "acp_plan", "entries": [{"content": "…", "priority": "high", "status":
 /// "pending"}]}`; `acp_plan.update` replaces the entries whole.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Decode)]
 pub struct AcpPlanItem {
     #[serde(default, deserialize_with = "acp::valid_items")]
     pub entries: Vec<acp::PlanEntry>,
@@ -599,7 +600,7 @@ pub struct AcpPlanItem {
 /// Extension: the agent's thoughts (ACP `agent_thought_chunk`s), shown as collapsed
 /// reasoning, never as answer text. `{"type": "acp_thought", "text": "markdown…"}`;
 /// `acp_thought.chunk` appends.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Decode)]
 pub struct AcpThoughtItem {
     #[serde(default, deserialize_with = "null_as_default")]
     pub text: String,
@@ -670,7 +671,7 @@ pub enum Note {
 ///
 /// Extension: how a turn that did not end normally ended, kept with the thread so a
 /// reload still says so (the ACP `stopReason`, or `error`); servers without it send `{}`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Decode)]
 pub struct EndOfTurn {
     /// `max_tokens`, `max_turn_requests`, `refusal`, `cancelled`, `error`, or a reason
     /// this client does not know (shown as given).
@@ -682,7 +683,7 @@ pub struct EndOfTurn {
 }
 
 /// A widget or client action: what a button, list item or form sends.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct Action {
     #[serde(rename = "type")]
     pub kind: String,
@@ -699,3 +700,5 @@ pub struct Action {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub streaming: Option<bool>,
 }
+
+crate::protocol::decode::via_serde!(Note, WorkflowSummary);

@@ -2,11 +2,12 @@
 
 use super::items::{Action, ThreadItem, UserContent};
 use super::{AttachmentId, ItemId, JsonMap, ThreadId};
+use crate::protocol::decode::Decode;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// A request envelope: what is POSTed to the endpoint.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct ChatRequest {
     #[serde(flatten)]
     pub body: RequestBody,
@@ -144,7 +145,7 @@ impl RequestBody {
 }
 
 /// What the user typed and attached.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Decode)]
 pub struct UserMessageInput {
     pub content: Vec<UserContent>,
     #[serde(default)]
@@ -169,14 +170,14 @@ impl UserMessageInput {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Decode)]
 #[serde(rename_all = "snake_case")]
 pub enum ListOrder {
     Asc,
     Desc,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Decode)]
 #[serde(rename_all = "snake_case")]
 pub enum FeedbackKind {
     Positive,
@@ -184,7 +185,7 @@ pub enum FeedbackKind {
 }
 
 /// The JSON answer of `threads.sync_custom_action`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct SyncCustomActionResponse {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub updated_item: Option<ThreadItem>,
@@ -398,3 +399,5 @@ mod tests {
         assert_eq!(action["params"]["item_id"], "msg_1");
     }
 }
+
+crate::protocol::decode::via_serde!(RequestBody);

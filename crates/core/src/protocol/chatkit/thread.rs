@@ -2,10 +2,11 @@
 
 use super::tagged::{null_as_default, tolerant_tagged};
 use super::{items::ThreadItem, JsonMap, ThreadId, Unknown};
-use serde::{Deserialize, Serialize};
+use crate::protocol::decode::Decode;
+use serde::Serialize;
 
 /// A conversation thread. `items` is present on `threads.get_by_id` and stream events.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct Thread {
     pub id: ThreadId,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -31,7 +32,7 @@ pub enum ThreadStatus {
 }
 
 /// The body of a status: an optional human-readable reason.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Decode)]
 pub struct StatusBody {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
@@ -60,8 +61,7 @@ impl ThreadStatus {
 }
 
 /// One page of a cursor-paginated list.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(bound(deserialize = "T: Deserialize<'de>"))]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct Page<T> {
     #[serde(default = "Vec::new", deserialize_with = "null_as_default")]
     pub data: Vec<T>,

@@ -5,6 +5,7 @@
 //! prop as raw JSON; the renderer reads props through the typed accessors below.
 
 use super::JsonMap;
+use crate::protocol::decode::{self, Decode};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -167,9 +168,15 @@ fn take_string(map: &mut JsonMap, name: &str) -> Result<Option<String>, String> 
     }
 }
 
+impl Decode for WidgetComponent {
+    fn decode(value: &Value) -> Result<Self, decode::Error> {
+        Self::from_value(value.clone()).map_err(decode::Error::new)
+    }
+}
+
 impl<'de> Deserialize<'de> for WidgetComponent {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Self::from_value(Value::deserialize(d)?).map_err(serde::de::Error::custom)
+        decode::deserialize(d)
     }
 }
 
