@@ -39,20 +39,25 @@ pub fn parse(text: &str) -> Option<f64> {
         Some(first) => &int[first..],
         None => b"0",
     };
-    let mut json = Vec::with_capacity(text.len() + 4);
+    // Every byte kept is ASCII. Read as a `Value` from a `str`: the very parser instance
+    // every JSON payload goes through, not a second one for bytes.
+    let ascii = |bytes: &[u8]| std::str::from_utf8(bytes).unwrap_or_default().to_owned();
+    let mut json = String::with_capacity(text.len() + 4);
     if negative {
-        json.push(b'-');
+        json.push('-');
     }
-    json.extend_from_slice(int);
+    json.push_str(&ascii(int));
     if !frac.is_empty() {
-        json.push(b'.');
-        json.extend_from_slice(frac);
+        json.push('.');
+        json.push_str(&ascii(frac));
     }
     if !exponent.is_empty() {
-        json.push(b'e');
-        json.extend_from_slice(exponent);
+        json.push('e');
+        json.push_str(&ascii(exponent));
     }
-    serde_json::from_slice(&json).ok()
+    serde_json::from_str::<serde_json::Value>(&json)
+        .ok()?
+        .as_f64()
 }
 
 #[cfg(test)]

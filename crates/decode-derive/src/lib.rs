@@ -10,8 +10,10 @@
 //! `default = "path"`, `flatten` (the field decodes from the whole object) and
 //! `deserialize_with = "path"`, where `path` is a decoder, `fn(&Value) -> Result<T, Error>`
 //! (protocol::tagged::null_as_default reads `null` as absent). A missing `Option` is `None`;
-//! another missing field without a default is an error. Enums: unit variants only, from a
-//! string. Anything else is a compile error: keep serde's derive for it.
+//! another missing field without a default is an error. Enums: unit variants from a
+//! string; named-field variants with `tag = "…"` (the tag a field of the same object) or
+//! `untagged` (the first variant that decodes). Anything else is a compile error: keep
+//! serde's derive for it.
 
 use proc_macro::TokenStream;
 use proc_macro2::{Span, TokenStream as Tokens};
@@ -40,6 +42,8 @@ struct Attrs {
     with: Option<Path>,
     flatten: bool,
     transparent: bool,
+    tag: Option<String>,
+    untagged: bool,
 }
 
 fn attrs(list: &[Attribute]) -> syn::Result<Attrs> {
@@ -67,6 +71,8 @@ fn attrs(list: &[Attribute]) -> syn::Result<Attrs> {
                 "deserialize_with" => out.with = Some(syn::parse_str(&string(&meta)?)?),
                 "flatten" => out.flatten = true,
                 "transparent" => out.transparent = true,
+                "tag" => out.tag = Some(string(&meta)?),
+                "untagged" => out.untagged = true,
                 // Serialize-only: nothing to decode.
                 "skip_serializing_if" | "serialize_with" => {
                     string(&meta)?;
@@ -137,46 +143,8 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
     let body = match &input.data {
         Data::Struct(data) => match &data.fields {
             Fields::Named(fields) if !container.transparent => {
-                let mut inits = Vec::new();
-                for field in &fields.named {
-                    let ident = field.ident.as_ref().expect("named field");
-                    let a = attrs(&field.attrs)?;
-                    if a.flatten {
-                        inits.push(quote!(#ident: #d::Decode::decode(value)?));
-                        continue;
-                    }
-                    let key = match &a.rename {
-                        Some(r) => r.clone(),
-                        None => renamed(&ident.to_string(), container.rename_all.as_deref())?,
-                    };
-                    let mut lookup = quote!(map.get(#key));
-                    for alias in &a.aliases {
-                        lookup = quote!(#lookup.or_else(|| map.get(#alias)));
-                    }
-                    let decode = match &a.with {
-                        Some(path) => quote!(#path(v)),
-                        None => quote!(#d::Decode::decode(v)),
-                    };
-                    let missing = if let Some(path) = &a.default_path {
-                        quote!(#path())
-                    } else if a.default {
-                        quote!(::core::default::Default::default())
-                    } else if is_option(&field.ty) && a.with.is_none() {
-                        quote!(::core::option::Option::None)
-                    } else {
-                        quote!(return Err(#d::Error::missing(#key)))
-                    };
-                    inits.push(quote! {
-                        #ident: match #lookup {
-                            Some(v) => #decode.map_err(|e| e.at(#key))?,
-                            _ => #missing,
-                        }
-                    });
-                }
-                quote! {
-                    let map = #d::object(value)?;
-                    Ok(Self { #(#inits),* })
-                }
+                let ctor = quote!(Self);
+                named_fields(fields, container.rename_all.as_deref(), &ctor)?
             }
             Fields::Named(fields) if fields.named.len() == 1 => {
                 let ident = fields.named[0].ident.as_ref().expect("named field");
@@ -192,6 +160,46 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
                 ))
             }
         },
+        Data::Enum(data) if container.tag.is_some() || container.untagged => {
+            let mut arms = Vec::new();
+            for variant in &data.variants {
+                let Fields::Named(fields) = &variant.fields else {
+                    return Err(syn::Error::new_spanned(
+                        variant,
+                        "derive(Decode): tagged variants need named fields",
+                    ));
+                };
+                let ident = &variant.ident;
+                let body = named_fields(fields, None, &quote!(Self::#ident))?;
+                let key = renamed(&ident.to_string(), container.rename_all.as_deref())?;
+                arms.push((key, body));
+            }
+            if let Some(tag) = &container.tag {
+                let arms = arms.iter().map(|(key, body)| quote!(#key => { #body }));
+                quote! {
+                    let tag = match #d::object(value)?.get(#tag) {
+                        Some(v) => #d::string(v).map_err(|e| e.at(#tag))?,
+                        None => return Err(#d::Error::missing(#tag)),
+                    };
+                    match tag {
+                        #(#arms)*
+                        other => Err(#d::Error::unknown(other)),
+                    }
+                }
+            } else {
+                // The first variant that decodes, as serde's `untagged`.
+                let tries = arms.iter().map(|(_, body)| {
+                    quote!(if let Ok(v) = (|| -> ::core::result::Result<Self, #d::Error> { #body })() {
+                        return Ok(v);
+                    })
+                });
+                let message = format!("data did not match any variant of untagged enum {name}");
+                quote! {
+                    #(#tries)*
+                    Err(#d::Error::new(#message))
+                }
+            }
+        }
         Data::Enum(data) => {
             let mut arms = Vec::new();
             for variant in &data.variants {
@@ -240,5 +248,54 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
                 #d::deserialize(d)
             }
         }
+    })
+}
+
+/// `{ let map = object(value)?; Ok(ctor { field: …, … }) }` for named fields.
+fn named_fields(
+    fields: &syn::FieldsNamed,
+    rename_all: Option<&str>,
+    ctor: &Tokens,
+) -> syn::Result<Tokens> {
+    let d = quote!(crate::protocol::decode);
+    let mut inits = Vec::new();
+    for field in &fields.named {
+        let ident = field.ident.as_ref().expect("named field");
+        let a = attrs(&field.attrs)?;
+        if a.flatten {
+            inits.push(quote!(#ident: #d::Decode::decode(value)?));
+            continue;
+        }
+        let key = match &a.rename {
+            Some(r) => r.clone(),
+            None => renamed(&ident.to_string(), rename_all)?,
+        };
+        let mut lookup = quote!(map.get(#key));
+        for alias in &a.aliases {
+            lookup = quote!(#lookup.or_else(|| map.get(#alias)));
+        }
+        let decode = match &a.with {
+            Some(path) => quote!(#path(v)),
+            None => quote!(#d::Decode::decode(v)),
+        };
+        let missing = if let Some(path) = &a.default_path {
+            quote!(#path())
+        } else if a.default {
+            quote!(::core::default::Default::default())
+        } else if is_option(&field.ty) && a.with.is_none() {
+            quote!(::core::option::Option::None)
+        } else {
+            quote!(return Err(#d::Error::missing(#key)))
+        };
+        inits.push(quote! {
+            #ident: match #lookup {
+                Some(v) => #decode.map_err(|e| e.at(#key))?,
+                _ => #missing,
+            }
+        });
+    }
+    Ok(quote! {
+        let map = #d::object(value)?;
+        Ok(#ctor { #(#inits),* })
     })
 }

@@ -24,12 +24,19 @@ impl Error {
         Error(message.into())
     }
 
+    #[inline(never)]
     pub fn missing(field: &str) -> Self {
         Error(format!("missing field `{field}`"))
     }
 
     pub fn unknown(variant: &str) -> Self {
         Error(format!("unknown variant `{variant}`"))
+    }
+
+    /// The error of a known variant of a `type`-tagged union whose body did not decode.
+    #[inline(never)]
+    pub fn in_variant(self, union: &str, tag: &str) -> Self {
+        Error(format!("{union} `{tag}`: {}", self.0))
     }
 
     fn expected(what: &str, got: &Value) -> Self {
@@ -45,6 +52,7 @@ impl Error {
     }
 
     /// The same error, inside field `field`.
+    #[inline(never)]
     pub fn at(self, field: &str) -> Self {
         Error(format!("{field}: {}", self.0))
     }
@@ -90,12 +98,14 @@ pub fn string(value: &Value) -> Result<&str, Error> {
 }
 
 impl Decode for String {
+    #[inline(never)]
     fn decode(value: &Value) -> Result<Self, Error> {
         string(value).map(str::to_owned)
     }
 }
 
 impl Decode for bool {
+    #[inline(never)]
     fn decode(value: &Value) -> Result<Self, Error> {
         value
             .as_bool()
@@ -104,6 +114,7 @@ impl Decode for bool {
 }
 
 impl Decode for f64 {
+    #[inline(never)]
     fn decode(value: &Value) -> Result<Self, Error> {
         value
             .as_f64()
@@ -112,6 +123,7 @@ impl Decode for f64 {
 }
 
 impl Decode for u64 {
+    #[inline(never)]
     fn decode(value: &Value) -> Result<Self, Error> {
         value
             .as_u64()
@@ -120,6 +132,7 @@ impl Decode for u64 {
 }
 
 impl Decode for i64 {
+    #[inline(never)]
     fn decode(value: &Value) -> Result<Self, Error> {
         value
             .as_i64()
@@ -140,18 +153,21 @@ macro_rules! narrow {
 narrow!(u32 => u64, u16 => u64, u8 => u64, usize => u64, i32 => i64);
 
 impl Decode for Value {
+    #[inline(never)]
     fn decode(value: &Value) -> Result<Self, Error> {
         Ok(value.clone())
     }
 }
 
 impl Decode for Map<String, Value> {
+    #[inline(never)]
     fn decode(value: &Value) -> Result<Self, Error> {
         object(value).cloned()
     }
 }
 
 impl<T: Decode> Decode for Option<T> {
+    #[inline(never)]
     fn decode(value: &Value) -> Result<Self, Error> {
         match value {
             Value::Null => Ok(None),
@@ -161,6 +177,7 @@ impl<T: Decode> Decode for Option<T> {
 }
 
 impl<T: Decode> Decode for Vec<T> {
+    #[inline(never)]
     fn decode(value: &Value) -> Result<Self, Error> {
         let items = value
             .as_array()
@@ -170,6 +187,7 @@ impl<T: Decode> Decode for Vec<T> {
 }
 
 impl<T: Decode> Decode for Box<T> {
+    #[inline(never)]
     fn decode(value: &Value) -> Result<Self, Error> {
         T::decode(value).map(Box::new)
     }
@@ -354,6 +372,68 @@ mod tests {
                 (Err(_), Err(_)) => {}
                 (a, b) => prop_assert!(false, "{value}: ours {a:?}, serde {b:?}"),
             }
+        }
+    }
+
+    macro_rules! unions {
+        ($tagged:ident, $untagged:ident, $derive:path) => {
+            #[derive(Debug, PartialEq, $derive)]
+            #[serde(tag = "note", rename_all = "snake_case")]
+            enum $tagged {
+                WorkerDone {
+                    agent_id: String,
+                    #[serde(default)]
+                    tools: Option<u64>,
+                },
+                Handoff {
+                    to: String,
+                },
+            }
+
+            #[derive(Debug, PartialEq, $derive)]
+            #[serde(untagged)]
+            enum $untagged {
+                Duration {
+                    duration: f64,
+                },
+                Title {
+                    title: String,
+                    #[serde(default)]
+                    icon: Option<String>,
+                },
+            }
+        };
+    }
+    unions!(OurNote, OurSummary, Decode);
+    unions!(SerdeNote, SerdeSummary, serde::Deserialize);
+
+    proptest! {
+        /// Tagged and untagged unions: the same verdicts and values as serde's.
+        #[test]
+        fn unions_agree_with_serde(
+            note in field(prop_oneof![Just("worker_done"), Just("handoff"), Just("Handoff")]
+                .prop_map(Value::from).boxed()),
+            text in field(prop_oneof![Just("a"), Just("")].prop_map(Value::from).boxed()),
+            number in field(ints()),
+            keys in prop::sample::subsequence(vec!["agent_id", "tools", "to", "duration", "title", "icon"], 0..4),
+        ) {
+            let mut object = Map::new();
+            if let Some(note) = note {
+                object.insert("note".into(), note);
+            }
+            for key in keys {
+                let v = if matches!(key, "tools" | "duration") { number.clone() } else { text.clone() };
+                if let Some(v) = v {
+                    object.insert(key.into(), v);
+                }
+            }
+            let value = Value::Object(object);
+            let ours = OurNote::decode(&value).map(|n| format!("{n:?}"));
+            let theirs = SerdeNote::deserialize(&value).map(|n| format!("{n:?}"));
+            prop_assert_eq!(ours.ok(), theirs.ok().map(|t| t.replacen("Serde", "Our", 1)), "{}", value);
+            let ours = OurSummary::decode(&value).map(|n| format!("{n:?}"));
+            let theirs = SerdeSummary::deserialize(&value).map(|n| format!("{n:?}"));
+            prop_assert_eq!(ours.ok(), theirs.ok(), "{}", value);
         }
     }
 

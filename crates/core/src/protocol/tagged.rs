@@ -28,8 +28,7 @@ macro_rules! tolerant_tagged {
                 match tag {
                     $($tag => $crate::protocol::decode::Decode::decode(value)
                         .map($enum::$variant)
-                        .map_err(|e| $crate::protocol::decode::Error::new(
-                            format!("{} `{}`: {}", stringify!($enum), $tag, e))),)+
+                        .map_err(|e| e.in_variant(stringify!($enum), $tag)),)+
                     _ => Ok($enum::Other($crate::protocol::Unknown(value.clone()))),
                 }
             }

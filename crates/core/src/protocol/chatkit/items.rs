@@ -4,7 +4,7 @@ use super::tagged::{null_as_default, tolerant_tagged};
 use super::widgets::WidgetRoot;
 use super::{acp, AttachmentId, ItemId, JsonMap, ThreadId, Unknown};
 use crate::protocol::decode::Decode;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
 /// One entry of a thread. The fields every item has, plus what its `type` carries.
@@ -426,7 +426,7 @@ pub enum WorkflowKind {
 }
 
 /// What a collapsed workflow shows: a title (and icon), or how long it took.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 #[serde(untagged)]
 pub enum WorkflowSummary {
     Duration {
@@ -608,7 +608,7 @@ pub struct AcpThoughtItem {
 
 /// Extension (Agent UI): a fact that belongs in the conversation's order but is nobody's
 /// message: a worker's result, a handoff between agents, a context boundary, an artifact.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 #[serde(tag = "note", rename_all = "snake_case")]
 pub enum Note {
     /// A worker finished, failed or was killed. Never a user message, even when the
@@ -700,5 +700,3 @@ pub struct Action {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub streaming: Option<bool>,
 }
-
-crate::protocol::decode::via_serde!(Note, WorkflowSummary);
