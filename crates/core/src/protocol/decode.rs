@@ -104,41 +104,23 @@ impl Decode for String {
     }
 }
 
-impl Decode for bool {
-    #[inline(never)]
-    fn decode(value: &Value) -> Result<Self, Error> {
-        value
-            .as_bool()
-            .ok_or_else(|| Error::expected("a boolean", value))
-    }
+/// The JSON scalars, each read by its `Value` accessor.
+macro_rules! scalar {
+    ($($ty:ty => $read:ident, $what:literal);*) => {$(
+        impl Decode for $ty {
+            #[inline(never)]
+            fn decode(value: &Value) -> Result<Self, Error> {
+                value.$read().ok_or_else(|| Error::expected($what, value))
+            }
+        }
+    )*};
 }
-
-impl Decode for f64 {
-    #[inline(never)]
-    fn decode(value: &Value) -> Result<Self, Error> {
-        value
-            .as_f64()
-            .ok_or_else(|| Error::expected("a number", value))
-    }
-}
-
-impl Decode for u64 {
-    #[inline(never)]
-    fn decode(value: &Value) -> Result<Self, Error> {
-        value
-            .as_u64()
-            .ok_or_else(|| Error::expected("an unsigned integer", value))
-    }
-}
-
-impl Decode for i64 {
-    #[inline(never)]
-    fn decode(value: &Value) -> Result<Self, Error> {
-        value
-            .as_i64()
-            .ok_or_else(|| Error::expected("an integer", value))
-    }
-}
+scalar!(
+    bool => as_bool, "a boolean";
+    f64 => as_f64, "a number";
+    u64 => as_u64, "an unsigned integer";
+    i64 => as_i64, "an integer"
+);
 
 macro_rules! narrow {
     ($($ty:ty => $wide:ty),*) => {$(
