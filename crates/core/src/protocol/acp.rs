@@ -10,7 +10,7 @@
 use super::decode::{self, Decode};
 use super::tagged::tolerant_tagged;
 use super::Unknown;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Serialize, Serializer};
 use serde_json::Value;
 use std::fmt;
 
@@ -94,11 +94,7 @@ macro_rules! lenient_enum {
             }
         }
 
-        impl<'de> Deserialize<'de> for $name {
-            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                decode::deserialize(d)
-            }
-        }
+        decode::deserialize_by_decode!($name);
     };
 }
 
@@ -540,11 +536,7 @@ impl Decode for PermissionOutcome {
     }
 }
 
-impl<'de> Deserialize<'de> for PermissionOutcome {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        decode::deserialize(d)
-    }
-}
+decode::deserialize_by_decode!(PermissionOutcome);
 
 /// ACP's `RequestPermissionResponse`: `{"outcome": {…}}`.
 #[derive(Clone, Debug, PartialEq, Serialize, Decode)]

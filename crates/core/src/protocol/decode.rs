@@ -175,6 +175,18 @@ impl<T: Decode> Decode for Box<T> {
     }
 }
 
+/// `serde::Deserialize` through a hand-written `Decode` (the derive writes its own).
+macro_rules! deserialize_by_decode {
+    ($($ty:ty),*) => {$(
+        impl<'de> serde::Deserialize<'de> for $ty {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                $crate::protocol::decode::deserialize(d)
+            }
+        }
+    )*};
+}
+pub(crate) use deserialize_by_decode;
+
 /// `Decode` for types serde's derive still reads (shapes `derive(Decode)` does not take).
 macro_rules! via_serde {
     ($($ty:ty),*) => {$(

@@ -34,11 +34,7 @@ macro_rules! tolerant_tagged {
             }
         }
 
-        impl<'de> serde::Deserialize<'de> for $enum {
-            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                $crate::protocol::decode::deserialize(d)
-            }
-        }
+        $crate::protocol::decode::deserialize_by_decode!($enum);
 
         impl serde::Serialize for $enum {
             fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {

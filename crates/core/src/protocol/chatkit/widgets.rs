@@ -6,7 +6,7 @@
 
 use super::JsonMap;
 use crate::protocol::decode::{self, Decode};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
 /// The root of a widget item. Same shape as any component.
@@ -174,11 +174,7 @@ impl Decode for WidgetComponent {
     }
 }
 
-impl<'de> Deserialize<'de> for WidgetComponent {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        decode::deserialize(d)
-    }
-}
+decode::deserialize_by_decode!(WidgetComponent);
 
 impl Serialize for WidgetComponent {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
