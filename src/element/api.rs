@@ -5,6 +5,7 @@
 use crate::runtime::{Runtime, SendOptions, Shell};
 use chat_shell_core::options::{OptionError, Options, Setting};
 use chat_shell_core::protocol::chatkit::{Attachment, ThreadId};
+use chat_shell_core::protocol::decode::Decode;
 use js_sys::{Function, Object, Promise, Reflect};
 use leptos::prelude::*;
 use serde::Serialize;
@@ -78,7 +79,7 @@ fn send_user_message(rt: Rc<Runtime>, arg: &JsValue) -> Result<JsValue, JsValue>
     let attachments: Vec<Attachment> = match message.get("attachments") {
         Some(Value::Array(list)) => list
             .iter()
-            .map(|a| serde_json::from_value(a.clone()))
+            .map(Attachment::decode)
             .collect::<Result<_, _>>()
             .map_err(|e| JsValue::from_str(&format!("chat-shell: attachments: {e}")))?,
         _ => Vec::new(),

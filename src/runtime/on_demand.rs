@@ -33,10 +33,10 @@ use chat_shell_core::protocol::chatkit::{
     self, Attachment, ItemId, Page, SubscribeRequest, SyncCustomActionResponse, Thread, ThreadId,
     ThreadItem,
 };
+use chat_shell_core::protocol::decode::Decode;
 use chat_shell_core::protocol::events::EventsAdapter;
 use chat_shell_core::reducer::Input;
 use chat_shell_core::sse::SseFrame;
-use serde::de::DeserializeOwned;
 use serde_json::Value;
 use std::future::Future;
 use std::pin::Pin;
@@ -131,8 +131,8 @@ entry_points! {
 }
 
 /// Called only inside the `decoders` chunk, so each type's decoder stays there.
-fn decoded<T: DeserializeOwned>(value: Value) -> Result<T, String> {
-    T::deserialize(value).map_err(|e| e.to_string())
+fn decoded<T: Decode>(value: Value) -> Result<T, String> {
+    T::decode(&value).map_err(|e| e.to_string())
 }
 
 /// Fetches the decoders ahead of the first answer: the loader (`src/chat-shell.js`) starts

@@ -420,8 +420,8 @@ pub fn parse_starter_prompts(json: &str) -> Result<Vec<StarterPrompt>, String> {
         return Err("starter-prompts must be a JSON array of {title, prompt, icon}".into());
     };
     Ok(entries
-        .into_iter()
-        .filter_map(|entry| serde_json::from_value::<StarterPrompt>(entry).ok())
+        .iter()
+        .filter_map(|entry| StarterPrompt::decode(entry).ok())
         .filter(|p| !p.prompt.trim().is_empty())
         .map(|mut p| {
             if p.title.trim().is_empty() {

@@ -10,6 +10,7 @@ use crate::runtime::{
 };
 use crate::views::{strings, tr};
 use chat_shell_core::protocol::chatkit::{ItemId, ItemKind};
+use chat_shell_core::protocol::decode::Decode;
 use chat_shell_core::reducer::ChatState;
 use chat_shell_core::strings::Text;
 use chat_shell_core::widgets::approval::{self, ApprovalRequest, Decision};
@@ -112,9 +113,9 @@ fn PageWidget(
     // the answer ended well. Lives as long as the item's view.
     let send_id = id.clone();
     let send = Closure::<dyn Fn(JsValue) -> js_sys::Promise>::new(move |action: JsValue| {
-        let action = from_js(&action).ok().and_then(|v| {
-            serde_json::from_value::<chat_shell_core::protocol::chatkit::Action>(v).ok()
-        });
+        let action = from_js(&action)
+            .ok()
+            .and_then(|v| chat_shell_core::protocol::chatkit::Action::decode(&v).ok());
         let item = send_id.clone();
         js_sys::Promise::new(&mut |resolve, reject| {
             let Some(action) = action.clone() else {

@@ -5,6 +5,7 @@
 use super::{children, classes, icons, spinner, Ctx};
 use crate::views::tr;
 use chat_shell_core::protocol::chatkit::{Action, WidgetComponent};
+use chat_shell_core::protocol::decode::Decode;
 use chat_shell_core::strings::Text;
 use chat_shell_core::widgets::form::{self, Trigger};
 use chat_shell_core::widgets::style::{self, token, ColorRole, InlineStyle};
@@ -153,7 +154,7 @@ pub fn card(ctx: Ctx, node: &WidgetComponent, path: &str, is_root: bool) -> AnyV
 fn card_action(node: &WidgetComponent, which: &str) -> Option<Action> {
     node.prop(which)
         .and_then(|c| c.get("action"))
-        .and_then(|a| serde_json::from_value(a.clone()).ok())
+        .and_then(|a| Action::decode(a).ok())
 }
 
 fn card_actions(ctx: Ctx, node: &WidgetComponent, path: &str, as_form: bool) -> Option<AnyView> {

@@ -25,6 +25,7 @@ pub use tool_call::ToolCallView;
 
 use crate::runtime::Shell;
 use chat_shell_core::protocol::chatkit::{Action, ItemId, ItemKind, WidgetComponent};
+use chat_shell_core::protocol::decode::Decode;
 use chat_shell_core::widgets::form::{self, FieldValue, Loading, Trigger, TypedValues};
 use leptos::html;
 use leptos::prelude::*;
@@ -297,7 +298,7 @@ fn children(ctx: Ctx, node: &WidgetComponent, path: &str) -> Vec<AnyView> {
         if let Some(single) = node
             .prop("children")
             .filter(|c| c.is_object())
-            .and_then(|c| serde_json::from_value::<WidgetComponent>(c.clone()).ok())
+            .and_then(|c| WidgetComponent::decode(c).ok())
         {
             return vec![render(ctx, &single, &format!("{path}.0"))];
         }

@@ -3,6 +3,7 @@
 //! across re-renders, and which element shows that an action is running.
 
 use crate::protocol::chatkit::{Action, WidgetComponent};
+use crate::protocol::decode::Decode;
 
 use crate::protocol::JsonMap;
 use serde_json::Value;
@@ -176,8 +177,7 @@ pub fn with_values(mut action: Action, values: JsonMap) -> Action {
 
 /// An action prop (`onClickAction`, `onSubmitAction`, …), if it is a valid action.
 pub fn action_prop(node: &WidgetComponent, prop: &str) -> Option<Action> {
-    node.prop(prop)
-        .and_then(|v| serde_json::from_value(v.clone()).ok())
+    node.prop(prop).and_then(|v| Action::decode(v).ok())
 }
 
 /// What kind of element started an action.

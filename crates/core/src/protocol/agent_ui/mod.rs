@@ -66,6 +66,7 @@ use super::chatkit::{
     ItemUpdate, ItemUpdatedEvent, Note, ProgressUpdateEvent, Source, SourceKind, StreamEvent,
     StructuredInput, StructuredInputStatus, TextDelta, ThreadItem, UrlSource,
 };
+use super::decode::Decode;
 use super::JsonMap;
 use crate::reducer::{
     AgentInfo, Input, MemberUpdate, QueuedTurn, SequenceGap, TranscriptLine, TranscriptPage,
@@ -604,7 +605,7 @@ impl AgentUiAdapter {
             .text("delta")
             .or_else(|| e.text("text"))
             .unwrap_or_default();
-        if let Ok(content) = serde_json::from_value(json!({"type": "text", "text": text})) {
+        if let Ok(content) = Decode::decode(&json!({"type": "text", "text": text})) {
             inputs.push(Self::update(
                 id,
                 ItemUpdate::AcpThoughtChunk(AcpThoughtChunk { content }),
@@ -653,7 +654,7 @@ impl AgentUiAdapter {
                 // The ACP kind when the runtime says one; a name is never guessed from.
                 kind: e
                     .text("kind")
-                    .and_then(|k| serde_json::from_value(Value::String(k)).ok())
+                    .map(|k| ToolKind::from(k.as_str()))
                     .unwrap_or(ToolKind::Other),
                 status: ToolCallStatus::InProgress,
                 content: Vec::new(),
@@ -677,8 +678,8 @@ impl AgentUiAdapter {
                 let Some(message) = e.text("message") else {
                     return;
                 };
-                update.content = serde_json::from_value::<ToolCallContent>(
-                    json!({"type": "content", "content": {"type": "text", "text": message}}),
+                update.content = ToolCallContent::decode(
+                    &json!({"type": "content", "content": {"type": "text", "text": message}}),
                 )
                 .ok()
                 .map(|c| vec![c]);
@@ -745,11 +746,7 @@ impl AgentUiAdapter {
                 .get("input")
                 .and_then(|i| i.get("questions"))
                 .and_then(Value::as_array)
-                .map(|qs| {
-                    qs.iter()
-                        .filter_map(|q| serde_json::from_value(q.clone()).ok())
-                        .collect()
-                })
+                .map(|qs| qs.iter().filter_map(|q| Decode::decode(q).ok()).collect())
                 .unwrap_or_default();
             let input = StructuredInput {
                 status: StructuredInputStatus::Pending,

@@ -338,7 +338,7 @@ impl StructuredInput {
     pub fn take_answers(&mut self, answers: &super::super::JsonMap) {
         for field in &mut self.inputs {
             if let Some(answer) = answers.get(&field.id) {
-                field.answer = serde_json::from_value(answer.clone()).ok();
+                field.answer = StructuredAnswer::decode(answer).ok();
             }
         }
         let all_skipped = self

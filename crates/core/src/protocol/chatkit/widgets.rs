@@ -107,35 +107,41 @@ impl WidgetComponent {
         }
     }
 
-    fn from_value(value: Value) -> Result<Self, String> {
-        let Value::Object(mut map) = value else {
+    fn from_value(value: &Value) -> Result<Self, String> {
+        let Value::Object(fields) = value else {
             return Err(format!("a widget component must be an object, got {value}"));
         };
-        let kind = match map.remove("type") {
-            Some(Value::String(s)) => s,
-            None | Some(Value::Null) => String::new(),
-            Some(other) => return Err(format!("widget `type` must be a string, got {other}")),
+        let text = |name: &str| match fields.get(name) {
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            None | Some(Value::Null) => Ok(None),
+            Some(other) => Err(format!("widget `{name}` must be a string, got {other}")),
         };
-        let id = take_string(&mut map, "id")?;
-        let key = take_string(&mut map, "key")?;
-        let children = match map.remove("children") {
-            Some(Value::Array(items)) => items
-                .into_iter()
-                .map(Self::from_value)
-                .collect::<Result<_, _>>()?,
-            None | Some(Value::Null) => Vec::new(),
-            // Not a component list: keep it as a prop so nothing is lost.
-            Some(other) => {
-                map.insert("children".to_owned(), other);
-                Vec::new()
+        let kind = text("type")?.unwrap_or_default();
+        let id = text("id")?;
+        let key = text("key")?;
+        let mut props = JsonMap::new();
+        let mut children = Vec::new();
+        for (name, v) in fields {
+            match (name.as_str(), v) {
+                ("type" | "id" | "key", _) | ("children", Value::Null) => {}
+                ("children", Value::Array(items)) => {
+                    children = items
+                        .iter()
+                        .map(Self::from_value)
+                        .collect::<Result<_, _>>()?;
+                }
+                // Not a component list: kept as a prop so nothing is lost.
+                _ => {
+                    props.insert(name.clone(), v.clone());
+                }
             }
-        };
+        }
         Ok(WidgetComponent {
             kind,
             id,
             key,
             children,
-            props: map,
+            props,
         })
     }
 
@@ -160,17 +166,9 @@ impl WidgetComponent {
     }
 }
 
-fn take_string(map: &mut JsonMap, name: &str) -> Result<Option<String>, String> {
-    match map.remove(name) {
-        Some(Value::String(s)) => Ok(Some(s)),
-        None | Some(Value::Null) => Ok(None),
-        Some(other) => Err(format!("widget `{name}` must be a string, got {other}")),
-    }
-}
-
 impl Decode for WidgetComponent {
     fn decode(value: &Value) -> Result<Self, decode::Error> {
-        Self::from_value(value.clone()).map_err(decode::Error::new)
+        Self::from_value(value).map_err(decode::Error::new)
     }
 }
 
@@ -179,5 +177,45 @@ decode::deserialize_by_decode!(WidgetComponent);
 impl Serialize for WidgetComponent {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         self.to_value().serialize(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_component_reads_its_tree_and_keeps_every_other_field_as_a_prop() {
+        let node = WidgetComponent::decode(&json!({
+            "type": "Card", "id": "c", "size": "md",
+            "children": [{"type": "Text", "value": "hi", "key": "k"}, {"type": "Divider"}],
+        }))
+        .unwrap();
+        assert_eq!(
+            (node.kind.as_str(), node.id.as_deref(), node.key.as_deref()),
+            ("Card", Some("c"), None)
+        );
+        assert_eq!(
+            node.props,
+            json!({"size": "md"}).as_object().unwrap().clone()
+        );
+        assert_eq!(node.children.len(), 2);
+        assert_eq!(node.children[0].key.as_deref(), Some("k"));
+        assert_eq!(node.children[0].prop("value"), Some(&json!("hi")));
+        // `children` that is not a component list stays a prop; `null` is no children.
+        let odd =
+            WidgetComponent::decode(&json!({"type": "Box", "children": {"type": "Text"}})).unwrap();
+        assert!(odd.children.is_empty());
+        assert_eq!(odd.prop("children"), Some(&json!({"type": "Text"})));
+        let none = WidgetComponent::decode(&json!({"type": "Box", "children": null})).unwrap();
+        assert!(none.children.is_empty() && none.props.is_empty());
+        // A broken child or a non-string type is an error, never a guess.
+        assert!(WidgetComponent::decode(&json!({"type": 3})).is_err());
+        assert!(WidgetComponent::decode(&json!({"type": "Box", "children": [1]})).is_err());
+        // Written back, it is the same JSON.
+        let wire =
+            json!({"type": "Card", "id": "c", "children": [{"type": "Text", "value": "hi"}]});
+        assert_eq!(WidgetComponent::decode(&wire).unwrap().to_value(), wire);
     }
 }
