@@ -131,6 +131,14 @@ fn renamed(name: &str, rule: Option<&str>) -> syn::Result<String> {
     })
 }
 
+/// A variant's name on the wire: its `rename`, else its name under the enum's `rename_all`.
+fn variant_key(variant: &syn::Variant, container: &Attrs) -> syn::Result<String> {
+    match attrs(&variant.attrs)?.rename {
+        Some(name) => Ok(name),
+        None => renamed(&variant.ident.to_string(), container.rename_all.as_deref()),
+    }
+}
+
 fn is_option(ty: &Type) -> bool {
     matches!(ty, Type::Path(p) if p.qself.is_none()
         && p.path.segments.last().is_some_and(|s| s.ident == "Option"))
@@ -171,8 +179,7 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
                 };
                 let ident = &variant.ident;
                 let body = named_fields(fields, None, &quote!(Self::#ident))?;
-                let key = renamed(&ident.to_string(), container.rename_all.as_deref())?;
-                arms.push((key, body));
+                arms.push((variant_key(variant, &container)?, body));
             }
             if let Some(tag) = &container.tag {
                 let arms = arms.iter().map(|(key, body)| quote!(#key => { #body }));
@@ -209,11 +216,7 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
                         "derive(Decode): only unit variants (keep serde's derive for this enum)",
                     ));
                 }
-                let a = attrs(&variant.attrs)?;
-                let key = match a.rename {
-                    Some(r) => r,
-                    None => renamed(&variant.ident.to_string(), container.rename_all.as_deref())?,
-                };
+                let key = variant_key(variant, &container)?;
                 let ident = &variant.ident;
                 arms.push(quote!(#key => Ok(Self::#ident)));
             }

@@ -379,9 +379,8 @@ mod tests {
                     #[serde(default)]
                     tools: Option<u64>,
                 },
-                Handoff {
-                    to: String,
-                },
+                #[serde(rename = "handed.off")]
+                Handoff { to: String },
             }
 
             #[derive(Debug, PartialEq, $derive)]
@@ -405,7 +404,7 @@ mod tests {
         /// Tagged and untagged unions: the same verdicts and values as serde's.
         #[test]
         fn unions_agree_with_serde(
-            note in field(prop_oneof![Just("worker_done"), Just("handoff"), Just("Handoff")]
+            note in field(prop_oneof![Just("worker_done"), Just("handed.off"), Just("handoff")]
                 .prop_map(Value::from).boxed()),
             text in field(prop_oneof![Just("a"), Just("")].prop_map(Value::from).boxed()),
             number in field(ints()),
