@@ -216,14 +216,6 @@ pub fn handle_code_copy(event: &web_sys::MouseEvent, copied: &str) {
     }
 }
 
-/// Run `f` on the next animation frame.
-pub fn request_frame(f: impl FnOnce() + 'static) {
-    let callback = wasm_bindgen::closure::Closure::once_into_js(f);
-    if let Some(window) = web_sys::window() {
-        let _ = window.request_animation_frame(callback.unchecked_ref());
-    }
-}
-
 /// A clock precise enough to time one render (ms).
 pub fn now_ms() -> f64 {
     web_sys::window()

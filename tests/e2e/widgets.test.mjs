@@ -357,6 +357,14 @@ test('typed values and focus survive widget updates while the field id/key is un
   await keep.focus();
   await inShadow(page, (root) => {
     root.querySelector('input[name="keep"]').setSelectionRange(5, 5);
+    // What a user would see: the caret in every painted frame while the field has focus.
+    window.__carets = [];
+    const sample = () => {
+      const el = root.activeElement;
+      if (el?.name === 'keep') window.__carets.push(el.selectionStart);
+      if (window.__carets.length < 600) requestAnimationFrame(sample);
+    };
+    requestAnimationFrame(sample);
     root.querySelector('[data-component="Button"]').click();
   });
   await page.locator('input[placeholder="New placeholder"]').waitFor();
@@ -372,6 +380,10 @@ test('typed values and focus survive widget updates while the field id/key is un
     { message: 'the focus back in the field' },
   );
   assert.deepEqual(focus, { name: 'keep', caret: 5 });
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  const carets = await page.evaluate(() => window.__carets);
+  assert.ok(carets.length > 0, 'frames were sampled with the field focused');
+  assert.deepEqual([...new Set(carets)], [5], 'the caret never jumped in a painted frame');
   assertNoConsoleErrors(page);
   await page.close();
 });

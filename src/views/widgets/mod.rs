@@ -348,30 +348,35 @@ fn focused_field(holder: NodeRef<html::Div>) -> Option<Focus> {
     Some(Focus { field, selection })
 }
 
-/// Give focus back to the rebuilt field, once it is in the document.
+/// Give focus and selection back to the rebuilt field, before the next paint (a frame
+/// later the user would see the caret jump). The rebuild runs after this closure returns
+/// and queues its own microtask that sets `value` on fields patched in place, which moves
+/// the caret to the end; queued from a microtask, ours runs after that one.
 fn restore_focus(holder: NodeRef<html::Div>, focus: Focus) {
-    super::markdown::request_frame(move || {
-        let Some(holder) = holder.get_untracked() else {
-            return;
-        };
-        // The field number is ours (digits only), so the selector is well-formed.
-        if !focus.field.bytes().all(|b| b.is_ascii_digit()) {
-            return;
-        }
-        let selector = format!("[data-fid=\"{}\"]", focus.field);
-        let Ok(Some(el)) = holder.query_selector(&selector) else {
-            return;
-        };
-        if let Some(el) = el.dyn_ref::<web_sys::HtmlElement>() {
-            let _ = el.focus();
-        }
-        if let Some((start, end)) = focus.selection {
-            if let Some(input) = el.dyn_ref::<web_sys::HtmlInputElement>() {
-                let _ = input.set_selection_range(start, end);
-            } else if let Some(area) = el.dyn_ref::<web_sys::HtmlTextAreaElement>() {
-                let _ = area.set_selection_range(start, end);
+    leptos::prelude::queue_microtask(move || {
+        leptos::prelude::queue_microtask(move || {
+            let Some(holder) = holder.get_untracked() else {
+                return;
+            };
+            // The field number is ours (digits only), so the selector is well-formed.
+            if !focus.field.bytes().all(|b| b.is_ascii_digit()) {
+                return;
             }
-        }
+            let selector = format!("[data-fid=\"{}\"]", focus.field);
+            let Ok(Some(el)) = holder.query_selector(&selector) else {
+                return;
+            };
+            if let Some(el) = el.dyn_ref::<web_sys::HtmlElement>() {
+                let _ = el.focus();
+            }
+            if let Some((start, end)) = focus.selection {
+                if let Some(input) = el.dyn_ref::<web_sys::HtmlInputElement>() {
+                    let _ = input.set_selection_range(start, end);
+                } else if let Some(area) = el.dyn_ref::<web_sys::HtmlTextAreaElement>() {
+                    let _ = area.set_selection_range(start, end);
+                }
+            }
+        })
     });
 }
 
