@@ -24,6 +24,12 @@ async function send(text) {
   await box.press('Enter');
 }
 
+// The run is over (its Stop button is gone): the next message can be sent. An item seen
+// on the page is not enough, since a scenario may stream more after it.
+async function runEnded() {
+  await page.getByRole('button', { name: 'Stop' }).waitFor({ state: 'detached', timeout: 15000 });
+}
+
 test('empty start screen with starter prompts', async () => {
   await page.evaluate(() => document.querySelector('chat-shell').setAttribute('starter-prompts',
     JSON.stringify([{ title: 'Plan a trip', prompt: 'markdown', icon: 'map-pin' }, { title: 'Show a widget', prompt: 'widget' }])));
@@ -44,12 +50,14 @@ test('a finished answer with citations', async () => {
   await send('annotations');
   await page.locator('ol[aria-label="Sources"]').waitFor({ timeout: 15000 });
   await page.locator('article[data-role="assistant"][aria-busy="true"]').waitFor({ state: 'detached', timeout: 15000 });
+  await runEnded();
   assert.deepEqual(await axeViolations(page), []);
 });
 
 test('a widget', async () => {
   await send('widget');
   await page.locator('[data-part="widget"]').first().waitFor({ timeout: 15000 });
+  await runEnded();
   await page.locator('article[data-role="assistant"][aria-busy="true"]').waitFor({ state: 'detached', timeout: 15000 });
   assert.deepEqual(await axeViolations(page), []);
 });
