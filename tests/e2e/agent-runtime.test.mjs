@@ -266,6 +266,9 @@ test('permission: a request still asking after a reload is answered from the hyd
   await reopen(page, threadId);
   await runtime.waitForLine(new RegExp(`stream closed by client: threads.create thread=${threadId} .*\\(the run goes on\\)`));
   assert.deepEqual(await statuses(page), [['execute', 'awaiting_permission']]);
+  // The page follows the run once the channel has announced it (Stop is back); answered
+  // before that, the rest of the run would come on a channel copy the page ignores.
+  await page.getByRole('button', { name: 'Stop' }).waitFor({ timeout: 5_000 });
   const card = page.locator('[data-part="permission"]');
   const reject = card.getByRole('button', { name: 'Reject', exact: true });
   await waitFor(() => reject.isEnabled(), { timeout: 3_000, message: 'the hydrated card to arm' });

@@ -105,10 +105,13 @@ test('headers (an async function) and a custom fetch are used for every request'
     });
   });
   await page.evaluate(() => document.querySelector('chat-shell').sendUserMessage({ text: 'with headers', newThread: true }));
+  // The page counts a fetch at once, the route sees it a moment later: compare once they meet
+  // (a request that skipped the custom fetch would keep `seen` ahead for good).
+  await waitFor(async () => seen.length >= 1 && (await page.evaluate(() => window.__fetched)) === seen.length, {
+    message: `every request went through the custom fetch (${seen.length} seen)`,
+  });
   await page.unroute('**/chatkit');
-  assert.ok(seen.length >= 1, 'the message went out');
   assert.ok(seen.every((h) => h === 'secret-1'), `every request carried the header: ${JSON.stringify(seen)}`);
-  assert.equal(await page.evaluate(() => window.__fetched), seen.length, 'every request went through the custom fetch');
   await page.evaluate(() => document.querySelector('chat-shell').setOptions({ headers: null, fetch: null }));
 });
 
@@ -175,6 +178,7 @@ test('two elements on one page are independent, and a new one says chat.ready on
   await second.getByRole('textbox', { name: 'Message' }).waitFor();
   const before = await page.locator('chat-shell').first().locator('article').count();
   await page.evaluate(() => document.getElementById('second').sendUserMessage({ text: 'only in the second' }));
+  await second.locator('article[data-role="user"]', { hasText: 'only in the second' }).waitFor();
   assert.equal(await second.locator('article[data-role="user"]').count(), 1);
   assert.equal(await page.locator('chat-shell').first().locator('article').count(), before, 'the first element is untouched');
   assert.deepEqual(await page.evaluate(() => window.__second), ['ready', 'sent']);
@@ -183,7 +187,10 @@ test('two elements on one page are independent, and a new one says chat.ready on
 
 test('a message sent from a chat.response.end handler is answered, not aborted', async () => {
   await page.evaluate(() => document.querySelector('chat-shell').setThreadId(null));
-  const before = await page.locator('article[data-role="assistant"][data-status="done"]').count();
+  // The new chat is painted on the next frame: count once the old thread is gone.
+  const first = page.locator('chat-shell').first();
+  await waitFor(async () => (await first.locator('article').count()) === 0, { message: 'the new chat is empty' });
+  const before = await first.locator('article[data-role="assistant"][data-status="done"]').count();
   await page.evaluate(() => {
     const el = document.querySelector('chat-shell');
     el.addEventListener('chat.response.end', () => {
@@ -191,11 +198,11 @@ test('a message sent from a chat.response.end handler is answered, not aborted',
     }, { once: true });
     return el.sendUserMessage({ text: 'first, then a follow-up' });
   });
-  await page.locator('article[data-role="user"]', { hasText: 'follow-up from the handler' }).waitFor({ timeout: 10_000 });
-  await waitFor(async () => (await page.locator('article[data-role="assistant"][data-status="done"]').count()) === before + 2, {
+  await first.locator('article[data-role="user"]', { hasText: 'follow-up from the handler' }).waitFor({ timeout: 10_000 });
+  await waitFor(async () => (await first.locator('article[data-role="assistant"][data-status="done"]').count()) === before + 2, {
     timeout: 15_000,
     message: 'both answers finish',
   });
-  assert.equal(await page.locator('article[data-role="assistant"][data-status="stopped"]').count(), 0, 'nothing was aborted');
-  assert.equal(await page.locator('[data-part="error"]').count(), 0);
+  assert.equal(await first.locator('article[data-role="assistant"][data-status="stopped"]').count(), 0, 'nothing was aborted');
+  assert.equal(await first.locator('[data-part="error"]').count(), 0);
 });

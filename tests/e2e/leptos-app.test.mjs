@@ -32,7 +32,10 @@ test('the app counts sent messages and logs each event once', async () => {
   await box.press('Enter');
   await page.locator('article[data-role="assistant"][data-status="done"]').waitFor({ timeout: 15000 });
   await waitFor(async () => (await page.getByTestId('sent-count').textContent()).includes('1'), { message: 'sent count' });
-  const log = await page.getByRole('list', { name: 'Event log' }).locator('li').allTextContents();
+  // The thread's title, and with it chat.thread.done, comes after the answer is done.
+  const items = page.getByRole('list', { name: 'Event log' }).locator('li');
+  await waitFor(async () => (await items.allTextContents()).includes('chat.thread.done'), { message: 'chat.thread.done in the log' });
+  const log = await items.allTextContents();
   for (const name of ['chat.message.sent', 'chat.thread.created', 'chat.response.start', 'chat.response.end', 'chat.thread.done']) {
     assert.equal(log.filter((l) => l === name).length, 1, `${name} once in ${log}`);
   }

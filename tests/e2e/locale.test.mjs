@@ -268,9 +268,13 @@ async function waitIdle(page) {
 
 async function send(page, text) {
   const composer = page.getByRole('textbox', { name: 'Message' });
+  const users = page.locator('article[data-role="user"]');
+  const before = await users.count();
   await composer.fill(text);
   await waitFor(() => page.getByRole('button', { name: 'Envoyer', exact: true }).isEnabled(), { message: 'Envoyer enabled' });
   await composer.press('Enter');
+  // Sent once it is on the page: a `waitIdle` before that would pass on the old state.
+  await waitFor(async () => (await users.count()) > before, { message: `"${text}" on the page` });
 }
 
 test('under locale="fr" the main states show no English word of the table', async () => {

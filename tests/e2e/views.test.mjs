@@ -304,7 +304,11 @@ test('an answer survives a reload mid-stream: the page follows it to the end, no
   await runtime.waitForLine(new RegExp(`stream closed by client: threads.create thread=${threadId} .*\\(the run goes on\\)`));
   // Still running after the reload: shown streaming, with Stop.
   await page.getByRole('button', { name: 'Stop' }).waitFor({ timeout: 5_000 });
-  const during = await lastAnswer(page);
+  // Stop can be painted from thread.run.started a frame before the snapshot's message.
+  const during = await waitFor(async () => {
+    const answer = await lastAnswer(page);
+    return answer?.busy === 'true' ? answer : null;
+  }, { message: 'the answer shown streaming after the reload' });
   assert.equal(during.busy, 'true', JSON.stringify(during));
   await waitForIdle(page, { timeout: 60_000 });
   const after = await lastAnswer(page);

@@ -61,6 +61,19 @@ async function send(page, text) {
   await composer.press('Enter');
 }
 
+/**
+ * The newest request of `type`, once the route has seen it: the page marks a control busy
+ * when it sends, and the route gets the request a moment later.
+ */
+function requestOf(requests, type) {
+  return waitFor(() => requests.findLast((r) => r.type === type), { message: `a ${type} request` });
+}
+
+/** The run is over (Stop is gone). Call it once an item of the run is on the page. */
+function runOver(page) {
+  return page.getByRole('button', { name: 'Stop' }).waitFor({ state: 'detached', timeout: 15_000 });
+}
+
 /** Evaluates `fn(shadowRoot, arg)` in the page. */
 function inShadow(page, fn, arg) {
   return page.evaluate(
@@ -185,11 +198,14 @@ test('a server action streams threads.custom_action; its button spins until the 
   );
   await send(page, 'widget');
   const button = page.getByRole('button', { name: 'Server action' });
+  // widget.sse streams a message after its widgets; an action is refused while it runs.
+  await button.waitFor();
+  await runOver(page);
   await button.click();
   await waitFor(async () => (await button.getAttribute('aria-busy')) === 'true', { message: 'the button to spin' });
   assert.equal(await button.isDisabled(), true);
   assert.equal(await button.locator('.cs-spinner').count(), 1);
-  const action = requests.at(-1);
+  const action = await requestOf(requests, 'threads.custom_action');
   assert.deepEqual(action, {
     type: 'threads.custom_action',
     params: {
@@ -213,6 +229,7 @@ test('a form checks required fields, then submits its values merged into the pay
   await send(page, 'widget');
   const form = page.locator('[data-component="Form"]');
   await form.waitFor();
+  await runOver(page);
   await form.getByRole('button', { name: 'Submit' }).click();
   await sleep(200);
   assert.equal(requests.length, 1, 'an empty required field blocks the submit');
@@ -231,8 +248,7 @@ test('a form checks required fields, then submits its values merged into the pay
   await waitFor(async () => (await card.getAttribute('aria-busy')) === 'true', { message: 'the form card to be busy' });
   assert.equal(await form.getByLabel('Name').isDisabled(), true);
   assert.equal(await card.locator('.cs-widget__busy').count(), 1);
-  const submit = requests.at(-1);
-  assert.equal(submit.type, 'threads.custom_action');
+  const submit = await requestOf(requests, 'threads.custom_action');
   assert.equal(submit.params.item_id, 'msg_00000023');
   assert.deepEqual(submit.params.action.payload, {
     form: 'profile', name: 'Ada', email: 'ada@example.com', plan: 'pro', notes: 'Line one\nline two',
@@ -253,9 +269,11 @@ test('a streaming:false action posts threads.sync_custom_action and swaps in the
   );
   await send(page, 'widget');
   const button = page.getByRole('button', { name: 'Sync +1 (count=0)' });
+  await button.waitFor();
+  await runOver(page);
   await button.click();
   await waitFor(async () => (await button.getAttribute('aria-busy')) === 'true', { message: 'loadingBehavior self' });
-  assert.deepEqual(requests.at(-1), {
+  assert.deepEqual(await requestOf(requests, 'threads.sync_custom_action'), {
     type: 'threads.sync_custom_action',
     params: {
       thread_id: 'thr_00000020',
@@ -477,7 +495,7 @@ test('the fork approval card sends the approval and shows no decision until the 
   await waitFor(async () => (await approve.getAttribute('aria-busy')) === 'true', { message: 'approve to spin' });
   assert.equal(await reject.isDisabled(), true);
   assert.equal(await card.locator('[data-part="approval-decision"]').count(), 0, 'no decision while pending');
-  assert.deepEqual(requests.at(-1), {
+  assert.deepEqual(await requestOf(requests, 'threads.custom_action'), {
     type: 'threads.custom_action',
     params: {
       thread_id: 'thr_0000007a',
@@ -527,7 +545,7 @@ test('a structured input is answered with threads.add_structured_input and then 
   await form.getByRole('checkbox', { name: 'olives' }).check();
   await form.getByRole('button', { name: 'Submit' }).click();
   await waitFor(async () => (await form.getByRole('button', { name: 'Submit' }).isDisabled()), { message: 'submit disabled while pending' });
-  assert.deepEqual(requests.at(-1), {
+  assert.deepEqual(await requestOf(requests, 'threads.add_structured_input'), {
     type: 'threads.add_structured_input',
     params: {
       thread_id: 'thr_00000067',
@@ -600,7 +618,7 @@ test('client widgets render from registered functions and custom elements; unkno
 
   await weather.getByRole('button', { name: 'Refresh' }).click();
   await waitFor(() => page.evaluate(() => window.__sent === true), { message: 'sendAction to resolve' });
-  assert.deepEqual(requests.at(-1), {
+  assert.deepEqual(await requestOf(requests, 'threads.custom_action'), {
     type: 'threads.custom_action',
     params: { thread_id: 'thr_c', item_id: 'cw_fn', action: { type: 'weather.refresh', payload: { city: 'Paris' } } },
   });
