@@ -1,7 +1,7 @@
 // Accessibility: axe-core (from npm) on the component's main states, zero violations.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { axeViolations, startRuntime, openBrowser, newPage } from './harness.mjs';
+import { axeViolations, startRuntime, openBrowser, newPage, runOver } from './harness.mjs';
 
 let runtime, browser, page;
 
@@ -24,12 +24,6 @@ async function send(text) {
   await box.press('Enter');
 }
 
-// The run is over (its Stop button is gone): the next message can be sent. An item seen
-// on the page is not enough, since a scenario may stream more after it.
-async function runEnded() {
-  await page.getByRole('button', { name: 'Stop' }).waitFor({ state: 'detached', timeout: 15000 });
-}
-
 test('empty start screen with starter prompts', async () => {
   await page.evaluate(() => document.querySelector('chat-shell').setAttribute('starter-prompts',
     JSON.stringify([{ title: 'Plan a trip', prompt: 'markdown', icon: 'map-pin' }, { title: 'Show a widget', prompt: 'widget' }])));
@@ -50,14 +44,14 @@ test('a finished answer with citations', async () => {
   await send('annotations');
   await page.locator('ol[aria-label="Sources"]').waitFor({ timeout: 15000 });
   await page.locator('article[data-role="assistant"][aria-busy="true"]').waitFor({ state: 'detached', timeout: 15000 });
-  await runEnded();
+  await runOver(page);
   assert.deepEqual(await axeViolations(page), []);
 });
 
 test('a widget', async () => {
   await send('widget');
   await page.locator('[data-part="widget"]').first().waitFor({ timeout: 15000 });
-  await runEnded();
+  await runOver(page);
   await page.locator('article[data-role="assistant"][aria-busy="true"]').waitFor({ state: 'detached', timeout: 15000 });
   assert.deepEqual(await axeViolations(page), []);
 });

@@ -290,6 +290,15 @@ export async function sendMessage(page, text) {
   await composer.press('Enter');
 }
 
+/**
+ * The run is over: its Stop button is gone. Call it once something of the run is on the
+ * page (before that, Stop may not be painted yet); a scenario may stream more after the
+ * item a test waited for.
+ */
+export function runOver(page, { timeout = 15_000 } = {}) {
+  return page.getByRole('button', { name: 'Stop' }).waitFor({ state: 'detached', timeout });
+}
+
 /** Whether an answer is streaming: an assistant article with aria-busy="true" or a Stop button. */
 export async function isStreaming(page) {
   return page.evaluate(() => {

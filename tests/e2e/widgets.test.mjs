@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, axeViolations, close, newPage, openBrowser, sleep, sseBody, startRuntime, waitFor } from './harness.mjs';
+import { ROOT, axeViolations, close, newPage, openBrowser, runOver, sleep, sseBody, startRuntime, waitFor } from './harness.mjs';
 
 after(close);
 
@@ -67,11 +67,6 @@ async function send(page, text) {
  */
 function requestOf(requests, type) {
   return waitFor(() => requests.findLast((r) => r.type === type), { message: `a ${type} request` });
-}
-
-/** The run is over (Stop is gone). Call it once an item of the run is on the page. */
-function runOver(page) {
-  return page.getByRole('button', { name: 'Stop' }).waitFor({ state: 'detached', timeout: 15_000 });
 }
 
 /** Evaluates `fn(shadowRoot, arg)` in the page. */
