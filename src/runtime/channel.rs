@@ -54,7 +54,8 @@ impl ViewsSignals {
     pub(crate) fn new() -> Self {
         ViewsSignals {
             views: RwSignal::new(BTreeMap::new()),
-            status: RwSignal::new(ChannelStatus::Connecting),
+            // No thread yet, so no channel: `sync_channel` says Connecting once there is one.
+            status: RwSignal::new(ChannelStatus::Unsupported),
             tab: RwSignal::new(None),
             artifact: RwSignal::new(None),
         }
@@ -112,7 +113,11 @@ impl Runtime {
         }
         self.close_channel();
         *self.channel.thread.borrow_mut() = want.clone();
-        *self.channel.views.borrow_mut() = ThreadViews::new();
+        let mut views = ThreadViews::new();
+        if want.is_none() {
+            views.unsupported();
+        }
+        *self.channel.views.borrow_mut() = views;
         self.publish_views();
         self.signals.views.tab.set(None);
         self.signals.views.artifact.set(None);

@@ -17,12 +17,19 @@ use chat_shell_core::protocol::chatkit::{AcpPermission, ItemId, ItemKind};
 use chat_shell_core::reducer::{Input, ToolCallState, ToolCallSummary};
 use chat_shell_core::strings::Text;
 use chat_shell_core::tool_output::{self, ExitStatus};
+use chat_shell_core::views::ChannelStatus;
 use leptos::prelude::*;
 use std::time::Duration;
 
 /// How long a permission card's buttons stay disabled once shown, so a click meant for
 /// what was there before cannot answer it.
 const ARM_DELAY: Duration = Duration::from_millis(400);
+
+/// How long a card also waits for the thread's channel to catch up. A card hydrated after
+/// a reload may belong to a run still going: answered before the channel has said so, the
+/// page would take the run's copy on the channel for its own answer's and not show the
+/// rest. A channel that never catches up does not keep the user from answering.
+const CATCH_UP_LIMIT: Duration = Duration::from_secs(5);
 
 /// The icon drawing of a tool kind (neutral for `other` and unknown kinds).
 fn kind_icon(kind: &ToolKind) -> &'static str {
@@ -438,16 +445,28 @@ struct CardData {
 
 /// The agent asks before running the call: what exactly would run (command and
 /// directory, or the diff), who asks, and one button per option, named by the option.
-/// The buttons arm after [`ARM_DELAY`]; the decision shows once the server confirms it.
+/// The buttons arm after [`ARM_DELAY`], once the channel has caught up (at most
+/// [`CATCH_UP_LIMIT`]); the decision shows once the server confirms it.
 #[component]
 fn PermissionCard(shell: Shell, id: ItemId, data: CardData) -> impl IntoView {
-    let armed = RwSignal::new(false);
-    set_timeout(
-        move || {
-            let _ = armed.try_set(true);
-        },
-        ARM_DELAY,
-    );
+    let delay_over = RwSignal::new(false);
+    let patience_over = RwSignal::new(false);
+    for (over, after) in [(delay_over, ARM_DELAY), (patience_over, CATCH_UP_LIMIT)] {
+        set_timeout(
+            move || {
+                let _ = over.try_set(true);
+            },
+            after,
+        );
+    }
+    let channel = shell.signals().map(|s| s.views.status);
+    let catching_up =
+        move || channel.is_some_and(|status| status.get() == ChannelStatus::Connecting);
+    // Once armed, a card stays armed (a channel reconnecting later changes nothing).
+    let armed = Memo::new(move |was: Option<&bool>| {
+        was.copied().unwrap_or(false)
+            || (delay_over.get() && (patience_over.get() || !catching_up()))
+    });
     let CardData {
         permission,
         sent,
@@ -550,7 +569,7 @@ fn option_button(
     shell: Shell,
     id: &ItemId,
     option: &PermissionOption,
-    armed: RwSignal<bool>,
+    armed: Memo<bool>,
     answered: bool,
 ) -> impl IntoView {
     let item_id = id.clone();

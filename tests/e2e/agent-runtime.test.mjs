@@ -18,6 +18,7 @@ import {
   createdThreadId,
   recorded,
   sendMessage,
+  sleep,
   startRecorder,
   startRuntime,
   waitFor,
@@ -262,16 +263,24 @@ test('permission: a request still asking after a reload is answered from the hyd
   await sendMessage(page, 'permission');
   const threadId = await createdThreadId(page);
   await page.locator('[data-part="permission"]').waitFor({ state: 'visible', timeout: 8_000 });
+  // The channel, which will say the run is still going, answers slowly after the reload.
+  const CHANNEL_LAG_MS = 4_000;
+  await page.route('**/chatkit', async (route) => {
+    if (JSON.parse(route.request().postData() ?? '{}').type === 'threads.subscribe') await sleep(CHANNEL_LAG_MS);
+    return route.fallback();
+  });
   // Leave mid-run: the runtime sees the client go; the run goes on, still asking.
   await reopen(page, threadId);
   await runtime.waitForLine(new RegExp(`stream closed by client: threads.create thread=${threadId} .*\\(the run goes on\\)`));
   assert.deepEqual(await statuses(page), [['execute', 'awaiting_permission']]);
-  // The page follows the run once the channel has announced it (Stop is back); answered
-  // before that, the rest of the run would come on a channel copy the page ignores.
-  await page.getByRole('button', { name: 'Stop' }).waitFor({ timeout: 5_000 });
   const card = page.locator('[data-part="permission"]');
   const reject = card.getByRole('button', { name: 'Reject', exact: true });
-  await waitFor(() => reject.isEnabled(), { timeout: 3_000, message: 'the hydrated card to arm' });
+  // Well past the arming delay, the card still waits for the channel: answered before the
+  // page knows the run goes on, the rest of the run would never be shown.
+  await sleep(1_000);
+  assert.equal(await reject.isDisabled(), true, 'the hydrated card waits for the channel');
+  await waitFor(() => reject.isEnabled(), { timeout: CHANNEL_LAG_MS + 3_000, message: 'the hydrated card to arm' });
+  await page.getByRole('button', { name: 'Stop' }).waitFor({ timeout: 2_000 });
   await reject.click();
   await page.locator('[data-part="permission-decision"]').waitFor({ state: 'attached', timeout: 5_000 });
   await waitForIdle(page);

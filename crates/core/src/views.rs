@@ -32,8 +32,9 @@ pub enum ChannelStatus {
     Live,
     /// Dropped: what is shown may be out of date until it reconnects.
     Stale,
-    /// The server does not offer the channel (the official SDK): views are absent, no
-    /// error is shown, and nothing is retried.
+    /// No channel here: the server does not offer it (the official SDK), or the page has
+    /// no thread or speaks another protocol. Views are absent, no error is shown, and
+    /// nothing is retried.
     Unsupported,
 }
 
