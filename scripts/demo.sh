@@ -17,8 +17,8 @@ if [ "${CHAT_SHELL_SKIP_SETUP:-0}" != "1" ]; then
   ./scripts/setup.sh
 fi
 
-echo "demo: trunk build --release"
-trunk build --release
+echo "demo: trunk build --release (scripts/build.sh)"
+./scripts/build.sh
 
 if [ -z "${CHAT_SHELL_CALLBACK_TOKEN:-}" ]; then
   CHAT_SHELL_CALLBACK_TOKEN="demo-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"

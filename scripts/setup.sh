@@ -55,6 +55,15 @@ else
 fi
 
 # 2. trunk, exactly 0.21.14 (0.22 needs a newer rustc).
+# The standard library's source, which scripts/build.sh rebuilds for size.
+STD_LIBRARY="$(rustc --print sysroot)/lib/rustlib/src/rust/library"
+if [ -f "$STD_LIBRARY/Cargo.lock" ]; then
+  say "rust-src: present"
+else
+  say "rust-src: installing (~15 s)"
+  rustup component add rust-src
+fi
+
 trunk_have="$( (trunk --version 2>/dev/null || true) | head -n1)"
 if [ "$trunk_have" = "trunk $TRUNK_VERSION" ]; then
   say "trunk $TRUNK_VERSION: present"
@@ -128,6 +137,8 @@ fi
 # 6. Crates, so that trunk (offline = true) and the tests never need the network.
 say "cargo fetch (~20 s cold)"
 cargo fetch --quiet
+# The standard library's own crates, for scripts/build.sh (-Zbuild-std, offline like the rest).
+RUSTC_BOOTSTRAP=1 cargo fetch --quiet --manifest-path "$STD_LIBRARY/Cargo.toml"
 
 failed=0
 for i in "${!pids[@]}"; do

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Sizes of the release build in dist/ (run `trunk build --release` first):
+# Sizes of the release build in dist/ (run ./scripts/build.sh, trunk build --release, first):
 # one line per wasm, js and css file, then a total, as
 #   size: <kind> raw=<bytes> gzip9=<bytes> brotli=<bytes> file=<path>
 #   size: total raw=<bytes> gzip9=<bytes> brotli=<bytes>
@@ -63,7 +63,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 dist="${1:-dist}"
 if ! compgen -G "$dist/*.wasm" >/dev/null; then
-  echo "sizes: no .wasm in $dist/; run 'trunk build --release' first" >&2
+  echo "sizes: no .wasm in $dist/; run ./scripts/build.sh first" >&2
   exit 1
 fi
 
@@ -145,7 +145,7 @@ if [ -f "$attr_wasm" ]; then
     done
   fi
 else
-  echo "attr: skipped ($attr_wasm missing: run 'trunk build --release')"
+  echo "attr: skipped ($attr_wasm missing: run ./scripts/build.sh)"
 fi
 
 if [ "$init_br" -gt "$budget" ]; then

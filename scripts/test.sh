@@ -44,8 +44,8 @@ step "cargo test (wasm32, headless chromium)"
 CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_TEST_TIMEOUT=120 \
   cargo test -p chat-shell --target wasm32-unknown-unknown --test browser
 
-step "trunk build --release"
-trunk build --release
+step "trunk build --release (scripts/build.sh)"
+./scripts/build.sh
 
 step "sizes"
 ./scripts/sizes.sh

@@ -88,7 +88,8 @@ fn js_error_text(e: &JsValue) -> String {
         .ok()
         .and_then(|m| m.as_string())
         .or_else(|| e.as_string())
-        .unwrap_or_else(|| format!("{e:?}"))
+        // Not `{e:?}`: the element's release build formats no `Debug` (scripts/build.sh).
+        .unwrap_or_else(|| "unknown error".to_string())
 }
 
 fn is_abort(e: &JsValue) -> bool {

@@ -1,6 +1,6 @@
 // Shared helpers for the end-to-end tests (`node --test tests/e2e/`).
 //
-// They drive the release page in dist/ (`trunk build --release`) served by
+// They drive the release page in dist/ (`./scripts/build.sh`, trunk build --release) served by
 // target/debug/chat-shell-runtime (`cargo build -p chat-shell-runtime`), in
 // Debian's headless Chromium through playwright-core.
 //
@@ -107,7 +107,7 @@ export async function startRuntime({ paceMs = 0, extraArgs = [], startTimeout = 
     throw new Error(`${RUNTIME_BIN} is missing: run 'cargo build -p chat-shell-runtime' first`);
   }
   if (!existsSync(path.join(dist, 'index.html'))) {
-    throw new Error(`${dist}/index.html is missing: run 'trunk build --release' first`);
+    throw new Error(`${dist}/index.html is missing: run './scripts/build.sh' (trunk build --release) first`);
   }
 
   const args = ['--dist', dist, '--port', '0', '--memory', '--pace-ms', String(paceMs), ...extraArgs];
