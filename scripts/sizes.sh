@@ -57,6 +57,8 @@
 #   JavaScript; the view tabs with the view panels): 294,887 measured. From here the gate
 #   is the issue's figure: a change that takes the initial load over 300 kB fails the
 #   test command.
+#   Kept at 300,000 on 2026-11-24 when scripts/build.sh rebuilt the standard library for
+#   size (269,431 measured): the gate is the goal, not the last figure.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
