@@ -54,7 +54,6 @@ else
   rustup target add "$WASM_TARGET"
 fi
 
-# 2. trunk, exactly 0.21.14 (0.22 needs a newer rustc).
 # The standard library's source, which scripts/build.sh rebuilds for size.
 STD_LIBRARY="$(rustc --print sysroot)/lib/rustlib/src/rust/library"
 if [ -f "$STD_LIBRARY/Cargo.lock" ]; then
@@ -64,6 +63,7 @@ else
   rustup component add rust-src
 fi
 
+# 2. trunk, exactly 0.21.14 (0.22 needs a newer rustc).
 trunk_have="$( (trunk --version 2>/dev/null || true) | head -n1)"
 if [ "$trunk_have" = "trunk $TRUNK_VERSION" ]; then
   say "trunk $TRUNK_VERSION: present"
