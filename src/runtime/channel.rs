@@ -88,7 +88,6 @@ enum RunMode {
     Ignoring,
 }
 
-#[derive(Default)]
 pub(crate) struct Channel {
     thread: RefCell<Option<ThreadId>>,
     abort: RefCell<Option<AbortController>>,
@@ -99,6 +98,21 @@ pub(crate) struct Channel {
     run: Cell<RunMode>,
     /// View types met and not rendered, each reported once.
     reported: RefCell<BTreeSet<String>>,
+}
+
+impl Default for Channel {
+    /// No thread yet, so no channel: the same status `ViewsSignals` starts with.
+    fn default() -> Self {
+        Channel {
+            thread: RefCell::default(),
+            abort: RefCell::default(),
+            views: RefCell::new(ThreadViews::without_channel()),
+            generation: Cell::default(),
+            timer: Cell::default(),
+            run: Cell::default(),
+            reported: RefCell::default(),
+        }
+    }
 }
 
 impl Runtime {
@@ -113,11 +127,10 @@ impl Runtime {
         }
         self.close_channel();
         *self.channel.thread.borrow_mut() = want.clone();
-        let mut views = ThreadViews::new();
-        if want.is_none() {
-            views.unsupported();
-        }
-        *self.channel.views.borrow_mut() = views;
+        *self.channel.views.borrow_mut() = match &want {
+            Some(_) => ThreadViews::new(),
+            None => ThreadViews::without_channel(),
+        };
         self.publish_views();
         self.signals.views.tab.set(None);
         self.signals.views.artifact.set(None);

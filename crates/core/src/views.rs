@@ -55,6 +55,14 @@ impl ThreadViews {
         Self::default()
     }
 
+    /// The views of a page with no channel (no thread yet, or another protocol).
+    pub fn without_channel() -> Self {
+        ThreadViews {
+            status: ChannelStatus::Unsupported,
+            ..Self::default()
+        }
+    }
+
     /// The views with content, by type (only recognised types).
     pub fn views(&self) -> &BTreeMap<String, View> {
         &self.views
