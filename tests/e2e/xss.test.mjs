@@ -19,6 +19,7 @@
 // attributes and URLs.
 
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { after, before, test } from 'node:test';
 import { close, newChatPage, openBrowser, recorded, sendMessage, sleep, sseBody, startRecorder, startRuntime, waitForIdle } from './harness.mjs';
@@ -195,6 +196,8 @@ function answer(mode, batch, n) {
   switch (mode) {
     case 'markdown':
       return message([...batch, end]);
+    case 'entities':
+      return message([...batch, `<p>${end}</p>`], { slice: 997 });
     case 'html':
       return message([...batch.map((p, i) => (i % 2 ? `<p>${p}</p>` : `<div>${p}</div>`)), `<p>${end}</p>`], { slice: 23 });
     case 'notice':
@@ -605,6 +608,36 @@ for (const mode of MODES) {
     t.diagnostic(`${mode}: ${PAYLOADS.length} payloads, ${batches.length} answers, ${clicked} elements hovered/clicked${streamed}`);
   });
 }
+
+// html5ever's named character references come from crates/web-atoms (a compact table in
+// place of upstream's map of prefixes): every one of them, in an answer's raw HTML, must
+// read as Chromium reads the same markup. Each follows U+E000 (a private-use character no
+// reference stands for), so a name without its `;` (`&not`) is decoded as a legacy one
+// and a longer name is never formed by accident.
+test('every named character reference in raw HTML reads as the browser reads it', async () => {
+  const names = readFileSync(new URL('../../crates/web-atoms/data/entities.txt', import.meta.url), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => line.split('\t')[0]);
+  assert.equal(names.length, 2231, 'the standard lists 2,231 named character references');
+  const SEP = '\u{e000}';
+  const markup = `<div>${SEP}${names.map((name) => `&${name}${SEP}`).join('')}</div>`;
+  current = { mode: 'entities', batch: [markup], n: 0 };
+  await sendMessage(page, 'every named character reference');
+  await waitForIdle(page, { timeout: 15_000, settle: 100 });
+  const body = page.locator('article[data-role="assistant"]').last().locator('.cs-msg__body');
+  const shown = (await body.locator('div').first().textContent()).split(SEP).slice(1, -1);
+  const expected = await page.evaluate(({ html, sep }) => {
+    const doc = new DOMParser().parseFromString(html, 'text/html');
+    return doc.body.firstElementChild.textContent.split(sep).slice(1, -1);
+  }, { html: markup, sep: SEP });
+  assert.equal(expected.length, names.length);
+  assert.equal(shown.length, names.length, 'one reading per reference');
+  const wrong = names.filter((name, i) => shown[i] !== expected[i]).map((name) => `&${name} read as ${JSON.stringify(shown[names.indexOf(name)])}`);
+  assert.deepEqual(wrong, [], 'references read differently from the browser');
+  assert.ok(expected.every((text, i) => text !== `&${names[i]}`), 'the browser decoded every one (the check can fail)');
+  assert.deepEqual(page.consoleErrors, []);
+});
 
 test('corpus summary', (t) => {
   assert.ok(PAYLOADS.length >= 50);
