@@ -1,6 +1,7 @@
 // The lookup against the data file read independently, and against a brute-force search.
 
 use super::*;
+use proptest::prelude::*;
 use std::collections::HashMap;
 
 fn table() -> HashMap<&'static str, (u32, u32)> {
@@ -85,40 +86,25 @@ fn known_references() {
     }
 }
 
-#[test]
-fn random_keys_answer_as_a_brute_force_search() {
-    let table = table();
-    let names: Vec<&str> = table.keys().copied().collect();
-    // Random seed per run; a failure prints it.
-    let seed = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos() as u64;
-    let mut state = seed | 1;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
-    let alphabet: Vec<char> = "aAbeEgilmnNopqrstuxz;0\u{e9}".chars().collect();
-    for _ in 0..20_000 {
-        // Half the keys start from a real name (changed at its end), half are random.
-        let mut key: String = if next() % 2 == 0 {
-            let name = names[next() as usize % names.len()];
-            name[..next() as usize % (name.len() + 1)].to_owned()
-        } else {
-            String::new()
-        };
-        for _ in 0..next() % 4 {
-            key.push(alphabet[next() as usize % alphabet.len()]);
-        }
-        let expected = brute_force(&table, &key);
-        assert_eq!(
-            NAMED_ENTITIES.get(&key).copied(),
-            expected,
-            "key {key:?} (seed {seed})"
-        );
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(4_000))]
+
+    /// Keys made from the start of a real name (or from nothing) and a few random
+    /// characters answer as a search of every name does.
+    #[test]
+    fn random_keys_answer_as_a_brute_force_search(
+        name in any::<prop::sample::Index>(),
+        cut in any::<prop::sample::Index>(),
+        from_name in any::<bool>(),
+        tail in "[aAbeEgilmnNopqrstuxz;0\u{e9}]{0,3}",
+    ) {
+        let table = table();
+        let mut names: Vec<&str> = table.keys().copied().collect();
+        names.sort_unstable();
+        let name = name.get(&names);
+        let mut key = if from_name { name[..cut.index(name.len() + 1)].to_owned() } else { String::new() };
+        key.push_str(&tail);
+        prop_assert_eq!(NAMED_ENTITIES.get(&key).copied(), brute_force(&table, &key), "key {:?}", key);
     }
 }
 
