@@ -45,10 +45,10 @@ fn main() {
     fs::write(Path::new(&out).join("entities.rs"), entity_table(&entities)).expect("write");
 }
 
-/// `NAMES` (every name, concatenated in byte order), `ENDS` (where each ends in it) and
-/// `CODES` (its one or two code points, the second 0 when there is one).
+/// `NAMES` (every name, concatenated in byte order), `SPANS` (where each starts and ends
+/// in it) and `CODES` (its one or two code points, the second 0 when there is one).
 fn entity_table(lines: &str) -> String {
-    let (mut names, mut ends, mut codes) = (String::new(), String::new(), String::new());
+    let (mut names, mut spans, mut codes) = (String::new(), String::new(), String::new());
     let mut previous = "";
     let mut count = 0;
     for line in lines.lines().filter(|line| !line.is_empty()) {
@@ -67,15 +67,16 @@ fn entity_table(lines: &str) -> String {
             first != 0 && points.next().is_none(),
             "one or two code points: {name}"
         );
+        let start = names.len();
         names.push_str(name);
-        write!(ends, "{},", names.len()).unwrap();
+        write!(spans, "({start},{}),", names.len()).unwrap();
         write!(codes, "({first},{second}),").unwrap();
         count += 1;
     }
-    assert!(names.len() <= usize::from(u16::MAX), "ENDS are u16");
+    assert!(names.len() <= usize::from(u16::MAX), "SPANS are u16");
     format!(
         "static NAMES: &str = {names:?};\n\
-         static ENDS: [u16; {count}] = [{ends}];\n\
+         static SPANS: [(u16, u16); {count}] = [{spans}];\n\
          static CODES: [(u32, u32); {count}] = [{codes}];\n"
     )
 }

@@ -9,7 +9,7 @@
 // string_cache_codegen's output: `LocalName`, `Prefix`, `Namespace`, their static sets
 // and `local_name!`, `namespace_prefix!`, `namespace_url!`.
 include!(concat!(env!("OUT_DIR"), "/atoms.rs"));
-// NAMES, ENDS, CODES: data/entities.txt (build.rs).
+// NAMES, SPANS, CODES: data/entities.txt (build.rs).
 include!(concat!(env!("OUT_DIR"), "/entities.rs"));
 
 /// A namespace's URL atom from its prefix: `ns!()`, `ns!(*)`, `ns!(html)`, `ns!(svg)`…
@@ -94,8 +94,8 @@ impl NamedEntities {
     pub fn get(&self, key: &str) -> Option<&'static (u32, u32)> {
         // The first name not below `key`: `key` itself, or, if any name begins with
         // `key`, one of those (every name between `key` and it would begin with `key`).
-        let index = partition(|i| name(i) < key);
-        let found = (index < ENDS.len()).then(|| name(index))?;
+        let index = SPANS.partition_point(|&span| name(span) < key);
+        let found = name(*SPANS.get(index)?);
         if found == key {
             Some(&CODES[index])
         } else if found.starts_with(key) {
@@ -107,34 +107,17 @@ impl NamedEntities {
 
     /// How many names there are.
     pub fn len(&self) -> usize {
-        ENDS.len()
+        SPANS.len()
     }
 
     /// Never: there are names.
     pub fn is_empty(&self) -> bool {
-        ENDS.is_empty()
+        SPANS.is_empty()
     }
 }
 
-fn name(index: usize) -> &'static str {
-    let start = index
-        .checked_sub(1)
-        .map_or(0, |before| usize::from(ENDS[before]));
-    &NAMES[start..usize::from(ENDS[index])]
-}
-
-/// The first index for which `below` is false (the names are sorted).
-fn partition(below: impl Fn(usize) -> bool) -> usize {
-    let (mut low, mut high) = (0, ENDS.len());
-    while low < high {
-        let middle = low + (high - low) / 2;
-        if below(middle) {
-            low = middle + 1;
-        } else {
-            high = middle;
-        }
-    }
-    low
+fn name((start, end): (u16, u16)) -> &'static str {
+    &NAMES[usize::from(start)..usize::from(end)]
 }
 
 #[cfg(test)]
