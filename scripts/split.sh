@@ -23,7 +23,10 @@
 #    in that order, read by src/chat-shell-pack.js as it arrives; __wasm_split.js takes
 #    those parts from it. Every file stays beside it, fetched by itself if the pack breaks
 #    off.
-# 4. In release builds, the component's JavaScript (the loader, the glue, the pack's reader, its
+# 4. In release builds, the first module's imports from its glue get short names, in the
+#    wasm and the glue together (scripts/short-imports.mjs): wasm-bindgen's hashed names
+#    do not compress.
+# 5. In release builds, the component's JavaScript (the loader, the glue, the pack's reader, its
 #    snippets and the parts' loader) is minified with terser (npm, package.json): 2.4 kB
 #    less brotli before the composer is usable. Names other files import or the wasm
 #    links against are exports and object keys, which terser keeps.
@@ -73,7 +76,14 @@ grep -q 'from "./chat-shell-core.js"' "$stage/__wasm_split.js" || {
 opt() { # in out
   if [ "$profile" = release ]; then wasm-opt -O1 --strip-producers --strip-target-features --output="$2" "$1"; else cp "$1" "$2"; fi
 }
-opt "$out/bindgen/chat-shell_bg.wasm" "$stage/chat-shell_bg.wasm"
+main_wasm="$out/bindgen/chat-shell_bg.wasm"
+if [ "$profile" = release ]; then
+  # Short import names in the first module and its glue (scripts/short-imports.mjs); the
+  # named original stays for scripts/wasm-attribution.mjs.
+  node scripts/short-imports.mjs "$stage/chat-shell-core.js" "$main_wasm" "$out/chat-shell_bg.short.wasm"
+  main_wasm="$out/chat-shell_bg.short.wasm"
+fi
+opt "$main_wasm" "$stage/chat-shell_bg.wasm"
 for part in "$out/parts/"*.wasm; do
   name="$(basename "$part")"
   [ "$name" = main.wasm ] || opt "$part" "$stage/$name"
