@@ -14,6 +14,7 @@
 // (wasm-opt's --minify-imports only renames imports from `env`.)
 
 import { readFileSync, writeFileSync } from 'node:fs';
+import { WasmReader, encodeName, encodeUleb } from './wasm-reader.mjs';
 
 const GLUE_MODULE = './chat-shell_bg.js';
 const [gluePath, inPath, outPath] = process.argv.slice(2);
@@ -24,60 +25,6 @@ if (!outPath) {
 
 const wasm = readFileSync(inPath);
 let glue = readFileSync(gluePath, 'utf8');
-
-// ---- reading and writing the binary format ----
-let at = 8;
-const uleb = () => {
-  let result = 0;
-  let shift = 0;
-  let byte;
-  do {
-    byte = wasm[at++];
-    result += (byte & 0x7f) * 2 ** shift;
-    shift += 7;
-  } while (byte & 0x80);
-  return result;
-};
-const name = () => {
-  const length = uleb();
-  const text = wasm.subarray(at, at + length).toString('utf8');
-  at += length;
-  return text;
-};
-const encodeUleb = (value) => {
-  const out = [];
-  do {
-    let byte = value % 128;
-    value = Math.floor(value / 128);
-    if (value) byte |= 0x80;
-    out.push(byte);
-  } while (value);
-  return Buffer.from(out);
-};
-const encodeName = (text) => {
-  const bytes = Buffer.from(text, 'utf8');
-  return Buffer.concat([encodeUleb(bytes.length), bytes]);
-};
-// Skips an import's description (func, table, memory, global, tag) and returns its bytes.
-const description = (kind) => {
-  const start = at;
-  const limits = () => {
-    const flags = uleb();
-    uleb();
-    if (flags & 1) uleb();
-  };
-  if (kind === 0) uleb(); // function: type index
-  else if (kind === 1) {
-    at++; // table: reference type
-    limits();
-  } else if (kind === 2) limits(); // memory
-  else if (kind === 3) at += 2; // global: value type, mutability
-  else if (kind === 4) {
-    at++; // tag: attribute
-    uleb();
-  } else throw new Error(`short-imports: unknown import kind ${kind}`);
-  return wasm.subarray(start, at);
-};
 
 /** a, b, … z, A, … Z, aa, ab, …: never `__proto__`, never a name the glue defines. */
 const shortName = (n) => {
@@ -92,31 +39,26 @@ const shortName = (n) => {
 
 const pieces = [wasm.subarray(0, 8)];
 const renamed = [];
-while (at < wasm.length) {
-  const sectionStart = at;
-  const id = wasm[at++];
-  const size = uleb();
-  const end = at + size;
-  if (id !== 2) {
-    pieces.push(wasm.subarray(sectionStart, end));
-    at = end;
+const reader = new WasmReader(wasm, inPath);
+for (const section of reader.sections()) {
+  if (section.id !== 2) {
+    pieces.push(wasm.subarray(section.start, section.end));
     continue;
   }
-  const count = uleb();
+  const count = reader.uleb();
   const entries = [encodeUleb(count)];
   for (let i = 0; i < count; i++) {
-    const module = name();
-    let field = name();
-    const kind = wasm[at++];
-    const desc = description(kind);
+    const module = reader.name();
+    let field = reader.name();
+    const { kind, bytes } = reader.importDescription();
     if (module === GLUE_MODULE && kind === 0) {
       const short = shortName(renamed.length);
       renamed.push([field, short]);
       field = short;
     }
-    entries.push(encodeName(module), encodeName(field), Buffer.from([kind]), desc);
+    entries.push(encodeName(module), encodeName(field), Buffer.from([kind]), bytes);
   }
-  if (at !== end) throw new Error('short-imports: the import section did not parse to its end');
+  if (reader.pos !== section.end) throw new Error('short-imports: the import section did not parse to its end');
   const body = Buffer.concat(entries);
   pieces.push(Buffer.from([2]), encodeUleb(body.length), body);
 }

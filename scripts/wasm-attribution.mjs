@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Where the wasm bytes go: attributes a wasm file's code to crates and functions, with no
-// dependency (reads the binary format directly; nothing to install on a fresh machine).
+// dependency (reads the binary format itself, scripts/wasm-reader.mjs; nothing to install).
 //
 //   node scripts/wasm-attribution.mjs [file.wasm] [--top N] [--sections]
 //
@@ -25,6 +25,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
+import { WasmReader } from './wasm-reader.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -42,95 +43,46 @@ const DEFAULTS = ['target/wasm-bindgen/release/chat-shell_bg.wasm', 'target/wasm
 const file = args[0] ?? path.join(ROOT, DEFAULTS.find((f) => existsSync(path.join(ROOT, f))) ?? DEFAULTS[0]);
 const bytes = readFileSync(file);
 
-let pos = 0;
-function leb() {
-  let result = 0;
-  let shift = 0;
-  for (;;) {
-    const b = bytes[pos++];
-    result += (b & 0x7f) * 2 ** shift;
-    shift += 7;
-    if ((b & 0x80) === 0) return result;
-  }
-}
-function str() {
-  const len = leb();
-  const s = bytes.toString('utf8', pos, pos + len);
-  pos += len;
-  return s;
-}
-
-if (bytes.readUInt32LE(0) !== 0x6d736100) throw new Error(`${file}: not a wasm file`);
-pos = 8;
+const reader = new WasmReader(bytes, file);
 
 let importedFns = 0;
 const bodySizes = []; // by defined-function index
 const names = new Map(); // function index (imports first) -> name
 const spans = [{ kind: 'other', start: 0, end: 8 }]; // every section, as code, data or other
 
-while (pos < bytes.length) {
-  const start = pos;
-  const id = bytes[pos++];
-  const size = leb();
-  const end = pos + size;
+for (const { id, start, end } of reader.sections()) {
   spans.push({ kind: id === 10 ? 'code' : id === 11 ? 'data' : 'other', start, end });
   if (id === 2) {
     // imports: count the functions (they come first in the function index space)
-    const count = leb();
+    const count = reader.uleb();
     for (let i = 0; i < count; i++) {
-      str();
-      str();
-      const kind = bytes[pos++];
-      if (kind === 0) {
-        leb();
-        importedFns++;
-      } else if (kind === 1) {
-        pos++; // reftype
-        const flags = leb();
-        leb();
-        if (flags & 1) leb();
-      } else if (kind === 2) {
-        const flags = leb();
-        leb();
-        if (flags & 1) leb();
-      } else if (kind === 3) {
-        pos += 2; // valtype, mutability
-      } else if (kind === 4) {
-        pos++;
-        leb();
-      } else {
-        throw new Error(`unknown import kind ${kind}`);
-      }
+      reader.name();
+      reader.name();
+      if (reader.importDescription().kind === 0) importedFns++;
     }
   } else if (id === 10) {
-    const count = leb();
+    const count = reader.uleb();
     for (let i = 0; i < count; i++) {
-      const bodyStart = pos;
-      const len = leb();
-      pos += len;
-      bodySizes.push(pos - bodyStart);
+      const bodyStart = reader.pos;
+      const length = reader.uleb();
+      reader.pos += length;
+      bodySizes.push(reader.pos - bodyStart);
     }
-  } else if (id === 11) {
-  } else if (id === 0) {
-    const name = str();
-    if (name === 'name') {
-      while (pos < end) {
-        const sub = bytes[pos++];
-        const subSize = leb();
-        const subEnd = pos + subSize;
-        if (sub === 1) {
-          const count = leb();
-          for (let i = 0; i < count; i++) {
-            const idx = leb();
-            names.set(idx, str());
-          }
+  } else if (id === 0 && reader.name() === 'name') {
+    while (reader.pos < end) {
+      const sub = reader.bytes[reader.pos++];
+      const subSize = reader.uleb();
+      const subEnd = reader.pos + subSize;
+      if (sub === 1) {
+        const count = reader.uleb();
+        for (let i = 0; i < count; i++) {
+          const idx = reader.uleb();
+          names.set(idx, reader.name());
         }
-        pos = subEnd;
       }
+      reader.pos = subEnd;
     }
-  } else {
   }
-  pos = end;
 }
 
 const rel = path.relative(process.cwd(), file) || file;

@@ -610,18 +610,21 @@ for (const mode of MODES) {
 }
 
 // html5ever's named character references come from crates/web-atoms (a compact table in
-// place of upstream's map of prefixes): every one of them, in an answer's raw HTML, must
+// place of upstream's map of prefixes), and so does its table for numeric references to
+// U+0080..U+009F (read as windows-1252): every one of them, in an answer's raw HTML, must
 // read as Chromium reads the same markup. Each follows U+E000 (a private-use character no
 // reference stands for), so a name without its `;` (`&not`) is decoded as a legacy one
 // and a longer name is never formed by accident.
-test('every named character reference in raw HTML reads as the browser reads it', async () => {
+test('every named character reference, and every numeric one to U+0080..U+009F, in raw HTML reads as the browser reads it', async () => {
   const names = readFileSync(new URL('../../crates/web-atoms/data/entities.txt', import.meta.url), 'utf8')
     .split('\n')
     .filter(Boolean)
     .map((line) => line.split('\t')[0]);
   assert.equal(names.length, 2231, 'the standard lists 2,231 named character references');
+  const c1 = Array.from({ length: 32 }, (_, i) => `#x${(0x80 + i).toString(16)};`);
+  const refs = [...names, ...c1];
   const SEP = '\u{e000}';
-  const markup = `<div>${SEP}${names.map((name) => `&${name}${SEP}`).join('')}</div>`;
+  const markup = `<div>${SEP}${refs.map((ref) => `&${ref}${SEP}`).join('')}</div>`;
   current = { mode: 'entities', batch: [markup], n: 0 };
   await sendMessage(page, 'every named character reference');
   await waitForIdle(page, { timeout: 15_000, settle: 100 });
@@ -631,11 +634,12 @@ test('every named character reference in raw HTML reads as the browser reads it'
     const doc = new DOMParser().parseFromString(html, 'text/html');
     return doc.body.firstElementChild.textContent.split(sep).slice(1, -1);
   }, { html: markup, sep: SEP });
-  assert.equal(expected.length, names.length);
-  assert.equal(shown.length, names.length, 'one reading per reference');
-  const wrong = names.filter((name, i) => shown[i] !== expected[i]).map((name) => `&${name} read as ${JSON.stringify(shown[names.indexOf(name)])}`);
+  assert.equal(expected.length, refs.length);
+  assert.equal(shown.length, refs.length, 'one reading per reference');
+  const wrong = refs.flatMap((ref, i) => (shown[i] === expected[i] ? [] : [`&${ref} read as ${JSON.stringify(shown[i])}, not ${JSON.stringify(expected[i])}`]));
   assert.deepEqual(wrong, [], 'references read differently from the browser');
-  assert.ok(expected.every((text, i) => text !== `&${names[i]}`), 'the browser decoded every one (the check can fail)');
+  assert.ok(expected.every((text, i) => text !== `&${refs[i]}`), 'the browser decoded every one (the check can fail)');
+  assert.equal(expected[refs.indexOf('#x80;')], '\u20ac', 'the browser reads &#x80; as windows-1252 does');
   assert.deepEqual(page.consoleErrors, []);
 });
 
