@@ -52,8 +52,7 @@ const bytes = readFileSync(file);
 const reader = new WasmReader(bytes, file);
 
 let importedFns = 0;
-const bodySizes = []; // by defined-function index
-const bodies = []; // the same functions' bytes
+const bodies = []; // each defined function's bytes, by index
 const names = new Map(); // function index (imports first) -> name
 const spans = [{ kind: 'other', start: 0, end: 8 }]; // every section, as code, data or other
 
@@ -73,7 +72,6 @@ for (const { id, start, end } of reader.sections()) {
       const bodyStart = reader.pos;
       const length = reader.uleb();
       reader.pos += length;
-      bodySizes.push(reader.pos - bodyStart);
       bodies.push(bytes.subarray(bodyStart, reader.pos));
     }
   } else if (id === 0 && reader.name() === 'name') {
@@ -103,7 +101,7 @@ const code = part('code');
 const data = part('data');
 const other = part('other');
 console.log(
-  `attr: sections code=${code.length} (brotli ${br(code)}) data=${data.length} (brotli ${br(data)}) other=${other.length} (brotli ${br(other)}) functions=${bodySizes.length} file=${rel}`,
+  `attr: sections code=${code.length} (brotli ${br(code)}) data=${data.length} (brotli ${br(data)}) other=${other.length} (brotli ${br(other)}) functions=${bodies.length} file=${rel}`,
 );
 if (sectionsOnly) process.exit(0);
 if (names.size === 0) {
@@ -368,10 +366,10 @@ function crateOf(raw) {
 const crates = new Map();
 const fns = [];
 const others = [];
-for (let i = 0; i < bodySizes.length; i++) {
+for (let i = 0; i < bodies.length; i++) {
   const raw = names.get(importedFns + i) ?? `(unnamed #${importedFns + i})`;
   const crate = crateOf(raw);
-  const size = bodySizes[i];
+  const size = bodies[i].length;
   const entry = crates.get(crate) ?? { bytes: 0, count: 0 };
   entry.bytes += size;
   entry.count++;
