@@ -26,7 +26,7 @@ if (!outPath) {
 const wasm = readFileSync(inPath);
 let glue = readFileSync(gluePath, 'utf8');
 
-/** a, b, … z, A, … Z, aa, ab, …: never `__proto__`, never a name the glue defines. */
+/** a, b, … z, A, … Z, aa, ab, …: keys of the import object, checked below to be one each. */
 const shortName = (n) => {
   const letters = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
   let text = '';

@@ -1,6 +1,6 @@
 //! Generates the atoms (string_cache's static sets for the names in data/local_names.txt and
-//! the namespaces) and the named character reference table (data/entities.txt) the crate
-//! includes.
+//! the namespaces, and `ns!` from the same list of namespaces) and the named character
+//! reference table (data/entities.txt) the crate includes.
 
 use std::env;
 use std::fmt::Write as _;
@@ -39,10 +39,28 @@ fn main() {
         .atoms(NAMESPACES.iter().map(|&(_, url)| url))
         .write_to(&mut atoms)
         .expect("namespaces");
+    atoms.extend_from_slice(ns_macro().as_bytes());
     fs::write(Path::new(&out).join("atoms.rs"), atoms).expect("write atoms.rs");
 
     let entities = fs::read_to_string(data.join("entities.txt")).expect("data/entities.txt");
     fs::write(Path::new(&out).join("entities.rs"), entity_table(&entities)).expect("write");
+}
+
+/// `ns!`: a namespace's URL atom from its prefix (`ns!()`, `ns!(*)`, `ns!(html)`, …), one
+/// arm per entry of `NAMESPACES`.
+fn ns_macro() -> String {
+    let mut arms = String::new();
+    for &(prefix, url) in NAMESPACES {
+        writeln!(
+            arms,
+            "    ({prefix}) => {{ $crate::namespace_url!({url:?}) }};"
+        )
+        .unwrap();
+    }
+    format!(
+        "/// A namespace's URL atom from its prefix: `ns!()`, `ns!(*)`, `ns!(html)`, `ns!(svg)`…\n\
+         #[macro_export]\nmacro_rules! ns {{\n{arms}}}\n"
+    )
 }
 
 /// `NAMES` (every name, concatenated in byte order), `SPANS` (where each starts and ends

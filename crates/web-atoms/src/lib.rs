@@ -7,39 +7,10 @@
 //! prefixes (230 kB of the renderer's wasm, about 55 kB brotli).
 
 // string_cache_codegen's output: `LocalName`, `Prefix`, `Namespace`, their static sets
-// and `local_name!`, `namespace_prefix!`, `namespace_url!`.
+// and `local_name!`, `namespace_prefix!`, `namespace_url!`; and `ns!` (build.rs).
 include!(concat!(env!("OUT_DIR"), "/atoms.rs"));
 // NAMES, SPANS, CODES: data/entities.txt (build.rs).
 include!(concat!(env!("OUT_DIR"), "/entities.rs"));
-
-/// A namespace's URL atom from its prefix: `ns!()`, `ns!(*)`, `ns!(html)`, `ns!(svg)`…
-#[macro_export]
-macro_rules! ns {
-    () => {
-        $crate::namespace_url!("")
-    };
-    (*) => {
-        $crate::namespace_url!("*")
-    };
-    (html) => {
-        $crate::namespace_url!("http://www.w3.org/1999/xhtml")
-    };
-    (xml) => {
-        $crate::namespace_url!("http://www.w3.org/XML/1998/namespace")
-    };
-    (xmlns) => {
-        $crate::namespace_url!("http://www.w3.org/2000/xmlns/")
-    };
-    (xlink) => {
-        $crate::namespace_url!("http://www.w3.org/1999/xlink")
-    };
-    (svg) => {
-        $crate::namespace_url!("http://www.w3.org/2000/svg")
-    };
-    (mathml) => {
-        $crate::namespace_url!("http://www.w3.org/1998/Math/MathML")
-    };
-}
 
 /// What a numeric character reference to U+0080..=U+009F means instead (the HTML
 /// standard's table, windows-1252's characters); `None` keeps the code point.

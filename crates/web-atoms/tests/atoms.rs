@@ -14,5 +14,10 @@ fn atoms_and_namespaces() {
     assert_eq!(&*ns!(html), "http://www.w3.org/1999/xhtml");
     assert_eq!(&*ns!(mathml), "http://www.w3.org/1998/Math/MathML");
     assert_eq!(&*ns!(), "");
+    assert_eq!(&*ns!(*), "*");
+    assert_eq!(&*ns!(xml), "http://www.w3.org/XML/1998/namespace");
+    assert_eq!(&*ns!(xmlns), "http://www.w3.org/2000/xmlns/");
+    assert_eq!(&*ns!(xlink), "http://www.w3.org/1999/xlink");
+    assert_eq!(&*ns!(svg), "http://www.w3.org/2000/svg");
     assert_eq!(&*namespace_prefix!("xlink"), "xlink");
 }
