@@ -7,7 +7,7 @@
 # bigger: the precompiled standard library carries unwinding-era panic formatting,
 # `#[track_caller]` locations and `Debug` code that a wasm page never shows (a panic on
 # wasm32-unknown-unknown is a trap whatever it formats: nothing prints it). Measured on
-# 2026-11-24 (README.md, "Size", ninth round), component total 743,764 -> 695,979 bytes
+# 2026-11-24 (docs/size-history.md, ninth round), component total 743,764 -> 695,979 bytes
 # brotli, initial load 291,517 -> 269,678:
 #   -Zbuild-std, panic=immediate-abort   -35.8 kB   (std, core and alloc built with the
 #                                                    crate's own opt-level "z" and LTO)

@@ -3,7 +3,7 @@
 // order of need, so that they come over one compressed stream instead of one per file.
 // Compressed one by one, each file starts from nothing; in one stream, each part finds the
 // code it resembles in the files before it (brotli, quality 11: 75 kB less in all, see
-// README.md "Size"). src/chat-shell-pack.js reads it as it arrives and hands each file
+// docs/size-history.md). src/chat-shell-pack.js reads it as it arrives and hands each file
 // over once it is complete; every file stays in dist/ beside it, fetched by itself only if
 // the pack breaks off.
 //

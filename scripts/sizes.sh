@@ -30,7 +30,7 @@
 # brotli; kB = 1000 bytes) are printed next to the measured figures. Never raise the
 # budget to let a regression through without saying why in the commit.
 #   Budget set 2026-11-23 on 5b5fda1 (opt-level "z", data-wasm-opt="1"): initial load
-#   783,536 bytes brotli, + 3% = 807,100. See README.md, "Size", for the flag measurements.
+#   783,536 bytes brotli, + 3% = 807,100. See docs/size-history.md for the flag measurements.
 #   Raised 2026-11-23 for issue 13 (the thread channel, the view tabs, the Diff view and
 #   its patch parser, diffy): 843,600 measured, + 3% = 868,900.
 #   Lowered 2026-11-23 for issue 16 (the markdown renderer and sanitizer in a second module

@@ -14,7 +14,7 @@
 #                        the loader of the parts;
 #      wasm-bindgen      main.wasm -> chat-shell-core.js + chat-shell_bg.wasm, as trunk
 #                        would, keeping the exports the parts link against;
-#      wasm-opt -O1      every part (chosen by brotli size, README.md "Size"), with
+#      wasm-opt -O1      every part (chosen by brotli size, docs/size-history.md), with
 #                        --duplicate-function-elimination (one body for identical
 #                        functions: 1.2 kB brotli less on the pack; every other pass tried
 #                        on top of -O1 made it bigger), without the `producers` and
