@@ -145,10 +145,22 @@ pub fn DiffView(
                     </p>
                 }
             });
+            let repairs = p.patch.repairs;
+            let note = move |count: usize, text: Text, part: &'static str| {
+                (count > 0).then(|| {
+                    view! {
+                        <p class="cs-diff-view__note" data-part=part role="note">
+                            {trf(shell, text, vec![("count", count.to_string())])}
+                        </p>
+                    }
+                })
+            };
+            let recounted = note(repairs.recounted, Text::DiffRecounted, "diff-recounted");
+            let skipped = note(repairs.skipped, Text::DiffSkipped, "diff-skipped");
             let empty = (p.patch.files.is_empty() && p.patch.error.is_none()).then(|| {
                 view! { <p class="cs-diff-view__note" data-part="diff-empty">{tr(shell, Text::DiffEmpty)}</p> }
             });
-            view! { {error}{empty} }
+            view! { {error}{recounted}{skipped}{empty} }
         })
     };
     let keys = move || parsed.with(|p| p.keys.clone());

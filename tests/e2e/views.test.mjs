@@ -226,6 +226,51 @@ test('XSS in patch lines and file names stays text', async () => {
   assert.deepEqual(await axeViolations(page), []);
 });
 
+test('a patch with miscounted hunks shows every file and line, with a quiet note', async () => {
+  const runtime = await startRuntime(runtimeArgs());
+  const context = await openBrowser();
+  const { page, threadId } = await pageWithThread(context, runtime);
+  // As agents write them: the first hunk says 3 old lines for 2, the second file's says
+  // 1 new line for 3, and a stray line sits inside the last hunk.
+  const patch = [
+    'diff --git a/src/lib.rs b/src/lib.rs',
+    '--- a/src/lib.rs',
+    '+++ b/src/lib.rs',
+    '@@ -1,3 +1,3 @@',
+    ' pub fn lib() {',
+    '-    old_call();',
+    '+    new_call();',
+    '@@ -20,2 +20,2 @@ impl Lib {',
+    ' fn a() {}',
+    '+fn b() {}',
+    ' fn c() {}',
+    'diff --git a/README.md b/README.md',
+    '--- a/README.md',
+    '+++ b/README.md',
+    '@@ -1 +1 @@',
+    '-# Old title',
+    '+# New title',
+    '+',
+    '...',
+    '+More words.',
+    '',
+  ].join('\n');
+  assert.equal((await push(runtime, threadId, 'diff', { patch })).status, 200);
+  await diffTab(page).click();
+  const panel = page.getByRole('tabpanel');
+  await panel.getByText('More words.').first().waitFor({ timeout: 5_000 });
+  const files = page.locator('chat-shell').locator('[data-part="diff-file"]');
+  assert.deepEqual(await files.evaluateAll((fs) => fs.map((f) => f.dataset.path)), ['src/lib.rs', 'README.md']);
+  for (const text of ['new_call();', 'fn b() {}', '# New title']) {
+    assert.equal(await panel.locator('[data-part="diff-line"]').filter({ hasText: text }).count(), 1, text);
+  }
+  assert.match(await panel.locator('[data-part="diff-summary"]').textContent(), /2 files changed/);
+  assert.match(await panel.locator('[data-part="diff-recounted"]').textContent(), /Line counts fixed in 3 hunks/);
+  assert.match(await panel.locator('[data-part="diff-skipped"]').textContent(), /1 unreadable/);
+  assert.equal(await panel.locator('[data-part="diff-error"]').count(), 0);
+  assert.deepEqual(page.consoleErrors, []);
+});
+
 test('the views go stale when the runtime stops and recover when it returns', async () => {
   // The same port and database file across the restart, as a real restart would have.
   const { mkdtemp } = await import('node:fs/promises');

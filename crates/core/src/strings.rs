@@ -276,6 +276,8 @@ texts! {
     DiffNoLines = "diff_no_lines" => "No lines changed",
     DiffLarge = "diff_large" => "Large change ({count} lines): collapsed",
     DiffUnreadable = "diff_unreadable" => "Part of this diff could not be read: {detail}",
+    DiffRecounted = "diff_recounted" => "Line counts fixed in {count} hunks (as git apply --recount)",
+    DiffSkipped = "diff_skipped" => "{count} unreadable lines or hunks left out",
 }
 
 /// Built-in translations (beyond English), by language tag: one `key = text` line per
@@ -528,6 +530,8 @@ diff_empty_file = Fichier vide
 diff_no_lines = Aucune ligne modifiée
 diff_large = Modification volumineuse ({count} lignes) : repliée
 diff_unreadable = Une partie de ce diff n'a pas pu être lue : {detail}
+diff_recounted = Nombres de lignes corrigés dans {count} blocs (comme git apply --recount)
+diff_skipped = {count} lignes ou blocs illisibles omis
 ",
     ),
     (
@@ -774,6 +778,8 @@ diff_empty_file = Leere Datei
 diff_no_lines = Keine Zeilen geändert
 diff_large = Große Änderung ({count} Zeilen): eingeklappt
 diff_unreadable = Ein Teil dieses Diffs konnte nicht gelesen werden: {detail}
+diff_recounted = Zeilenzahlen in {count} Abschnitten korrigiert (wie git apply --recount)
+diff_skipped = {count} unlesbare Zeilen oder Abschnitte ausgelassen
 ",
     ),
     (
@@ -1020,6 +1026,8 @@ diff_empty_file = ملف فارغ
 diff_no_lines = لا أسطر متغيّرة
 diff_large = تغيير كبير ({count} سطرًا): مطويّ
 diff_unreadable = تعذّرت قراءة جزء من هذا الفرق: {detail}
+diff_recounted = صُحّحت أعداد الأسطر في {count} من المقاطع (مثل git apply --recount)
+diff_skipped = أُغفلت أسطر أو مقاطع غير مقروءة: {count}
 ",
     ),
 ];

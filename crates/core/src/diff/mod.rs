@@ -6,10 +6,12 @@
 mod html;
 mod myers;
 mod patch;
+mod recount;
 mod text;
 
 pub use html::{rows_html, CHUNK_ROWS};
 pub use patch::{anchor_id, parse_patch, FileStatus, Hunk, Patch, PatchFile};
+pub use recount::Repairs;
 pub use text::{line_diff, FileDiff, MAX_ROWS};
 
 use std::ops::Range;

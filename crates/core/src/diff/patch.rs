@@ -4,6 +4,7 @@
 //! otherwise); this module only turns what it reads into rows. A patch that is broken
 //! in places gives the files that could be read and says what could not.
 
+use super::recount::{recount, Repairs};
 use super::{fold, mark_words, DiffLine, DiffRow, LineKind};
 use diffy::patch_set::{FileMode, FileOperation, FilePatch, ParseOptions, PatchSet};
 use std::ops::Range;
@@ -104,6 +105,8 @@ pub struct Patch {
     pub files: Vec<PatchFile>,
     /// Set when part of the patch could not be read (those files are missing).
     pub error: Option<String>,
+    /// Hunks read with their counts fixed, and what was left out to read the rest.
+    pub repairs: Repairs,
 }
 
 impl Patch {
@@ -181,11 +184,13 @@ pub fn parse_patch(text: &str) -> Patch {
     if text.trim().is_empty() {
         return Patch::default();
     }
-    let git = read(text, ParseOptions::gitdiff());
-    if !git.files.is_empty() {
-        return git;
+    let (text, repairs) = recount(text);
+    let mut patch = read(&text, ParseOptions::gitdiff());
+    if patch.files.is_empty() {
+        patch = read(&text, ParseOptions::unidiff());
     }
-    read(text, ParseOptions::unidiff())
+    patch.repairs = repairs;
+    patch
 }
 
 fn read(text: &str, options: ParseOptions) -> Patch {
@@ -494,13 +499,28 @@ copy to lib_copy.rs
         let p = parse_patch("not a diff at all");
         assert!(p.files.is_empty());
         assert!(p.error.is_some());
-        // The second file's hunk says 3 lines but has 1: that file is lost, not the rest.
-        let broken = GIT.replacen("@@ -0,0 +1,2 @@", "@@ -0,0 +1,9 @@", 1);
+        // Hunks out of order cannot be read whatever the counts: that file is lost, not
+        // the rest.
+        let broken = GIT.replacen(
+            "@@ -1,3 +1,4 @@ fn main() {",
+            "@@ -9,3 +9,4 @@ fn main() {\n x\n@@ -1,1 +1,1 @@",
+            1,
+        );
         let p = parse_patch(&broken);
         assert!(p.error.is_some());
-        assert!(p.files.iter().any(|f| f.path() == "src/main.rs"));
+        assert!(!p.files.iter().any(|f| f.path() == "src/main.rs"));
         assert!(p.files.iter().any(|f| f.path() == "old.txt"));
-        assert!(!p.files.iter().any(|f| f.path() == "docs/new.md"));
+        assert!(p.files.iter().any(|f| f.path() == "docs/new.md"));
+    }
+
+    #[test]
+    fn a_miscounted_hunk_is_recounted_not_lost() {
+        // The second file's hunk says 9 lines but has 2 (git apply --recount reads it).
+        let broken = GIT.replacen("@@ -0,0 +1,2 @@", "@@ -0,0 +1,9 @@", 1);
+        let p = parse_patch(&broken);
+        assert_eq!(p.error, None);
+        assert_eq!(p.repairs.recounted, 1);
+        assert_eq!(p.files, parse_patch(GIT).files);
     }
 
     #[test]
@@ -615,6 +635,29 @@ copy to lib_copy.rs
             prop_assert_eq!(&p.error, &None);
             prop_assert_eq!(p.files.len(), files);
             prop_assert_eq!((p.added(), p.removed()), (plus, minus));
+        }
+
+        #[test]
+        fn random_miscounts_are_recounted(seed in any::<u64>(), files in 1usize..5, lines in 1usize..200, shift in prop::collection::vec(-3i64..4, 1..20)) {
+            let (text, plus, minus) = random_patch(seed, files, lines);
+            let want = parse_patch(&text);
+            let mut n = 0;
+            let off: String = text.split_inclusive('\n').map(|l| {
+                let Some(rest) = l.strip_prefix("@@ -") else { return l.to_owned() };
+                let (ranges, tail) = rest.split_once(" @@").unwrap();
+                let (old, new) = ranges.split_once(" +").unwrap();
+                let bump = |r: &str, d: i64| {
+                    let (s, c) = r.split_once(',').unwrap();
+                    format!("{s},{}", (c.parse::<i64>().unwrap() + d).max(0))
+                };
+                n += 1;
+                let (a, b) = (shift[n % shift.len()], shift[(n * 7 + 3) % shift.len()]);
+                format!("@@ -{} +{} @@{tail}", bump(old, a), bump(new, b))
+            }).collect();
+            let got = parse_patch(&off);
+            prop_assert_eq!(&got.error, &None);
+            prop_assert_eq!(&got.files, &want.files);
+            prop_assert_eq!((got.added(), got.removed()), (plus, minus));
         }
 
         #[test]
