@@ -636,4 +636,17 @@ mod tests {
         );
         assert_eq!(Hub::default().open_threads(), 0);
     }
+
+    #[test]
+    fn the_line_bound_is_never_below_the_real_line() {
+        let r = ViewRecord {
+            view_type: "diff".into(),
+            seq: 12_345,
+            content_json: r#"{"patch":"p"}"#.into(),
+            updated_at: crate::store::now_iso(),
+        };
+        let line = view_frame(&r).len() - 2;
+        let bound = view_line_len("diff", r.content_json.len());
+        assert!(line <= bound && bound - line < 64, "{line} {bound}");
+    }
 }
