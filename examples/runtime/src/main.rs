@@ -6,6 +6,7 @@ mod agent_ui;
 mod auth;
 mod events;
 mod guard;
+mod outbox;
 mod runs;
 mod sandbox;
 mod scripts;
@@ -58,6 +59,13 @@ usage: chat-shell-runtime [options]
                    (view_update) with `Authorization: Bearer TOKEN` (at least 16
                    characters); CHAT_SHELL_CALLBACK_TOKEN sets it without showing it in
                    the process list. Off by default
+  --max-channels N thread channels one identity may hold open (default 16); a newer
+                   one closes the oldest, which reconnects if it is still wanted
+  --max-runs N     answers one identity may have under way (default 8); past it a
+                   streamed request is refused with 429 (too_many_runs)
+  --abandoned-run-secs N
+                   an answer nobody reads (its client left or stopped reading, no
+                   channel open) is stopped after N seconds (default 900)
   -h, --help       this help";
 
 /// More bearer tokens, comma-separated (kept out of the process list).
@@ -90,6 +98,8 @@ struct Config {
     callback_token: Option<String>,
     /// Hidden `--channel-keepalive-ms` (tests): idle time before a channel's keepalive.
     channel_keepalive_ms: u64,
+    /// `--max-channels`, `--max-runs`, `--abandoned-run-secs`.
+    limits: runs::Limits,
 }
 
 #[derive(Debug, PartialEq)]
@@ -116,6 +126,7 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
         allow_terminal: false,
         callback_token: None,
         channel_keepalive_ms: views::DEFAULT_KEEPALIVE_MS,
+        limits: runs::Limits::default(),
     };
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
@@ -195,6 +206,19 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
                     v.parse().ok().filter(|n| *n > 0).ok_or_else(|| {
                         format!("--channel-keepalive-ms: not a number of milliseconds: {v}")
                     })?;
+            }
+            "--max-channels" | "--max-runs" | "--abandoned-run-secs" => {
+                let v = value(&flag)?;
+                let n: u64 = v
+                    .parse()
+                    .ok()
+                    .filter(|n| (1..=1_000_000).contains(n))
+                    .ok_or_else(|| format!("{flag}: not a number from 1 to 1000000: {v}"))?;
+                match flag.as_str() {
+                    "--max-channels" => config.limits.channels = n as usize,
+                    "--max-runs" => config.limits.runs = n as usize,
+                    _ => config.limits.abandoned_run = Duration::from_secs(n),
+                }
             }
             other => return Err(format!("unknown argument: {other}")),
         }
@@ -381,6 +405,7 @@ async fn run(config: Config) -> Result<(), String> {
             callback_token: config.callback_token.clone(),
             channel_keepalive: Duration::from_millis(config.channel_keepalive_ms),
             scratch_root: scratch_root.clone(),
+            limits: config.limits,
         },
         unowned,
         stop_rx.clone(),
@@ -473,6 +498,11 @@ mod tests {
                 allow_terminal: false,
                 callback_token: None,
                 channel_keepalive_ms: 15_000,
+                limits: runs::Limits {
+                    channels: 16,
+                    runs: 8,
+                    abandoned_run: Duration::from_secs(900),
+                },
             }
         );
     }
@@ -564,6 +594,31 @@ mod tests {
         assert!(parse(&["--callback-token", "short"]).is_err());
         assert!(parse(&["--callback-token"]).is_err());
         assert!(parse(&["--channel-keepalive-ms", "0"]).is_err());
+    }
+
+    #[test]
+    fn limit_flags() {
+        let Ok(Args::Run(c)) = parse(&[
+            "--max-channels",
+            "2",
+            "--max-runs=3",
+            "--abandoned-run-secs",
+            "60",
+        ]) else {
+            panic!()
+        };
+        assert_eq!(
+            c.limits,
+            runs::Limits {
+                channels: 2,
+                runs: 3,
+                abandoned_run: Duration::from_secs(60)
+            }
+        );
+        for bad in ["0", "-1", "many", "1000001"] {
+            assert!(parse(&["--max-runs", bad]).is_err(), "{bad}");
+        }
+        assert!(parse(&["--max-channels"]).is_err());
     }
 
     #[test]

@@ -10,10 +10,18 @@
 //!
 //! A second answer started on a thread whose run is under way is not registered: it stays
 //! tied to its request, as every answer was before (its client leaving stops it).
+//!
+//! Bounded ([`Limits`]): each frame goes to the channels as one shared `Bytes`, into each
+//! channel's bounded queue (`outbox`); one identity has at most `runs` runs under way (a
+//! streamed request past that is refused with 429 before it changes anything); a run that
+//! nobody reads (its client left or stopped reading, no channel open) is stopped after
+//! `abandoned_run`, so an agent that never ends its turn does not hold it for ever.
 
 use crate::auth::User;
-use crate::server::{bad_request, not_found, AppState};
+use crate::outbox::{self, Outbox};
+use crate::server::{bad_request, json_error, not_found, AppState, Frame};
 use axum::body::Bytes;
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use chat_shell_core::protocol::chatkit::{
@@ -29,6 +37,31 @@ use tokio::sync::{mpsc, watch};
 /// `threads.cancel_run` answers once the run has stopped and saved, or after this long.
 const CANCEL_WAIT: Duration = Duration::from_secs(5);
 
+/// What one identity may hold open (`--max-channels`, `--max-runs`, `--abandoned-run-secs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Open thread channels; a newer one closes the oldest.
+    pub channels: usize,
+    /// Runs under way; a streamed request past it is refused (429).
+    pub runs: usize,
+    /// How long a run nobody reads lives on.
+    pub abandoned_run: Duration,
+}
+
+pub const DEFAULT_MAX_CHANNELS: usize = 16;
+pub const DEFAULT_MAX_RUNS: usize = 8;
+pub const DEFAULT_ABANDONED_RUN: Duration = Duration::from_secs(15 * 60);
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            channels: DEFAULT_MAX_CHANNELS,
+            runs: DEFAULT_MAX_RUNS,
+            abandoned_run: DEFAULT_ABANDONED_RUN,
+        }
+    }
+}
+
 /// (user, thread).
 type Key = (String, String);
 
@@ -36,6 +69,9 @@ type Key = (String, String);
 #[derive(Default)]
 pub struct Runs {
     slots: Mutex<HashMap<Key, Arc<Mutex<Slot>>>>,
+    /// Runs under way (and streamed requests admitted), by user.
+    seats: Arc<Mutex<HashMap<String, usize>>>,
+    limits: Limits,
 }
 
 /// One thread: its run, and its channels.
@@ -43,7 +79,44 @@ pub struct Runs {
 struct Slot {
     active: Option<Arc<Run>>,
     /// The open channels; each gets the run's frames as `thread.run.*` events.
-    listeners: Vec<mpsc::UnboundedSender<Bytes>>,
+    listeners: Vec<Arc<Outbox>>,
+}
+
+/// One of a user's runs (or a request admitted to start one), counted while it lives.
+pub struct Seat {
+    seats: Arc<Mutex<HashMap<String, usize>>>,
+    user: String,
+}
+
+impl Seat {
+    fn take(
+        seats: &Arc<Mutex<HashMap<String, usize>>>,
+        user: &str,
+        cap: Option<usize>,
+    ) -> Option<Seat> {
+        let mut all = lock(seats);
+        let n = all.entry(user.to_owned()).or_default();
+        if cap.is_some_and(|cap| *n >= cap) {
+            return None;
+        }
+        *n += 1;
+        Some(Seat {
+            seats: seats.clone(),
+            user: user.to_owned(),
+        })
+    }
+}
+
+impl Drop for Seat {
+    fn drop(&mut self) {
+        let mut all = lock(&self.seats);
+        if let Some(n) = all.get_mut(&self.user) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                all.remove(&self.user);
+            }
+        }
+    }
 }
 
 /// How a run ended, as `thread.run.ended` says it.
@@ -108,6 +181,7 @@ pub struct RunHandle {
     pub run: Arc<Run>,
     slot: Option<Arc<Mutex<Slot>>>,
     key: Key,
+    _seat: Option<Seat>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -115,9 +189,38 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Runs {
+    pub fn new(limits: Limits) -> Self {
+        Runs {
+            limits,
+            ..Runs::default()
+        }
+    }
+
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    /// Lets `user` start one more run, or refuses (429) when as many as the limit are under
+    /// way; the seat is held until the request that asked has started its run.
+    #[allow(clippy::result_large_err)]
+    pub fn admit(&self, user: &User) -> Result<Seat, Response> {
+        Seat::take(&self.seats, &user.0, Some(self.limits.runs)).ok_or_else(|| {
+            json_error(
+                StatusCode::TOO_MANY_REQUESTS,
+                "too_many_runs",
+                &format!(
+                    "{} answers are under way for this identity already: wait for one to end \
+                     or stop it (threads.cancel_run)",
+                    self.limits.runs
+                ),
+            )
+        })
+    }
+
     /// Registers a new run of `user` on `thread`: the thread's run if it has none under
-    /// way, else one tied to its request (see the module's documentation).
-    pub fn start(&self, user: &User, thread: &ThreadId) -> RunHandle {
+    /// way, else one tied to its request (see the module's documentation). `origin`: the
+    /// response that started it, watched to tell an abandoned run.
+    pub fn start(&self, user: &User, thread: &ThreadId, origin: &mpsc::Sender<Frame>) -> RunHandle {
         let key = (user.0.clone(), thread.to_string());
         let run = Arc::new(Run::new());
         let slot = {
@@ -127,35 +230,44 @@ impl Runs {
             if inner.active.is_none() {
                 inner.active = Some(run.clone());
                 let started = Bytes::from_static(crate::views::RUN_STARTED.as_bytes());
-                inner
-                    .listeners
-                    .retain(|tx| tx.send(started.clone()).is_ok());
+                inner.listeners.retain(|o| o.push(&started));
                 drop(inner);
                 Some(slot)
             } else {
                 None
             }
         };
-        RunHandle { run, slot, key }
+        tokio::spawn(stop_when_abandoned(
+            run.clone(),
+            slot.clone(),
+            origin.downgrade(),
+            self.limits.abandoned_run,
+            thread.clone(),
+        ));
+        RunHandle {
+            run,
+            slot,
+            key,
+            _seat: Seat::take(&self.seats, &user.0, None),
+        }
     }
 
-    /// Opens a channel's feed of `thread`'s runs: the snapshot of the run under way (if
-    /// any), and the receiver of every later frame, taken together.
+    /// Opens a channel's feed of `thread`'s runs into `outbox`: returns the snapshot of the
+    /// run under way (if any), taken as the channel starts listening.
     pub fn listen(
         &self,
         user: &User,
         thread: &ThreadId,
-    ) -> (Option<Vec<StreamEvent>>, mpsc::UnboundedReceiver<Bytes>) {
-        let (tx, rx) = mpsc::unbounded_channel();
+        outbox: &Arc<Outbox>,
+    ) -> Option<Vec<StreamEvent>> {
         // The hub stays locked until the channel is in: a slot is only removed under it.
         let mut slots = lock(&self.slots);
         let slot = slots
             .entry((user.0.clone(), thread.to_string()))
             .or_default();
         let mut inner = lock(slot);
-        inner.listeners.push(tx);
-        let snapshot = inner.active.as_ref().map(|run| run.items().snapshot());
-        (snapshot, rx)
+        inner.listeners.push(outbox.clone());
+        inner.active.as_ref().map(|run| run.items().snapshot())
     }
 
     /// A channel of `thread` closed: forgets it (and the thread, once nothing is left).
@@ -166,7 +278,7 @@ impl Runs {
             return;
         };
         let mut inner = lock(&slot);
-        inner.listeners.retain(|tx| !tx.is_closed());
+        inner.listeners.retain(|o| !o.is_closed());
         if inner.listeners.is_empty() && inner.active.is_none() {
             drop(inner);
             slots.remove(&key);
@@ -197,7 +309,7 @@ impl Runs {
                 "data: {{\"type\":\"thread.run.ended\",\"outcome\":\"{}\"}}\n\n",
                 outcome.as_str()
             ));
-            inner.listeners.retain(|tx| tx.send(frame.clone()).is_ok());
+            inner.listeners.retain(|o| o.push(&frame));
             if inner.listeners.is_empty() && inner.active.is_none() {
                 drop(inner);
                 if slots.get(&handle.key).is_some_and(|s| Arc::ptr_eq(s, slot)) {
@@ -262,12 +374,60 @@ impl RunHandle {
         let mut inner = lock(slot);
         let changed = self.run.items().fold(event, folded);
         if !inner.listeners.is_empty() {
+            // Serialized once; every channel queues the same bytes.
             let frame = Bytes::from(format!(
                 "data: {{\"type\":\"thread.run.event\",\"event\":{json}}}\n\n"
             ));
-            inner.listeners.retain(|tx| tx.send(frame.clone()).is_ok());
+            if outbox::fits(&frame) {
+                inner.listeners.retain(|o| o.push(&frame));
+            } else {
+                eprintln!(
+                    "chat-shell-runtime: a run event of {} bytes is too long for a channel: not sent",
+                    frame.len()
+                );
+            }
         }
         changed
+    }
+}
+
+/// Stops `run` once nobody has read it for `after`: its response's client left or stopped
+/// reading (its queue is full), and no channel of its thread is open.
+async fn stop_when_abandoned(
+    run: Arc<Run>,
+    slot: Option<Arc<Mutex<Slot>>>,
+    origin: mpsc::WeakSender<Frame>,
+    after: Duration,
+    thread: ThreadId,
+) {
+    let mut ended = run.ended.subscribe();
+    let tick = (after / 8).clamp(Duration::from_millis(50), Duration::from_secs(10));
+    let mut alone_since: Option<tokio::time::Instant> = None;
+    loop {
+        tokio::select! {
+            _ = ended.wait_for(|e| *e) => return,
+            _ = tokio::time::sleep(tick) => {}
+        }
+        let read = origin
+            .upgrade()
+            .is_some_and(|tx| !tx.is_closed() && tx.capacity() > 0);
+        let watched = slot
+            .as_ref()
+            .is_some_and(|s| lock(s).listeners.iter().any(|o| !o.is_closed()));
+        if read || watched {
+            alone_since = None;
+            continue;
+        }
+        let since = *alone_since.get_or_insert_with(tokio::time::Instant::now);
+        if since.elapsed() >= after {
+            if run.request_cancel() {
+                println!(
+                    "run abandoned: thread={thread} stopped after {}s with nobody reading it",
+                    after.as_secs()
+                );
+            }
+            return;
+        }
     }
 }
 
@@ -603,23 +763,28 @@ mod tests {
         assert!(items.empty_messages().is_empty());
     }
 
-    #[test]
-    fn channels_get_the_snapshot_then_every_later_event_and_the_end() {
+    #[tokio::test]
+    async fn channels_get_the_snapshot_then_every_later_event_and_the_end() {
         let runs = Runs::default();
         let user = User("u".into());
         let thread = ThreadId::from("thr_1");
-        let handle = runs.start(&user, &thread);
+        let (origin, _rx) = mpsc::channel(1);
+        let handle = runs.start(&user, &thread, &origin);
         assert!(handle.attached());
-        assert!(!runs.start(&user, &thread).attached(), "one run per thread");
+        assert!(
+            !runs.start(&user, &thread, &origin).attached(),
+            "one run per thread"
+        );
         let add = StreamEvent::ItemAdded(ItemEvent {
             item: message("msg_1", ""),
         });
         handle.publish(&add, "{}", None);
-        let (snapshot, mut rx) = runs.listen(&user, &thread);
+        let outbox = Outbox::new("thr_1");
+        let snapshot = runs.listen(&user, &thread, &outbox);
         assert_eq!(snapshot.unwrap().len(), 1);
         handle.publish(&delta("msg_1", "x"), "{\"x\":1}", None);
         assert_eq!(
-            rx.try_recv().unwrap(),
+            outbox.next().await.unwrap(),
             Bytes::from("data: {\"type\":\"thread.run.event\",\"event\":{\"x\":1}}\n\n")
         );
         assert!(runs.cancel(&user, &thread).is_some());
@@ -627,16 +792,64 @@ mod tests {
         assert!(!handle.run.is_live());
         runs.end(&handle, Outcome::Cancelled);
         assert_eq!(
-            rx.try_recv().unwrap(),
+            outbox.next().await.unwrap(),
             Bytes::from("data: {\"type\":\"thread.run.ended\",\"outcome\":\"cancelled\"}\n\n")
         );
         assert!(runs.cancel(&user, &thread).is_none());
-        drop(rx);
+        outbox.close();
         runs.unlisten(&user, &thread);
         assert_eq!(runs.open_threads(), 0);
         // Another user's thread of the same id is another slot.
-        let (snapshot, _rx) = runs.listen(&User("v".into()), &thread);
-        assert!(snapshot.is_none());
+        assert!(runs
+            .listen(&User("v".into()), &thread, &Outbox::new("thr_1"))
+            .is_none());
+    }
+
+    #[tokio::test]
+    async fn runs_per_identity_are_capped_and_counted_until_they_end() {
+        let runs = Runs::new(Limits {
+            runs: 2,
+            ..Limits::default()
+        });
+        let (u, v) = (User("u".into()), User("v".into()));
+        let (origin, _rx) = mpsc::channel(1);
+        let seat = runs.admit(&u).unwrap();
+        let first = runs.start(&u, &ThreadId::from("thr_1"), &origin);
+        drop(seat);
+        let second = runs.start(&u, &ThreadId::from("thr_2"), &origin);
+        let Err(refused) = runs.admit(&u) else {
+            panic!("admitted past the cap")
+        };
+        assert_eq!(refused.status(), StatusCode::TOO_MANY_REQUESTS);
+        assert!(runs.admit(&v).is_ok(), "per identity");
+        runs.end(&first, Outcome::Done);
+        drop(first);
+        assert!(runs.admit(&u).is_ok());
+        drop(second);
+        assert!(lock(&runs.seats).is_empty());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_run_nobody_reads_is_stopped_after_the_bound() {
+        let runs = Runs::new(Limits {
+            abandoned_run: Duration::from_secs(60),
+            ..Limits::default()
+        });
+        let (user, thread) = (User("u".into()), ThreadId::from("thr_1"));
+        let (origin, rx) = mpsc::channel(1);
+        let handle = runs.start(&user, &thread, &origin);
+        tokio::time::sleep(Duration::from_secs(120)).await;
+        assert!(handle.run.is_live(), "its client is there");
+        drop(rx);
+        let outbox = Outbox::new("thr_1");
+        runs.listen(&user, &thread, &outbox);
+        tokio::time::sleep(Duration::from_secs(120)).await;
+        assert!(handle.run.is_live(), "a channel is open");
+        outbox.close();
+        tokio::time::sleep(Duration::from_secs(50)).await;
+        assert!(handle.run.is_live());
+        tokio::time::sleep(Duration::from_secs(30)).await;
+        assert!(!handle.run.is_live(), "stopped");
     }
 
     #[test]

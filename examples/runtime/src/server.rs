@@ -70,6 +70,8 @@ pub struct Settings {
     pub channel_keepalive: Duration,
     /// Where the `edit` scenario keeps its scratch folders (one per thread).
     pub scratch_root: PathBuf,
+    /// What one identity may hold open: channels, runs, an abandoned run's life.
+    pub limits: runs::Limits,
 }
 
 /// What every handler shares.
@@ -131,7 +133,7 @@ impl AppState {
             channel_keepalive: settings.channel_keepalive,
             scratch_root: settings.scratch_root,
             views: views::Hub::default(),
-            runs: runs::Runs::default(),
+            runs: runs::Runs::new(settings.limits),
             live: agent_ui::LiveRuns::default(),
             unclaimed: AtomicBool::new(unclaimed),
             attempts: Mutex::new(HashMap::new()),
@@ -627,6 +629,11 @@ struct Prepared {
 }
 
 async fn stream(state: &Arc<AppState>, user: User, base: String, body: RequestBody) -> Response {
+    // Held until the run has started (or the request is answered without one).
+    let _seat = match state.runs.admit(&user) {
+        Ok(seat) => seat,
+        Err(refused) => return refused,
+    };
     // With --acp, messages, retries and permission answers go to the agent.
     let body = match crate::acp::stream(state, user.clone(), base.clone(), body).await {
         Ok(response) => return response,
@@ -957,7 +964,7 @@ pub(crate) type Frame = Result<Bytes, std::io::Error>;
 fn spawn_writer(state: Arc<AppState>, user: User, kind: &'static str, p: Prepared) -> Body {
     let (tx, rx) = mpsc::channel::<Frame>(16);
     // Registered before the response goes out: a cancel sent right after it finds the run.
-    let run = state.runs.start(&user, &p.thread.id);
+    let run = state.runs.start(&user, &p.thread.id, &tx);
     tokio::spawn(write_stream(state, user, kind, p, run, tx));
     Body::from_stream(futures_util::stream::unfold(rx, |mut rx| async move {
         rx.recv().await.map(|frame| (frame, rx))
@@ -1474,9 +1481,9 @@ mod tests {
         let store = Arc::new(Store::open_in_memory().unwrap());
         let hub = runs::Runs::default();
         let (user, thread) = (User("u".into()), ThreadId::from("thr_1"));
-        let handle = hub.start(&user, &thread);
-        let run = handle.run.clone();
         let (tx, mut rx) = mpsc::channel::<Frame>(16);
+        let handle = hub.start(&user, &thread, &tx);
+        let run = handle.run.clone();
         let (_stop_tx, shutdown) = watch::channel(false);
         let mut w = Writer {
             kind: "threads.create",

@@ -14,68 +14,121 @@
 //! leaves. The thread's runs come on the same stream (`runs`): the snapshot of the one under
 //! way right after `thread.channel.ready`, then their events as `thread.run.event` and
 //! their end as `thread.run.ended`.
+//!
+//! Bounded: each change is serialized once and queued, shared, for every channel of the
+//! thread (`outbox`); a channel whose client falls behind is closed and reconnects from its
+//! cursor. A replay goes out one frame at a time, each released once sent, and channels
+//! replaying the same change share its frame. One identity has at most
+//! `runs::Limits::channels` channels open: a newer one closes the oldest, which reconnects
+//! if it is still wanted. `/callback` checks its token before reading the body, and refuses
+//! a view whose channel line would be longer than the element reads (413).
 
 use crate::auth::User;
+use crate::outbox::{self, Outbox};
 use crate::server::{
-    bad_request, blocking, internal, json_body, json_error, logged, not_found, sse, AppState, Frame,
+    bad_request, internal, json_body, json_error, logged, not_found, sse, AppState,
 };
 use crate::store::ViewRecord;
 use axum::body::{Body, Bytes};
-use axum::extract::rejection::BytesRejection;
-use axum::extract::State;
+use axum::extract::{FromRequest, Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use chat_shell_core::protocol::chatkit::{StreamEvent, ThreadId};
 use serde_json::{json, Value};
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Instant;
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::watch;
 use tokio::time::Instant as TokioInstant;
 
-/// The largest callback body: a 50,000-line diff fits; the browser's own limit on one
-/// event (`maxEventBytes`) is the same 8 MiB.
+/// The largest callback body: a 50,000-line diff fits. The view's channel line must also
+/// fit the element's limit on one line ([`outbox::MAX_LINE`], the same 8 MiB).
 pub const MAX_CALLBACK_BODY: usize = 8 * 1024 * 1024;
 /// The longest `view_type`.
 pub const MAX_VIEW_TYPE_CHARS: usize = 64;
 /// Says a run is under way on the thread: its snapshot (to a channel opening meanwhile)
 /// or its events follow, then `thread.run.ended`.
 pub const RUN_STARTED: &str = "data: {\"type\":\"thread.run.started\"}\n\n";
-/// How many changes a channel may fall behind before it re-reads the store.
-const CHANNEL_CAPACITY: usize = 64;
 /// The default pause before an idle channel gets a `: keepalive` comment.
 pub const DEFAULT_KEEPALIVE_MS: u64 = 15_000;
 /// Where the callback token comes from when `--callback-token` is not given.
 pub const CALLBACK_TOKEN_ENV: &str = "CHAT_SHELL_CALLBACK_TOKEN";
+/// The frame cache is swept of frames nobody holds once it has this many entries.
+const FRAME_CACHE_SWEEP: usize = 256;
 
-/// The open channels, one broadcast sender per thread that has any.
+/// The open channels: by thread (the changes they are sent) and by user (the cap).
 #[derive(Default)]
 pub struct Hub {
-    channels: Mutex<HashMap<String, broadcast::Sender<Arc<ViewRecord>>>>,
+    inner: Mutex<HubInner>,
+}
+
+#[derive(Default)]
+struct HubInner {
+    threads: HashMap<String, Vec<Arc<Outbox>>>,
+    /// Each user's open channels, oldest first.
+    users: HashMap<String, VecDeque<Arc<Outbox>>>,
+    /// The frame of each (thread, view type) change still held somewhere (a channel's
+    /// queue, or hyper's buffer): a replay of the same change shares it.
+    frames: HashMap<(String, String), (u64, Weak<String>)>,
+}
+
+impl HubInner {
+    /// The frame of `record` (a change of `thread`), shared with any other holder of it.
+    fn frame(&mut self, thread: &str, record: &ViewRecord) -> Bytes {
+        let key = (thread.to_owned(), record.view_type.clone());
+        if let Some(shared) = self
+            .frames
+            .get(&key)
+            .filter(|(seq, _)| *seq == record.seq)
+            .and_then(|(_, frame)| frame.upgrade())
+        {
+            return Bytes::from_owner(SharedOwner(shared));
+        }
+        let shared = Arc::new(view_frame(record));
+        if self.frames.len() >= FRAME_CACHE_SWEEP {
+            self.frames.retain(|_, (_, f)| f.strong_count() > 0);
+        }
+        self.frames
+            .insert(key, (record.seq, Arc::downgrade(&shared)));
+        Bytes::from_owner(SharedOwner(shared))
+    }
+}
+
+/// A frame's text, shared by every `Bytes` made of it.
+struct SharedOwner(Arc<String>);
+
+impl AsRef<[u8]> for SharedOwner {
+    fn as_ref(&self) -> &[u8] {
+        self.0.as_bytes()
+    }
 }
 
 impl Hub {
-    fn lock(
-        &self,
-    ) -> std::sync::MutexGuard<'_, HashMap<String, broadcast::Sender<Arc<ViewRecord>>>> {
-        self.channels.lock().unwrap_or_else(|e| e.into_inner())
+    fn lock(&self) -> std::sync::MutexGuard<'_, HubInner> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Forgets the sender of `thread` once no channel listens to it any more.
-    fn release(&self, thread: &str) {
-        let mut channels = self.lock();
-        if channels
-            .get(thread)
-            .is_some_and(|tx| tx.receiver_count() == 0)
-        {
-            channels.remove(thread);
+    /// Forgets `outbox`, a channel of `user` on `thread` that ended.
+    fn release(&self, user: &User, thread: &str, outbox: &Arc<Outbox>) {
+        let mut hub = self.lock();
+        if let Some(list) = hub.threads.get_mut(thread) {
+            list.retain(|o| !Arc::ptr_eq(o, outbox) && !o.is_closed());
+            if list.is_empty() {
+                hub.threads.remove(thread);
+            }
+        }
+        if let Some(list) = hub.users.get_mut(&user.0) {
+            list.retain(|o| !Arc::ptr_eq(o, outbox) && !o.is_closed());
+            if list.is_empty() {
+                hub.users.remove(&user.0);
+            }
         }
     }
 
     #[cfg(test)]
     fn open_threads(&self) -> usize {
-        self.lock().len()
+        self.lock().threads.len()
     }
 }
 
@@ -157,12 +210,34 @@ pub fn parse_update(body: &[u8]) -> Result<ViewUpdate, String> {
     })
 }
 
-/// `POST /callback`: a tool's `view_update`.
-pub async fn callback(
-    State(state): State<Arc<AppState>>,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
-) -> Response {
+/// The longest line a change of `view_type` with `content_len` bytes of content makes on
+/// a channel (with the longest seq and timestamp).
+fn view_line_len(view_type: &str, content_len: usize) -> usize {
+    let frame = view_frame(&ViewRecord {
+        view_type: view_type.to_owned(),
+        seq: u64::MAX,
+        content_json: String::new(),
+        updated_at: "0".repeat(32),
+    });
+    frame.len() - 2 + content_len
+}
+
+/// 413: the update's channel line would be longer than the element reads.
+fn too_large(what: &str) -> Response {
+    json_error(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "payload_too_large",
+        &format!(
+            "{what}: a view's channel line is at most {} bytes (the element's maxEventBytes)",
+            outbox::MAX_LINE
+        ),
+    )
+}
+
+/// `POST /callback`: a tool's `view_update`. The token is checked on the headers alone:
+/// the body is read only for a tool that holds it.
+pub async fn callback(State(state): State<Arc<AppState>>, request: Request) -> Response {
+    let headers = request.headers().clone();
     let started = Instant::now();
     let log = |response: Response| logged("/callback", "view_update", started, response);
     let Some(token) = state.callback_token.as_deref() else {
@@ -184,6 +259,15 @@ pub async fn callback(
             .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
         return log(refused);
     }
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if declared.is_some_and(|n| n > MAX_CALLBACK_BODY as u64) {
+        return log(too_large_body());
+    }
+    // The route's body limit applies here too (a chunked body past it: 413).
+    let body = Bytes::from_request(request, &()).await;
     let body = match json_body("/callback", &headers, body) {
         Ok(body) => body,
         Err(refused) => return log(refused),
@@ -192,12 +276,24 @@ pub async fn callback(
         Ok(update) => update,
         Err(message) => return log(bad_request(&message)),
     };
+    drop(body);
+    if view_line_len(&update.view_type, update.content_json.len()) > outbox::MAX_LINE {
+        return log(too_large("view_update"));
+    }
     let response = match publish(&state, update).await {
         Ok(Some(record)) => Json(json!({"ok": true, "seq": record.seq})).into_response(),
         Ok(None) => not_found("unknown thread (group_id)"),
         Err(e) => internal(e),
     };
     log(response)
+}
+
+fn too_large_body() -> Response {
+    json_error(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "payload_too_large",
+        &format!("POST /callback takes at most {MAX_CALLBACK_BODY} bytes"),
+    )
 }
 
 /// Stores `update` and sends it to the thread's open channels: the one way a view changes
@@ -207,17 +303,31 @@ pub async fn publish(
     state: &Arc<AppState>,
     update: ViewUpdate,
 ) -> Result<Option<ViewRecord>, String> {
+    if view_line_len(&update.view_type, update.content_json.len()) > outbox::MAX_LINE {
+        return Err(format!(
+            "the {} view is too large for a channel line ({} bytes of content)",
+            update.view_type,
+            update.content_json.len()
+        ));
+    }
     let state = state.clone();
     let stored = tokio::task::spawn_blocking(move || {
         // Stored and sent under the hub's lock: channels see changes in seq order, and
         // one opening meanwhile either reads this change or receives it.
-        let channels = state.views.lock();
+        let mut hub = state.views.lock();
         let record =
             state
                 .store
                 .put_view(&update.group_id, &update.view_type, &update.content_json)?;
-        if let (Some(record), Some(tx)) = (&record, channels.get(&update.group_id)) {
-            let _ = tx.send(Arc::new(record.clone()));
+        drop(update.content_json);
+        if let Some(record) = &record {
+            if hub.threads.contains_key(&update.group_id) {
+                // Serialized once: every channel queues the same bytes.
+                let frame = hub.frame(&update.group_id, record);
+                if let Some(list) = hub.threads.get_mut(&update.group_id) {
+                    list.retain(|o| o.push(&frame));
+                }
+            }
         }
         Ok::<_, rusqlite::Error>(record.map(|r| (update.group_id, r)))
     })
@@ -272,166 +382,176 @@ pub async fn subscribe(state: &Arc<AppState>, user: User, request: &Value) -> Re
         },
     };
     let thread = ThreadId::from(thread_id);
+    let outbox = Outbox::new(thread.as_str());
     let opened = {
-        let (state, user, thread) = (state.clone(), user.clone(), thread.clone());
+        let (state, user, thread, outbox) =
+            (state.clone(), user.clone(), thread.clone(), outbox.clone());
         tokio::task::spawn_blocking(move || {
-            let mut channels = state.views.lock();
-            let found = state.store.user(&user.0).views_after(&thread, after)?;
-            if found.is_none() {
+            let mut hub = state.views.lock();
+            let Some((records, latest)) = state.store.user(&user.0).views_after(&thread, after)?
+            else {
                 return Ok(None);
-            }
-            let rx = channels
+            };
+            // `after: null`: what is shown now, so the cleared views are left out. Each
+            // record becomes its frame (shared with any other holder) and is dropped.
+            let replay: VecDeque<Bytes> = records
+                .into_iter()
+                .filter(|r| after.is_some() || !r.cleared())
+                .map(|r| hub.frame(thread.as_str(), &r))
+                .filter(|frame| {
+                    // Stored before views were held to the line limit: skipped, not sent.
+                    let fits = outbox::fits(frame);
+                    if !fits {
+                        eprintln!(
+                            "chat-shell-runtime: a stored view is too long for a channel: not sent"
+                        );
+                    }
+                    fits
+                })
+                .collect();
+            hub.threads
                 .entry(thread.to_string())
-                .or_insert_with(|| broadcast::channel(CHANNEL_CAPACITY).0)
-                .subscribe();
-            Ok::<_, rusqlite::Error>(found.map(|f| (f, rx)))
+                .or_default()
+                .push(outbox.clone());
+            let cap = state.runs.limits().channels;
+            let mine = hub.users.entry(user.0.clone()).or_default();
+            mine.retain(|o| !o.is_closed());
+            while mine.len() >= cap.max(1) {
+                if let Some(oldest) = mine.pop_front() {
+                    oldest.close();
+                }
+            }
+            mine.push_back(outbox);
+            Ok::<_, rusqlite::Error>(Some((replay, latest)))
         })
         .await
     };
-    let ((replay, latest), rx) = match opened {
+    let (mut prelude, latest) = match opened {
         Ok(Ok(Some(opened))) => opened,
         Ok(Ok(None)) => return not_found(&format!("unknown thread {thread}")),
         Ok(Err(e)) => return internal(e),
         Err(e) => return internal(e),
     };
-    // `after: null`: what is shown now, so the cleared views are left out.
-    let replay: Vec<ViewRecord> = replay
-        .into_iter()
-        .filter(|r| after.is_some() || !r.cleared())
-        .collect();
     // After the views' check above: only the user's own threads are listened to.
-    let (snapshot, runs) = state.runs.listen(&user, &thread);
-    let (tx, frames) = mpsc::channel::<Frame>(16);
-    let opened = Opened {
-        replay,
-        latest,
-        views: rx,
-        snapshot,
-        runs,
+    let snapshot = state.runs.listen(&user, &thread, &outbox);
+    prelude.push_back(Bytes::from(format!(
+        "data: {{\"type\":\"thread.channel.ready\",\"seq\":{latest}}}\n\n"
+    )));
+    if snapshot.is_some() {
+        prelude.push_back(Bytes::from_static(RUN_STARTED.as_bytes()));
+    }
+    let feed = Feed {
+        state: state.clone(),
+        user,
+        thread,
+        outbox,
+        prelude,
+        snapshot: snapshot.unwrap_or_default().into(),
+        last_write: TokioInstant::now(),
+        shutdown: state.shutdown.clone(),
     };
-    tokio::spawn(write_channel(state.clone(), user, thread, opened, tx));
     sse(Body::from_stream(futures_util::stream::unfold(
-        frames,
-        |mut rx| async move { rx.recv().await.map(|frame| (frame, rx)) },
+        feed,
+        |mut feed| async move {
+            let frame = feed.next().await?;
+            Some((Ok::<_, std::io::Error>(frame), feed))
+        },
     )))
 }
 
-/// What a channel starts from: the views to replay and their feed, the run's snapshot and
-/// its feed.
-struct Opened {
-    replay: Vec<ViewRecord>,
-    latest: u64,
-    views: broadcast::Receiver<Arc<ViewRecord>>,
-    /// `Some` while a run is under way (announced with `thread.run.started`).
-    snapshot: Option<Vec<StreamEvent>>,
-    runs: mpsc::UnboundedReceiver<Bytes>,
+/// One channel's stream: its replay (each frame released once taken), `ready`, the run's
+/// snapshot (serialized as it goes), then what its queue gets, with keepalives, until its
+/// client leaves (hyper drops it), the queue is closed, or the server stops.
+struct Feed {
+    state: Arc<AppState>,
+    user: User,
+    thread: ThreadId,
+    outbox: Arc<Outbox>,
+    prelude: VecDeque<Bytes>,
+    snapshot: VecDeque<StreamEvent>,
+    last_write: TokioInstant,
+    shutdown: watch::Receiver<bool>,
 }
 
-/// The SSE frame of one event of the thread's run.
-fn run_frame(event: &StreamEvent) -> Option<String> {
+impl Feed {
+    async fn next(&mut self) -> Option<Bytes> {
+        let frame = self.take().await?;
+        self.last_write = TokioInstant::now();
+        Some(frame)
+    }
+
+    async fn take(&mut self) -> Option<Bytes> {
+        if let Some(frame) = self.prelude.pop_front() {
+            return Some(frame);
+        }
+        while let Some(event) = self.snapshot.pop_front() {
+            if let Some(frame) = run_frame(&event) {
+                return Some(frame);
+            }
+        }
+        let keepalive = self.state.channel_keepalive;
+        loop {
+            if *self.shutdown.borrow() {
+                return None;
+            }
+            tokio::select! {
+                next = self.outbox.next() => match next {
+                    Ok(frame) => return Some(frame),
+                    // Said in the log when it fell behind.
+                    Err(outbox::Closed::Behind) => return None,
+                    Err(outbox::Closed::Closed) => {
+                        println!(
+                            "channel replaced: thread={} closed (over {} channels for one identity)",
+                            self.thread,
+                            self.state.runs.limits().channels
+                        );
+                        return None;
+                    }
+                },
+                _ = tokio::time::sleep_until(self.last_write + keepalive) => {
+                    return Some(Bytes::from_static(b": keepalive\n\n"));
+                }
+                changed = self.shutdown.changed() => {
+                    if changed.is_err() {
+                        return None;
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl Drop for Feed {
+    fn drop(&mut self) {
+        self.outbox.close();
+        self.state
+            .views
+            .release(&self.user, self.thread.as_str(), &self.outbox);
+        self.state.runs.unlisten(&self.user, &self.thread);
+        println!("channel closed: thread={}", self.thread);
+    }
+}
+
+/// The SSE frame of one event of the thread's run; `None` if it cannot be sent.
+fn run_frame(event: &StreamEvent) -> Option<Bytes> {
     match serde_json::to_string(event) {
-        Ok(json) => Some(format!(
-            "data: {{\"type\":\"thread.run.event\",\"event\":{json}}}\n\n"
-        )),
+        Ok(json) => {
+            let frame = format!("data: {{\"type\":\"thread.run.event\",\"event\":{json}}}\n\n");
+            if outbox::fits(frame.as_bytes()) {
+                Some(Bytes::from(frame))
+            } else {
+                eprintln!(
+                    "chat-shell-runtime: a run item of {} bytes is too long for a channel: not sent",
+                    frame.len()
+                );
+                None
+            }
+        }
         Err(e) => {
             eprintln!("chat-shell-runtime: cannot serialize an event: {e}");
             None
         }
     }
-}
-
-/// Writes one channel until its client leaves or the server stops.
-async fn write_channel(
-    state: Arc<AppState>,
-    user: User,
-    thread: ThreadId,
-    opened: Opened,
-    tx: mpsc::Sender<Frame>,
-) {
-    let Opened {
-        replay,
-        latest,
-        views: mut rx,
-        snapshot,
-        mut runs,
-    } = opened;
-    let send = |frame: String| {
-        let tx = tx.clone();
-        async move { tx.send(Ok(Bytes::from(frame))).await.is_ok() }
-    };
-    let mut open = true;
-    for record in &replay {
-        open = open && send(view_frame(record)).await;
-    }
-    let mut last = latest;
-    open = open
-        && send(format!(
-            "data: {{\"type\":\"thread.channel.ready\",\"seq\":{last}}}\n\n"
-        ))
-        .await;
-    if let Some(snapshot) = snapshot {
-        open = open && send(RUN_STARTED.to_owned()).await;
-        for frame in snapshot.iter().filter_map(run_frame) {
-            open = open && send(frame).await;
-        }
-    }
-    let keepalive = state.channel_keepalive;
-    let mut shutdown = state.shutdown.clone();
-    let mut last_write = TokioInstant::now();
-    while open && !*shutdown.borrow() {
-        tokio::select! {
-            received = rx.recv() => match received {
-                Ok(record) => {
-                    if record.seq > last {
-                        last = record.seq;
-                        open = send(view_frame(&record)).await;
-                        last_write = TokioInstant::now();
-                    }
-                }
-                Err(broadcast::error::RecvError::Lagged(_)) => {
-                    // Fell behind: the store has the latest of every view.
-                    let (store, user, thread) = (state.store.clone(), user.clone(), thread.clone());
-                    let since = last;
-                    match blocking(store, user, move |db| db.views_after(&thread, Some(since))).await {
-                        Ok(Some((records, _))) => {
-                            let since = last;
-                            for record in records.iter().filter(|r| r.seq > since) {
-                                last = record.seq;
-                                open = open && send(view_frame(record)).await;
-                            }
-                            last_write = TokioInstant::now();
-                        }
-                        // The thread is gone.
-                        Ok(None) => open = false,
-                        Err(e) => {
-                            eprintln!("chat-shell-runtime: cannot catch a channel up: {e}");
-                            open = false;
-                        }
-                    }
-                }
-                Err(broadcast::error::RecvError::Closed) => open = false,
-            },
-            Some(frame) = runs.recv() => {
-                open = tx.send(Ok(frame)).await.is_ok();
-                last_write = TokioInstant::now();
-            }
-            _ = tokio::time::sleep_until(last_write + keepalive) => {
-                open = tx.send(Ok(Bytes::from_static(b": keepalive\n\n"))).await.is_ok();
-                last_write = TokioInstant::now();
-            }
-            _ = tx.closed() => open = false,
-            changed = shutdown.changed() => {
-                if changed.is_err() {
-                    open = false;
-                }
-            }
-        }
-    }
-    drop(rx);
-    state.views.release(thread.as_str());
-    drop(runs);
-    state.runs.unlisten(&user, &thread);
-    println!("channel closed: thread={thread} at seq {last}");
 }
 
 #[cfg(test)]
@@ -515,5 +635,18 @@ mod tests {
             json!({"type": "thread.view.cleared", "seq": 3, "view_type": "diff"})
         );
         assert_eq!(Hub::default().open_threads(), 0);
+    }
+
+    #[test]
+    fn the_line_bound_is_never_below_the_real_line() {
+        let r = ViewRecord {
+            view_type: "diff".into(),
+            seq: 12_345,
+            content_json: r#"{"patch":"p"}"#.into(),
+            updated_at: crate::store::now_iso(),
+        };
+        let line = view_frame(&r).len() - 2;
+        let bound = view_line_len("diff", r.content_json.len());
+        assert!(line <= bound && bound - line < 64, "{line} {bound}");
     }
 }

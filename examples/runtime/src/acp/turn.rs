@@ -137,7 +137,7 @@ pub(crate) async fn stream(
     };
     let (tx, rx) = mpsc::channel::<Frame>(64);
     // Registered before the response goes out: a cancel sent right after it finds the run.
-    let handle = state.runs.start(&user, &prepared.thread.id);
+    let handle = state.runs.start(&user, &prepared.thread.id, &tx);
     let changes = bridge.slot(prepared.thread.id.as_str(), |s| s.changes.clone());
     let out = Out::new(
         state.clone(),

@@ -90,6 +90,23 @@ impl Process {
         None
     }
 
+    /// The runtime's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// The runtime's resident memory in MiB (`VmRSS`).
+    pub fn rss_mib(&self) -> f64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid()))
+            .expect("the runtime's /proc status");
+        let kib: f64 = status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .expect("VmRSS");
+        kib / 1024.0
+    }
+
     /// The log so far.
     pub fn lines(&self) -> Vec<String> {
         self.lines.lock().unwrap().clone()
