@@ -14,8 +14,8 @@ import {
 after(close);
 
 // Counts, in the page, what is live: observers observing something, pending timeouts,
-// intervals, and listeners on targets that outlive a view (window, document, anything
-// in the document). Installed before the page's own scripts.
+// intervals, and listeners on targets that outlive a view (window, the document and the
+// elements in it, shadow roots). Installed before the page's own scripts.
 function countLive() {
   const observed = new Map();
   for (const name of ['ResizeObserver', 'IntersectionObserver', 'MutationObserver']) {
@@ -67,7 +67,10 @@ function countLive() {
     }
     return remove.call(this, type, fn, options);
   };
-  const lasting = (t) => t === window || t === document || t instanceof MediaQueryList || (t instanceof Node && t.isConnected);
+  // A listener on a node inside a view goes with that node; what outlives views is the
+  // page itself, the elements in it and their shadow roots.
+  const lasting = (t) => t === window || t instanceof MediaQueryList
+    || (t instanceof ShadowRoot ? t.host.isConnected : t instanceof Node && t.getRootNode() === document);
   window.__live = () => {
     const count = { listeners: 0, timeouts: timeouts.size, intervals: intervals.size };
     for (const { kind, targets } of observed.values()) if (targets.size > 0) count[kind] = (count[kind] ?? 0) + 1;
@@ -77,9 +80,27 @@ function countLive() {
     }
     return count;
   };
+  // What the listeners counted are on, for a failure's message.
+  window.__listeners = () => [...listeners].flatMap((r) => {
+    const t = r.target.deref();
+    if (!t || !lasting(t)) return [];
+    const where = t === window ? 'window' : t === document ? 'document' : t.nodeName ?? t.constructor.name;
+    return [`${r.type} on ${where}${t.dataset?.part ? `[${t.dataset.part}]` : ''}${t.className ? `.${t.className}` : ''}`];
+  }).sort();
 }
 
 const live = (page) => page.evaluate(() => window.__live());
+
+/** The live counts once they have held still for a second (the loader's timers done). */
+async function settled(page) {
+  let last = null;
+  let since = Date.now();
+  return waitFor(async () => {
+    const now = JSON.stringify(await live(page));
+    if (now !== last) [last, since] = [now, Date.now()];
+    return Date.now() - since >= 1_000 && JSON.parse(now);
+  }, { timeout: 15_000, interval: 100, message: 'the live counts to hold still' });
+}
 const messages = (page) => page.evaluate(() => document.querySelector('chat-shell')?.shadowRoot?.querySelectorAll('article[data-role="user"]').length ?? 0);
 
 test('removed, moved, re-attached and re-created 50 times: no page error, nothing left live', async () => {
@@ -105,7 +126,8 @@ test('removed, moved, re-attached and re-created 50 times: no page error, nothin
   await waitForIdle(page);
   await page.evaluate(() => { document.querySelector('#box-a').append(window.__original); });
   await waitForIdle(page);
-  const baseline = await live(page);
+  const baseline = await settled(page);
+  const listenersBefore = await page.evaluate(() => window.__listeners());
 
   const frame = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   for (let i = 0; i < 50; i += 1) {
@@ -167,6 +189,8 @@ test('removed, moved, re-attached and re-created 50 times: no page error, nothin
   await waitForIdle(page);
   await page.locator('article[data-role="assistant"]').nth(2).waitFor();
 
+  assert.deepEqual(page.consoleErrors, [], 'page errors and console errors');
+  assert.deepEqual(await page.evaluate(() => window.__errors), [], 'chat.error events');
   let now;
   try {
     await waitFor(async () => {
@@ -174,10 +198,13 @@ test('removed, moved, re-attached and re-created 50 times: no page error, nothin
       return JSON.stringify(now) === JSON.stringify(baseline);
     }, { timeout: 5_000, message: 'everything live back to the baseline' });
   } catch {
-    assert.deepEqual(now, baseline, 'observers, timers and listeners live after the cycles, against before');
+    const listenersAfter = await page.evaluate(() => window.__listeners());
+    assert.deepEqual(
+      { ...now, listenersOn: listenersAfter },
+      { ...baseline, listenersOn: listenersBefore },
+      'observers, timers and listeners live after the cycles, against before',
+    );
   }
-  assert.deepEqual(page.consoleErrors, [], 'page errors and console errors');
-  assert.deepEqual(await page.evaluate(() => window.__errors), [], 'chat.error events');
 });
 
 const TOKEN = 'e2e-callback-token-0123456789';
