@@ -21,28 +21,31 @@ const STYLESHEET: &str = include_str!(concat!(env!("OUT_DIR"), "/chat-shell.min.
 #[wasm_bindgen(inline_js = r#"
 // An element the page dropped and the garbage collector took: its runtime goes too.
 let forgetting = null;
-export function watchElement(element, key) { forgetting?.register(element, key); }
-// The elements in the document, told when the module fails.
-const connected = new Set();
+// Every element not collected yet (in the document or not), told when the module fails.
+const elements = new Map();
+export function watchElement(element, key) {
+  elements.set(key, new WeakRef(element));
+  forgetting?.register(element, key);
+}
 // A panic (the module is broken from here on): one line, and `chat.error` on each
 // element once the failed call is over (a listener may call the element again).
 export function reportPanic(message) {
   console.error(`chat-shell: internal error: ${message}`);
   const detail = { kind: 'panic', message };
   queueMicrotask(() => {
-    for (const element of connected) {
-      element.dispatchEvent(new CustomEvent('chat.error', { bubbles: true, composed: true, detail }));
+    for (const element of elements.values()) {
+      element.deref()?.dispatchEvent(new CustomEvent('chat.error', { bubbles: true, composed: true, detail }));
     }
   });
 }
 export function defineElement(tag, observed, connect, disconnect, attribute, register, call, forget) {
   if (customElements.get(tag)) return;
-  forgetting = new FinalizationRegistry(forget);
+  forgetting = new FinalizationRegistry((key) => { elements.delete(key); forget(key); });
   class ChatShellElement extends HTMLElement {
     static get observedAttributes() { return observed; }
     constructor() { super(); this.attachShadow({ mode: 'open' }); }
-    connectedCallback() { connected.add(this); connect(this, this.shadowRoot); }
-    disconnectedCallback() { connected.delete(this); disconnect(this); }
+    connectedCallback() { connect(this, this.shadowRoot); }
+    disconnectedCallback() { disconnect(this); }
     attributeChangedCallback(name, oldValue, value) {
       if (oldValue !== value) attribute(this, name, value);
     }
