@@ -137,8 +137,7 @@ impl Runtime {
         self.publish_views();
         self.signals.views.tab.set(None);
         self.signals.views.artifact.set(None);
-        if let (Some(id), Some(this), false) = (want, self.shell.get(), self.channel.paused.get())
-        {
+        if let (Some(id), Some(this), false) = (want, self.shell.get(), self.channel.paused.get()) {
             this.connect_channel(id);
         }
     }
