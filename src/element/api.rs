@@ -162,11 +162,16 @@ async fn settle(
     let done = Rc::new(done);
     let promise = Promise::new(&mut |resolve, reject| {
         let watcher: Rc<Cell<Option<Effect<LocalStorage>>>> = Rc::default();
+        // The time limit's timer, cleared once settled: no timer outlives the wait.
+        let timer: Rc<Cell<Option<i32>>> = Rc::default();
         let stop = {
-            let watcher = watcher.clone();
+            let (watcher, timer) = (watcher.clone(), timer.clone());
             move || {
                 if let Some(effect) = watcher.take() {
                     effect.stop();
+                }
+                if let (Some(t), Some(window)) = (timer.take(), web_sys::window()) {
+                    window.clear_timeout_with_handle(t);
                 }
             }
         };
@@ -193,10 +198,11 @@ async fn settle(
             stop();
         });
         if let Some(window) = web_sys::window() {
-            let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(
+            let handle = window.set_timeout_with_callback_and_timeout_and_arguments_0(
                 give_up.unchecked_ref(),
                 SETTLE_TIMEOUT_MS,
             );
+            timer.set(handle.ok());
         }
     });
     JsFuture::from(promise).await.map(drop)

@@ -21,10 +21,26 @@ const STYLESHEET: &str = include_str!(concat!(env!("OUT_DIR"), "/chat-shell.min.
 #[wasm_bindgen(inline_js = r#"
 // An element the page dropped and the garbage collector took: its runtime goes too.
 let forgetting = null;
-export function watchElement(element, key) { forgetting?.register(element, key); }
+// Every element not collected yet (in the document or not), told when the module fails.
+const elements = new Map();
+export function watchElement(element, key) {
+  elements.set(key, new WeakRef(element));
+  forgetting?.register(element, key);
+}
+// A panic (the module is broken from here on): one line, and `chat.error` on each
+// element once the failed call is over (a listener may call the element again).
+export function reportPanic(message) {
+  console.error(`chat-shell: internal error: ${message}`);
+  const detail = { kind: 'panic', message };
+  queueMicrotask(() => {
+    for (const element of elements.values()) {
+      element.deref()?.dispatchEvent(new CustomEvent('chat.error', { bubbles: true, composed: true, detail }));
+    }
+  });
+}
 export function defineElement(tag, observed, connect, disconnect, attribute, register, call, forget) {
   if (customElements.get(tag)) return;
-  forgetting = new FinalizationRegistry(forget);
+  forgetting = new FinalizationRegistry((key) => { elements.delete(key); forget(key); });
   class ChatShellElement extends HTMLElement {
     static get observedAttributes() { return observed; }
     constructor() { super(); this.attachShadow({ mode: 'open' }); }
@@ -76,6 +92,8 @@ extern "C" {
     );
     #[wasm_bindgen(js_name = watchElement)]
     fn watch_element(element: &HtmlElement, key: u32);
+    #[wasm_bindgen(js_name = reportPanic)]
+    fn report_panic(message: &str);
 }
 
 /// One element's runtime and, while it is in the document, its mounted view. The runtime
@@ -95,6 +113,11 @@ thread_local! {
 
 /// Register `<chat-shell>` (idempotent).
 pub fn register() {
+    // A panic traps: the page sees only `RuntimeError: unreachable`, so say what failed
+    // first (the release build keeps panic messages for this).
+    std::panic::set_hook(Box::new(|info| {
+        report_panic(info.payload_as_str().unwrap_or("a panic"));
+    }));
     let connect = Closure::<dyn FnMut(HtmlElement, ShadowRoot)>::new(connected);
     let disconnect = Closure::<dyn FnMut(HtmlElement)>::new(disconnected);
     let attribute =
@@ -199,9 +222,12 @@ fn connected(host: HtmlElement, root: ShadowRoot) {
         instance.connections += 1;
         Some(instance.connections == 1)
     });
-    if first == Some(true) {
-        shell.with(|rt| rt.emit(&ChatEvent::Ready));
-    }
+    shell.with(|rt| {
+        rt.resume_channel();
+        if first == Some(true) {
+            rt.emit(&ChatEvent::Ready);
+        }
+    });
 }
 
 fn disconnected(host: HtmlElement) {
@@ -220,9 +246,9 @@ fn disconnected(host: HtmlElement) {
         root.set_inner_html("");
     }
     // An element moved in the page reconnects at once and keeps everything. One that
-    // stays out of the document stops what is in flight and lets go of the element, so
-    // the page can drop it (see `forget`); its options and conversation wait for a
-    // reconnect.
+    // stays out of the document stops what is in flight, closes its thread channel and
+    // lets go of the element, so the page can drop it (see `forget`); its options and
+    // conversation wait for a reconnect.
     let shell = INSTANCES.with(|all| all.borrow().get(&key).map(|i| i.shell));
     let detached = Closure::once_into_js(move || {
         let still_out = INSTANCES.with(|all| {
@@ -234,6 +260,7 @@ fn disconnected(host: HtmlElement) {
             if let Some(shell) = shell {
                 shell.with(|rt| {
                     rt.stop();
+                    rt.pause_channel();
                     rt.set_host(None);
                 });
             }

@@ -95,6 +95,8 @@ pub(crate) struct Channel {
     /// Bumped when the channel is closed: a connection or timer of an older one stops.
     generation: Cell<u64>,
     timer: Cell<Option<i32>>,
+    /// The element is out of the page: no connection until it is back (`resume_channel`).
+    paused: Cell<bool>,
     run: Cell<RunMode>,
     /// View types met and not rendered, each reported once.
     reported: RefCell<BTreeSet<String>>,
@@ -109,6 +111,7 @@ impl Default for Channel {
             views: RefCell::new(ThreadViews::without_channel()),
             generation: Cell::default(),
             timer: Cell::default(),
+            paused: Cell::default(),
             run: Cell::default(),
             reported: RefCell::default(),
         }
@@ -134,8 +137,28 @@ impl Runtime {
         self.publish_views();
         self.signals.views.tab.set(None);
         self.signals.views.artifact.set(None);
-        if let (Some(id), Some(this)) = (want, self.shell.get()) {
+        if let (Some(id), Some(this), false) = (want, self.shell.get(), self.channel.paused.get()) {
             this.connect_channel(id);
+        }
+    }
+
+    /// The element left the page: its channel closes (no connection or timer is left
+    /// behind) and keeps its views and cursor for `resume_channel`.
+    pub(crate) fn pause_channel(&self) {
+        if self.channel.paused.replace(true) {
+            return;
+        }
+        self.close_channel();
+    }
+
+    /// The element is back: the channel reopens from its cursor.
+    pub(crate) fn resume_channel(self: &Rc<Self>) {
+        if !self.channel.paused.replace(false) {
+            return;
+        }
+        let thread = self.channel.thread.borrow().clone();
+        if let Some(id) = thread {
+            self.connect_channel(id);
         }
     }
 
@@ -242,10 +265,27 @@ impl Runtime {
             }
             match chunk {
                 Ok(Some(bytes)) => {
+                    let mut oversized = None;
                     for frame in decoder.push(&bytes) {
-                        this.channel_frame(frame);
+                        match frame {
+                            SseFrame::Oversized { limit } => oversized = Some(limit),
+                            frame => this.channel_frame(frame),
+                        }
                     }
                     this.publish_views();
+                    // The decoder reads nothing past a line over the limit: this
+                    // connection is of no more use. Stale, and back from the cursor.
+                    if let Some(limit) = oversized {
+                        web_sys::console::warn_1(
+                            &format!(
+                                "chat-shell: a thread channel event was over maxEventBytes \
+                                 ({limit}); reconnecting"
+                            )
+                            .into(),
+                        );
+                        stream.cancel();
+                        return this.channel_dropped(generation);
+                    }
                 }
                 Ok(None) | Err(_) => {
                     stream.cancel();

@@ -741,19 +741,26 @@ pub fn RunBar(shell: Shell) -> impl IntoView {
             .with(|rt| rt.with_state(|s| s.budget.as_ref().map(|b| b.message.clone())))
             .flatten()
     });
-    // A clock for "N s ago", ticking only while an answer streams.
+    // A clock for "N s ago", ticking only while an answer streams and the bar is shown.
     let now = RwSignal::new(js_sys::Date::now());
-    Effect::new(move |handle: Option<Option<IntervalHandle>>| {
-        if let Some(Some(h)) = handle {
+    let clock = StoredValue::new(None::<IntervalHandle>);
+    let stop_clock = move || {
+        if let Some(Some(h)) = clock.try_update_value(Option::take) {
             h.clear();
         }
-        signals.streaming.get()?;
+    };
+    Effect::new(move |_| {
+        stop_clock();
+        if signals.streaming.get().is_none() {
+            return;
+        }
         now.set(js_sys::Date::now());
         let tick = move || {
             let _ = now.try_set(js_sys::Date::now());
         };
-        set_interval_with_handle(tick, Duration::from_secs(1)).ok()
+        clock.set_value(set_interval_with_handle(tick, Duration::from_secs(1)).ok());
     });
+    on_cleanup(stop_clock);
     let liveness = move || {
         signals.streaming.get()?;
         let last = signals.last_event.get()?;

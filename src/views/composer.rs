@@ -85,8 +85,9 @@ fn Composer(shell: Shell) -> impl IntoView {
     let empty = move || {
         signals.draft.with(|d| d.trim().is_empty()) && signals.tray.entries.with(Vec::is_empty)
     };
+    // Also runs a frame later, when the view may be gone.
     let grow = move || {
-        if let Some(t) = textarea.get_untracked() {
+        if let Some(t) = textarea.try_get_untracked().flatten() {
             let style = t.unchecked_ref::<web_sys::HtmlElement>().style();
             let _ = style.set_property("height", "auto");
             let _ = style.set_property(

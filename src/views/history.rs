@@ -92,7 +92,8 @@ pub fn HistoryView(shell: Shell, history_button: NodeRef<html::Button>) -> impl 
         // However it closed (a thread chosen, Escape, the toggle), focus that was in the
         // history goes back to the History button, not to the page.
         request_animation_frame(move || {
-            let Some(button) = history_button.get_untracked() else {
+            // The whole element may have gone with it.
+            let Some(button) = history_button.try_get_untracked().flatten() else {
                 return;
             };
             let root = button.get_root_node();
@@ -248,7 +249,7 @@ fn HistoryRow(shell: Shell, row: ThreadRow) -> impl IntoView {
             } else {
                 rename_button
             };
-            if let Some(b) = button.get_untracked() {
+            if let Some(b) = button.try_get_untracked().flatten() {
                 let _ = b.focus();
             }
         });
@@ -281,7 +282,8 @@ fn HistoryRow(shell: Shell, row: ThreadRow) -> impl IntoView {
                     let id = rename_id.clone();
                     wasm_bindgen_futures::spawn_local(async move {
                         let saved = rt.rename_thread(id, title).await;
-                        busy.set(false);
+                        // The row may be gone by the answer (the element removed).
+                        busy.try_set(false);
                         if !saved {
                             // Keep what was typed: the error went out as `chat.error`.
                             let _ = el.focus();
@@ -341,7 +343,7 @@ fn HistoryRow(shell: Shell, row: ThreadRow) -> impl IntoView {
                 let id = delete_id.clone();
                 wasm_bindgen_futures::spawn_local(async move {
                     let deleted = rt.delete_thread(id).await;
-                    busy.set(false);
+                    busy.try_set(false);
                     if deleted {
                         focus(next.or(section));
                     }

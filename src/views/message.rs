@@ -272,8 +272,9 @@ fn MessageActions(shell: Shell, id: ItemId) -> impl IntoView {
             let id = id.clone();
             let Some(rt) = shell.get() else { return };
             wasm_bindgen_futures::spawn_local(async move {
+                // The message's view may be gone by the answer (the element removed).
                 if rt.feedback(id, kind).await {
-                    feedback.set(Some(kind));
+                    feedback.try_set(Some(kind));
                 }
             });
         }

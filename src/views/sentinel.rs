@@ -66,12 +66,13 @@ impl Sentinel {
         Sentinel { observer, target }
     }
 
-    /// Check again whether the sentinel is in view (reported through `on_visible`).
+    /// Check again whether the sentinel is in view (reported through `on_visible`). Asked
+    /// for a frame ahead, so the view may be gone by then: nothing to look at.
     pub fn look_again(self) {
-        let Some(target) = self.target.get_untracked() else {
+        let Some(target) = self.target.try_get_untracked().flatten() else {
             return;
         };
-        self.observer.with_value(|o| {
+        self.observer.try_with_value(|o| {
             if let Some((io, _)) = o {
                 io.unobserve(&target);
                 io.observe(&target);

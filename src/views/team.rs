@@ -83,9 +83,9 @@ fn load_earlier(shell: Shell, m: &Member, earlier: Earlier, list: NodeRef<Ol>) -
     if earlier.refocus.get_untracked().as_deref() == Some(id.as_str()) {
         // Drawn anew after the load (the roster re-renders with the new facts).
         request_animation_frame(move || {
-            if let Some(b) = button.get_untracked() {
+            if let Some(b) = button.try_get_untracked().flatten() {
                 let _ = b.focus();
-            } else if let Some(l) = list.get_untracked() {
+            } else if let Some(l) = list.try_get_untracked().flatten() {
                 let _ = l.focus();
             }
         });
@@ -115,16 +115,19 @@ fn load_earlier(shell: Shell, m: &Member, earlier: Earlier, list: NodeRef<Ol>) -
             leptos::task::spawn_local(async move {
                 let Some(rt) = shell.get() else { return };
                 let result = rt.load_earlier(&id).await;
-                earlier.failed.update(|f| {
+                // The roster may have gone meanwhile (the element removed).
+                earlier.failed.try_update(|f| {
                     if let Err(message) = result {
                         f.insert(id.clone(), message);
                     }
                 });
-                earlier.loading.update(|l| {
+                earlier.loading.try_update(|l| {
                     l.remove(&id);
                 });
                 // The roster has re-rendered by the next frame, if anything changed.
-                request_animation_frame(move || earlier.refocus.set(None));
+                request_animation_frame(move || {
+                    earlier.refocus.try_set(None);
+                });
             });
         }
     };

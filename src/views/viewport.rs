@@ -23,6 +23,8 @@ const STICK_PX: i32 = 48;
 /// Older items start loading this far (px) before the reader reaches the top.
 const PRELOAD_PX: u32 = 300;
 
+type Observer = (web_sys::ResizeObserver, Closure<dyn FnMut()>);
+
 /// Where an element's top is within `container` (px): unchanged by scrolling.
 fn top_in(container: &Element, el: &Element) -> f64 {
     el.get_bounding_client_rect().top() - container.get_bounding_client_rect().top()
@@ -94,10 +96,19 @@ pub fn StreamViewport(shell: Shell) -> impl IntoView {
     // Content grows (streamed text, images loading, older items): follow it if the reader
     // is at the end, else keep their place. Resize observers run after layout and before
     // paint, so neither flickers.
+    // The observer goes with the view (the element removed or moved): its last report,
+    // the content shrinking to nothing, must not reach a disposed view.
+    let follower = StoredValue::new_local(None::<Observer>);
     Effect::new(move |_| {
         let Some(el) = content.get() else { return };
+        if follower.with_value(Option::is_some) {
+            return;
+        }
         let follow = Closure::<dyn FnMut()>::new(move || {
-            if at_bottom.get_untracked() {
+            let Some(at_bottom) = at_bottom.try_get_untracked() else {
+                return;
+            };
+            if at_bottom {
                 scroll_to_end();
             } else {
                 keep_place();
@@ -106,9 +117,15 @@ pub fn StreamViewport(shell: Shell) -> impl IntoView {
         });
         if let Ok(observer) = web_sys::ResizeObserver::new(follow.as_ref().unchecked_ref()) {
             observer.observe(&el);
+            follower.set_value(Some((observer, follow)));
         }
-        // Lives as long as the observed element: the observer calls it until then.
-        follow.forget();
+    });
+    on_cleanup(move || {
+        follower.try_update_value(|o| {
+            if let Some((observer, _)) = o.take() {
+                observer.disconnect();
+            }
+        });
     });
     // Older items when the top comes into view, and again after each page.
     let older = Sentinel::watch(

@@ -220,7 +220,10 @@ fn watch_width(figure: NodeRef<html::Figure>, width: RwSignal<f64>) {
         let measured = el.clone();
         let callback = Closure::<dyn FnMut()>::new(move || {
             let w = f64::from(measured.client_width());
-            if w > 0.0 && (w - width.get_untracked()).abs() >= 1.0 {
+            if width
+                .try_get_untracked()
+                .is_some_and(|now| w > 0.0 && (w - now).abs() >= 1.0)
+            {
                 width.try_set(w);
             }
         });
