@@ -217,16 +217,17 @@ impl Terminals {
         Ok(())
     }
 
-    /// Kills the command if it still runs and forgets the terminal.
+    /// Kills the command and what it left running, and forgets the terminal.
     pub fn release(&self, session: &str, id: &str) -> Result<(), String> {
         let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
-        if !map.get(id).is_some_and(|t| t.session == session) {
-            return Err(format!("unknown terminal {id}"));
+        match map.get(id) {
+            Some(t) if t.session == session => {
+                t.kill();
+                map.remove(id);
+                Ok(())
+            }
+            _ => Err(format!("unknown terminal {id}")),
         }
-        if let Some(removed) = map.remove(id) {
-            removed.kill();
-        }
-        Ok(())
     }
 
     /// Kills every command of `session` (its turn was cancelled), with what it left
