@@ -959,13 +959,22 @@ mod containment {
         panic!("{} never held a pid", file.display());
     }
 
-    /// SIGKILLs a process a command started if it still runs when the test ends.
-    struct Reap(u32);
+    /// When the test ends, however it ends: SIGKILLs every process still running in the
+    /// workspace (what the commands started, if they outlived what should have ended them).
+    struct Reap<'a>(&'a Path);
 
-    impl Drop for Reap {
+    impl Drop for Reap<'_> {
         fn drop(&mut self) {
-            if let Some(pid) = rustix::process::Pid::from_raw(self.0 as i32) {
-                let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+            for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+                let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse().ok()) else {
+                    continue;
+                };
+                let cwd = std::fs::read_link(entry.path().join("cwd")).ok();
+                if cwd.is_some_and(|d| d.starts_with(self.0)) {
+                    if let Some(pid) = rustix::process::Pid::from_raw(pid) {
+                        let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+                    }
+                }
             }
         }
     }
@@ -1011,6 +1020,7 @@ mod containment {
             ],
             &["--pass-env", "CHAT_SHELL_TEST_PASSED"],
         );
+        let _reap = Reap(&ws);
         // Only what is asked about: the output kept is bounded.
         let script = "env | grep -e CHAT_SHELL -e ^PATH=";
         let events = rt.say(None, &format!("shell: {script}")).await.rest().await;
@@ -1042,6 +1052,7 @@ mod containment {
     #[tokio::test]
     async fn a_setsid_child_dies_when_its_terminal_is_stopped() {
         let (rt, ws) = contained("setsid", "state", &[], &[]);
+        let _reap = Reap(&ws);
         let mut s = rt
             .say(
                 None,
@@ -1055,7 +1066,6 @@ mod containment {
             .await;
         let thread = thread_id(&seen);
         let escaped = pid_in(&ws.join("setsid.pid")).await;
-        let _reap = Reap(escaped);
         assert!(alive(escaped));
         // Stop kills the session's terminals; the agent then releases it.
         let stopped = rt
@@ -1071,6 +1081,7 @@ mod containment {
     #[tokio::test]
     async fn what_an_ended_command_left_dies_on_release() {
         let (rt, ws) = contained("left", "state", &[], &[]);
+        let _reap = Reap(&ws);
         let events = rt
             .say(
                 None,
@@ -1081,7 +1092,6 @@ mod containment {
             .rest()
             .await;
         let left = pid_in(&ws.join("left.pid")).await;
-        let _reap = Reap(left);
         // The command ended with 0, and the agent released its terminal.
         let items = rt.items(&thread_id(&events)).await;
         assert!(said(&items).contains("exit code 0"), "{}", said(&items));
@@ -1096,6 +1106,7 @@ mod containment {
     #[tokio::test]
     async fn terminals_die_with_the_runtime_however_it_ends() {
         let (rt, ws) = contained("shutdown", "state", &[], &[]);
+        let _reap = Reap(&ws);
         let mut s = rt
             .say(
                 None,
@@ -1107,7 +1118,6 @@ mod containment {
         })
         .await;
         let escaped = pid_in(&ws.join("setsid.pid")).await;
-        let _reap = Reap(escaped);
         drop(s);
         // SIGKILL: the runtime has no chance to clean up.
         drop(rt);
@@ -1118,6 +1128,7 @@ mod containment {
     #[tokio::test]
     async fn another_sessions_terminal_is_unknown() {
         let (rt, ws) = contained("peek", "state", &[], &[]);
+        let _reap = Reap(&ws);
         let mut s = rt.say(None, "shell: echo private output; sleep 300").await;
         let seen = s
             .until("the terminal", |e| {

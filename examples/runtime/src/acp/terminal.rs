@@ -318,13 +318,22 @@ mod tests {
         panic!("{} never held a pid", file.display());
     }
 
-    /// SIGKILLs a process a test started if it still runs when the test ends.
-    struct Reap(u32);
+    /// When the test ends, however it ends: SIGKILLs every process still running in the
+    /// test's folder (what the commands started, if they outlived what should end them).
+    struct Reap<'a>(&'a std::path::Path);
 
-    impl Drop for Reap {
+    impl Drop for Reap<'_> {
         fn drop(&mut self) {
-            if let Some(pid) = rustix::process::Pid::from_raw(self.0 as i32) {
-                let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+            for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+                let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse().ok()) else {
+                    continue;
+                };
+                let cwd = std::fs::read_link(entry.path().join("cwd")).ok();
+                if cwd.is_some_and(|d| d.starts_with(self.0)) {
+                    if let Some(pid) = rustix::process::Pid::from_raw(pid) {
+                        let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+                    }
+                }
             }
         }
     }
@@ -416,6 +425,8 @@ mod tests {
     #[tokio::test]
     async fn a_kill_takes_setsid_children_and_what_an_ended_command_left() {
         let (terms, dir) = terminals();
+        let dir = dir.canonicalize().unwrap();
+        let _reap = Reap(&dir);
         // A child in a session of its own: out of the command's process group.
         let a = terms
             .create(
@@ -428,7 +439,6 @@ mod tests {
             .await
             .unwrap();
         let escaped = pid_in(&dir.join("setsid.pid")).await;
-        let _reap = Reap(escaped);
         assert!(alive(escaped));
         terms.kill("s1", &a).unwrap();
         assert!(dies(escaped).await, "the setsid child outlived the kill");
@@ -453,7 +463,6 @@ mod tests {
             .await
             .unwrap();
         let left = pid_in(&dir.join("left.pid")).await;
-        let _reap = Reap(left);
         let exit = tokio::time::timeout(Duration::from_secs(5), terms.wait("s1", &b))
             .await
             .unwrap()
