@@ -1386,7 +1386,8 @@ impl Out {
     /// Puts each watched terminal's output so far into its tool call (shaped like a
     /// `terminal/output` answer), when it changed. A terminal stops being watched once its
     /// command has ended and that is shown, once it is released, or once the agent sets
-    /// the call's raw output itself (the agent knows best).
+    /// the call's raw output itself (the agent knows best). Only `session`'s own terminals
+    /// are shown: an id of another session's is unknown here too.
     async fn stream_terminals(&mut self, terminals: &terminal::Terminals, session: &str) {
         let mut updates = Vec::new();
         self.live_terminals.retain(|terminal_id, live| {
