@@ -34,6 +34,8 @@ usage: chat-shell-acp-agent [options]
 A scripted ACP agent on stdin/stdout (no model). A keyword in the prompt picks the script:
   tools, terminal, files, permission, plan, think, long, slow terminal, recall,
   compact, max tokens, max turn, refuse, crash, broken; anything else is echoed.
+  A prompt starting `shell:` runs the rest with `sh -c` in a client terminal; one starting
+  `peek:` asks the client for the output of the terminal id that follows (tests).
 
   --pace-ms MS     delay between streamed chunks (default 30)
   --state-dir DIR  keep each session's history in DIR, so session/load works in a new
@@ -549,8 +551,16 @@ async fn prompt(
             .await?;
     }
     let lower = user_text.to_lowercase();
-    let keyword = KEYWORDS.iter().find(|k| lower.contains(*k)).copied();
+    let command = user_text.trim();
+    let keyword = ["shell:", "peek:"]
+        .into_iter()
+        .find(|prefix| command.starts_with(prefix))
+        .or_else(|| KEYWORDS.iter().find(|k| lower.contains(*k)).copied());
     let reason = match keyword {
+        Some("shell:") => terminal(&mut turn, command["shell:".len()..].trim())
+            .await
+            .map(ended)?,
+        Some("peek:") => peek(&mut turn, command["peek:".len()..].trim()).await?,
         Some("crash") => {
             turn.say("Starting, and then this agent process exits on purpose. ")
                 .await?;
@@ -898,6 +908,17 @@ async fn terminal(turn: &mut Turn<'_>, script: &str) -> Result<bool, Error> {
         .map_or_else(|| "no exit code".to_owned(), |c| format!("exit code {c}"));
     turn.say(&format!("The command finished with {code}. "))
         .await
+}
+
+/// Asks for the output of terminal `id`, which may be another session's, and says what
+/// the client answered.
+async fn peek(turn: &mut Turn<'_>, id: &str) -> Result<StopReason, Error> {
+    let request = TerminalOutputRequest::new(SessionId::from(turn.session.clone()), id.to_owned());
+    let answer = match turn.cx.send_request(request).block_task().await {
+        Ok(output) => format!("The terminal answered: {}", output.output),
+        Err(e) => format!("The terminal was refused: {}", e.message),
+    };
+    Ok(ended(turn.say(&answer).await?))
 }
 
 async fn slow_terminal(turn: &mut Turn<'_>) -> Result<StopReason, Error> {

@@ -4,6 +4,7 @@ mod acp;
 mod agent;
 mod agent_ui;
 mod auth;
+mod contain;
 mod events;
 mod guard;
 mod outbox;
@@ -53,7 +54,12 @@ usage: chat-shell-runtime [options]
                    over its stdio; each thread is an ACP session
   --workspace DIR  the agent's working folder (the sessions' cwd); enables the agent's
                    fs/read_text_file and fs/write_text_file, confined to DIR
-  --allow-terminal let the agent run commands (terminal/*) in the workspace
+  --allow-terminal let the agent run commands (terminal/*) in the workspace, as the
+                   runtime's user, without a sandbox
+  --pass-env NAME  also give the agent and its commands this variable of the runtime's
+                   environment (NAME, or PREFIX* for every name so starting); repeatable.
+                   They get only PATH, HOME, USER, LOGNAME, SHELL, LANG, LANGUAGE, LC_*,
+                   TERM, TMPDIR and TZ otherwise, never the runtime's tokens
   --callback-token TOKEN
                    turn on POST /callback, where tools push views into threads
                    (view_update) with `Authorization: Bearer TOKEN` (at least 16
@@ -94,6 +100,8 @@ struct Config {
     workspace: Option<PathBuf>,
     /// `--allow-terminal`.
     allow_terminal: bool,
+    /// `--pass-env`: more variables the agent and its commands get.
+    pass_env: Vec<String>,
     /// `--callback-token` (the environment's is used in `main` when absent).
     callback_token: Option<String>,
     /// Hidden `--channel-keepalive-ms` (tests): idle time before a channel's keepalive.
@@ -124,6 +132,7 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
         acp: None,
         workspace: None,
         allow_terminal: false,
+        pass_env: Vec::new(),
         callback_token: None,
         channel_keepalive_ms: views::DEFAULT_KEEPALIVE_MS,
         limits: runs::Limits::default(),
@@ -195,6 +204,11 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
             "--acp" => config.acp = Some(value("--acp")?),
             "--workspace" => config.workspace = Some(PathBuf::from(value("--workspace")?)),
             "--allow-terminal" => config.allow_terminal = true,
+            "--pass-env" => {
+                let v = value("--pass-env")?;
+                contain::check_pass_env(&v)?;
+                config.pass_env.push(v);
+            }
             "--callback-token" => {
                 let v = value("--callback-token")?;
                 check_token(&v).map_err(|e| format!("--callback-token: {e}"))?;
@@ -223,8 +237,10 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
             other => return Err(format!("unknown argument: {other}")),
         }
     }
-    if config.acp.is_none() && (config.workspace.is_some() || config.allow_terminal) {
-        return Err("--workspace and --allow-terminal go with --acp".into());
+    if config.acp.is_none()
+        && (config.workspace.is_some() || config.allow_terminal || !config.pass_env.is_empty())
+    {
+        return Err("--workspace, --allow-terminal and --pass-env go with --acp".into());
     }
     Ok(Args::Run(config))
 }
@@ -257,8 +273,16 @@ fn env_tokens() -> Result<Vec<String>, String> {
     Ok(tokens)
 }
 
+fn main() -> ExitCode {
+    // The runtime re-executes itself to start agents and contain terminals (`contain`).
+    if let Some(code) = contain::hidden_mode() {
+        return code;
+    }
+    serve()
+}
+
 #[tokio::main]
-async fn main() -> ExitCode {
+async fn serve() -> ExitCode {
     let parsed = parse_args(std::env::args().skip(1)).and_then(|args| match args {
         Args::Run(mut config) => {
             config.tokens.extend(env_tokens()?);
@@ -384,7 +408,9 @@ async fn run(config: Config) -> Result<(), String> {
     let scratch_root =
         std::env::temp_dir().join(format!("chat-shell-runtime-{}-scratch", std::process::id()));
     if let Some(command) = &config.acp {
-        let acp = acp::Config::new(command, config.workspace.as_deref(), config.allow_terminal)?;
+        let mut acp =
+            acp::Config::new(command, config.workspace.as_deref(), config.allow_terminal)?;
+        acp.env.pass = config.pass_env.clone();
         match store.settle_orphaned_permissions() {
             Ok(0) => {}
             Ok(n) => {
@@ -496,6 +522,7 @@ mod tests {
                 acp: None,
                 workspace: None,
                 allow_terminal: false,
+                pass_env: Vec::new(),
                 callback_token: None,
                 channel_keepalive_ms: 15_000,
                 limits: runs::Limits {
@@ -569,14 +596,22 @@ mod tests {
             "my-agent --acp",
             "--workspace=/w",
             "--allow-terminal",
+            "--pass-env",
+            "ANTHROPIC_API_KEY",
+            "--pass-env=NPM_CONFIG_*",
         ]) else {
             panic!()
         };
         assert_eq!(c.acp.as_deref(), Some("my-agent --acp"));
         assert_eq!(c.workspace, Some(PathBuf::from("/w")));
         assert!(c.allow_terminal);
+        assert_eq!(c.pass_env, ["ANTHROPIC_API_KEY", "NPM_CONFIG_*"]);
         assert!(parse(&["--workspace", "/w"]).is_err());
         assert!(parse(&["--allow-terminal"]).is_err());
+        assert!(parse(&["--pass-env", "HOME"]).is_err());
+        for bad in ["", "*", "A=B", "A*B", TOKENS_ENV, views::CALLBACK_TOKEN_ENV] {
+            assert!(parse(&["--acp", "a", "--pass-env", bad]).is_err(), "{bad}");
+        }
         assert!(parse(&["--acp"]).is_err());
     }
 

@@ -892,6 +892,270 @@ async fn wait_for_sleep_in(dir: &Path) {
     }
 }
 
+// --- containment: what agents and their commands see, and how they end --------------------
+
+#[cfg(target_os = "linux")]
+mod containment {
+    use super::*;
+
+    /// A token-shaped value for the runtime's secrets.
+    const SECRET_TOKEN: &str = "secret-bearer-token-0123456789";
+    const SECRET_CALLBACK: &str = "secret-callback-token-0123456789";
+
+    /// The workspace and a runtime on the scripted agent with terminals there; `marker` is on
+    /// the agent's command line (to find its process).
+    fn contained(
+        name: &str,
+        marker: &str,
+        env: &[(&str, &str)],
+        extra: &[&str],
+    ) -> (Runtime, PathBuf) {
+        let ws = temp_dir(name);
+        let agent = agent(&format!("--state-dir {}", ws.join(marker).display()));
+        let mut args = vec![
+            "--memory",
+            "--acp",
+            &agent,
+            "--workspace",
+            ws.to_str().unwrap(),
+            "--allow-terminal",
+        ];
+        args.extend_from_slice(extra);
+        (Runtime::start_env(&args, env), ws)
+    }
+
+    /// Whether `pid` runs (a zombie does not).
+    fn alive(pid: u32) -> bool {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|s| Some(s.rsplit_once(')')?.1.split_whitespace().next()? != "Z"))
+            .unwrap_or(false)
+    }
+
+    /// Polls for up to 10 s until `pid` no longer runs.
+    async fn dies(pid: u32) -> bool {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if !alive(pid) {
+                return true;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        false
+    }
+
+    /// The pid a command wrote to `file`, waiting up to 10 s for it.
+    async fn pid_in(file: &Path) -> u32 {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if let Some(pid) = std::fs::read_to_string(file)
+                .ok()
+                .and_then(|s| s.trim().parse().ok())
+            {
+                return pid;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        panic!("{} never held a pid", file.display());
+    }
+
+    /// When the test ends, however it ends: SIGKILLs every process still running in the
+    /// workspace (what the commands started, if they outlived what should have ended them).
+    struct Reap<'a>(&'a Path);
+
+    impl Drop for Reap<'_> {
+        fn drop(&mut self) {
+            for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+                let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse().ok()) else {
+                    continue;
+                };
+                let cwd = std::fs::read_link(entry.path().join("cwd")).ok();
+                if cwd.is_some_and(|d| d.starts_with(self.0)) {
+                    if let Some(pid) = rustix::process::Pid::from_raw(pid) {
+                        let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The `(name, value)` pairs of a process's environment as it started.
+    fn environ_of(pid: u32) -> Vec<String> {
+        let raw = std::fs::read(format!("/proc/{pid}/environ")).unwrap();
+        raw.split(|b| *b == 0)
+            .filter(|v| !v.is_empty())
+            .map(|v| String::from_utf8_lossy(v).into_owned())
+            .collect()
+    }
+
+    /// The scripted agent's process with `marker` among its arguments.
+    fn agent_pid(marker: &str) -> u32 {
+        let bin = agent_bin().display().to_string();
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .flatten()
+            .filter_map(|p| p.file_name().to_str()?.parse::<u32>().ok())
+            .find(|pid| {
+                let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+                let args: Vec<String> = cmdline
+                    .split(|b| *b == 0)
+                    .map(|a| String::from_utf8_lossy(a).into_owned())
+                    .collect();
+                args[0] == bin && args.iter().any(|a| a.contains(marker))
+            })
+            .expect("the agent's process")
+    }
+
+    #[tokio::test]
+    async fn neither_the_agent_nor_its_commands_get_the_runtimes_secrets() {
+        let marker = format!("agent-env-{}", std::process::id());
+        let (rt, ws) = contained(
+            "secrets",
+            &marker,
+            &[
+                ("CHAT_SHELL_RUNTIME_TOKENS", SECRET_TOKEN),
+                ("CHAT_SHELL_CALLBACK_TOKEN", SECRET_CALLBACK),
+                ("CHAT_SHELL_TEST_PASSED", "passed-by-name"),
+                ("CHAT_SHELL_TEST_HIDDEN", "hidden-by-default"),
+            ],
+            &["--pass-env", "CHAT_SHELL_TEST_PASSED"],
+        );
+        let _reap = Reap(&ws);
+        // Only what is asked about: the output kept is bounded.
+        let script = "env | grep -e CHAT_SHELL -e ^PATH=";
+        let events = rt.say(None, &format!("shell: {script}")).await.rest().await;
+        assert!(!events.iter().any(|e| e["type"] == "error"), "{events:#?}");
+        let items = rt.items(&thread_id(&events)).await;
+        let call = by_title(&items, &format!("Run `{script}`"));
+        let output = call["tool_call"]["rawOutput"]["output"].as_str().unwrap();
+        let agent = environ_of(agent_pid(&marker)).join("\n");
+        for (who, env) in [("the terminal", output), ("the agent", agent.as_str())] {
+            assert!(env.contains("PATH="), "{who}: {env}");
+            assert!(
+                env.contains("CHAT_SHELL_TEST_PASSED=passed-by-name"),
+                "{who}: {env}"
+            );
+            for secret in [
+                SECRET_TOKEN,
+                SECRET_CALLBACK,
+                "CHAT_SHELL_RUNTIME_TOKENS",
+                "CHAT_SHELL_CALLBACK_TOKEN",
+                "hidden-by-default",
+            ] {
+                assert!(!env.contains(secret), "{who} sees {secret}: {env}");
+            }
+        }
+        drop(rt);
+        let _ = std::fs::remove_dir_all(&ws);
+    }
+
+    #[tokio::test]
+    async fn a_setsid_child_dies_when_its_terminal_is_stopped() {
+        let (rt, ws) = contained("setsid", "state", &[], &[]);
+        let _reap = Reap(&ws);
+        let mut s = rt
+            .say(
+                None,
+                "shell: setsid sh -c 'echo $$ > setsid.pid; exec sleep 300' & sleep 300",
+            )
+            .await;
+        let seen = s
+            .until("the terminal", |e| {
+                e["update"]["update"]["content"][0]["type"] == "terminal"
+            })
+            .await;
+        let thread = thread_id(&seen);
+        let escaped = pid_in(&ws.join("setsid.pid")).await;
+        assert!(alive(escaped));
+        // Stop kills the session's terminals; the agent then releases it.
+        let stopped = rt
+            .json(json!({"type": "threads.cancel_run", "params": {"thread_id": thread}}))
+            .await;
+        assert_eq!(stopped, json!({"cancelled": true}));
+        s.rest().await;
+        assert!(dies(escaped).await, "the setsid child outlived Stop");
+        drop(rt);
+        let _ = std::fs::remove_dir_all(&ws);
+    }
+
+    #[tokio::test]
+    async fn what_an_ended_command_left_dies_on_release() {
+        let (rt, ws) = contained("left", "state", &[], &[]);
+        let _reap = Reap(&ws);
+        let events = rt
+            .say(
+                None,
+                "shell: sh -c 'echo $$ > left.pid; exec sleep 300' & \
+             while [ ! -s left.pid ]; do sleep 0.02; done; echo leader done",
+            )
+            .await
+            .rest()
+            .await;
+        let left = pid_in(&ws.join("left.pid")).await;
+        // The command ended with 0, and the agent released its terminal.
+        let items = rt.items(&thread_id(&events)).await;
+        assert!(said(&items).contains("exit code 0"), "{}", said(&items));
+        assert!(
+            dies(left).await,
+            "the child of the ended command outlived release"
+        );
+        drop(rt);
+        let _ = std::fs::remove_dir_all(&ws);
+    }
+
+    #[tokio::test]
+    async fn terminals_die_with_the_runtime_however_it_ends() {
+        let (rt, ws) = contained("shutdown", "state", &[], &[]);
+        let _reap = Reap(&ws);
+        let mut s = rt
+            .say(
+                None,
+                "shell: setsid sh -c 'echo $$ > setsid.pid; exec sleep 300' & sleep 300",
+            )
+            .await;
+        s.until("the terminal", |e| {
+            e["update"]["update"]["content"][0]["type"] == "terminal"
+        })
+        .await;
+        let escaped = pid_in(&ws.join("setsid.pid")).await;
+        drop(s);
+        // SIGKILL: the runtime has no chance to clean up.
+        drop(rt);
+        assert!(dies(escaped).await, "the setsid child outlived the runtime");
+        let _ = std::fs::remove_dir_all(&ws);
+    }
+
+    #[tokio::test]
+    async fn another_sessions_terminal_is_unknown() {
+        let (rt, ws) = contained("peek", "state", &[], &[]);
+        let _reap = Reap(&ws);
+        let mut s = rt.say(None, "shell: echo private output; sleep 300").await;
+        let seen = s
+            .until("the terminal", |e| {
+                e["update"]["update"]["content"][0]["type"] == "terminal"
+            })
+            .await;
+        let thread = thread_id(&seen);
+        let id = seen.last().unwrap()["update"]["update"]["content"][0]["terminalId"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        wait_for_sleep_in(&ws).await;
+        // Another thread is another ACP session: it is told the terminal does not exist.
+        let events = rt.say(None, &format!("peek: {id}")).await.rest().await;
+        let answer = said(&rt.items(&thread_id(&events)).await);
+        assert!(answer.contains("The terminal was refused"), "{answer}");
+        assert!(!answer.contains("private output"), "{answer}");
+        let stopped = rt
+            .json(json!({"type": "threads.cancel_run", "params": {"thread_id": thread}}))
+            .await;
+        assert_eq!(stopped, json!({"cancelled": true}));
+        s.rest().await;
+        drop(rt);
+        let _ = std::fs::remove_dir_all(&ws);
+    }
+}
+
 // --- the Agent UI checklist, ACP through the runtime ---------------------------------------
 // Named `check_NN_acp_…` after `spec/agent-ui-flow-taxonomy.md`'s numbers
 // (scripts/checklist.mjs makes the README's table from these names).

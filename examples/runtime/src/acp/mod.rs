@@ -64,6 +64,8 @@ pub struct Config {
     pub workspace: Option<Workspace>,
     /// `--allow-terminal`.
     pub allow_terminal: bool,
+    /// What the agent and its terminals see of the runtime's environment (`--pass-env`).
+    pub env: crate::contain::EnvPolicy,
     /// Where the ACP traffic is recorded, if anywhere.
     pub record: Option<PathBuf>,
 }
@@ -87,6 +89,7 @@ impl Config {
             agent,
             workspace,
             allow_terminal,
+            env: Default::default(),
             record: std::env::var_os(RECORD_ENV).map(PathBuf::from),
         })
     }
@@ -213,7 +216,10 @@ pub struct Bridge {
 impl Bridge {
     pub fn new(config: Config, shutdown: watch::Receiver<bool>) -> Self {
         let terminals = match (&config.workspace, config.allow_terminal) {
-            (Some(ws), true) => Some(Arc::new(terminal::Terminals::new(ws.clone()))),
+            (Some(ws), true) => Some(Arc::new(terminal::Terminals::new(
+                ws.clone(),
+                config.env.clone(),
+            ))),
             _ => None,
         };
         let recorder = config
@@ -276,7 +282,7 @@ impl Bridge {
 
     async fn start(&self) -> Result<Conn, String> {
         let generation = self.generation.fetch_add(1, Ordering::SeqCst) + 1;
-        let mut agent = AcpAgent::new(self.config.agent.clone());
+        let mut agent = AcpAgent::new(crate::contain::agent(&self.config.agent, &self.config.env));
         if let Some(recorder) = self.recorder.clone() {
             agent = agent.with_debug(move |line, direction| {
                 let dir = match direction {
@@ -503,10 +509,14 @@ impl Handlers {
                         cwd: request.cwd,
                         output_byte_limit: request.output_byte_limit,
                     };
-                    match terminals.create(&request.session_id.0, spec) {
-                        Ok(id) => responder.respond(CreateTerminalResponse::new(id)),
-                        Err(e) => responder.respond_with_error(Error::new(-32603, e)),
-                    }
+                    // Starting the command's reaper must not hold the dispatch loop.
+                    tokio::spawn(async move {
+                        let _ = match terminals.create(&request.session_id.0, spec).await {
+                            Ok(id) => responder.respond(CreateTerminalResponse::new(id)),
+                            Err(e) => responder.respond_with_error(Error::new(-32603, e)),
+                        };
+                    });
+                    Ok(())
                 },
                 agent_client_protocol::on_receive_request!(),
             )
@@ -516,7 +526,7 @@ impl Handlers {
                         Ok(t) => t.clone(),
                         Err(e) => return responder.respond_with_error(e),
                     };
-                    match terminals.output(&request.terminal_id.0) {
+                    match terminals.output(&request.session_id.0, &request.terminal_id.0) {
                         Ok((output, truncated, exit)) => responder.respond(
                             TerminalOutputResponse::new(output, truncated)
                                 .exit_status(exit.map(exit_status)),
@@ -534,7 +544,10 @@ impl Handlers {
                     };
                     // Waiting must not hold the dispatch loop.
                     tokio::spawn(async move {
-                        let _ = match terminals.wait(&request.terminal_id.0).await {
+                        let _ = match terminals
+                            .wait(&request.session_id.0, &request.terminal_id.0)
+                            .await
+                        {
                             Ok(exit) => responder
                                 .respond(WaitForTerminalExitResponse::new(exit_status(exit))),
                             Err(e) => responder.respond_with_error(Error::new(-32002, e)),
@@ -550,7 +563,7 @@ impl Handlers {
                         Ok(t) => t.clone(),
                         Err(e) => return responder.respond_with_error(e),
                     };
-                    match terminals.kill(&request.terminal_id.0) {
+                    match terminals.kill(&request.session_id.0, &request.terminal_id.0) {
                         Ok(()) => responder.respond(KillTerminalResponse::new()),
                         Err(e) => responder.respond_with_error(Error::new(-32002, e)),
                     }
@@ -563,7 +576,7 @@ impl Handlers {
                         Ok(t) => t.clone(),
                         Err(e) => return responder.respond_with_error(e),
                     };
-                    match terminals.release(&request.terminal_id.0) {
+                    match terminals.release(&request.session_id.0, &request.terminal_id.0) {
                         Ok(()) => responder.respond(ReleaseTerminalResponse::new()),
                         Err(e) => responder.respond_with_error(Error::new(-32002, e)),
                     }

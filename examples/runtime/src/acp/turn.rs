@@ -487,7 +487,7 @@ async fn drive(
             }
             _ = terminal_tick.tick(), if !out.live_terminals.is_empty() => {
                 if let Some(terminals) = &bridge.terminals {
-                    out.stream_terminals(terminals).await;
+                    out.stream_terminals(terminals, &session).await;
                 }
             }
             _ = tick.tick() => {
@@ -1386,8 +1386,9 @@ impl Out {
     /// Puts each watched terminal's output so far into its tool call (shaped like a
     /// `terminal/output` answer), when it changed. A terminal stops being watched once its
     /// command has ended and that is shown, once it is released, or once the agent sets
-    /// the call's raw output itself (the agent knows best).
-    async fn stream_terminals(&mut self, terminals: &terminal::Terminals) {
+    /// the call's raw output itself (the agent knows best). Only `session`'s own terminals
+    /// are shown: an id of another session's is unknown here too.
+    async fn stream_terminals(&mut self, terminals: &terminal::Terminals, session: &str) {
         let mut updates = Vec::new();
         self.live_terminals.retain(|terminal_id, live| {
             let current = match self.items.get(&live.item).map(|i| &i.kind) {
@@ -1397,7 +1398,7 @@ impl Out {
             if current.is_some() && current != live.shown.as_ref() {
                 return false;
             }
-            let Ok((output, truncated, exit)) = terminals.output(terminal_id) else {
+            let Ok((output, truncated, exit)) = terminals.output(session, terminal_id) else {
                 return false;
             };
             let mut raw = json!({ "output": output, "truncated": truncated });
