@@ -4,9 +4,9 @@
 // `check_NN_…` test (the test command runs them; a failing one fails it).
 //
 //   node scripts/checklist.mjs           print the table (markdown)
-//   node scripts/checklist.mjs --check   fail (exit 1) when README.md's table differs
+//   node scripts/checklist.mjs --check   fail (exit 1) when docs/agent-ui.md's table differs
 //
-// README.md holds the table between `<!-- checklist:start -->` and `<!-- checklist:end -->`.
+// docs/agent-ui.md holds the table between `<!-- checklist:start -->` and `<!-- checklist:end -->`.
 
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -65,17 +65,17 @@ export function table() {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const made = table();
   if (process.argv.includes('--check')) {
-    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const readme = readFileSync(path.join(ROOT, 'docs', 'agent-ui.md'), 'utf8');
     const m = /<!-- checklist:start -->\n([\s\S]*?)\n<!-- checklist:end -->/.exec(readme);
     if (!m) {
-      console.error('checklist: README.md has no <!-- checklist:start --> … <!-- checklist:end --> block');
+      console.error('checklist: docs/agent-ui.md has no <!-- checklist:start --> … <!-- checklist:end --> block');
       process.exit(1);
     }
     if (m[1].trim() !== made.trim()) {
-      console.error('checklist: README.md\'s table is out of date; run node scripts/checklist.mjs and paste it:\n' + made);
+      console.error('checklist: docs/agent-ui.md\'s table is out of date; run node scripts/checklist.mjs and paste it:\n' + made);
       process.exit(1);
     }
-    console.log('checklist: README.md matches the tests');
+    console.log('checklist: docs/agent-ui.md matches the tests');
   } else {
     console.log(made);
   }

@@ -37,7 +37,7 @@ cargo clippy -p chat-shell --features chat-shell/split --target wasm32-unknown-u
 step "cargo test (native, workspace)"
 cargo test --workspace
 
-step "the Agent UI checklist table (README.md against the tests)"
+step "the Agent UI checklist table (docs/agent-ui.md against the tests)"
 node scripts/checklist.mjs --check
 
 step "cargo test (wasm32, headless chromium)"

@@ -2,7 +2,7 @@
 //! other than agent-ui, as far as each can express a check: ChatKit (with chat-shell's ACP
 //! extension items) and the `events` envelope. A golden event log goes through the
 //! decoder (or adapter) and the reducer; the state is checked. Tests are named
-//! `check_NN_<format>_…` after the spec's number (scripts/checklist.mjs makes the README's
+//! `check_NN_<format>_…` after the spec's number (scripts/checklist.mjs makes docs/agent-ui.md's
 //! table from these names).
 
 use chat_shell_core::protocol::acp::{PermissionOptionId, PermissionOutcome};
