@@ -1192,7 +1192,7 @@ async fn a_fifo_or_a_device_is_refused_at_once_and_holds_no_other_request() {
     let ws = temp_dir("fifo");
     rustix::fs::mknodat(
         rustix::fs::CWD,
-        &ws.join("pipe"),
+        ws.join("pipe"),
         rustix::fs::FileType::Fifo,
         rustix::fs::Mode::from_raw_mode(0o600),
         0,

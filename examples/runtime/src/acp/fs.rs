@@ -177,7 +177,7 @@ impl Workspace {
             &inside
         };
         let file = sys::open_file(&self.dir, inside).map_err(|e| io_error(&shown, e))?;
-        let len = checked(&file, &shown)?;
+        let len = checked(&file, &shown)?.len();
         let mut bytes = Vec::with_capacity(len as usize);
         // The cap again: the file may grow after the check.
         file.take(MAX_FILE_BYTES + 1)
@@ -211,11 +211,7 @@ impl Workspace {
         // What the file held before, for the Diff view (it is checked as a read is).
         let before = match sys::open_file(&folder, Path::new(name)) {
             Ok(file) => {
-                checked(&file, &shown)?;
-                let mode = file
-                    .metadata()
-                    .map_err(|e| io_error(&shown, e))?
-                    .permissions();
+                let mode = checked(&file, &shown)?.permissions();
                 Some((before_text(file, &shown)?, mode))
             }
             Err(e) if e.kind() == ErrorKind::NotFound => None,
@@ -281,8 +277,8 @@ pub async fn off_loop<T: Send + 'static>(
 }
 
 /// The opened `file` is one the agent may use: a regular file, its only link, not over
-/// the cap. Returns its length.
-fn checked(file: &File, shown: &str) -> Result<u64, FsError> {
+/// the cap. Returns what fstat said of it.
+fn checked(file: &File, shown: &str) -> Result<std::fs::Metadata, FsError> {
     let meta = file.metadata().map_err(|e| io_error(shown, e))?;
     if meta.is_dir() {
         return Err(FsError::Other(format!("{shown} is a folder")));
@@ -300,7 +296,7 @@ fn checked(file: &File, shown: &str) -> Result<u64, FsError> {
     if meta.len() > MAX_FILE_BYTES {
         return Err(too_large(shown));
     }
-    Ok(meta.len())
+    Ok(meta)
 }
 
 fn too_large(shown: &str) -> FsError {
@@ -410,13 +406,16 @@ mod sys {
             Mode::empty(),
         )?;
         let dir = File::from(dir);
-        // Refuse a kernel without openat2 now rather than on the first file.
+        // Refuse a kernel (or a seccomp filter) without openat2 now, not on the first file.
         open(
             &dir,
             Path::new("."),
             OFlags::RDONLY | OFlags::DIRECTORY,
             Mode::empty(),
-        )?;
+        )
+        .map_err(|e| {
+            io::Error::other(format!("files are opened with openat2, which failed: {e}"))
+        })?;
         Ok(dir)
     }
 
@@ -666,7 +665,7 @@ mod tests {
 
     #[test]
     fn a_symlink_swapped_in_a_loop_never_leads_out() {
-        const TRIES: usize = 3000;
+        const TRIES: usize = 10_000;
         let base = temp("swap");
         let ws_dir = base.join("ws");
         std::fs::create_dir_all(&ws_dir).unwrap();
@@ -719,7 +718,7 @@ mod tests {
         std::fs::create_dir_all(&ws_dir).unwrap();
         rustix::fs::mknodat(
             rustix::fs::CWD,
-            &ws_dir.join("pipe"),
+            ws_dir.join("pipe"),
             rustix::fs::FileType::Fifo,
             rustix::fs::Mode::from_raw_mode(0o600),
             0,
