@@ -2,13 +2,14 @@
 //!
 //! A path is made relative to the workspace lexically (a relative one is the workspace's,
 //! an absolute one must lie in it, `..` may not climb out), then opened beneath a handle on
-//! the workspace folder, held from startup, with `openat2(RESOLVE_BENEATH |
-//! RESOLVE_NO_SYMLINKS)`: the kernel refuses every symlink and every way out at the moment
-//! of the open, so nothing swapped in between a check and the access can lead out. The
+//! the workspace folder, held from startup, with `openat2(RESOLVE_BENEATH)`: the kernel
+//! refuses every way out (`..` above the folder, an absolute symlink, a relative one that
+//! climbs out) at the moment of the open, so nothing swapped in between a check and the
+//! access can lead out, while links that stay inside (`CLAUDE.md -> AGENTS.md`) work. The
 //! opened handle is then checked: a regular file (a FIFO or a device could block or never
 //! end), with one link (another could be a name outside), no larger than
 //! [`MAX_FILE_BYTES`]. A write goes to a new file in the same folder, renamed over the old
-//! name: it never writes through a link. Linux only (openat2, Linux 5.6).
+//! name: it never writes through a link (a write to a symlink's own name is refused). Linux only (openat2, Linux 5.6).
 
 use sha2::{Digest, Sha256};
 use std::ffi::{OsStr, OsString};
@@ -209,7 +210,7 @@ impl Workspace {
         }
         let folder = self.folder(folders, &shown)?;
         // What the file held before, for the Diff view (it is checked as a read is).
-        let before = match sys::open_file(&folder, Path::new(name)) {
+        let before = match sys::open_own(&folder, name) {
             Ok(file) => {
                 let mode = checked(&file, &shown)?.permissions();
                 Some((before_text(file, &shown)?, mode))
@@ -374,13 +375,9 @@ mod sys {
     use std::os::unix::fs::MetadataExt;
     use std::path::Path;
 
-    /// No symlink anywhere on the way, nothing outside.
-    const BENEATH: ResolveFlags = ResolveFlags::BENEATH
-        .union(ResolveFlags::NO_SYMLINKS)
-        .union(ResolveFlags::NO_MAGICLINKS);
-    /// Never a FIFO's wait, never a terminal taken as the controlling one. (Files add
-    /// `O_NOFOLLOW`; folders rely on `RESOLVE_NO_SYMLINKS` alone, as with `O_DIRECTORY` a
-    /// symlink would be refused as "not a directory" rather than as a link.)
+    /// Nothing outside, whatever the links on the way say (absolute ones are refused).
+    const BENEATH: ResolveFlags = ResolveFlags::BENEATH.union(ResolveFlags::NO_MAGICLINKS);
+    /// Never a FIFO's wait, never a terminal taken as the controlling one.
     const FLAGS: OFlags = OFlags::NONBLOCK
         .union(OFlags::CLOEXEC)
         .union(OFlags::NOCTTY);
@@ -419,8 +416,20 @@ mod sys {
         Ok(dir)
     }
 
+    /// For reading: a link that stays inside is followed.
     pub fn open_file(dir: &File, path: &Path) -> io::Result<File> {
-        open(dir, path, OFlags::RDONLY | OFlags::NOFOLLOW, Mode::empty())
+        open(dir, path, OFlags::RDONLY, Mode::empty())
+    }
+
+    /// The file a write replaces: its own name, never a link's target (the rename would
+    /// turn the link into a file).
+    pub fn open_own(dir: &File, name: &OsStr) -> io::Result<File> {
+        open(
+            dir,
+            Path::new(name),
+            OFlags::RDONLY | OFlags::NOFOLLOW,
+            Mode::empty(),
+        )
     }
 
     pub fn open_dir(dir: &File, name: &OsStr) -> io::Result<File> {
@@ -474,6 +483,9 @@ mod sys {
         Err(unsupported())
     }
     pub fn open_file(_: &File, _: &Path) -> io::Result<File> {
+        Err(unsupported())
+    }
+    pub fn open_own(_: &File, _: &OsStr) -> io::Result<File> {
         Err(unsupported())
     }
     pub fn open_dir(_: &File, _: &OsStr) -> io::Result<File> {
@@ -586,17 +598,40 @@ mod tests {
             std::fs::read_to_string(base.join("secret.txt")).unwrap(),
             "secret"
         );
-        // Even a symlink that stays inside is refused: what it points to can change
-        // between any check and the open.
+        // An absolute symlink is refused even when it points inside: the kernel cannot
+        // tell it from one that leads out.
         assert!(refused(ws.read(&ws_dir.join("inner.txt"), None, None)));
         assert!(refused(ws.write(&ws_dir.join("inner.txt"), "x")));
-        assert!(refused(ws.read(Path::new("inner-dir/a.txt"), None, None)));
-        assert!(refused(ws.write(Path::new("inner-dir/new.txt"), "x")));
+        // A relative one that stays inside is followed for reading and on the way to a
+        // folder; a write to the link's own name is refused (it would become a file).
+        symlink("sub/a.txt", ws_dir.join("inner-rel.txt")).unwrap();
+        assert_eq!(
+            ws.read(Path::new("inner-rel.txt"), None, None).unwrap(),
+            "one\ntwo\nthree\n"
+        );
+        assert!(refused(ws.write(Path::new("inner-rel.txt"), "x")));
+        assert!(std::fs::symlink_metadata(ws_dir.join("inner-rel.txt"))
+            .unwrap()
+            .is_symlink());
+        assert_eq!(
+            ws.read(Path::new("inner-dir/a.txt"), None, None).unwrap(),
+            "one\ntwo\nthree\n"
+        );
+        ws.write(Path::new("inner-dir/new.txt"), "x").unwrap();
+        assert_eq!(
+            std::fs::read_to_string(ws_dir.join("sub/new.txt")).unwrap(),
+            "x"
+        );
+        symlink("../../..", ws_dir.join("sub/up")).unwrap();
+        assert!(refused(ws.read(
+            Path::new("sub/up/etc/hostname"),
+            None,
+            None
+        )));
         assert_eq!(
             std::fs::read_to_string(ws_dir.join("sub/a.txt")).unwrap(),
             "one\ntwo\nthree\n"
         );
-        assert!(!ws_dir.join("sub/new.txt").exists());
         // The workspace itself is a folder, not a file.
         assert!(matches!(
             ws.read(&ws_dir, None, None),
