@@ -33,7 +33,8 @@ usage: chat-shell-acp-agent [options]
 
 A scripted ACP agent on stdin/stdout (no model). A keyword in the prompt picks the script:
   tools, terminal, files, permission, plan, think, long, slow terminal, recall,
-  compact, max tokens, max turn, refuse, crash, broken; anything else is echoed.
+  compact, max tokens, max turn, refuse, crash, broken; `fs read PATH` and
+  `fs write PATH` (the whole prompt) make one file call; anything else is echoed.
   A prompt starting `shell:` runs the rest with `sh -c` in a client terminal; one starting
   `peek:` asks the client for the output of the terminal id that follows (tests).
 
@@ -63,6 +64,8 @@ pub const KEYWORDS: &[&str] = &[
     "think",
     "recall",
     "compact",
+    "fs read",
+    "fs write",
 ];
 
 #[derive(Clone, Debug, PartialEq)]
@@ -585,6 +588,9 @@ async fn prompt(
         Some("tools") => tools(&mut turn).await?,
         Some("plan") => plan(&mut turn).await?,
         Some("compact") => compact(&mut turn).await?,
+        Some(probe @ ("fs read" | "fs write")) => {
+            fs_probe(&mut turn, &user_text, probe == "fs write").await?
+        }
         Some("think") => {
             let done = turn
                 .think("The user wants to see thoughts. I will think in a few words first, then answer. ")
@@ -995,6 +1001,42 @@ async fn files(turn: &mut Turn<'_>) -> Result<StopReason, Error> {
         .say("Wrote and read a file in the workspace; every attempt to leave it was refused.")
         .await?;
     Ok(ended(done))
+}
+
+/// `fs read PATH` or `fs write PATH` (the whole prompt): one file call on any path
+/// (relative ones are the session's), its answer or error in the tool call. For tests of
+/// a client's confinement.
+async fn fs_probe(turn: &mut Turn<'_>, prompt: &str, write: bool) -> Result<StopReason, Error> {
+    let given = prompt
+        .trim()
+        .splitn(3, ' ')
+        .nth(2)
+        .unwrap_or_default()
+        .trim();
+    let path = if Path::new(given).is_absolute() {
+        given.to_owned()
+    } else {
+        turn.path(given)
+    };
+    let (verb, kind) = if write {
+        ("Write", "edit")
+    } else {
+        ("Read", "read")
+    };
+    let title = format!("{verb} {given}");
+    let id = turn.start(&title, kind, json!({"locations": [{"path": path}]}))?;
+    let answer = if write {
+        turn.write(&path, "written by fs write\n")
+            .await
+            .map(|()| "written".to_owned())
+    } else {
+        turn.read(&path).await
+    };
+    match answer {
+        Ok(answer) => turn.set(&id, json!({"status": "completed", "content": text(answer)}))?,
+        Err(e) => turn.set(&id, json!({"status": "failed", "content": text(e.message)}))?,
+    }
+    Ok(ended(turn.say(&format!("{title}: done.")).await?))
 }
 
 async fn tools(turn: &mut Turn<'_>) -> Result<StopReason, Error> {

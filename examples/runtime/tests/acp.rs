@@ -1447,3 +1447,80 @@ async fn check_17_acp_a_call_the_agent_never_finished_is_not_shown_done() {
     let end = items.last().unwrap();
     assert_eq!(end["stop_reason"], "cancelled", "{end}");
 }
+
+/// A file call that cannot finish (a FIFO with no writer) must not hold the agent's other
+/// requests: every thread shares its one connection.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn a_fifo_or_a_device_is_refused_at_once_and_holds_no_other_request() {
+    let ws = temp_dir("fifo");
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        ws.join("pipe"),
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o600),
+        0,
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("/dev/zero", ws.join("zero")).unwrap();
+    std::fs::write(ws.join("ok.txt"), "fine\n").unwrap();
+    let rt = Runtime::start(&[
+        "--memory",
+        "--acp",
+        &agent(""),
+        "--workspace",
+        ws.to_str().unwrap(),
+    ]);
+    let is_call = |title: &'static str| {
+        move |e: &Value| {
+            e["type"] == "thread.item.added" && e["item"]["tool_call"]["title"] == title
+        }
+    };
+    // One thread writes to the FIFO (the agent asks right after announcing the call)...
+    let mut pipe = rt.say(None, "fs write pipe").await;
+    let seen = pipe.until("the write's call", is_call("Write pipe")).await;
+    let pipe_thread = thread_id(&seen);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    // ...while another reads a file: answered all the same.
+    let started = Instant::now();
+    let events = tokio::time::timeout(Duration::from_secs(15), async {
+        rt.say(None, "fs read ok.txt").await.rest().await
+    })
+    .await
+    .expect("a read answered while a FIFO write is pending");
+    let items = rt.items(&thread_id(&events)).await;
+    let call = by_title(&items, "Read ok.txt");
+    assert_eq!(call["tool_call"]["status"], "completed", "{call}");
+    assert_eq!(call["tool_call"]["content"][0]["content"]["text"], "fine\n");
+    assert!(started.elapsed() < Duration::from_secs(10));
+    // The FIFO write itself is refused, as are both calls on /dev/zero behind a symlink.
+    tokio::time::timeout(Duration::from_secs(15), pipe.rest())
+        .await
+        .expect("the FIFO write answered");
+    let mut refused = vec![(pipe_thread, "Write pipe")];
+    for (prompt, title) in [
+        ("fs read pipe", "Read pipe"),
+        ("fs read zero", "Read zero"),
+        ("fs write zero", "Write zero"),
+    ] {
+        let events = tokio::time::timeout(Duration::from_secs(15), async {
+            rt.say(None, prompt).await.rest().await
+        })
+        .await
+        .unwrap_or_else(|_| panic!("{prompt} answered"));
+        refused.push((thread_id(&events), title));
+    }
+    for (thread, title) in refused {
+        let items = rt.items(&thread).await;
+        let call = by_title(&items, title);
+        assert_eq!(call["tool_call"]["status"], "failed", "{title}: {call}");
+        let text = call["tool_call"]["content"][0]["content"]["text"]
+            .as_str()
+            .unwrap();
+        assert!(text.contains("refused"), "{title}: {text}");
+    }
+    assert!(std::fs::symlink_metadata(ws.join("zero"))
+        .unwrap()
+        .is_symlink());
+    let _ = std::fs::remove_dir_all(&ws);
+}

@@ -190,13 +190,15 @@ pub(crate) struct ChangeSet {
 impl ChangeSet {
     /// Records a write; returns the whole change set as a git diff (empty when every file
     /// is back to how it was).
+    /// Texts over [`fs::MAX_DIFF_BYTES`] are kept as a line with their size and digest.
     pub(crate) fn wrote(&mut self, written: fs::Written, content: String) -> String {
         if !self.after.contains_key(&written.relative) {
             if let Some(before) = written.before {
-                self.before.insert(written.relative.clone(), before);
+                self.before
+                    .insert(written.relative.clone(), fs::diff_text(before));
             }
         }
-        self.after.insert(written.relative, content);
+        self.after.insert(written.relative, fs::diff_text(content));
         crate::sandbox::diff(&self.before, &self.after)
     }
 }
@@ -454,17 +456,21 @@ impl Handlers {
                         Ok(ws) => ws.clone(),
                         Err(e) => return responder.respond_with_error(e),
                     };
-                    let read = tokio::task::spawn_blocking(move || {
-                        ws.read(&request.path, request.line, request.limit)
-                    })
-                    .await;
-                    match read {
-                        Ok(Ok(text)) => responder.respond(ReadTextFileResponse::new(text)),
-                        Ok(Err(e)) => {
-                            responder.respond_with_error(Error::new(e.code(), e.message()))
-                        }
-                        Err(e) => responder.respond_with_error(Error::into_internal_error(e)),
-                    }
+                    // Off the dispatch loop: a slow file must not hold other requests.
+                    tokio::spawn(async move {
+                        let shown = request.path.display().to_string();
+                        let read = fs::off_loop(fs::TIMEOUT, &shown, move || {
+                            ws.read(&request.path, request.line, request.limit)
+                        })
+                        .await;
+                        let _ = match read {
+                            Ok(text) => responder.respond(ReadTextFileResponse::new(text)),
+                            Err(e) => {
+                                responder.respond_with_error(Error::new(e.code(), e.message()))
+                            }
+                        };
+                    });
+                    Ok(())
                 },
                 agent_client_protocol::on_receive_request!(),
             )
@@ -474,25 +480,30 @@ impl Handlers {
                         Ok(ws) => ws.clone(),
                         Err(e) => return responder.respond_with_error(e),
                     };
-                    let session = request.session_id.0.clone();
-                    let written = tokio::task::spawn_blocking(move || {
-                        ws.write(&request.path, &request.content)
-                            .map(|w| (w, request.content))
-                    })
-                    .await;
-                    match written {
-                        Ok(Ok(written)) => {
-                            // The turn updates the thread's Diff view.
-                            if let Some(route) = h4.route(&session) {
-                                let _ = route.send(Incoming::Wrote(Box::new(written)));
+                    let routes = h4.clone();
+                    // Off the dispatch loop: a slow file must not hold other requests.
+                    tokio::spawn(async move {
+                        let session = request.session_id.0.clone();
+                        let shown = request.path.display().to_string();
+                        let written = fs::off_loop(fs::TIMEOUT, &shown, move || {
+                            ws.write(&request.path, &request.content)
+                                .map(|w| (w, fs::diff_text(request.content)))
+                        })
+                        .await;
+                        let _ = match written {
+                            Ok(written) => {
+                                // The turn updates the thread's Diff view.
+                                if let Some(route) = routes.route(&session) {
+                                    let _ = route.send(Incoming::Wrote(Box::new(written)));
+                                }
+                                responder.respond(WriteTextFileResponse::new())
                             }
-                            responder.respond(WriteTextFileResponse::new())
-                        }
-                        Ok(Err(e)) => {
-                            responder.respond_with_error(Error::new(e.code(), e.message()))
-                        }
-                        Err(e) => responder.respond_with_error(Error::into_internal_error(e)),
-                    }
+                            Err(e) => {
+                                responder.respond_with_error(Error::new(e.code(), e.message()))
+                            }
+                        };
+                    });
+                    Ok(())
                 },
                 agent_client_protocol::on_receive_request!(),
             )
@@ -626,5 +637,25 @@ mod tests {
         let patch = changes.wrote(written("old.txt", Some("a\nC\n")), "a\nb\n".into());
         assert!(!patch.contains("old.txt"), "{patch}");
         assert!(patch.contains("new.txt"), "{patch}");
+    }
+
+    #[test]
+    fn the_change_set_keeps_no_huge_text() {
+        let mut changes = ChangeSet::default();
+        let huge = "line\n".repeat(4 * 1024 * 1024);
+        let patch = changes.wrote(written("big.txt", Some(&huge)), format!("{huge}more\n"));
+        let held: usize = changes
+            .before
+            .values()
+            .chain(changes.after.values())
+            .map(String::len)
+            .sum();
+        assert!(held < 1024, "{held} bytes held");
+        // Still a change, shown by size and digest.
+        assert!(patch.contains("too large to show"), "{patch}");
+        assert!(patch.len() < 2048, "{} bytes of patch", patch.len());
+        // Back to how it was: out of the diff.
+        let patch = changes.wrote(written("big.txt", None), huge);
+        assert!(!patch.contains("big.txt"), "{patch}");
     }
 }
