@@ -277,7 +277,11 @@ async fn long_answers_outlive_the_timeouts() {
     }
     assert!(channel.keepalives >= 5, "{} keepalives", channel.keepalives);
     // What the stalled run said before it stalled has long arrived; then nothing.
-    while stalled.next_event(Duration::from_millis(50)).await.is_some() {}
+    while stalled
+        .next_event(Duration::from_millis(50))
+        .await
+        .is_some()
+    {}
     assert_eq!(
         stalled.next_event(Duration::from_millis(800)).await,
         None,
