@@ -12,12 +12,13 @@ use tower_http::set_header::SetResponseHeaderLayer;
 /// What the demo pages and the element need, nothing more: scripts only from files of
 /// this origin (no inline script, no eval) and WebAssembly compilation; styles only from
 /// files (the element adopts constructed stylesheets, which a policy does not govern);
-/// images of this origin, `blob:` (attachments before upload), `data:` (widget images)
-/// and `https:` (the element's sanitizer lets answers show https images: passive content);
-/// requests only to this origin; no plugins, no `<base>`, forms only here.
+/// images from anywhere, `blob:` (attachments before upload) and `data:` (widget images)
+/// included (the element's sanitizer decides which image URLs answers may show, and an
+/// image runs nothing); requests only to this origin; no plugins, no `<base>`, forms only
+/// here.
 pub const DEFAULT_CSP: &str = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; \
-     style-src 'self'; img-src 'self' blob: data: https:; connect-src 'self'; \
-     object-src 'none'; base-uri 'none'; form-action 'self'";
+     style-src 'self'; img-src * blob: data:; connect-src 'self'; object-src 'none'; \
+     base-uri 'none'; form-action 'self'";
 
 /// Nothing may frame the runtime's pages: none of them is made to be embedded, and a
 /// framed page that holds the identity cookie invites clickjacking.
