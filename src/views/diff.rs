@@ -351,9 +351,10 @@ fn FileSection(shell: Shell, state: DiffState, key: String) -> impl IntoView {
     let body = move || {
         let Some(f) = shown.get() else {
             // About as tall as the rows will be, so the scrollbar and what follows hold.
+            // Set as a property (the CSSOM): a `style` attribute breaks a strict CSP.
             let estimate = rows.get() + file.with(|f| f.as_ref().map_or(0, |f| f.hunks.len()));
             return view! {
-                <div class="cs-diff__placeholder" style=format!("--cs-diff-rows: {estimate}")></div>
+                <div class="cs-diff__placeholder" prop:style=format!("--cs-diff-rows: {estimate}")></div>
             }
             .into_any();
         };

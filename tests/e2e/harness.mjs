@@ -426,7 +426,8 @@ const AXE = path.join(path.dirname(createRequire(import.meta.url).resolve('axe-c
 /** axe-core's violations inside <chat-shell> (shadow DOM included), readable. Injects
  *  axe-core (from npm) into the page on first use. */
 export async function axeViolations(page, selector = 'chat-shell') {
-  if (!(await page.evaluate(() => !!window.axe))) await page.addScriptTag({ path: AXE });
+  // Evaluated rather than added as a <script>: the runtime's pages allow no inline script.
+  if (!(await page.evaluate(() => !!window.axe))) await page.evaluate(`${readFileSync(AXE, 'utf8')}\n;0`);
   return page.evaluate(async (sel) => {
     const r = await window.axe.run(sel, { resultTypes: ['violations'] });
     return r.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(' | ')}`);

@@ -11,7 +11,10 @@ let runtime, browser, page;
 
 before(async () => {
   assert.ok(fs.existsSync(path.join(APP_DIST, 'index.html')), `build the example first: trunk build examples/leptos-app/index.html --dist ${APP_DIST}`);
-  runtime = await startRuntime({ paceMs: 2, dist: APP_DIST });
+  // An ordinary Trunk app starts from an inline module script, which the runtime's
+  // default policy refuses: this one allows inline scripts, and nothing else more.
+  const csp = "default-src 'self'; script-src 'self' 'unsafe-inline' 'wasm-unsafe-eval'; style-src 'self'; img-src * blob: data:; object-src 'none'; base-uri 'none'";
+  runtime = await startRuntime({ paceMs: 2, dist: APP_DIST, extraArgs: ['--csp', csp] });
   browser = await openBrowser();
   page = await newPage(browser, runtime.url);
 });

@@ -551,6 +551,12 @@ test('the scan finds planted dangerous markup (self-check)', async () => {
   assert.equal(found.length, 12, JSON.stringify(found, null, 1));
   assert.equal(found.filter((f) => f.startsWith('while streaming: ')).length, 6, JSON.stringify(found, null, 1));
   assert.deepEqual(await scan(), []);
+  // The page's Content-Security-Policy refused the canary's inline handler and style, as
+  // it would any that got through: those two refusals are the canary's, not the corpus's.
+  const refused = page.consoleErrors.splice(0);
+  assert.equal(refused.length, 2, refused.join('\n'));
+  assert.ok(refused.some((e) => e.includes('inline event handler')), refused.join('\n'));
+  assert.ok(refused.some((e) => e.includes('inline style')), refused.join('\n'));
 });
 
 const MODES = ['markdown', 'html', 'notice', 'citation', 'fields', 'widget'];

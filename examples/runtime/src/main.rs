@@ -4,9 +4,12 @@ mod acp;
 mod agent;
 mod agent_ui;
 mod auth;
+mod connections;
 mod contain;
 mod events;
 mod guard;
+mod headers;
+mod labels;
 mod outbox;
 mod runs;
 mod sandbox;
@@ -48,6 +51,20 @@ usage: chat-shell-runtime [options]
                    token get a signed, HttpOnly cookie identity instead
   --max-upload-mb N
                    largest attachment in MB (default 10)
+  --max-connections N
+                   open connections at most (default 512); more are closed at once
+  --header-timeout-ms MS
+                   time to send a request head, and the longest a kept-alive connection
+                   idles (default 10000)
+  --body-timeout-ms MS
+                   the longest a request body may pause (default 30000); answers (SSE
+                   streams, thread channels) are never cut
+  --csp POLICY     the Content-Security-Policy of every answer (default: scripts and
+                   styles only from files of this origin, WebAssembly allowed, no inline
+                   script); '' sends only frame-ancestors
+  --frame-ancestors SOURCES
+                   who may frame the pages, like 'self' or https://app.example.com
+                   (default 'none')
   --acp 'COMMAND [ARGS]'
                    answer with an ACP (Agent Client Protocol) agent instead of the
                    scripts: the command is spawned on the first message and spoken to
@@ -94,6 +111,13 @@ struct Config {
     /// Bearer tokens (`--token`; the environment's are added in `main`).
     tokens: Vec<String>,
     max_upload_mb: usize,
+    /// `--max-connections`, `--header-timeout-ms`, `--body-timeout-ms`.
+    max_connections: usize,
+    header_timeout_ms: u64,
+    body_timeout_ms: u64,
+    /// `--csp`, `--frame-ancestors`.
+    csp: String,
+    frame_ancestors: String,
     /// `--acp`: the agent command.
     acp: Option<String>,
     /// `--workspace`.
@@ -129,6 +153,11 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
         allow_origins: Vec::new(),
         tokens: Vec::new(),
         max_upload_mb: upload::DEFAULT_MAX_UPLOAD_MB,
+        max_connections: connections::DEFAULT_MAX_CONNECTIONS,
+        header_timeout_ms: connections::DEFAULT_HEADER_TIMEOUT_MS,
+        body_timeout_ms: connections::DEFAULT_BODY_TIMEOUT_MS,
+        csp: headers::DEFAULT_CSP.into(),
+        frame_ancestors: headers::DEFAULT_FRAME_ANCESTORS.into(),
         acp: None,
         workspace: None,
         allow_terminal: false,
@@ -201,6 +230,31 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
                     .filter(|n| (1..=1024).contains(n))
                     .ok_or_else(|| format!("--max-upload-mb: not a number from 1 to 1024: {v}"))?;
             }
+            "--max-connections" => {
+                let v = value("--max-connections")?;
+                config.max_connections = v.parse().ok().filter(|n| *n > 0).ok_or_else(|| {
+                    format!("--max-connections: not a number of connections: {v}")
+                })?;
+            }
+            "--header-timeout-ms" | "--body-timeout-ms" => {
+                let v = value(&flag)?;
+                let ms = v
+                    .parse()
+                    .ok()
+                    .filter(|n| *n > 0)
+                    .ok_or_else(|| format!("{flag}: not a number of milliseconds: {v}"))?;
+                if flag == "--header-timeout-ms" {
+                    config.header_timeout_ms = ms;
+                } else {
+                    config.body_timeout_ms = ms;
+                }
+            }
+            "--csp" => config.csp = value("--csp")?,
+            "--frame-ancestors" => {
+                let v = value("--frame-ancestors")?;
+                headers::check_frame_ancestors(&v)?;
+                config.frame_ancestors = v;
+            }
             "--acp" => config.acp = Some(value("--acp")?),
             "--workspace" => config.workspace = Some(PathBuf::from(value("--workspace")?)),
             "--allow-terminal" => config.allow_terminal = true,
@@ -242,6 +296,7 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
     {
         return Err("--workspace, --allow-terminal and --pass-env go with --acp".into());
     }
+    headers::policy(&config.csp, &config.frame_ancestors)?;
     Ok(Args::Run(config))
 }
 
@@ -436,7 +491,13 @@ async fn run(config: Config) -> Result<(), String> {
         unowned,
         stop_rx.clone(),
     ));
-    let app = server::router(state, &config.dist);
+    let page_policy = headers::policy(&config.csp, &config.frame_ancestors)?;
+    let app = headers::apply(server::router(state, &config.dist), page_policy);
+    let limits = connections::Limits {
+        max_connections: config.max_connections,
+        header_timeout: Duration::from_millis(config.header_timeout_ms),
+        body_timeout: Duration::from_millis(config.body_timeout_ms),
+    };
 
     println!("chat-shell-runtime listening on http://{authority}");
     if let (Some(id), Some(n)) = (&seeded, config.seed_items) {
@@ -444,23 +505,10 @@ async fn run(config: Config) -> Result<(), String> {
     }
     let _ = std::io::stdout().flush();
 
-    let mut stopped = stop_rx;
-    let mut serving = tokio::spawn(async move {
-        axum::serve(listener, app)
-            .with_graceful_shutdown(async move {
-                let _ = stopped.wait_for(|stop| *stop).await;
-            })
-            .await
-    });
+    let mut serving = tokio::spawn(connections::serve(listener, app, limits, stop_rx));
     tokio::select! {
         _ = shutdown_signal() => {}
-        result = &mut serving => {
-            return match result {
-                Ok(Ok(())) => Ok(()),
-                Ok(Err(e)) => Err(e.to_string()),
-                Err(e) => Err(e.to_string()),
-            };
-        }
+        result = &mut serving => return result.map_err(|e| e.to_string()),
     }
     eprintln!("chat-shell-runtime: shutting down");
     // Open streams end when they see this; then graceful shutdown finishes the connections.
@@ -519,6 +567,11 @@ mod tests {
                 allow_origins: Vec::new(),
                 tokens: Vec::new(),
                 max_upload_mb: 10,
+                max_connections: 512,
+                header_timeout_ms: 10_000,
+                body_timeout_ms: 30_000,
+                csp: headers::DEFAULT_CSP.into(),
+                frame_ancestors: "'none'".into(),
                 acp: None,
                 workspace: None,
                 allow_terminal: false,
@@ -654,6 +707,37 @@ mod tests {
             assert!(parse(&["--max-runs", bad]).is_err(), "{bad}");
         }
         assert!(parse(&["--max-channels"]).is_err());
+    }
+
+    #[test]
+    fn connection_and_page_flags() {
+        let Ok(Args::Run(c)) = parse(&[
+            "--max-connections=8",
+            "--header-timeout-ms",
+            "250",
+            "--body-timeout-ms=400",
+            "--frame-ancestors",
+            "'self' https://app.example.com",
+            "--csp",
+            "default-src 'self'",
+        ]) else {
+            panic!()
+        };
+        assert_eq!(
+            (c.max_connections, c.header_timeout_ms, c.body_timeout_ms),
+            (8, 250, 400)
+        );
+        assert_eq!(c.frame_ancestors, "'self' https://app.example.com");
+        assert_eq!(c.csp, "default-src 'self'");
+        for bad in [
+            &["--max-connections", "0"][..],
+            &["--header-timeout-ms", "0"],
+            &["--body-timeout-ms", "soon"],
+            &["--frame-ancestors", "*; script-src *"],
+            &["--csp", "frame-ancestors *"],
+        ] {
+            assert!(parse(bad).is_err(), "{bad:?}");
+        }
     }
 
     #[test]

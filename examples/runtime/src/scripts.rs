@@ -1578,7 +1578,12 @@ fn object(value: Value) -> JsonMap {
 
 /// A thread title from the first message: its first ~40 characters, cut at a word.
 pub fn title_from(text: &str) -> String {
-    let words: Vec<&str> = text.split_whitespace().collect();
+    // Titles hold no control or bidi formatting characters (see `labels`).
+    let words: Vec<String> = text
+        .split_whitespace()
+        .map(crate::labels::strip)
+        .filter(|w| !w.is_empty())
+        .collect();
     let flat = words.join(" ");
     if flat.is_empty() {
         return "New conversation".into();
@@ -1937,6 +1942,15 @@ mod tests {
             title_from("Please explain how the streaming protocol handles cancellation of answers");
         assert!(t.ends_with('…') && t.chars().count() <= 41, "{t}");
         assert!(t.starts_with("Please explain how the streaming"));
+    }
+
+    #[test]
+    fn titles_drop_control_and_bidi_formatting_characters() {
+        assert_eq!(
+            title_from("read\0 me\u{1b}[2J now \u{202e}gpj.exe\r\nplease"),
+            "read me[2J now gpj.exe please"
+        );
+        assert_eq!(title_from("\u{202e}\u{2066} \0"), "New conversation");
     }
 
     #[test]

@@ -8,6 +8,7 @@ use crate::agent_ui;
 use crate::auth::{Auth, User};
 use crate::events;
 use crate::guard::{self, Policy};
+use crate::labels;
 use crate::runs::{self, Outcome, Run, RunHandle};
 use crate::scripts::{self, Script, Step};
 use crate::store::{self, now_iso, AttachmentRecord, Store, UserStore};
@@ -219,6 +220,7 @@ pub fn router(state: Arc<AppState>, dist: &Path) -> Router {
         )
         .fallback_service(ServeDir::new(dist))
         .layer(middleware::from_fn_with_state(state.clone(), guard::check))
+        .layer(middleware::map_response(json_errors))
         .layer(middleware::from_fn(log_requests))
         .with_state(state)
 }
@@ -256,6 +258,60 @@ pub fn json_error(status: StatusCode, code: &str, message: &str) -> Response {
     (status, Json(json!({ "error": message, "code": code }))).into_response()
 }
 
+/// The `code` of an error whose status says it all: its reason in snake case
+/// (`payload_too_large`, `method_not_allowed`), `internal` for any failure of ours.
+pub fn status_code(status: StatusCode) -> String {
+    if status.is_server_error() {
+        return "internal".into();
+    }
+    status
+        .canonical_reason()
+        .map(|r| r.to_ascii_lowercase().replace([' ', '-'], "_"))
+        .unwrap_or_else(|| "error".into())
+}
+
+/// An error answer with the code of its status.
+pub fn status_error(status: StatusCode, message: &str) -> Response {
+    json_error(status, &status_code(status), message)
+}
+
+/// Errors that axum or tower-http answer by themselves (405 for a wrong method, 404 for a
+/// missing file, an extractor's plain-text refusal) get the JSON shape of all the others,
+/// keeping their headers (`Allow`, …) and any message.
+async fn json_errors(response: Response) -> Response {
+    let status = response.status();
+    let is_json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| upload::mime_essence(v) == "application/json");
+    if !(status.is_client_error() || status.is_server_error()) || is_json {
+        return response;
+    }
+    let (parts, body) = response.into_parts();
+    // These bodies are a line of text at most; anything longer is not a message.
+    let text = axum::body::to_bytes(body, 4096)
+        .await
+        .ok()
+        .and_then(|b| String::from_utf8(b.to_vec()).ok())
+        .map(|t| t.trim().to_owned())
+        .filter(|t| !t.is_empty());
+    let message = text.unwrap_or_else(|| {
+        status
+            .canonical_reason()
+            .unwrap_or("error")
+            .to_ascii_lowercase()
+    });
+    let mut answer = status_error(status, &message);
+    for (name, value) in &parts.headers {
+        if name != header::CONTENT_TYPE && name != header::CONTENT_LENGTH {
+            answer.headers_mut().append(name, value.clone());
+        }
+    }
+    answer.extensions_mut().extend(parts.extensions);
+    answer
+}
+
 /// 400 with `message`.
 pub fn bad_request(message: &str) -> Response {
     json_error(StatusCode::BAD_REQUEST, "bad_request", message)
@@ -264,6 +320,14 @@ pub fn bad_request(message: &str) -> Response {
 /// 404 for something that does not exist or belongs to someone else (the same answer).
 pub fn not_found(message: &str) -> Response {
     json_error(StatusCode::NOT_FOUND, "not_found", message)
+}
+
+/// 408: the request body stopped arriving (see `connections`).
+pub fn body_timeout() -> Response {
+    status_error(
+        StatusCode::REQUEST_TIMEOUT,
+        "the request body stopped arriving",
+    )
 }
 
 /// A failure of ours: the details go to the log, never to the client.
@@ -354,7 +418,13 @@ pub(crate) fn json_body(
             &format!("POST {path} takes Content-Type: application/json"),
         ));
     }
-    body.map_err(|e| json_error(e.status(), "bad_request", &e.body_text()))
+    body.map_err(|e| {
+        if crate::connections::body_timed_out(&e) {
+            body_timeout()
+        } else {
+            status_error(e.status(), &e.body_text())
+        }
+    })
 }
 
 async fn chatkit(
@@ -427,8 +497,13 @@ fn check_bounds(body: &RequestBody, max_upload: usize) -> Result<(), String> {
         {
             return Err(format!("limit must be at most {MAX_PAGE_SIZE}"));
         }
-        RequestBody::UpdateThread { title, .. } if title.chars().count() > MAX_TITLE_CHARS => {
-            return Err(format!("a title has at most {MAX_TITLE_CHARS} characters"));
+        RequestBody::UpdateThread { title, .. }
+            if title.chars().count() > MAX_TITLE_CHARS || labels::has_forbidden(title) =>
+        {
+            return Err(format!(
+                "a title has at most {MAX_TITLE_CHARS} characters, none of them control \
+                 characters or bidirectional overrides"
+            ));
         }
         RequestBody::CreateAttachment {
             name,
@@ -436,9 +511,10 @@ fn check_bounds(body: &RequestBody, max_upload: usize) -> Result<(), String> {
             mime_type,
         } => {
             let chars = name.chars().count();
-            if chars == 0 || chars > MAX_NAME_CHARS || name.chars().any(char::is_control) {
+            if chars == 0 || chars > MAX_NAME_CHARS || labels::has_forbidden(name) {
                 return Err(format!(
-                    "an attachment name has 1 to {MAX_NAME_CHARS} characters, none of them control characters"
+                    "an attachment name has 1 to {MAX_NAME_CHARS} characters, none of them \
+                     control characters or bidirectional overrides"
                 ));
             }
             if !upload::valid_mime_declaration(mime_type) {

@@ -3,7 +3,9 @@
 //! them back. Both only ever see the requesting user's attachments.
 
 use crate::auth::User;
-use crate::server::{bad_request, json_error, not_found, AppState, MAX_MIME_CHARS};
+use crate::server::{
+    bad_request, body_timeout, json_error, not_found, status_error, AppState, MAX_MIME_CHARS,
+};
 use axum::body::Body;
 use axum::extract::multipart::MultipartError;
 use axum::extract::{Extension, FromRequest, Multipart, Path, Request, State};
@@ -54,7 +56,9 @@ pub async fn upload(
     let (data, part_type) = if mime_essence(&content_type) == "multipart/form-data" {
         if declared_len.is_some_and(|n| n > max + MULTIPART_OVERHEAD) {
             // Drained before answering, as in `read_body`.
-            let _ = read_body(req.into_body(), 0).await;
+            if let Err(refused) = read_body(req.into_body(), 0).await {
+                return refused;
+            }
             return too_large(max);
         }
         match read_multipart(req, &state).await {
@@ -63,8 +67,9 @@ pub async fn upload(
         }
     } else {
         match read_body(req.into_body(), max).await {
-            Some(bytes) => (bytes, Some(content_type)),
-            None => return too_large(max),
+            Ok(Some(bytes)) => (bytes, Some(content_type)),
+            Ok(None) => return too_large(max),
+            Err(refused) => return refused,
         }
     };
     if data.len() > max {
@@ -119,7 +124,7 @@ async fn read_multipart(
     let max = state.max_upload;
     let mut multipart = Multipart::from_request(req, state)
         .await
-        .map_err(|e| bad_request(&e.body_text()))?;
+        .map_err(|e| status_error(e.status(), &e.body_text()))?;
     let mut fallback = None;
     loop {
         let field = match multipart.next_field().await {
@@ -142,7 +147,9 @@ async fn read_multipart(
 }
 
 fn multipart_error(e: MultipartError, max: usize) -> Response {
-    if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+    if crate::connections::body_timed_out(&e) {
+        body_timeout()
+    } else if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
         too_large(max)
     } else {
         bad_request(&format!("malformed multipart body: {}", e.body_text()))
@@ -217,13 +224,21 @@ fn header_str(headers: &HeaderMap, name: header::HeaderName) -> Option<String> {
 /// Reads the whole body, keeping at most `keep` bytes (`None` if there were more). An
 /// oversized body is still drained (up to [`DRAIN_LIMIT`]) before answering: a browser
 /// that is still sending when the server answers and closes reports a network error
-/// instead of the 413.
-async fn read_body(body: Body, keep: usize) -> Option<Vec<u8>> {
+/// instead of the 413. A body that breaks off or stops arriving is refused.
+// The refusal is the response itself, built once per request: boxing it saves nothing.
+#[allow(clippy::result_large_err)]
+async fn read_body(body: Body, keep: usize) -> Result<Option<Vec<u8>>, Response> {
     let mut stream = body.into_data_stream();
     let mut kept = Vec::new();
     let mut total = 0usize;
     while let Some(chunk) = stream.next().await {
-        let Ok(chunk) = chunk else { return None };
+        let chunk = chunk.map_err(|e| {
+            if crate::connections::body_timed_out(&e) {
+                body_timeout()
+            } else {
+                bad_request("the body broke off")
+            }
+        })?;
         total += chunk.len();
         if total <= keep {
             kept.extend_from_slice(&chunk);
@@ -231,7 +246,7 @@ async fn read_body(body: Body, keep: usize) -> Option<Vec<u8>> {
             break;
         }
     }
-    (total <= keep).then_some(kept)
+    Ok((total <= keep).then_some(kept))
 }
 
 /// `text/plain; charset=utf-8` → `text/plain`.
