@@ -77,8 +77,7 @@ impl Runtime {
     async fn open(&self, request: Value) -> Stream {
         let cookie = self.cookie.lock().unwrap().clone();
         let stream = self.process.open(cookie.as_deref(), &request).await;
-        if let Some(set) = stream.header("set-cookie") {
-            let pair = set.split(';').next().unwrap().trim().to_owned();
+        if let Some(pair) = stream.cookie() {
             *self.cookie.lock().unwrap() = Some(pair);
         }
         stream

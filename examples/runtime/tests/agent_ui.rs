@@ -492,14 +492,7 @@ async fn open_live(rt: &Process, body: &[u8]) -> (Stream, String) {
         reply.header("content-type").as_deref(),
         Some("text/event-stream")
     );
-    let cookie = reply
-        .header("set-cookie")
-        .expect("an identity cookie")
-        .split(';')
-        .next()
-        .unwrap()
-        .trim()
-        .to_owned();
+    let cookie = reply.cookie().expect("an identity cookie");
     (reply, cookie)
 }
 

@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{find, Process, Stream};
+use common::{add_message, create, find, Process, Stream};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -64,7 +64,7 @@ impl Runtime {
         ];
         args.extend_from_slice(extra);
         let process = Process::start(&args, &[], true);
-        let cookie = new_identity(&process).await;
+        let cookie = process.new_identity().await;
         Runtime {
             process,
             cookie,
@@ -181,33 +181,6 @@ impl Runtime {
     }
 }
 
-/// A fresh identity cookie from the runtime.
-async fn new_identity(process: &Process) -> String {
-    let first = process
-        .open(None, &json!({"type": "threads.list", "params": {}}))
-        .await;
-    first
-        .header("set-cookie")
-        .expect("an identity cookie")
-        .split(';')
-        .next()
-        .unwrap()
-        .trim()
-        .to_owned()
-}
-
-fn create(text: &str) -> Value {
-    json!({"type": "threads.create", "params": {"input": {
-        "content": [{"type": "input_text", "text": text}], "attachments": [], "inference_options": {}
-    }}})
-}
-
-fn add_message(thread: &str, text: &str) -> Value {
-    json!({"type": "threads.add_user_message", "params": {"thread_id": thread, "input": {
-        "content": [{"type": "input_text", "text": text}], "attachments": [], "inference_options": {}
-    }}})
-}
-
 fn subscribe(thread: &str) -> Value {
     json!({"type": "threads.subscribe", "params": {"thread_id": thread, "after": null}})
 }
@@ -303,7 +276,7 @@ async fn a_channel_past_the_cap_closes_the_oldest_of_the_identity() {
         channels.push(rt.subscribe(&rt.cookie, &thread).await);
     }
     // Another identity's channels are its own.
-    let other = new_identity(&rt.process).await;
+    let other = rt.process.new_identity().await;
     let events = rt
         .process
         .open(Some(&other), &create("hello"))
@@ -361,7 +334,7 @@ async fn runs_past_the_cap_are_refused_and_a_run_nobody_reads_is_stopped() {
         .await;
     assert_eq!(items["data"].as_array().unwrap().len(), 2, "{items}");
     // Another identity has its own runs.
-    let other = new_identity(&rt.process).await;
+    let other = rt.process.new_identity().await;
     let mut elsewhere = rt.process.open(Some(&other), &create("hello")).await;
     assert_eq!(elsewhere.status(), 200);
     elsewhere.rest().await;

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{find, Process};
+use common::{create, find, Process};
 use serde_json::json;
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -227,22 +227,10 @@ async fn long_answers_outlive_the_timeouts() {
         "--pace-ms",
         "1",
     ]);
-    let create = |text: &str| {
-        json!({"type": "threads.create", "params": {"input": {
-            "content": [{"type": "input_text", "text": text}],
-            "attachments": [], "inference_options": {}
-        }}})
-    };
     // A run that says nothing for two minutes after its first words.
     let mut stalled = rt.open(None, &create("stall")).await;
     assert_eq!(stalled.status(), 200);
-    let cookie = stalled
-        .header("set-cookie")
-        .expect("an identity cookie")
-        .split(';')
-        .next()
-        .unwrap()
-        .to_owned();
+    let cookie = stalled.cookie().expect("an identity cookie");
     let first = stalled
         .until("the thread", |e| e["type"] == "thread.created")
         .await;

@@ -9,7 +9,7 @@ use chat_shell_core::protocol::chatkit::{
 };
 mod common;
 
-use common::{find, Process};
+use common::{create, find, Process};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -325,12 +325,6 @@ fn events(body: &[u8]) -> Vec<StreamEvent> {
             event
         })
         .collect()
-}
-
-fn create(text: &str) -> Value {
-    json!({"type": "threads.create", "params": {"input": {
-        "content": [{"type": "input_text", "text": text}], "attachments": [], "inference_options": {}
-    }}})
 }
 
 fn add_message(thread: &str, text: &str) -> Value {

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{Process, Stream};
+use common::{add_message, create, Process, Stream};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
@@ -23,17 +23,7 @@ impl Runtime {
             &[],
             true,
         );
-        let first = process
-            .open(None, &json!({"type": "threads.list", "params": {}}))
-            .await;
-        let cookie = first
-            .header("set-cookie")
-            .expect("an identity cookie")
-            .split(';')
-            .next()
-            .unwrap()
-            .trim()
-            .to_owned();
+        let cookie = process.new_identity().await;
         Runtime { process, cookie }
     }
 
@@ -86,18 +76,6 @@ impl std::ops::Deref for Runtime {
     fn deref(&self) -> &Process {
         &self.process
     }
-}
-
-fn create(text: &str) -> Value {
-    json!({"type": "threads.create", "params": {"input": {
-        "content": [{"type": "input_text", "text": text}], "attachments": [], "inference_options": {}
-    }}})
-}
-
-fn add_message(thread: &str, text: &str) -> Value {
-    json!({"type": "threads.add_user_message", "params": {"thread_id": thread, "input": {
-        "content": [{"type": "input_text", "text": text}], "attachments": [], "inference_options": {}
-    }}})
 }
 
 /// The text of a text delta event.

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{find, Process};
+use common::{create, find, Process};
 use serde_json::{json, Value};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -138,12 +138,6 @@ impl Runtime {
         channel.read_head().await;
         channel
     }
-}
-
-fn create(text: &str) -> Value {
-    json!({"type": "threads.create", "params": {"input": {
-        "content": [{"type": "input_text", "text": text}], "attachments": [], "inference_options": {}
-    }}})
 }
 
 struct Reply {

@@ -5,7 +5,7 @@
 // Each test crate uses its own part of this module.
 #![allow(dead_code)]
 
-use serde_json::Value;
+use serde_json::{json, Value};
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
@@ -117,6 +117,14 @@ impl Process {
     }
 
     /// Opens `POST /chatkit` with `request` (and `cookie`); the response is read as it comes.
+    /// A fresh identity: the cookie the runtime sets on a first request.
+    pub async fn new_identity(&self) -> String {
+        self.open(None, &json!({"type": "threads.list", "params": {}}))
+            .await
+            .cookie()
+            .expect("an identity cookie")
+    }
+
     pub async fn open(&self, cookie: Option<&str>, request: &Value) -> Stream {
         let body = request.to_string();
         self.send(
@@ -215,6 +223,12 @@ impl Stream {
             .nth(1)
             .and_then(|s| s.parse().ok())
             .expect("a status line")
+    }
+
+    /// The `name=value` of the identity cookie the response sets, if any.
+    pub fn cookie(&self) -> Option<String> {
+        let set = self.header("set-cookie")?;
+        Some(set.split(';').next()?.trim().to_owned())
     }
 
     pub fn header(&self, name: &str) -> Option<String> {
@@ -337,4 +351,18 @@ impl Stream {
 
 pub fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+/// `threads.create` with `text` as the first message.
+pub fn create(text: &str) -> Value {
+    json!({"type": "threads.create", "params": {"input": {
+        "content": [{"type": "input_text", "text": text}], "attachments": [], "inference_options": {}
+    }}})
+}
+
+/// `threads.add_user_message` of `text` on `thread`.
+pub fn add_message(thread: &str, text: &str) -> Value {
+    json!({"type": "threads.add_user_message", "params": {"thread_id": thread, "input": {
+        "content": [{"type": "input_text", "text": text}], "attachments": [], "inference_options": {}
+    }}})
 }
