@@ -467,3 +467,14 @@ export async function toolCalls(page) {
     }));
   });
 }
+
+/** A git diff of `files` files, each changing line 2 of 3. */
+export function manyFiles(files) {
+  const out = [];
+  for (let f = 0; f < files; f++) {
+    out.push(`diff --git a/src/m${f}.rs b/src/m${f}.rs`, `--- a/src/m${f}.rs`, `+++ b/src/m${f}.rs`, '@@ -1,3 +1,3 @@');
+    out.push(` fn m${f}() {`, `-    old_${f}();`, `+    new_${f}();`, ' }');
+  }
+  out.push('');
+  return out.join('\n');
+}

@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   startRuntime, openBrowser, newPage, newChatPage, sendMessage, waitForIdle, waitFor,
-  createdThreadId, recordEvents, close,
+  createdThreadId, recordEvents, close, manyFiles,
 } from './harness.mjs';
 
 const TOKEN = 'e2e-callback-token-0123456789';
@@ -24,17 +24,6 @@ before(async () => {
 });
 
 after(close);
-
-/** A git diff of `files` files (enough that most are placeholders until scrolled to). */
-function manyFiles(files) {
-  const out = [];
-  for (let f = 0; f < files; f++) {
-    out.push(`diff --git a/src/m${f}.rs b/src/m${f}.rs`, `--- a/src/m${f}.rs`, `+++ b/src/m${f}.rs`, '@@ -1,3 +1,3 @@');
-    out.push(` fn m${f}() {`, `-    old_${f}();`, `+    new_${f}();`, ' }');
-  }
-  out.push('');
-  return out.join('\n');
-}
 
 test('the demo page carries the policy and runs a conversation, widgets and a diff with zero violations', async () => {
   const res = await fetch(`${runtime.url}/`);

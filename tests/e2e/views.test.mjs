@@ -6,7 +6,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   startRuntime, openBrowser, newChatPage, sendMessage, waitFor, waitForIdle, recordEvents,
-  createdThreadId, axeViolations, close, isStreaming, sleep, chatkitRequest,
+  createdThreadId, axeViolations, close, isStreaming, sleep, chatkitRequest, manyFiles,
 } from './harness.mjs';
 
 after(close);
@@ -120,17 +120,6 @@ test('a pushed diff shows in every page on the thread, replays on reload, and cl
   assert.equal(await first.locator('chat-shell').locator('.cs-conversation--covered').count(), 0);
   assert.deepEqual([...first.consoleErrors, ...second.consoleErrors], []);
 });
-
-/** A git diff of `files` files, each changing line 2 of 3. */
-function manyFiles(files) {
-  const out = [];
-  for (let f = 0; f < files; f++) {
-    out.push(`diff --git a/src/m${f}.rs b/src/m${f}.rs`, `--- a/src/m${f}.rs`, `+++ b/src/m${f}.rs`, '@@ -1,3 +1,3 @@');
-    out.push(` fn m${f}() {`, `-    old_${f}();`, `+    new_${f}();`, ' }');
-  }
-  out.push('');
-  return out.join('\n');
-}
 
 test('a change set of many files keeps the first file on the first screen; layout and collapse work', async () => {
   const runtime = await startRuntime(runtimeArgs());

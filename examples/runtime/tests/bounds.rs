@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{add_message, create, find, Process, Stream};
+use common::{add_message, create, find, subscribe, Process, Stream};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -102,14 +102,7 @@ impl Runtime {
 
     /// Opens `thread`'s channel and reads it up to `thread.channel.ready`.
     async fn subscribe(&self, cookie: &str, thread: &str) -> Stream {
-        let mut channel = self.process.open(Some(cookie), &subscribe(thread)).await;
-        assert_eq!(channel.status(), 200);
-        channel
-            .until("thread.channel.ready", |e| {
-                e["type"] == "thread.channel.ready"
-            })
-            .await;
-        channel
+        self.process.open_channel(cookie, thread).await
     }
 
     /// Opens `thread`'s channel and never reads past its response head: a client that
@@ -179,10 +172,6 @@ impl Runtime {
                           "content": {"patch": fill.to_string().repeat(bytes)}});
         self.callback(body.to_string().as_bytes()).await
     }
-}
-
-fn subscribe(thread: &str) -> Value {
-    json!({"type": "threads.subscribe", "params": {"thread_id": thread, "after": null}})
 }
 
 /// The runtime's memory once what it was doing has settled.

@@ -44,16 +44,7 @@ impl Runtime {
 
     /// Opens `thread`'s channel and reads it up to `thread.channel.ready`.
     async fn subscribe(&self, thread: &str) -> Stream {
-        let mut channel = self
-            .open(json!({"type": "threads.subscribe", "params": {"thread_id": thread, "after": null}}))
-            .await;
-        assert_eq!(channel.status(), 200);
-        channel
-            .until("thread.channel.ready", |e| {
-                e["type"] == "thread.channel.ready"
-            })
-            .await;
-        channel
+        self.process.open_channel(&self.cookie, thread).await
     }
 
     /// The text of the thread's assistant message(s), as stored.

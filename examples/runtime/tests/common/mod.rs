@@ -117,6 +117,18 @@ impl Process {
     }
 
     /// Opens `POST /chatkit` with `request` (and `cookie`); the response is read as it comes.
+    /// Opens `thread`'s channel as `cookie` and reads it up to `thread.channel.ready`.
+    pub async fn open_channel(&self, cookie: &str, thread: &str) -> Stream {
+        let mut channel = self.open(Some(cookie), &subscribe(thread)).await;
+        assert_eq!(channel.status(), 200);
+        channel
+            .until("thread.channel.ready", |e| {
+                e["type"] == "thread.channel.ready"
+            })
+            .await;
+        channel
+    }
+
     /// A fresh identity: the cookie the runtime sets on a first request.
     pub async fn new_identity(&self) -> String {
         self.open(None, &json!({"type": "threads.list", "params": {}}))
@@ -365,4 +377,9 @@ pub fn add_message(thread: &str, text: &str) -> Value {
     json!({"type": "threads.add_user_message", "params": {"thread_id": thread, "input": {
         "content": [{"type": "input_text", "text": text}], "attachments": [], "inference_options": {}
     }}})
+}
+
+/// `threads.subscribe` of `thread` from its start.
+pub fn subscribe(thread: &str) -> Value {
+    json!({"type": "threads.subscribe", "params": {"thread_id": thread, "after": null}})
 }
