@@ -129,27 +129,6 @@ fn diff_patch(word: &str) -> String {
     )
 }
 
-/// The stylesheet the element embeds is `style/chat-shell.css` less comments and spaces
-/// (build.rs): the browser reads the same rules from both.
-#[wasm_bindgen_test]
-fn the_embedded_stylesheet_has_the_rules_of_the_source() {
-    let rules = |text: &str| {
-        let sheet = web_sys::CssStyleSheet::new().unwrap();
-        sheet.replace_sync(text).unwrap();
-        let list = sheet.css_rules().unwrap();
-        (0..list.length())
-            .map(|i| list.item(i).unwrap().css_text())
-            .collect::<Vec<_>>()
-    };
-    let source = rules(include_str!("../style/chat-shell.css"));
-    let embedded = rules(include_str!(concat!(
-        env!("OUT_DIR"),
-        "/chat-shell.min.css"
-    )));
-    assert!(source.len() > 100, "{} rules read", source.len());
-    assert_eq!(embedded, source);
-}
-
 #[wasm_bindgen_test]
 async fn the_diff_view_shows_a_patch_as_text_builds_rows_near_view_and_updates_in_place() {
     use chat_shell::runtime::Runtime;

@@ -16,7 +16,7 @@ use web_sys::{HtmlElement, ShadowRoot};
 
 /// The component's stylesheet, adopted by each shadow root (no inline `<style>`: pages
 /// with a strict Content-Security-Policy allow constructed stylesheets).
-const STYLESHEET: &str = include_str!(concat!(env!("OUT_DIR"), "/chat-shell.min.css"));
+const STYLESHEET: &str = include_str!("../../style/chat-shell.css");
 
 #[wasm_bindgen(inline_js = r#"
 // An element the page dropped and the garbage collector took: its runtime goes too.
