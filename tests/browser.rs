@@ -153,7 +153,7 @@ fn the_embedded_stylesheet_has_the_rules_of_the_source() {
 #[wasm_bindgen_test]
 async fn the_diff_view_shows_a_patch_as_text_builds_rows_near_view_and_updates_in_place() {
     use chat_shell::runtime::Runtime;
-    use chat_shell::views::DiffView;
+    use chat_shell::ui::DiffView;
     use leptos::prelude::*;
 
     let style = document().create_element("style").unwrap();

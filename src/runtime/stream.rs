@@ -3,8 +3,8 @@
 //! every frame and SSE comment counts as life; stale answers (after Stop, a new chat or a
 //! thread switch) are dropped. Permission answers go out here too.
 
+use super::transport::{self, TransportError};
 use super::Runtime;
-use crate::transport::{self, TransportError};
 use chat_shell_core::protocol::acp::{PermissionOutcome, ToolCallId};
 use chat_shell_core::protocol::agent_ui::{self, AgentUiAdapter};
 use chat_shell_core::protocol::chatkit::{acp_permission_action, ChatRequest, ItemId, RequestBody};
@@ -28,14 +28,14 @@ enum Frames {
 }
 
 impl Frames {
-    /// `Err` only when the code that decodes the frames could not be fetched (`on_demand`).
+    /// `Err` only when the code that decodes the frames could not be fetched (`crate::parts`).
     async fn inputs(&mut self, frame: SseFrame) -> Result<Vec<Input>, TransportError> {
         let inputs = match self {
-            Frames::ChatKit => super::on_demand::chatkit_frame(frame)
+            Frames::ChatKit => crate::parts::runtime::chatkit_frame(frame)
                 .await
                 .map(|input| input.into_iter().collect()),
-            Frames::Events(adapter) => super::on_demand::events(adapter, frame).await,
-            Frames::AgentUi(adapter) => super::on_demand::agent_ui(adapter, frame).await,
+            Frames::Events(adapter) => crate::parts::runtime::events(adapter, frame).await,
+            Frames::AgentUi(adapter) => crate::parts::runtime::agent_ui(adapter, frame).await,
         };
         inputs.map_err(|_| {
             TransportError::Network("the stream's decoder could not be fetched".into())
@@ -136,7 +136,7 @@ impl Runtime {
         self.own_run_started();
         let generation = self.generation.get();
         let Ok(abort) = AbortController::new() else {
-            return self.apply(Input::StreamFailed {
+            return self.dispatch(Input::StreamFailed {
                 message: self.text(chat_shell_core::strings::Text::StreamingUnsupported),
                 allow_retry: false,
             });
@@ -177,9 +177,9 @@ impl Runtime {
                                 let error = TransportError::Oversized { limit };
                                 return this.stream_error(generation, error);
                             }
-                            this.apply(Input::Alive { at_ms: now_ms() });
+                            this.dispatch(Input::Alive { at_ms: now_ms() });
                             match frames.inputs(frame).await {
-                                Ok(inputs) => inputs.into_iter().for_each(|i| this.apply(i)),
+                                Ok(inputs) => inputs.into_iter().for_each(|i| this.dispatch(i)),
                                 Err(e) => {
                                     stream.cancel();
                                     return this.stream_error(generation, e);
@@ -193,7 +193,7 @@ impl Runtime {
                         // Keepalive comments are life too, though they are no frame.
                         if decoder.comments_seen() != comments {
                             comments = decoder.comments_seen();
-                            this.apply(Input::Alive { at_ms: now_ms() });
+                            this.dispatch(Input::Alive { at_ms: now_ms() });
                         }
                     }
                     Ok(Some(_)) => return stream.cancel(),
@@ -202,9 +202,9 @@ impl Runtime {
                             return;
                         }
                         for frame in decoder.finish() {
-                            this.apply(Input::Alive { at_ms: now_ms() });
+                            this.dispatch(Input::Alive { at_ms: now_ms() });
                             match frames.inputs(frame).await {
-                                Ok(inputs) => inputs.into_iter().for_each(|i| this.apply(i)),
+                                Ok(inputs) => inputs.into_iter().for_each(|i| this.dispatch(i)),
                                 Err(e) => return this.stream_error(generation, e),
                             }
                             if !live() {
@@ -222,7 +222,7 @@ impl Runtime {
                                     let request = this.agent_ui_request(None, Some(write));
                                     return this.start_post(request, Frames::AgentUi(adapter));
                                 }
-                                Some(_) => this.apply(Input::RunError {
+                                Some(_) => this.dispatch(Input::RunError {
                                     message: this
                                         .text(chat_shell_core::strings::Text::EventsMissing),
                                     code: Some("sequence_gap".into()),
@@ -231,7 +231,7 @@ impl Runtime {
                             }
                         }
                         // After the events' own `done` this changes nothing.
-                        this.apply(Input::StreamEnded);
+                        this.dispatch(Input::StreamEnded);
                         // A host may send from its `chat.response.end` handler: then that
                         // request is the live one, and this answer has nothing left to do.
                         if live() {
@@ -253,7 +253,7 @@ impl Runtime {
             // Refused: no run started on the server, so none of the channel's is ours.
             self.own_run_refused();
         }
-        self.apply(Input::StreamFailed {
+        self.dispatch(Input::StreamFailed {
             message: self.with_strings(|s| error.message_in(s)),
             allow_retry: error.retryable(),
         });
@@ -287,7 +287,7 @@ impl Runtime {
             action: acp_permission_action(&tool_call_id, &outcome),
         };
         if !cancelled && !self.is_streaming() {
-            self.apply(Input::TurnStarted);
+            self.dispatch(Input::TurnStarted);
             return self.start_stream(body);
         }
         let request = self.envelope(body);
@@ -309,7 +309,7 @@ impl Runtime {
                 Err(_) if cancelled => return,
                 Err(e) => {
                     let message = this.with_strings(|s| e.message_in(s));
-                    return this.apply(Input::PermissionNotSent { item_id, message });
+                    return this.dispatch(Input::PermissionNotSent { item_id, message });
                 }
             };
             let mut decoder = SseDecoder::with_limit(this.options(|o| o.max_event_bytes));
@@ -318,9 +318,9 @@ impl Runtime {
                 for frame in decoder.push(&bytes) {
                     // The decoders are in by now: the request being answered came through them.
                     if let (false, Ok(Some(input))) =
-                        (cancelled, super::on_demand::chatkit_frame(frame).await)
+                        (cancelled, crate::parts::runtime::chatkit_frame(frame).await)
                     {
-                        this.apply(input);
+                        this.dispatch(input);
                     }
                 }
             }
@@ -345,13 +345,13 @@ impl Runtime {
                 _ => None,
             });
         let Some(action_id) = action_id else {
-            return self.apply(Input::PermissionNotSent {
+            return self.dispatch(Input::PermissionNotSent {
                 item_id: item_id.clone(),
                 message: self.text(chat_shell_core::strings::Text::EventsMissing),
             });
         };
         if !self.is_streaming() {
-            self.apply(Input::TurnStarted);
+            self.dispatch(Input::TurnStarted);
         }
         let write = agent_ui::respond_metadata(&action_id, &option_id.0);
         self.start_agent_ui(None, Some(write));
@@ -374,7 +374,7 @@ impl Runtime {
             return false;
         };
         if !self.is_streaming() {
-            self.apply(Input::TurnStarted);
+            self.dispatch(Input::TurnStarted);
         }
         let write = agent_ui::answer_metadata(&action_id, text.trim());
         self.start_agent_ui(None, Some(write));
@@ -420,7 +420,7 @@ impl Runtime {
             if sent.is_err() {
                 this.restore_draft(text, Vec::new());
                 let message = this.text(chat_shell_core::strings::Text::QueueRefused);
-                this.apply(Input::Server(
+                this.dispatch(Input::Server(
                     chat_shell_core::protocol::chatkit::StreamEvent::Notice(
                         chat_shell_core::protocol::chatkit::NoticeEvent {
                             level: chat_shell_core::protocol::chatkit::NoticeLevel::Warning,
@@ -452,14 +452,18 @@ impl Runtime {
         };
         let arguments = self.tool_arguments(&item_id);
         // The turn goes on while the tool runs: Stop is offered and ends it.
-        self.apply(Input::TurnStarted);
+        self.dispatch(Input::TurnStarted);
         let generation = self.generation.get();
         let this = Rc::clone(self);
         wasm_bindgen_futures::spawn_local(async move {
-            // The code that runs the tool comes with the widgets' (`on_demand`): if it
+            // The code that runs the tool comes with the widgets' (`crate::parts`): if it
             // cannot be fetched, the tool did not run, and the server is told so.
-            let tool =
-                super::on_demand::client_tool(Rc::clone(&this), item_id.clone(), name, arguments);
+            let tool = crate::parts::runtime::client_tool(
+                Rc::clone(&this),
+                item_id.clone(),
+                name,
+                arguments,
+            );
             let result = match tool.await {
                 Ok(running) => running.await,
                 Err(_) => Err("The page could not fetch the code that runs client tools.".into()),

@@ -19,14 +19,14 @@ pub fn ShellHeader(shell: Shell, history_button: NodeRef<html::Button>) -> impl 
             .unwrap_or_else(|| tr(shell, Text::NewChat).get())
     };
     let open = move || signals.history.open.get();
-    // The tab strip's code comes with the view panels' (`on_demand`): a thread has views
+    // The tab strip's code comes with the view panels' (`crate::parts`): a thread has views
     // only once the channel pushed one.
-    let views = super::tabs::has_views(shell);
+    let views = super::tools::tabs::has_views(shell);
     let has_views = Memo::new(move |_| views.get());
     view! {
         <header class="cs-header" part="header">
             <h2 class="cs-header__title" data-part="thread-title">{title}</h2>
-            {move || has_views.get().then(|| super::on_demand::view_tabs(shell))}
+            {move || has_views.get().then(|| crate::parts::views::view_tabs(shell))}
             <div class="cs-header__actions">
                 <button
                     type="button"

@@ -11,10 +11,18 @@
 //! it arrives, then appears in place. If the chunk cannot be fetched, the view says so and
 //! offers to try again; nothing else on the page is affected.
 
-use super::items::extra_item;
-use super::tr;
-use crate::runtime::{ItemKey, Shell};
-use crate::split::{entry_points, LoadFailed};
+use super::{entry_points, LoadFailed};
+use crate::runtime::{ItemKey, ItemView, Shell};
+use crate::ui::composer::tray::tray_list;
+use crate::ui::conversation::image::GeneratedImageView;
+use crate::ui::conversation::plan::{AgentPlanView, AgentThoughtView};
+use crate::ui::conversation::tasks::ProcessView;
+use crate::ui::history::HistoryView;
+use crate::ui::team::{NoteView, TeamRoster};
+use crate::ui::tools::call::{AgentToolCallView, ToolCallsView};
+use crate::ui::tools::tabs::{self, ViewTabs};
+use crate::ui::tr;
+use crate::ui::widgets::{ClientWidgetView, StructuredInputView, ToolCallView, WidgetView};
 use chat_shell_core::strings::Text;
 use leptos::html;
 use leptos::prelude::*;
@@ -28,35 +36,64 @@ type Built = Result<AnyView, LoadFailed>;
 entry_points! {
     widgets preload preload_widgets:
         fn build_widget_item(shell: Shell, key: ItemKey) -> AnyView {
-            untrack(move || super::super::items::widget_item(shell, key))
+            untrack(move || widget_item_view(shell, key))
         }
     on_demand preload preload_views:
         fn build_item(shell: Shell, key: ItemKey) -> AnyView {
-            untrack(move || extra_item(shell, key))
+            untrack(move || item_view(shell, key))
         }
     on_demand:
         fn build_team_roster(shell: Shell) -> AnyView {
-            untrack(move || view! { <super::super::team::TeamRoster shell=shell /> }.into_any())
+            untrack(move || view! { <TeamRoster shell=shell /> }.into_any())
         }
     on_demand:
         fn build_view_tabs(shell: Shell) -> AnyView {
-            untrack(move || view! { <super::super::tabs::ViewTabs shell=shell /> }.into_any())
+            untrack(move || view! { <ViewTabs shell=shell /> }.into_any())
         }
     on_demand:
         fn build_view_panel(shell: Shell, view_type: String) -> AnyView {
-            untrack(move || super::super::tabs::panel(shell, view_type))
+            untrack(move || tabs::panel(shell, view_type))
         }
     attachments:
         fn build_tray(shell: Shell) -> AnyView {
-            untrack(move || super::super::attachments::tray(shell))
+            untrack(move || tray_list(shell))
         }
     on_demand:
         fn build_history(shell: Shell, history_button: NodeRef<html::Button>) -> AnyView {
             untrack(move || {
-                view! { <super::super::history::HistoryView shell=shell history_button=history_button /> }
-                    .into_any()
+                view! { <HistoryView shell=shell history_button=history_button /> }.into_any()
             })
         }
+}
+
+/// Widgets, client widgets, client tool calls and structured input: the views of the
+/// `widgets` chunk, fetched first after the first module.
+fn widget_item_view(shell: Shell, key: ItemKey) -> AnyView {
+    let id = key.id;
+    match key.view {
+        ItemView::Widget => view! { <WidgetView shell=shell id=id /> }.into_any(),
+        ItemView::ClientWidget => view! { <ClientWidgetView shell=shell id=id /> }.into_any(),
+        ItemView::ClientToolCall => view! { <ToolCallView shell=shell id=id /> }.into_any(),
+        ItemView::StructuredInput => view! { <StructuredInputView shell=shell id=id /> }.into_any(),
+        // `ui::conversation::items::Item` sends only those here.
+        _ => ().into_any(),
+    }
+}
+
+/// The other items whose views the first screen does not need.
+fn item_view(shell: Shell, key: ItemKey) -> AnyView {
+    let ItemKey { id, view, members } = key;
+    match view {
+        ItemView::Process => view! { <ProcessView shell=shell id=id /> }.into_any(),
+        ItemView::GeneratedImage => view! { <GeneratedImageView shell=shell id=id /> }.into_any(),
+        ItemView::AcpToolCall => view! { <AgentToolCallView shell=shell id=id /> }.into_any(),
+        ItemView::AcpPlan => view! { <AgentPlanView shell=shell id=id /> }.into_any(),
+        ItemView::AcpThought => view! { <AgentThoughtView shell=shell id=id /> }.into_any(),
+        ItemView::ToolCalls => view! { <ToolCallsView shell=shell members=members /> }.into_any(),
+        ItemView::Note => view! { <NoteView shell=shell id=id /> }.into_any(),
+        // The first screen's views: `ui::conversation::items::Item` shows those itself.
+        _ => ().into_any(),
+    }
 }
 
 /// Fetches the widgets chunk ahead of need: the loader (`src/chat-shell.js`) starts this as
@@ -77,7 +114,7 @@ pub async fn prefetch() {
 
 /// Shows what `build` builds once the chunk is there; until then nothing; if the chunk
 /// cannot be fetched, a message with a way to try again.
-fn on_demand<F, Fut>(shell: Shell, build: F) -> AnyView
+fn when_loaded<F, Fut>(shell: Shell, build: F) -> AnyView
 where
     F: Fn() -> Fut + Clone + Send + Sync + 'static,
     Fut: Future<Output = Built> + 'static,
@@ -111,39 +148,39 @@ fn load_failed(shell: Shell, attempt: RwSignal<u32>) -> AnyView {
 }
 
 /// A widget, client widget, client tool call or structured input.
-pub(super) fn widget_item(shell: Shell, key: ItemKey) -> AnyView {
-    on_demand(shell, move || entry::build_widget_item(shell, key.clone()))
+pub(crate) fn widget_item(shell: Shell, key: ItemKey) -> AnyView {
+    when_loaded(shell, move || entry::build_widget_item(shell, key.clone()))
 }
 
 /// Any other item whose view the first screen does not need.
-pub(super) fn item(shell: Shell, key: ItemKey) -> AnyView {
-    on_demand(shell, move || entry::build_item(shell, key.clone()))
+pub(crate) fn item(shell: Shell, key: ItemKey) -> AnyView {
+    when_loaded(shell, move || entry::build_item(shell, key.clone()))
 }
 
 /// The team roster, once the conversation has a team.
-pub(super) fn team_roster(shell: Shell) -> AnyView {
-    on_demand(shell, move || entry::build_team_roster(shell))
+pub(crate) fn team_roster(shell: Shell) -> AnyView {
+    when_loaded(shell, move || entry::build_team_roster(shell))
 }
 
 /// The header's tab strip, once the thread has a view.
-pub(super) fn view_tabs(shell: Shell) -> AnyView {
-    on_demand(shell, move || entry::build_view_tabs(shell))
+pub(crate) fn view_tabs(shell: Shell) -> AnyView {
+    when_loaded(shell, move || entry::build_view_tabs(shell))
 }
 
 /// The panel of a tool-pushed view (the Diff view) or of the artifact opened.
-pub(super) fn view_panel(shell: Shell, view_type: String) -> AnyView {
-    on_demand(shell, move || {
+pub(crate) fn view_panel(shell: Shell, view_type: String) -> AnyView {
+    when_loaded(shell, move || {
         entry::build_view_panel(shell, view_type.clone())
     })
 }
 
 /// The attachment tray's list of files, once it has one (its chunk is the one that takes
 /// files: `runtime::on_demand`).
-pub(super) fn tray(shell: Shell) -> AnyView {
-    on_demand(shell, move || entry::build_tray(shell))
+pub(crate) fn tray(shell: Shell) -> AnyView {
+    when_loaded(shell, move || entry::build_tray(shell))
 }
 
 /// The conversation history, while it is open.
-pub(super) fn history(shell: Shell, history_button: NodeRef<html::Button>) -> AnyView {
-    on_demand(shell, move || entry::build_history(shell, history_button))
+pub(crate) fn history(shell: Shell, history_button: NodeRef<html::Button>) -> AnyView {
+    when_loaded(shell, move || entry::build_history(shell, history_button))
 }

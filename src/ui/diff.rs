@@ -1,6 +1,7 @@
 //! DiffView: a patch pushed by a tool (the `diff` view), file by file: a summary, a file
 //! list that jumps to each file, and per file its header, notes and hunks, unified or side
-//! by side. Also the one renderer of diff rows, which ACP tool calls' diffs use too.
+//! by side. Also the one renderer of diff rows, and a file change (old and new text) as a
+//! diff, which ACP tool calls and permission cards show.
 //!
 //! Everything from the patch (paths, lines) is shown as text. A big patch stays
 //! responsive: a file's rows are built only once it is expanded and near the visible part
@@ -9,8 +10,9 @@
 //! place: the layout and each file's expanded state (by path) stay. A tool call's
 //! location finds its place in the view with `Patch::anchor` (chat-shell-core).
 
-use super::{strings, tr, trf};
 use crate::runtime::Shell;
+use crate::ui::{strings, tr, trf};
+use chat_shell_core::diff::line_diff;
 use chat_shell_core::diff::{
     anchor_id, parse_patch, rows_html, DiffRow, FileStatus, Patch, PatchFile,
 };
@@ -548,4 +550,26 @@ impl NearWatch {
             }
         });
     }
+}
+
+/// A file change as a diff: path, "new file" when there was none, numbered lines.
+pub(crate) fn diff_view(
+    path: &str,
+    old: Option<&str>,
+    new: &str,
+    strings: &chat_shell_core::strings::Strings,
+) -> AnyView {
+    let diff = line_diff(old, new);
+    let rows = diff_rows(&diff.rows, DiffLayout::Unified, strings);
+    view! {
+        <div class="cs-diff" data-part="diff" data-new-file=diff.new_file.to_string()>
+            <p class="cs-diff__path">
+                <span data-part="diff-path">{path.to_owned()}</span>
+                {diff.new_file.then(|| view! { <span class="cs-chip" data-part="diff-new-file">{strings.get(Text::NewFile).to_owned()}</span> })}
+            </p>
+            {rows}
+            {diff.truncated.then(|| view! { <p class="cs-agent-tool__note">{strings.get(Text::OutputTruncated).to_owned()}</p> })}
+        </div>
+    }
+    .into_any()
 }

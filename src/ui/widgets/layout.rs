@@ -3,7 +3,7 @@
 //! not know.
 
 use super::{children, classes, icons, spinner, Ctx};
-use crate::views::tr;
+use crate::ui::tr;
 use chat_shell_core::protocol::chatkit::{Action, WidgetComponent};
 use chat_shell_core::protocol::decode::Decode;
 use chat_shell_core::strings::Text;
@@ -234,7 +234,7 @@ pub fn list_view(ctx: Ctx, node: &WidgetComponent, path: &str, is_root: bool) ->
                 tr(ctx.shell, Text::ShowLess).get()
             } else {
                 let count = (total - l).to_string();
-                crate::views::strings(ctx.shell).format(Text::ShowMore, &[("count", &count)])
+                crate::ui::strings(ctx.shell).format(Text::ShowMore, &[("count", &count)])
             }
         };
         view! {

@@ -24,9 +24,9 @@
 //! answers the server that it could not run, the history's list says so with its Try
 //! again, the tray says the files could not be taken, an upload fails with its Retry.
 
-use super::Runtime;
-use crate::split::{entry_points, LoadFailed};
-use crate::transport::TransportError;
+use super::{entry_points, LoadFailed};
+use crate::runtime::transport::TransportError;
+use crate::runtime::Runtime;
 use chat_shell_core::protocol::acp::{PermissionOutcome, ToolCallId};
 use chat_shell_core::protocol::agent_ui::AgentUiAdapter;
 use chat_shell_core::protocol::chatkit::{
@@ -44,12 +44,12 @@ use std::rc::Rc;
 use web_sys::{AbortSignal, File};
 
 /// Work that runs on after the call that started it (the channel's reader, an upload).
-pub(super) type Task = Pin<Box<dyn Future<Output = ()>>>;
+pub(crate) type Task = Pin<Box<dyn Future<Output = ()>>>;
 
 type Inputs = Result<Vec<Input>, LoadFailed>;
 
 /// A client tool running: its result, or why there is none.
-pub(super) type ToolRun = Pin<Box<dyn Future<Output = Result<Value, String>>>>;
+pub(crate) type ToolRun = Pin<Box<dyn Future<Output = Result<Value, String>>>>;
 
 entry_points! {
     decoders preload preload_decoders:
@@ -144,7 +144,7 @@ pub async fn prefetch_decoders() {
 }
 
 /// The reducer input of one frame of a ChatKit stream.
-pub(super) async fn chatkit_frame(frame: SseFrame) -> Result<Option<Input>, LoadFailed> {
+pub(crate) async fn chatkit_frame(frame: SseFrame) -> Result<Option<Input>, LoadFailed> {
     entry::chatkit_frame(frame).await
 }
 
@@ -190,22 +190,22 @@ pub(crate) async fn answer<T: Answer>(value: Value) -> Result<T, TransportError>
 
 /// Fetches the adapters ahead of the first answer; settles either way (a failure shows when
 /// an answer needs them).
-pub(super) async fn prefetch_adapters() {
+pub(crate) async fn prefetch_adapters() {
     let _ = entry::preload_adapters().await;
 }
 
 /// The reducer inputs of one frame of the `events` envelope.
-pub(super) async fn events(adapter: &mut EventsAdapter, frame: SseFrame) -> Inputs {
+pub(crate) async fn events(adapter: &mut EventsAdapter, frame: SseFrame) -> Inputs {
     entry::events(adapter, frame).await
 }
 
 /// The reducer inputs of one frame of the `agent-ui` envelope.
-pub(super) async fn agent_ui(adapter: &mut AgentUiAdapter, frame: SseFrame) -> Inputs {
+pub(crate) async fn agent_ui(adapter: &mut AgentUiAdapter, frame: SseFrame) -> Inputs {
     entry::agent_ui(adapter, frame).await
 }
 
 /// Run a client tool, to await (`Runtime::call_client_tool`).
-pub(super) async fn client_tool(
+pub(crate) async fn client_tool(
     runtime: Rc<Runtime>,
     item_id: ItemId,
     name: String,
@@ -215,7 +215,7 @@ pub(super) async fn client_tool(
 }
 
 /// Answer a permission request (`Runtime::answer_permission`).
-pub(super) async fn answer_permission(
+pub(crate) async fn answer_permission(
     runtime: Rc<Runtime>,
     item_id: ItemId,
     tool_call_id: ToolCallId,
@@ -225,7 +225,7 @@ pub(super) async fn answer_permission(
 }
 
 /// Tell the server to stop the thread's run, to await (`Runtime::send_cancel_run`).
-pub(super) async fn cancel_run(
+pub(crate) async fn cancel_run(
     runtime: Rc<Runtime>,
     thread_id: ThreadId,
 ) -> Result<Task, LoadFailed> {
@@ -233,7 +233,7 @@ pub(super) async fn cancel_run(
 }
 
 /// A page of the history's list, to await (`Runtime::list_threads`).
-pub(super) async fn list_threads(
+pub(crate) async fn list_threads(
     runtime: Rc<Runtime>,
     after: Option<String>,
     token: u64,
@@ -242,7 +242,7 @@ pub(super) async fn list_threads(
 }
 
 /// The thread channel's reader, to await (`Runtime::follow_channel`).
-pub(super) async fn channel(
+pub(crate) async fn channel(
     runtime: Rc<Runtime>,
     generation: u64,
     request: SubscribeRequest,
@@ -252,11 +252,11 @@ pub(super) async fn channel(
 }
 
 /// Take offered files into the tray (`Runtime::offer_files`).
-pub(super) async fn add_files(runtime: Rc<Runtime>, files: Vec<File>) -> Result<(), LoadFailed> {
+pub(crate) async fn add_files(runtime: Rc<Runtime>, files: Vec<File>) -> Result<(), LoadFailed> {
     entry::add_files(runtime, files).await
 }
 
 /// Create and upload a tray entry, to await (`Runtime::upload`).
-pub(super) async fn upload(runtime: Rc<Runtime>, local: u64) -> Result<Task, LoadFailed> {
+pub(crate) async fn upload(runtime: Rc<Runtime>, local: u64) -> Result<Task, LoadFailed> {
     entry::upload(runtime, local).await
 }

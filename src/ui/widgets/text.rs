@@ -78,7 +78,7 @@ pub fn caption(node: &WidgetComponent) -> AnyView {
 /// Markdown through the one sanitizer.
 pub fn markdown(ctx: Ctx, node: &WidgetComponent) -> AnyView {
     let (text, shell) = (value(node), ctx.shell);
-    let html = move || crate::views::markdown::render(&text, &crate::views::strings(shell));
+    let html = move || crate::ui::markdown::render(&text, &crate::ui::strings(shell));
     let streaming = node.prop_bool("streaming") == Some(true);
     view! {
         <div

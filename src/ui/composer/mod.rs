@@ -1,9 +1,11 @@
 //! ComposerDock: the attachment tray, the turns queued after the run, and the composer
 //! (textarea, file picker, Send/Stop, and Queue/Steer while a run that takes them runs).
 
-use super::attachments::AttachmentTray;
-use super::tr;
+pub(crate) mod tray;
+
+use crate::parts;
 use crate::runtime::{Runtime, Shell};
+use crate::ui::tr;
 use chat_shell_core::strings::Text;
 use leptos::html;
 use leptos::prelude::*;
@@ -58,7 +60,7 @@ fn QueuedTurns(shell: Shell) -> impl IntoView {
 }
 
 /// The files of a `FileList` (picker, drop, paste).
-pub(super) fn files_of(list: Option<web_sys::FileList>) -> Vec<web_sys::File> {
+pub(crate) fn files_of(list: Option<web_sys::FileList>) -> Vec<web_sys::File> {
     let Some(list) = list else {
         return Vec::new();
     };
@@ -255,5 +257,33 @@ fn run_control(
         >
             {tr(shell, name)}
         </button>
+    }
+}
+
+/// The files waiting to go with the next message, and why some were refused. The list's
+/// views come with the code that takes files (`crate::parts`), so they are asked for only once
+/// the tray has an entry.
+#[component]
+fn AttachmentTray(shell: Shell) -> impl IntoView {
+    let signals = shell.signals().expect("runtime exists while mounted");
+    let tray = signals.tray;
+    let filled = Memo::new(move |_| tray.entries.with(|e| !e.is_empty()));
+    view! {
+        {move || {
+            tray.error.get().map(|message| view! {
+                <div class="cs-tray__alert" data-part="attachment-error" role="alert">
+                    <span>{message}</span>
+                    <button
+                        type="button"
+                        class="cs-button cs-button--ghost"
+                        aria-label=tr(shell, Text::Dismiss)
+                        on:click=move |_| tray.error.set(None)
+                    >
+                        "×"
+                    </button>
+                </div>
+            })
+        }}
+        {move || filled.get().then(|| parts::views::tray(shell))}
     }
 }

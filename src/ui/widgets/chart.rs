@@ -109,7 +109,7 @@ fn drawing(shell: Shell, chart: &Chart, width: f64) -> AnyView {
         .map(|s| s.label.as_str())
         .collect::<Vec<_>>()
         .join(", ");
-    let summary = crate::views::strings(shell).format(
+    let summary = crate::ui::strings(shell).format(
         Text::ChartSummary,
         &[
             ("series", &series),

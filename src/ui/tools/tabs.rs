@@ -4,8 +4,8 @@
 //! The conversation is covered, not unmounted, while a view is shown: its scroll
 //! position, rendered messages and draft stay.
 
-use super::tr;
 use crate::runtime::{Shell, ARTIFACT_TAB};
+use crate::ui::tr;
 use chat_shell_core::strings::Text;
 use chat_shell_core::views::{ChannelStatus, View};
 use leptos::prelude::*;
@@ -172,19 +172,8 @@ fn updated_text(shell: Shell, view: &View) -> Option<(String, String)> {
     Some((text, at.to_owned()))
 }
 
-/// The panel of the view shown, over the conversation.
-#[component]
-pub fn ViewPanel(shell: Shell) -> impl IntoView {
-    let signals = shell.signals().expect("runtime exists while mounted");
-    let views = signals.views;
-    let shown = move || views.tab.get();
-    view! {
-        {move || shown().map(|view_type| super::on_demand::view_panel(shell, view_type))}
-    }
-}
-
 /// The panel of the view shown (its code is in the part fetched after first paint).
-pub(super) fn panel(shell: Shell, view_type: String) -> AnyView {
+pub(crate) fn panel(shell: Shell, view_type: String) -> AnyView {
     let views = shell.signals().expect("runtime exists while mounted").views;
     if view_type == ARTIFACT_TAB {
         return view! { <ArtifactPanel shell=shell /> }.into_any();
@@ -221,7 +210,7 @@ pub(super) fn panel(shell: Shell, view_type: String) -> AnyView {
                     </span>
                 </Show>
             </div>
-            <super::diff::DiffView shell=shell patch=patch />
+            <crate::ui::DiffView shell=shell patch=patch />
         </div>
     }
     .into_any()

@@ -8,7 +8,7 @@ use super::{icons, spinner};
 use crate::runtime::{
     error_text, from_js, to_js, ClientWidgetContext, ClientWidgetRenderer, Shell,
 };
-use crate::views::{strings, tr};
+use crate::ui::{strings, tr};
 use chat_shell_core::protocol::chatkit::{ItemId, ItemKind};
 use chat_shell_core::protocol::decode::Decode;
 use chat_shell_core::reducer::ChatState;

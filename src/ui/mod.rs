@@ -1,30 +1,38 @@
-//! The Leptos views. The tree follows the spec: ChatShell → ShellHeader, ShellBody →
-//! HistoryView (in place of the conversation while open), StreamViewport, ComposerDock →
-//! AttachmentTray, Composer. Views read state through the runtime and never mutate it
-//! except through its intent methods.
+//! The Leptos views, by what the user sees. The tree follows the spec: ChatShell →
+//! ShellHeader, ShellBody → HistoryView (in place of the conversation while open),
+//! StreamViewport, ComposerDock → AttachmentTray, Composer. Views read state through the
+//! runtime and never mutate it except through its intent methods.
+//!  - `conversation`: the viewport and its items (messages, tasks, images, plans and
+//!    thoughts, the run's errors and banner, sent attachments);
+//!  - `composer`: the composer dock and the attachment tray;
+//!  - `history`: past conversations; `team`: the roster and the team's notes;
+//!  - `tools`: agents' tool calls and permission cards, the view tabs and their panels;
+//!  - `widgets`: server and client widgets, client tool calls, structured input;
+//!  - `diff`: the Diff view and the one diff row renderer;
+//!  - the shell's frame: `header`, `resize`; shared pieces: `markdown`, `sentinel`.
+//!
+//! Views the first screen does not need are built by `crate::parts::views` once their part
+//! is loaded.
 
-mod agent;
-mod attachments;
-mod composer;
+pub(crate) mod composer;
+pub(crate) mod conversation;
 mod diff;
 mod header;
-mod history;
-mod items;
-mod markdown;
-mod message;
-pub mod on_demand;
+pub(crate) mod history;
+pub(crate) mod markdown;
 mod resize;
-mod sentinel;
-mod tabs;
-mod team;
-mod viewport;
-mod widgets;
+pub(crate) mod sentinel;
+pub(crate) mod team;
+pub(crate) mod tools;
+pub(crate) mod widgets;
 
+use crate::parts;
 use crate::runtime::Shell;
 use chat_shell_core::strings::{Strings, Text};
 pub use diff::DiffView;
 use leptos::html;
 use leptos::prelude::*;
+use tools::tabs;
 
 /// A UI string in the element's language, reactive to locale and override changes.
 pub(crate) fn tr(shell: Shell, text: Text) -> Signal<String> {
@@ -131,20 +139,31 @@ pub fn ShellRoot(shell: Shell) -> impl IntoView {
                     role=move || has_views.get().then_some("tabpanel")
                     aria-labelledby=move || has_views.get().then_some("cs-tab-chat")
                 >
-                    <viewport::StreamViewport shell=shell />
-                    <agent::RunBar shell=shell />
+                    <conversation::viewport::StreamViewport shell=shell />
+                    <conversation::run::RunBar shell=shell />
                     <composer::ComposerDock shell=shell />
                 </div>
-                <tabs::ViewPanel shell=shell />
+                <ViewPanel shell=shell />
                 <Show when=history_open>
-                    {on_demand::history(shell, history_button)}
+                    {parts::views::history(shell, history_button)}
                 </Show>
             </div>
             <div class="cs-sr-only" role="status" aria-live="polite" aria-atomic="true">
-                {move || signals.announce.with(|answer| crate::renderer::announcement(answer))}
+                {move || signals.announce.with(|answer| crate::parts::renderer::announcement(answer))}
             </div>
             <resize::ResizeHandles shell=shell />
         </div>
     }
     .into_any()
+}
+
+/// The panel of the view shown, over the conversation.
+#[component]
+fn ViewPanel(shell: Shell) -> impl IntoView {
+    let signals = shell.signals().expect("runtime exists while mounted");
+    let views = signals.views;
+    let shown = move || views.tab.get();
+    view! {
+        {move || shown().map(|view_type| parts::views::view_panel(shell, view_type))}
+    }
 }

@@ -1,6 +1,6 @@
 //! The markdown renderer and the one sanitizer as the views see them: there from the start
 //! (feature `inline-render`), or, in the `<chat-shell>` element, the `renderer` chunk
-//! (`crate::split`: pulldown-cmark, ammonia and html5ever, cut into `split_renderer.wasm`),
+//! (`crate::parts`: pulldown-cmark, ammonia and html5ever, cut into `split_renderer.wasm`),
 //! which the loader asks for right after first paint ([`lazy::prefetch_renderer`]).
 //!
 //! Until it is there, text shows escaped (`markdown::escape_text`), never as HTML:
@@ -213,7 +213,7 @@ mod lazy {
     //! The renderer chunk, once the loader has asked for it.
 
     use super::{Linked, Renderer};
-    use crate::split::entry_points;
+    use crate::parts::entry_points;
     use leptos::prelude::*;
     use std::cell::Cell;
 

@@ -1,13 +1,9 @@
-//! One view per item kind, chosen by the item's kind tag; widgets, client widgets, client
-//! tool calls and structured input live in `widgets`, agent-run items in `agent`. A kind this client does not know
-//! shows an honest "unsupported content" card.
+//! Tasks and workflows (groups of tasks): what the agent is doing, with its sources and
+//! search queries, a workflow open while it runs and archived into its summary once done.
 
-use super::agent::{AgentPlanView, AgentThoughtView, AgentToolCallView, ToolCallsView};
-use super::message::{AssistantMessageView, UserMessageView};
-use super::widgets::icon;
-use super::widgets::{ClientWidgetView, StructuredInputView, ToolCallView, WidgetView};
-use super::{strings, tr, trf};
-use crate::runtime::{ItemKey, Renderer, Shell};
+use crate::runtime::Shell;
+use crate::ui::strings;
+use crate::ui::widgets::icon;
 use chat_shell_core::markdown;
 use chat_shell_core::protocol::chatkit::{
     ItemId, ItemKind, Source, SourceKind, StatusIndicator, Task, TaskKind, WorkflowKind,
@@ -17,80 +13,11 @@ use chat_shell_core::reducer::ItemStatus;
 use chat_shell_core::strings::Text;
 use leptos::prelude::*;
 
-#[component]
-pub fn ItemView(shell: Shell, key: ItemKey) -> impl IntoView {
-    match key.renderer {
-        Renderer::UserMessage
-        | Renderer::AssistantMessage
-        | Renderer::EndOfTurn
-        | Renderer::Unsupported => first_screen_item(shell, key),
-        Renderer::Widget
-        | Renderer::ClientWidget
-        | Renderer::ClientToolCall
-        | Renderer::StructuredInput => super::on_demand::widget_item(shell, key),
-        _ => super::on_demand::item(shell, key),
-    }
-}
-
-/// Messages, turn ends and unsupported content: in the first module.
-fn first_screen_item(shell: Shell, key: ItemKey) -> AnyView {
-    let id = key.id;
-    match key.renderer {
-        Renderer::UserMessage => view! { <UserMessageView shell=shell id=id /> }.into_any(),
-        Renderer::AssistantMessage => {
-            view! { <AssistantMessageView shell=shell id=id /> }.into_any()
-        }
-        Renderer::EndOfTurn => view! { <EndOfTurnView shell=shell id=id /> }.into_any(),
-        _ => view! { <UnsupportedView shell=shell id=id /> }.into_any(),
-    }
-}
-
-/// Widgets, client widgets, client tool calls and structured input: the views of the
-/// `widgets` chunk (`super::on_demand`), fetched first after the first module.
-pub(super) fn widget_item(shell: Shell, key: ItemKey) -> AnyView {
-    let id = key.id.clone();
-    match key.renderer {
-        Renderer::Widget => view! { <WidgetView shell=shell id=id /> }.into_any(),
-        Renderer::ClientWidget => view! { <ClientWidgetView shell=shell id=id /> }.into_any(),
-        Renderer::ClientToolCall => view! { <ToolCallView shell=shell id=id /> }.into_any(),
-        Renderer::StructuredInput => view! { <StructuredInputView shell=shell id=id /> }.into_any(),
-        // `ItemView` sends only those here.
-        _ => first_screen_item(shell, key),
-    }
-}
-
-/// The other items whose views the first screen does not need (`super::on_demand`).
-pub(super) fn extra_item(shell: Shell, key: ItemKey) -> AnyView {
-    let ItemKey {
-        id,
-        renderer,
-        members,
-    } = key;
-    match renderer {
-        Renderer::Process => view! { <ProcessView shell=shell id=id /> }.into_any(),
-        Renderer::GeneratedImage => view! { <GeneratedImageView shell=shell id=id /> }.into_any(),
-        Renderer::AcpToolCall => view! { <AgentToolCallView shell=shell id=id /> }.into_any(),
-        Renderer::AcpPlan => view! { <AgentPlanView shell=shell id=id /> }.into_any(),
-        Renderer::AcpThought => view! { <AgentThoughtView shell=shell id=id /> }.into_any(),
-        Renderer::ToolCalls => view! { <ToolCallsView shell=shell members=members /> }.into_any(),
-        Renderer::Note => view! { <super::team::NoteView shell=shell id=id /> }.into_any(),
-        // The first screen's renderers: `ItemView` never sends them here.
-        renderer => first_screen_item(
-            shell,
-            ItemKey {
-                id,
-                renderer,
-                members,
-            },
-        ),
-    }
-}
-
 /// A task or a workflow (a group of tasks). The workflow's `<details>` stays the same
 /// element across updates: open while it runs, closed once done (the running process is
 /// visible, the finished one archived into its summary), and toggled freely by the reader.
 #[component]
-fn ProcessView(shell: Shell, id: ItemId) -> impl IntoView {
+pub(crate) fn ProcessView(shell: Shell, id: ItemId) -> impl IntoView {
     let signals = shell.signals().expect("runtime exists while mounted");
     let rev = shell.with(|rt| rt.item_rev(&id));
     let item_id = id.clone();
@@ -273,7 +200,7 @@ fn task_view(shell: Shell, task: &Task, newest: bool) -> AnyView {
                         <summary class="cs-task__title">{head}</summary>
                         {content.map(|c| {
                             let strings = strings.clone();
-                            view! { <div class="cs-md" inner_html=move || super::markdown::render(&c, &strings)></div> }
+                            view! { <div class="cs-md" inner_html=move || crate::ui::markdown::render(&c, &strings)></div> }
                         })}
                         {extra}
                     </details>
@@ -309,107 +236,5 @@ fn source_view(source: Source) -> impl IntoView {
             view! { <li>{title.or_else(|| e.label.clone()).unwrap_or_default()}</li> }.into_any()
         }
         SourceKind::Other(_) => view! { <li>{title.unwrap_or_default()}</li> }.into_any(),
-    }
-}
-
-/// Content this version cannot show yet: said plainly, never dropped silently.
-#[component]
-fn UnsupportedView(shell: Shell, id: ItemId) -> impl IntoView {
-    let kind = shell
-        .with(|rt| {
-            rt.with_item(&id, |i| match &i.item.kind {
-                ItemKind::Other(u) => u.type_name().to_owned(),
-                _ => String::new(),
-            })
-        })
-        .flatten()
-        .unwrap_or_default();
-    view! {
-        <div class="cs-unsupported" data-part="unsupported" role="note">
-            {tr(shell, Text::Unsupported)} {(!kind.is_empty()).then(|| format!(" ({kind})"))}
-        </div>
-    }
-}
-
-/// The end of a turn: nothing after a normal end; how it ended otherwise (a limit, a
-/// refusal, Stop, an error), kept with the thread so a reload says it too.
-#[component]
-fn EndOfTurnView(shell: Shell, id: ItemId) -> impl IntoView {
-    let end = shell
-        .with(|rt| {
-            rt.with_item(&id, |i| match &i.item.kind {
-                ItemKind::EndOfTurn(end) => Some(end.clone()),
-                _ => None,
-            })
-        })
-        .flatten()
-        .flatten()
-        .unwrap_or_default();
-    let reason = end.stop_reason?;
-    let text = match reason.as_str() {
-        "max_tokens" => tr(shell, Text::StopMaxTokens),
-        "max_turn_requests" => tr(shell, Text::StopMaxTurnRequests),
-        "refusal" => tr(shell, Text::StopRefusal),
-        "cancelled" => tr(shell, Text::StopCancelled),
-        "error" => trf(
-            shell,
-            Text::StopFailed,
-            vec![("message", end.message.unwrap_or_default())],
-        ),
-        other => trf(
-            shell,
-            Text::StopOther,
-            vec![("reason", other.chars().take(64).collect())],
-        ),
-    };
-    Some(view! {
-        <p class="cs-stop-reason" data-part="stop-reason" data-reason=reason role="note">{text}</p>
-    })
-}
-
-/// An image being generated: a progress bar until there is an image, then the image.
-#[component]
-fn GeneratedImageView(shell: Shell, id: ItemId) -> impl IntoView {
-    let rev = shell.with(|rt| rt.item_rev(&id));
-    let snapshot = Memo::new(move |_| {
-        if let Some(rev) = rev {
-            rev.track();
-        }
-        shell
-            .with(|rt| {
-                rt.with_item(&id, |i| match &i.item.kind {
-                    ItemKind::GeneratedImage(g) => (
-                        g.image
-                            .as_ref()
-                            .and_then(|img| markdown::safe_image_url(&img.url)),
-                        i.progress,
-                        i.status,
-                    ),
-                    _ => (None, None, i.status),
-                })
-            })
-            .flatten()
-    });
-    move || {
-        let (src, progress, status) = snapshot.get()?;
-        let done = status != ItemStatus::Streaming;
-        let percent = progress.map(|p| (p.clamp(0.0, 1.0) * 100.0).round() as u32);
-        Some(view! {
-            <figure class="cs-image" data-part="generated-image" aria-busy=(!done).to_string()>
-                {src.map(|src| view! { <img src=src alt=tr(shell, Text::GeneratedImage) /> })}
-                {(!done).then(|| view! {
-                    <div
-                        class="cs-image__progress"
-                        role="progressbar"
-                        aria-label=tr(shell, Text::GeneratingImage)
-                        aria-valuemin="0"
-                        aria-valuemax="100"
-                        aria-valuenow=percent.map(|p| p.to_string())
-                    >
-                        <div class="cs-image__bar" style:width=format!("{}%", percent.unwrap_or(10))></div>
-                    </div>
-                })}
-            </figure>
-        })
     }
 }

@@ -1,8 +1,10 @@
 //! User and assistant messages, each an `article` with `data-role`.
 
-use super::markdown::{handle_code_copy, now_ms, reduced_motion, CodeLabels, MarkdownDom, Pacer};
-use super::tr;
-use crate::runtime::{Renderer, Shell};
+use crate::runtime::{ItemView, Shell};
+use crate::ui::markdown::{
+    handle_code_copy, now_ms, reduced_motion, CodeLabels, MarkdownDom, Pacer,
+};
+use crate::ui::tr;
 use chat_shell_core::citations::{number_sources, Citation};
 use chat_shell_core::host_events::ChatEvent;
 use chat_shell_core::markdown::safe_url;
@@ -88,7 +90,7 @@ pub fn AssistantMessageView(shell: Shell, id: ItemId) -> impl IntoView {
             rev.track();
         }
         // Rendered again once the markdown renderer has loaded (plain text until then).
-        crate::renderer::ready();
+        crate::parts::renderer::ready();
         let Some(container) = body.get() else { return };
         let mut more = false;
         shell.with(|rt| {
@@ -286,7 +288,7 @@ fn MessageActions(shell: Shell, id: ItemId) -> impl IntoView {
             signals.order.with(|o| {
                 o.iter()
                     .rev()
-                    .find(|k| k.renderer == Renderer::AssistantMessage)
+                    .find(|k| k.view == ItemView::AssistantMessage)
                     .is_some_and(|k| k.id == id)
             })
         }

@@ -3,12 +3,12 @@
 //! bottom, loads older items when the reader reaches the top, and keeps what the reader
 //! sees in place when they are prepended.
 
-use super::agent::{OrchestrationView, RunErrors};
-use super::items::ItemView;
-use super::sentinel::Sentinel;
-use super::tr;
-use super::widgets::icon as widget_icon;
-use crate::runtime::{Renderer, Shell};
+use super::items::Item;
+use super::run::{OrchestrationView, RunErrors};
+use crate::runtime::{ItemView, Shell};
+use crate::ui::sentinel::Sentinel;
+use crate::ui::tr;
+use crate::ui::widgets::icon as widget_icon;
 use chat_shell_core::markdown;
 use chat_shell_core::options::StarterPrompt;
 use chat_shell_core::protocol::chatkit::NoticeLevel;
@@ -185,19 +185,19 @@ pub fn StreamViewport(shell: Shell) -> impl IntoView {
                         children=move |k| {
                             // A summary line is followed by its calls, which carry their
                             // own errors.
-                            let errors = (k.renderer != Renderer::ToolCalls).then(|| {
+                            let errors = (k.view != ItemView::ToolCalls).then(|| {
                                 view! { <RunErrors shell=shell after=Some(k.id.clone()) /> }
                             });
                             view! {
-                                <ItemView shell=shell key=k />
+                                <Item shell=shell key=k />
                                 {errors}
                             }
                         }
                     />
                 </section>
                 <OrchestrationView shell=shell />
-                {move || has_team.get().then(|| super::on_demand::team_roster(shell))}
-                <super::team::ResyncStatus shell=shell />
+                {move || has_team.get().then(|| crate::parts::views::team_roster(shell))}
+                <crate::ui::team::ResyncStatus shell=shell />
                 {move || {
                     signals
                         .progress
@@ -275,7 +275,7 @@ fn Notices(shell: Shell) -> impl IntoView {
                     };
                     let id = n.id;
                     let message = n.event.message.clone();
-                    let body = move || super::markdown::render(&message, &super::strings(shell));
+                    let body = move || crate::ui::markdown::render(&message, &crate::ui::strings(shell));
                     view! {
                         <div class="cs-notice" data-level=level data-part="notice" role="status">
                             {n.event.title.map(|t| view! { <strong class="cs-notice__title">{t}</strong> })}

@@ -1,11 +1,25 @@
-//! How code the first screen does not run leaves the first wasm module: the entry points of
-//! `views::on_demand` and `runtime::on_demand`, declared once for both builds.
+//! The parts: code the first screen does not run, cut out of the first wasm module, and
+//! how it is loaded. This is the one seam between the app and its packaging; nothing else
+//! knows which code is in which part.
+//!  - `runtime`: the runtime's code in parts (the decoders, the other envelopes' adapters,
+//!    the thread channel, client tools, permission answers, the history's list, files);
+//!  - `views`: the views in parts (widgets, the other item views, the team roster, the
+//!    view tabs and panels, the history, the tray's list), shown in place once loaded;
+//!  - `renderer`: the markdown renderer and sanitizer, linked in (`inline-render`) or a
+//!    part of its own.
 //!
 //! In the `<chat-shell>` element's build (feature `split`) each entry point is a split
 //! function of a named chunk (`wasm-split-cli`, run by `scripts/split.sh` after trunk's
 //! cargo build): everything only the chunk's entry points reach moves to
 //! `split_<chunk>.wasm`, which `__wasm_split.js` fetches on the first call. Without the
 //! feature (a Rust app's own build, the wasm tests) each is an ordinary `async fn`.
+//!
+//! The entry points reach down into `ui` and `runtime`; the modules whose code they reach
+//! never call back into `parts` (only the views and runtime code that ask for a part do).
+
+pub(crate) mod renderer;
+pub(crate) mod runtime;
+pub(crate) mod views;
 
 /// A chunk's code could not be fetched (the call can be tried again).
 #[derive(Clone, Copy, Debug)]
@@ -38,7 +52,7 @@ macro_rules! entry_points {
                     fallible
                     $(, preload($preload))?
                 )]
-                pub(super) fn $name($($arg: $ty),*) -> Result<$out, $crate::split::LoadFailed> {
+                pub(super) fn $name($($arg: $ty),*) -> Result<$out, $crate::parts::LoadFailed> {
                     Ok($body)
                 }
             )*
@@ -49,11 +63,11 @@ macro_rules! entry_points {
             use super::*;
             $(
                 $(
-                    pub(super) async fn $preload() -> Result<(), $crate::split::LoadFailed> {
+                    pub(super) async fn $preload() -> Result<(), $crate::parts::LoadFailed> {
                         Ok(())
                     }
                 )?
-                pub(super) async fn $name($($arg: $ty),*) -> Result<$out, $crate::split::LoadFailed> {
+                pub(super) async fn $name($($arg: $ty),*) -> Result<$out, $crate::parts::LoadFailed> {
                     Ok($body)
                 }
             )*

@@ -3,7 +3,7 @@
 //! (so a rebuilt widget shows it again) and submits under its `name`.
 
 use super::{classes, icons, spinner, Ctx};
-use crate::views::tr;
+use crate::ui::tr;
 use chat_shell_core::protocol::chatkit::WidgetComponent;
 use chat_shell_core::protocol::JsonMap;
 use chat_shell_core::strings::Text;

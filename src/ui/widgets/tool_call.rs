@@ -3,7 +3,7 @@
 
 use super::{icons, spinner};
 use crate::runtime::Shell;
-use crate::views::{tr, trf};
+use crate::ui::{tr, trf};
 use chat_shell_core::protocol::chatkit::{ClientToolStatus, ItemId, ItemKind};
 use chat_shell_core::strings::Text;
 use leptos::prelude::*;

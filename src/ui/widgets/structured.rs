@@ -5,7 +5,7 @@
 use super::settle_into;
 use super::spinner;
 use crate::runtime::Shell;
-use crate::views::{strings, tr};
+use crate::ui::{strings, tr};
 use chat_shell_core::protocol::chatkit::{
     ItemId, ItemKind, StructuredInput, StructuredInputStatus,
 };
