@@ -153,7 +153,7 @@ fn the_embedded_stylesheet_has_the_rules_of_the_source() {
 #[wasm_bindgen_test]
 async fn the_diff_view_shows_a_patch_as_text_builds_rows_near_view_and_updates_in_place() {
     use chat_shell::runtime::Runtime;
-    use chat_shell::ui::DiffView;
+    use chat_shell::ui::{provide_shell, DiffView};
     use leptos::prelude::*;
 
     let style = document().create_element("style").unwrap();
@@ -166,7 +166,8 @@ async fn the_diff_view_shows_a_patch_as_text_builds_rows_near_view_and_updates_i
     let shell = Runtime::create(None);
     let patch = RwSignal::new(diff_patch("2"));
     let mounted = leptos::mount::mount_to(host.clone(), move || {
-        view! { <DiffView shell=shell patch=patch /> }
+        provide_shell(shell);
+        view! { <DiffView patch=patch /> }
     });
     settle().await;
     let all = |selector: &str| {

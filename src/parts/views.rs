@@ -35,20 +35,20 @@ type Built = Result<AnyView, LoadFailed>;
 // never on the state the view itself reads.
 entry_points! {
     widgets preload preload_widgets:
-        fn build_widget_item(shell: Shell, key: ItemKey) -> AnyView {
-            untrack(move || widget_item_view(shell, key))
+        fn build_widget_item(key: ItemKey) -> AnyView {
+            untrack(move || widget_item_view(key))
         }
     on_demand preload preload_views:
-        fn build_item(shell: Shell, key: ItemKey) -> AnyView {
-            untrack(move || item_view(shell, key))
+        fn build_item(key: ItemKey) -> AnyView {
+            untrack(move || item_view(key))
         }
     on_demand:
-        fn build_team_roster(shell: Shell) -> AnyView {
-            untrack(move || view! { <TeamRoster shell=shell /> }.into_any())
+        fn build_team_roster() -> AnyView {
+            untrack(move || view! { <TeamRoster /> }.into_any())
         }
     on_demand:
-        fn build_view_tabs(shell: Shell) -> AnyView {
-            untrack(move || view! { <ViewTabs shell=shell /> }.into_any())
+        fn build_view_tabs() -> AnyView {
+            untrack(move || view! { <ViewTabs /> }.into_any())
         }
     on_demand:
         fn build_view_panel(shell: Shell, view_type: String) -> AnyView {
@@ -59,38 +59,38 @@ entry_points! {
             untrack(move || tray_list(shell))
         }
     on_demand:
-        fn build_history(shell: Shell, history_button: NodeRef<html::Button>) -> AnyView {
+        fn build_history(history_button: NodeRef<html::Button>) -> AnyView {
             untrack(move || {
-                view! { <HistoryView shell=shell history_button=history_button /> }.into_any()
+                view! { <HistoryView history_button=history_button /> }.into_any()
             })
         }
 }
 
 /// Widgets, client widgets, client tool calls and structured input: the views of the
 /// `widgets` chunk, fetched first after the first module.
-fn widget_item_view(shell: Shell, key: ItemKey) -> AnyView {
+fn widget_item_view(key: ItemKey) -> AnyView {
     let id = key.id;
     match key.view {
-        ItemView::Widget => view! { <WidgetView shell=shell id=id /> }.into_any(),
-        ItemView::ClientWidget => view! { <ClientWidgetView shell=shell id=id /> }.into_any(),
-        ItemView::ClientToolCall => view! { <ToolCallView shell=shell id=id /> }.into_any(),
-        ItemView::StructuredInput => view! { <StructuredInputView shell=shell id=id /> }.into_any(),
+        ItemView::Widget => view! { <WidgetView id=id /> }.into_any(),
+        ItemView::ClientWidget => view! { <ClientWidgetView id=id /> }.into_any(),
+        ItemView::ClientToolCall => view! { <ToolCallView id=id /> }.into_any(),
+        ItemView::StructuredInput => view! { <StructuredInputView id=id /> }.into_any(),
         // `ui::conversation::items::Item` sends only those here.
         _ => ().into_any(),
     }
 }
 
 /// The other items whose views the first screen does not need.
-fn item_view(shell: Shell, key: ItemKey) -> AnyView {
+fn item_view(key: ItemKey) -> AnyView {
     let ItemKey { id, view, members } = key;
     match view {
-        ItemView::Process => view! { <ProcessView shell=shell id=id /> }.into_any(),
-        ItemView::GeneratedImage => view! { <GeneratedImageView shell=shell id=id /> }.into_any(),
-        ItemView::AcpToolCall => view! { <AgentToolCallView shell=shell id=id /> }.into_any(),
-        ItemView::AcpPlan => view! { <AgentPlanView shell=shell id=id /> }.into_any(),
-        ItemView::AcpThought => view! { <AgentThoughtView shell=shell id=id /> }.into_any(),
-        ItemView::ToolCalls => view! { <ToolCallsView shell=shell members=members /> }.into_any(),
-        ItemView::Note => view! { <NoteView shell=shell id=id /> }.into_any(),
+        ItemView::Process => view! { <ProcessView id=id /> }.into_any(),
+        ItemView::GeneratedImage => view! { <GeneratedImageView id=id /> }.into_any(),
+        ItemView::AcpToolCall => view! { <AgentToolCallView id=id /> }.into_any(),
+        ItemView::AcpPlan => view! { <AgentPlanView id=id /> }.into_any(),
+        ItemView::AcpThought => view! { <AgentThoughtView id=id /> }.into_any(),
+        ItemView::ToolCalls => view! { <ToolCallsView members=members /> }.into_any(),
+        ItemView::Note => view! { <NoteView id=id /> }.into_any(),
         // The first screen's views: `ui::conversation::items::Item` shows those itself.
         _ => ().into_any(),
     }
@@ -149,22 +149,22 @@ fn load_failed(shell: Shell, attempt: RwSignal<u32>) -> AnyView {
 
 /// A widget, client widget, client tool call or structured input.
 pub(crate) fn widget_item(shell: Shell, key: ItemKey) -> AnyView {
-    when_loaded(shell, move || entry::build_widget_item(shell, key.clone()))
+    when_loaded(shell, move || entry::build_widget_item(key.clone()))
 }
 
 /// Any other item whose view the first screen does not need.
 pub(crate) fn item(shell: Shell, key: ItemKey) -> AnyView {
-    when_loaded(shell, move || entry::build_item(shell, key.clone()))
+    when_loaded(shell, move || entry::build_item(key.clone()))
 }
 
 /// The team roster, once the conversation has a team.
 pub(crate) fn team_roster(shell: Shell) -> AnyView {
-    when_loaded(shell, move || entry::build_team_roster(shell))
+    when_loaded(shell, entry::build_team_roster)
 }
 
 /// The header's tab strip, once the thread has a view.
 pub(crate) fn view_tabs(shell: Shell) -> AnyView {
-    when_loaded(shell, move || entry::build_view_tabs(shell))
+    when_loaded(shell, entry::build_view_tabs)
 }
 
 /// The panel of a tool-pushed view (the Diff view) or of the artifact opened.
@@ -182,5 +182,5 @@ pub(crate) fn tray(shell: Shell) -> AnyView {
 
 /// The conversation history, while it is open.
 pub(crate) fn history(shell: Shell, history_button: NodeRef<html::Button>) -> AnyView {
-    when_loaded(shell, move || entry::build_history(shell, history_button))
+    when_loaded(shell, move || entry::build_history(history_button))
 }

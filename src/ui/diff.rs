@@ -11,6 +11,7 @@
 //! location finds its place in the view with `Patch::anchor` (chat-shell-core).
 
 use crate::runtime::Shell;
+use crate::ui::use_shell;
 use crate::ui::{strings, tr, trf};
 use chat_shell_core::diff::line_diff;
 use chat_shell_core::diff::{
@@ -94,11 +95,11 @@ struct DiffState {
 #[component]
 pub fn DiffView(
     /// The element's runtime (for its strings).
-    shell: Shell,
     /// The patch: `content.patch` of the `diff` view, a git or unified diff.
     #[prop(into)]
     patch: Signal<String>,
 ) -> impl IntoView {
+    let shell = use_shell();
     let parsed = Memo::new(move |_| Arc::new(Parsed::new(patch.with(|p| parse_patch(p)))));
     let scroller = NodeRef::<html::Div>::new();
     let near = RwSignal::new(HashSet::new());
@@ -181,13 +182,13 @@ pub fn DiffView(
                     <For
                         each=keys
                         key=|k| k.clone()
-                        children=move |key| view! { <FileEntry shell=shell state=state key=key /> }
+                        children=move |key| view! { <FileEntry state=state key=key /> }
                     />
                 </ul>
                 <For
                     each=keys
                     key=|k| k.clone()
-                    children=move |key| view! { <FileSection shell=shell state=state key=key /> }
+                    children=move |key| view! { <FileSection state=state key=key /> }
                 />
             </div>
         </div>
@@ -262,7 +263,8 @@ impl FileHead {
 
 /// One entry of the file list: a button that brings the file into view.
 #[component]
-fn FileEntry(shell: Shell, state: DiffState, key: String) -> impl IntoView {
+fn FileEntry(state: DiffState, key: String) -> impl IntoView {
+    let shell = use_shell();
     let id = anchor_id(&key, None);
     let head = Memo::new(move |_| state.parsed.with(|p| p.file(&key).map(FileHead::of)));
     let jump = move |_| {
@@ -298,7 +300,8 @@ fn FileEntry(shell: Shell, state: DiffState, key: String) -> impl IntoView {
 /// One file: header (status, path, counts, Copy path, the collapse toggle), notes, and its
 /// hunks once expanded and near the visible part.
 #[component]
-fn FileSection(shell: Shell, state: DiffState, key: String) -> impl IntoView {
+fn FileSection(state: DiffState, key: String) -> impl IntoView {
+    let shell = use_shell();
     let id = anchor_id(&key, None);
     let body_id = format!("{id}-body");
     let file_key = key.clone();

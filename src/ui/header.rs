@@ -1,7 +1,7 @@
 //! ShellHeader: the thread's title and the thread controls (New chat, History).
 
 use super::tr;
-use crate::runtime::Shell;
+use crate::ui::use_shell;
 use chat_shell_core::strings::Text;
 use leptos::html;
 use leptos::prelude::*;
@@ -9,7 +9,8 @@ use leptos::prelude::*;
 /// `history_button` is shared with the history view, which gives focus back to it when
 /// it closes.
 #[component]
-pub fn ShellHeader(shell: Shell, history_button: NodeRef<html::Button>) -> impl IntoView {
+pub fn ShellHeader(history_button: NodeRef<html::Button>) -> impl IntoView {
+    let shell = use_shell();
     let signals = shell.signals().expect("runtime exists while mounted");
     let title = move || {
         signals

@@ -6,6 +6,7 @@
 use super::sentinel::Sentinel;
 use super::{strings, tr, trf};
 use crate::runtime::{Shell, ThreadRow};
+use crate::ui::use_shell;
 use chat_shell_core::history::relative_date;
 use chat_shell_core::protocol::chatkit::ThreadId;
 use chat_shell_core::strings::Text;
@@ -33,7 +34,8 @@ fn focus(el: Option<Element>) {
 }
 
 #[component]
-pub fn HistoryView(shell: Shell, history_button: NodeRef<html::Button>) -> impl IntoView {
+pub fn HistoryView(history_button: NodeRef<html::Button>) -> impl IntoView {
+    let shell = use_shell();
     let signals = shell.signals().expect("runtime exists while mounted");
     let list = signals.history.list;
     let section = NodeRef::<html::Section>::new();
@@ -136,7 +138,7 @@ pub fn HistoryView(shell: Shell, history_button: NodeRef<html::Button>) -> impl 
                         each=rows
                         // The label is part of the key: a renamed row renders afresh.
                         key=|row| (row.id.clone(), row.label.clone())
-                        children=move |row| view! { <HistoryRow shell=shell row=row /> }
+                        children=move |row| view! { <HistoryRow row=row /> }
                     />
                 </ul>
                 <Show when=empty>
@@ -174,7 +176,8 @@ enum RowMode {
 }
 
 #[component]
-fn HistoryRow(shell: Shell, row: ThreadRow) -> impl IntoView {
+fn HistoryRow(row: ThreadRow) -> impl IntoView {
+    let shell = use_shell();
     let mode = RwSignal::new(RowMode::Normal);
     let busy = RwSignal::new(false);
     let item = NodeRef::<html::Li>::new();

@@ -34,6 +34,18 @@ use leptos::html;
 use leptos::prelude::*;
 use tools::tabs;
 
+/// The runtime of the chat these views show: provided once, by [`ShellRoot`], and read by
+/// every view that needs it (call it where the view is built, not in an event handler).
+pub(crate) fn use_shell() -> Shell {
+    expect_context::<Shell>()
+}
+
+/// Makes `shell` the runtime of the views built below (as [`ShellRoot`] does): for a view
+/// mounted by itself, such as [`DiffView`].
+pub fn provide_shell(shell: Shell) {
+    provide_context(shell);
+}
+
 /// A UI string in the element's language, reactive to locale and override changes.
 pub(crate) fn tr(shell: Shell, text: Text) -> Signal<String> {
     let signals = shell.signals();
@@ -73,6 +85,7 @@ fn drags_files(ev: &web_sys::DragEvent) -> bool {
 /// The whole component for one runtime.
 #[component]
 pub fn ShellRoot(shell: Shell) -> impl IntoView {
+    provide_shell(shell);
     let Some(signals) = shell.signals() else {
         return view! { <div class="cs-shell" part="shell">{Text::ChatUnavailable.english()}</div> }
             .into_any();
@@ -128,7 +141,7 @@ pub fn ShellRoot(shell: Shell) -> impl IntoView {
             on:dragleave=on_dragleave
             on:drop=on_drop
         >
-            <header::ShellHeader shell=shell history_button=history_button />
+            <header::ShellHeader history_button=history_button />
             <div class="cs-body" part="body">
                 // Hidden, not unmounted, while the history covers it: its scroll position,
                 // rendered messages and draft stay as they were.
@@ -139,11 +152,11 @@ pub fn ShellRoot(shell: Shell) -> impl IntoView {
                     role=move || has_views.get().then_some("tabpanel")
                     aria-labelledby=move || has_views.get().then_some("cs-tab-chat")
                 >
-                    <conversation::viewport::StreamViewport shell=shell />
-                    <conversation::run::RunBar shell=shell />
-                    <composer::ComposerDock shell=shell />
+                    <conversation::viewport::StreamViewport />
+                    <conversation::run::RunBar />
+                    <composer::ComposerDock />
                 </div>
-                <ViewPanel shell=shell />
+                <ViewPanel />
                 <Show when=history_open>
                     {parts::views::history(shell, history_button)}
                 </Show>
@@ -151,7 +164,7 @@ pub fn ShellRoot(shell: Shell) -> impl IntoView {
             <div class="cs-sr-only" role="status" aria-live="polite" aria-atomic="true">
                 {move || signals.announce.with(|answer| crate::parts::renderer::announcement(answer))}
             </div>
-            <resize::ResizeHandles shell=shell />
+            <resize::ResizeHandles />
         </div>
     }
     .into_any()
@@ -159,7 +172,8 @@ pub fn ShellRoot(shell: Shell) -> impl IntoView {
 
 /// The panel of the view shown, over the conversation.
 #[component]
-fn ViewPanel(shell: Shell) -> impl IntoView {
+fn ViewPanel() -> impl IntoView {
+    let shell = use_shell();
     let signals = shell.signals().expect("runtime exists while mounted");
     let views = signals.views;
     let shown = move || views.tab.get();

@@ -4,6 +4,7 @@
 
 use super::tr;
 use crate::runtime::Shell;
+use crate::ui::use_shell;
 use chat_shell_core::host_events::ChatEvent;
 use chat_shell_core::number;
 use chat_shell_core::strings::Text;
@@ -29,7 +30,8 @@ struct Drag {
 }
 
 #[component]
-pub fn ResizeHandles(shell: Shell) -> impl IntoView {
+pub fn ResizeHandles() -> impl IntoView {
+    let shell = use_shell();
     let signals = shell.signals().expect("runtime exists while mounted");
     let drag = RwSignal::new(None::<Drag>);
     // Restore a persisted size once, when resizing is on.

@@ -6,6 +6,7 @@
 
 use super::{tr, trf};
 use crate::runtime::{OpenArtifact, Shell};
+use crate::ui::use_shell;
 use chat_shell_core::protocol::chatkit::{ItemId, ItemKind, Note};
 use chat_shell_core::reducer::{Member, Team};
 use chat_shell_core::strings::Text;
@@ -15,7 +16,8 @@ use wasm_bindgen::JsCast;
 
 /// The roster of the conversation's team, when there is one.
 #[component]
-pub fn TeamRoster(shell: Shell) -> impl IntoView {
+pub fn TeamRoster() -> impl IntoView {
+    let shell = use_shell();
     let signals = shell.signals().expect("runtime exists while mounted");
     let team = Memo::new(move |_| {
         signals.run.track();
@@ -225,7 +227,8 @@ fn member_row(
 
 /// "Resyncing" while the client asks for events missing after a sequence gap.
 #[component]
-pub fn ResyncStatus(shell: Shell) -> impl IntoView {
+pub fn ResyncStatus() -> impl IntoView {
+    let shell = use_shell();
     let signals = shell.signals().expect("runtime exists while mounted");
     let resyncing = Memo::new(move |_| {
         signals.run.track();
@@ -242,7 +245,8 @@ pub fn ResyncStatus(shell: Shell) -> impl IntoView {
 
 /// A note in the conversation: never a message, never the answer.
 #[component]
-pub fn NoteView(shell: Shell, id: ItemId) -> impl IntoView {
+pub fn NoteView(id: ItemId) -> impl IntoView {
+    let shell = use_shell();
     let rev = shell.with(|rt| rt.item_rev(&id));
     let item_id = id.clone();
     let note = Memo::new(move |_| {
@@ -311,7 +315,7 @@ pub fn NoteView(shell: Shell, id: ItemId) -> impl IntoView {
                 answer,
                 ..
             } => view! {
-                <QuestionCard shell=shell id=item_id.clone() question=question placeholder=placeholder answer=answer agent=agent />
+                <QuestionCard id=item_id.clone() question=question placeholder=placeholder answer=answer agent=agent />
             }
             .into_any(),
             Note::Context { text } => view! {
@@ -385,13 +389,13 @@ fn member_name(shell: Shell, id: &str) -> String {
 /// then it says it waits: a question never makes the run look finished.
 #[component]
 fn QuestionCard(
-    shell: Shell,
     id: ItemId,
     question: String,
     placeholder: Option<String>,
     answer: Option<String>,
     agent: Option<String>,
 ) -> impl IntoView {
+    let shell = use_shell();
     let signals = shell.signals().expect("runtime exists while mounted");
     let asks = match agent {
         Some(agent) => trf(shell, Text::QuestionAsks, vec![("agent", agent)]),

@@ -6,6 +6,7 @@ pub(crate) mod tray;
 use crate::parts;
 use crate::runtime::{Runtime, Shell};
 use crate::ui::tr;
+use crate::ui::use_shell;
 use chat_shell_core::strings::Text;
 use leptos::html;
 use leptos::prelude::*;
@@ -15,19 +16,20 @@ use wasm_bindgen::JsCast;
 const MAX_HEIGHT_PX: i32 = 200;
 
 #[component]
-pub fn ComposerDock(shell: Shell) -> impl IntoView {
+pub fn ComposerDock() -> impl IntoView {
     view! {
         <div class="cs-dock" part="composer">
-            <QueuedTurns shell=shell />
-            <AttachmentTray shell=shell />
-            <Composer shell=shell />
+            <QueuedTurns />
+            <AttachmentTray />
+            <Composer />
         </div>
     }
 }
 
 /// The turns the runtime holds for after the run (Agent UI queue), as it listed them.
 #[component]
-fn QueuedTurns(shell: Shell) -> impl IntoView {
+fn QueuedTurns() -> impl IntoView {
+    let shell = use_shell();
     let signals = shell.signals().expect("runtime exists while mounted");
     let queued = Memo::new(move |_| {
         signals.run.track();
@@ -68,7 +70,8 @@ pub(crate) fn files_of(list: Option<web_sys::FileList>) -> Vec<web_sys::File> {
 }
 
 #[component]
-fn Composer(shell: Shell) -> impl IntoView {
+fn Composer() -> impl IntoView {
+    let shell = use_shell();
     let signals = shell.signals().expect("runtime exists while mounted");
     let textarea = NodeRef::<html::Textarea>::new();
     let picker = NodeRef::<html::Input>::new();
@@ -264,7 +267,8 @@ fn run_control(
 /// views come with the code that takes files (`crate::parts`), so they are asked for only once
 /// the tray has an entry.
 #[component]
-fn AttachmentTray(shell: Shell) -> impl IntoView {
+fn AttachmentTray() -> impl IntoView {
+    let shell = use_shell();
     let signals = shell.signals().expect("runtime exists while mounted");
     let tray = signals.tray;
     let filled = Memo::new(move |_| tray.entries.with(|e| !e.is_empty()));

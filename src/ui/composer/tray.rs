@@ -2,6 +2,7 @@
 //! and remove. Its code comes in the part that takes files (`crate::parts`).
 
 use crate::runtime::{Shell, TrayEntry, UploadStatus};
+use crate::ui::use_shell;
 use crate::ui::{tr, trf};
 use chat_shell_core::attachments::{extension, is_previewable_image};
 use chat_shell_core::markdown::safe_image_url;
@@ -26,7 +27,7 @@ pub(crate) fn tray_list(shell: Shell) -> AnyView {
             <For
                 each=move || locals.get()
                 key=|local| *local
-                children=move |local| view! { <TrayItem shell=shell local=local /> }
+                children=move |local| view! { <TrayItem local=local /> }
             />
         </ul>
     }
@@ -36,7 +37,8 @@ pub(crate) fn tray_list(shell: Shell) -> AnyView {
 /// One file in the tray. Its facts are read by local id, so progress updates re-render
 /// only the parts that change (the thumbnail is not reloaded).
 #[component]
-fn TrayItem(shell: Shell, local: u64) -> impl IntoView {
+fn TrayItem(local: u64) -> impl IntoView {
+    let shell = use_shell();
     let signals = shell.signals().expect("runtime exists while mounted");
     let entry = Memo::new(move |_| {
         signals

@@ -1,6 +1,7 @@
 //! The attachments of a sent message: image previews, file badges, "+N more".
 
 use crate::runtime::Shell;
+use crate::ui::use_shell;
 use crate::ui::{tr, trf};
 use chat_shell_core::attachments::{extension, is_previewable_image};
 use chat_shell_core::markdown::safe_image_url;
@@ -14,7 +15,8 @@ const SHOWN_BEFORE_MORE: usize = 3;
 /// The attachments of a sent message: images as previews, other files as badges with
 /// their extension; beyond three, the rest behind "+N more".
 #[component]
-pub fn SentAttachments(shell: Shell, attachments: Signal<Vec<Attachment>>) -> impl IntoView {
+pub fn SentAttachments(attachments: Signal<Vec<Attachment>>) -> impl IntoView {
+    let shell = use_shell();
     let expanded = RwSignal::new(false);
     move || {
         let all = attachments.get();

@@ -1,7 +1,7 @@
 //! A generated image: its progress while it is made, then the image.
 
-use crate::runtime::Shell;
 use crate::ui::tr;
+use crate::ui::use_shell;
 use chat_shell_core::markdown;
 use chat_shell_core::protocol::chatkit::{ItemId, ItemKind};
 use chat_shell_core::reducer::ItemStatus;
@@ -10,7 +10,8 @@ use leptos::prelude::*;
 
 /// An image being generated: a progress bar until there is an image, then the image.
 #[component]
-pub(crate) fn GeneratedImageView(shell: Shell, id: ItemId) -> impl IntoView {
+pub(crate) fn GeneratedImageView(id: ItemId) -> impl IntoView {
+    let shell = use_shell();
     let rev = shell.with(|rt| rt.item_rev(&id));
     let snapshot = Memo::new(move |_| {
         if let Some(rev) = rev {

@@ -5,19 +5,21 @@
 
 use super::message::{AssistantMessageView, UserMessageView};
 use crate::parts;
-use crate::runtime::{ItemKey, ItemView, Shell};
+use crate::runtime::{ItemKey, ItemView};
+use crate::ui::use_shell;
 use crate::ui::{tr, trf};
 use chat_shell_core::protocol::chatkit::{ItemId, ItemKind};
 use chat_shell_core::strings::Text;
 use leptos::prelude::*;
 
 #[component]
-pub fn Item(shell: Shell, key: ItemKey) -> impl IntoView {
+pub fn Item(key: ItemKey) -> impl IntoView {
+    let shell = use_shell();
     match key.view {
         ItemView::UserMessage
         | ItemView::AssistantMessage
         | ItemView::EndOfTurn
-        | ItemView::Unsupported => first_screen_item(shell, key),
+        | ItemView::Unsupported => first_screen_item(key),
         ItemView::Widget
         | ItemView::ClientWidget
         | ItemView::ClientToolCall
@@ -27,21 +29,20 @@ pub fn Item(shell: Shell, key: ItemKey) -> impl IntoView {
 }
 
 /// Messages, turn ends and unsupported content: in the first module.
-fn first_screen_item(shell: Shell, key: ItemKey) -> AnyView {
+fn first_screen_item(key: ItemKey) -> AnyView {
     let id = key.id;
     match key.view {
-        ItemView::UserMessage => view! { <UserMessageView shell=shell id=id /> }.into_any(),
-        ItemView::AssistantMessage => {
-            view! { <AssistantMessageView shell=shell id=id /> }.into_any()
-        }
-        ItemView::EndOfTurn => view! { <EndOfTurnView shell=shell id=id /> }.into_any(),
-        _ => view! { <UnsupportedView shell=shell id=id /> }.into_any(),
+        ItemView::UserMessage => view! { <UserMessageView id=id /> }.into_any(),
+        ItemView::AssistantMessage => view! { <AssistantMessageView id=id /> }.into_any(),
+        ItemView::EndOfTurn => view! { <EndOfTurnView id=id /> }.into_any(),
+        _ => view! { <UnsupportedView id=id /> }.into_any(),
     }
 }
 
 /// Content this version cannot show yet: said plainly, never dropped silently.
 #[component]
-fn UnsupportedView(shell: Shell, id: ItemId) -> impl IntoView {
+fn UnsupportedView(id: ItemId) -> impl IntoView {
+    let shell = use_shell();
     let kind = shell
         .with(|rt| {
             rt.with_item(&id, |i| match &i.item.kind {
@@ -61,7 +62,8 @@ fn UnsupportedView(shell: Shell, id: ItemId) -> impl IntoView {
 /// The end of a turn: nothing after a normal end; how it ended otherwise (a limit, a
 /// refusal, Stop, an error), kept with the thread so a reload says it too.
 #[component]
-fn EndOfTurnView(shell: Shell, id: ItemId) -> impl IntoView {
+fn EndOfTurnView(id: ItemId) -> impl IntoView {
+    let shell = use_shell();
     let end = shell
         .with(|rt| {
             rt.with_item(&id, |i| match &i.item.kind {

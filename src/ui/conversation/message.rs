@@ -1,10 +1,11 @@
 //! User and assistant messages, each an `article` with `data-role`.
 
-use crate::runtime::{ItemView, Shell};
+use crate::runtime::ItemView;
 use crate::ui::markdown::{
     handle_code_copy, now_ms, reduced_motion, CodeLabels, MarkdownDom, Pacer,
 };
 use crate::ui::tr;
+use crate::ui::use_shell;
 use chat_shell_core::citations::{number_sources, Citation};
 use chat_shell_core::host_events::ChatEvent;
 use chat_shell_core::markdown::safe_url;
@@ -15,7 +16,8 @@ use leptos::html;
 use leptos::prelude::*;
 
 #[component]
-pub fn UserMessageView(shell: Shell, id: ItemId) -> impl IntoView {
+pub fn UserMessageView(id: ItemId) -> impl IntoView {
+    let shell = use_shell();
     let rev = shell.with(|rt| rt.item_rev(&id));
     let item_id = id.clone();
     let content = Memo::new(move |_| {
@@ -38,7 +40,6 @@ pub fn UserMessageView(shell: Shell, id: ItemId) -> impl IntoView {
                 <div class="cs-msg__bubble">{move || content.with(|c| c.0.clone())}</div>
             </Show>
             <super::attachments::SentAttachments
-                shell=shell
                 attachments=Signal::derive(move || content.with(|c| c.1.clone()))
             />
         </article>
@@ -46,7 +47,8 @@ pub fn UserMessageView(shell: Shell, id: ItemId) -> impl IntoView {
 }
 
 #[component]
-pub fn AssistantMessageView(shell: Shell, id: ItemId) -> impl IntoView {
+pub fn AssistantMessageView(id: ItemId) -> impl IntoView {
+    let shell = use_shell();
     let rev = shell.with(|rt| rt.item_rev(&id));
     let body = NodeRef::<html::Div>::new();
     let meta_id = id.clone();
@@ -147,7 +149,7 @@ pub fn AssistantMessageView(shell: Shell, id: ItemId) -> impl IntoView {
     };
     let sources = move || {
         let cited = meta.with(|m| number_sources(&m.1));
-        (!cited.is_empty()).then(|| view! { <SourcesList shell=shell cited=cited /> })
+        (!cited.is_empty()).then(|| view! { <SourcesList cited=cited /> })
     };
     let actions_id = id.clone();
     // The agent that owns this bubble in a multi-agent run: its id (or name) as
@@ -193,7 +195,7 @@ pub fn AssistantMessageView(shell: Shell, id: ItemId) -> impl IntoView {
             }}
             {move || {
                 (status.get() != ItemStatus::Streaming)
-                    .then(|| view! { <MessageActions shell=shell id=actions_id.clone() /> })
+                    .then(|| view! { <MessageActions id=actions_id.clone() /> })
             }}
         </article>
     }
@@ -201,7 +203,8 @@ pub fn AssistantMessageView(shell: Shell, id: ItemId) -> impl IntoView {
 
 /// The numbered sources under a message.
 #[component]
-fn SourcesList(shell: Shell, cited: Vec<Citation>) -> impl IntoView {
+fn SourcesList(cited: Vec<Citation>) -> impl IntoView {
+    let shell = use_shell();
     let rows = cited
         .into_iter()
         .map(|c| {
@@ -253,7 +256,8 @@ fn SourcesList(shell: Shell, cited: Vec<Citation>) -> impl IntoView {
 /// Copy, Good response / Bad response, and Retry for the last answer. After a failed
 /// answer the error owns the one Retry (and offers none when the server forbids it).
 #[component]
-fn MessageActions(shell: Shell, id: ItemId) -> impl IntoView {
+fn MessageActions(id: ItemId) -> impl IntoView {
+    let shell = use_shell();
     let signals = shell.signals().expect("runtime exists while mounted");
     let feedback = RwSignal::new(None::<FeedbackKind>);
     let copied = RwSignal::new(false);

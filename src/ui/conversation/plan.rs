@@ -1,7 +1,7 @@
 //! An agent's (ACP) plan and thoughts. Every string from the server is shown as text,
 //! except the thoughts' markdown, which goes through the one sanitizer.
 
-use crate::runtime::Shell;
+use crate::ui::use_shell;
 use crate::ui::{markdown, strings, tr};
 use chat_shell_core::protocol::chatkit::{ItemId, ItemKind};
 use chat_shell_core::strings::Text;
@@ -9,7 +9,8 @@ use leptos::prelude::*;
 
 /// An agent's plan: its entries with their status.
 #[component]
-pub fn AgentPlanView(shell: Shell, id: ItemId) -> impl IntoView {
+pub fn AgentPlanView(id: ItemId) -> impl IntoView {
+    let shell = use_shell();
     let rev = shell.with(|rt| rt.item_rev(&id));
     let entries = Memo::new(move |_| {
         if let Some(rev) = rev {
@@ -39,7 +40,8 @@ pub fn AgentPlanView(shell: Shell, id: ItemId) -> impl IntoView {
 
 /// An agent's thoughts: collapsed reasoning, never answer text.
 #[component]
-pub fn AgentThoughtView(shell: Shell, id: ItemId) -> impl IntoView {
+pub fn AgentThoughtView(id: ItemId) -> impl IntoView {
+    let shell = use_shell();
     let rev = shell.with(|rt| rt.item_rev(&id));
     let text = Memo::new(move |_| {
         if let Some(rev) = rev {

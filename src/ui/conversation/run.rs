@@ -1,7 +1,7 @@
 //! The run around the conversation: its inline errors, the coordinator's orchestration,
 //! the budget banner and the liveness hint.
 
-use crate::runtime::Shell;
+use crate::ui::use_shell;
 use crate::ui::{tr, trf};
 use chat_shell_core::protocol::chatkit::ItemId;
 use chat_shell_core::strings::Text;
@@ -10,7 +10,8 @@ use std::time::Duration;
 
 /// The run's recoverable errors shown after item `after` (`None`: before every item).
 #[component]
-pub fn RunErrors(shell: Shell, after: Option<ItemId>) -> impl IntoView {
+pub fn RunErrors(after: Option<ItemId>) -> impl IntoView {
+    let shell = use_shell();
     let signals = shell.signals().expect("runtime exists while mounted");
     let errors = Memo::new(move |_| {
         signals.run.track();
@@ -49,7 +50,8 @@ pub fn RunErrors(shell: Shell, after: Option<ItemId>) -> impl IntoView {
 
 /// The coordinator's status and plan, in the process area.
 #[component]
-pub fn OrchestrationView(shell: Shell) -> impl IntoView {
+pub fn OrchestrationView() -> impl IntoView {
+    let shell = use_shell();
     let signals = shell.signals().expect("runtime exists while mounted");
     let orchestration = Memo::new(move |_| {
         signals.run.track();
@@ -85,7 +87,8 @@ pub fn OrchestrationView(shell: Shell) -> impl IntoView {
 /// Between the transcript and the composer: the budget banner (the run was stopped; the
 /// composer stays usable) and, while a run is active, a quiet liveness hint.
 #[component]
-pub fn RunBar(shell: Shell) -> impl IntoView {
+pub fn RunBar() -> impl IntoView {
+    let shell = use_shell();
     let signals = shell.signals().expect("runtime exists while mounted");
     let budget = Memo::new(move |_| {
         signals.run.track();

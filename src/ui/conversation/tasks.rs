@@ -3,6 +3,7 @@
 
 use crate::runtime::Shell;
 use crate::ui::strings;
+use crate::ui::use_shell;
 use crate::ui::widgets::icon;
 use chat_shell_core::markdown;
 use chat_shell_core::protocol::chatkit::{
@@ -17,7 +18,8 @@ use leptos::prelude::*;
 /// element across updates: open while it runs, closed once done (the running process is
 /// visible, the finished one archived into its summary), and toggled freely by the reader.
 #[component]
-pub(crate) fn ProcessView(shell: Shell, id: ItemId) -> impl IntoView {
+pub(crate) fn ProcessView(id: ItemId) -> impl IntoView {
+    let shell = use_shell();
     let signals = shell.signals().expect("runtime exists while mounted");
     let rev = shell.with(|rt| rt.item_rev(&id));
     let item_id = id.clone();

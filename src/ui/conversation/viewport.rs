@@ -5,9 +5,10 @@
 
 use super::items::Item;
 use super::run::{OrchestrationView, RunErrors};
-use crate::runtime::{ItemView, Shell};
+use crate::runtime::ItemView;
 use crate::ui::sentinel::Sentinel;
 use crate::ui::tr;
+use crate::ui::use_shell;
 use crate::ui::widgets::icon as widget_icon;
 use chat_shell_core::markdown;
 use chat_shell_core::options::StarterPrompt;
@@ -31,7 +32,8 @@ fn top_in(container: &Element, el: &Element) -> f64 {
 }
 
 #[component]
-pub fn StreamViewport(shell: Shell) -> impl IntoView {
+pub fn StreamViewport() -> impl IntoView {
+    let shell = use_shell();
     let signals = shell.signals().expect("runtime exists while mounted");
     // The roster's code is fetched on demand: only a conversation with a team asks for it.
     let has_team = Memo::new(move |_| {
@@ -160,7 +162,7 @@ pub fn StreamViewport(shell: Shell) -> impl IntoView {
             aria-busy=move || opening().to_string()
         >
             <div class="cs-viewport__content" node_ref=content>
-                <Notices shell=shell />
+                <Notices />
                 {move || opening().then(|| view! {
                     <p class="cs-loading" data-part="thread-loading" role="status">{tr(shell, Text::LoadingConversation)}</p>
                 })}
@@ -170,7 +172,7 @@ pub fn StreamViewport(shell: Shell) -> impl IntoView {
                     </div>
                 })}
                 <Show when=empty>
-                    <StartScreen shell=shell />
+                    <StartScreen />
                 </Show>
                 <div class="cs-older" data-part="older-sentinel" node_ref=top_sentinel>
                     {move || signals.history.older.with(|o| o.loading).then(|| view! {
@@ -178,7 +180,7 @@ pub fn StreamViewport(shell: Shell) -> impl IntoView {
                     })}
                 </div>
                 <section class="cs-items" aria-label=tr(shell, Text::Conversation) node_ref=items>
-                    <RunErrors shell=shell after=None />
+                    <RunErrors after=None />
                     <For
                         each=move || signals.order.get()
                         key=|k| k.clone()
@@ -186,18 +188,18 @@ pub fn StreamViewport(shell: Shell) -> impl IntoView {
                             // A summary line is followed by its calls, which carry their
                             // own errors.
                             let errors = (k.view != ItemView::ToolCalls).then(|| {
-                                view! { <RunErrors shell=shell after=Some(k.id.clone()) /> }
+                                view! { <RunErrors after=Some(k.id.clone()) /> }
                             });
                             view! {
-                                <Item shell=shell key=k />
+                                <Item key=k />
                                 {errors}
                             }
                         }
                     />
                 </section>
-                <OrchestrationView shell=shell />
+                <OrchestrationView />
                 {move || has_team.get().then(|| crate::parts::views::team_roster(shell))}
-                <crate::ui::team::ResyncStatus shell=shell />
+                <crate::ui::team::ResyncStatus />
                 {move || {
                     signals
                         .progress
@@ -210,7 +212,7 @@ pub fn StreamViewport(shell: Shell) -> impl IntoView {
                             }
                         })
                 }}
-                <TurnErrorView shell=shell />
+                <TurnErrorView />
             </div>
             <Show when=move || !at_bottom.get()>
                 <button
@@ -230,7 +232,8 @@ pub fn StreamViewport(shell: Shell) -> impl IntoView {
 }
 
 #[component]
-fn TurnErrorView(shell: Shell) -> impl IntoView {
+fn TurnErrorView() -> impl IntoView {
+    let shell = use_shell();
     let signals = shell.signals().expect("runtime exists while mounted");
     move || {
         let error = signals.error.get()?;
@@ -260,7 +263,8 @@ fn TurnErrorView(shell: Shell) -> impl IntoView {
 }
 
 #[component]
-fn Notices(shell: Shell) -> impl IntoView {
+fn Notices() -> impl IntoView {
+    let shell = use_shell();
     let signals = shell.signals().expect("runtime exists while mounted");
     view! {
         <div class="cs-notices" part="notices">
@@ -301,14 +305,15 @@ fn Notices(shell: Shell) -> impl IntoView {
 /// What an empty conversation shows: the greeting and the starter prompts, each of which
 /// starts a thread with its prompt as the first message.
 #[component]
-fn StartScreen(shell: Shell) -> impl IntoView {
+fn StartScreen() -> impl IntoView {
+    let shell = use_shell();
     let signals = shell.signals().expect("runtime exists while mounted");
     let prompts = move || {
         let prompts = signals.options.with(|o| o.starter_prompts.clone());
         (!prompts.is_empty()).then(|| {
             let buttons = prompts
                 .into_iter()
-                .map(|p| view! { <li><StarterButton shell=shell prompt=p /></li> })
+                .map(|p| view! { <li><StarterButton prompt=p /></li> })
                 .collect_view();
             view! { <ul class="cs-start__prompts" aria-label=tr(shell, Text::Suggestions)>{buttons}</ul> }
         })
@@ -322,7 +327,8 @@ fn StartScreen(shell: Shell) -> impl IntoView {
 }
 
 #[component]
-fn StarterButton(shell: Shell, prompt: StarterPrompt) -> impl IntoView {
+fn StarterButton(prompt: StarterPrompt) -> impl IntoView {
+    let shell = use_shell();
     // An icon is an image URL, a ChatKit icon name, a short symbol (emoji), or else a
     // name left for the host's CSS.
     let icon = prompt.icon.map(|icon| {

@@ -4,8 +4,8 @@
 //! markdown content, which goes through the one sanitizer.
 
 use super::permission::{CardData, PermissionCard};
-use crate::runtime::Shell;
 use crate::ui::diff::diff_view;
+use crate::ui::use_shell;
 use crate::ui::widgets::icon;
 use crate::ui::{markdown, strings, tr};
 use chat_shell_core::ansi;
@@ -65,7 +65,8 @@ struct ToolCallSnapshot {
 /// input/output; the permission card while the agent asks. Open while it runs or asks,
 /// folded into its one-line summary once it is over (the reader may open it again).
 #[component]
-pub fn AgentToolCallView(shell: Shell, id: ItemId) -> impl IntoView {
+pub fn AgentToolCallView(id: ItemId) -> impl IntoView {
+    let shell = use_shell();
     let rev = shell.with(|rt| rt.item_rev(&id));
     let item_id = id.clone();
     let snapshot = Memo::new(move |_| {
@@ -177,7 +178,7 @@ pub fn AgentToolCallView(shell: Shell, id: ItemId) -> impl IntoView {
                 <span class="cs-agent-tool__title" data-part="tool-call-title">{title}</span>
                 <span class="cs-agent-tool__status" data-part="tool-call-status">{status}</span>
             </summary>
-            {move || card.get().map(|data| view! { <PermissionCard shell=shell id=card_id.clone() data=data /> })}
+            {move || card.get().map(|data| view! { <PermissionCard id=card_id.clone() data=data /> })}
             <div class="cs-agent-tool__body">{body}</div>
         </details>
     }
@@ -186,7 +187,8 @@ pub fn AgentToolCallView(shell: Shell, id: ItemId) -> impl IntoView {
 /// A finished turn's tool calls folded into one line ("7 tool calls · 2 failed"): a
 /// disclosure button that shows or hides the calls, which follow it in the list.
 #[component]
-pub fn ToolCallsView(shell: Shell, members: Vec<ItemId>) -> impl IntoView {
+pub fn ToolCallsView(members: Vec<ItemId>) -> impl IntoView {
+    let shell = use_shell();
     let revs: Vec<_> = members
         .iter()
         .filter_map(|id| shell.with(|rt| rt.item_rev(id)))

@@ -3,6 +3,7 @@
 
 use crate::runtime::Shell;
 use crate::ui::diff::diff_view;
+use crate::ui::use_shell;
 use crate::ui::{strings, tr, trf};
 use chat_shell_core::protocol::acp::{
     PermissionOption, PermissionOptionId, PermissionOptionKind, PermissionOutcome, ToolCallContent,
@@ -50,7 +51,8 @@ pub(crate) struct CardData {
 /// The buttons arm after [`ARM_DELAY`], once the channel has caught up (at most
 /// [`CATCH_UP_LIMIT`]); the decision shows once the server confirms it.
 #[component]
-pub(crate) fn PermissionCard(shell: Shell, id: ItemId, data: CardData) -> impl IntoView {
+pub(crate) fn PermissionCard(id: ItemId, data: CardData) -> impl IntoView {
+    let shell = use_shell();
     let delay_over = RwSignal::new(false);
     let patience_over = RwSignal::new(false);
     for (over, after) in [(delay_over, ARM_DELAY), (patience_over, CATCH_UP_LIMIT)] {
@@ -131,7 +133,7 @@ pub(crate) fn PermissionCard(shell: Shell, id: ItemId, data: CardData) -> impl I
                     <code data-part="permission-cwd">{c}</code>
                 </p>
             })}
-            <PermissionDiffs shell=shell id=id.clone() />
+            <PermissionDiffs id=id.clone() />
             <div class="cs-permission__options">{buttons}</div>
             {sent_note}
         </div>
@@ -141,7 +143,8 @@ pub(crate) fn PermissionCard(shell: Shell, id: ItemId, data: CardData) -> impl I
 
 /// The diffs a permission would apply (read once, when the card is built).
 #[component]
-fn PermissionDiffs(shell: Shell, id: ItemId) -> impl IntoView {
+fn PermissionDiffs(id: ItemId) -> impl IntoView {
+    let shell = use_shell();
     let strings = strings(shell);
     shell
         .with(|rt| {

@@ -6,6 +6,7 @@
 
 use crate::runtime::{Shell, ARTIFACT_TAB};
 use crate::ui::tr;
+use crate::ui::use_shell;
 use chat_shell_core::strings::Text;
 use chat_shell_core::views::{ChannelStatus, View};
 use leptos::prelude::*;
@@ -43,7 +44,8 @@ pub fn has_views(shell: Shell) -> Signal<bool> {
 }
 
 #[component]
-pub fn ViewTabs(shell: Shell) -> impl IntoView {
+pub fn ViewTabs() -> impl IntoView {
+    let shell = use_shell();
     let signals = shell.signals().expect("runtime exists while mounted");
     let views = signals.views;
     let types = Memo::new(move |_| {
@@ -176,7 +178,7 @@ fn updated_text(shell: Shell, view: &View) -> Option<(String, String)> {
 pub(crate) fn panel(shell: Shell, view_type: String) -> AnyView {
     let views = shell.signals().expect("runtime exists while mounted").views;
     if view_type == ARTIFACT_TAB {
-        return view! { <ArtifactPanel shell=shell /> }.into_any();
+        return view! { <ArtifactPanel /> }.into_any();
     }
     let t = view_type.clone();
     let view = Signal::derive(move || views.views.with(|v| v.get(&t).cloned()));
@@ -210,7 +212,7 @@ pub(crate) fn panel(shell: Shell, view_type: String) -> AnyView {
                     </span>
                 </Show>
             </div>
-            <crate::ui::DiffView shell=shell patch=patch />
+            <crate::ui::DiffView patch=patch />
         </div>
     }
     .into_any()
@@ -219,7 +221,8 @@ pub(crate) fn panel(shell: Shell, view_type: String) -> AnyView {
 /// The artifact opened from its card: title, kind and body, all as text (the runtime's
 /// words are untrusted).
 #[component]
-fn ArtifactPanel(shell: Shell) -> impl IntoView {
+fn ArtifactPanel() -> impl IntoView {
+    let shell = use_shell();
     let signals = shell.signals().expect("runtime exists while mounted");
     move || {
         signals.views.artifact.get().map(|a| {

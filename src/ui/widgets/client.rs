@@ -8,6 +8,7 @@ use super::{icons, spinner};
 use crate::runtime::{
     error_text, from_js, to_js, ClientWidgetContext, ClientWidgetRenderer, Shell,
 };
+use crate::ui::use_shell;
 use crate::ui::{strings, tr};
 use chat_shell_core::protocol::chatkit::{ItemId, ItemKind};
 use chat_shell_core::protocol::decode::Decode;
@@ -20,7 +21,8 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 #[component]
-pub fn ClientWidgetView(shell: Shell, id: ItemId) -> impl IntoView {
+pub fn ClientWidgetView(id: ItemId) -> impl IntoView {
+    let shell = use_shell();
     let rev = shell.with(|rt| rt.item_rev(&id));
     let registry = shell.with(|rt| rt.client_widgets_rev());
     let item_id = id.clone();
@@ -58,10 +60,8 @@ pub fn ClientWidgetView(shell: Shell, id: ItemId) -> impl IntoView {
         let (name, how) = kind.get()?;
         let id = id.clone();
         Some(match how {
-            "approval" => view! { <ApprovalCard shell=shell id=id /> }.into_any(),
-            "js" | "tag" => {
-                view! { <PageWidget shell=shell id=id name=name.clone() data=data /> }.into_any()
-            }
+            "approval" => view! { <ApprovalCard id=id /> }.into_any(),
+            "js" | "tag" => view! { <PageWidget id=id name=name.clone() data=data /> }.into_any(),
             "rust" => {
                 let renderer = shell.with(|rt| rt.client_widget(&name)).flatten();
                 let Some(ClientWidgetRenderer::Rust(f)) = renderer else {
@@ -99,12 +99,8 @@ fn unsupported(shell: Shell, name: &str) -> AnyView {
 /// A widget from the page: a function `(args, context) => Node` called again when the
 /// args change, or a custom element created once whose `args` property is updated.
 #[component]
-fn PageWidget(
-    shell: Shell,
-    id: ItemId,
-    name: String,
-    data: Memo<Option<(String, Value)>>,
-) -> impl IntoView {
+fn PageWidget(id: ItemId, name: String, data: Memo<Option<(String, Value)>>) -> impl IntoView {
+    let shell = use_shell();
     let holder = NodeRef::<html::Div>::new();
     let thread_id = shell
         .with(|rt| rt.with_state(|s| s.thread_id().map(|t| t.0.clone())))
@@ -214,7 +210,8 @@ fn PageWidget(
 /// `decision`, or a later approval item for the same call says so); while the action
 /// runs both buttons are disabled and the clicked one spins.
 #[component]
-fn ApprovalCard(shell: Shell, id: ItemId) -> impl IntoView {
+fn ApprovalCard(id: ItemId) -> impl IntoView {
+    let shell = use_shell();
     let Some(signals) = shell.signals() else {
         return ().into_any();
     };

@@ -24,6 +24,7 @@ pub use structured::StructuredInputView;
 pub use tool_call::ToolCallView;
 
 use crate::runtime::Shell;
+use crate::ui::use_shell;
 use chat_shell_core::protocol::chatkit::{Action, ItemId, ItemKind, WidgetComponent};
 use chat_shell_core::protocol::decode::Decode;
 use chat_shell_core::widgets::form::{self, FieldValue, Loading, Trigger, TypedValues};
@@ -217,7 +218,8 @@ impl Ctx {
 
 /// A server widget item.
 #[component]
-pub fn WidgetView(shell: Shell, id: ItemId) -> impl IntoView {
+pub fn WidgetView(id: ItemId) -> impl IntoView {
+    let shell = use_shell();
     let rev = shell.with(|rt| rt.item_rev(&id));
     let item_id = id.clone();
     let root = Memo::new(move |_| {

@@ -5,6 +5,7 @@
 use super::settle_into;
 use super::spinner;
 use crate::runtime::Shell;
+use crate::ui::use_shell;
 use crate::ui::{strings, tr};
 use chat_shell_core::protocol::chatkit::{
     ItemId, ItemKind, StructuredInput, StructuredInputStatus,
@@ -16,7 +17,8 @@ use leptos::prelude::*;
 use std::collections::HashMap;
 
 #[component]
-pub fn StructuredInputView(shell: Shell, id: ItemId) -> impl IntoView {
+pub fn StructuredInputView(id: ItemId) -> impl IntoView {
+    let shell = use_shell();
     let Some(signals) = shell.signals() else {
         return ().into_any();
     };

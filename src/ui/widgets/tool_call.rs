@@ -2,7 +2,7 @@
 //! or failed (with the error the page's handler gave, or that it is missing).
 
 use super::{icons, spinner};
-use crate::runtime::Shell;
+use crate::ui::use_shell;
 use crate::ui::{tr, trf};
 use chat_shell_core::protocol::chatkit::{ClientToolStatus, ItemId, ItemKind};
 use chat_shell_core::strings::Text;
@@ -18,7 +18,8 @@ struct Call {
 }
 
 #[component]
-pub fn ToolCallView(shell: Shell, id: ItemId) -> impl IntoView {
+pub fn ToolCallView(id: ItemId) -> impl IntoView {
+    let shell = use_shell();
     let Some(signals) = shell.signals() else {
         return ().into_any();
     };
