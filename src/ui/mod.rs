@@ -28,6 +28,8 @@ pub(crate) mod widgets;
 
 use crate::parts;
 use crate::runtime::Shell;
+use chat_shell_core::protocol::chatkit::ItemId;
+use chat_shell_core::reducer::ItemState;
 use chat_shell_core::strings::{Strings, Text};
 pub use diff::DiffView;
 use leptos::html;
@@ -44,6 +46,28 @@ pub(crate) fn use_shell() -> Shell {
 /// mounted by itself, such as [`DiffView`].
 pub fn provide_shell(shell: Shell) {
     provide_context(shell);
+}
+
+/// What a view shows of one item, read again only when that item changes: `read` of the
+/// item, or the default once the item has left the state.
+pub(crate) fn item_memo<T>(
+    shell: Shell,
+    id: ItemId,
+    read: impl Fn(&ItemState) -> T + Send + Sync + 'static,
+) -> Memo<T>
+where
+    T: Default + PartialEq + Send + Sync + 'static,
+{
+    let rev = shell.with(|rt| rt.item_rev(&id));
+    Memo::new(move |_| {
+        if let Some(rev) = rev {
+            rev.track();
+        }
+        shell
+            .with(|rt| rt.with_item(&id, &read))
+            .flatten()
+            .unwrap_or_default()
+    })
 }
 
 /// A UI string in the element's language, reactive to locale and override changes.

@@ -6,7 +6,7 @@
 
 use super::{tr, trf};
 use crate::runtime::{OpenArtifact, Shell};
-use crate::ui::use_shell;
+use crate::ui::{item_memo, use_shell};
 use chat_shell_core::protocol::chatkit::{ItemId, ItemKind, Note};
 use chat_shell_core::reducer::{Member, Team};
 use chat_shell_core::strings::Text;
@@ -247,23 +247,10 @@ pub fn ResyncStatus() -> impl IntoView {
 #[component]
 pub fn NoteView(id: ItemId) -> impl IntoView {
     let shell = use_shell();
-    let rev = shell.with(|rt| rt.item_rev(&id));
     let item_id = id.clone();
-    let note = Memo::new(move |_| {
-        if let Some(rev) = rev {
-            rev.track();
-        }
-        shell
-            .with(|rt| {
-                rt.with_item(&id, |i| match &i.item.kind {
-                    ItemKind::Note(n) => {
-                        Some((n.clone(), i.agent.as_ref().map(|a| a.name.clone())))
-                    }
-                    _ => None,
-                })
-            })
-            .flatten()
-            .flatten()
+    let note = item_memo(shell, id.clone(), |i| match &i.item.kind {
+        ItemKind::Note(n) => Some((n.clone(), i.agent.as_ref().map(|a| a.name.clone()))),
+        _ => None,
     });
     move || {
         let (note, agent) = note.get()?;

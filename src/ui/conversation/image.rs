@@ -1,7 +1,7 @@
 //! A generated image: its progress while it is made, then the image.
 
 use crate::ui::tr;
-use crate::ui::use_shell;
+use crate::ui::{item_memo, use_shell};
 use chat_shell_core::markdown;
 use chat_shell_core::protocol::chatkit::{ItemId, ItemKind};
 use chat_shell_core::reducer::ItemStatus;
@@ -12,25 +12,17 @@ use leptos::prelude::*;
 #[component]
 pub(crate) fn GeneratedImageView(id: ItemId) -> impl IntoView {
     let shell = use_shell();
-    let rev = shell.with(|rt| rt.item_rev(&id));
-    let snapshot = Memo::new(move |_| {
-        if let Some(rev) = rev {
-            rev.track();
-        }
-        shell
-            .with(|rt| {
-                rt.with_item(&id, |i| match &i.item.kind {
-                    ItemKind::GeneratedImage(g) => (
-                        g.image
-                            .as_ref()
-                            .and_then(|img| markdown::safe_image_url(&img.url)),
-                        i.progress,
-                        i.status,
-                    ),
-                    _ => (None, None, i.status),
-                })
-            })
-            .flatten()
+    let snapshot = item_memo(shell, id.clone(), |i| {
+        Some(match &i.item.kind {
+            ItemKind::GeneratedImage(g) => (
+                g.image
+                    .as_ref()
+                    .and_then(|img| markdown::safe_image_url(&img.url)),
+                i.progress,
+                i.status,
+            ),
+            _ => (None, None, i.status),
+        })
     });
     move || {
         let (src, progress, status) = snapshot.get()?;

@@ -5,7 +5,7 @@ use crate::ui::markdown::{
     handle_code_copy, now_ms, reduced_motion, CodeLabels, MarkdownDom, Pacer,
 };
 use crate::ui::tr;
-use crate::ui::use_shell;
+use crate::ui::{item_memo, use_shell};
 use chat_shell_core::citations::{number_sources, Citation};
 use chat_shell_core::host_events::ChatEvent;
 use chat_shell_core::markdown::safe_url;
@@ -18,21 +18,10 @@ use leptos::prelude::*;
 #[component]
 pub fn UserMessageView(id: ItemId) -> impl IntoView {
     let shell = use_shell();
-    let rev = shell.with(|rt| rt.item_rev(&id));
     let item_id = id.clone();
-    let content = Memo::new(move |_| {
-        if let Some(rev) = rev {
-            rev.track();
-        }
-        shell
-            .with(|rt| {
-                rt.with_item(&item_id, |i| match &i.item.kind {
-                    ItemKind::UserMessage(m) => (m.text(), m.attachments.clone()),
-                    _ => (String::new(), Vec::new()),
-                })
-            })
-            .flatten()
-            .unwrap_or_default()
+    let content = item_memo(shell, item_id, |i| match &i.item.kind {
+        ItemKind::UserMessage(m) => (m.text(), m.attachments.clone()),
+        _ => (String::new(), Vec::new()),
     });
     view! {
         <article class="cs-msg cs-msg--user" data-role="user" part="message" aria-label=tr(shell, Text::YouSaid)>
@@ -155,23 +144,13 @@ pub fn AssistantMessageView(id: ItemId) -> impl IntoView {
     // The agent that owns this bubble in a multi-agent run: its id (or name) as
     // `data-agent`, its name shown as text.
     let agent_id = id.clone();
-    let agent = Memo::new(move |_| {
-        if let Some(rev) = rev {
-            rev.track();
-        }
-        shell
-            .with(|rt| {
-                rt.with_item(&agent_id, |i| {
-                    i.agent.as_ref().map(|a| {
-                        (
-                            a.id.clone().unwrap_or_else(|| a.name.clone()),
-                            a.name.clone(),
-                        )
-                    })
-                })
-            })
-            .flatten()
-            .flatten()
+    let agent = item_memo(shell, agent_id, |i| {
+        i.agent.as_ref().map(|a| {
+            (
+                a.id.clone().unwrap_or_else(|| a.name.clone()),
+                a.name.clone(),
+            )
+        })
     });
     view! {
         <article

@@ -1,7 +1,7 @@
 //! An agent's (ACP) plan and thoughts. Every string from the server is shown as text,
 //! except the thoughts' markdown, which goes through the one sanitizer.
 
-use crate::ui::use_shell;
+use crate::ui::{item_memo, use_shell};
 use crate::ui::{markdown, strings, tr};
 use chat_shell_core::protocol::chatkit::{ItemId, ItemKind};
 use chat_shell_core::strings::Text;
@@ -11,20 +11,9 @@ use leptos::prelude::*;
 #[component]
 pub fn AgentPlanView(id: ItemId) -> impl IntoView {
     let shell = use_shell();
-    let rev = shell.with(|rt| rt.item_rev(&id));
-    let entries = Memo::new(move |_| {
-        if let Some(rev) = rev {
-            rev.track();
-        }
-        shell
-            .with(|rt| {
-                rt.with_item(&id, |i| match &i.item.kind {
-                    ItemKind::AcpPlan(p) => p.entries.clone(),
-                    _ => Vec::new(),
-                })
-            })
-            .flatten()
-            .unwrap_or_default()
+    let entries = item_memo(shell, id.clone(), |i| match &i.item.kind {
+        ItemKind::AcpPlan(p) => p.entries.clone(),
+        _ => Vec::new(),
     });
     view! {
         <div class="cs-agent-plan" data-part="plan">
@@ -42,20 +31,9 @@ pub fn AgentPlanView(id: ItemId) -> impl IntoView {
 #[component]
 pub fn AgentThoughtView(id: ItemId) -> impl IntoView {
     let shell = use_shell();
-    let rev = shell.with(|rt| rt.item_rev(&id));
-    let text = Memo::new(move |_| {
-        if let Some(rev) = rev {
-            rev.track();
-        }
-        shell
-            .with(|rt| {
-                rt.with_item(&id, |i| match &i.item.kind {
-                    ItemKind::AcpThought(t) => t.text.clone(),
-                    _ => String::new(),
-                })
-            })
-            .flatten()
-            .unwrap_or_default()
+    let text = item_memo(shell, id.clone(), |i| match &i.item.kind {
+        ItemKind::AcpThought(t) => t.text.clone(),
+        _ => String::new(),
     });
     let html = move || markdown::render(&text.get(), &strings(shell));
     view! {

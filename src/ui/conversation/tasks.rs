@@ -3,8 +3,8 @@
 
 use crate::runtime::Shell;
 use crate::ui::strings;
-use crate::ui::use_shell;
 use crate::ui::widgets::icon;
+use crate::ui::{item_memo, use_shell};
 use chat_shell_core::markdown;
 use chat_shell_core::protocol::chatkit::{
     ItemId, ItemKind, Source, SourceKind, StatusIndicator, Task, TaskKind, WorkflowKind,
@@ -21,16 +21,7 @@ use leptos::prelude::*;
 pub(crate) fn ProcessView(id: ItemId) -> impl IntoView {
     let shell = use_shell();
     let signals = shell.signals().expect("runtime exists while mounted");
-    let rev = shell.with(|rt| rt.item_rev(&id));
-    let item_id = id.clone();
-    let snapshot = Memo::new(move |_| {
-        if let Some(rev) = rev {
-            rev.track();
-        }
-        shell
-            .with(|rt| rt.with_item(&item_id, |i| (i.item.kind.clone(), i.status)))
-            .flatten()
-    });
+    let snapshot = item_memo(shell, id.clone(), |i| Some((i.item.kind.clone(), i.status)));
     // Shimmer only while this is the newest thing in a thread that is still answering.
     let newest = Memo::new(move |_| {
         signals.streaming.get().is_some()

@@ -5,8 +5,8 @@
 
 use super::permission::{CardData, PermissionCard};
 use crate::ui::diff::diff_view;
-use crate::ui::use_shell;
 use crate::ui::widgets::icon;
+use crate::ui::{item_memo, use_shell};
 use crate::ui::{markdown, strings, tr};
 use chat_shell_core::ansi;
 use chat_shell_core::protocol::acp::{
@@ -67,33 +67,22 @@ struct ToolCallSnapshot {
 #[component]
 pub fn AgentToolCallView(id: ItemId) -> impl IntoView {
     let shell = use_shell();
-    let rev = shell.with(|rt| rt.item_rev(&id));
     let item_id = id.clone();
-    let snapshot = Memo::new(move |_| {
-        if let Some(rev) = rev {
-            rev.track();
-        }
-        shell
-            .with(|rt| {
-                rt.with_item(&item_id, |i| {
-                    let ItemKind::AcpToolCall(item) = &i.item.kind else {
-                        return None;
-                    };
-                    Some(ToolCallSnapshot {
-                        call: item.tool_call.clone(),
-                        state: i.tool_call_state()?,
-                        permission: item.permission.clone(),
-                        sent: i.permission_choice.clone(),
-                        agent: i.agent.as_ref().map(|a| a.name.clone()),
-                        agent_id: i
-                            .agent
-                            .as_ref()
-                            .map(|a| a.id.clone().unwrap_or_else(|| a.name.clone())),
-                    })
-                })
-            })
-            .flatten()
-            .flatten()
+    let snapshot = item_memo(shell, item_id, |i| {
+        let ItemKind::AcpToolCall(item) = &i.item.kind else {
+            return None;
+        };
+        Some(ToolCallSnapshot {
+            call: item.tool_call.clone(),
+            state: i.tool_call_state()?,
+            permission: item.permission.clone(),
+            sent: i.permission_choice.clone(),
+            agent: i.agent.as_ref().map(|a| a.name.clone()),
+            agent_id: i
+                .agent
+                .as_ref()
+                .map(|a| a.id.clone().unwrap_or_else(|| a.name.clone())),
+        })
     });
     let state = Memo::new(move |_| snapshot.with(|s| s.as_ref().map(|s| s.state)));
     let active = Memo::new(move |_| {

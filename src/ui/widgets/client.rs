@@ -8,7 +8,7 @@ use super::{icons, spinner};
 use crate::runtime::{
     error_text, from_js, to_js, ClientWidgetContext, ClientWidgetRenderer, Shell,
 };
-use crate::ui::use_shell;
+use crate::ui::{item_memo, use_shell};
 use crate::ui::{strings, tr};
 use chat_shell_core::protocol::chatkit::{ItemId, ItemKind};
 use chat_shell_core::protocol::decode::Decode;
@@ -23,22 +23,11 @@ use wasm_bindgen::prelude::*;
 #[component]
 pub fn ClientWidgetView(id: ItemId) -> impl IntoView {
     let shell = use_shell();
-    let rev = shell.with(|rt| rt.item_rev(&id));
     let registry = shell.with(|rt| rt.client_widgets_rev());
     let item_id = id.clone();
-    let data = Memo::new(move |_| {
-        if let Some(rev) = rev {
-            rev.track();
-        }
-        shell
-            .with(|rt| {
-                rt.with_item(&item_id, |i| match &i.item.kind {
-                    ItemKind::ClientWidget(w) => Some((w.name.clone(), w.args.clone())),
-                    _ => None,
-                })
-            })
-            .flatten()
-            .flatten()
+    let data = item_memo(shell, item_id, |i| match &i.item.kind {
+        ItemKind::ClientWidget(w) => Some((w.name.clone(), w.args.clone())),
+        _ => None,
     });
     let name = Memo::new(move |_| data.with(|d| d.as_ref().map(|d| d.0.clone())));
     // Which renderer: changes with the name or the registry, not with the args.

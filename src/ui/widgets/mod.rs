@@ -24,7 +24,7 @@ pub use structured::StructuredInputView;
 pub use tool_call::ToolCallView;
 
 use crate::runtime::Shell;
-use crate::ui::use_shell;
+use crate::ui::{item_memo, use_shell};
 use chat_shell_core::protocol::chatkit::{Action, ItemId, ItemKind, WidgetComponent};
 use chat_shell_core::protocol::decode::Decode;
 use chat_shell_core::widgets::form::{self, FieldValue, Loading, Trigger, TypedValues};
@@ -220,21 +220,10 @@ impl Ctx {
 #[component]
 pub fn WidgetView(id: ItemId) -> impl IntoView {
     let shell = use_shell();
-    let rev = shell.with(|rt| rt.item_rev(&id));
     let item_id = id.clone();
-    let root = Memo::new(move |_| {
-        if let Some(rev) = rev {
-            rev.track();
-        }
-        shell
-            .with(|rt| {
-                rt.with_item(&item_id, |i| match &i.item.kind {
-                    ItemKind::Widget(w) => Some(w.widget.clone()),
-                    _ => None,
-                })
-            })
-            .flatten()
-            .flatten()
+    let root = item_memo(shell, item_id, |i| match &i.item.kind {
+        ItemKind::Widget(w) => Some(w.widget.clone()),
+        _ => None,
     });
     let ctx = Ctx::new(shell, id);
     let holder = NodeRef::<html::Div>::new();

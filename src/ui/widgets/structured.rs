@@ -5,7 +5,7 @@
 use super::settle_into;
 use super::spinner;
 use crate::runtime::Shell;
-use crate::ui::use_shell;
+use crate::ui::{item_memo, use_shell};
 use crate::ui::{strings, tr};
 use chat_shell_core::protocol::chatkit::{
     ItemId, ItemKind, StructuredInput, StructuredInputStatus,
@@ -22,21 +22,10 @@ pub fn StructuredInputView(id: ItemId) -> impl IntoView {
     let Some(signals) = shell.signals() else {
         return ().into_any();
     };
-    let rev = shell.with(|rt| rt.item_rev(&id));
     let item_id = id.clone();
-    let input = Memo::new(move |_| {
-        if let Some(rev) = rev {
-            rev.track();
-        }
-        shell
-            .with(|rt| {
-                rt.with_item(&item_id, |i| match &i.item.kind {
-                    ItemKind::StructuredInput(s) => Some(s.clone()),
-                    _ => None,
-                })
-            })
-            .flatten()
-            .flatten()
+    let input = item_memo(shell, item_id, |i| match &i.item.kind {
+        ItemKind::StructuredInput(s) => Some(s.clone()),
+        _ => None,
     });
     // The user's choices by question id (kept across re-renders of the item).
     let chosen = RwSignal::new(HashMap::<String, Vec<String>>::new());

@@ -2,7 +2,7 @@
 //! or failed (with the error the page's handler gave, or that it is missing).
 
 use super::{icons, spinner};
-use crate::ui::use_shell;
+use crate::ui::{item_memo, use_shell};
 use crate::ui::{tr, trf};
 use chat_shell_core::protocol::chatkit::{ClientToolStatus, ItemId, ItemKind};
 use chat_shell_core::strings::Text;
@@ -23,25 +23,14 @@ pub fn ToolCallView(id: ItemId) -> impl IntoView {
     let Some(signals) = shell.signals() else {
         return ().into_any();
     };
-    let rev = shell.with(|rt| rt.item_rev(&id));
-    let call = Memo::new(move |_| {
-        if let Some(rev) = rev {
-            rev.track();
-        }
-        shell
-            .with(|rt| {
-                rt.with_item(&id, |i| match &i.item.kind {
-                    ItemKind::ClientToolCall(c) => Some(Call {
-                        name: c.name.clone(),
-                        status: c.status,
-                        arguments: c.arguments.clone(),
-                        output: c.output.clone(),
-                    }),
-                    _ => None,
-                })
-            })
-            .flatten()
-            .flatten()
+    let call = item_memo(shell, id.clone(), |i| match &i.item.kind {
+        ItemKind::ClientToolCall(c) => Some(Call {
+            name: c.name.clone(),
+            status: c.status,
+            arguments: c.arguments.clone(),
+            output: c.output.clone(),
+        }),
+        _ => None,
     });
     let row = move || {
         let call = call.get()?;
