@@ -3,7 +3,7 @@
 //! every frame and SSE comment counts as life; stale answers (after Stop, a new chat or a
 //! thread switch) are dropped. Permission answers go out here too.
 
-use super::transport::{self, TransportError};
+use super::transport::{self, EventStream, TransportError};
 use super::Runtime;
 use chat_shell_core::protocol::acp::{PermissionOutcome, ToolCallId};
 use chat_shell_core::protocol::agent_ui::{self, AgentUiAdapter};
@@ -74,6 +74,163 @@ async fn yield_to_browser() {
     let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
 }
 
+/// Why an answer stopped being read before its end.
+enum Stop {
+    /// Stop, a new chat or a thread switch made the answer stale: nothing more to do.
+    Stale,
+    /// The answer failed: said in the conversation.
+    Failed(TransportError),
+}
+
+/// The reader of one answer stream: the SSE body decoded chunk by chunk, its frames turned
+/// into reducer inputs in time slices, and what happens at its end (the last frames, an
+/// Agent UI run's gap asked for again, the end of the stream). It stops counting as soon as
+/// its request's generation is not the runtime's any more.
+struct Reader {
+    runtime: Rc<Runtime>,
+    generation: u64,
+    decoder: SseDecoder,
+    frames: Frames,
+    /// SSE comments seen so far (keepalives count as life).
+    comments: u64,
+}
+
+impl Reader {
+    fn new(runtime: Rc<Runtime>, generation: u64, frames: Frames) -> Self {
+        let decoder = SseDecoder::with_limit(runtime.options(|o| o.max_event_bytes));
+        Reader {
+            runtime,
+            generation,
+            decoder,
+            frames,
+            comments: 0,
+        }
+    }
+
+    /// Whether this answer is still the one the runtime waits for.
+    fn live(&self) -> bool {
+        self.runtime.generation.get() == self.generation
+    }
+
+    /// Read the body to its end, or until the answer is stale or fails.
+    async fn read(mut self, mut body: EventStream) {
+        loop {
+            match body.next_chunk().await {
+                Ok(Some(bytes)) if self.live() => {
+                    if let Err(stop) = self.chunk(&bytes).await {
+                        body.cancel();
+                        return self.stopped(stop);
+                    }
+                }
+                Ok(Some(_)) => return body.cancel(),
+                Ok(None) => return self.end().await,
+                Err(e) => return self.runtime.stream_error(self.generation, e),
+            }
+        }
+    }
+
+    /// Decode one chunk and apply its frames. A read holding a whole answer is applied
+    /// over several tasks, so input and frames get their turn between slices.
+    async fn chunk(&mut self, bytes: &[u8]) -> Result<(), Stop> {
+        let mut slice_start = now_ms();
+        for frame in self.decoder.push(bytes) {
+            if now_ms() - slice_start > SLICE_MS {
+                yield_to_browser().await;
+                if !self.live() {
+                    return Err(Stop::Stale);
+                }
+                slice_start = now_ms();
+            }
+            if let SseFrame::Oversized { limit } = frame {
+                // What arrived before it stays; the rest is not read.
+                return Err(Stop::Failed(TransportError::Oversized { limit }));
+            }
+            self.frame(frame).await?;
+        }
+        // Keepalive comments are life too, though they are no frame.
+        if self.decoder.comments_seen() != self.comments {
+            self.comments = self.decoder.comments_seen();
+            self.runtime.dispatch(Input::Alive { at_ms: now_ms() });
+        }
+        Ok(())
+    }
+
+    /// One frame: life, then its inputs.
+    async fn frame(&mut self, frame: SseFrame) -> Result<(), Stop> {
+        self.runtime.dispatch(Input::Alive { at_ms: now_ms() });
+        let inputs = self.frames.inputs(frame).await.map_err(Stop::Failed)?;
+        inputs.into_iter().for_each(|i| self.runtime.dispatch(i));
+        // A first frame may wait for its decoder's code: a Stop meanwhile.
+        if self.live() {
+            Ok(())
+        } else {
+            Err(Stop::Stale)
+        }
+    }
+
+    fn stopped(&self, stop: Stop) {
+        if let Stop::Failed(error) = stop {
+            self.runtime.stream_error(self.generation, error);
+        }
+    }
+
+    /// The body ended: its last frames, then the run's gap asked for again or the stream's
+    /// end, and what comes after the answer.
+    async fn end(mut self) {
+        if !self.live() {
+            return;
+        }
+        for frame in self.decoder.finish() {
+            if let Err(stop) = self.frame(frame).await {
+                return self.stopped(stop);
+            }
+        }
+        let Reader {
+            runtime,
+            generation,
+            frames,
+            ..
+        } = self;
+        if let Frames::AgentUi(adapter) = frames {
+            if let Some((adapter, write)) = resume_gap(&runtime, adapter) {
+                let request = runtime.agent_ui_request(None, Some(write));
+                return runtime.start_post(request, Frames::AgentUi(adapter));
+            }
+        }
+        // After the events' own `done` this changes nothing.
+        runtime.dispatch(Input::StreamEnded);
+        // A host may send from its `chat.response.end` handler: then that request is the
+        // live one, and this answer has nothing left to do.
+        if runtime.generation.get() == generation {
+            runtime.after_stream();
+        }
+    }
+}
+
+/// A run that ended with a sequence gap asks for what is missing (once more at most), into
+/// the same adapter, and the turn goes on: the adapter and the write that asks. A gap left
+/// after that is said as the run's error.
+fn resume_gap(
+    runtime: &Runtime,
+    mut adapter: Box<AgentUiAdapter>,
+) -> Option<(Box<AgentUiAdapter>, serde_json::Value)> {
+    match adapter.gap() {
+        Some(gap) if adapter.resumes < MAX_RESUMES => {
+            adapter.resumes += 1;
+            let write = agent_ui::resume_metadata(&gap);
+            Some((adapter, write))
+        }
+        Some(_) => {
+            runtime.dispatch(Input::RunError {
+                message: runtime.text(chat_shell_core::strings::Text::EventsMissing),
+                code: Some("sequence_gap".into()),
+            });
+            None
+        }
+        None => None,
+    }
+}
+
 impl Runtime {
     pub(crate) fn abort_in_flight(&self) {
         self.generation.set(self.generation.get() + 1);
@@ -131,7 +288,8 @@ impl Runtime {
         EventsRequest::from_state(&self.state.borrow(), metadata)
     }
 
-    fn start_post(self: &Rc<Self>, request: impl Serialize + 'static, mut frames: Frames) {
+    /// Post `request` and read its answer stream into the state (see [`Reader`]).
+    fn start_post(self: &Rc<Self>, request: impl Serialize + 'static, frames: Frames) {
         self.abort_in_flight();
         self.own_run_started();
         let generation = self.generation.get();
@@ -146,101 +304,13 @@ impl Runtime {
         let stall_ms = self.options(|o| o.stream_timeout_ms());
         let this = Rc::clone(self);
         wasm_bindgen_futures::spawn_local(async move {
-            let live = || this.generation.get() == generation;
             let opened = match this.http().await {
                 Ok(http) => transport::post_stream(&http, &request, &signal, stall_ms).await,
                 Err(e) => Err(e),
             };
-            let mut stream = match opened {
-                Ok(s) => s,
-                Err(e) => return this.stream_error(generation, e),
-            };
-            let mut decoder = SseDecoder::with_limit(this.options(|o| o.max_event_bytes));
-            let mut comments = 0;
-            loop {
-                match stream.next_chunk().await {
-                    Ok(Some(bytes)) if live() => {
-                        let mut slice_start = now_ms();
-                        for frame in decoder.push(&bytes) {
-                            // A read holding a whole answer is applied over several tasks,
-                            // so input and frames get their turn between slices.
-                            if now_ms() - slice_start > SLICE_MS {
-                                yield_to_browser().await;
-                                if !live() {
-                                    return stream.cancel();
-                                }
-                                slice_start = now_ms();
-                            }
-                            if let SseFrame::Oversized { limit } = frame {
-                                // What arrived before it stays; the rest is not read.
-                                stream.cancel();
-                                let error = TransportError::Oversized { limit };
-                                return this.stream_error(generation, error);
-                            }
-                            this.dispatch(Input::Alive { at_ms: now_ms() });
-                            match frames.inputs(frame).await {
-                                Ok(inputs) => inputs.into_iter().for_each(|i| this.dispatch(i)),
-                                Err(e) => {
-                                    stream.cancel();
-                                    return this.stream_error(generation, e);
-                                }
-                            }
-                            // A first frame may wait for its decoder's code: a Stop meanwhile.
-                            if !live() {
-                                return stream.cancel();
-                            }
-                        }
-                        // Keepalive comments are life too, though they are no frame.
-                        if decoder.comments_seen() != comments {
-                            comments = decoder.comments_seen();
-                            this.dispatch(Input::Alive { at_ms: now_ms() });
-                        }
-                    }
-                    Ok(Some(_)) => return stream.cancel(),
-                    Ok(None) => {
-                        if !live() {
-                            return;
-                        }
-                        for frame in decoder.finish() {
-                            this.dispatch(Input::Alive { at_ms: now_ms() });
-                            match frames.inputs(frame).await {
-                                Ok(inputs) => inputs.into_iter().for_each(|i| this.dispatch(i)),
-                                Err(e) => return this.stream_error(generation, e),
-                            }
-                            if !live() {
-                                return;
-                            }
-                        }
-                        // A run that ended with a sequence gap asks for what is missing
-                        // (once more at most), into the same adapter; the turn goes on.
-                        if let Frames::AgentUi(adapter) = frames {
-                            match adapter.gap() {
-                                Some(gap) if adapter.resumes < MAX_RESUMES => {
-                                    let mut adapter = adapter;
-                                    adapter.resumes += 1;
-                                    let write = agent_ui::resume_metadata(&gap);
-                                    let request = this.agent_ui_request(None, Some(write));
-                                    return this.start_post(request, Frames::AgentUi(adapter));
-                                }
-                                Some(_) => this.dispatch(Input::RunError {
-                                    message: this
-                                        .text(chat_shell_core::strings::Text::EventsMissing),
-                                    code: Some("sequence_gap".into()),
-                                }),
-                                None => {}
-                            }
-                        }
-                        // After the events' own `done` this changes nothing.
-                        this.dispatch(Input::StreamEnded);
-                        // A host may send from its `chat.response.end` handler: then that
-                        // request is the live one, and this answer has nothing left to do.
-                        if live() {
-                            this.after_stream();
-                        }
-                        return;
-                    }
-                    Err(e) => return this.stream_error(generation, e),
-                }
+            match opened {
+                Ok(body) => Reader::new(this, generation, frames).read(body).await,
+                Err(e) => this.stream_error(generation, e),
             }
         });
     }
