@@ -14,8 +14,10 @@
 //! `split_<chunk>.wasm`, which `__wasm_split.js` fetches on the first call. Without the
 //! feature (a Rust app's own build, the wasm tests) each is an ordinary `async fn`.
 //!
-//! The entry points reach down into `ui` and `runtime`; the modules whose code they reach
-//! never call back into `parts` (only the views and runtime code that ask for a part do).
+//! The entry points reach into `ui` and `runtime`. On the views' side the seam makes no
+//! cycle: the views an entry point builds never ask for a part themselves; only the views
+//! that place a part (`Item`, the header's tab strip, the roster's slot, the tray, the
+//! history and the view panel) call `parts::views`.
 
 pub(crate) mod renderer;
 pub(crate) mod runtime;

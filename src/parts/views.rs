@@ -3,11 +3,11 @@
 //! generated images, the view tabs and their panels (the Diff view, the artifact), the
 //! conversation history and the attachment tray's files.
 //!
-//! Each is an entry point of a chunk (`crate::split`): `widgets`, which the loader
+//! Each is an entry point of a chunk (`crate::parts`): `widgets`, which the loader
 //! prefetches as soon as the first module runs (`prefetch_widgets`), `on_demand`, the
 //! others, which it prefetches once the renderer is in (`prefetch`), and
 //! `attachments`, the tray's, which comes with the code that takes files
-//! (`runtime::on_demand`). A view asked for before its chunk is there shows nothing until
+//! (`parts::runtime`). A view asked for before its chunk is there shows nothing until
 //! it arrives, then appears in place. If the chunk cannot be fetched, the view says so and
 //! offers to try again; nothing else on the page is affected.
 
@@ -175,7 +175,7 @@ pub(crate) fn view_panel(shell: Shell, view_type: String) -> AnyView {
 }
 
 /// The attachment tray's list of files, once it has one (its chunk is the one that takes
-/// files: `runtime::on_demand`).
+/// files: `parts::runtime`).
 pub(crate) fn tray(shell: Shell) -> AnyView {
     when_loaded(shell, move || entry::build_tray(shell))
 }
