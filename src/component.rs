@@ -4,7 +4,7 @@
 use crate::runtime::{
     ClientTool, ClientWidgetRenderer, Handler, Runtime, RustHandler, RustTool, RustWidget,
 };
-use crate::views::ShellRoot;
+use crate::ui::ShellRoot;
 pub use chat_shell_core::host_events::ChatEvent;
 use chat_shell_core::options::{Setting, StarterPrompt};
 use chat_shell_core::protocol::JsonMap;

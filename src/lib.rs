@@ -1,11 +1,12 @@
 //! chat-shell: an embeddable chat UI for AI agents, as a `<chat-shell>` custom element and
 //! a Leptos component.
 //!
-//! This crate is the browser half: `transport` (fetch and streams), `runtime` (owns the
-//! store and carries out effects), `views` (Leptos), `element` (the custom element glue)
-//! and `component` (the Leptos component). It exists only on `wasm32`. Everything that
-//! needs no DOM lives in the `chat-shell-core` crate, re-exported here under the same
-//! module names so apps depend on this crate alone.
+//! This crate is the browser half: `runtime` (owns the store, carries out effects, talks
+//! to the server), `ui` (the Leptos views, by what the user sees), `parts` (the code cut
+//! out of the first wasm module and its loading), `element` (the custom element glue) and
+//! `component` (the Leptos component). It exists only on `wasm32`. Everything that needs
+//! no DOM lives in the `chat-shell-core` crate, re-exported here under the same module
+//! names so apps depend on this crate alone.
 
 pub use chat_shell_core::{
     attachments, citations, history, markdown, options, pacing, protocol, reducer, sse, strings,
@@ -17,15 +18,11 @@ pub mod component;
 #[cfg(target_arch = "wasm32")]
 pub mod element;
 #[cfg(target_arch = "wasm32")]
-pub mod renderer;
+mod parts;
 #[cfg(target_arch = "wasm32")]
 pub mod runtime;
 #[cfg(target_arch = "wasm32")]
-mod split;
-#[cfg(target_arch = "wasm32")]
-pub mod transport;
-#[cfg(target_arch = "wasm32")]
-pub mod views;
+pub mod ui;
 
 #[cfg(target_arch = "wasm32")]
 pub use component::{ChatEvent, ChatShell};

@@ -132,7 +132,7 @@ fn diff_patch(word: &str) -> String {
 #[wasm_bindgen_test]
 async fn the_diff_view_shows_a_patch_as_text_builds_rows_near_view_and_updates_in_place() {
     use chat_shell::runtime::Runtime;
-    use chat_shell::views::DiffView;
+    use chat_shell::ui::{provide_shell, DiffView};
     use leptos::prelude::*;
 
     let style = document().create_element("style").unwrap();
@@ -145,7 +145,8 @@ async fn the_diff_view_shows_a_patch_as_text_builds_rows_near_view_and_updates_i
     let shell = Runtime::create(None);
     let patch = RwSignal::new(diff_patch("2"));
     let mounted = leptos::mount::mount_to(host.clone(), move || {
-        view! { <DiffView shell=shell patch=patch /> }
+        provide_shell(shell);
+        view! { <DiffView patch=patch /> }
     });
     settle().await;
     let all = |selector: &str| {

@@ -6,7 +6,7 @@ mod api;
 pub use api::shell_of_element;
 
 use crate::runtime::{ClientTool, ClientWidgetRenderer, Handler, Runtime, Shell};
-use crate::views::ShellRoot;
+use crate::ui::ShellRoot;
 use chat_shell_core::host_events::ChatEvent;
 use chat_shell_core::options::{Setting, ATTRIBUTES};
 use std::cell::RefCell;

@@ -3,8 +3,8 @@
 //! handlers and client widgets, registered by name from JavaScript (functions, or a
 //! custom element tag for widgets) or from Rust.
 
+use super::transport;
 use super::Runtime;
-use crate::transport;
 use chat_shell_core::host_events::{ChatError, ChatEvent, ErrorKind};
 use chat_shell_core::protocol::chatkit::{
     Action, ClientToolStatus, ItemId, ItemKind, RequestBody, SyncCustomActionResponse, ThreadId,
@@ -264,7 +264,7 @@ impl Runtime {
             if self.is_streaming() {
                 return false;
             }
-            self.apply(Input::TurnStarted);
+            self.dispatch(Input::TurnStarted);
             self.registry.waiting.borrow_mut().push(done);
             let write = chat_shell_core::protocol::agent_ui::answers_metadata(&action_id, &answers);
             self.start_agent_ui(None, Some(write));
@@ -290,7 +290,7 @@ impl Runtime {
         if self.is_streaming() {
             return false;
         }
-        self.apply(Input::TurnStarted);
+        self.dispatch(Input::TurnStarted);
         self.registry.waiting.borrow_mut().push(done);
         self.start_stream(body(thread_id));
         true
@@ -372,7 +372,9 @@ impl Runtime {
         wasm_bindgen_futures::spawn_local(async move {
             let answer = match this.http().await {
                 Ok(http) => match transport::post_json(&http, &request, &abort.signal()).await {
-                    Ok(value) => super::on_demand::answer::<SyncCustomActionResponse>(value).await,
+                    Ok(value) => {
+                        crate::parts::runtime::answer::<SyncCustomActionResponse>(value).await
+                    }
                     Err(e) => Err(e),
                 },
                 Err(e) => Err(e),
@@ -382,7 +384,7 @@ impl Runtime {
                     // Only into the thread it came from: the user may have moved on.
                     let same_thread = this.state.borrow().thread_id() == Some(&thread_id);
                     if let (true, Some(item)) = (same_thread, answer.updated_item) {
-                        this.apply(Input::ItemSynced(item));
+                        this.dispatch(Input::ItemSynced(item));
                     }
                     done(true);
                 }
@@ -453,7 +455,7 @@ impl Runtime {
         if let ItemKind::ClientToolCall(call) = &mut item.kind {
             call.status = ClientToolStatus::Completed;
             call.output = Some(output);
-            self.apply(Input::ItemSynced(item));
+            self.dispatch(Input::ItemSynced(item));
         }
     }
 

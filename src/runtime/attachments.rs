@@ -81,7 +81,7 @@ pub(crate) struct Uploads {
 impl Runtime {
     /// Offer files to the tray (picker, drop or paste): those within the limits join it
     /// with a local preview and start uploading; the others are refused with a message.
-    /// The code that does it may come in a part of its own (`on_demand`): if that cannot
+    /// The code that does it may come in a part of its own (`crate::parts`): if that cannot
     /// be fetched, the tray says so and the files are not taken.
     pub fn add_files(self: &Rc<Self>, files: Vec<File>) {
         // Drops and pastes too: with attachments turned off, files are not taken.
@@ -90,7 +90,7 @@ impl Runtime {
         }
         let this = Rc::clone(self);
         wasm_bindgen_futures::spawn_local(async move {
-            if super::on_demand::add_files(Rc::clone(&this), files)
+            if crate::parts::runtime::add_files(Rc::clone(&this), files)
                 .await
                 .is_err()
             {
@@ -107,7 +107,7 @@ impl Runtime {
     }
 
     /// [`Runtime::add_files`], once its code is there.
-    pub(super) fn offer_files(self: &Rc<Self>, files: Vec<File>) {
+    pub(crate) fn offer_files(self: &Rc<Self>, files: Vec<File>) {
         let facts: Vec<FileFacts> = files
             .iter()
             .map(|f| FileFacts {
@@ -156,7 +156,7 @@ impl Runtime {
     fn start_upload(self: &Rc<Self>, local: u64) {
         let this = Rc::clone(self);
         wasm_bindgen_futures::spawn_local(async move {
-            match super::on_demand::upload(Rc::clone(&this), local).await {
+            match crate::parts::runtime::upload(Rc::clone(&this), local).await {
                 Ok(upload) => upload.await,
                 // Its code could not be fetched: a failure the tray offers to retry.
                 Err(_) => this.update_entry_status(
@@ -169,7 +169,7 @@ impl Runtime {
 
     /// [`Runtime::start_upload`], once its code is there. Phase one, `attachments.create`
     /// (unless done before a retry), then the bytes.
-    pub(super) async fn upload(self: Rc<Self>, local: u64) {
+    pub(crate) async fn upload(self: Rc<Self>, local: u64) {
         let Some(entry) = self.tray_entry(local) else {
             return;
         };

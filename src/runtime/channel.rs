@@ -4,8 +4,8 @@
 //! reconnects from its cursor with backoff; against a server without it, views are absent
 //! and only a `chat.diagnostic` says so.
 
+use super::transport::{self, TransportError};
 use super::Runtime;
-use crate::transport::{self, TransportError};
 use chat_shell_core::host_events::ChatEvent;
 use chat_shell_core::options::Protocol;
 use chat_shell_core::protocol::chatkit::{
@@ -208,9 +208,11 @@ impl Runtime {
         };
         let this = Rc::clone(self);
         wasm_bindgen_futures::spawn_local(async move {
-            // Its code may come in a part of its own (`on_demand`): if that cannot be
+            // Its code may come in a part of its own (`crate::parts`): if that cannot be
             // fetched, the channel is dropped and tried again after the backoff.
-            match super::on_demand::channel(Rc::clone(&this), generation, request, signal).await {
+            match crate::parts::runtime::channel(Rc::clone(&this), generation, request, signal)
+                .await
+            {
                 Ok(follow) => follow.await,
                 Err(_) => this.channel_dropped(generation),
             }
@@ -218,7 +220,7 @@ impl Runtime {
     }
 
     /// Open the channel and apply what it brings until it ends, breaks or is closed.
-    pub(super) async fn follow_channel(
+    pub(crate) async fn follow_channel(
         self: Rc<Self>,
         generation: u64,
         request: SubscribeRequest,
@@ -320,26 +322,26 @@ impl Runtime {
                 let mode = if self.is_streaming() || self.channel.run.get() == RunMode::Ignoring {
                     RunMode::Ignoring
                 } else {
-                    self.apply(Input::TurnStarted);
+                    self.dispatch(Input::TurnStarted);
                     RunMode::Showing
                 };
                 self.channel.run.set(mode);
             }
             ChannelEvent::RunEvent(run) => {
                 if self.channel.run.get() == RunMode::Showing {
-                    self.apply(Input::Alive {
+                    self.dispatch(Input::Alive {
                         at_ms: js_sys::Date::now(),
                     });
-                    self.apply(Input::Server(*run.event));
+                    self.dispatch(Input::Server(*run.event));
                 }
             }
             ChannelEvent::RunEnded(ended) => match self.channel.run.replace(RunMode::None) {
                 RunMode::Showing => match ended.outcome.as_str() {
-                    "done" => self.apply(Input::StreamEnded),
-                    "cancelled" => self.apply(Input::Cancelled),
+                    "done" => self.dispatch(Input::StreamEnded),
+                    "cancelled" => self.dispatch(Input::Cancelled),
                     _ => {
                         let message = self.text(chat_shell_core::strings::Text::AnswerFailed);
-                        self.apply(Input::StreamFailed {
+                        self.dispatch(Input::StreamFailed {
                             message,
                             allow_retry: true,
                         });
@@ -349,7 +351,7 @@ impl Runtime {
                 // (ChatKit has no word for it), so the channel says it was stopped.
                 RunMode::Ignoring if ended.outcome == "cancelled" && self.is_streaming() => {
                     self.abort_in_flight();
-                    self.apply(Input::Cancelled);
+                    self.dispatch(Input::Cancelled);
                 }
                 _ => {}
             },
@@ -376,7 +378,7 @@ impl Runtime {
         }
         if self.channel.run.replace(RunMode::None) == RunMode::Showing {
             // What it showed stays; the run's end will be in the thread when it is back.
-            self.apply(Input::StreamFailed {
+            self.dispatch(Input::StreamFailed {
                 message: self.text(chat_shell_core::strings::Text::ConnectionLost),
                 allow_retry: false,
             });
@@ -436,8 +438,8 @@ impl Runtime {
         }
         let this = Rc::clone(self);
         wasm_bindgen_futures::spawn_local(async move {
-            // Its code comes with the channel's (`on_demand`).
-            match super::on_demand::cancel_run(Rc::clone(&this), thread_id).await {
+            // Its code comes with the channel's (`crate::parts`).
+            match crate::parts::runtime::cancel_run(Rc::clone(&this), thread_id).await {
                 Ok(sending) => sending.await,
                 Err(_) => not_told_to_stop(&TransportError::Network(String::new())),
             }
@@ -445,7 +447,7 @@ impl Runtime {
     }
 
     /// Stop's word to the server: `threads.cancel_run` (`cancel_run`).
-    pub(super) async fn send_cancel_run(self: Rc<Self>, thread_id: ThreadId) {
+    pub(crate) async fn send_cancel_run(self: Rc<Self>, thread_id: ThreadId) {
         let request = self.envelope_of(&CancelRunRequest::CancelRun { thread_id });
         let Ok(http) = self.http().await else {
             return;

@@ -2,8 +2,8 @@
 //! or from an async function asked before each request, e.g. for fresh auth tokens), and
 //! the host's own `fetch` if it gave one.
 
+use super::transport::{Http, TransportError};
 use super::Runtime;
-use crate::transport::{Http, TransportError};
 use js_sys::{Function, Object, Promise};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;

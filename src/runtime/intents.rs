@@ -1,8 +1,8 @@
 //! What the user asks for (send, retry, stop, new chat, feedback), turned into reducer
 //! inputs and requests.
 
+use super::transport;
 use super::Runtime;
-use crate::transport;
 use chat_shell_core::host_events::{ChatError, ChatEvent, ErrorKind};
 use chat_shell_core::options::{merge_metadata, Protocol};
 use chat_shell_core::protocol::chatkit::{
@@ -69,7 +69,7 @@ impl Runtime {
         };
         let metadata =
             self.options(|o| merge_metadata(o.metadata.as_ref(), options.metadata.as_ref()));
-        self.apply(Input::SendStarted(OutgoingMessage {
+        self.dispatch(Input::SendStarted(OutgoingMessage {
             text,
             attachments: options.attachments,
             ghost: options.ghost,
@@ -118,7 +118,7 @@ impl Runtime {
             };
             (thread_id, item_id)
         };
-        self.apply(Input::RetryStarted {
+        self.dispatch(Input::RetryStarted {
             user_message: item_id.clone(),
         });
         self.start_stream(RequestBody::RetryAfterItem { thread_id, item_id });
@@ -148,7 +148,7 @@ impl Runtime {
             };
             (thread_id, user.item.id.clone())
         };
-        self.apply(Input::RetryStarted {
+        self.dispatch(Input::RetryStarted {
             user_message: user_message.clone(),
         });
         self.start_stream(RequestBody::RetryAfterItem {
@@ -190,7 +190,7 @@ impl Runtime {
         }
         self.cancel_run();
         self.abort_in_flight();
-        self.apply(Input::Cancelled);
+        self.dispatch(Input::Cancelled);
     }
 
     /// Start a new, empty conversation (with the new chat's own draft). Loads still on
@@ -211,11 +211,11 @@ impl Runtime {
         self.abort_in_flight();
         self.release_sent_previews();
         self.signals.views.close_artifact();
-        self.apply(Input::Reset);
+        self.dispatch(Input::Reset);
         self.switch_draft(from, None);
     }
 
     pub fn dismiss_notice(self: &Rc<Self>, id: u64) {
-        self.apply(Input::NoticeDismissed(id));
+        self.dispatch(Input::NoticeDismissed(id));
     }
 }

@@ -6,9 +6,9 @@ mod attachments;
 mod channel;
 mod http;
 mod intents;
-mod on_demand;
 mod stream;
 mod threads;
+pub mod transport;
 
 pub use actions::{
     error_text, from_js, to_js, ActionDone, ClientTool, ClientWidgetContext, ClientWidgetRenderer,
@@ -63,12 +63,12 @@ impl Shell {
     }
 }
 
-/// A visible item as the list knows it: its id and which view renders it.
+/// A visible item as the list knows it: its id and which view shows it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ItemKey {
     pub id: ItemId,
-    pub renderer: Renderer,
-    /// The folded tool calls of a `Renderer::ToolCalls` entry (`id` is the first); empty
+    pub view: ItemView,
+    /// The folded tool calls of an `ItemView::ToolCalls` entry (`id` is the first); empty
     /// for any other.
     pub members: Vec<ItemId>,
 }
@@ -80,12 +80,12 @@ impl ItemKey {
         match listed {
             Listed::Item(i) | Listed::Folded(i) => ItemKey {
                 id: i.item.id.clone(),
-                renderer: Renderer::of(&i.item.kind),
+                view: ItemView::of(&i.item.kind),
                 members: Vec::new(),
             },
             Listed::Summary(calls) => ItemKey {
                 id: calls[0].item.id.clone(),
-                renderer: Renderer::ToolCalls,
+                view: ItemView::ToolCalls,
                 members: calls.iter().map(|c| c.item.id.clone()).collect(),
             },
         }
@@ -257,14 +257,14 @@ impl Runtime {
     // ---- state and effects --------------------------------------------------------
 
     /// Fold an input into the state, carry out its effects, and schedule a view update.
-    pub fn apply(&self, input: Input) {
+    pub fn dispatch(&self, input: Input) {
         let outcome = reduce(&mut self.state.borrow_mut(), input);
-        self.run(outcome);
+        self.carry_out(outcome);
         self.settle_actions();
         self.schedule_frame();
     }
 
-    fn run(&self, outcome: Outcome) {
+    fn carry_out(&self, outcome: Outcome) {
         for warning in outcome.warnings {
             web_sys::console::warn_1(&format!("chat-shell: {}", warning.message).into());
         }
@@ -293,11 +293,11 @@ impl Runtime {
                     let shell = self.shell;
                     wasm_bindgen_futures::spawn_local(async move {
                         let Some(rt) = shell.get() else { return };
-                        // Its code comes with the permission cards' (`on_demand`). Stop's
+                        // Its code comes with the permission cards' (`crate::parts`). Stop's
                         // `cancelled` is never shown, sent or not.
                         let shown = outcome != PermissionOutcome::Cancelled;
                         let card = item_id.clone();
-                        let answer = on_demand::answer_permission(
+                        let answer = crate::parts::runtime::answer_permission(
                             Rc::clone(&rt),
                             item_id,
                             tool_call_id,
@@ -305,7 +305,7 @@ impl Runtime {
                         );
                         if answer.await.is_err() && shown {
                             let message = rt.text(Text::ConnectionLost);
-                            rt.apply(Input::PermissionNotSent {
+                            rt.dispatch(Input::PermissionNotSent {
                                 item_id: card,
                                 message,
                             });
@@ -345,7 +345,7 @@ impl Runtime {
             && after.protocol != chat_shell_core::options::Protocol::ChatKit
         {
             // Their first answer needs the other envelopes' adapters: fetch them now.
-            wasm_bindgen_futures::spawn_local(on_demand::prefetch_adapters());
+            wasm_bindgen_futures::spawn_local(crate::parts::runtime::prefetch_adapters());
         }
         if (&after.locale, &after.strings) != (&before.locale, &before.strings) {
             self.signals.strings.set(
@@ -530,9 +530,9 @@ impl Runtime {
     }
 }
 
-/// Which view renders an item.
+/// Which view shows an item.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Renderer {
+pub enum ItemView {
     UserMessage,
     AssistantMessage,
     /// Tasks and workflows.
@@ -558,23 +558,23 @@ pub enum Renderer {
     Unsupported,
 }
 
-impl Renderer {
+impl ItemView {
     pub fn of(kind: &ItemKind) -> Self {
         match kind {
-            ItemKind::UserMessage(_) => Renderer::UserMessage,
-            ItemKind::AssistantMessage(_) => Renderer::AssistantMessage,
-            ItemKind::Task(_) | ItemKind::Workflow(_) => Renderer::Process,
-            ItemKind::GeneratedImage(_) => Renderer::GeneratedImage,
-            ItemKind::Widget(_) => Renderer::Widget,
-            ItemKind::ClientWidget(_) => Renderer::ClientWidget,
-            ItemKind::ClientToolCall(_) => Renderer::ClientToolCall,
-            ItemKind::StructuredInput(_) => Renderer::StructuredInput,
-            ItemKind::EndOfTurn(_) => Renderer::EndOfTurn,
-            ItemKind::AcpToolCall(_) => Renderer::AcpToolCall,
-            ItemKind::AcpPlan(_) => Renderer::AcpPlan,
-            ItemKind::AcpThought(_) => Renderer::AcpThought,
-            ItemKind::Note(_) => Renderer::Note,
-            ItemKind::Other(_) => Renderer::Unsupported,
+            ItemKind::UserMessage(_) => ItemView::UserMessage,
+            ItemKind::AssistantMessage(_) => ItemView::AssistantMessage,
+            ItemKind::Task(_) | ItemKind::Workflow(_) => ItemView::Process,
+            ItemKind::GeneratedImage(_) => ItemView::GeneratedImage,
+            ItemKind::Widget(_) => ItemView::Widget,
+            ItemKind::ClientWidget(_) => ItemView::ClientWidget,
+            ItemKind::ClientToolCall(_) => ItemView::ClientToolCall,
+            ItemKind::StructuredInput(_) => ItemView::StructuredInput,
+            ItemKind::EndOfTurn(_) => ItemView::EndOfTurn,
+            ItemKind::AcpToolCall(_) => ItemView::AcpToolCall,
+            ItemKind::AcpPlan(_) => ItemView::AcpPlan,
+            ItemKind::AcpThought(_) => ItemView::AcpThought,
+            ItemKind::Note(_) => ItemView::Note,
+            ItemKind::Other(_) => ItemView::Unsupported,
         }
     }
 }

@@ -3,8 +3,8 @@
 //! every frame and SSE comment counts as life; stale answers (after Stop, a new chat or a
 //! thread switch) are dropped. Permission answers go out here too.
 
+use super::transport::{self, EventStream, TransportError};
 use super::Runtime;
-use crate::transport::{self, TransportError};
 use chat_shell_core::protocol::acp::{PermissionOutcome, ToolCallId};
 use chat_shell_core::protocol::agent_ui::{self, AgentUiAdapter};
 use chat_shell_core::protocol::chatkit::{acp_permission_action, ChatRequest, ItemId, RequestBody};
@@ -28,14 +28,14 @@ enum Frames {
 }
 
 impl Frames {
-    /// `Err` only when the code that decodes the frames could not be fetched (`on_demand`).
+    /// `Err` only when the code that decodes the frames could not be fetched (`crate::parts`).
     async fn inputs(&mut self, frame: SseFrame) -> Result<Vec<Input>, TransportError> {
         let inputs = match self {
-            Frames::ChatKit => super::on_demand::chatkit_frame(frame)
+            Frames::ChatKit => crate::parts::runtime::chatkit_frame(frame)
                 .await
                 .map(|input| input.into_iter().collect()),
-            Frames::Events(adapter) => super::on_demand::events(adapter, frame).await,
-            Frames::AgentUi(adapter) => super::on_demand::agent_ui(adapter, frame).await,
+            Frames::Events(adapter) => crate::parts::runtime::events(adapter, frame).await,
+            Frames::AgentUi(adapter) => crate::parts::runtime::agent_ui(adapter, frame).await,
         };
         inputs.map_err(|_| {
             TransportError::Network("the stream's decoder could not be fetched".into())
@@ -72,6 +72,163 @@ async fn yield_to_browser() {
         })
     });
     let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+}
+
+/// Why an answer stopped being read before its end.
+enum Stop {
+    /// Stop, a new chat or a thread switch made the answer stale: nothing more to do.
+    Stale,
+    /// The answer failed: said in the conversation.
+    Failed(TransportError),
+}
+
+/// The reader of one answer stream: the SSE body decoded chunk by chunk, its frames turned
+/// into reducer inputs in time slices, and what happens at its end (the last frames, an
+/// Agent UI run's gap asked for again, the end of the stream). It stops counting as soon as
+/// its request's generation is not the runtime's any more.
+struct Reader {
+    runtime: Rc<Runtime>,
+    generation: u64,
+    decoder: SseDecoder,
+    frames: Frames,
+    /// SSE comments seen so far (keepalives count as life).
+    comments: u64,
+}
+
+impl Reader {
+    fn new(runtime: Rc<Runtime>, generation: u64, frames: Frames) -> Self {
+        let decoder = SseDecoder::with_limit(runtime.options(|o| o.max_event_bytes));
+        Reader {
+            runtime,
+            generation,
+            decoder,
+            frames,
+            comments: 0,
+        }
+    }
+
+    /// Whether this answer is still the one the runtime waits for.
+    fn live(&self) -> bool {
+        self.runtime.generation.get() == self.generation
+    }
+
+    /// Read the body to its end, or until the answer is stale or fails.
+    async fn read(mut self, mut body: EventStream) {
+        loop {
+            match body.next_chunk().await {
+                Ok(Some(bytes)) if self.live() => {
+                    if let Err(stop) = self.chunk(&bytes).await {
+                        body.cancel();
+                        return self.stopped(stop);
+                    }
+                }
+                Ok(Some(_)) => return body.cancel(),
+                Ok(None) => return self.end().await,
+                Err(e) => return self.runtime.stream_error(self.generation, e),
+            }
+        }
+    }
+
+    /// Decode one chunk and apply its frames. A read holding a whole answer is applied
+    /// over several tasks, so input and frames get their turn between slices.
+    async fn chunk(&mut self, bytes: &[u8]) -> Result<(), Stop> {
+        let mut slice_start = now_ms();
+        for frame in self.decoder.push(bytes) {
+            if now_ms() - slice_start > SLICE_MS {
+                yield_to_browser().await;
+                if !self.live() {
+                    return Err(Stop::Stale);
+                }
+                slice_start = now_ms();
+            }
+            if let SseFrame::Oversized { limit } = frame {
+                // What arrived before it stays; the rest is not read.
+                return Err(Stop::Failed(TransportError::Oversized { limit }));
+            }
+            self.frame(frame).await?;
+        }
+        // Keepalive comments are life too, though they are no frame.
+        if self.decoder.comments_seen() != self.comments {
+            self.comments = self.decoder.comments_seen();
+            self.runtime.dispatch(Input::Alive { at_ms: now_ms() });
+        }
+        Ok(())
+    }
+
+    /// One frame: life, then its inputs.
+    async fn frame(&mut self, frame: SseFrame) -> Result<(), Stop> {
+        self.runtime.dispatch(Input::Alive { at_ms: now_ms() });
+        let inputs = self.frames.inputs(frame).await.map_err(Stop::Failed)?;
+        inputs.into_iter().for_each(|i| self.runtime.dispatch(i));
+        // A first frame may wait for its decoder's code: a Stop meanwhile.
+        if self.live() {
+            Ok(())
+        } else {
+            Err(Stop::Stale)
+        }
+    }
+
+    fn stopped(&self, stop: Stop) {
+        if let Stop::Failed(error) = stop {
+            self.runtime.stream_error(self.generation, error);
+        }
+    }
+
+    /// The body ended: its last frames, then the run's gap asked for again or the stream's
+    /// end, and what comes after the answer.
+    async fn end(mut self) {
+        if !self.live() {
+            return;
+        }
+        for frame in self.decoder.finish() {
+            if let Err(stop) = self.frame(frame).await {
+                return self.stopped(stop);
+            }
+        }
+        let Reader {
+            runtime,
+            generation,
+            frames,
+            ..
+        } = self;
+        if let Frames::AgentUi(adapter) = frames {
+            if let Some((adapter, write)) = resume_gap(&runtime, adapter) {
+                let request = runtime.agent_ui_request(None, Some(write));
+                return runtime.start_post(request, Frames::AgentUi(adapter));
+            }
+        }
+        // After the events' own `done` this changes nothing.
+        runtime.dispatch(Input::StreamEnded);
+        // A host may send from its `chat.response.end` handler: then that request is the
+        // live one, and this answer has nothing left to do.
+        if runtime.generation.get() == generation {
+            runtime.after_stream();
+        }
+    }
+}
+
+/// A run that ended with a sequence gap asks for what is missing (once more at most), into
+/// the same adapter, and the turn goes on: the adapter and the write that asks. A gap left
+/// after that is said as the run's error.
+fn resume_gap(
+    runtime: &Runtime,
+    mut adapter: Box<AgentUiAdapter>,
+) -> Option<(Box<AgentUiAdapter>, serde_json::Value)> {
+    match adapter.gap() {
+        Some(gap) if adapter.resumes < MAX_RESUMES => {
+            adapter.resumes += 1;
+            let write = agent_ui::resume_metadata(&gap);
+            Some((adapter, write))
+        }
+        Some(_) => {
+            runtime.dispatch(Input::RunError {
+                message: runtime.text(chat_shell_core::strings::Text::EventsMissing),
+                code: Some("sequence_gap".into()),
+            });
+            None
+        }
+        None => None,
+    }
 }
 
 impl Runtime {
@@ -131,12 +288,13 @@ impl Runtime {
         EventsRequest::from_state(&self.state.borrow(), metadata)
     }
 
-    fn start_post(self: &Rc<Self>, request: impl Serialize + 'static, mut frames: Frames) {
+    /// Post `request` and read its answer stream into the state (see [`Reader`]).
+    fn start_post(self: &Rc<Self>, request: impl Serialize + 'static, frames: Frames) {
         self.abort_in_flight();
         self.own_run_started();
         let generation = self.generation.get();
         let Ok(abort) = AbortController::new() else {
-            return self.apply(Input::StreamFailed {
+            return self.dispatch(Input::StreamFailed {
                 message: self.text(chat_shell_core::strings::Text::StreamingUnsupported),
                 allow_retry: false,
             });
@@ -146,101 +304,13 @@ impl Runtime {
         let stall_ms = self.options(|o| o.stream_timeout_ms());
         let this = Rc::clone(self);
         wasm_bindgen_futures::spawn_local(async move {
-            let live = || this.generation.get() == generation;
             let opened = match this.http().await {
                 Ok(http) => transport::post_stream(&http, &request, &signal, stall_ms).await,
                 Err(e) => Err(e),
             };
-            let mut stream = match opened {
-                Ok(s) => s,
-                Err(e) => return this.stream_error(generation, e),
-            };
-            let mut decoder = SseDecoder::with_limit(this.options(|o| o.max_event_bytes));
-            let mut comments = 0;
-            loop {
-                match stream.next_chunk().await {
-                    Ok(Some(bytes)) if live() => {
-                        let mut slice_start = now_ms();
-                        for frame in decoder.push(&bytes) {
-                            // A read holding a whole answer is applied over several tasks,
-                            // so input and frames get their turn between slices.
-                            if now_ms() - slice_start > SLICE_MS {
-                                yield_to_browser().await;
-                                if !live() {
-                                    return stream.cancel();
-                                }
-                                slice_start = now_ms();
-                            }
-                            if let SseFrame::Oversized { limit } = frame {
-                                // What arrived before it stays; the rest is not read.
-                                stream.cancel();
-                                let error = TransportError::Oversized { limit };
-                                return this.stream_error(generation, error);
-                            }
-                            this.apply(Input::Alive { at_ms: now_ms() });
-                            match frames.inputs(frame).await {
-                                Ok(inputs) => inputs.into_iter().for_each(|i| this.apply(i)),
-                                Err(e) => {
-                                    stream.cancel();
-                                    return this.stream_error(generation, e);
-                                }
-                            }
-                            // A first frame may wait for its decoder's code: a Stop meanwhile.
-                            if !live() {
-                                return stream.cancel();
-                            }
-                        }
-                        // Keepalive comments are life too, though they are no frame.
-                        if decoder.comments_seen() != comments {
-                            comments = decoder.comments_seen();
-                            this.apply(Input::Alive { at_ms: now_ms() });
-                        }
-                    }
-                    Ok(Some(_)) => return stream.cancel(),
-                    Ok(None) => {
-                        if !live() {
-                            return;
-                        }
-                        for frame in decoder.finish() {
-                            this.apply(Input::Alive { at_ms: now_ms() });
-                            match frames.inputs(frame).await {
-                                Ok(inputs) => inputs.into_iter().for_each(|i| this.apply(i)),
-                                Err(e) => return this.stream_error(generation, e),
-                            }
-                            if !live() {
-                                return;
-                            }
-                        }
-                        // A run that ended with a sequence gap asks for what is missing
-                        // (once more at most), into the same adapter; the turn goes on.
-                        if let Frames::AgentUi(adapter) = frames {
-                            match adapter.gap() {
-                                Some(gap) if adapter.resumes < MAX_RESUMES => {
-                                    let mut adapter = adapter;
-                                    adapter.resumes += 1;
-                                    let write = agent_ui::resume_metadata(&gap);
-                                    let request = this.agent_ui_request(None, Some(write));
-                                    return this.start_post(request, Frames::AgentUi(adapter));
-                                }
-                                Some(_) => this.apply(Input::RunError {
-                                    message: this
-                                        .text(chat_shell_core::strings::Text::EventsMissing),
-                                    code: Some("sequence_gap".into()),
-                                }),
-                                None => {}
-                            }
-                        }
-                        // After the events' own `done` this changes nothing.
-                        this.apply(Input::StreamEnded);
-                        // A host may send from its `chat.response.end` handler: then that
-                        // request is the live one, and this answer has nothing left to do.
-                        if live() {
-                            this.after_stream();
-                        }
-                        return;
-                    }
-                    Err(e) => return this.stream_error(generation, e),
-                }
+            match opened {
+                Ok(body) => Reader::new(this, generation, frames).read(body).await,
+                Err(e) => this.stream_error(generation, e),
             }
         });
     }
@@ -253,7 +323,7 @@ impl Runtime {
             // Refused: no run started on the server, so none of the channel's is ours.
             self.own_run_refused();
         }
-        self.apply(Input::StreamFailed {
+        self.dispatch(Input::StreamFailed {
             message: self.with_strings(|s| error.message_in(s)),
             allow_retry: error.retryable(),
         });
@@ -287,7 +357,7 @@ impl Runtime {
             action: acp_permission_action(&tool_call_id, &outcome),
         };
         if !cancelled && !self.is_streaming() {
-            self.apply(Input::TurnStarted);
+            self.dispatch(Input::TurnStarted);
             return self.start_stream(body);
         }
         let request = self.envelope(body);
@@ -309,7 +379,7 @@ impl Runtime {
                 Err(_) if cancelled => return,
                 Err(e) => {
                     let message = this.with_strings(|s| e.message_in(s));
-                    return this.apply(Input::PermissionNotSent { item_id, message });
+                    return this.dispatch(Input::PermissionNotSent { item_id, message });
                 }
             };
             let mut decoder = SseDecoder::with_limit(this.options(|o| o.max_event_bytes));
@@ -318,9 +388,9 @@ impl Runtime {
                 for frame in decoder.push(&bytes) {
                     // The decoders are in by now: the request being answered came through them.
                     if let (false, Ok(Some(input))) =
-                        (cancelled, super::on_demand::chatkit_frame(frame).await)
+                        (cancelled, crate::parts::runtime::chatkit_frame(frame).await)
                     {
-                        this.apply(input);
+                        this.dispatch(input);
                     }
                 }
             }
@@ -345,13 +415,13 @@ impl Runtime {
                 _ => None,
             });
         let Some(action_id) = action_id else {
-            return self.apply(Input::PermissionNotSent {
+            return self.dispatch(Input::PermissionNotSent {
                 item_id: item_id.clone(),
                 message: self.text(chat_shell_core::strings::Text::EventsMissing),
             });
         };
         if !self.is_streaming() {
-            self.apply(Input::TurnStarted);
+            self.dispatch(Input::TurnStarted);
         }
         let write = agent_ui::respond_metadata(&action_id, &option_id.0);
         self.start_agent_ui(None, Some(write));
@@ -374,7 +444,7 @@ impl Runtime {
             return false;
         };
         if !self.is_streaming() {
-            self.apply(Input::TurnStarted);
+            self.dispatch(Input::TurnStarted);
         }
         let write = agent_ui::answer_metadata(&action_id, text.trim());
         self.start_agent_ui(None, Some(write));
@@ -420,7 +490,7 @@ impl Runtime {
             if sent.is_err() {
                 this.restore_draft(text, Vec::new());
                 let message = this.text(chat_shell_core::strings::Text::QueueRefused);
-                this.apply(Input::Server(
+                this.dispatch(Input::Server(
                     chat_shell_core::protocol::chatkit::StreamEvent::Notice(
                         chat_shell_core::protocol::chatkit::NoticeEvent {
                             level: chat_shell_core::protocol::chatkit::NoticeLevel::Warning,
@@ -452,14 +522,18 @@ impl Runtime {
         };
         let arguments = self.tool_arguments(&item_id);
         // The turn goes on while the tool runs: Stop is offered and ends it.
-        self.apply(Input::TurnStarted);
+        self.dispatch(Input::TurnStarted);
         let generation = self.generation.get();
         let this = Rc::clone(self);
         wasm_bindgen_futures::spawn_local(async move {
-            // The code that runs the tool comes with the widgets' (`on_demand`): if it
+            // The code that runs the tool comes with the widgets' (`crate::parts`): if it
             // cannot be fetched, the tool did not run, and the server is told so.
-            let tool =
-                super::on_demand::client_tool(Rc::clone(&this), item_id.clone(), name, arguments);
+            let tool = crate::parts::runtime::client_tool(
+                Rc::clone(&this),
+                item_id.clone(),
+                name,
+                arguments,
+            );
             let result = match tool.await {
                 Ok(running) => running.await,
                 Err(_) => Err("The page could not fetch the code that runs client tools.".into()),

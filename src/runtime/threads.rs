@@ -7,9 +7,9 @@
 //! the user already left never replaces the one shown.
 
 use super::attachments::TrayEntry;
-use super::on_demand::{answer, Answer};
+use super::transport::{self, TransportError};
 use super::Runtime;
-use crate::transport::{self, TransportError};
+use crate::parts::runtime::{answer, Answer};
 use chat_shell_core::history::{has_title, preview, thread_label};
 use chat_shell_core::host_events::{ChatError, ChatEvent, ErrorKind};
 use chat_shell_core::protocol::chatkit::{
@@ -237,8 +237,8 @@ impl Runtime {
         });
         let this = Rc::clone(self);
         wasm_bindgen_futures::spawn_local(async move {
-            // Its code comes with the history panel's (`on_demand`).
-            match super::on_demand::list_threads(Rc::clone(&this), after, token).await {
+            // Its code comes with the history panel's (`crate::parts`).
+            match crate::parts::runtime::list_threads(Rc::clone(&this), after, token).await {
                 Ok(listing) => listing.await,
                 Err(_) => this.threads_not_listed(
                     token,
@@ -249,7 +249,7 @@ impl Runtime {
     }
 
     /// One page of the history's list, into `signals.history.list` (`fetch_threads`).
-    pub(super) async fn list_threads(self: Rc<Self>, after: Option<String>, token: u64) {
+    pub(crate) async fn list_threads(self: Rc<Self>, after: Option<String>, token: u64) {
         let result = self
             .json_request::<Page<Thread>>(RequestBody::ListThreads {
                 limit: Some(PAGE_SIZE),
@@ -324,7 +324,7 @@ impl Runtime {
                 // server would with `thread.updated` (only for that thread: the reducer
                 // takes an update for an unknown thread as the open one).
                 if self.state.borrow().thread_id() == Some(&thread.id) {
-                    self.apply(Input::Server(StreamEvent::ThreadUpdated(ThreadEvent {
+                    self.dispatch(Input::Server(StreamEvent::ThreadUpdated(ThreadEvent {
                         thread,
                     })));
                 }
@@ -409,7 +409,7 @@ impl Runtime {
         let token = self.bump_load_token();
         if self.is_streaming() {
             self.abort_in_flight();
-            self.apply(Input::Cancelled);
+            self.dispatch(Input::Cancelled);
         } else {
             self.abort_in_flight();
         }
@@ -425,7 +425,7 @@ impl Runtime {
             }
             match loaded {
                 Ok(thread) => {
-                    this.apply(Input::ThreadLoaded(thread));
+                    this.dispatch(Input::ThreadLoaded(thread));
                     this.publish_older();
                     this.signals.history.opening.set(None);
                 }
@@ -516,7 +516,7 @@ impl Runtime {
             }
             match result {
                 Ok(page) => {
-                    this.apply(Input::OlderItems(page));
+                    this.dispatch(Input::OlderItems(page));
                     this.publish_older();
                 }
                 Err(e) => {
@@ -603,7 +603,7 @@ impl Runtime {
         .await;
         match page {
             Ok(input) => {
-                self.apply(input);
+                self.dispatch(input);
                 Ok(())
             }
             Err(e) => Err(self.with_strings(|s| e.message_in(s))),

@@ -1,0 +1,91 @@
+//! The parts: code the first screen does not run, cut out of the first wasm module, and
+//! how it is loaded. This is the one seam between the app and its packaging; nothing else
+//! knows which code is in which part.
+//!  - `runtime`: the runtime's code in parts (the decoders, the other envelopes' adapters,
+//!    the thread channel, client tools, permission answers, the history's list, files);
+//!  - `views`: the views in parts (widgets, the other item views, the team roster, the
+//!    view tabs and panels, the history, the tray's list), shown in place once loaded;
+//!  - `renderer`: the markdown renderer and sanitizer, linked in (`inline-render`) or a
+//!    part of its own.
+//!
+//! In the `<chat-shell>` element's build (feature `split`) each entry point is a split
+//! function of a named chunk (`wasm-split-cli`, run by `scripts/split.sh` after trunk's
+//! cargo build): everything only the chunk's entry points reach moves to
+//! `split_<chunk>.wasm`, which `__wasm_split.js` fetches on the first call. Without the
+//! feature (a Rust app's own build, the wasm tests) each is an ordinary `async fn`.
+//!
+//! The entry points reach into `ui` and `runtime`. On the views' side the seam makes no
+//! cycle: the views an entry point builds never ask for a part themselves; only the views
+//! that place a part (`Item`, the header's tab strip, the roster's slot, the tray, the
+//! history and the view panel) call `parts::views`.
+
+pub(crate) mod renderer;
+pub(crate) mod runtime;
+pub(crate) mod views;
+
+/// A chunk's code could not be fetched (the call can be tried again).
+#[derive(Clone, Copy, Debug)]
+pub struct LoadFailed;
+
+#[cfg(feature = "split")]
+impl From<leptos::wasm_split::SplitLoaderError> for LoadFailed {
+    fn from(_: leptos::wasm_split::SplitLoaderError) -> Self {
+        LoadFailed
+    }
+}
+
+/// Declares entry points, in a module `entry`, for both builds:
+/// `chunk [preload name]: fn name(args) -> Out { body }` becomes an async function returning
+/// `Result<Out, LoadFailed>`. An entry naming a preload function also defines it
+/// (`async fn() -> Result<(), LoadFailed>`), which fetches that chunk without calling
+/// anything.
+macro_rules! entry_points {
+    ($(
+        $chunk:ident $(preload $preload:ident)?:
+            fn $name:ident($($arg:ident: $ty:ty),*) -> $out:ty $body:block
+    )*) => {
+        #[cfg(feature = "split")]
+        mod entry {
+            use super::*;
+            $(
+                #[leptos::wasm_split::wasm_split(
+                    $chunk,
+                    wasm_split_path = ::leptos::wasm_split,
+                    fallible
+                    $(, preload($preload))?
+                )]
+                pub(super) fn $name($($arg: $ty),*) -> Result<$out, $crate::parts::LoadFailed> {
+                    Ok($body)
+                }
+            )*
+        }
+
+        #[cfg(not(feature = "split"))]
+        mod entry {
+            use super::*;
+            $(
+                $(
+                    pub(super) async fn $preload() -> Result<(), $crate::parts::LoadFailed> {
+                        Ok(())
+                    }
+                )?
+                pub(super) async fn $name($($arg: $ty),*) -> Result<$out, $crate::parts::LoadFailed> {
+                    Ok($body)
+                }
+            )*
+        }
+    };
+}
+pub(crate) use entry_points;
+
+/// Room for `wasm-split-cli` to move read-only data out of the first module.
+///
+/// The splitter lays each output's share of a data segment out again, the first module's
+/// first, each share aligned, and if the result is longer than the segment it keeps the
+/// whole segment in the first module: every part's tables and strings (the renderer's
+/// entity table among them, over 100 kB brotli) would load before the composer. Nothing
+/// reads these bytes, so no output includes them, and the re-laid segment has this much
+/// to spare for the alignment padding it adds (a few hundred bytes with today's parts).
+#[cfg(feature = "split")]
+#[used]
+static SPLIT_SLACK: [u8; 2048] = [0x5a; 2048];

@@ -1,0 +1,186 @@
+//! The views a first screen does not need: widgets, client tools, structured input, agent
+//! tool calls, plans and thoughts, team notes and the roster, tasks and workflows,
+//! generated images, the view tabs and their panels (the Diff view, the artifact), the
+//! conversation history and the attachment tray's files.
+//!
+//! Each is an entry point of a chunk (`crate::parts`): `widgets`, which the loader
+//! prefetches as soon as the first module runs (`prefetch_widgets`), `on_demand`, the
+//! others, which it prefetches once the renderer is in (`prefetch`), and
+//! `attachments`, the tray's, which comes with the code that takes files
+//! (`parts::runtime`). A view asked for before its chunk is there shows nothing until
+//! it arrives, then appears in place. If the chunk cannot be fetched, the view says so and
+//! offers to try again; nothing else on the page is affected.
+
+use super::{entry_points, LoadFailed};
+use crate::runtime::{ItemKey, ItemView, Shell};
+use crate::ui::composer::tray::tray_list;
+use crate::ui::conversation::image::GeneratedImageView;
+use crate::ui::conversation::plan::{AgentPlanView, AgentThoughtView};
+use crate::ui::conversation::tasks::ProcessView;
+use crate::ui::history::HistoryView;
+use crate::ui::team::{NoteView, TeamRoster};
+use crate::ui::tools::call::{AgentToolCallView, ToolCallsView};
+use crate::ui::tools::tabs::{self, ViewTabs};
+use crate::ui::tr;
+use crate::ui::widgets::{ClientWidgetView, StructuredInputView, ToolCallView, WidgetView};
+use chat_shell_core::strings::Text;
+use leptos::html;
+use leptos::prelude::*;
+use std::future::Future;
+
+/// A view the first module does not carry, built once its code is there.
+type Built = Result<AnyView, LoadFailed>;
+
+// Each builds its view untracked, so the `Suspend` holding it re-runs only on a retry,
+// never on the state the view itself reads.
+entry_points! {
+    widgets preload preload_widgets:
+        fn build_widget_item(key: ItemKey) -> AnyView {
+            untrack(move || widget_item_view(key))
+        }
+    on_demand preload preload_views:
+        fn build_item(key: ItemKey) -> AnyView {
+            untrack(move || item_view(key))
+        }
+    on_demand:
+        fn build_team_roster() -> AnyView {
+            untrack(move || view! { <TeamRoster /> }.into_any())
+        }
+    on_demand:
+        fn build_view_tabs() -> AnyView {
+            untrack(move || view! { <ViewTabs /> }.into_any())
+        }
+    on_demand:
+        fn build_view_panel(shell: Shell, view_type: String) -> AnyView {
+            untrack(move || tabs::panel(shell, view_type))
+        }
+    attachments:
+        fn build_tray(shell: Shell) -> AnyView {
+            untrack(move || tray_list(shell))
+        }
+    on_demand:
+        fn build_history(history_button: NodeRef<html::Button>) -> AnyView {
+            untrack(move || {
+                view! { <HistoryView history_button=history_button /> }.into_any()
+            })
+        }
+}
+
+/// Widgets, client widgets, client tool calls and structured input: the views of the
+/// `widgets` chunk, fetched first after the first module.
+fn widget_item_view(key: ItemKey) -> AnyView {
+    let id = key.id;
+    match key.view {
+        ItemView::Widget => view! { <WidgetView id=id /> }.into_any(),
+        ItemView::ClientWidget => view! { <ClientWidgetView id=id /> }.into_any(),
+        ItemView::ClientToolCall => view! { <ToolCallView id=id /> }.into_any(),
+        ItemView::StructuredInput => view! { <StructuredInputView id=id /> }.into_any(),
+        // `ui::conversation::items::Item` sends only those here.
+        _ => ().into_any(),
+    }
+}
+
+/// The other items whose views the first screen does not need.
+fn item_view(key: ItemKey) -> AnyView {
+    let ItemKey { id, view, members } = key;
+    match view {
+        ItemView::Process => view! { <ProcessView id=id /> }.into_any(),
+        ItemView::GeneratedImage => view! { <GeneratedImageView id=id /> }.into_any(),
+        ItemView::AcpToolCall => view! { <AgentToolCallView id=id /> }.into_any(),
+        ItemView::AcpPlan => view! { <AgentPlanView id=id /> }.into_any(),
+        ItemView::AcpThought => view! { <AgentThoughtView id=id /> }.into_any(),
+        ItemView::ToolCalls => view! { <ToolCallsView members=members /> }.into_any(),
+        ItemView::Note => view! { <NoteView id=id /> }.into_any(),
+        // The first screen's views: `ui::conversation::items::Item` shows those itself.
+        _ => ().into_any(),
+    }
+}
+
+/// Fetches the widgets chunk ahead of need: the loader (`src/chat-shell.js`) starts this as
+/// soon as the first module runs, before the renderer (a widget cannot show without
+/// its chunk, an answer shows as text until the renderer is there). Settles either way; a
+/// failure is not reported here: a view that needs the chunk tries again and says so.
+#[wasm_bindgen::prelude::wasm_bindgen(js_name = prefetchWidgets)]
+pub async fn prefetch_widgets() {
+    let _ = entry::preload_widgets().await;
+}
+
+/// Fetches the chunk of the other views ahead of need: the loader starts it once the
+/// renderer is in. Settles either way, like [`prefetch_widgets`].
+#[wasm_bindgen::prelude::wasm_bindgen(js_name = prefetchViews)]
+pub async fn prefetch() {
+    let _ = entry::preload_views().await;
+}
+
+/// Shows what `build` builds once the chunk is there; until then nothing; if the chunk
+/// cannot be fetched, a message with a way to try again.
+fn when_loaded<F, Fut>(shell: Shell, build: F) -> AnyView
+where
+    F: Fn() -> Fut + Clone + Send + Sync + 'static,
+    Fut: Future<Output = Built> + 'static,
+{
+    let attempt = RwSignal::new(0u32);
+    (move || {
+        attempt.track();
+        let build = build.clone();
+        // The split loader's future is not `Send`; the element runs on one thread.
+        let built = send_wrapper::SendWrapper::new(async move { build().await });
+        Suspend::new(async move {
+            match built.await {
+                Ok(view) => view,
+                Err(LoadFailed) => load_failed(shell, attempt),
+            }
+        })
+    })
+    .into_any()
+}
+
+fn load_failed(shell: Shell, attempt: RwSignal<u32>) -> AnyView {
+    view! {
+        <div class="cs-error" role="alert" data-part="load-failed">
+            <p class="cs-error__message">{tr(shell, Text::PartLoadFailed)}</p>
+            <button type="button" class="cs-button" on:click=move |_| attempt.update(|n| *n += 1)>
+                {tr(shell, Text::TryAgain)}
+            </button>
+        </div>
+    }
+    .into_any()
+}
+
+/// A widget, client widget, client tool call or structured input.
+pub(crate) fn widget_item(shell: Shell, key: ItemKey) -> AnyView {
+    when_loaded(shell, move || entry::build_widget_item(key.clone()))
+}
+
+/// Any other item whose view the first screen does not need.
+pub(crate) fn item(shell: Shell, key: ItemKey) -> AnyView {
+    when_loaded(shell, move || entry::build_item(key.clone()))
+}
+
+/// The team roster, once the conversation has a team.
+pub(crate) fn team_roster(shell: Shell) -> AnyView {
+    when_loaded(shell, entry::build_team_roster)
+}
+
+/// The header's tab strip, once the thread has a view.
+pub(crate) fn view_tabs(shell: Shell) -> AnyView {
+    when_loaded(shell, entry::build_view_tabs)
+}
+
+/// The panel of a tool-pushed view (the Diff view) or of the artifact opened.
+pub(crate) fn view_panel(shell: Shell, view_type: String) -> AnyView {
+    when_loaded(shell, move || {
+        entry::build_view_panel(shell, view_type.clone())
+    })
+}
+
+/// The attachment tray's list of files, once it has one (its chunk is the one that takes
+/// files: `parts::runtime`).
+pub(crate) fn tray(shell: Shell) -> AnyView {
+    when_loaded(shell, move || entry::build_tray(shell))
+}
+
+/// The conversation history, while it is open.
+pub(crate) fn history(shell: Shell, history_button: NodeRef<html::Button>) -> AnyView {
+    when_loaded(shell, move || entry::build_history(history_button))
+}

@@ -1,0 +1,340 @@
+//! User and assistant messages, each an `article` with `data-role`.
+
+use crate::runtime::ItemView;
+use crate::ui::markdown::{
+    handle_code_copy, now_ms, reduced_motion, CodeLabels, MarkdownDom, Pacer,
+};
+use crate::ui::tr;
+use crate::ui::{item_memo, use_shell};
+use chat_shell_core::citations::{number_sources, Citation};
+use chat_shell_core::host_events::ChatEvent;
+use chat_shell_core::markdown::safe_url;
+use chat_shell_core::protocol::chatkit::{Annotation, FeedbackKind, ItemId, ItemKind, SourceKind};
+use chat_shell_core::reducer::{assistant_text, ItemStatus};
+use chat_shell_core::strings::Text;
+use leptos::html;
+use leptos::prelude::*;
+
+#[component]
+pub fn UserMessageView(id: ItemId) -> impl IntoView {
+    let shell = use_shell();
+    let item_id = id.clone();
+    let content = item_memo(shell, item_id, |i| match &i.item.kind {
+        ItemKind::UserMessage(m) => (m.text(), m.attachments.clone()),
+        _ => (String::new(), Vec::new()),
+    });
+    view! {
+        <article class="cs-msg cs-msg--user" data-role="user" part="message" aria-label=tr(shell, Text::YouSaid)>
+            <Show when=move || content.with(|c| !c.0.is_empty())>
+                <div class="cs-msg__bubble">{move || content.with(|c| c.0.clone())}</div>
+            </Show>
+            <super::attachments::SentAttachments
+                attachments=Signal::derive(move || content.with(|c| c.1.clone()))
+            />
+        </article>
+    }
+}
+
+#[component]
+pub fn AssistantMessageView(id: ItemId) -> impl IntoView {
+    let shell = use_shell();
+    let rev = shell.with(|rt| rt.item_rev(&id));
+    let body = NodeRef::<html::Div>::new();
+    let meta_id = id.clone();
+    // Small, slowly changing facts about the message (not its text).
+    let meta = Memo::new(move |_| {
+        if let Some(rev) = rev {
+            rev.track();
+        }
+        shell
+            .with(|rt| {
+                rt.with_item(&meta_id, |i| {
+                    let annotations: Vec<Annotation> = match &i.item.kind {
+                        ItemKind::AssistantMessage(m) => m
+                            .content
+                            .iter()
+                            .flat_map(|p| p.annotations.iter().cloned())
+                            .collect(),
+                        _ => Vec::new(),
+                    };
+                    (i.status, annotations)
+                })
+            })
+            .flatten()
+            .unwrap_or((ItemStatus::Done, Vec::new()))
+    });
+    // True while the pacer is still revealing text that already arrived: the message
+    // shows as streaming until the reader has seen all of it.
+    let revealing = RwSignal::new(false);
+    let status = Memo::new(move |_| match meta.with(|m| m.0) {
+        ItemStatus::Done if revealing.get() => ItemStatus::Streaming,
+        other => other,
+    });
+    let render_id = id.clone();
+    // One markdown renderer (and pacer) per content part, fed only what is new each frame.
+    let mut parts: Vec<(MarkdownDom, Pacer)> = Vec::new();
+    // The runtime's frame tick is followed only while text waits to be revealed, so a
+    // finished message costs nothing per frame.
+    let tick = shell.signals().map(|s| s.tick);
+    Effect::new(move |_| {
+        if let Some(rev) = rev {
+            rev.track();
+        }
+        // Rendered again once the markdown renderer has loaded (plain text until then).
+        crate::parts::renderer::ready();
+        let Some(container) = body.get() else { return };
+        let mut more = false;
+        shell.with(|rt| {
+            rt.with_item(&render_id, |item| {
+                let ItemKind::AssistantMessage(m) = &item.item.kind else {
+                    return;
+                };
+                let final_text = item.status != ItemStatus::Streaming;
+                for (i, part) in m.content.iter().enumerate() {
+                    if i == parts.len() {
+                        let labels = rt.signals.strings.with_untracked(CodeLabels::new);
+                        let Some(dom) = MarkdownDom::append_to(&container, labels) else {
+                            return;
+                        };
+                        parts.push((dom, Pacer::new(!reduced_motion())));
+                    }
+                    let (dom, pacer) = &mut parts[i];
+                    let before = dom.text_len();
+                    let started = now_ms();
+                    let (shown, pending) = pacer.next(&part.text, item.status, item.live);
+                    // Citation markers go in once the text is final and fully shown
+                    // (annotations arrive last).
+                    if final_text && !pending && part.annotations.iter().any(|a| a.index.is_some())
+                    {
+                        dom.sync_cited(&part.text, &part.annotations);
+                    } else {
+                        dom.sync(shown, !final_text || pending);
+                        // What this render cost sizes the slices of a backlog.
+                        pacer.measured(shown.len().saturating_sub(before), now_ms() - started);
+                    }
+                    more |= pending;
+                }
+                // A replacement with fewer parts: the extra ones leave the page.
+                for (dom, _) in parts.drain(m.content.len().min(parts.len())..) {
+                    dom.remove();
+                }
+            });
+        });
+        if revealing.get_untracked() != more {
+            revealing.set(more);
+        }
+        // Subscribed in the run that found text still to reveal (a subscription decided
+        // from the previous run would miss an answer that arrived in one piece).
+        if let (true, Some(tick)) = (more, tick) {
+            tick.track();
+            shell.with(|rt| rt.want_frame());
+        }
+    });
+    let label = move || match status.get() {
+        ItemStatus::Streaming => tr(shell, Text::AssistantAnswering).get(),
+        ItemStatus::Stopped => tr(shell, Text::AnswerStopped).get(),
+        ItemStatus::Failed => tr(shell, Text::AnswerIncomplete).get(),
+        ItemStatus::Done => tr(shell, Text::AssistantSaid).get(),
+    };
+    let sources = move || {
+        let cited = meta.with(|m| number_sources(&m.1));
+        (!cited.is_empty()).then(|| view! { <SourcesList cited=cited /> })
+    };
+    let actions_id = id.clone();
+    // The agent that owns this bubble in a multi-agent run: its id (or name) as
+    // `data-agent`, its name shown as text.
+    let agent_id = id.clone();
+    let agent = item_memo(shell, agent_id, |i| {
+        i.agent.as_ref().map(|a| {
+            (
+                a.id.clone().unwrap_or_else(|| a.name.clone()),
+                a.name.clone(),
+            )
+        })
+    });
+    view! {
+        <article
+            class="cs-msg cs-msg--assistant"
+            data-role="assistant"
+            data-agent=move || agent.with(|a| a.as_ref().map(|a| a.0.clone()))
+            part="message"
+            aria-label=label
+            aria-busy=move || (status.get() == ItemStatus::Streaming).to_string()
+            class:cs-msg--streaming=move || status.get() == ItemStatus::Streaming
+            data-status=move || status.get().as_str()
+        >
+            {move || agent.with(|a| a.as_ref().map(|a| a.1.clone())).map(|name| view! {
+                <p class="cs-msg__agent" data-part="agent-name">{name}</p>
+            })}
+            <div class="cs-msg__body" node_ref=body on:click=move |ev| handle_code_copy(&ev, &shell.with(|rt| rt.text(Text::Copied)).unwrap_or_default())></div>
+            {sources}
+            {move || {
+                (status.get() == ItemStatus::Stopped)
+                    .then(|| view! { <p class="cs-msg__note" data-part="stopped">{tr(shell, Text::Stopped)}</p> })
+            }}
+            {move || {
+                (status.get() != ItemStatus::Streaming)
+                    .then(|| view! { <MessageActions id=actions_id.clone() /> })
+            }}
+        </article>
+    }
+}
+
+/// The numbered sources under a message.
+#[component]
+fn SourcesList(cited: Vec<Citation>) -> impl IntoView {
+    let shell = use_shell();
+    let rows = cited
+        .into_iter()
+        .map(|c| {
+            let number = format!("[{}]", c.number);
+            let title = if c.source.title.trim().is_empty() { None } else { Some(c.source.title.clone()) };
+            let row = match &c.source.kind {
+                SourceKind::Url(u) => {
+                    let label = title.unwrap_or_else(|| u.url.clone());
+                    match safe_url(&u.url) {
+                        Some(href) => view! {
+                            <a href=href target="_blank" rel="noopener noreferrer nofollow">{label}</a>
+                            {u.attribution.clone().map(|a| view! { <span class="cs-source__meta">{a}</span> })}
+                        }
+                        .into_any(),
+                        None => view! { <span>{label}</span> }.into_any(),
+                    }
+                }
+                SourceKind::File(f) => view! {
+                    <span class="cs-source__file">{title.unwrap_or_else(|| f.filename.clone())}</span>
+                    <span class="cs-source__meta">{f.filename.clone()}</span>
+                }
+                .into_any(),
+                SourceKind::Entity(e) => {
+                    let label = title.or_else(|| e.label.clone()).unwrap_or_else(|| e.id.clone());
+                    let detail = serde_json::to_value(&c.source).unwrap_or_default();
+                    let icon = e.icon.clone().map(|i| view! { <span class="cs-source__icon" data-icon=i aria-hidden="true"></span> });
+                    view! {
+                        {icon}
+                        <button
+                            type="button"
+                            class="cs-link-button"
+                            on:click=move |_| {
+                                shell.with(|rt| rt.emit(&ChatEvent::EntityClick(detail.clone())));
+                            }
+                        >
+                            {label}
+                        </button>
+                    }
+                    .into_any()
+                }
+                SourceKind::Other(_) => view! { <span>{title.unwrap_or_default()}</span> }.into_any(),
+            };
+            view! { <li class="cs-source" data-part="source"><span class="cs-source__number">{number}</span>" "{row}</li> }
+        })
+        .collect_view();
+    view! { <ol class="cs-sources" aria-label=tr(shell, Text::Sources) data-part="sources">{rows}</ol> }
+}
+
+/// Copy, Good response / Bad response, and Retry for the last answer. After a failed
+/// answer the error owns the one Retry (and offers none when the server forbids it).
+#[component]
+fn MessageActions(id: ItemId) -> impl IntoView {
+    let shell = use_shell();
+    let signals = shell.signals().expect("runtime exists while mounted");
+    let feedback = RwSignal::new(None::<FeedbackKind>);
+    let copied = RwSignal::new(false);
+    let copy_id = id.clone();
+    let copy = move |_| {
+        let text = shell
+            .with(|rt| rt.with_item(&copy_id, assistant_text))
+            .flatten()
+            .flatten();
+        if let (Some(text), Some(window)) = (text, web_sys::window()) {
+            let _ = window.navigator().clipboard().write_text(&text);
+            copied.set(true);
+        }
+    };
+    let send_feedback = {
+        let id = id.clone();
+        move |kind: FeedbackKind| {
+            let id = id.clone();
+            let Some(rt) = shell.get() else { return };
+            wasm_bindgen_futures::spawn_local(async move {
+                // The message's view may be gone by the answer (the element removed).
+                if rt.feedback(id, kind).await {
+                    feedback.try_set(Some(kind));
+                }
+            });
+        }
+    };
+    let good = send_feedback.clone();
+    let is_last = {
+        let id = id.clone();
+        move || {
+            signals.order.with(|o| {
+                o.iter()
+                    .rev()
+                    .find(|k| k.view == ItemView::AssistantMessage)
+                    .is_some_and(|k| k.id == id)
+            })
+        }
+    };
+    let retry_id = id.clone();
+    let offers_retry = move || is_last() && signals.error.with(Option::is_none);
+    view! {
+        <div class="cs-actions" data-part="message-actions">
+            <button type="button" class="cs-button cs-button--ghost" on:click=copy>
+                {move || tr(shell, if copied.get() { Text::Copied } else { Text::Copy }).get()}
+            </button>
+            <button
+                type="button"
+                class="cs-button cs-button--ghost"
+                aria-label=tr(shell, Text::GoodResponse)
+                aria-pressed=move || (feedback.get() == Some(FeedbackKind::Positive)).to_string()
+                on:click=move |_| good(FeedbackKind::Positive)
+            >
+                {thumb(false)}
+            </button>
+            <button
+                type="button"
+                class="cs-button cs-button--ghost"
+                aria-label=tr(shell, Text::BadResponse)
+                aria-pressed=move || (feedback.get() == Some(FeedbackKind::Negative)).to_string()
+                on:click=move |_| send_feedback(FeedbackKind::Negative)
+            >
+                {thumb(true)}
+            </button>
+            <Show when=offers_retry>
+                <button
+                    type="button"
+                    class="cs-button cs-button--ghost"
+                    disabled=move || signals.streaming.get().is_some()
+                    on:click={
+                        let retry_id = retry_id.clone();
+                        move |_| {
+                            shell.with(|rt| rt.retry_item(&retry_id));
+                        }
+                    }
+                >
+                    {tr(shell, Text::Retry)}
+                </button>
+            </Show>
+        </div>
+    }
+}
+
+/// A thumbs-up outline (flipped for thumbs-down): drawn, so it shows the same everywhere
+/// (emoji fonts vary). Decorative: the button carries the name.
+fn thumb(down: bool) -> impl IntoView {
+    // The path is built on its own (a path written inline in `view!` gets wrapped in a
+    // `<g>`), so the icon is the same plain svg + path as every other icon.
+    let path = view! { <path d="M7 10v10H4V10zM7 10l4-7a2 2 0 0 1 3 2l-1 4h5a2 2 0 0 1 2 2.3l-1.3 7A2 2 0 0 1 16.7 20H7"></path> };
+    view! {
+        <svg
+            class="cs-glyph"
+            class:cs-glyph--flip=down
+            viewBox="0 0 24 24"
+            aria-hidden="true"
+            focusable="false"
+        >
+            {path}
+        </svg>
+    }
+}

@@ -1,0 +1,63 @@
+//! ShellHeader: the thread's title and the thread controls (New chat, History).
+
+use super::tr;
+use crate::ui::use_shell;
+use chat_shell_core::strings::Text;
+use leptos::html;
+use leptos::prelude::*;
+
+/// `history_button` is shared with the history view, which gives focus back to it when
+/// it closes.
+#[component]
+pub fn ShellHeader(history_button: NodeRef<html::Button>) -> impl IntoView {
+    let shell = use_shell();
+    let signals = shell.signals().expect("runtime exists while mounted");
+    let title = move || {
+        signals
+            .thread
+            .with(|t| t.as_ref().and_then(|t| t.title.clone()))
+            .filter(|t| !t.trim().is_empty())
+            .unwrap_or_else(|| tr(shell, Text::NewChat).get())
+    };
+    let open = move || signals.history.open.get();
+    // The tab strip's code comes with the view panels' (`crate::parts`): a thread has views
+    // only once the channel pushed one.
+    let views = super::tools::tabs::has_views(shell);
+    let has_views = Memo::new(move |_| views.get());
+    view! {
+        <header class="cs-header" part="header">
+            <h2 class="cs-header__title" data-part="thread-title">{title}</h2>
+            {move || has_views.get().then(|| crate::parts::views::view_tabs(shell))}
+            <div class="cs-header__actions">
+                <button
+                    type="button"
+                    class="cs-button cs-button--ghost"
+                    aria-label=tr(shell, Text::NewChat)
+                    title=tr(shell, Text::NewChat)
+                    on:click=move |_| {
+                        shell.with(|rt| rt.new_chat());
+                    }
+                >
+                    <span aria-hidden="true">"+"</span>
+                    <span class="cs-button__label">{tr(shell, Text::NewChat)}</span>
+                </button>
+                <button
+                    type="button"
+                    class="cs-button cs-button--ghost"
+                    node_ref=history_button
+                    aria-label=tr(shell, Text::History)
+                    title=tr(shell, Text::History)
+                    aria-expanded=move || open().to_string()
+                    aria-controls=move || open().then_some("cs-history")
+                    data-part="history-toggle"
+                    on:click=move |_| {
+                        shell.with(|rt| rt.toggle_history());
+                    }
+                >
+                    <span aria-hidden="true">"☰"</span>
+                    <span class="cs-button__label">{tr(shell, Text::History)}</span>
+                </button>
+            </div>
+        </header>
+    }
+}

@@ -1,0 +1,98 @@
+//! The Leptos views, by what the user sees. The tree follows the spec: ChatShell →
+//! ShellHeader, ShellBody → HistoryView (in place of the conversation while open),
+//! StreamViewport, ComposerDock → AttachmentTray, Composer. Views read state through the
+//! runtime and never mutate it except through its intent methods.
+//!  - `conversation`: the viewport and its items (messages, tasks, images, plans and
+//!    thoughts, the run's errors and banner, sent attachments);
+//!  - `composer`: the composer dock and the attachment tray;
+//!  - `history`: past conversations; `team`: the roster and the team's notes;
+//!  - `tools`: agents' tool calls and permission cards, the view tabs and their panels;
+//!  - `widgets`: server and client widgets, client tool calls, structured input;
+//!  - `diff`: the Diff view and the one diff row renderer;
+//!  - the shell's frame: `shell` (ShellRoot), `header`, `resize`; shared pieces:
+//!    `markdown`, `sentinel`, and here the Shell's context, `item_memo` and the strings.
+//!
+//! Views the first screen does not need are built by `crate::parts::views` once their part
+//! is loaded; this module (the helpers every view uses) never asks for a part.
+
+pub(crate) mod composer;
+pub(crate) mod conversation;
+mod diff;
+mod header;
+pub(crate) mod history;
+pub(crate) mod markdown;
+mod resize;
+pub(crate) mod sentinel;
+mod shell;
+pub(crate) mod team;
+pub(crate) mod tools;
+pub(crate) mod widgets;
+
+use crate::runtime::Shell;
+use chat_shell_core::protocol::chatkit::ItemId;
+use chat_shell_core::reducer::ItemState;
+use chat_shell_core::strings::{Strings, Text};
+pub use diff::DiffView;
+use leptos::prelude::*;
+pub use shell::ShellRoot;
+
+/// The runtime of the chat these views show: provided once, by [`ShellRoot`], and read by
+/// every view that needs it (call it where the view is built, not in an event handler).
+pub(crate) fn use_shell() -> Shell {
+    expect_context::<Shell>()
+}
+
+/// Makes `shell` the runtime of the views built below (as [`ShellRoot`] does): for a view
+/// mounted by itself, such as [`DiffView`].
+pub fn provide_shell(shell: Shell) {
+    provide_context(shell);
+}
+
+/// What a view shows of one item, read again only when that item changes: `read` of the
+/// item, or the default once the item has left the state.
+pub(crate) fn item_memo<T>(
+    shell: Shell,
+    id: ItemId,
+    read: impl Fn(&ItemState) -> T + Send + Sync + 'static,
+) -> Memo<T>
+where
+    T: Default + PartialEq + Send + Sync + 'static,
+{
+    let rev = shell.with(|rt| rt.item_rev(&id));
+    Memo::new(move |_| {
+        if let Some(rev) = rev {
+            rev.track();
+        }
+        shell
+            .with(|rt| rt.with_item(&id, &read))
+            .flatten()
+            .unwrap_or_default()
+    })
+}
+
+/// A UI string in the element's language, reactive to locale and override changes.
+pub(crate) fn tr(shell: Shell, text: Text) -> Signal<String> {
+    let signals = shell.signals();
+    Signal::derive(move || match signals {
+        Some(s) => s.strings.with(|t| t.get(text).to_owned()),
+        None => text.english().to_owned(),
+    })
+}
+
+/// `tr` with `{name}` placeholders filled in.
+pub(crate) fn trf(shell: Shell, text: Text, args: Vec<(&'static str, String)>) -> Signal<String> {
+    let signals = shell.signals();
+    Signal::derive(move || {
+        let args: Vec<(&str, &str)> = args.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        match signals {
+            Some(s) => s.strings.with(|t| t.format(text, &args)),
+            None => Strings::default().format(text, &args),
+        }
+    })
+}
+
+/// The element's strings (tracked when read in a reactive context), for the core's
+/// functions that take them.
+pub(crate) fn strings(shell: Shell) -> Strings {
+    shell.signals().map(|s| s.strings.get()).unwrap_or_default()
+}
