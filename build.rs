@@ -1,6 +1,6 @@
 //! Two build steps for the element's crate:
 //!  - the split build (feature `split`) keeps the linker's relocations in the wasm:
-//!    wasm-split-cli needs them to cut the module (scripts/split.sh). Only this crate's
+//!    wasm-split-cli needs them to cut the module (scripts/build.sh). Only this crate's
 //!    cdylib gets them; every other build (the renderer module, tests, apps) stays as it was;
 //!  - the stylesheet the element adopts (`style/chat-shell.css`) is embedded without its
 //!    comments and runs of whitespace (`$OUT_DIR/chat-shell.min.css`): 1.6 kB less brotli
