@@ -85,7 +85,7 @@ test('dist/ copied as it is under a sub-path: one module tag, every file fetched
   const base = '/static/vendor/chat-shell/';
   cpSync(DIST, path.join(site, base), { recursive: true });
   writeFileSync(path.join(site, 'index.html'), `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>a site</title>
+<html lang="en"><head><meta charset="utf-8"><title>a site</title><link rel="icon" href="data:,">
 <script type="module" src="${base}chat-shell.js"></script></head>
 <body><chat-shell endpoint="/chatkit"></chat-shell></body></html>`);
   const server = await startRuntime({ dist: site });
