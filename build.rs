@@ -1,5 +1,5 @@
 //! The split build (feature `split`) keeps the linker's relocations in the wasm:
-//! wasm-split-cli needs them to cut the module (scripts/split.sh). Only this crate's cdylib
+//! wasm-split-cli needs them to cut the module (scripts/build.sh). Only this crate's cdylib
 //! gets them; every other build (the renderer module, tests, apps) stays as it was.
 
 fn main() {

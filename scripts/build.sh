@@ -1,35 +1,99 @@
 #!/usr/bin/env bash
-# The element's release build: `trunk build --release` into dist/, with the standard
-# library rebuilt for size. Run by scripts/test.sh and scripts/demo.sh (after
-# scripts/setup.sh, which installs `rust-src` and fetches the standard library's crates).
+# The element's build and packaging, in one place (docs/packaging.md says what each step
+# gains and how to measure it):
 #
-# Plain `trunk build --release` still works and gives the same element, bigger: the
-# precompiled standard library carries unwinding-era panic formatting, `#[track_caller]`
-# locations and `Debug` code that a wasm page never shows. Measured on 2026-11-24
-# (docs/size-history.md, ninth round), component total 743,764 -> 695,979 bytes brotli,
-# initial load 291,517 -> 269,678:
-#   -Zbuild-std, panic=immediate-abort   -35.8 kB   (std, core and alloc built with the
-#                                                    crate's own opt-level "z" and LTO)
-#   std's optimize_for_size feature       -5.0 kB
-#   -Zlocation-detail=none                -8.8 kB
-#   -Zfmt-debug=none                      -3.1 kB   (nothing the element shows is `{:?}`)
-# panic=immediate-abort is no longer used: it traps before any panic hook runs, so a panic
-# left nothing but `RuntimeError: unreachable`. With plain panic=abort the element's hook
-# (src/element/mod.rs) writes what failed to the console and emits `chat.error`; that
-# keeps the panic messages: 8.2 kB brotli of the initial load (docs/size-history.md).
+#   scripts/build.sh [trunk args]   the release build into dist/: `trunk build --release`
+#                                   with the standard library rebuilt for size. Run by
+#                                   scripts/test.sh and scripts/demo.sh (after
+#                                   scripts/setup.sh, which installs `rust-src` and fetches
+#                                   the standard library's crates).
+#   scripts/build.sh package        trunk's post_build hook (Trunk.toml), in every trunk
+#                                   build of the element, release or not: puts the element's
+#                                   files in trunk's staging dir (below).
 #
-# These are unstable flags of the pinned stable toolchain (1.95.0, shared/toolchain.md),
-# enabled for this one build with RUSTC_BOOTSTRAP; nothing else in the workspace uses them.
-# A toolchain that drops one of them fails this build loudly rather than growing silently:
-# the size gate in scripts/sizes.sh stands behind it.
+# Plain `trunk build --release` also works and gives the same element, bigger: the
+# precompiled standard library carries panic formatting, `#[track_caller]` locations and
+# `Debug` code that a wasm page never shows. The flags are unstable flags of the pinned
+# stable toolchain (shared/toolchain.md), enabled for this one build with RUSTC_BOOTSTRAP;
+# nothing else in the workspace uses them. A toolchain that drops one of them fails this
+# build loudly rather than growing silently: the size gate in scripts/sizes.sh stands
+# behind it. panic=abort, not immediate-abort: the element's panic hook
+# (src/element/mod.rs) then still reports what failed.
+#
+# The packaging steps (`package`), from the wasm cargo linked:
+#  1. The loader: trunk's glue `chat-shell.js` moves aside to `chat-shell-core.js`, and
+#     src/chat-shell.js takes its name; src/chat-shell-pack.js goes beside it.
+#  2. The split, when the wasm has split points (feature `split`, which index.html turns
+#     on; src/split.rs):
+#       wasm-split-cli  cargo's wasm (linked with --emit-relocs, .cargo/config.toml) ->
+#                       main.wasm, one split_<chunk>.wasm per chunk (+ chunk_N.wasm for
+#                       code some of them share) and __wasm_split.js, the parts' loader;
+#       wasm-bindgen    main.wasm -> chat-shell-core.js + chat-shell_bg.wasm, as trunk
+#                       would, keeping the exports the parts link against;
+#       wasm-opt -O1    every part, in release builds (-O1 and
+#                       --duplicate-function-elimination chosen by brotli size), without
+#                       the `producers` and `target_features` sections nothing reads.
+#     Trunk's own wasm-opt is off for this module (data-wasm-opt="0"): its output would be
+#     replaced. `__wasm_split.js` reaches the glue through the glue's own import of it.
+#  3. The pack (scripts/pack.mjs): the first module and the parts the loader fetches anyway,
+#     in order of need, in one file, chat-shell.pack, read by src/chat-shell-pack.js as it
+#     arrives. Every file stays beside it, fetched by itself if the pack breaks off.
+# Every URL between these files is relative to the file that names it, so dist/ can be
+# served as it is, under any path.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-export RUSTC_BOOTSTRAP=1
-export CARGO_UNSTABLE_BUILD_STD=std,panic_abort
-export CARGO_UNSTABLE_BUILD_STD_FEATURES=optimize_for_size
-# Added to .cargo/config.toml's rustflags for the target (cargo joins the two lists).
-export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="-Zlocation-detail=none -Zfmt-debug=none"
+if [ "${1:-}" != package ]; then
+  export RUSTC_BOOTSTRAP=1
+  export CARGO_UNSTABLE_BUILD_STD=std,panic_abort
+  export CARGO_UNSTABLE_BUILD_STD_FEATURES=optimize_for_size
+  # Added to .cargo/config.toml's rustflags for the target (cargo joins the two lists).
+  export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="-Zlocation-detail=none -Zfmt-debug=none"
+  exec trunk build --release "$@"
+fi
 
-exec trunk build --release "$@"
+# ---- package: run by trunk (Trunk.toml's hook) ----
+stage="${TRUNK_STAGING_DIR:?scripts/build.sh package is run by trunk}"
+profile="${TRUNK_PROFILE:-debug}"
+target="${CARGO_TARGET_DIR:-target}"
+
+mv "$stage/chat-shell.js" "$stage/chat-shell-core.js"
+cp src/chat-shell.js "$stage/chat-shell.js"
+cp src/chat-shell-pack.js "$stage/chat-shell-pack.js"
+
+input="$target/wasm32-unknown-unknown/$profile/chat_shell.wasm"
+if ! grep -q "__wasm_split_00" "$input"; then
+  exit 0 # no split points: trunk's module stands, and the loader finds no pack
+fi
+
+out="$target/wasm-split/$profile"
+rm -rf "$out"
+mkdir -p "$out/parts" "$out/bindgen"
+wasm-split-cli "$input" "$out/parts"
+wasm-bindgen --target=web --no-typescript --keep-lld-exports \
+  --out-dir="$out/bindgen" --out-name=chat-shell "$out/parts/main.wasm"
+
+rm -rf "$stage/snippets/chat-shell-"*
+cp -r "$out/bindgen/snippets/." "$stage/snippets/" 2>/dev/null || true
+cp "$out/bindgen/chat-shell.js" "$stage/chat-shell-core.js"
+# The parts' loader imports `initSync` from the glue, which the tool calls main.js.
+sed 's#from "./main.js"#from "./chat-shell-core.js"#' "$out/parts/__wasm_split.js" >"$stage/__wasm_split.js"
+grep -q 'from "./chat-shell-core.js"' "$stage/__wasm_split.js" || {
+  echo "build: __wasm_split.js does not import the glue as expected" >&2
+  exit 1
+}
+
+opt() { # in out
+  if [ "$profile" = release ]; then
+    wasm-opt -O1 --duplicate-function-elimination --strip-producers --strip-target-features --output="$2" "$1"
+  else
+    cp "$1" "$2"
+  fi
+}
+opt "$out/bindgen/chat-shell_bg.wasm" "$stage/chat-shell_bg.wasm"
+for part in "$out/parts/"*.wasm; do
+  name="$(basename "$part")"
+  [ "$name" = main.wasm ] || opt "$part" "$stage/$name"
+done
+node scripts/pack.mjs build "$stage"

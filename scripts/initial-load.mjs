@@ -4,7 +4,7 @@
 // snippets, …) and every wasm they name as `new URL('….wasm', import.meta.url)`.
 // Dynamic `import()`s and wasm fetched later are NOT followed: those are the lazily
 // loaded parts (code splitting), counted in the total but not in the initial load. The
-// parts wasm-split-cli cut from the first module (scripts/split.sh) are named only in
+// parts wasm-split-cli cut from the first module (scripts/build.sh) are named only in
 // their loader, __wasm_split.js, which fetches each on demand: not followed either.
 //
 //   node scripts/initial-load.mjs [dist] [entry]     (defaults: dist, chat-shell.js)

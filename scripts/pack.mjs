@@ -2,12 +2,12 @@
 // The pack: the wasm files the loader fetches anyway after the first screen, in one file, in
 // order of need, so that they come over one compressed stream instead of one per file.
 // Compressed one by one, each file starts from nothing; in one stream, each part finds the
-// code it resembles in the files before it (brotli, quality 11: 75 kB less in all, see
-// docs/size-history.md). src/chat-shell-pack.js reads it as it arrives and hands each file
-// over once it is complete; every file stays in dist/ beside it, fetched by itself only if
-// the pack breaks off.
+// code it resembles in the files before it (its gain: docs/packaging.md).
+// src/chat-shell-pack.js reads it as it arrives and hands each file over once it is
+// complete; every file stays in dist/ beside it, fetched by itself only if the pack breaks
+// off.
 //
-//   node scripts/pack.mjs build <stage>   (scripts/split.sh, after the parts are final)
+//   node scripts/pack.mjs build <stage>   (scripts/build.sh, after the parts are final)
 //   node scripts/pack.mjs list <pack>     prints `<name> <offset> <length>` per entry
 //
 // Layout: "CSPK", the index's byte length (u32, little-endian), the index (JSON,
@@ -26,7 +26,7 @@ const MAGIC = 'CSPK';
 // In order of need, as src/chat-shell.js asks for them: the first module (the composer);
 // the ChatKit decoders (no answer shows without them) and the thread channel's reader
 // (asked for once the first answer has made a thread; it shares most of its code with the
-// decoders, 8 kB more in the pack); the widgets; the markdown renderer and sanitizer
+// decoders, so it costs the pack little); the widgets; the markdown renderer and sanitizer
 // (answers show as text until it is there); the other views. Each part follows the shared
 // chunks it needs that are not in the pack yet.
 export const ORDER = ['chat-shell_bg.wasm', 'decoders', 'channel', 'widgets', 'renderer', 'on_demand'];

@@ -88,7 +88,7 @@ else
 fi
 
 # 3b. wasm-split-cli, exactly the release of the wasm_split_helpers that leptos links
-#     (scripts/split.sh cuts the element's wasm in two with it; src/views/on_demand.rs).
+#     (scripts/build.sh cuts the element's wasm in parts with it; src/split.rs).
 WASM_SPLIT_VERSION="0.2.3"
 if cargo install --list 2>/dev/null | grep -qx "wasm_split_cli_support v$WASM_SPLIT_VERSION:" && command -v wasm-split-cli >/dev/null; then
   say "wasm-split-cli $WASM_SPLIT_VERSION: present"
@@ -114,7 +114,7 @@ else
   background apt apt_install "${missing[@]}"
 fi
 
-# 5. npm dev dependencies (binaryen's wasm-opt, terser, playwright-core, axe-core).
+# 5. npm dev dependencies (binaryen's wasm-opt, playwright-core, axe-core).
 #    A stamp file records the last successful install.
 stamp="node_modules/.chat-shell-setup-stamp"
 npm_install() {
@@ -125,7 +125,7 @@ npm_install() {
   fi
   touch "$stamp"
 }
-if [ -f "$stamp" ] && [ -x node_modules/.bin/wasm-opt ] && [ -x node_modules/.bin/terser ] \
+if [ -f "$stamp" ] && [ -x node_modules/.bin/wasm-opt ] \
   && [ ! package.json -nt "$stamp" ] \
   && { [ ! -f package-lock.json ] || [ ! package-lock.json -nt "$stamp" ]; }; then
   say "npm node_modules: up to date"

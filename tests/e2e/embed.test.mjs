@@ -1,8 +1,12 @@
 // Embedding on a plain page (examples/plain): one module tag, a strict
-// Content-Security-Policy, and zero violations while a whole answer streams.
+// Content-Security-Policy, and zero violations while a whole answer streams; and dist/
+// copied as it is under another path of a site, loaded with one module tag from there.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startRuntime, openBrowser, newPage, waitFor } from './harness.mjs';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { DIST, startRuntime, openBrowser, newPage, newChatPage, sendMessage, waitFor, waitForIdle } from './harness.mjs';
 
 let runtime, browser, page;
 
@@ -72,4 +76,43 @@ test('widgets, tasks and workflows add no inline style or script under the polic
   const own = (await page.evaluate(() => window.__csp)).filter((v) => !v.startsWith('img-src data'));
   assert.deepEqual(own, []);
   assert.deepEqual(page.consoleErrors.filter((e) => !e.includes("Loading the image 'data:")), []);
+});
+
+test('dist/ copied as it is under a sub-path: one module tag, every file fetched from there, the parts included', async () => {
+  // A site whose root holds only its own page: any file the element asked for at the
+  // root, or by a name the page did not give, would fail.
+  const site = mkdtempSync(path.join(os.tmpdir(), 'chat-shell-site-'));
+  const base = '/static/vendor/chat-shell/';
+  cpSync(DIST, path.join(site, base), { recursive: true });
+  writeFileSync(path.join(site, 'index.html'), `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>a site</title><link rel="icon" href="data:,">
+<script type="module" src="${base}chat-shell.js"></script></head>
+<body><chat-shell endpoint="/chatkit"></chat-shell></body></html>`);
+  const server = await startRuntime({ dist: site });
+  const context = await openBrowser();
+  const files = [];
+  context.on('response', (r) => {
+    const { pathname } = new URL(r.url());
+    if (/\.(js|wasm|pack)$/.test(pathname)) files.push({ pathname, status: r.status() });
+  });
+  try {
+    const page = await newChatPage(context, `${server.url}/`);
+    // An answer rendered as markdown (the renderer part) and a widget (the widgets part).
+    await sendMessage(page, 'markdown');
+    await waitForIdle(page);
+    const answer = page.locator('article[data-role="assistant"]').first();
+    await waitFor(async () => (await answer.locator('strong').count()) > 0, { timeout: 15_000, message: 'the answer rendered' });
+    await sendMessage(page, 'widget');
+    await page.locator('[data-part="widget"]').first().waitFor({ timeout: 15_000 });
+    const names = files.map((f) => f.pathname);
+    for (const name of ['chat-shell.js', 'chat-shell.pack']) {
+      assert.ok(names.includes(`${base}${name}`), `${name} fetched from ${base}: ${names}`);
+    }
+    assert.deepEqual(files.filter((f) => !f.pathname.startsWith(base) || f.status !== 200), [], 'every file from the sub-path, found');
+    assert.deepEqual(page.consoleErrors, [], 'console errors on the page');
+  } finally {
+    await context.close();
+    await server.close();
+    rmSync(site, { recursive: true, force: true });
+  }
 });

@@ -4,7 +4,7 @@
 //! `NAMED_ENTITIES.get`, which html5ever's tokenizer calls once per character of a
 //! character reference. What differs is the table behind `get`: the 2,231 names sorted in
 //! one string and searched by halving, where upstream stores a hash map of all 9,854
-//! prefixes (230 kB of the renderer's wasm, about 55 kB brotli).
+//! prefixes (what that saves: docs/packaging.md).
 
 // string_cache_codegen's output: `LocalName`, `Prefix`, `Namespace`, their static sets
 // and `local_name!`, `namespace_prefix!`, `namespace_url!`; and `ns!` (build.rs).
