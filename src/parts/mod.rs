@@ -9,7 +9,7 @@
 //!    part of its own.
 //!
 //! In the `<chat-shell>` element's build (feature `split`) each entry point is a split
-//! function of a named chunk (`wasm-split-cli`, run by `scripts/split.sh` after trunk's
+//! function of a named chunk (`wasm-split-cli`, run by `scripts/build.sh package` after trunk's
 //! cargo build): everything only the chunk's entry points reach moves to
 //! `split_<chunk>.wasm`, which `__wasm_split.js` fetches on the first call. Without the
 //! feature (a Rust app's own build, the wasm tests) each is an ordinary `async fn`.

@@ -1,5 +1,5 @@
-// The parts of the first module cut out for later (src/views/on_demand.rs,
-// src/runtime/on_demand.rs, scripts/build.sh): split_decoders.wasm (the ChatKit decoders),
+// The parts of the first module cut out for later (src/parts/views.rs,
+// src/parts/runtime.rs, scripts/build.sh): split_decoders.wasm (the ChatKit decoders),
 // split_widgets.wasm (widgets, client tools, structured input), split_on_demand.wasm (tool
 // calls, the Diff view, the history…) and the parts fetched when first needed (adapters,
 // channel, attachments), against the reference runtime over real HTTP in headless Chromium:
