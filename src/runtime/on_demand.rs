@@ -27,14 +27,14 @@
 use super::Runtime;
 use crate::split::{entry_points, LoadFailed};
 use crate::transport::TransportError;
+use chat_shell_core::adapters::agent_ui::AgentUiAdapter;
+use chat_shell_core::adapters::events::EventsAdapter;
 use chat_shell_core::protocol::acp::{PermissionOutcome, ToolCallId};
-use chat_shell_core::protocol::agent_ui::AgentUiAdapter;
 use chat_shell_core::protocol::chatkit::{
     self, Attachment, ItemId, Page, SubscribeRequest, SyncCustomActionResponse, Thread, ThreadId,
     ThreadItem,
 };
 use chat_shell_core::protocol::decode::Decode;
-use chat_shell_core::protocol::events::EventsAdapter;
 use chat_shell_core::reducer::Input;
 use chat_shell_core::sse::SseFrame;
 use serde_json::Value;

@@ -5,10 +5,12 @@
 
 use super::Runtime;
 use crate::transport::{self, TransportError};
+use chat_shell_core::adapters::agent_ui::AgentUiAdapter;
+use chat_shell_core::adapters::events::{self as events_adapter, EventsAdapter};
 use chat_shell_core::protocol::acp::{PermissionOutcome, ToolCallId};
-use chat_shell_core::protocol::agent_ui::{self, AgentUiAdapter};
+use chat_shell_core::protocol::agent_ui;
 use chat_shell_core::protocol::chatkit::{acp_permission_action, ChatRequest, ItemId, RequestBody};
-use chat_shell_core::protocol::events::{EventsAdapter, EventsMessage, EventsRequest, Role};
+use chat_shell_core::protocol::events::{EventsMessage, EventsRequest, Role};
 use chat_shell_core::protocol::JsonMap;
 use chat_shell_core::reducer::Input;
 use chat_shell_core::sse::{SseDecoder, SseFrame};
@@ -100,7 +102,7 @@ impl Runtime {
     /// Stream the answer of the `events` endpoint to the conversation as it is now (right
     /// after `SendStarted` or `RetryStarted`).
     pub(crate) fn start_events(self: &Rc<Self>, metadata: Option<JsonMap>) {
-        let request = EventsRequest::from_state(&self.state.borrow(), metadata);
+        let request = events_adapter::request(&self.state.borrow(), metadata);
         let run = self.events_runs.get() + 1;
         self.events_runs.set(run);
         self.start_post(request, Frames::Events(Box::new(EventsAdapter::new(run))));
@@ -128,7 +130,7 @@ impl Runtime {
                 .get_or_insert_with(JsonMap::new)
                 .insert("agentUi".into(), write);
         }
-        EventsRequest::from_state(&self.state.borrow(), metadata)
+        events_adapter::request(&self.state.borrow(), metadata)
     }
 
     fn start_post(self: &Rc<Self>, request: impl Serialize + 'static, mut frames: Frames) {
@@ -218,7 +220,7 @@ impl Runtime {
                                 Some(gap) if adapter.resumes < MAX_RESUMES => {
                                     let mut adapter = adapter;
                                     adapter.resumes += 1;
-                                    let write = agent_ui::resume_metadata(&gap);
+                                    let write = agent_ui::resume_metadata(&gap.run_id, gap.after);
                                     let request = this.agent_ui_request(None, Some(write));
                                     return this.start_post(request, Frames::AgentUi(adapter));
                                 }

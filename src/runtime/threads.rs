@@ -597,7 +597,7 @@ impl Runtime {
                 .map_err(|_| TransportError::Protocol("AbortController is unavailable".into()))?;
             let http = self.http().await?;
             let page = transport::post_text(&http, &request, &abort.signal()).await?;
-            chat_shell_core::protocol::agent_ui::history_page(&page)
+            chat_shell_core::adapters::agent_ui::history_page(&page)
                 .map_err(|e| TransportError::Protocol(e.message))
         }
         .await;

@@ -1,11 +1,13 @@
 //! chat-shell-core: the DOM-free half of chat-shell. Plain Rust with no DOM, no I/O and no
 //! web dependency, so the compiler keeps browser code out and everything here is tested
-//! natively: wire formats (`protocol`), SSE decoding (`sse`), the one reducer (`reducer`)
+//! natively: SSE decoding (`sse`), where each wire format (`protocol`, the
+//! chat-shell-protocol crate) becomes reducer input (`adapters`), the one reducer (`reducer`)
 //! and the `chat.*` events it emits (`host_events`),
 //! markdown and the sanitizer (`markdown`), and the rules the views follow (`strings`,
 //! `pacing`, `options`, `citations`, `widgets`, `attachments`, `history`, `diff` for agent
 //! tool calls and tool-pushed patches, and `tool_output`).
 
+pub mod adapters;
 pub mod ansi;
 pub mod attachments;
 pub mod citations;
@@ -16,10 +18,12 @@ pub mod markdown;
 pub mod number;
 pub mod options;
 pub mod pacing;
-pub mod protocol;
 pub mod reducer;
 pub mod sse;
 pub mod strings;
 pub mod tool_output;
 pub mod views;
 pub mod widgets;
+
+/// The wire formats, a crate of their own so that nothing in them can reach up here.
+pub use chat_shell_protocol as protocol;

@@ -6,8 +6,8 @@
 use std::fs;
 use std::path::PathBuf;
 
+use chat_shell_core::adapters::events::EventsAdapter;
 use chat_shell_core::protocol::chatkit::{ItemId, ItemKind};
-use chat_shell_core::protocol::events::EventsAdapter;
 use chat_shell_core::reducer::{
     assistant_text, reduce, ChatState, Effect, Input, OutgoingMessage, ToolCallState,
 };

@@ -477,7 +477,8 @@ async fn write(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use chat_shell_core::protocol::events::{decode_envelope, EventKind, EventsAdapter};
+    use chat_shell_core::adapters::events::EventsAdapter;
+    use chat_shell_core::protocol::events::{decode_envelope, EventKind};
     use chat_shell_core::reducer::{self, ChatState, Input};
     use chat_shell_core::sse::SseFrame;
 

@@ -15,7 +15,8 @@ mod team;
 pub use apply::{assistant_text, is_ghost, GHOST_OPTION};
 pub use queue::{QueuedTurn, RunQueue};
 pub use team::{
-    status_rank, Member, MemberUpdate, Team, TranscriptLine, TranscriptPage, TRANSCRIPT_MAX,
+    action_card_id, status_rank, Member, MemberUpdate, Team, TranscriptLine, TranscriptPage,
+    TRANSCRIPT_MAX,
 };
 
 pub use run::{

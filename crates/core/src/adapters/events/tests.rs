@@ -342,7 +342,7 @@ fn the_request_body_carries_the_conversation() {
     );
     let mut metadata = JsonMap::new();
     metadata.insert("tenant".into(), json!("acme"));
-    let body = EventsRequest::from_state(&state, Some(metadata));
+    let body = request(&state, Some(metadata));
     assert_eq!(
         serde_json::to_value(&body).unwrap(),
         json!({
