@@ -330,7 +330,7 @@ impl Runtime {
                     self.apply(Input::Alive {
                         at_ms: js_sys::Date::now(),
                     });
-                    self.apply(Input::Server(*run.event));
+                    self.apply(chat_shell_core::adapters::chatkit::input(*run.event));
                 }
             }
             ChannelEvent::RunEnded(ended) => match self.channel.run.replace(RunMode::None) {

@@ -33,9 +33,7 @@ impl Frames {
     /// `Err` only when the code that decodes the frames could not be fetched (`on_demand`).
     async fn inputs(&mut self, frame: SseFrame) -> Result<Vec<Input>, TransportError> {
         let inputs = match self {
-            Frames::ChatKit => super::on_demand::chatkit_frame(frame)
-                .await
-                .map(|input| input.into_iter().collect()),
+            Frames::ChatKit => super::on_demand::chatkit_frame(frame).await,
             Frames::Events(adapter) => super::on_demand::events(adapter, frame).await,
             Frames::AgentUi(adapter) => super::on_demand::agent_ui(adapter, frame).await,
         };
@@ -319,10 +317,10 @@ impl Runtime {
             while let Ok(Some(bytes)) = stream.next_chunk().await {
                 for frame in decoder.push(&bytes) {
                     // The decoders are in by now: the request being answered came through them.
-                    if let (false, Ok(Some(input))) =
+                    if let (false, Ok(inputs)) =
                         (cancelled, super::on_demand::chatkit_frame(frame).await)
                     {
-                        this.apply(input);
+                        inputs.into_iter().for_each(|input| this.apply(input));
                     }
                 }
             }
@@ -422,15 +420,13 @@ impl Runtime {
             if sent.is_err() {
                 this.restore_draft(text, Vec::new());
                 let message = this.text(chat_shell_core::strings::Text::QueueRefused);
-                this.apply(Input::Server(
-                    chat_shell_core::protocol::chatkit::StreamEvent::Notice(
-                        chat_shell_core::protocol::chatkit::NoticeEvent {
-                            level: chat_shell_core::protocol::chatkit::NoticeLevel::Warning,
-                            message,
-                            title: None,
-                        },
-                    ),
-                ));
+                this.apply(Input::Stream(chat_shell_core::reducer::Streamed::Notice(
+                    chat_shell_core::protocol::chatkit::NoticeEvent {
+                        level: chat_shell_core::protocol::chatkit::NoticeLevel::Warning,
+                        message,
+                        title: None,
+                    },
+                )));
             }
         });
         true

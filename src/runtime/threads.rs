@@ -13,9 +13,9 @@ use crate::transport::{self, TransportError};
 use chat_shell_core::history::{has_title, preview, thread_label};
 use chat_shell_core::host_events::{ChatError, ChatEvent, ErrorKind};
 use chat_shell_core::protocol::chatkit::{
-    ListOrder, Page, RequestBody, StreamEvent, Thread, ThreadEvent, ThreadId, ThreadItem,
+    ListOrder, Page, RequestBody, Thread, ThreadId, ThreadItem,
 };
-use chat_shell_core::reducer::Input;
+use chat_shell_core::reducer::{Input, Streamed};
 use chat_shell_core::strings::Text;
 use leptos::prelude::*;
 use serde_json::Value;
@@ -324,9 +324,7 @@ impl Runtime {
                 // server would with `thread.updated` (only for that thread: the reducer
                 // takes an update for an unknown thread as the open one).
                 if self.state.borrow().thread_id() == Some(&thread.id) {
-                    self.apply(Input::Server(StreamEvent::ThreadUpdated(ThreadEvent {
-                        thread,
-                    })));
+                    self.apply(Input::Stream(Streamed::ThreadUpdated(thread)));
                 }
                 true
             }

@@ -10,11 +10,12 @@
 pub mod adapters;
 pub mod ansi;
 pub mod attachments;
-pub mod citations;
 pub mod diff;
 pub mod history;
 pub mod host_events;
 pub mod markdown;
+/// Citations are the renderer's: their markers are the one markup it trusts in a text.
+pub use markdown::citations;
 pub mod number;
 pub mod options;
 pub mod pacing;

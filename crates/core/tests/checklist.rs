@@ -30,7 +30,7 @@ fn chatkit(state: &mut ChatState, log: &str) -> Vec<Effect> {
     let mut effects = Vec::new();
     for line in log.lines().map(str::trim).filter(|l| !l.is_empty()) {
         let input = match decode_event(line) {
-            Ok(event) => Input::Server(event),
+            Ok(event) => chat_shell_core::adapters::chatkit::input(event),
             Err(e) => Input::Malformed(e),
         };
         effects.extend(reduce(state, input).effects);

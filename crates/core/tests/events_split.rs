@@ -34,7 +34,7 @@ fn inputs(chunks: &[&[u8]]) -> Vec<Input> {
     let mut out = Vec::new();
     for (i, frame) in frames.into_iter().enumerate() {
         out.push(Input::Alive { at_ms: i as f64 });
-        out.extend(adapter.frame(frame));
+        out.extend(adapter.push(frame));
     }
     out.push(Input::StreamEnded);
     out

@@ -536,7 +536,7 @@ mod tests {
                     assert!(envelope.unknown_fields.is_empty(), "{frame}");
                     assert!(!matches!(envelope.event, EventKind::Other(_)), "{frame}");
                 }
-                let inputs = adapter.frame(if *frame == "[DONE]" {
+                let inputs = adapter.push(if *frame == "[DONE]" {
                     SseFrame::Done
                 } else {
                     SseFrame::Event {

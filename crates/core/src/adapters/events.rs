@@ -4,8 +4,7 @@
 
 use crate::protocol::acp::{ToolCall, ToolCallId, ToolCallStatus, ToolKind};
 use crate::protocol::chatkit::{
-    AcpToolCallItem, AssistantContent, AssistantMessage, ItemEvent, ItemId, ItemKind, ItemUpdate,
-    ItemUpdatedEvent, ProgressUpdateEvent, StreamEvent, TextDelta, ThreadItem,
+    AcpToolCallItem, AssistantContent, AssistantMessage, ItemId, ItemKind, ThreadItem,
 };
 use crate::protocol::events::{
     decode_envelope, AgentEvent, Envelope, EnvelopeMeta, EventKind, EventsMessage, EventsRequest,
@@ -13,7 +12,8 @@ use crate::protocol::events::{
 };
 use crate::protocol::JsonMap;
 use crate::reducer::{
-    AgentInfo, ChatState, Input, OrchestrationStep, OrchestrationUpdate, Unrecognized,
+    AgentInfo, ChatState, Input, ItemChange, OrchestrationStep, OrchestrationUpdate, Streamed,
+    Unrecognized,
 };
 use crate::sse::SseFrame;
 use serde_json::Value;
@@ -23,7 +23,7 @@ use serde_json::Value;
 /// the streams of one element, e.g. a counter), remembers which bubble `content` goes to,
 /// and pairs each `tool_result` with its `tool_call`.
 ///
-/// The runtime feeds every frame to [`EventsAdapter::frame`] and applies the inputs in
+/// The runtime feeds every frame to [`EventsAdapter::push`] and applies the inputs in
 /// order; it also sends `Input::Alive` for every frame (a `keepalive` is life, nothing
 /// more: it maps to no input), and `Input::StreamEnded` at EOF as for ChatKit (a second
 /// end after `done` changes nothing).
@@ -67,7 +67,7 @@ impl EventsAdapter {
     }
 
     /// The inputs one SSE frame maps to.
-    pub fn frame(&mut self, frame: SseFrame) -> Vec<Input> {
+    pub fn push(&mut self, frame: SseFrame) -> Vec<Input> {
         match frame {
             SseFrame::Event { data, .. } => self.data(&data),
             SseFrame::Done => self.finish(),
@@ -125,9 +125,7 @@ impl EventsAdapter {
             EventKind::Orchestration(e) => inputs.push(orchestration(e, meta)),
             EventKind::LoaderHint(e) => {
                 if let Some(text) = e.hint.or(e.content).filter(|t| !t.trim().is_empty()) {
-                    inputs.push(Input::Server(StreamEvent::ProgressUpdate(
-                        ProgressUpdateEvent { icon: None, text },
-                    )));
+                    inputs.push(Input::Stream(Streamed::Progress { icon: None, text }));
                 }
             }
             EventKind::Keepalive(_) => {}
@@ -160,26 +158,21 @@ impl EventsAdapter {
         };
         if !self.messages.contains(&target) {
             self.messages.push(target.clone());
-            inputs.push(Input::Server(StreamEvent::ItemAdded(ItemEvent {
-                item: ThreadItem {
-                    id: target.clone(),
-                    thread_id: None,
-                    created_at: String::new(),
-                    kind: ItemKind::AssistantMessage(AssistantMessage {
-                        content: vec![AssistantContent::text("")],
-                    }),
-                },
+            inputs.push(Input::Stream(Streamed::ItemAdded(ThreadItem {
+                id: target.clone(),
+                thread_id: None,
+                created_at: String::new(),
+                kind: ItemKind::AssistantMessage(AssistantMessage {
+                    content: vec![AssistantContent::text("")],
+                }),
             })));
         }
         self.message = Some(target.clone());
         if !delta.is_empty() {
-            inputs.push(Input::Server(StreamEvent::ItemUpdated(ItemUpdatedEvent {
+            inputs.push(Input::Stream(Streamed::ItemChanged {
                 item_id: target,
-                update: ItemUpdate::TextDelta(TextDelta {
-                    content_index: 0,
-                    delta,
-                }),
-            })));
+                change: ItemChange::TextDelta { index: 0, delta },
+            }));
         }
     }
 
@@ -204,16 +197,14 @@ impl EventsAdapter {
             item_id: item_id.clone(),
             answered: false,
         });
-        inputs.push(Input::Server(StreamEvent::ItemAdded(ItemEvent {
-            item: ThreadItem {
-                id: item_id,
-                thread_id: None,
-                created_at: String::new(),
-                kind: ItemKind::AcpToolCall(AcpToolCallItem {
-                    tool_call,
-                    permission: None,
-                }),
-            },
+        inputs.push(Input::Stream(Streamed::ItemAdded(ThreadItem {
+            id: item_id,
+            thread_id: None,
+            created_at: String::new(),
+            kind: ItemKind::AcpToolCall(AcpToolCallItem {
+                tool_call,
+                permission: None,
+            }),
         })));
     }
 

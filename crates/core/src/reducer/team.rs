@@ -223,7 +223,7 @@ pub(super) fn action_required(
     action_type: Option<String>,
     out: &mut Outcome,
 ) {
-    super::run::acp_permission_requested(state, item_id, request, out);
+    super::run::permission_requested(state, item_id, request, out);
     if let Some(item) = state.item_mut(item_id) {
         if let ItemKind::AcpToolCall(call) = &mut item.item.kind {
             if let Some(p) = call.permission.as_mut() {

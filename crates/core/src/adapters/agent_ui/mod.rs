@@ -23,15 +23,14 @@ use crate::protocol::acp::{
 };
 use crate::protocol::agent_ui::{decode, Envelope};
 use crate::protocol::chatkit::{
-    AcpThoughtChunk, AcpThoughtItem, AcpToolCallItem, AcpToolCallUpdated, Annotation,
-    AnnotationAdded, AssistantContent, AssistantMessage, DecodeError, ItemEvent, ItemId, ItemKind,
-    ItemUpdate, ItemUpdatedEvent, Note, ProgressUpdateEvent, Source, SourceKind, StreamEvent,
-    StructuredInput, StructuredInputStatus, TextDelta, ThreadItem, UrlSource,
+    AcpThoughtItem, AcpToolCallItem, Annotation, AssistantContent, AssistantMessage, DecodeError,
+    ItemId, ItemKind, Note, Source, SourceKind, StructuredInput, StructuredInputStatus, ThreadItem,
+    UrlSource,
 };
 use crate::protocol::decode::Decode;
 use crate::reducer::{
-    action_card_id, AgentInfo, Input, MemberUpdate, QueuedTurn, SequenceGap, TranscriptLine,
-    TranscriptPage, Unrecognized,
+    action_card_id, AgentInfo, Input, ItemChange, MemberUpdate, QueuedTurn, SequenceGap, Streamed,
+    TranscriptLine, TranscriptPage, Unrecognized,
 };
 use crate::sse::SseFrame;
 use serde_json::{json, Value};
@@ -134,7 +133,7 @@ impl AgentUiAdapter {
     }
 
     /// The inputs one SSE frame maps to (the end of the stream is the runtime's call).
-    pub fn frame(&mut self, frame: SseFrame) -> Vec<Input> {
+    pub fn push(&mut self, frame: SseFrame) -> Vec<Input> {
         match frame {
             SseFrame::Event { data, .. } => self.data(&data),
             SseFrame::Done | SseFrame::Oversized { .. } => Vec::new(),
@@ -230,22 +229,17 @@ impl AgentUiAdapter {
 
     fn add(&mut self, id: ItemId, kind: ItemKind, inputs: &mut Vec<Input>) {
         if self.added.insert(id.clone()) {
-            inputs.push(Input::Server(StreamEvent::ItemAdded(ItemEvent {
-                item: ThreadItem {
-                    id,
-                    thread_id: None,
-                    created_at: String::new(),
-                    kind,
-                },
+            inputs.push(Input::Stream(Streamed::ItemAdded(ThreadItem {
+                id,
+                thread_id: None,
+                created_at: String::new(),
+                kind,
             })));
         }
     }
 
-    fn update(id: ItemId, update: ItemUpdate) -> Input {
-        Input::Server(StreamEvent::ItemUpdated(ItemUpdatedEvent {
-            item_id: id,
-            update,
-        }))
+    fn update(item_id: ItemId, change: ItemChange) -> Input {
+        Input::Stream(Streamed::ItemChanged { item_id, change })
     }
 
     fn map(&mut self, e: Envelope) -> Vec<Input> {
@@ -279,9 +273,7 @@ impl AgentUiAdapter {
             | "review.completed" => {}
             "run.status" => {
                 if let Some(text) = e.text("label").or_else(|| e.text("status")) {
-                    inputs.push(Input::Server(StreamEvent::ProgressUpdate(
-                        ProgressUpdateEvent { icon: None, text },
-                    )));
+                    inputs.push(Input::Stream(Streamed::Progress { icon: None, text }));
                 }
             }
             "run.failed" => inputs.push(Input::RunError {
@@ -428,23 +420,21 @@ impl AgentUiAdapter {
             // The final text replaces what streamed: never appended to it.
             let mut content = AssistantContent::text(e.text("text").unwrap_or_default());
             content.annotations = self.citations.get(&id).cloned().unwrap_or_default();
-            inputs.push(Input::Server(StreamEvent::ItemDone(ItemEvent {
-                item: ThreadItem {
-                    id,
-                    thread_id: None,
-                    created_at: String::new(),
-                    kind: ItemKind::AssistantMessage(AssistantMessage {
-                        content: vec![content],
-                    }),
-                },
+            inputs.push(Input::Stream(Streamed::ItemDone(ThreadItem {
+                id,
+                thread_id: None,
+                created_at: String::new(),
+                kind: ItemKind::AssistantMessage(AssistantMessage {
+                    content: vec![content],
+                }),
             })));
         } else if let Some(delta) = e.payload().get("delta").and_then(Value::as_str) {
             inputs.push(Self::update(
                 id,
-                ItemUpdate::TextDelta(TextDelta {
-                    content_index: 0,
+                ItemChange::TextDelta {
+                    index: 0,
                     delta: delta.to_owned(),
-                }),
+                },
             ));
         }
     }
@@ -463,10 +453,7 @@ impl AgentUiAdapter {
             .or_else(|| e.text("text"))
             .unwrap_or_default();
         if let Ok(content) = Decode::decode(&json!({"type": "text", "text": text})) {
-            inputs.push(Self::update(
-                id,
-                ItemUpdate::AcpThoughtChunk(AcpThoughtChunk { content }),
-            ));
+            inputs.push(Self::update(id, ItemChange::Thought(content)));
         }
     }
 
@@ -549,10 +536,7 @@ impl AgentUiAdapter {
             }
             _ => return,
         }
-        inputs.push(Self::update(
-            id,
-            ItemUpdate::AcpToolCallUpdated(AcpToolCallUpdated { update }),
-        ));
+        inputs.push(Self::update(id, ItemChange::ToolCall(update)));
     }
 
     fn tool_end(&mut self, e: &Envelope, inputs: &mut Vec<Input>) {
@@ -710,13 +694,11 @@ impl AgentUiAdapter {
         };
         if self.added.contains(&id) {
             // A later version replaces the card's content.
-            inputs.push(Input::Server(StreamEvent::ItemDone(ItemEvent {
-                item: ThreadItem {
-                    id,
-                    thread_id: None,
-                    created_at: String::new(),
-                    kind: ItemKind::Note(note),
-                },
+            inputs.push(Input::Stream(Streamed::ItemDone(ThreadItem {
+                id,
+                thread_id: None,
+                created_at: String::new(),
+                kind: ItemKind::Note(note),
             })));
         } else {
             self.add(id, ItemKind::Note(note), inputs);
@@ -753,11 +735,11 @@ impl AgentUiAdapter {
             .push(annotation.clone());
         inputs.push(Self::update(
             id,
-            ItemUpdate::AnnotationAdded(AnnotationAdded {
-                content_index: 0,
-                annotation_index: None,
+            ItemChange::Annotation {
+                index: 0,
+                at: None,
                 annotation,
-            }),
+            },
         ));
     }
 }
