@@ -9,4 +9,3 @@ fn main() {
         println!("cargo:rustc-link-arg-cdylib=--emit-relocs");
     }
 }
-

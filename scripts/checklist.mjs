@@ -38,7 +38,7 @@ const CHECKS = [
 
 // Each format's checklist tests: the file, and the test-name pattern (`check_NN_…`).
 const FORMATS = [
-  ['agent-ui', 'crates/core/src/protocol/agent_ui/checks.rs', /fn check_(\d\d)_/g],
+  ['agent-ui', 'crates/core/src/adapters/agent_ui/checks.rs', /fn check_(\d\d)_/g],
   ['ChatKit', 'crates/core/tests/checklist.rs', /fn check_(\d\d)_chatkit_/g],
   ['events', 'crates/core/tests/checklist.rs', /fn check_(\d\d)_events_/g],
   ['ACP (runtime)', 'examples/runtime/tests/acp.rs', /fn check_(\d\d)_acp_/g],

@@ -27,14 +27,14 @@
 use super::{entry_points, LoadFailed};
 use crate::runtime::transport::TransportError;
 use crate::runtime::Runtime;
+use chat_shell_core::adapters::agent_ui::AgentUiAdapter;
+use chat_shell_core::adapters::events::EventsAdapter;
 use chat_shell_core::protocol::acp::{PermissionOutcome, ToolCallId};
-use chat_shell_core::protocol::agent_ui::AgentUiAdapter;
 use chat_shell_core::protocol::chatkit::{
-    self, Attachment, ItemId, Page, SubscribeRequest, SyncCustomActionResponse, Thread, ThreadId,
+    Attachment, ItemId, Page, SubscribeRequest, SyncCustomActionResponse, Thread, ThreadId,
     ThreadItem,
 };
 use chat_shell_core::protocol::decode::Decode;
-use chat_shell_core::protocol::events::EventsAdapter;
 use chat_shell_core::reducer::Input;
 use chat_shell_core::sse::SseFrame;
 use serde_json::Value;
@@ -53,14 +53,8 @@ pub(crate) type ToolRun = Pin<Box<dyn Future<Output = Result<Value, String>>>>;
 
 entry_points! {
     decoders preload preload_decoders:
-        fn chatkit_frame(frame: SseFrame) -> Option<Input> {
-            match frame {
-                SseFrame::Event { data, .. } => Some(match chatkit::decode_event(&data) {
-                    Ok(event) => Input::Server(event),
-                    Err(e) => Input::Malformed(e),
-                }),
-                SseFrame::Done | SseFrame::Oversized { .. } => None,
-            }
+        fn chatkit_frame(frame: SseFrame) -> Vec<Input> {
+            chat_shell_core::adapters::chatkit::push(frame)
         }
     decoders:
         fn thread(value: Value) -> Result<Thread, String> {
@@ -84,11 +78,11 @@ entry_points! {
         }
     adapters preload preload_adapters:
         fn events(adapter: &mut EventsAdapter, frame: SseFrame) -> Vec<Input> {
-            adapter.frame(frame)
+            adapter.push(frame)
         }
     adapters:
         fn agent_ui(adapter: &mut AgentUiAdapter, frame: SseFrame) -> Vec<Input> {
-            adapter.frame(frame)
+            adapter.push(frame)
         }
     widgets:
         fn client_tool(runtime: Rc<Runtime>, item_id: ItemId, name: String, arguments: Value) -> ToolRun {
@@ -143,8 +137,8 @@ pub async fn prefetch_decoders() {
     let _ = entry::preload_decoders().await;
 }
 
-/// The reducer input of one frame of a ChatKit stream.
-pub(crate) async fn chatkit_frame(frame: SseFrame) -> Result<Option<Input>, LoadFailed> {
+/// The reducer inputs of one frame of a ChatKit stream.
+pub(crate) async fn chatkit_frame(frame: SseFrame) -> Inputs {
     entry::chatkit_frame(frame).await
 }
 

@@ -332,7 +332,7 @@ impl Runtime {
                     self.dispatch(Input::Alive {
                         at_ms: js_sys::Date::now(),
                     });
-                    self.dispatch(Input::Server(*run.event));
+                    self.dispatch(chat_shell_core::adapters::chatkit::input(*run.event));
                 }
             }
             ChannelEvent::RunEnded(ended) => match self.channel.run.replace(RunMode::None) {

@@ -336,7 +336,7 @@ impl Runtime {
         let before = self.signals.options.get_untracked();
         let mut after = before.clone();
         for setting in settings {
-            after.apply(setting);
+            after.set(setting);
         }
         if after == before {
             return;

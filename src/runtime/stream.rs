@@ -5,10 +5,12 @@
 
 use super::transport::{self, EventStream, TransportError};
 use super::Runtime;
+use chat_shell_core::adapters::agent_ui::AgentUiAdapter;
+use chat_shell_core::adapters::events::{self as events_adapter, EventsAdapter};
 use chat_shell_core::protocol::acp::{PermissionOutcome, ToolCallId};
-use chat_shell_core::protocol::agent_ui::{self, AgentUiAdapter};
+use chat_shell_core::protocol::agent_ui;
 use chat_shell_core::protocol::chatkit::{acp_permission_action, ChatRequest, ItemId, RequestBody};
-use chat_shell_core::protocol::events::{EventsAdapter, EventsMessage, EventsRequest, Role};
+use chat_shell_core::protocol::events::{EventsMessage, EventsRequest, Role};
 use chat_shell_core::protocol::JsonMap;
 use chat_shell_core::reducer::Input;
 use chat_shell_core::sse::{SseDecoder, SseFrame};
@@ -31,9 +33,7 @@ impl Frames {
     /// `Err` only when the code that decodes the frames could not be fetched (`crate::parts`).
     async fn inputs(&mut self, frame: SseFrame) -> Result<Vec<Input>, TransportError> {
         let inputs = match self {
-            Frames::ChatKit => crate::parts::runtime::chatkit_frame(frame)
-                .await
-                .map(|input| input.into_iter().collect()),
+            Frames::ChatKit => crate::parts::runtime::chatkit_frame(frame).await,
             Frames::Events(adapter) => crate::parts::runtime::events(adapter, frame).await,
             Frames::AgentUi(adapter) => crate::parts::runtime::agent_ui(adapter, frame).await,
         };
@@ -217,7 +217,7 @@ fn resume_gap(
     match adapter.gap() {
         Some(gap) if adapter.resumes < MAX_RESUMES => {
             adapter.resumes += 1;
-            let write = agent_ui::resume_metadata(&gap);
+            let write = agent_ui::resume_metadata(&gap.run_id, gap.after);
             Some((adapter, write))
         }
         Some(_) => {
@@ -257,7 +257,7 @@ impl Runtime {
     /// Stream the answer of the `events` endpoint to the conversation as it is now (right
     /// after `SendStarted` or `RetryStarted`).
     pub(crate) fn start_events(self: &Rc<Self>, metadata: Option<JsonMap>) {
-        let request = EventsRequest::from_state(&self.state.borrow(), metadata);
+        let request = events_adapter::request(&self.state.borrow(), metadata);
         let run = self.events_runs.get() + 1;
         self.events_runs.set(run);
         self.start_post(request, Frames::Events(Box::new(EventsAdapter::new(run))));
@@ -285,7 +285,7 @@ impl Runtime {
                 .get_or_insert_with(JsonMap::new)
                 .insert("agentUi".into(), write);
         }
-        EventsRequest::from_state(&self.state.borrow(), metadata)
+        events_adapter::request(&self.state.borrow(), metadata)
     }
 
     /// Post `request` and read its answer stream into the state (see [`Reader`]).
@@ -387,10 +387,10 @@ impl Runtime {
             while let Ok(Some(bytes)) = stream.next_chunk().await {
                 for frame in decoder.push(&bytes) {
                     // The decoders are in by now: the request being answered came through them.
-                    if let (false, Ok(Some(input))) =
+                    if let (false, Ok(inputs)) =
                         (cancelled, crate::parts::runtime::chatkit_frame(frame).await)
                     {
-                        this.dispatch(input);
+                        inputs.into_iter().for_each(|input| this.dispatch(input));
                     }
                 }
             }
@@ -490,15 +490,13 @@ impl Runtime {
             if sent.is_err() {
                 this.restore_draft(text, Vec::new());
                 let message = this.text(chat_shell_core::strings::Text::QueueRefused);
-                this.dispatch(Input::Server(
-                    chat_shell_core::protocol::chatkit::StreamEvent::Notice(
-                        chat_shell_core::protocol::chatkit::NoticeEvent {
-                            level: chat_shell_core::protocol::chatkit::NoticeLevel::Warning,
-                            message,
-                            title: None,
-                        },
-                    ),
-                ));
+                this.dispatch(Input::Stream(chat_shell_core::reducer::Streamed::Notice(
+                    chat_shell_core::protocol::chatkit::NoticeEvent {
+                        level: chat_shell_core::protocol::chatkit::NoticeLevel::Warning,
+                        message,
+                        title: None,
+                    },
+                )));
             }
         });
         true

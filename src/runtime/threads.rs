@@ -13,9 +13,9 @@ use crate::parts::runtime::{answer, Answer};
 use chat_shell_core::history::{has_title, preview, thread_label};
 use chat_shell_core::host_events::{ChatError, ChatEvent, ErrorKind};
 use chat_shell_core::protocol::chatkit::{
-    ListOrder, Page, RequestBody, StreamEvent, Thread, ThreadEvent, ThreadId, ThreadItem,
+    ListOrder, Page, RequestBody, Thread, ThreadId, ThreadItem,
 };
-use chat_shell_core::reducer::Input;
+use chat_shell_core::reducer::{Input, Streamed};
 use chat_shell_core::strings::Text;
 use leptos::prelude::*;
 use serde_json::Value;
@@ -324,9 +324,7 @@ impl Runtime {
                 // server would with `thread.updated` (only for that thread: the reducer
                 // takes an update for an unknown thread as the open one).
                 if self.state.borrow().thread_id() == Some(&thread.id) {
-                    self.dispatch(Input::Server(StreamEvent::ThreadUpdated(ThreadEvent {
-                        thread,
-                    })));
+                    self.dispatch(Input::Stream(Streamed::ThreadUpdated(thread)));
                 }
                 true
             }
@@ -597,7 +595,7 @@ impl Runtime {
                 .map_err(|_| TransportError::Protocol("AbortController is unavailable".into()))?;
             let http = self.http().await?;
             let page = transport::post_text(&http, &request, &abort.signal()).await?;
-            chat_shell_core::protocol::agent_ui::history_page(&page)
+            chat_shell_core::adapters::agent_ui::history_page(&page)
                 .map_err(|e| TransportError::Protocol(e.message))
         }
         .await;

@@ -20,7 +20,10 @@ fn run(decode_in_loop: bool) -> (f64, f64) {
     let mut state = ChatState::new();
     reduce(&mut state, Input::TurnStarted);
     let added = r#"{"type":"thread.item.added","item":{"id":"msg_1","type":"assistant_message","content":[{"type":"output_text","text":""}]}}"#;
-    reduce(&mut state, Input::Server(decode_event(added).unwrap()));
+    reduce(
+        &mut state,
+        chat_shell_core::adapters::chatkit::input(decode_event(added).unwrap()),
+    );
     let raw: Vec<String> = (0..DELTAS).map(delta_json).collect();
     let mut decoded: Vec<Option<StreamEvent>> =
         raw.iter().map(|r| Some(decode_event(r).unwrap())).collect();
@@ -32,7 +35,7 @@ fn run(decode_in_loop: bool) -> (f64, f64) {
         } else {
             decoded[i].take().unwrap()
         };
-        let out = reduce(&mut state, Input::Server(event));
+        let out = reduce(&mut state, chat_shell_core::adapters::chatkit::input(event));
         std::hint::black_box(out);
         // The runtime drains changes once per frame; here once per delta (the worst case).
         std::hint::black_box(state.take_changes());

@@ -1,25 +1,30 @@
 //! chat-shell-core: the DOM-free half of chat-shell. Plain Rust with no DOM, no I/O and no
 //! web dependency, so the compiler keeps browser code out and everything here is tested
-//! natively: wire formats (`protocol`), SSE decoding (`sse`), the one reducer (`reducer`)
+//! natively: SSE decoding (`sse`), where each wire format (`protocol`, the
+//! chat-shell-protocol crate) becomes reducer input (`adapters`), the one reducer (`reducer`)
 //! and the `chat.*` events it emits (`host_events`),
 //! markdown and the sanitizer (`markdown`), and the rules the views follow (`strings`,
 //! `pacing`, `options`, `citations`, `widgets`, `attachments`, `history`, `diff` for agent
 //! tool calls and tool-pushed patches, and `tool_output`).
 
+pub mod adapters;
 pub mod ansi;
 pub mod attachments;
-pub mod citations;
 pub mod diff;
 pub mod history;
 pub mod host_events;
 pub mod markdown;
+/// Citations are the renderer's: their markers are the one markup it trusts in a text.
+pub use markdown::citations;
 pub mod number;
 pub mod options;
 pub mod pacing;
-pub mod protocol;
 pub mod reducer;
 pub mod sse;
 pub mod strings;
 pub mod tool_output;
 pub mod views;
 pub mod widgets;
+
+/// The wire formats, a crate of their own so that nothing in them can reach up here.
+pub use chat_shell_protocol as protocol;

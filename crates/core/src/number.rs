@@ -3,7 +3,8 @@
 /// A decimal number written as text (`12`, `-0.5`, `.5`, `1e3`; spaces around are ignored),
 /// as `str::parse::<f64>` reads it except that `inf`/`NaN` are not numbers. It goes through
 /// serde_json's number parser, which the element links anyway: core's own float parser
-/// brings about 10 kB of tables that compress badly (host options, widget styles, dates).
+/// brings tables that compress badly (docs/size-history.md). For host options, widget
+/// styles, dates.
 pub fn parse(text: &str) -> Option<f64> {
     let digits = |s: &[u8]| s.iter().take_while(|b| b.is_ascii_digit()).count();
     let s = text.trim().as_bytes();

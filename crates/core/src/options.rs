@@ -2,7 +2,7 @@
 //! parsed leniently: a broken value falls back to the default and says why), `setOptions`
 //! and the `options` property (JSON values, checked strictly: a wrong type is an error that
 //! names the key, and a rejected call changes nothing), or the Leptos component's props.
-//! Each arrives as a [`Setting`]; [`Options::apply`] is the only way one takes effect.
+//! Each arrives as a [`Setting`]; [`Options::set`] is the only way one takes effect.
 //! Options that are functions (headers, fetch, the registries) live in the browser half.
 
 use crate::attachments::{parse_accept, parse_count, parse_size, AttachmentLimits};
@@ -161,7 +161,8 @@ pub const ATTRIBUTES: &[&str] = &[
 pub struct OptionError(pub String);
 
 impl Options {
-    pub fn apply(&mut self, setting: Setting) {
+    /// Take `setting` (an absent value restores its default).
+    pub fn set(&mut self, setting: Setting) {
         let defaults = AttachmentLimits::default();
         match setting {
             Setting::Endpoint(v) => self.endpoint = v.unwrap_or_default(),
@@ -467,7 +468,7 @@ mod tests {
     fn applied(settings: Vec<Setting>) -> Options {
         let mut options = Options::default();
         for s in settings {
-            options.apply(s);
+            options.set(s);
         }
         options
     }
@@ -518,11 +519,11 @@ mod tests {
             ("theme", json!("dark")),
         ] {
             for s in Setting::from_option(key, &value).unwrap() {
-                options.apply(s);
+                options.set(s);
             }
             assert_ne!(options, Options::default(), "{key} changed something");
             for s in Setting::from_option(key, &Value::Null).unwrap() {
-                options.apply(s);
+                options.set(s);
             }
             assert_eq!(
                 options,

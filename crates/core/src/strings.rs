@@ -23,7 +23,7 @@ macro_rules! texts {
             }
 
             /// The key named `name` in override objects. A search, not a `match`: hosts
-            /// override a handful of keys once, and a match on 245 strings is 5 kB of code.
+            /// override a handful of keys once, and a match on every string is much more code.
             pub fn from_name(name: &str) -> Option<Text> {
                 Text::ALL.iter().copied().find(|t| t.name() == name)
             }
@@ -283,8 +283,8 @@ texts! {
 /// Built-in translations (beyond English), by language tag: one `key = text` line per
 /// string, with the keys hosts use in overrides (`#` starts a comment line). Complete: every
 /// key, the same `{placeholders}` as English (checked by `built_in_locales_are_complete`).
-/// Text rather than a table of `(Text, &str)`, whose pointers cost the first wasm module
-/// about 2 kB.
+/// Text rather than a table of `(Text, &str)`, whose pointers the first wasm module would
+/// carry (docs/size-history.md).
 const LOCALES: &[(&str, &str)] = &[
     (
         "fr",

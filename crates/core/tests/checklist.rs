@@ -5,9 +5,9 @@
 //! `check_NN_<format>_…` after the spec's number (scripts/checklist.mjs makes docs/agent-ui.md's
 //! table from these names).
 
+use chat_shell_core::adapters::events::EventsAdapter;
 use chat_shell_core::protocol::acp::{PermissionOptionId, PermissionOutcome};
 use chat_shell_core::protocol::chatkit::{decode_event, ItemKind};
-use chat_shell_core::protocol::events::EventsAdapter;
 use chat_shell_core::reducer::{
     assistant_text, listed, reduce, ChatState, Effect, Input, Listed, OutgoingMessage,
     ToolCallState,
@@ -30,7 +30,7 @@ fn chatkit(state: &mut ChatState, log: &str) -> Vec<Effect> {
     let mut effects = Vec::new();
     for line in log.lines().map(str::trim).filter(|l| !l.is_empty()) {
         let input = match decode_event(line) {
-            Ok(event) => Input::Server(event),
+            Ok(event) => chat_shell_core::adapters::chatkit::input(event),
             Err(e) => Input::Malformed(e),
         };
         effects.extend(reduce(state, input).effects);

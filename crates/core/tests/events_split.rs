@@ -6,8 +6,8 @@
 use std::fs;
 use std::path::PathBuf;
 
+use chat_shell_core::adapters::events::EventsAdapter;
 use chat_shell_core::protocol::chatkit::{ItemId, ItemKind};
-use chat_shell_core::protocol::events::EventsAdapter;
 use chat_shell_core::reducer::{
     assistant_text, reduce, ChatState, Effect, Input, OutgoingMessage, ToolCallState,
 };
@@ -34,7 +34,7 @@ fn inputs(chunks: &[&[u8]]) -> Vec<Input> {
     let mut out = Vec::new();
     for (i, frame) in frames.into_iter().enumerate() {
         out.push(Input::Alive { at_ms: i as f64 });
-        out.extend(adapter.frame(frame));
+        out.extend(adapter.push(frame));
     }
     out.push(Input::StreamEnded);
     out

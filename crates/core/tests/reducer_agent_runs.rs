@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 
 fn server(state: &mut ChatState, event: Value) -> Outcome {
     let event = decode_event(&event.to_string()).expect("event decodes");
-    reduce(state, Input::Server(event))
+    reduce(state, chat_shell_core::adapters::chatkit::input(event))
 }
 
 fn streaming() -> ChatState {

@@ -175,7 +175,7 @@ fn forkquirks_streams_every_delta_into_the_message_before_done() {
 fn deltas_for_unknown_ids_and_indexes_go_to_the_streamed_message() {
     let mut state = ChatState::new();
     reduce(&mut state, Input::TurnStarted);
-    let ev = |s: &str| Input::Server(decode_event(s).unwrap());
+    let ev = |s: &str| chat_shell_core::adapters::chatkit::input(decode_event(s).unwrap());
     reduce(
         &mut state,
         ev(
@@ -243,7 +243,7 @@ fn content_part_done_with_empty_annotations_keeps_added_ones() {
             StreamEvent::ItemUpdated(e) => Some(e.item_id.clone()),
             _ => None,
         };
-        reduce(&mut state, Input::Server(event));
+        reduce(&mut state, chat_shell_core::adapters::chatkit::input(event));
         if is_part_done {
             let item = state.item(id.as_ref().unwrap()).unwrap();
             let ItemKind::AssistantMessage(m) = &item.item.kind else {
@@ -662,7 +662,10 @@ fn unknown_types_are_kept_and_broken_known_types_are_errors() {
     // And the reducer turns the unknown one into a warning, not a failure.
     let mut state = ChatState::new();
     reduce(&mut state, Input::TurnStarted);
-    let out = reduce(&mut state, Input::Server(unknown));
+    let out = reduce(
+        &mut state,
+        chat_shell_core::adapters::chatkit::input(unknown),
+    );
     assert_eq!(out.warnings.len(), 1);
     assert!(state.turn.is_some());
 }
@@ -766,7 +769,10 @@ fn stop_is_offered_only_after_the_server_spoke_and_allowed_it() {
     let options =
         decode_event(r#"{"type":"stream_options","stream_options":{"allow_cancel":false}}"#)
             .unwrap();
-    reduce(&mut state, Input::Server(options));
+    reduce(
+        &mut state,
+        chat_shell_core::adapters::chatkit::input(options),
+    );
     assert!(!state.turn.as_ref().unwrap().can_cancel());
     // The fork never sends stream_options: its first event makes Stop available.
     let mut fork = ChatState::new();
@@ -775,7 +781,9 @@ fn stop_is_offered_only_after_the_server_spoke_and_allowed_it() {
     assert!(changes.turn);
     reduce(
         &mut fork,
-        Input::Server(decode_event(r#"{"type":"progress_update","text":"…"}"#).unwrap()),
+        chat_shell_core::adapters::chatkit::input(
+            decode_event(r#"{"type":"progress_update","text":"…"}"#).unwrap(),
+        ),
     );
     assert!(fork.turn.as_ref().unwrap().can_cancel());
     assert!(

@@ -134,7 +134,7 @@ fn a_ghost_echo_stays_hidden_with_or_without_a_local_message() {
     assert!(visible_ids(&state).is_empty());
     reduce(
         &mut state,
-        Input::Server(StreamEvent::ItemDone(ItemEvent {
+        chat_shell_core::adapters::chatkit::input(StreamEvent::ItemDone(ItemEvent {
             item: user("m1", "secret", true),
         })),
     );
@@ -147,7 +147,7 @@ fn a_ghost_echo_stays_hidden_with_or_without_a_local_message() {
     // An echo nobody sent from here (another tab) is hidden by its mark alone.
     reduce(
         &mut state,
-        Input::Server(StreamEvent::ItemDone(ItemEvent {
+        chat_shell_core::adapters::chatkit::input(StreamEvent::ItemDone(ItemEvent {
             item: user("m2", "from elsewhere", true),
         })),
     );

@@ -11,7 +11,7 @@ use chat_shell_core::reducer::{reduce, ChatState, Effect, Input, Outcome, GHOST_
 use serde_json::{json, Value};
 
 fn ev(value: Value) -> Input {
-    Input::Server(decode_event(&value.to_string()).unwrap())
+    chat_shell_core::adapters::chatkit::input(decode_event(&value.to_string()).unwrap())
 }
 
 fn item(value: Value) -> ThreadItem {

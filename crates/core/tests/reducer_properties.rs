@@ -9,11 +9,11 @@ mod common;
 use chat_shell_core::host_events::{ChatEvent, ErrorKind};
 use chat_shell_core::protocol::acp::PermissionOutcome;
 use chat_shell_core::protocol::chatkit::{
-    decode_event, ClientToolStatus, ItemId, ItemKind, Page, StreamEvent, Thread, ThreadItem,
+    decode_event, ClientToolStatus, ItemId, ItemKind, Page, Thread, ThreadItem,
 };
 use chat_shell_core::reducer::{
     is_ghost, reduce, AgentInfo, ChatState, Effect, Input, OrchestrationUpdate, Outcome,
-    OutgoingMessage, Unrecognized,
+    OutgoingMessage, Streamed, Unrecognized,
 };
 use common::*;
 use proptest::prelude::*;
@@ -143,7 +143,7 @@ proptest! {
         reduce(&mut state, Input::SendStarted(OutgoingMessage { text: "hi".into(), ..Default::default() }));
         for event in events {
             let input = match decode_event(&event.to_string()) {
-                Ok(e) => Input::Server(e),
+                Ok(e) => chat_shell_core::adapters::chatkit::input(e),
                 Err(e) => Input::Malformed(e),
             };
             reduce(&mut state, input);
@@ -328,7 +328,9 @@ fn pool_update() -> impl Strategy<Value = Value> {
 }
 
 fn server(event: Value) -> Input {
-    Input::Server(decode_event(&event.to_string()).expect("generated events are well formed"))
+    chat_shell_core::adapters::chatkit::input(
+        decode_event(&event.to_string()).expect("generated events are well formed"),
+    )
 }
 
 fn thread(id: &str, items: Vec<Value>) -> Thread {
@@ -476,9 +478,9 @@ fn check(
     // An item that arrives whole is held exactly as it arrived: no content part, task or
     // field of what was there before survives it.
     let arrived = match input {
-        Input::Server(
-            StreamEvent::ItemAdded(e) | StreamEvent::ItemDone(e) | StreamEvent::ItemReplaced(e),
-        ) => Some(&e.item),
+        Input::Stream(
+            Streamed::ItemAdded(item) | Streamed::ItemDone(item) | Streamed::ItemReplaced(item),
+        ) => Some(item),
         Input::ItemSynced(item) => Some(item),
         _ => None,
     };
@@ -500,7 +502,7 @@ fn check(
     if failed || new_turn || stopped {
         model.pending_calls.clear();
     }
-    if let Some(item) = arrived.filter(|_| matches!(input, Input::Server(_))) {
+    if let Some(item) = arrived.filter(|_| matches!(input, Input::Stream(_))) {
         if is_pending_call(item) && !model.pending_calls.contains(&item.id) {
             model.pending_calls.push(item.id.clone());
         }

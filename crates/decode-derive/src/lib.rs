@@ -1,15 +1,16 @@
-//! `#[derive(Decode)]`: chat-shell-core's wire types decoded from a parsed
+//! `#[derive(Decode)]`: chat-shell-protocol's wire types decoded from a parsed
 //! `serde_json::Value` by straight-line code (a map lookup and a call per field), instead of
 //! serde's per-type visitors instantiated for every deserializer. It reads the `#[serde(…)]`
 //! attributes the types already carry for `Serialize`, so both directions share one
 //! spelling of every field, and it implements `serde::Deserialize` through the decoder, so
-//! a serde type may hold a decoded one.
+//! a serde type may hold a decoded one. The code it writes names
+//! `::chat_shell_protocol::decode`, so a deriving crate depends on chat-shell-protocol.
 //!
 //! Supported, with serde's meaning: on containers `rename_all` ("snake_case",
 //! "camelCase", "lowercase") and `transparent`; on fields `rename`, `alias`, `default`,
 //! `default = "path"`, `flatten` (the field decodes from the whole object) and
 //! `deserialize_with = "path"`, where `path` is a decoder, `fn(&Value) -> Result<T, Error>`
-//! (protocol::tagged::null_as_default reads `null` as absent). A missing `Option` is `None`;
+//! (chat_shell_protocol's tagged::null_as_default reads `null` as absent). A missing `Option` is `None`;
 //! another missing field without a default is an error. Enums: unit variants from a
 //! string; named-field variants with `tag = "…"` (the tag a field of the same object) or
 //! `untagged` (the first variant that decodes). Anything else is a compile error: keep
@@ -147,7 +148,7 @@ fn is_option(ty: &Type) -> bool {
 fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
     let name = &input.ident;
     let container = attrs(&input.attrs)?;
-    let d = quote!(crate::protocol::decode);
+    let d = quote!(::chat_shell_protocol::decode);
     let body = match &input.data {
         Data::Struct(data) => match &data.fields {
             Fields::Named(fields) if !container.transparent => {
@@ -260,7 +261,7 @@ fn named_fields(
     rename_all: Option<&str>,
     ctor: &Tokens,
 ) -> syn::Result<Tokens> {
-    let d = quote!(crate::protocol::decode);
+    let d = quote!(::chat_shell_protocol::decode);
     let mut inits = Vec::new();
     for field in &fields.named {
         let ident = field.ident.as_ref().expect("named field");

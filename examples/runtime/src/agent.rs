@@ -749,7 +749,7 @@ mod tests {
             let json = serde_json::to_string(event).unwrap();
             let back = decode_event(&json).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(&back, event, "round trip of {json}");
-            reducer::reduce(state, Input::Server(back));
+            reducer::reduce(state, chat_shell_core::adapters::chatkit::input(back));
         }
     }
 

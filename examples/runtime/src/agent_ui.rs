@@ -1330,7 +1330,7 @@ mod tests {
         assert_eq!(last["payload"]["hasMore"], false);
         assert!(ids(&page("an-a")).is_empty());
         // The page is what the client reads: the same decoder takes it.
-        assert!(chat_shell_core::protocol::agent_ui::history_page(&first.to_string()).is_ok());
+        assert!(chat_shell_core::adapters::agent_ui::history_page(&first.to_string()).is_ok());
         let bad = |write: Value| answer(&request("child", Some(write))).unwrap_err();
         assert!(
             bad(json!({"history": {"sessionId": "session-x", "before": "an-1"}}))

@@ -477,7 +477,8 @@ async fn write(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use chat_shell_core::protocol::events::{decode_envelope, EventKind, EventsAdapter};
+    use chat_shell_core::adapters::events::EventsAdapter;
+    use chat_shell_core::protocol::events::{decode_envelope, EventKind};
     use chat_shell_core::reducer::{self, ChatState, Input};
     use chat_shell_core::sse::SseFrame;
 
@@ -535,7 +536,7 @@ mod tests {
                     assert!(envelope.unknown_fields.is_empty(), "{frame}");
                     assert!(!matches!(envelope.event, EventKind::Other(_)), "{frame}");
                 }
-                let inputs = adapter.frame(if *frame == "[DONE]" {
+                let inputs = adapter.push(if *frame == "[DONE]" {
                     SseFrame::Done
                 } else {
                     SseFrame::Event {

@@ -1209,7 +1209,7 @@ fn reduced(events: &[Value]) -> chat_shell_core::reducer::ChatState {
     let _ = reduce(&mut state, Input::TurnStarted);
     for event in events {
         let event = serde_json::from_value(event.clone()).expect("an event the client decodes");
-        let _ = reduce(&mut state, Input::Server(event));
+        let _ = reduce(&mut state, chat_shell_core::adapters::chatkit::input(event));
     }
     state
 }

@@ -1779,7 +1779,10 @@ fn reduced_states(events: &[StreamEvent], ended: bool) -> Vec<(String, String)> 
     let mut state = ChatState::default();
     let _ = reduce(&mut state, Input::TurnStarted);
     for event in events {
-        let _ = reduce(&mut state, Input::Server(event.clone()));
+        let _ = reduce(
+            &mut state,
+            chat_shell_core::adapters::chatkit::input(event.clone()),
+        );
     }
     let end = if ended {
         Input::StreamEnded

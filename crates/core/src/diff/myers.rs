@@ -1,8 +1,8 @@
 //! The one diff engine of the line and word diffs: Myers' shortest edit script over tokens
 //! (lines with their line breaks, or words and the whitespace between them).
 //!
-//! Small on purpose: `similar` made up 11% of the element's wasm (320 kB raw, its generic
-//! layers instantiated per use) for two calls. Common prefix and suffix are cut first; the
+//! Small on purpose: `similar` made up a large share of the element's wasm (its generic
+//! layers instantiated per use) for two calls (docs/size-history.md). Common prefix and suffix are cut first; the
 //! rest is the O((N+M)·D) greedy algorithm with its trace kept for the way back. A change
 //! set whose edit distance passes [`MAX_EDITS`] is given as everything removed then
 //! everything added (correct, only less precise), which bounds time and memory.

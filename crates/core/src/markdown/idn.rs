@@ -2,8 +2,8 @@
 //! sanitizer sees them: each label of the host lowercased and, if it is not ASCII,
 //! Punycode-encoded with its `xn--` prefix (RFC 3492), which is what a browser sends.
 //!
-//! Why here: the renderer links `idna_adapter` 1.0, the stub without Unicode data
-//! (38.8 kB brotli less; Cargo.toml), so `url`, and with it ammonia, cannot read a host
+//! Why here: the renderer links `idna_adapter` 1.0, the stub without Unicode data (much
+//! smaller; Cargo.toml, docs/size-history.md), so `url`, and with it ammonia, cannot read a host
 //! that is not ASCII and would drop such a link. Only the host changes; the browser still
 //! applies its own IDNA rules when the link is followed, and shows the host its own way.
 

@@ -7,6 +7,7 @@
 //! component's own hooks in that HTML (`data-part` on code blocks and citation markers) are
 //! kept only where the renderer wrote them, never where the server did.
 
+pub mod citations;
 #[cfg(feature = "render")]
 mod idn;
 #[cfg(feature = "render")]
@@ -32,7 +33,7 @@ pub(crate) use sanitize::{scrub, TAG_BREAK, TRUSTED};
 pub use stream::MarkdownStream;
 
 #[cfg(feature = "render")]
-use crate::citations::CitedText;
+use citations::CitedText;
 #[cfg(feature = "render")]
 use sanitize::sanitize_rendered;
 #[cfg(feature = "render")]

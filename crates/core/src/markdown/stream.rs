@@ -23,11 +23,11 @@
 //!   until it ends. The cost per push is then proportional to that block, never to the
 //!   committed text before it.
 
+use super::citations::CitedText;
 use super::looks_like_html;
 use super::open_html::OpenHtml;
 use super::sanitize::{sanitize_html, sanitize_rendered, scrub, SafeHtml};
 use super::to_html::{markdown_to_html, normalize_label, parser, RawHtml, RefDefs};
-use crate::citations::CitedText;
 use pulldown_cmark::{Event, Tag, TagEnd};
 
 /// Incremental renderer for a streamed markdown (or HTML) text.

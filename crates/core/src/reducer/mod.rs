@@ -6,16 +6,17 @@
 //! warnings or visible error state. Side effects come back as [`Effect`] values that the
 //! browser runtime carries out.
 
-mod apply;
+mod conversation;
 mod queue;
 mod run;
 mod state;
 mod team;
 
-pub use apply::{assistant_text, is_ghost, GHOST_OPTION};
+pub use conversation::{assistant_text, is_ghost, GHOST_OPTION};
 pub use queue::{QueuedTurn, RunQueue};
 pub use team::{
-    status_rank, Member, MemberUpdate, Team, TranscriptLine, TranscriptPage, TRANSCRIPT_MAX,
+    action_card_id, status_rank, Member, MemberUpdate, Team, TranscriptLine, TranscriptPage,
+    TRANSCRIPT_MAX,
 };
 
 pub use run::{
@@ -28,19 +29,23 @@ pub use state::{
 };
 
 use crate::host_events::ChatEvent;
-use crate::protocol::chatkit::{
-    Attachment, DecodeError, ItemId, Page, StreamEvent, Thread, ThreadItem,
+use crate::protocol::acp::{
+    ContentBlock, PermissionOptionId, PermissionOutcome, PlanEntry, RequestPermission, ToolCallId,
+    ToolCallUpdate,
 };
-
-use crate::protocol::acp::{PermissionOptionId, PermissionOutcome, ToolCallId};
-use crate::protocol::JsonMap;
+use crate::protocol::chatkit::{
+    Annotation, AssistantContent, Attachment, DecodeError, GeneratedImage, ItemId, NoticeEvent,
+    Page, Task, Thread, ThreadItem, WidgetComponent, WidgetRoot,
+};
+use crate::protocol::{JsonMap, Unknown};
 use serde_json::Value;
 
 /// Everything that can change the state.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Input {
-    /// A decoded event of the answer stream.
-    Server(StreamEvent),
+    /// What an event of the answer stream said, as its format's adapter (`crate::adapters`)
+    /// read it. Every one counts as an answer event.
+    Stream(Streamed),
     /// A `data:` payload that could not be decoded.
     Malformed(DecodeError),
     /// The user sent a message; the request is about to go out.
@@ -141,6 +146,102 @@ pub enum Input {
     QueuedTurnStarted { turn: QueuedTurn, run_id: String },
 }
 
+/// What one event of an answer stream says, in the reducer's words. Each adapter maps its
+/// wire format onto these (ChatKit's stream events one to one).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Streamed {
+    /// The server made a thread for the conversation: it is the open thread now.
+    ThreadCreated(Thread),
+    /// The open thread's title, status or metadata changed.
+    ThreadUpdated(Thread),
+    /// An item starts streaming (or arrived whole, and is still the answer's).
+    ItemAdded(ThreadItem),
+    /// An item is complete as given.
+    ItemDone(ThreadItem),
+    /// A part of an item changed.
+    ItemChanged {
+        item_id: ItemId,
+        change: ItemChange,
+    },
+    ItemRemoved(ItemId),
+    /// An item replaced whole, in its place.
+    ItemReplaced(ThreadItem),
+    /// Whether Stop may cancel the answer.
+    AllowCancel(bool),
+    /// A status line until the next item or update.
+    Progress {
+        icon: Option<String>,
+        text: String,
+    },
+    /// An effect for the host's handlers, never stored.
+    ClientEffect {
+        name: String,
+        data: JsonMap,
+    },
+    /// The answer failed (`message` absent: a generic one).
+    Failed {
+        message: Option<String>,
+        code: String,
+        allow_retry: bool,
+    },
+    Notice(NoticeEvent),
+    /// An event of a type the adapter does not know: counted and ignored.
+    Unknown(Unknown),
+}
+
+/// How a part of an item changed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ItemChange {
+    /// A message part inserted at `index`.
+    PartAdded {
+        index: usize,
+        part: AssistantContent,
+    },
+    /// Text appended to the message part at `index`.
+    TextDelta { index: usize, delta: String },
+    /// A citation of the message part at `index`: replaces the one `at`, else appended.
+    Annotation {
+        index: usize,
+        at: Option<usize>,
+        annotation: Annotation,
+    },
+    /// The message part at `index` complete as given.
+    PartDone {
+        index: usize,
+        part: AssistantContent,
+    },
+    /// Text appended to a streaming widget component's value.
+    WidgetText { component_id: String, delta: String },
+    /// A widget component replaced.
+    WidgetComponent {
+        component_id: String,
+        component: WidgetComponent,
+    },
+    /// The widget replaced whole.
+    WidgetRoot(WidgetRoot),
+    /// A workflow task inserted at `index`.
+    TaskAdded { index: usize, task: Task },
+    /// The workflow task at `index` replaced (appended if there is none).
+    TaskUpdated { index: usize, task: Task },
+    /// A generated image (partial or final).
+    Image {
+        image: GeneratedImage,
+        progress: Option<f64>,
+    },
+    /// A partial update of a tool call: only the fields it carries change.
+    ToolCall(ToolCallUpdate),
+    /// The agent asks permission for the item's tool call.
+    PermissionRequested(RequestPermission),
+    /// The server confirms the decision on the item's permission request.
+    PermissionResolved(PermissionOutcome),
+    /// A plan's entries, replaced whole.
+    Plan(Vec<PlanEntry>),
+    /// A chunk of the agent's thought.
+    Thought(ContentBlock),
+    /// A change of a kind the adapter does not know: ignored with a warning.
+    Unknown(Unknown),
+}
+
 /// Events of a run are missing after `after`: the client asked for them again.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SequenceGap {
@@ -229,24 +330,24 @@ impl Outcome {
 pub fn reduce(state: &mut ChatState, input: Input) -> Outcome {
     let mut out = Outcome::default();
     match input {
-        Input::Server(event) => apply::server_event(state, event, &mut out),
-        Input::Malformed(error) => apply::malformed(state, error, &mut out),
-        Input::SendStarted(message) => apply::send_started(state, message, &mut out),
-        Input::TurnStarted => apply::turn_started(state, &mut out),
+        Input::Stream(event) => conversation::streamed(state, event, &mut out),
+        Input::Malformed(error) => conversation::malformed(state, error, &mut out),
+        Input::SendStarted(message) => conversation::send_started(state, message, &mut out),
+        Input::TurnStarted => conversation::turn_started(state, &mut out),
         Input::RetryStarted { user_message } => {
-            apply::retry_started(state, &user_message, &mut out)
+            conversation::retry_started(state, &user_message, &mut out)
         }
-        Input::StreamEnded => apply::stream_ended(state, &mut out),
+        Input::StreamEnded => conversation::stream_ended(state, &mut out),
         Input::StreamFailed {
             message,
             allow_retry,
-        } => apply::stream_failed(state, message, allow_retry, &mut out),
-        Input::Cancelled => apply::cancelled(state, &mut out),
-        Input::ThreadLoaded(thread) => apply::thread_loaded(state, thread, &mut out),
-        Input::OlderItems(page) => apply::older_items(state, page, &mut out),
-        Input::Reset => apply::reset(state, &mut out),
-        Input::NoticeDismissed(id) => apply::notice_dismissed(state, id),
-        Input::ItemSynced(item) => apply::item_synced(state, item, &mut out),
+        } => conversation::stream_failed(state, message, allow_retry, &mut out),
+        Input::Cancelled => conversation::cancelled(state, &mut out),
+        Input::ThreadLoaded(thread) => conversation::thread_loaded(state, thread, &mut out),
+        Input::OlderItems(page) => conversation::older_items(state, page, &mut out),
+        Input::Reset => conversation::reset(state, &mut out),
+        Input::NoticeDismissed(id) => conversation::notice_dismissed(state, id),
+        Input::ItemSynced(item) => conversation::item_synced(state, item, &mut out),
         Input::Alive { at_ms } => run::alive(state, at_ms),
         Input::ToolResult {
             item_id,

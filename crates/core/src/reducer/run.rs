@@ -1,13 +1,13 @@
 //! Agent runs: ACP tool calls, permission requests, plans and thoughts, and the run-level
 //! state of multi-agent harnesses (agent ownership, orchestration, recoverable errors,
 //! budget stops, liveness, diagnostics). The state types the views render, and one named
-//! function per input or item update; `mod.rs` and `apply.rs` dispatch to them.
+//! function per input or item change; `mod.rs` and `conversation.rs` dispatch to them.
 
 use super::state::{ChatState, ItemState, ItemStatus};
 use super::{Effect, Outcome};
 use crate::host_events::{ChatError, ChatEvent, ErrorKind};
 use crate::protocol::acp::{
-    ContentBlock, PermissionOptionId, PermissionOutcome, Plan, RequestPermission, ToolCall,
+    ContentBlock, PermissionOptionId, PermissionOutcome, PlanEntry, RequestPermission, ToolCall,
     ToolCallId, ToolCallStatus, ToolCallUpdate,
 };
 use crate::protocol::chatkit::{
@@ -429,9 +429,9 @@ pub(super) fn unsend_permissions(state: &mut ChatState) {
     }
 }
 
-// ---- ChatKit extension item updates -------------------------------------------------
+// ---- item changes of tool calls, plans and thoughts ---------------------------------
 
-pub(super) fn acp_tool_call_updated(
+pub(super) fn tool_call_updated(
     state: &mut ChatState,
     item_id: &ItemId,
     update: ToolCallUpdate,
@@ -449,7 +449,7 @@ pub(super) fn acp_tool_call_updated(
     }
 }
 
-pub(super) fn acp_permission_requested(
+pub(super) fn permission_requested(
     state: &mut ChatState,
     item_id: &ItemId,
     request: RequestPermission,
@@ -473,7 +473,7 @@ pub(super) fn acp_permission_requested(
     item.permission_choice = None;
 }
 
-pub(super) fn acp_permission_resolved(
+pub(super) fn permission_resolved(
     state: &mut ChatState,
     item_id: &ItemId,
     outcome: PermissionOutcome,
@@ -503,30 +503,24 @@ pub(super) fn acp_permission_resolved(
     item.permission_choice = None;
 }
 
-pub(super) fn acp_plan_updated(
+pub(super) fn plan_updated(
     state: &mut ChatState,
     item_id: &ItemId,
-    plan: Plan,
+    entries: Vec<PlanEntry>,
     out: &mut Outcome,
 ) {
     match state.item(item_id).map(|i| &i.item.kind) {
         Some(ItemKind::AcpPlan(_)) => {
             if let Some(ItemKind::AcpPlan(p)) = state.item_mut(item_id).map(|i| &mut i.item.kind) {
-                p.entries = plan.entries;
+                p.entries = entries;
             }
         }
         Some(_) => out.warn(format!("plan update for item {item_id}, not a plan"), None),
-        None => new_item(
-            state,
-            item_id,
-            ItemKind::AcpPlan(AcpPlanItem {
-                entries: plan.entries,
-            }),
-        ),
+        None => new_item(state, item_id, ItemKind::AcpPlan(AcpPlanItem { entries })),
     }
 }
 
-pub(super) fn acp_thought_chunk(
+pub(super) fn thought_chunk(
     state: &mut ChatState,
     item_id: &ItemId,
     content: ContentBlock,

@@ -1,8 +1,6 @@
 //! What the views render: the thread, its items in order, and the turn in progress.
 
-use crate::protocol::chatkit::{
-    ErrorEvent, ItemId, NoticeEvent, ThreadId, ThreadItem, ThreadStatus,
-};
+use crate::protocol::chatkit::{ItemId, NoticeEvent, ThreadId, ThreadItem, ThreadStatus};
 
 use super::run::{AgentInfo, Budget, Diagnostics, Orchestration, RunError, ToolCallMark};
 use crate::protocol::acp::PermissionOptionId;
@@ -167,18 +165,6 @@ pub struct TurnError {
     pub retry_after: Option<ItemId>,
     /// Shown after this item (the partial answer), or at the end.
     pub after_item: Option<ItemId>,
-}
-
-impl TurnError {
-    pub(crate) fn from_event(e: &ErrorEvent) -> (String, String, bool) {
-        let message = e
-            .message
-            .clone()
-            .filter(|m| !m.trim().is_empty())
-            // In English here; the view shows it in the element's language.
-            .unwrap_or_else(|| crate::strings::Text::AnswerFailed.english().into());
-        (message, e.code.clone(), e.allow_retry)
-    }
 }
 
 /// What changed since the views last looked: drained once per animation frame.

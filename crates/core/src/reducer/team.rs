@@ -223,7 +223,7 @@ pub(super) fn action_required(
     action_type: Option<String>,
     out: &mut Outcome,
 ) {
-    super::run::acp_permission_requested(state, item_id, request, out);
+    super::run::permission_requested(state, item_id, request, out);
     if let Some(item) = state.item_mut(item_id) {
         if let ItemKind::AcpToolCall(call) = &mut item.item.kind {
             if let Some(p) = call.permission.as_mut() {
@@ -272,12 +272,17 @@ pub(super) fn action_resolved(
             }
             // A card of its own (no tool behind it) is done once decided; a tool call
             // goes on as its tool says.
-            if call.tool_call.tool_call_id.0 == crate::protocol::agent_ui::action_card_id(action_id)
-            {
+            if call.tool_call.tool_call_id.0 == action_card_id(action_id) {
                 call.tool_call.status = crate::protocol::acp::ToolCallStatus::Completed;
             }
         }
     }
+}
+
+/// The tool call id of the card an action about no tool call gets of its own: a decision
+/// card, done once its owner confirms the decision.
+pub fn action_card_id(action_id: &str) -> String {
+    format!("action-{action_id}")
 }
 
 /// The question asked under `action_id` takes the owner's `answer` (a question the owner

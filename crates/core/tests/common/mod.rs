@@ -63,7 +63,7 @@ pub fn replay_into(
         for frame in frames {
             let input = match frame {
                 SseFrame::Event { data, .. } => match decode_event(&data) {
-                    Ok(event) => Input::Server(event),
+                    Ok(event) => chat_shell_core::adapters::chatkit::input(event),
                     Err(e) => Input::Malformed(e),
                 },
                 SseFrame::Done | SseFrame::Oversized { .. } => continue,

@@ -1,8 +1,6 @@
-//! The Agent UI event envelope (`spec/agent-ui-flow-taxonomy.md`), chosen with
-//! `protocol="agent-ui"`: its decoding, and the adapter that projects it onto the same
-//! reducer inputs ChatKit feeds. The request chat-shell POSTs is the `events` protocol's
-//! [`EventsRequest`](super::events::EventsRequest); controlled writes go in its
-//! `metadata.agentUi` ([`respond_metadata`], [`resume_metadata`]).
+//! The Agent UI envelope (`protocol::agent_ui`, `protocol="agent-ui"`) as reducer input:
+//! the adapter that orders the envelopes of a run and projects them onto the same reducer
+//! inputs ChatKit feeds, and the answer to a history request.
 //!
 //! Order: events are applied in `sequence` order per stream, a duplicate once. A gap holds
 //! what came after it and says so (`Input::Resync`, a visible "resyncing" state); at the end
@@ -14,63 +12,25 @@
 //! channel carried them; diagnostics and metrics go to the host, never the transcript.
 //! Unknown classes are counted diagnostics, never fatal.
 //!
-//! Payload shapes (the spec leaves `payload` to the producer; these are the names read):
-//! - `run.started` `{controls?: ["queue", "steer", …]}`: what the run takes while it runs
-//! - `queue.changed` `{queued?: [{turnId, text, status, runId?}], steer?: {turnId, text,
-//!   status}}`: the runtime's queue (a turn `started` as run `runId` becomes a user
-//!   message), and a steer it applied (a note in the run). A stream may go on with the
-//!   run of a started turn: a new `runId` after `run.finished` starts its own order.
-//! - `run.status` `{status, label?}`; `run.failed` `{message?, code?}`
-//! - `text.delta` `{delta}`, `text.final` `{text}` (by `messageId`; final replaces)
-//! - `reasoning.delta` `{delta}`, `reasoning.summary` `{text}` (by `messageId`)
-//! - `plan.delta` / `plan.final` `{entries: [{content, status?}]}`
-//! - `tool.started` `{name, title?, kind?}`, `tool.args` `{input}`, `tool.progress`
-//!   `{message?, progress?}`, `tool.output.delta` `{delta}`, `tool.result` `{output}`,
-//!   `tool.failed` `{error}` (by `toolCallId`)
-//! - `action.required` `{actionType, title, options: [{id, label, kind?}], input?}` (by
-//!   `actionId`, on `toolCallId` when given), `action.resolved` `{optionId?, outcome,
-//!   text?}`; `actionType: "clarification"` is a question (`input.placeholder?`),
-//!   answered with text ([`answer_metadata`]) and answered once `action.resolved` says
-//!   which `text` the owner took; `actionType: "input"` is structured input
-//!   (`input.questions`, ChatKit's structured input questions), answered with `answers`
-//!   ([`answers_metadata`]) and answered once `action.resolved` carries the `answers`
-//!   the owner took
-//! - `team.changed` `{teamName, topology}`; `agent.spawned` / `agent.changed` /
-//!   `agent.completed` `{agentName?, teamName?, role?, model?, status?, message?, remote?}`
-//!   (by `agentId`, with `sessionId`, `parentSessionId`, `parentThreadId`, `taskId`)
-//! - `agent.handoff` `{from, to, reason?}`; `worker.notification` `{status, summary, role?,
-//!   durationMs?, toolCount?}` (by `agentId`, `taskId`)
-//! - `session.hydrated` `{messages: [{id, text}], hasMore, before?}` (a teammate's session,
-//!   by `agentId`, oldest first; `hasMore`: the session has older messages). Without
-//!   `before` the messages are its recent window, appended as they hydrate; with `before`
-//!   they are the page right before that message, loaded on demand ([`history_metadata`],
-//!   answered with this one envelope as JSON, read by [`history_page`])
-//! - `context.changed` `{budget?: {used, limit}, missing?: [..]}`,
-//!   `context.compaction.completed` `{summary}`
-//! - `artifact.created` / `artifact.updated` / `artifact.changed` `{title, kind?, body?}`
-//!   (by `artifactId`)
-//! - `evidence.changed` `{title, url, messageId}`: a citation of that message
-//! - `diagnostic.changed` `{message}`, `metric.changed` `{name, value}`
 
 #[cfg(test)]
 mod checks;
 
-use super::acp::{
+use crate::protocol::acp::{
     PermissionOption, PermissionOptionId, PermissionOptionKind, PermissionOutcome,
     RequestPermission, ToolCall, ToolCallContent, ToolCallId, ToolCallStatus, ToolCallUpdate,
     ToolKind,
 };
-use super::chatkit::{
-    AcpThoughtChunk, AcpThoughtItem, AcpToolCallItem, AcpToolCallUpdated, Annotation,
-    AnnotationAdded, AssistantContent, AssistantMessage, DecodeError, ItemEvent, ItemId, ItemKind,
-    ItemUpdate, ItemUpdatedEvent, Note, ProgressUpdateEvent, Source, SourceKind, StreamEvent,
-    StructuredInput, StructuredInputStatus, TextDelta, ThreadItem, UrlSource,
+use crate::protocol::agent_ui::{decode, Envelope};
+use crate::protocol::chatkit::{
+    AcpThoughtItem, AcpToolCallItem, Annotation, AssistantContent, AssistantMessage, DecodeError,
+    ItemId, ItemKind, Note, Source, SourceKind, StructuredInput, StructuredInputStatus, ThreadItem,
+    UrlSource,
 };
-use super::decode::Decode;
-use super::JsonMap;
+use crate::protocol::decode::Decode;
 use crate::reducer::{
-    AgentInfo, Input, MemberUpdate, QueuedTurn, SequenceGap, TranscriptLine, TranscriptPage,
-    Unrecognized,
+    action_card_id, AgentInfo, Input, ItemChange, MemberUpdate, QueuedTurn, SequenceGap, Streamed,
+    TranscriptLine, TranscriptPage, Unrecognized,
 };
 use crate::sse::SseFrame;
 use serde_json::{json, Value};
@@ -80,106 +40,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 /// and counted; the resync brings them again).
 const MAX_HELD: usize = 10_000;
 
-/// One decoded envelope: its class, sequence, ids and payload (the rest is kept raw).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Envelope {
-    pub kind: String,
-    pub sequence: Option<u64>,
-    fields: JsonMap,
-}
-
-impl Envelope {
-    fn id(&self, key: &str) -> Option<String> {
-        self.fields
-            .get(key)
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty())
-            .map(str::to_owned)
-    }
-
-    fn payload(&self) -> &Value {
-        self.fields.get("payload").unwrap_or(&Value::Null)
-    }
-
-    fn text(&self, key: &str) -> Option<String> {
-        self.payload()
-            .get(key)
-            .and_then(Value::as_str)
-            .filter(|s| !s.trim().is_empty())
-            .map(str::to_owned)
-    }
-}
-
-/// Decodes one `data:` payload.
-pub fn decode(data: &str) -> Result<Envelope, DecodeError> {
-    let error = |message: String| DecodeError {
-        message,
-        raw: data.to_owned(),
-    };
-    let value: Value = serde_json::from_str(data).map_err(|e| error(e.to_string()))?;
-    let Value::Object(fields) = value else {
-        return Err(error("an Agent UI envelope is not a JSON object".into()));
-    };
-    let Some(kind) = fields
-        .get("type")
-        .and_then(Value::as_str)
-        .map(str::to_owned)
-    else {
-        return Err(error("an Agent UI envelope has no `type`".into()));
-    };
-    let sequence = match fields.get("sequence") {
-        None | Some(Value::Null) => None,
-        Some(v) => Some(
-            v.as_u64()
-                .ok_or_else(|| error("`sequence` is not a whole number".into()))?,
-        ),
-    };
-    Ok(Envelope {
-        kind,
-        sequence,
-        fields,
-    })
-}
-
-/// `metadata.agentUi` of the request that answers action `action_id` with `option_id`.
-pub fn respond_metadata(action_id: &str, option_id: &str) -> Value {
-    json!({"respond": {"actionId": action_id, "optionId": option_id}})
-}
-
-/// The tool call id of the card an action about no tool call gets of its own: a decision
-/// card, done once its owner confirms the decision.
-pub fn action_card_id(action_id: &str) -> String {
-    format!("action-{action_id}")
-}
-
-/// `metadata.agentUi` of the request that answers the question `action_id` with `text`.
-pub fn answer_metadata(action_id: &str, text: &str) -> Value {
-    json!({"respond": {"actionId": action_id, "text": text}})
-}
-
-/// `metadata.agentUi` of the request that answers the structured input `action_id` with
-/// `answers` (by question id, as [`crate::widgets::structured::answers`] makes them).
-pub fn answers_metadata(action_id: &str, answers: &JsonMap) -> Value {
-    json!({"respond": {"actionId": action_id, "answers": answers}})
-}
-
-/// `metadata.agentUi` of the request that queues its last user message after run `run_id`.
-pub fn queue_metadata(run_id: &str) -> Value {
-    json!({"queue": {"runId": run_id}})
-}
-
-/// `metadata.agentUi` of the request that steers run `run_id` with its last user message.
-pub fn steer_metadata(run_id: &str) -> Value {
-    json!({"steer": {"runId": run_id}})
-}
-
-/// `metadata.agentUi` of the request that asks for the messages of teammate session
-/// `session_id` before message `before` (its oldest loaded one).
-pub fn history_metadata(session_id: &str, before: &str) -> Value {
-    json!({"history": {"sessionId": session_id, "before": before}})
-}
-
-/// The answer to a [`history_metadata`] request: one `session.hydrated` envelope with
+/// The answer to a `history_metadata` request (`protocol::agent_ui`): one `session.hydrated` envelope with
 /// `before`, as the reducer input that puts its page in front of the teammate's transcript
 /// (or drops it, if the transcript moved on meanwhile).
 pub fn history_page(data: &str) -> Result<Input, DecodeError> {
@@ -223,11 +84,6 @@ fn transcript_lines(payload: &Value) -> Vec<TranscriptLine> {
                 .collect()
         })
         .unwrap_or_default()
-}
-
-/// `metadata.agentUi` of the request that asks again for the events of `gap`.
-pub fn resume_metadata(gap: &SequenceGap) -> Value {
-    json!({"resume": {"runId": gap.run_id, "after": gap.after}})
 }
 
 /// Maps the envelopes of one run onto reducer inputs; fed every stream of the run (the
@@ -277,7 +133,7 @@ impl AgentUiAdapter {
     }
 
     /// The inputs one SSE frame maps to (the end of the stream is the runtime's call).
-    pub fn frame(&mut self, frame: SseFrame) -> Vec<Input> {
+    pub fn push(&mut self, frame: SseFrame) -> Vec<Input> {
         match frame {
             SseFrame::Event { data, .. } => self.data(&data),
             SseFrame::Done | SseFrame::Oversized { .. } => Vec::new(),
@@ -373,22 +229,17 @@ impl AgentUiAdapter {
 
     fn add(&mut self, id: ItemId, kind: ItemKind, inputs: &mut Vec<Input>) {
         if self.added.insert(id.clone()) {
-            inputs.push(Input::Server(StreamEvent::ItemAdded(ItemEvent {
-                item: ThreadItem {
-                    id,
-                    thread_id: None,
-                    created_at: String::new(),
-                    kind,
-                },
+            inputs.push(Input::Stream(Streamed::ItemAdded(ThreadItem {
+                id,
+                thread_id: None,
+                created_at: String::new(),
+                kind,
             })));
         }
     }
 
-    fn update(id: ItemId, update: ItemUpdate) -> Input {
-        Input::Server(StreamEvent::ItemUpdated(ItemUpdatedEvent {
-            item_id: id,
-            update,
-        }))
+    fn update(item_id: ItemId, change: ItemChange) -> Input {
+        Input::Stream(Streamed::ItemChanged { item_id, change })
     }
 
     fn map(&mut self, e: Envelope) -> Vec<Input> {
@@ -422,9 +273,7 @@ impl AgentUiAdapter {
             | "review.completed" => {}
             "run.status" => {
                 if let Some(text) = e.text("label").or_else(|| e.text("status")) {
-                    inputs.push(Input::Server(StreamEvent::ProgressUpdate(
-                        ProgressUpdateEvent { icon: None, text },
-                    )));
+                    inputs.push(Input::Stream(Streamed::Progress { icon: None, text }));
                 }
             }
             "run.failed" => inputs.push(Input::RunError {
@@ -571,23 +420,21 @@ impl AgentUiAdapter {
             // The final text replaces what streamed: never appended to it.
             let mut content = AssistantContent::text(e.text("text").unwrap_or_default());
             content.annotations = self.citations.get(&id).cloned().unwrap_or_default();
-            inputs.push(Input::Server(StreamEvent::ItemDone(ItemEvent {
-                item: ThreadItem {
-                    id,
-                    thread_id: None,
-                    created_at: String::new(),
-                    kind: ItemKind::AssistantMessage(AssistantMessage {
-                        content: vec![content],
-                    }),
-                },
+            inputs.push(Input::Stream(Streamed::ItemDone(ThreadItem {
+                id,
+                thread_id: None,
+                created_at: String::new(),
+                kind: ItemKind::AssistantMessage(AssistantMessage {
+                    content: vec![content],
+                }),
             })));
         } else if let Some(delta) = e.payload().get("delta").and_then(Value::as_str) {
             inputs.push(Self::update(
                 id,
-                ItemUpdate::TextDelta(TextDelta {
-                    content_index: 0,
+                ItemChange::TextDelta {
+                    index: 0,
                     delta: delta.to_owned(),
-                }),
+                },
             ));
         }
     }
@@ -606,10 +453,7 @@ impl AgentUiAdapter {
             .or_else(|| e.text("text"))
             .unwrap_or_default();
         if let Ok(content) = Decode::decode(&json!({"type": "text", "text": text})) {
-            inputs.push(Self::update(
-                id,
-                ItemUpdate::AcpThoughtChunk(AcpThoughtChunk { content }),
-            ));
+            inputs.push(Self::update(id, ItemChange::Thought(content)));
         }
     }
 
@@ -692,10 +536,7 @@ impl AgentUiAdapter {
             }
             _ => return,
         }
-        inputs.push(Self::update(
-            id,
-            ItemUpdate::AcpToolCallUpdated(AcpToolCallUpdated { update }),
-        ));
+        inputs.push(Self::update(id, ItemChange::ToolCall(update)));
     }
 
     fn tool_end(&mut self, e: &Envelope, inputs: &mut Vec<Input>) {
@@ -853,13 +694,11 @@ impl AgentUiAdapter {
         };
         if self.added.contains(&id) {
             // A later version replaces the card's content.
-            inputs.push(Input::Server(StreamEvent::ItemDone(ItemEvent {
-                item: ThreadItem {
-                    id,
-                    thread_id: None,
-                    created_at: String::new(),
-                    kind: ItemKind::Note(note),
-                },
+            inputs.push(Input::Stream(Streamed::ItemDone(ThreadItem {
+                id,
+                thread_id: None,
+                created_at: String::new(),
+                kind: ItemKind::Note(note),
             })));
         } else {
             self.add(id, ItemKind::Note(note), inputs);
@@ -896,11 +735,11 @@ impl AgentUiAdapter {
             .push(annotation.clone());
         inputs.push(Self::update(
             id,
-            ItemUpdate::AnnotationAdded(AnnotationAdded {
-                content_index: 0,
-                annotation_index: None,
+            ItemChange::Annotation {
+                index: 0,
+                at: None,
                 annotation,
-            }),
+            },
         ));
     }
 }

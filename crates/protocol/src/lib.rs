@@ -1,8 +1,13 @@
-//! Wire formats: serde types that mirror each format's JSON, one module per format.
+//! Wire formats: serde types that mirror each format's JSON, one module per format. Nothing
+//! of chat-shell above the wire: where a format becomes the thread's state is the core's
+//! `adapters`.
 //!
 //! Accept unknown, reject broken known: every tagged union has an `Other` variant that
 //! keeps the raw JSON of a type it does not know, while a known type with a malformed
 //! body is a decode error that carries the raw payload.
+
+// derive(Decode) names its paths `::chat_shell_protocol::decode`, which must resolve here too.
+extern crate self as chat_shell_protocol;
 
 pub mod acp;
 pub mod agent_ui;

@@ -1,20 +1,21 @@
-//! One named function per input kind; `mod.rs` dispatches to them.
+//! The conversation: the open thread, its items as answer streams change them, and its
+//! turns (send, retry, end, failure, Stop), loading and reset. One named function per
+//! input; `mod.rs` dispatches to them.
 
 use super::run;
 use super::state::{
     ChatState, ItemState, ItemStatus, Notice, Progress, ThreadInfo, Turn, TurnError,
 };
-use super::{Effect, Outcome, OutgoingMessage};
+use super::{Effect, ItemChange, Outcome, OutgoingMessage, Streamed};
 use crate::host_events::{ChatError, ChatEvent, ErrorKind};
 use crate::protocol::chatkit::{
-    AssistantContent, AssistantMessage, ClientToolStatus, DecodeError, ErrorEvent, InputText,
-    ItemId, ItemKind, ItemUpdate, NoticeEvent, Page, StreamEvent, StreamOptions, Thread,
-    ThreadItem, UserContent, UserMessage,
+    AssistantContent, AssistantMessage, ClientToolStatus, DecodeError, InputText, ItemId, ItemKind,
+    NoticeEvent, Page, Thread, ThreadItem, UserContent, UserMessage,
 };
 use crate::protocol::Unknown;
 use serde_json::Value;
 
-pub(super) fn server_event(state: &mut ChatState, event: StreamEvent, out: &mut Outcome) {
+pub(super) fn streamed(state: &mut ChatState, event: Streamed, out: &mut Outcome) {
     if let Some(turn) = state.turn.as_mut() {
         if !turn.saw_event {
             turn.saw_event = true;
@@ -23,19 +24,23 @@ pub(super) fn server_event(state: &mut ChatState, event: StreamEvent, out: &mut 
         }
     }
     match event {
-        StreamEvent::ThreadCreated(e) => thread_created(state, e.thread, out),
-        StreamEvent::ThreadUpdated(e) => thread_updated(state, e.thread),
-        StreamEvent::ItemAdded(e) => item_added(state, e.item),
-        StreamEvent::ItemUpdated(e) => item_updated(state, e.item_id, e.update, out),
-        StreamEvent::ItemDone(e) => item_done(state, e.item, out),
-        StreamEvent::ItemRemoved(e) => item_removed(state, &e.item_id),
-        StreamEvent::ItemReplaced(e) => item_replaced(state, e.item, out),
-        StreamEvent::StreamOptions(e) => stream_options(state, e.stream_options),
-        StreamEvent::ProgressUpdate(e) => progress_update(state, e.icon, e.text),
-        StreamEvent::ClientEffect(e) => client_effect(e.name, e.data, out),
-        StreamEvent::Error(e) => error(state, &e, out),
-        StreamEvent::Notice(e) => notice(state, e, out),
-        StreamEvent::Other(u) => unknown_event(state, &u, out),
+        Streamed::ThreadCreated(thread) => thread_created(state, thread, out),
+        Streamed::ThreadUpdated(thread) => thread_updated(state, thread),
+        Streamed::ItemAdded(item) => item_added(state, item),
+        Streamed::ItemChanged { item_id, change } => item_changed(state, item_id, change, out),
+        Streamed::ItemDone(item) => item_done(state, item, out),
+        Streamed::ItemRemoved(item_id) => item_removed(state, &item_id),
+        Streamed::ItemReplaced(item) => item_replaced(state, item, out),
+        Streamed::AllowCancel(allow) => allow_cancel(state, allow),
+        Streamed::Progress { icon, text } => progress_update(state, icon, text),
+        Streamed::ClientEffect { name, data } => client_effect(name, data, out),
+        Streamed::Failed {
+            message,
+            code,
+            allow_retry,
+        } => failed(state, message, code, allow_retry, out),
+        Streamed::Notice(e) => notice(state, e, out),
+        Streamed::Unknown(u) => unknown_event(state, &u, out),
     }
 }
 
@@ -195,93 +200,101 @@ fn first_local_user_message(state: &ChatState) -> Option<ItemId> {
         .map(|i| i.item.id.clone())
 }
 
-fn item_updated(state: &mut ChatState, item_id: ItemId, update: ItemUpdate, out: &mut Outcome) {
+fn item_changed(state: &mut ChatState, item_id: ItemId, change: ItemChange, out: &mut Outcome) {
     clear_progress(state);
-    match update {
-        ItemUpdate::ContentPartAdded(e) => {
+    match change {
+        ItemChange::PartAdded { index, part } => {
             let Some(parts) = message_parts(state, &item_id, out) else {
                 return;
             };
-            let at = e.content_index.min(parts.len());
-            parts.insert(at, e.content);
+            let at = index.min(parts.len());
+            parts.insert(at, part);
         }
-        ItemUpdate::TextDelta(e) => {
+        ItemChange::TextDelta { index, delta } => {
             let Some(parts) = message_parts(state, &item_id, out) else {
                 return;
             };
-            part_at(parts, e.content_index).text.push_str(&e.delta);
+            part_at(parts, index).text.push_str(&delta);
         }
-        ItemUpdate::AnnotationAdded(e) => {
+        ItemChange::Annotation {
+            index,
+            at,
+            annotation,
+        } => {
             let Some(parts) = message_parts(state, &item_id, out) else {
                 return;
             };
-            let annotations = &mut part_at(parts, e.content_index).annotations;
-            match e.annotation_index {
-                Some(i) if i < annotations.len() => annotations[i] = e.annotation,
-                _ => annotations.push(e.annotation),
+            let annotations = &mut part_at(parts, index).annotations;
+            match at {
+                Some(i) if i < annotations.len() => annotations[i] = annotation,
+                _ => annotations.push(annotation),
             }
         }
-        ItemUpdate::ContentPartDone(e) => {
+        ItemChange::PartDone { index, part: done } => {
             let Some(parts) = message_parts(state, &item_id, out) else {
                 return;
             };
-            let part = part_at(parts, e.content_index);
-            part.text = e.content.text;
+            let part = part_at(parts, index);
+            part.text = done.text;
             // The Agents-SDK converter sends `annotations: []` here even after
             // `annotation_added`: an empty list must not wipe what was added.
-            if !e.content.annotations.is_empty() {
-                part.annotations = e.content.annotations;
+            if !done.annotations.is_empty() {
+                part.annotations = done.annotations;
             }
         }
-        ItemUpdate::WidgetTextDelta(e) => with_widget(state, &item_id, out, |root| {
-            root.append_value(&e.component_id, &e.delta)
+        ItemChange::WidgetText {
+            component_id,
+            delta,
+        } => with_widget(state, &item_id, out, |root| {
+            root.append_value(&component_id, &delta)
         }),
-        ItemUpdate::WidgetComponentUpdated(e) => with_widget(state, &item_id, out, |root| {
-            root.replace(&e.component_id, e.component)
+        ItemChange::WidgetComponent {
+            component_id,
+            component,
+        } => with_widget(state, &item_id, out, |root| {
+            root.replace(&component_id, component)
         }),
-        ItemUpdate::WidgetRootUpdated(e) => with_widget(state, &item_id, out, |root| {
-            *root = e.widget;
+        ItemChange::WidgetRoot(widget) => with_widget(state, &item_id, out, |root| {
+            *root = widget;
             true
         }),
-        ItemUpdate::WorkflowTaskAdded(e) => {
+        ItemChange::TaskAdded { index, task } => {
             let Some(tasks) = workflow_tasks(state, &item_id, out) else {
                 return;
             };
-            let at = e.task_index.min(tasks.len());
-            tasks.insert(at, e.task);
+            let at = index.min(tasks.len());
+            tasks.insert(at, task);
         }
-        ItemUpdate::WorkflowTaskUpdated(e) => {
+        ItemChange::TaskUpdated { index, task } => {
             let Some(tasks) = workflow_tasks(state, &item_id, out) else {
                 return;
             };
-            match tasks.get_mut(e.task_index) {
-                Some(task) => *task = e.task,
-                None => tasks.push(e.task),
+            match tasks.get_mut(index) {
+                Some(t) => *t = task,
+                None => tasks.push(task),
             }
         }
-        ItemUpdate::GeneratedImageUpdated(e) => {
+        ItemChange::Image { image, progress } => {
             let Some(item) = state.item_mut(&item_id) else {
                 return out.warn(format!("image update for unknown item {item_id}"), None);
             };
             if let ItemKind::GeneratedImage(g) = &mut item.item.kind {
-                g.image = Some(e.image);
-                item.progress = e.progress;
+                g.image = Some(image);
+                item.progress = progress;
             } else {
                 out.warn(format!("image update for non-image item {item_id}"), None);
             }
         }
-        ItemUpdate::AcpToolCallUpdated(e) => {
-            run::acp_tool_call_updated(state, &item_id, e.update, out)
+        ItemChange::ToolCall(update) => run::tool_call_updated(state, &item_id, update, out),
+        ItemChange::PermissionRequested(request) => {
+            run::permission_requested(state, &item_id, request, out)
         }
-        ItemUpdate::AcpPermissionRequested(e) => {
-            run::acp_permission_requested(state, &item_id, e.request, out)
+        ItemChange::PermissionResolved(outcome) => {
+            run::permission_resolved(state, &item_id, outcome, out)
         }
-        ItemUpdate::AcpPermissionResolved(e) => {
-            run::acp_permission_resolved(state, &item_id, e.outcome, out)
-        }
-        ItemUpdate::AcpPlanUpdated(plan) => run::acp_plan_updated(state, &item_id, plan, out),
-        ItemUpdate::AcpThoughtChunk(e) => run::acp_thought_chunk(state, &item_id, e.content, out),
-        ItemUpdate::Other(u) => out.warn(
+        ItemChange::Plan(entries) => run::plan_updated(state, &item_id, entries, out),
+        ItemChange::Thought(content) => run::thought_chunk(state, &item_id, content, out),
+        ItemChange::Unknown(u) => out.warn(
             format!("unknown item update `{}` ignored", u.type_name()),
             Some(u.0.to_string()),
         ),
@@ -431,9 +444,9 @@ fn item_replaced(state: &mut ChatState, item: ThreadItem, out: &mut Outcome) {
     }
 }
 
-fn stream_options(state: &mut ChatState, options: StreamOptions) {
+fn allow_cancel(state: &mut ChatState, allow: bool) {
     if let Some(turn) = state.turn.as_mut() {
-        turn.allow_cancel = options.allow_cancel;
+        turn.allow_cancel = allow;
         state.mark().turn = true;
     }
 }
@@ -458,8 +471,17 @@ fn client_effect(name: String, data: crate::protocol::JsonMap, out: &mut Outcome
     out.effects.push(Effect::ClientEffect { name, data });
 }
 
-fn error(state: &mut ChatState, e: &ErrorEvent, out: &mut Outcome) {
-    let (message, code, allow_retry) = TurnError::from_event(e);
+fn failed(
+    state: &mut ChatState,
+    message: Option<String>,
+    code: String,
+    allow_retry: bool,
+    out: &mut Outcome,
+) {
+    let message = message
+        .filter(|m| !m.trim().is_empty())
+        // In English here; the view shows it in the element's language.
+        .unwrap_or_else(|| crate::strings::Text::AnswerFailed.english().into());
     fail_turn(state, message, code, allow_retry, out);
 }
 

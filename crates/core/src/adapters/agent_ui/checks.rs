@@ -400,7 +400,7 @@ fn check_07_a_clarification_is_a_question_answered_only_when_the_owner_confirms(
     let notes = state.items().last().and_then(|i| i.agent.as_ref());
     assert_eq!(notes.map(|a| a.name.as_str()), Some("writer"));
     assert_eq!(
-        super::answer_metadata("act-clarify", "2.4"),
+        crate::protocol::agent_ui::answer_metadata("act-clarify", "2.4"),
         serde_json::json!({"respond": {"actionId": "act-clarify", "text": "2.4"}})
     );
 }

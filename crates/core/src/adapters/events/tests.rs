@@ -10,17 +10,17 @@ fn feed(adapter: &mut EventsAdapter, envelope: Value) -> Vec<Input> {
 
 fn added(input: &Input) -> &ThreadItem {
     match input {
-        Input::Server(StreamEvent::ItemAdded(e)) => &e.item,
+        Input::Stream(Streamed::ItemAdded(item)) => item,
         other => panic!("expected an added item, got {other:?}"),
     }
 }
 
 fn delta(input: &Input) -> (&ItemId, &str) {
     match input {
-        Input::Server(StreamEvent::ItemUpdated(ItemUpdatedEvent {
+        Input::Stream(Streamed::ItemChanged {
             item_id,
-            update: ItemUpdate::TextDelta(d),
-        })) => (item_id, d.delta.as_str()),
+            change: ItemChange::TextDelta { delta, .. },
+        }) => (item_id, delta.as_str()),
         other => panic!("expected a text delta, got {other:?}"),
     }
 }
@@ -285,12 +285,10 @@ fn error_budget_agent_orchestration_and_hints_map_to_their_inputs() {
             &mut a,
             json!({"type": "loader-hint", "hint": "Reading files…"})
         ),
-        [Input::Server(StreamEvent::ProgressUpdate(
-            ProgressUpdateEvent {
-                icon: None,
-                text: "Reading files…".into()
-            }
-        ))]
+        [Input::Stream(Streamed::Progress {
+            icon: None,
+            text: "Reading files…".into()
+        })]
     );
     assert!(feed(&mut a, json!({"type": "loader-hint", "hint": " "})).is_empty());
     assert!(feed(&mut a, json!({"type": "keepalive"})).is_empty());
@@ -301,10 +299,10 @@ fn done_and_the_done_line_end_the_stream_once() {
     let mut a = EventsAdapter::new(0);
     assert_eq!(feed(&mut a, json!({"type": "done"})), [Input::StreamEnded]);
     assert!(a.is_done());
-    assert!(a.frame(SseFrame::Done).is_empty());
+    assert!(a.push(SseFrame::Done).is_empty());
     assert!(feed(&mut a, json!({"type": "content", "content": "late"})).is_empty());
     let mut b = EventsAdapter::new(0);
-    assert_eq!(b.frame(SseFrame::Done), [Input::StreamEnded]);
+    assert_eq!(b.push(SseFrame::Done), [Input::StreamEnded]);
     let mut c = EventsAdapter::new(0);
     assert_eq!(c.data("[DONE]"), [Input::StreamEnded]);
 }
@@ -329,7 +327,7 @@ fn the_request_body_carries_the_conversation() {
         &mut a,
         json!({"type": "tool_call", "payload": {"name": "x"}}),
     ))
-    .chain(a.frame(SseFrame::Done))
+    .chain(a.push(SseFrame::Done))
     {
         reduce(&mut state, input);
     }
@@ -342,7 +340,7 @@ fn the_request_body_carries_the_conversation() {
     );
     let mut metadata = JsonMap::new();
     metadata.insert("tenant".into(), json!("acme"));
-    let body = EventsRequest::from_state(&state, Some(metadata));
+    let body = request(&state, Some(metadata));
     assert_eq!(
         serde_json::to_value(&body).unwrap(),
         json!({

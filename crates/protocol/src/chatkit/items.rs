@@ -3,7 +3,7 @@
 use super::tagged::{null_as_default, tolerant_tagged};
 use super::widgets::WidgetRoot;
 use super::{acp, AttachmentId, ItemId, JsonMap, ThreadId, Unknown};
-use crate::protocol::decode::Decode;
+use crate::decode::Decode;
 use serde::Serialize;
 use serde_json::Value;
 

@@ -1,7 +1,7 @@
 //! Citations: numbering an assistant text's annotations by source and placing their
 //! inline markers. Pure; the views render the result.
 
-use crate::markdown::{scrub, TAG_BREAK, TRUSTED};
+use super::{scrub, TAG_BREAK, TRUSTED};
 use crate::protocol::chatkit::{Annotation, Source, SourceKind};
 
 /// One cited source with its number (1-based, in order of first citation).

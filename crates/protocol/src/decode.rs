@@ -180,7 +180,7 @@ macro_rules! deserialize_by_decode {
     ($($ty:ty),*) => {$(
         impl<'de> serde::Deserialize<'de> for $ty {
             fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                $crate::protocol::decode::deserialize(d)
+                $crate::decode::deserialize(d)
             }
         }
     )*};
@@ -190,9 +190,9 @@ pub(crate) use deserialize_by_decode;
 /// `Decode` for types serde's derive still reads (shapes `derive(Decode)` does not take).
 macro_rules! via_serde {
     ($($ty:ty),*) => {$(
-        impl $crate::protocol::decode::Decode for $ty {
-            fn decode(value: &serde_json::Value) -> Result<Self, $crate::protocol::decode::Error> {
-                $crate::protocol::decode::from_serde(value)
+        impl $crate::decode::Decode for $ty {
+            fn decode(value: &serde_json::Value) -> Result<Self, $crate::decode::Error> {
+                $crate::decode::from_serde(value)
             }
         }
     )*};

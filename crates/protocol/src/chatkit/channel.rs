@@ -34,7 +34,7 @@
 
 use super::tagged::tolerant_tagged;
 use super::{decode_event, JsonMap, StreamEvent, ThreadId, Unknown};
-use crate::protocol::decode::Decode;
+use crate::decode::Decode;
 use serde::{Deserialize, Serialize};
 
 /// The request that opens a thread's channel (one variant: it is its own request type,
@@ -152,7 +152,7 @@ pub fn decode_channel_event(data: &str) -> Result<ChannelEvent, super::DecodeErr
             event: Box::new(event),
         }));
     }
-    crate::protocol::decode::from_str::<ChannelEvent>(data).map_err(|e| super::DecodeError {
+    crate::decode::from_str::<ChannelEvent>(data).map_err(|e| super::DecodeError {
         message: e.to_string(),
         raw: data.to_owned(),
     })
@@ -161,7 +161,7 @@ pub fn decode_channel_event(data: &str) -> Result<ChannelEvent, super::DecodeErr
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::chatkit::{ItemUpdate, ThreadItem};
+    use crate::chatkit::{ItemUpdate, ThreadItem};
     use serde_json::json;
 
     #[test]

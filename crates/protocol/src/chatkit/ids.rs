@@ -1,6 +1,6 @@
 //! Newtype ids, so a thread id can never be passed where an item id is expected.
 
-use crate::protocol::decode::Decode;
+use crate::decode::Decode;
 use serde::Serialize;
 use std::fmt;
 

@@ -2,7 +2,7 @@
 
 use super::tagged::{null_as_default, tolerant_tagged};
 use super::{items::ThreadItem, JsonMap, ThreadId, Unknown};
-use crate::protocol::decode::Decode;
+use crate::decode::Decode;
 use serde::Serialize;
 
 /// A conversation thread. `items` is present on `threads.get_by_id` and stream events.

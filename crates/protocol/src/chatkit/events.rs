@@ -4,7 +4,7 @@ use super::items::{Annotation, AssistantContent, GeneratedImage, Task, ThreadIte
 use super::tagged::{null_as_default, tolerant_tagged};
 use super::widgets::{WidgetComponent, WidgetRoot};
 use super::{acp, ItemId, JsonMap, Thread, Unknown};
-use crate::protocol::decode::Decode;
+use crate::decode::Decode;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -297,7 +297,7 @@ pub fn decode_event(data: &str) -> Result<StreamEvent, DecodeError> {
     if let Some(event) = text_delta_event(data) {
         return Ok(event);
     }
-    crate::protocol::decode::from_str(data).map_err(|e| DecodeError {
+    crate::decode::from_str(data).map_err(|e| DecodeError {
         message: e.to_string(),
         raw: data.to_owned(),
     })

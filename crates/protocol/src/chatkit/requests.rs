@@ -2,7 +2,7 @@
 
 use super::items::{Action, ThreadItem, UserContent};
 use super::{AttachmentId, ItemId, JsonMap, ThreadId};
-use crate::protocol::decode::Decode;
+use crate::decode::Decode;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -400,4 +400,4 @@ mod tests {
     }
 }
 
-crate::protocol::decode::via_serde!(RequestBody);
+crate::decode::via_serde!(RequestBody);

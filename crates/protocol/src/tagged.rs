@@ -22,19 +22,19 @@ impl Unknown {
 /// `Other(Unknown)`. A known tag with a broken body is an error, never `Other`.
 macro_rules! tolerant_tagged {
     ($enum:ident { $($tag:literal => $variant:ident),+ $(,)? }) => {
-        impl $crate::protocol::decode::Decode for $enum {
-            fn decode(value: &serde_json::Value) -> Result<Self, $crate::protocol::decode::Error> {
+        impl $crate::decode::Decode for $enum {
+            fn decode(value: &serde_json::Value) -> Result<Self, $crate::decode::Error> {
                 let tag = value.get("type").and_then(serde_json::Value::as_str).unwrap_or("");
                 match tag {
-                    $($tag => $crate::protocol::decode::Decode::decode(value)
+                    $($tag => $crate::decode::Decode::decode(value)
                         .map($enum::$variant)
                         .map_err(|e| e.in_variant(stringify!($enum), $tag)),)+
-                    _ => Ok($enum::Other($crate::protocol::Unknown(value.clone()))),
+                    _ => Ok($enum::Other($crate::Unknown(value.clone()))),
                 }
             }
         }
 
-        $crate::protocol::decode::deserialize_by_decode!($enum);
+        $crate::decode::deserialize_by_decode!($enum);
 
         impl serde::Serialize for $enum {
             fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {

@@ -5,7 +5,7 @@
 //! prop as raw JSON; the renderer reads props through the typed accessors below.
 
 use super::JsonMap;
-use crate::protocol::decode::{self, Decode};
+use crate::decode::{self, Decode};
 use serde::Serialize;
 use serde_json::Value;
 
