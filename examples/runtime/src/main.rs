@@ -2,22 +2,22 @@
 
 mod acp;
 mod agent;
-mod agent_ui;
 mod auth;
+mod channel;
 mod connections;
 mod contain;
-mod events;
+mod errors;
 mod guard;
+mod handlers;
 mod headers;
 mod labels;
-mod outbox;
+mod routes;
 mod runs;
 mod sandbox;
 mod scripts;
-mod server;
+mod sse;
+mod state;
 mod store;
-mod upload;
-mod views;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -152,7 +152,7 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
         allowed_hosts: Vec::new(),
         allow_origins: Vec::new(),
         tokens: Vec::new(),
-        max_upload_mb: upload::DEFAULT_MAX_UPLOAD_MB,
+        max_upload_mb: handlers::upload::DEFAULT_MAX_UPLOAD_MB,
         max_connections: connections::DEFAULT_MAX_CONNECTIONS,
         header_timeout_ms: connections::DEFAULT_HEADER_TIMEOUT_MS,
         body_timeout_ms: connections::DEFAULT_BODY_TIMEOUT_MS,
@@ -163,7 +163,7 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
         allow_terminal: false,
         pass_env: Vec::new(),
         callback_token: None,
-        channel_keepalive_ms: views::DEFAULT_KEEPALIVE_MS,
+        channel_keepalive_ms: channel::DEFAULT_KEEPALIVE_MS,
         limits: runs::Limits::default(),
     };
     let mut args = args.into_iter();
@@ -342,12 +342,12 @@ async fn serve() -> ExitCode {
         Args::Run(mut config) => {
             config.tokens.extend(env_tokens()?);
             if config.callback_token.is_none() {
-                if let Some(token) = std::env::var(views::CALLBACK_TOKEN_ENV)
+                if let Some(token) = std::env::var(handlers::callback::CALLBACK_TOKEN_ENV)
                     .ok()
                     .filter(|t| !t.trim().is_empty())
                 {
                     check_token(&token)
-                        .map_err(|e| format!("{}: {e}", views::CALLBACK_TOKEN_ENV))?;
+                        .map_err(|e| format!("{}: {e}", handlers::callback::CALLBACK_TOKEN_ENV))?;
                     config.callback_token = Some(token.trim().to_owned());
                 }
             }
@@ -359,8 +359,11 @@ async fn serve() -> ExitCode {
         Ok(Args::Run(config)) => config,
         Ok(Args::Help) => {
             let keywords: Vec<&str> = scripts::KEYWORDS.iter().map(|(k, _)| *k).collect();
-            let events: Vec<&str> = events::KEYWORDS.iter().map(|(k, _)| *k).collect();
-            let agent_ui: Vec<&str> = agent_ui::KEYWORDS.iter().map(|(k, _)| *k).collect();
+            let events: Vec<&str> = handlers::events::KEYWORDS.iter().map(|(k, _)| *k).collect();
+            let agent_ui: Vec<&str> = handlers::agent_ui::KEYWORDS
+                .iter()
+                .map(|(k, _)| *k)
+                .collect();
             println!(
                 "{USAGE}\n\nPOST /chatkit: a keyword in a message picks the scripted answer:\n  {}\n  \
                  (agent, permission and agentcut stream ACP tool calls; a permission request \
@@ -475,9 +478,9 @@ async fn run(config: Config) -> Result<(), String> {
         }
         acp::install(acp, stop_rx.clone());
     }
-    let state = Arc::new(server::AppState::new(
+    let state = Arc::new(state::AppState::new(
         Arc::new(store),
-        server::Settings {
+        state::Settings {
             pace: Duration::from_millis(config.pace_ms),
             authority: authority.clone(),
             policy,
@@ -492,7 +495,7 @@ async fn run(config: Config) -> Result<(), String> {
         stop_rx.clone(),
     ));
     let page_policy = headers::policy(&config.csp, &config.frame_ancestors)?;
-    let app = headers::apply(server::router(state, &config.dist), page_policy);
+    let app = headers::apply(routes::router(state, &config.dist), page_policy);
     let limits = connections::Limits {
         max_connections: config.max_connections,
         header_timeout: Duration::from_millis(config.header_timeout_ms),
@@ -662,7 +665,14 @@ mod tests {
         assert!(parse(&["--workspace", "/w"]).is_err());
         assert!(parse(&["--allow-terminal"]).is_err());
         assert!(parse(&["--pass-env", "HOME"]).is_err());
-        for bad in ["", "*", "A=B", "A*B", TOKENS_ENV, views::CALLBACK_TOKEN_ENV] {
+        for bad in [
+            "",
+            "*",
+            "A=B",
+            "A*B",
+            TOKENS_ENV,
+            handlers::callback::CALLBACK_TOKEN_ENV,
+        ] {
             assert!(parse(&["--acp", "a", "--pass-env", bad]).is_err(), "{bad}");
         }
         assert!(parse(&["--acp"]).is_err());

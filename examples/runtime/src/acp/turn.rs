@@ -7,10 +7,12 @@
 
 use super::{error_text, terminal, Bridge, ChangeSet, Conn, Incoming};
 use crate::auth::User;
+use crate::channel;
+use crate::errors;
+use crate::handlers::items::user_message;
 use crate::runs::{Outcome, RunHandle};
-use crate::server::{self, AppState};
+use crate::state::{blocking, AppState};
 use crate::store::{self, now_iso, Store, UserStore};
-use crate::views;
 use agent_client_protocol::v1::schema::{
     CancelNotification, ContentBlock as AcpBlock, LoadSessionRequest, NewSessionRequest,
     PromptCapabilities, PromptRequest, RequestPermissionOutcome, RequestPermissionResponse,
@@ -132,8 +134,8 @@ pub(crate) async fn stream(
         Ok(Ok(Some(p))) => p,
         // An unknown thread (or someone else's): 200 and no event, like the scripted runtime.
         Ok(Ok(None)) => return Ok(sse(Body::empty())),
-        Ok(Err(e)) => return Ok(server::internal(e)),
-        Err(e) => return Ok(server::internal(e)),
+        Ok(Err(e)) => return Ok(errors::internal(e)),
+        Err(e) => return Ok(errors::internal(e)),
     };
     let (tx, rx) = mpsc::channel::<Frame>(64);
     // Registered before the response goes out: a cancel sent right after it finds the run.
@@ -243,7 +245,7 @@ fn prepare(db: &UserStore<'_>, base: &str, start: Start) -> store::Result<Option
                     thread
                 }
             };
-            let message = server::user_message(db, base, &thread.id, input)?;
+            let message = user_message(db, base, &thread.id, input)?;
             db.save_item(&message)?;
             first.push(StreamEvent::ItemDone(ItemEvent {
                 item: message.clone(),
@@ -927,7 +929,7 @@ impl Out {
         &self,
         f: impl FnOnce(&UserStore<'_>) -> store::Result<()> + Send + 'static,
     ) {
-        if let Err(e) = server::blocking(self.store.clone(), self.user.clone(), f).await {
+        if let Err(e) = blocking(self.store.clone(), self.user.clone(), f).await {
             eprintln!("chat-shell-runtime: cannot save the ACP turn: {e}");
         }
     }
@@ -1035,12 +1037,12 @@ impl Out {
                 } else {
                     json!({ "patch": patch })
                 };
-                let update = views::ViewUpdate {
+                let update = channel::ViewUpdate {
                     group_id: self.thread.id.to_string(),
                     view_type: "diff".into(),
                     content_json: content.to_string(),
                 };
-                if let Err(e) = views::publish(&self.state, update).await {
+                if let Err(e) = channel::publish(&self.state, update).await {
                     eprintln!("chat-shell-runtime: cannot update the Diff view: {e}");
                 }
             }
@@ -1427,7 +1429,7 @@ impl Out {
         let failed = matches!(ended, Ended::Failed { .. });
         if !failed && self.thread.title.is_none() {
             let thread_id = self.thread.id.clone();
-            let first = server::blocking(self.store.clone(), self.user.clone(), move |db| {
+            let first = blocking(self.store.clone(), self.user.clone(), move |db| {
                 Ok(db
                     .all_items(&thread_id)?
                     .into_iter()

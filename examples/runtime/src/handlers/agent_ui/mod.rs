@@ -31,9 +31,12 @@
 //! the text) is answered 202 and shows up in that run's stream.
 
 use crate::auth::User;
-use crate::events::{self, Out};
+use crate::errors::{bad_request, json_error};
+use crate::handlers::events::{self, Out};
+use crate::routes;
 use crate::scripts::pick_keyword;
-use crate::server::{self, bad_request, json_error, pause, sse, AppState, Frame, Waited};
+use crate::sse::{pause, sse, Frame, Waited};
+use crate::state::AppState;
 use axum::body::{Body, Bytes};
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{Extension, State};
@@ -52,17 +55,19 @@ use tokio::time::Instant as TokioInstant;
 
 const PATH: &str = "/agent-ui";
 
-const STATUS: &str = include_str!("../../../tests/fixtures/agent-ui/status.jsonl");
-const TEAM: &str = include_str!("../../../tests/fixtures/agent-ui/team.jsonl");
-const APPROVAL: &str = include_str!("../../../tests/fixtures/agent-ui/approval.jsonl");
-const APPROVED: &str = include_str!("../../../tests/fixtures/agent-ui/approval-approved.jsonl");
-const GAP: &str = include_str!("../../../tests/fixtures/agent-ui/gap.jsonl");
-const CHILD: &str = include_str!("../../../tests/fixtures/agent-ui/child.jsonl");
-const CLARIFY: &str = include_str!("../../../tests/fixtures/agent-ui/clarify.jsonl");
-const PLAN: &str = include_str!("../../../tests/fixtures/agent-ui/plan.jsonl");
-const FORM: &str = include_str!("../../../tests/fixtures/agent-ui/form.jsonl");
+const STATUS: &str = include_str!("../../../../../tests/fixtures/agent-ui/status.jsonl");
+const TEAM: &str = include_str!("../../../../../tests/fixtures/agent-ui/team.jsonl");
+const APPROVAL: &str = include_str!("../../../../../tests/fixtures/agent-ui/approval.jsonl");
+const APPROVED: &str =
+    include_str!("../../../../../tests/fixtures/agent-ui/approval-approved.jsonl");
+const GAP: &str = include_str!("../../../../../tests/fixtures/agent-ui/gap.jsonl");
+const CHILD: &str = include_str!("../../../../../tests/fixtures/agent-ui/child.jsonl");
+const CLARIFY: &str = include_str!("../../../../../tests/fixtures/agent-ui/clarify.jsonl");
+const PLAN: &str = include_str!("../../../../../tests/fixtures/agent-ui/plan.jsonl");
+const FORM: &str = include_str!("../../../../../tests/fixtures/agent-ui/form.jsonl");
 /// The child run's teammate session, whole (the run hydrates its newest two messages).
-const CHILD_SESSION: &str = include_str!("../../../tests/fixtures/agent-ui/child-session.json");
+const CHILD_SESSION: &str =
+    include_str!("../../../../../tests/fixtures/agent-ui/child-session.json");
 
 /// The most messages one history page carries.
 pub const HISTORY_PAGE: usize = 3;
@@ -1196,7 +1201,7 @@ pub async fn agent_ui(
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
     let started = Instant::now();
-    let log = |what: &str, response: Response| server::logged(PATH, what, started, response);
+    let log = |what: &str, response: Response| routes::logged(PATH, what, started, response);
     let request = match events::read_request(PATH, &headers, body) {
         Ok(request) => request,
         Err(refused) => return log("-", refused),
