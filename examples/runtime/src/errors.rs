@@ -5,6 +5,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::json;
 
+/// Every error the runtime answers: `{"error": message, "code": code}` (`error` stays a
 /// string: clients show it).
 pub fn json_error(status: StatusCode, code: &str, message: &str) -> Response {
     (status, Json(json!({ "error": message, "code": code }))).into_response()
@@ -26,9 +27,6 @@ pub fn status_code(status: StatusCode) -> String {
 pub fn status_error(status: StatusCode, message: &str) -> Response {
     json_error(status, &status_code(status), message)
 }
-
-/// Errors that axum or tower-http answer by themselves (405 for a wrong method, 404 for a
-/// missing file, an extractor's plain-text refusal) get the JSON shape of all the others,
 
 /// 400 with `message`.
 pub fn bad_request(message: &str) -> Response {

@@ -72,8 +72,8 @@ async fn log_requests(req: Request, next: Next) -> Response {
     response
 }
 
-/// Every error the runtime answers: `{"error": message, "code": code}` (`error` stays a
-
+/// Errors that axum or tower-http answer by themselves (405 for a wrong method, 404 for a
+/// missing file, an extractor's plain-text refusal) get the JSON shape of all the others,
 /// keeping their headers (`Allow`, …) and any message.
 async fn json_errors(response: Response) -> Response {
     let status = response.status();
@@ -109,6 +109,7 @@ async fn json_errors(response: Response) -> Response {
     answer
 }
 
+/// Print one line for a POST to `path` (`kind`: what it asked, `-` when unknown) and mark
 /// the response so the access log does not print it again.
 pub(crate) fn logged(path: &str, kind: &str, started: Instant, mut response: Response) -> Response {
     println!(

@@ -34,7 +34,7 @@ use axum::body::{Body, Bytes};
 use axum::response::Response;
 use chat_shell_core::protocol::chatkit::{StreamEvent, ThreadId};
 use outbox::Outbox;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, Weak};
 use tokio::sync::watch;
@@ -405,6 +405,7 @@ fn run_frame(event: &StreamEvent) -> Option<Bytes> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn frames() {

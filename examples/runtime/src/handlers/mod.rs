@@ -46,6 +46,9 @@ pub fn base_url(state: &AppState, headers: &HeaderMap) -> String {
     format!("http://{host}")
 }
 
+/// The body of a POST to `path`, which takes only JSON: a form or `text/plain` POST is
+/// what a cross-site page can send without asking first (415), and a body over the limit
+/// or unreadable is refused with its status.
 // The refusal is the response itself, built once per request: boxing it saves nothing.
 #[allow(clippy::result_large_err)]
 pub(crate) fn json_body(

@@ -77,6 +77,7 @@ pub(crate) async fn stream(
     }
 }
 
+/// Builds the whole answer up front (scripts are deterministic); `None` when the thread
 /// (or the item to retry) does not exist for `owner`. Runs on a blocking thread.
 fn prepare(
     state: &AppState,

@@ -35,6 +35,7 @@ pub(crate) enum Waited {
     Shutdown,
 }
 
+/// Waits `delay`, sending keepalive comments if allowed; stops early when the client
 /// leaves or the server shuts down.
 pub(crate) async fn pause(
     delay: Duration,

@@ -382,8 +382,6 @@ impl Drop for Registrations {
     }
 }
 
-/// Waits `delay`, sending keepalive comments if allowed; stops early when the client
-
 #[cfg(test)]
 mod tests {
     use super::*;
