@@ -32,7 +32,7 @@ pub const PASSED: &[&str] = &[
 
 /// The runtime's own secrets: never passed on, whatever `--pass-env` says.
 pub const SECRETS: &[&str] = &[
-    crate::TOKENS_ENV,
+    crate::cli::TOKENS_ENV,
     crate::handlers::callback::CALLBACK_TOKEN_ENV,
 ];
 
