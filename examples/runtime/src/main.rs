@@ -1,4 +1,22 @@
-//! Entry point: reads the command line, opens the store and serves until Ctrl-C or SIGTERM.
+//! Entry point: reads the command line (`cli`), opens the store and serves until Ctrl-C or
+//! SIGTERM.
+//!
+//! Where each behaviour lives:
+//! - `routes`: the routes and the layers every request passes (`guard`: Host, Origin and
+//!   identity, `auth`; `headers`: the pages' security headers; `connections`: limits and
+//!   timeouts); `errors`: the JSON error answers; `state`: what handlers share.
+//! - `handlers/`: one module per resource or endpoint: `chatkit` (POST /chatkit, dispatching
+//!   to `threads`, `items`, `attachments`, streamed answers in `stream`), `upload`,
+//!   `callback` (views pushed by tools), `events` and `agent_ui` (the other wire formats).
+//! - `sse/`: the SSE writer (`writer`) of a streamed answer and its `saver` to the store.
+//! - `runs`: answers living on their own task, their limits and cancel.
+//! - `channel/`: the live channel of a thread (`threads.subscribe`) and its `outbox`.
+//! - `store/`: SQLite persistence, behind `Store` and `UserStore`.
+//! - `scripts/`: the scripted ChatKit scenarios by family; `agent`: the scripted ACP tool
+//!   calls over ChatKit; `sandbox`: the `edit` scenario's scratch folder.
+//! - `acp/`: the ACP bridge (`--acp`): the agent process, `fs`, `terminal`, and `turn/`.
+//! - `contain`: how agents and their commands are started and stopped; `labels`: text
+//!   checks shared by handlers.
 
 mod acp;
 mod agent;

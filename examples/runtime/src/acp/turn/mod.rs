@@ -4,6 +4,9 @@
 //! `threads.cancel_run`, a crash or the end of the turn close it. The turn is its thread's
 //! run (`runs`): its client leaving does not stop it, unless another run of the thread was
 //! under way when it started (it is then tied to its request, as every turn was before).
+//!
+//! `drive` runs the turn, `updates` turns what the agent says into items, `out` saves and
+//! sends them.
 
 mod drive;
 mod out;

@@ -29,6 +29,9 @@
 //! *live* run generated as it goes (see "Live runs" below): while it streams, a request
 //! with `{"queue": {"runId": R}}` or `{"steer": {"runId": R}}` (the last user message is
 //! the text) is answered 202 and shows up in that run's stream.
+//!
+//! `logs`: the golden logs and their keywords; `writes`: controlled writes and what a
+//! request is answered with; `live`: the live runs.
 
 mod live;
 mod logs;
