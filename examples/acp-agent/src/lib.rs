@@ -28,24 +28,6 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::Notify;
 
-pub const USAGE: &str = "\
-usage: chat-shell-acp-agent [options]
-
-A scripted ACP agent on stdin/stdout (no model). A keyword in the prompt picks the script:
-  tools, terminal, files, permission, plan, think, long, slow terminal, recall,
-  compact, max tokens, max turn, refuse, crash, broken; `fs read PATH` and
-  `fs write PATH` (the whole prompt) make one file call; anything else is echoed.
-  A prompt starting `shell:` runs the rest with `sh -c` in a client terminal; one starting
-  `peek:` asks the client for the output of the terminal id that follows (tests).
-
-  --pace-ms MS     delay between streamed chunks (default 30)
-  --state-dir DIR  keep each session's history in DIR, so session/load works in a new
-                   process (default: in memory only)
-  --replay FILE    no script: replay ACP traffic recorded by the runtime
-                   (CHAT_SHELL_ACP_RECORD=FILE): the agent's lines are written back as
-                   the client's recorded lines arrive (ids mapped)
-  -h, --help       this help";
-
 /// The scripts, by the keyword that picks them (the first found in the prompt wins).
 pub const KEYWORDS: &[&str] = &[
     "tour",
@@ -68,49 +50,34 @@ pub const KEYWORDS: &[&str] = &[
     "fs write",
 ];
 
-#[derive(Clone, Debug, PartialEq)]
+/// A scripted ACP agent on stdin/stdout (no model): a keyword in the prompt picks the script.
+// A flag given twice takes its last value.
+#[derive(Clone, Debug, PartialEq, clap::Parser)]
+#[command(
+    name = "chat-shell-acp-agent",
+    args_override_self = true,
+    after_help = "Keywords: tools, terminal, files, permission, plan, think, long, slow terminal, \
+recall,\n  compact, max tokens, max turn, refuse, crash, broken; `fs read PATH` and `fs write \
+PATH`\n  (the whole prompt) make one file call; anything else is echoed. A prompt starting \
+`shell:`\n  runs the rest with `sh -c` in a client terminal; one starting `peek:` asks the \
+client for\n  the output of the terminal id that follows (tests)."
+)]
 pub struct Options {
+    /// Delay between streamed chunks
+    #[arg(long = "pace-ms", value_name = "MS", default_value = "30", value_parser = pace)]
     pub pace: Duration,
+    /// Keep each session's history in DIR, so session/load works in a new process
+    #[arg(long, value_name = "DIR")]
     pub state_dir: Option<PathBuf>,
+    /// No script: replay ACP traffic the runtime recorded (CHAT_SHELL_ACP_RECORD=FILE)
+    #[arg(long, value_name = "FILE")]
     pub replay: Option<PathBuf>,
 }
 
-impl Options {
-    /// `Ok(None)`: help was asked for.
-    pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Option<Options>, String> {
-        let mut options = Options {
-            pace: Duration::from_millis(30),
-            state_dir: None,
-            replay: None,
-        };
-        let mut args = args.into_iter();
-        while let Some(arg) = args.next() {
-            let (flag, inline) = match arg.split_once('=') {
-                Some((f, v)) if f.starts_with("--") => (f.to_owned(), Some(v.to_owned())),
-                _ => (arg.clone(), None),
-            };
-            let mut value = |name: &str| {
-                inline
-                    .clone()
-                    .or_else(|| args.next())
-                    .ok_or_else(|| format!("{name} needs a value"))
-            };
-            match flag.as_str() {
-                "-h" | "--help" => return Ok(None),
-                "--pace-ms" => {
-                    let v = value("--pace-ms")?;
-                    let ms: u64 = v
-                        .parse()
-                        .map_err(|_| format!("--pace-ms: not a number of milliseconds: {v}"))?;
-                    options.pace = Duration::from_millis(ms);
-                }
-                "--state-dir" => options.state_dir = Some(PathBuf::from(value("--state-dir")?)),
-                "--replay" => options.replay = Some(PathBuf::from(value("--replay")?)),
-                other => return Err(format!("unknown argument: {other}")),
-            }
-        }
-        Ok(Some(options))
-    }
+fn pace(v: &str) -> Result<Duration, String> {
+    v.parse()
+        .map(Duration::from_millis)
+        .map_err(|_| "not a number of milliseconds".into())
 }
 
 /// What the agent remembers of one session.

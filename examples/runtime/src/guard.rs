@@ -16,7 +16,8 @@
 //! handler checks the callback token itself.
 
 use crate::auth::{Credential, User};
-use crate::server::{json_error, AppState};
+use crate::errors::json_error;
+use crate::state::AppState;
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;

@@ -18,8 +18,10 @@
 //! `abandoned_run`, so an agent that never ends its turn does not hold it for ever.
 
 use crate::auth::User;
-use crate::outbox::{self, Outbox};
-use crate::server::{bad_request, json_error, not_found, AppState, Frame};
+use crate::channel::outbox::{self, Outbox};
+use crate::errors::{bad_request, json_error, not_found};
+use crate::sse::Frame;
+use crate::state::AppState;
 use axum::body::Bytes;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -229,7 +231,7 @@ impl Runs {
             let mut inner = lock(&slot);
             if inner.active.is_none() {
                 inner.active = Some(run.clone());
-                let started = Bytes::from_static(crate::views::RUN_STARTED.as_bytes());
+                let started = Bytes::from_static(crate::channel::RUN_STARTED.as_bytes());
                 inner.listeners.retain(|o| o.push(&started));
                 drop(inner);
                 Some(slot)

@@ -7,7 +7,7 @@
 //! the start, and `work/`, the files being edited; the diff compares the two and is
 //! written git-style (`diff --git`, new, deleted and renamed files, unified hunks).
 
-use crate::server::AppState;
+use crate::state::AppState;
 use chat_shell_core::protocol::chatkit::ThreadId;
 use serde_json::json;
 use similar::TextDiff;

@@ -22,7 +22,7 @@ mod terminal;
 mod turn;
 
 use crate::auth::User;
-use crate::server::AppState;
+use crate::state::AppState;
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
     ClientCapabilities, ClientSessionCapabilities, CompactionCapabilities, CreateTerminalRequest,

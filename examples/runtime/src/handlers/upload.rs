@@ -2,10 +2,10 @@
 //! extractor, or a raw body) with size and type limits, and `GET /preview/{id}` to serve
 //! them back. Both only ever see the requesting user's attachments.
 
+use super::attachments::MAX_MIME_CHARS;
 use crate::auth::User;
-use crate::server::{
-    bad_request, body_timeout, json_error, not_found, status_error, AppState, MAX_MIME_CHARS,
-};
+use crate::errors::{bad_request, body_timeout, json_error, not_found, status_error};
+use crate::state::AppState;
 use axum::body::Body;
 use axum::extract::multipart::MultipartError;
 use axum::extract::{Extension, FromRequest, Multipart, Path, Request, State};
@@ -106,8 +106,8 @@ pub async fn upload(
             record.mime_type = mime;
             record.size = size;
             record.uploaded = true;
-            let base = crate::server::base_url(&state, &headers);
-            axum::Json(crate::server::attachment_object(&record, &base, false)).into_response()
+            let base = super::base_url(&state, &headers);
+            axum::Json(super::attachments::attachment_object(&record, &base, false)).into_response()
         }
         // Deleted while the bytes were on their way.
         Ok(false) => not_found(&format!("unknown attachment {id}")),

@@ -1,6 +1,6 @@
 //! One thread channel's queue of frames, bounded by frames and bytes.
 //!
-//! The thread's views (`views::publish`) and its runs (`runs`) hand each frame to every
+//! The thread's views (`channel::publish`) and its runs (`runs`) hand each frame to every
 //! open channel of the thread as one shared `Bytes`: a frame is serialized once, never
 //! copied per channel. A channel whose client does not read fast enough fills its queue:
 //! it is then closed (what it queued is released at once, its HTTP stream ends) and the

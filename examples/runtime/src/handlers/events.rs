@@ -10,8 +10,12 @@
 //! JSON only (415), at most [`MAX_BODY`] bytes (413), a valid body (400).
 
 use crate::auth::User;
+use crate::errors::bad_request;
+use crate::handlers;
+use crate::routes;
 use crate::scripts::{default_markdown, pick_keyword, ragged_chunks, word_chunks};
-use crate::server::{self, bad_request, pause, sse, AppState, Frame, Waited};
+use crate::sse::{pause, sse, Frame, Waited};
+use crate::state::AppState;
 use crate::store::new_id;
 use axum::body::{Body, Bytes};
 use axum::extract::rejection::BytesRejection;
@@ -374,7 +378,7 @@ pub(crate) fn read_request(
     headers: &HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<EventsRequest, Response> {
-    let body = server::json_body(path, headers, body)?;
+    let body = handlers::json_body(path, headers, body)?;
     serde_json::from_slice::<EventsRequest>(&body)
         .map_err(|e| bad_request(&format!("invalid request: {e}")))
 }
@@ -403,7 +407,7 @@ pub async fn events(
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
     let started = Instant::now();
-    let log = |what: &str, response: Response| server::logged("/events", what, started, response);
+    let log = |what: &str, response: Response| routes::logged("/events", what, started, response);
     let request = match read_request("/events", &headers, body) {
         Ok(request) => request,
         Err(refused) => return log("-", refused),

@@ -1,0 +1,508 @@
+//! Driving a turn: the session opened or loaded, `session/prompt` sent, and what comes back
+//! while it runs (updates, permission requests, a cancel, the agent exiting) routed to
+//! `Out`.
+
+use super::*;
+use crate::acp::{error_text, Bridge, Conn};
+use crate::auth::User;
+use crate::runs::Outcome;
+use crate::state::AppState;
+use agent_client_protocol::v1::schema::{
+    CancelNotification, LoadSessionRequest, NewSessionRequest, PromptRequest,
+    RequestPermissionOutcome, RequestPermissionResponse, StopReason,
+};
+use agent_client_protocol::v1::Responder;
+use axum::body::Body;
+use axum::response::Response;
+use chat_shell_core::protocol::acp;
+use chat_shell_core::protocol::chatkit::{
+    Action, ErrorEvent, ItemId, ItemKind, ItemUpdate, ItemUpdatedEvent, ProgressUpdateEvent,
+    StreamEvent, ThreadId,
+};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::{mpsc, oneshot};
+
+pub(super) async fn run(
+    state: Arc<AppState>,
+    bridge: Arc<Bridge>,
+    mut out: Out,
+    prepared: Prepared,
+) {
+    let outcome = turn(&bridge, &mut out, prepared).await;
+    // The origin ends first: once a cancel is answered, so is the stream it stopped.
+    out.sink = None;
+    state.runs.end(&out.run, outcome);
+}
+
+pub(super) async fn turn(bridge: &Bridge, out: &mut Out, prepared: Prepared) -> Outcome {
+    for event in prepared.first {
+        let is_error = matches!(event, StreamEvent::Error(_));
+        out.emit(event).await;
+        if is_error {
+            return Outcome::Failed;
+        }
+    }
+    let thread = out.thread.id.to_string();
+    // One turn per thread: a new message waits for the previous turn to wind down.
+    let lock = bridge.slot(&thread, |s| s.lock.clone());
+    let _turn = lock.lock().await;
+    let (cmd_tx, cmd_rx) = mpsc::unbounded_channel();
+    bridge.slot(&thread, |s| s.turn = Some(cmd_tx));
+    let ended = drive(bridge, out, prepared.prompt, cmd_rx).await;
+    bridge.slot(&thread, |s| s.turn = None);
+    let cancelled = matches!(ended, Ended::Stop(StopReason::Cancelled));
+    out.finish(ended).await;
+    if cancelled {
+        Outcome::Cancelled
+    } else if out.failed {
+        Outcome::Failed
+    } else {
+        Outcome::Done
+    }
+}
+
+/// A pending permission request.
+pub(super) struct Pending {
+    pub(super) item: ItemId,
+    pub(super) options: Vec<acp::PermissionOption>,
+    pub(super) responder: Responder<RequestPermissionResponse>,
+}
+
+pub(super) fn respond(
+    responder: Responder<RequestPermissionResponse>,
+    outcome: &acp::PermissionOutcome,
+) {
+    let outcome = serde_json::from_value::<RequestPermissionOutcome>(json!(outcome))
+        .unwrap_or(RequestPermissionOutcome::Cancelled);
+    if let Err(e) = responder.respond(RequestPermissionResponse::new(outcome)) {
+        eprintln!(
+            "chat-shell-runtime: cannot answer a permission request: {}",
+            error_text(&e)
+        );
+    }
+}
+
+/// Removes the session's route when the turn ends, however it ends.
+pub(super) struct Route<'a> {
+    pub(super) bridge: &'a Bridge,
+    pub(super) session: String,
+}
+
+impl Drop for Route<'_> {
+    fn drop(&mut self) {
+        self.bridge
+            .routes
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&self.session);
+    }
+}
+
+pub(super) async fn drive(
+    bridge: &Bridge,
+    out: &mut Out,
+    prompt: Prompt,
+    mut commands: mpsc::UnboundedReceiver<Command>,
+) -> Ended {
+    // A runtime status before the agent's first word: starting its process and opening a
+    // session can take seconds, and the reader should see the turn was taken.
+    let status = if bridge.connected().await {
+        "Waiting for the agent"
+    } else {
+        "Starting the agent"
+    };
+    out.emit(StreamEvent::ProgressUpdate(ProgressUpdateEvent {
+        icon: None,
+        text: status.into(),
+    }))
+    .await;
+    let conn = match bridge.connection().await {
+        Ok(conn) => conn,
+        Err(e) => {
+            return Ended::Failed {
+                code: "acp.agent_unavailable",
+                message: format!("The agent could not start: {e}"),
+            }
+        }
+    };
+    let session = match open_session(bridge, &conn, out).await {
+        Ok(session) => session,
+        Err(e) => {
+            return Ended::Failed {
+                code: "acp.session",
+                message: format!("The agent could not open a session: {e}"),
+            }
+        }
+    };
+    let (in_tx, mut inbox) = mpsc::unbounded_channel();
+    bridge
+        .routes
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(session.clone(), in_tx);
+    let _route = Route {
+        bridge,
+        session: session.clone(),
+    };
+    let request = PromptRequest::new(session.clone(), prompt.blocks(&conn.prompt));
+    let mut prompt = Box::pin(conn.cx.send_request(request).block_task());
+    let mut pending: HashMap<String, Pending> = HashMap::new();
+    // The client's end of the stream: closed is Stop for a turn tied to its request.
+    let mut watch_sink = out.sink.clone();
+    let mut cancel_requested = out.run.run.cancel_requested();
+    let mut cancelled = false;
+    let mut deadline: Option<Instant> = None;
+    let mut ended = conn.ended.clone();
+    let mut shutdown = bridge.shutdown.clone();
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    let mut terminal_tick = tokio::time::interval(TERMINAL_EVERY);
+    let result: Result<_, String> = loop {
+        tokio::select! {
+            biased;
+            Some(incoming) = inbox.recv() => {
+                out.incoming(incoming, &mut pending, cancelled).await;
+            }
+            result = &mut prompt => break Ok(result),
+            Some(command) = commands.recv() => match command {
+                Command::Answer { tool_call_id, outcome, reply } => {
+                    let answered = answer_pending(out, &mut pending, &tool_call_id, &outcome).await;
+                    let _ = reply.send(answered);
+                    if outcome == acp::PermissionOutcome::Cancelled && !cancelled {
+                        println!(
+                            "ACP: a permission request of thread {} was cancelled: session/cancel",
+                            out.thread.id
+                        );
+                        cancel(bridge, &conn, &session, &mut pending, out).await;
+                        cancelled = true;
+                        deadline = Some(Instant::now() + CANCEL_GRACE);
+                    }
+                }
+            },
+            _ = closed(&watch_sink), if !cancelled => {
+                watch_sink = None;
+                if out.run.attached() {
+                    out.sink = None;
+                    // A reload hydrates from the store: what was sent so far is saved now.
+                    out.flush().await;
+                    println!("ACP: the client left thread {} (the turn goes on)", out.thread.id);
+                } else {
+                    println!("ACP: the client left thread {}: session/cancel", out.thread.id);
+                    cancel(bridge, &conn, &session, &mut pending, out).await;
+                    cancelled = true;
+                    deadline = Some(Instant::now() + CANCEL_GRACE);
+                }
+            }
+            _ = async { drop(cancel_requested.wait_for(|c| *c).await) }, if !cancelled => {
+                println!("ACP: the run of thread {} was cancelled: session/cancel", out.thread.id);
+                cancel(bridge, &conn, &session, &mut pending, out).await;
+                cancelled = true;
+                deadline = Some(Instant::now() + CANCEL_GRACE);
+            }
+            why = async { ended.wait_for(Option::is_some).await.ok().and_then(|w| w.clone()) } => {
+                break Err(why.unwrap_or_default());
+            }
+            _ = async { drop(shutdown.wait_for(|stop| *stop).await) }, if !cancelled => {
+                cancel(bridge, &conn, &session, &mut pending, out).await;
+                cancelled = true;
+                deadline = Some(Instant::now() + Duration::from_secs(1));
+            }
+            _ = terminal_tick.tick(), if !out.live_terminals.is_empty() => {
+                if let Some(terminals) = &bridge.terminals {
+                    out.stream_terminals(terminals, &session).await;
+                }
+            }
+            _ = tick.tick() => {
+                out.keepalive().await;
+                if deadline.is_some_and(|d| Instant::now() >= d) {
+                    break Err("it did not end its turn after session/cancel".to_owned());
+                }
+            }
+        }
+    };
+    // What came before the answer is still to be shown.
+    while let Ok(incoming) = inbox.try_recv() {
+        out.incoming(incoming, &mut pending, true).await;
+    }
+    for (_, p) in pending.drain() {
+        respond(p.responder, &acp::PermissionOutcome::Cancelled);
+        out.resolve(&p.item, acp::PermissionOutcome::Cancelled)
+            .await;
+    }
+    let exited = |why: String| Ended::Failed {
+        code: "acp.agent_exited",
+        message: format!(
+            "The agent stopped mid-turn: {why}. Send a message (or retry) to start it again."
+        ),
+    };
+    match result {
+        Ok(Ok(answer)) => Ended::Stop(answer.stop_reason),
+        Ok(Err(e)) => {
+            // A crash fails the request before the process is reaped: wait for the reason.
+            let mut ended = conn.ended.clone();
+            let why = tokio::time::timeout(Duration::from_secs(3), ended.wait_for(Option::is_some))
+                .await
+                .ok()
+                .and_then(|r| r.ok().and_then(|w| w.clone()));
+            match why {
+                Some(why) => exited(why),
+                None if cancelled => Ended::Stop(StopReason::Cancelled),
+                None => Ended::Failed {
+                    code: "acp.error",
+                    message: format!("The agent failed this turn: {}", error_text(&e)),
+                },
+            }
+        }
+        Err(why) if cancelled && conn.alive() => {
+            eprintln!("chat-shell-runtime: ACP agent: {why}");
+            Ended::Stop(StopReason::Cancelled)
+        }
+        Err(why) => exited(why),
+    }
+}
+
+pub(super) async fn closed(sink: &Option<mpsc::Sender<Frame>>) {
+    match sink {
+        Some(tx) => tx.closed().await,
+        None => std::future::pending().await,
+    }
+}
+
+pub(super) async fn answer_pending(
+    out: &mut Out,
+    pending: &mut HashMap<String, Pending>,
+    tool_call_id: &str,
+    outcome: &acp::PermissionOutcome,
+) -> Result<Vec<StreamEvent>, Refused> {
+    let Some(p) = pending.get(tool_call_id) else {
+        return Err(Refused::NotPending(format!(
+            "no permission request is pending for tool call {tool_call_id}"
+        )));
+    };
+    match outcome {
+        acp::PermissionOutcome::Selected { option_id }
+            if !p.options.iter().any(|o| &o.option_id == option_id) =>
+        {
+            return Err(Refused::Invalid(format!(
+                "{} is not one of the options offered",
+                option_id.0
+            )));
+        }
+        acp::PermissionOutcome::Other(_) => {
+            return Err(Refused::Invalid("not a permission outcome".into()))
+        }
+        _ => {}
+    }
+    let Some(p) = pending.remove(tool_call_id) else {
+        return Err(Refused::NotPending("gone".into()));
+    };
+    respond(p.responder, outcome);
+    let event = out.resolve(&p.item, outcome.clone()).await;
+    Ok(vec![event])
+}
+
+/// Stop: `session/cancel`, every pending request answered `cancelled`, the session's
+/// terminals killed, nothing more sent to the client (the thread's channels see the turn
+/// to its end).
+pub(super) async fn cancel(
+    bridge: &Bridge,
+    conn: &Conn,
+    session: &str,
+    pending: &mut HashMap<String, Pending>,
+    out: &mut Out,
+) {
+    if let Err(e) = conn
+        .cx
+        .send_notification(CancelNotification::new(session.to_owned()))
+    {
+        eprintln!(
+            "chat-shell-runtime: cannot send session/cancel: {}",
+            error_text(&e)
+        );
+    }
+    for (_, p) in pending.drain() {
+        respond(p.responder, &acp::PermissionOutcome::Cancelled);
+        out.resolve(&p.item, acp::PermissionOutcome::Cancelled)
+            .await;
+    }
+    bridge.kill_terminals(session);
+    out.sink = None;
+}
+
+/// The thread's session in this agent process: the one already open, the one saved in the
+/// thread's metadata (`session/load`), or a new one.
+pub(super) async fn open_session(
+    bridge: &Bridge,
+    conn: &Conn,
+    out: &mut Out,
+) -> Result<String, String> {
+    let thread = out.thread.id.to_string();
+    if let Some((generation, id)) = bridge.slot(&thread, |s| s.session.clone()) {
+        if generation == conn.generation {
+            return Ok(id);
+        }
+    }
+    let saved = out
+        .thread
+        .metadata
+        .get(SESSION_KEY)
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    if let Some(id) = saved {
+        if conn.load_session {
+            // The history it replays is already in the store: no route, so it is dropped.
+            let load = LoadSessionRequest::new(id.clone(), bridge.cwd.clone());
+            let loaded = tokio::time::timeout(
+                crate::acp::SETUP_TIMEOUT,
+                conn.cx.send_request(load).block_task(),
+            )
+            .await;
+            match loaded {
+                Ok(Ok(_)) => {
+                    println!("ACP: thread {thread} loaded session {id}");
+                    bridge.slot(&thread, |s| s.session = Some((conn.generation, id.clone())));
+                    return Ok(id);
+                }
+                Ok(Err(e)) => {
+                    out.notice(format!(
+                        "The agent could not load this thread's earlier session ({}); it starts a new one without that context.",
+                        error_text(&e)
+                    ))
+                    .await
+                }
+                Err(_) => {
+                    out.notice("The agent did not load this thread's earlier session in time; it starts a new one without that context.".into())
+                        .await
+                }
+            }
+        } else {
+            out.notice("The agent was restarted and cannot load earlier sessions (no session/load): it does not remember this thread's earlier messages.".into())
+                .await;
+        }
+    }
+    let new = NewSessionRequest::new(bridge.cwd.clone());
+    let created = tokio::time::timeout(
+        crate::acp::SETUP_TIMEOUT,
+        conn.cx.send_request(new).block_task(),
+    )
+    .await
+    .map_err(|_| "no answer to session/new".to_owned())?
+    .map_err(|e| error_text(&e))?;
+    let id = created.session_id.0.to_string();
+    bridge.slot(&thread, |s| s.session = Some((conn.generation, id.clone())));
+    out.thread
+        .metadata
+        .insert(SESSION_KEY.into(), Value::String(id.clone()));
+    let thread_copy = out.thread.clone();
+    out.save_with(move |db| db.save_thread(&thread_copy).map(drop))
+        .await;
+    Ok(id)
+}
+
+/// The answer to `threads.custom_action` `acp.permission_response`.
+pub(super) async fn answer(
+    bridge: Arc<Bridge>,
+    state: &Arc<AppState>,
+    user: User,
+    thread_id: ThreadId,
+    item_id: Option<ItemId>,
+    action: Action,
+) -> Response {
+    let tool_call_id = action
+        .payload
+        .get("toolCallId")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    let outcome = action
+        .payload
+        .get("outcome")
+        .cloned()
+        .and_then(|o| serde_json::from_value::<acp::PermissionOutcome>(o).ok());
+    let error = |message: String| {
+        fixed_stream(&[StreamEvent::Error(ErrorEvent {
+            code: "stream.error".into(),
+            message: Some(message),
+            allow_retry: false,
+        })])
+    };
+    let Some(outcome) = outcome else {
+        return error("acp.permission_response needs payload.outcome".into());
+    };
+    // Only the owner's threads: the same answer as for a thread that does not exist.
+    let owned = {
+        let (id, item) = (thread_id.clone(), item_id.clone());
+        state
+            .db(&user, move |db| {
+                let thread = db.thread(&id)?;
+                let item = match (&thread, &item) {
+                    (Some(_), Some(item)) => db.item(&id, item)?,
+                    _ => None,
+                };
+                Ok((thread, item))
+            })
+            .await
+    };
+    let (thread, item) = match owned {
+        Ok((Some(thread), item)) => (thread, item),
+        Ok((None, _)) => return sse(Body::empty()),
+        Err(response) => return response,
+    };
+    let turn = bridge.slot(thread.id.as_str(), |s| s.turn.clone());
+    let mut why = "the agent's turn has ended".to_owned();
+    if let Some(turn) = turn {
+        let (reply_tx, reply_rx) = oneshot::channel();
+        let sent = turn.send(Command::Answer {
+            tool_call_id: tool_call_id.clone(),
+            outcome: outcome.clone(),
+            reply: reply_tx,
+        });
+        if sent.is_ok() {
+            match tokio::time::timeout(Duration::from_secs(10), reply_rx).await {
+                Ok(Ok(Ok(events))) => return fixed_stream(&events),
+                Ok(Ok(Err(Refused::Invalid(e)))) => return error(e),
+                Ok(Ok(Err(Refused::NotPending(e)))) => why = e,
+                _ => {}
+            }
+        }
+    }
+    // Nothing is waiting for this answer (the turn ended, the runtime restarted): a card
+    // still asking is settled as cancelled, so it stops asking.
+    let mut events = Vec::new();
+    if let Some(mut item) = item {
+        if let ItemKind::AcpToolCall(call) = &mut item.kind {
+            if let Some(permission) = call.permission.as_mut().filter(|p| p.outcome.is_none()) {
+                permission.outcome = Some(acp::PermissionOutcome::Cancelled);
+                let saved = item.clone();
+                let _ = state.db(&user, move |db| db.save_item(&saved)).await;
+                events.push(resolved(&item.id, acp::PermissionOutcome::Cancelled));
+            }
+        }
+    }
+    if outcome != acp::PermissionOutcome::Cancelled {
+        events.push(StreamEvent::Error(ErrorEvent {
+            code: "acp.permission_expired".into(),
+            message: Some(format!(
+                "The agent is no longer waiting for this answer: {why}."
+            )),
+            allow_retry: false,
+        }));
+    }
+    fixed_stream(&events)
+}
+
+pub(super) fn resolved(item: &ItemId, outcome: acp::PermissionOutcome) -> StreamEvent {
+    StreamEvent::ItemUpdated(ItemUpdatedEvent {
+        item_id: item.clone(),
+        update: ItemUpdate::AcpPermissionResolved(acp::PermissionResponse { outcome }),
+    })
+}
+
+/// SDK value -> the core's mirror of the same JSON.
+pub(super) fn mirror<T: serde::de::DeserializeOwned>(value: &impl serde::Serialize) -> Option<T> {
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| serde_json::from_value(v).ok())
+}

@@ -1,0 +1,164 @@
+//! What every handler shares: the store, the settings the command line chose, the run and
+//! channel hubs, and the permission requests runs are waiting for.
+
+use crate::auth::{Auth, User};
+use crate::channel;
+use crate::errors::internal;
+use crate::guard::Policy;
+use crate::handlers::agent_ui;
+use crate::runs::{self, Run};
+use crate::store::{self, Store, UserStore};
+use axum::response::Response;
+use chat_shell_core::protocol::chatkit::{ItemId, ThreadItem};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+use tokio::sync::{oneshot, watch};
+
+/// What the command line decides about serving.
+pub struct Settings {
+    pub pace: Duration,
+    /// `host:port` actually bound, for URLs when a request has no `Host` header.
+    pub authority: String,
+    /// Hosts and origins requests may come from.
+    pub policy: Policy,
+    /// Bearer tokens accepted as identities (`--token`, `CHAT_SHELL_RUNTIME_TOKENS`).
+    pub tokens: Vec<String>,
+    /// The largest attachment, in bytes (`--max-upload-mb`).
+    pub max_upload: usize,
+    /// The token tools send to `POST /callback` (`--callback-token`); `None`: it is off.
+    pub callback_token: Option<String>,
+    /// How long a thread channel stays silent before a `: keepalive` comment.
+    pub channel_keepalive: Duration,
+    /// Where the `edit` scenario keeps its scratch folders (one per thread).
+    pub scratch_root: PathBuf,
+    /// What one identity may hold open: channels, runs, an abandoned run's life.
+    pub limits: runs::Limits,
+}
+
+/// What every handler shares.
+pub struct AppState {
+    pub store: Arc<Store>,
+    pub pace: Duration,
+    /// `host:port` actually bound, for URLs when a request has no `Host` header.
+    pub authority: String,
+    pub policy: Policy,
+    pub auth: Auth,
+    pub max_upload: usize,
+    /// The token tools send to `POST /callback`; `None`: it is off.
+    pub callback_token: Option<String>,
+    /// How long a thread channel stays silent before a `: keepalive` comment.
+    pub channel_keepalive: Duration,
+    /// Where the `edit` scenario keeps its scratch folders (one per thread).
+    pub scratch_root: PathBuf,
+    /// The open thread channels (`threads.subscribe`).
+    pub(crate) channels: channel::Hub,
+    /// The answers under way, by thread (see `runs`).
+    pub(crate) runs: runs::Runs,
+    /// The live `/agent-ui` runs, which take queued and steering turns.
+    pub(crate) live: agent_ui::LiveRuns,
+    /// Some threads have no owner yet: the first identity to make a request gets them.
+    pub unclaimed: AtomicBool,
+    /// How many times each user message has been answered (the `error` scenario fails
+    /// the first time only).
+    attempts: Mutex<HashMap<String, u32>>,
+    /// Runs waiting for the answer to a permission request, by (user, tool call item).
+    permission_waits: Mutex<HashMap<(String, ItemId), Waiter>>,
+    pub(crate) shutdown: watch::Receiver<bool>,
+}
+
+/// A run waiting for a permission decision (see `Step::AwaitPermission`).
+pub(crate) struct Waiter {
+    /// Takes the decided item.
+    pub(crate) decided: oneshot::Sender<Box<ThreadItem>>,
+    /// The waiting run, to tell whether it will use the answer (weak: the registry must
+    /// not keep it).
+    pub(crate) run: Weak<Run>,
+}
+
+impl AppState {
+    /// `unclaimed`: whether the store holds threads without an owner.
+    pub fn new(
+        store: Arc<Store>,
+        settings: Settings,
+        unclaimed: bool,
+        shutdown: watch::Receiver<bool>,
+    ) -> Self {
+        AppState {
+            auth: Auth::new(*store.secret(), &settings.tokens),
+            store,
+            pace: settings.pace,
+            authority: settings.authority,
+            policy: settings.policy,
+            max_upload: settings.max_upload,
+            callback_token: settings.callback_token,
+            channel_keepalive: settings.channel_keepalive,
+            scratch_root: settings.scratch_root,
+            channels: channel::Hub::default(),
+            runs: runs::Runs::new(settings.limits),
+            live: agent_ui::LiveRuns::default(),
+            unclaimed: AtomicBool::new(unclaimed),
+            attempts: Mutex::new(HashMap::new()),
+            permission_waits: Mutex::new(HashMap::new()),
+            shutdown,
+        }
+    }
+
+    /// Runs `f` on `user`'s view of the store on a blocking thread (SQLite never holds up
+    /// the async workers). A failure is logged and answered with a bare 500.
+    pub async fn db<T: Send + 'static>(
+        &self,
+        user: &User,
+        f: impl FnOnce(&UserStore<'_>) -> store::Result<T> + Send + 'static,
+    ) -> Result<T, Response> {
+        blocking(self.store.clone(), user.clone(), f)
+            .await
+            .map_err(internal)
+    }
+
+    pub(crate) fn waits(&self) -> std::sync::MutexGuard<'_, HashMap<(String, ItemId), Waiter>> {
+        self.permission_waits
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Hands `decided` to the run of `user` waiting for it, if there is one and it is
+    /// neither stopping nor over; else gives it back.
+    pub(crate) fn hand_to_waiter(
+        &self,
+        user: &User,
+        decided: Box<ThreadItem>,
+    ) -> Result<(), Box<ThreadItem>> {
+        let key = (user.0.clone(), decided.id.clone());
+        let Some(waiter) = self.waits().remove(&key) else {
+            return Err(decided);
+        };
+        let listening = waiter.run.upgrade().is_some_and(|run| run.is_live());
+        if !listening {
+            return Err(decided);
+        }
+        waiter.decided.send(decided)
+    }
+
+    pub(crate) fn next_attempt(&self, user_message: &ItemId) -> u32 {
+        let mut attempts = self.attempts.lock().unwrap_or_else(|e| e.into_inner());
+        let n = attempts.entry(user_message.0.clone()).or_insert(0);
+        *n += 1;
+        *n
+    }
+}
+
+/// `f` on `user`'s view of `store`, on a blocking thread; the error is for the log.
+pub async fn blocking<T: Send + 'static>(
+    store: Arc<Store>,
+    user: User,
+    f: impl FnOnce(&UserStore<'_>) -> store::Result<T> + Send + 'static,
+) -> Result<T, String> {
+    match tokio::task::spawn_blocking(move || f(&store.user(&user.0))).await {
+        Ok(Ok(value)) => Ok(value),
+        Ok(Err(e)) => Err(e.to_string()),
+        Err(e) => Err(e.to_string()),
+    }
+}

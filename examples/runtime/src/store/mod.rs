@@ -1,0 +1,349 @@
+//! Persistence: threads, items, attachments and feedback in SQLite, behind one mutex.
+//!
+//! Items are stored as their wire JSON so `threads.get_by_id` returns exactly what the
+//! client saw; `seq` keeps their order within a thread. Every operation is a few tiny
+//! statements, so a `std::sync::Mutex` around the connection is simpler than a pool and
+//! fast enough; the server calls it from blocking threads, never from async workers.
+//!
+//! Every thread, item and attachment has an `owner` (a user id, see `auth`), and every
+//! user-facing query goes through [`UserStore`], which filters by it: another user's rows
+//! look exactly like missing ones. Rows without an owner (a `--seed-thread`, or history
+//! from before owners existed) wait to be claimed with [`Store::claim_unowned`].
+//!
+//! The interface the rest of the runtime uses is [`Store`] (the process's handle: open,
+//! the identity secret, claims, views) and [`UserStore`] (one user's threads, items,
+//! feedback and attachments, in `user`); views and the seeded thread are in `views`. Ids
+//! and timestamps ([`new_id`], [`now_iso`]) do not depend on SQLite.
+
+#[cfg(test)]
+mod tests;
+mod user;
+mod views;
+
+pub use views::ViewRecord;
+
+use chat_shell_core::protocol::chatkit::{ItemKind, Page, Thread, ThreadId, ThreadItem};
+use rusqlite::{params, Connection};
+use std::path::Path;
+use std::sync::{Mutex, MutexGuard};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+pub type Result<T> = rusqlite::Result<T>;
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS threads (
+    id TEXT PRIMARY KEY,
+    owner TEXT,
+    title TEXT,
+    created_at TEXT NOT NULL,
+    status_json TEXT NOT NULL,
+    metadata_json TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS items (
+    id TEXT NOT NULL,
+    thread_id TEXT NOT NULL,
+    owner TEXT,
+    seq INTEGER NOT NULL,
+    created_at TEXT NOT NULL,
+    json TEXT NOT NULL,
+    PRIMARY KEY (thread_id, id)
+);
+CREATE INDEX IF NOT EXISTS items_by_thread ON items (thread_id, seq);
+CREATE TABLE IF NOT EXISTS attachments (
+    id TEXT PRIMARY KEY,
+    owner TEXT,
+    name TEXT NOT NULL,
+    mime_type TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    thread_id TEXT,
+    bytes BLOB
+);
+CREATE TABLE IF NOT EXISTS feedback (
+    item_id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS views (
+    thread_id TEXT NOT NULL,
+    view_type TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    content_json TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (thread_id, view_type)
+);
+CREATE TABLE IF NOT EXISTS meta (
+    key TEXT PRIMARY KEY,
+    value BLOB NOT NULL
+);
+";
+
+/// After [`SCHEMA`] and [`migrate`]: `owner` exists by then in databases of any age.
+const INDEXES: &str = "
+CREATE INDEX IF NOT EXISTS threads_by_owner ON threads (owner, created_at);
+CREATE INDEX IF NOT EXISTS attachments_by_thread ON attachments (thread_id);
+";
+
+/// Inserts or updates one item: `?1` id, `?2` thread, `?3` created_at, `?4` json, `?5` owner.
+const SAVE_ITEM: &str = "
+INSERT INTO items (id, thread_id, owner, seq, created_at, json)
+SELECT ?1, ?2, ?5, (SELECT COALESCE(MAX(seq), 0) + 1 FROM items WHERE thread_id = ?2), ?3, ?4
+WHERE EXISTS (SELECT 1 FROM threads WHERE id = ?2 AND owner = ?5)
+ON CONFLICT (thread_id, id) DO UPDATE SET json = excluded.json
+WHERE items.owner = excluded.owner";
+
+/// Tables that gained an `owner` column (databases made before it get it added, empty).
+const OWNED_TABLES: [&str; 3] = ["threads", "items", "attachments"];
+
+/// An attachment as stored (the wire `Attachment` is built from it by the server).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AttachmentRecord {
+    pub id: String,
+    pub name: String,
+    pub mime_type: String,
+    pub size: u64,
+    pub thread_id: Option<String>,
+    pub uploaded: bool,
+}
+
+/// The SQLite-backed store shared by all requests.
+pub struct Store {
+    conn: Mutex<Connection>,
+    /// Signs identity cookies: made at random once per database and kept in it, so a
+    /// browser keeps its identity (and history) across restarts.
+    secret: [u8; 32],
+}
+
+/// The store as one user sees it: every read and write is limited to rows `owner` owns.
+pub struct UserStore<'a> {
+    store: &'a Store,
+    owner: &'a str,
+}
+
+impl Store {
+    /// Opens (or creates) a database file; history survives restarts.
+    pub fn open(path: &Path) -> Result<Store> {
+        let conn = Connection::open(path)?;
+        // WAL + NORMAL: many small commits while streaming must not each wait for an fsync.
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        Store::init(conn)
+    }
+
+    /// A throwaway database (tests, `--memory`).
+    pub fn open_in_memory() -> Result<Store> {
+        Store::init(Connection::open_in_memory()?)
+    }
+
+    fn init(conn: Connection) -> Result<Store> {
+        conn.execute_batch(SCHEMA)?;
+        migrate(&conn)?;
+        conn.execute_batch(INDEXES)?;
+        conn.execute(
+            "INSERT OR IGNORE INTO meta (key, value) VALUES ('cookie_secret', ?1)",
+            [random_bytes::<32>().as_slice()],
+        )?;
+        let stored: Vec<u8> = conn.query_row(
+            "SELECT value FROM meta WHERE key = 'cookie_secret'",
+            [],
+            |r| r.get(0),
+        )?;
+        let secret = <[u8; 32]>::try_from(stored.as_slice()).map_err(|_| {
+            rusqlite::Error::FromSqlConversionFailure(
+                0,
+                rusqlite::types::Type::Blob,
+                "the stored cookie secret is not 32 bytes".into(),
+            )
+        })?;
+        Ok(Store {
+            conn: Mutex::new(conn),
+            secret,
+        })
+    }
+
+    fn conn(&self) -> MutexGuard<'_, Connection> {
+        // A panic while holding the lock leaves SQLite consistent (statements are atomic).
+        self.conn.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A fresh, unguessable id: `prefix` + `_` + 128 random bits in hex, e.g.
+    /// `msg_5f0c…` (36 characters for a 3-letter prefix).
+    pub fn next_id(&self, prefix: &str) -> String {
+        new_id(prefix)
+    }
+
+    /// The key identity cookies are signed with.
+    pub fn secret(&self) -> &[u8; 32] {
+        &self.secret
+    }
+
+    /// `owner`'s view of the store.
+    pub fn user<'a>(&'a self, owner: &'a str) -> UserStore<'a> {
+        UserStore { store: self, owner }
+    }
+
+    /// Whether some thread or attachment has no owner yet (see [`Store::claim_unowned`]).
+    pub fn has_unowned(&self) -> Result<bool> {
+        self.conn().query_row(
+            "SELECT EXISTS (SELECT 1 FROM threads WHERE owner IS NULL)
+                 OR EXISTS (SELECT 1 FROM attachments WHERE owner IS NULL)",
+            [],
+            |r| r.get(0),
+        )
+    }
+
+    /// Settles as `cancelled` every ACP permission request still asking in an ACP thread
+    /// (one with an `acp_session_id`): at start-up no agent is waiting for an answer any
+    /// more (it ran as this process's child), so a card must not ask. Returns how many.
+    pub fn settle_orphaned_permissions(&self) -> Result<usize> {
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        let asking: Vec<(String, String, String)> = {
+            let mut stmt = tx.prepare(
+                "SELECT i.thread_id, i.id, i.json FROM items i JOIN threads t ON t.id = i.thread_id
+                 WHERE t.metadata_json LIKE '%\"acp_session_id\"%' AND i.json LIKE '%\"permission\"%'",
+            )?;
+            let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+            rows.collect::<Result<_>>()?
+        };
+        let mut settled = 0;
+        for (thread, id, json) in asking {
+            let Ok(mut item) = from_json::<ThreadItem>(&json) else {
+                continue;
+            };
+            let ItemKind::AcpToolCall(call) = &mut item.kind else {
+                continue;
+            };
+            let Some(permission) = call.permission.as_mut().filter(|p| p.outcome.is_none()) else {
+                continue;
+            };
+            permission.outcome = Some(chat_shell_core::protocol::acp::PermissionOutcome::Cancelled);
+            tx.execute(
+                "UPDATE items SET json = ?3 WHERE thread_id = ?1 AND id = ?2",
+                params![thread, id, to_json(&item)?],
+            )?;
+            settled += 1;
+        }
+        tx.commit()?;
+        Ok(settled)
+    }
+
+    /// Gives every row without an owner (a `--seed-thread`, or history kept before owners
+    /// existed) to `owner`; returns how many threads changed hands.
+    pub fn claim_unowned(&self, owner: &str) -> Result<usize> {
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        let threads = tx.execute("UPDATE threads SET owner = ?1 WHERE owner IS NULL", [owner])?;
+        tx.execute("UPDATE items SET owner = ?1 WHERE owner IS NULL", [owner])?;
+        tx.execute(
+            "UPDATE attachments SET owner = ?1 WHERE owner IS NULL",
+            [owner],
+        )?;
+        tx.commit()?;
+        Ok(threads)
+    }
+}
+
+/// `data` holds up to `limit + 1` rows: the extra one only says there is more.
+fn page<T>(mut rows: Vec<T>, limit: usize, id: impl Fn(&T) -> String) -> Page<T> {
+    let has_more = rows.len() > limit;
+    rows.truncate(limit);
+    let after = rows.last().map(id);
+    Page {
+        data: rows,
+        has_more,
+        after,
+    }
+}
+
+fn thread_from_row(row: &rusqlite::Row<'_>) -> Result<Thread> {
+    Ok(Thread {
+        id: ThreadId(row.get(0)?),
+        title: row.get(1)?,
+        created_at: row.get(2)?,
+        status: from_json(&row.get::<_, String>(3)?)?,
+        metadata: from_json(&row.get::<_, String>(4)?)?,
+        items: None,
+    })
+}
+
+fn item_from_row(row: &rusqlite::Row<'_>) -> Result<ThreadItem> {
+    from_json(&row.get::<_, String>(0)?)
+}
+
+fn to_json<T: serde::Serialize>(value: &T) -> Result<String> {
+    serde_json::to_string(value).map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))
+}
+
+fn from_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T> {
+    serde_json::from_str(text).map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e))
+    })
+}
+
+/// Adds `owner` to the tables of a database made before owners existed. Its rows keep an
+/// empty owner until [`Store::claim_unowned`].
+fn migrate(conn: &Connection) -> Result<()> {
+    for table in OWNED_TABLES {
+        let has_owner = conn
+            .prepare(&format!(
+                "SELECT 1 FROM pragma_table_info('{table}') WHERE name = 'owner'"
+            ))?
+            .exists([])?;
+        if !has_owner {
+            conn.execute_batch(&format!("ALTER TABLE {table} ADD COLUMN owner TEXT"))?;
+        }
+    }
+    Ok(())
+}
+
+/// `N` bytes from the operating system's CSPRNG.
+pub fn random_bytes<const N: usize>() -> [u8; N] {
+    let mut bytes = [0u8; N];
+    // Only fails where the OS has no random source at all; nothing safe to fall back on.
+    getrandom::fill(&mut bytes).expect("the operating system's random number generator");
+    bytes
+}
+
+/// Lowercase hex.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// `prefix` + `_` + 128 random bits in hex: ids nobody can guess or count through.
+pub fn new_id(prefix: &str) -> String {
+    format!("{prefix}_{}", hex(&random_bytes::<16>()))
+}
+
+/// The current UTC time as the SDK writes it: naive ISO 8601 with microseconds.
+pub fn now_iso() -> String {
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    format_iso(now.as_secs(), now.subsec_micros())
+}
+
+fn format_iso(secs: u64, micros: u32) -> String {
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    let (y, m, d) = civil_from_days(days);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{micros:06}",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// Days since 1970-01-01 to (year, month, day) in the proleptic Gregorian calendar
+/// (Howard Hinnant's `civil_from_days`).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
