@@ -6,8 +6,9 @@
 use super::transport;
 use super::Runtime;
 use chat_shell_core::host_events::{ChatError, ChatEvent, ErrorKind};
+use chat_shell_core::model::EntryKind;
 use chat_shell_core::protocol::chatkit::{
-    Action, ClientToolStatus, ItemId, ItemKind, RequestBody, SyncCustomActionResponse, ThreadId,
+    Action, ClientToolStatus, ItemId, RequestBody, SyncCustomActionResponse, ThreadId,
 };
 use chat_shell_core::protocol::JsonMap;
 use chat_shell_core::reducer::Input;
@@ -254,7 +255,7 @@ impl Runtime {
     ) -> bool {
         let action_id = self
             .with_item(&item_id, |i| match &i.item.kind {
-                ItemKind::StructuredInput(s) => s.action_id.clone(),
+                EntryKind::StructuredInput(s) => s.action_id.clone(),
                 _ => None,
             })
             .flatten();
@@ -384,7 +385,7 @@ impl Runtime {
                     // Only into the thread it came from: the user may have moved on.
                     let same_thread = this.state.borrow().thread_id() == Some(&thread_id);
                     if let (true, Some(item)) = (same_thread, answer.updated_item) {
-                        this.dispatch(Input::ItemSynced(item));
+                        this.dispatch(chat_shell_core::adapters::chatkit::item_synced(item));
                     }
                     done(true);
                 }
@@ -452,7 +453,7 @@ impl Runtime {
     pub(crate) fn complete_tool_call(&self, item_id: &ItemId, output: Value) {
         let item = self.state.borrow().item(item_id).map(|i| i.item.clone());
         let Some(mut item) = item else { return };
-        if let ItemKind::ClientToolCall(call) = &mut item.kind {
+        if let EntryKind::ClientToolCall(call) = &mut item.kind {
             call.status = ClientToolStatus::Completed;
             call.output = Some(output);
             self.dispatch(Input::ItemSynced(item));
@@ -462,7 +463,7 @@ impl Runtime {
     /// The arguments of a client tool call item.
     pub(crate) fn tool_arguments(&self, item_id: &ItemId) -> Value {
         self.with_item(item_id, |i| match &i.item.kind {
-            ItemKind::ClientToolCall(c) => c.arguments.clone(),
+            EntryKind::ClientToolCall(c) => c.arguments.clone(),
             _ => Value::Null,
         })
         .unwrap_or(Value::Null)

@@ -4,9 +4,10 @@
 use super::transport;
 use super::Runtime;
 use chat_shell_core::host_events::{ChatError, ChatEvent, ErrorKind};
+use chat_shell_core::model::EntryKind;
 use chat_shell_core::options::{merge_metadata, Protocol};
 use chat_shell_core::protocol::chatkit::{
-    Attachment, FeedbackKind, ItemId, ItemKind, RequestBody, UserMessageInput,
+    Attachment, FeedbackKind, ItemId, RequestBody, UserMessageInput,
 };
 use chat_shell_core::protocol::JsonMap;
 use chat_shell_core::reducer::{Input, OutgoingMessage, GHOST_OPTION};
@@ -142,7 +143,7 @@ impl Runtime {
             let Some(user) = items[..at]
                 .iter()
                 .rev()
-                .find(|i| matches!(i.item.kind, ItemKind::UserMessage(_)))
+                .find(|i| matches!(i.item.kind, EntryKind::UserMessage(_)))
             else {
                 return;
             };

@@ -20,8 +20,9 @@ pub use channel::{OpenArtifact, ViewsSignals, ARTIFACT_TAB};
 pub use intents::SendOptions;
 pub use threads::{HistorySignals, OlderItems, ThreadList, ThreadRow};
 
+use chat_shell_core::model::EntryKind;
 use chat_shell_core::protocol::acp::PermissionOutcome;
-use chat_shell_core::protocol::chatkit::{ItemId, ItemKind};
+use chat_shell_core::protocol::chatkit::ItemId;
 use chat_shell_core::strings::Text;
 
 use chat_shell_core::host_events::ChatEvent;
@@ -559,22 +560,22 @@ pub enum ItemView {
 }
 
 impl ItemView {
-    pub fn of(kind: &ItemKind) -> Self {
+    pub fn of(kind: &EntryKind) -> Self {
         match kind {
-            ItemKind::UserMessage(_) => ItemView::UserMessage,
-            ItemKind::AssistantMessage(_) => ItemView::AssistantMessage,
-            ItemKind::Task(_) | ItemKind::Workflow(_) => ItemView::Process,
-            ItemKind::GeneratedImage(_) => ItemView::GeneratedImage,
-            ItemKind::Widget(_) => ItemView::Widget,
-            ItemKind::ClientWidget(_) => ItemView::ClientWidget,
-            ItemKind::ClientToolCall(_) => ItemView::ClientToolCall,
-            ItemKind::StructuredInput(_) => ItemView::StructuredInput,
-            ItemKind::EndOfTurn(_) => ItemView::EndOfTurn,
-            ItemKind::AcpToolCall(_) => ItemView::AcpToolCall,
-            ItemKind::AcpPlan(_) => ItemView::AcpPlan,
-            ItemKind::AcpThought(_) => ItemView::AcpThought,
-            ItemKind::Note(_) => ItemView::Note,
-            ItemKind::Other(_) => ItemView::Unsupported,
+            EntryKind::UserMessage(_) => ItemView::UserMessage,
+            EntryKind::AssistantText(_) => ItemView::AssistantMessage,
+            EntryKind::Task(_) | EntryKind::Workflow(_) => ItemView::Process,
+            EntryKind::GeneratedImage(_) => ItemView::GeneratedImage,
+            EntryKind::Widget(_) => ItemView::Widget,
+            EntryKind::ClientWidget(_) => ItemView::ClientWidget,
+            EntryKind::ClientToolCall(_) => ItemView::ClientToolCall,
+            EntryKind::StructuredInput(_) => ItemView::StructuredInput,
+            EntryKind::EndOfTurn(_) => ItemView::EndOfTurn,
+            EntryKind::ToolCall(_) => ItemView::AcpToolCall,
+            EntryKind::Plan(_) => ItemView::AcpPlan,
+            EntryKind::Thought(_) => ItemView::AcpThought,
+            EntryKind::Note(_) => ItemView::Note,
+            EntryKind::Unsupported(_) => ItemView::Unsupported,
         }
     }
 }

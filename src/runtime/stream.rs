@@ -409,7 +409,7 @@ impl Runtime {
             .borrow()
             .item(item_id)
             .and_then(|i| match &i.item.kind {
-                chat_shell_core::protocol::chatkit::ItemKind::AcpToolCall(call) => {
+                chat_shell_core::model::EntryKind::ToolCall(call) => {
                     call.permission.as_ref().and_then(|p| p.action_id.clone())
                 }
                 _ => None,
@@ -433,7 +433,7 @@ impl Runtime {
     /// confirms the text it took.
     pub fn answer_question(self: &Rc<Self>, item_id: &ItemId, text: String) -> bool {
         let action_id = self.with_item(item_id, |i| match &i.item.kind {
-            chat_shell_core::protocol::chatkit::ItemKind::Note(
+            chat_shell_core::model::EntryKind::Note(
                 chat_shell_core::protocol::chatkit::Note::Question {
                     action_id, answer, ..
                 },

@@ -10,8 +10,9 @@ use super::attachments::TrayEntry;
 use super::transport::{self, TransportError};
 use super::Runtime;
 use crate::parts::runtime::{answer, Answer};
-use chat_shell_core::history::{has_title, preview, thread_label};
+use chat_shell_core::history::{has_title, preview, preview_of, thread_label};
 use chat_shell_core::host_events::{ChatError, ChatEvent, ErrorKind};
+use chat_shell_core::model::EntryKind;
 use chat_shell_core::protocol::chatkit::{
     ListOrder, Page, RequestBody, Thread, ThreadId, ThreadItem,
 };
@@ -151,8 +152,12 @@ impl Runtime {
         // The open thread's preview is known without asking the server.
         let shown = {
             let state = self.state.borrow();
-            let items: Vec<ThreadItem> = state.visible_items().map(|i| i.item.clone()).collect();
-            state.thread_id().cloned().map(|id| (id, preview(&items)))
+            let messages = state.visible_items().filter_map(|i| match &i.item.kind {
+                EntryKind::UserMessage(m) => Some(m),
+                _ => None,
+            });
+            let text = preview_of(messages);
+            state.thread_id().cloned().map(|id| (id, text))
         };
         if let Some((id, Some(text))) = shown {
             self.threads.previews.borrow_mut().insert(id, Some(text));
@@ -423,7 +428,7 @@ impl Runtime {
             }
             match loaded {
                 Ok(thread) => {
-                    this.dispatch(Input::ThreadLoaded(thread));
+                    this.dispatch(chat_shell_core::adapters::chatkit::thread_loaded(thread));
                     this.publish_older();
                     this.signals.history.opening.set(None);
                 }
@@ -514,7 +519,7 @@ impl Runtime {
             }
             match result {
                 Ok(page) => {
-                    this.dispatch(Input::OlderItems(page));
+                    this.dispatch(chat_shell_core::adapters::chatkit::older_items(page));
                     this.publish_older();
                 }
                 Err(e) => {

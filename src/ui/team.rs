@@ -7,7 +7,8 @@
 use super::{tr, trf};
 use crate::runtime::{OpenArtifact, Shell};
 use crate::ui::{item_memo, use_shell};
-use chat_shell_core::protocol::chatkit::{ItemId, ItemKind, Note};
+use chat_shell_core::model::EntryKind;
+use chat_shell_core::protocol::chatkit::{ItemId, Note};
 use chat_shell_core::reducer::{Member, Team};
 use chat_shell_core::strings::Text;
 use leptos::html::{Button, Ol};
@@ -249,7 +250,7 @@ pub fn NoteView(id: ItemId) -> impl IntoView {
     let shell = use_shell();
     let item_id = id.clone();
     let note = item_memo(shell, id.clone(), |i| match &i.item.kind {
-        ItemKind::Note(n) => Some((n.clone(), i.agent.as_ref().map(|a| a.name.clone()))),
+        EntryKind::Note(n) => Some((n.clone(), i.agent.as_ref().map(|a| a.name.clone()))),
         _ => None,
     });
     move || {

@@ -3,7 +3,7 @@
 //! ChatKit timestamps are naive ISO 8601 (`2025-11-27T14:23:46.724911`, no zone); servers
 //! write them in UTC, so they are read as UTC. Everything here is pure: "now" is passed in.
 
-use crate::protocol::chatkit::{ItemKind, Thread, ThreadItem};
+use crate::protocol::chatkit::{ItemKind, Thread, ThreadItem, UserMessage};
 use crate::strings::{Strings, Text};
 
 /// Longest label taken from a first message (the list shows one line).
@@ -35,13 +35,18 @@ pub fn has_title(thread: &Thread) -> bool {
 /// What tells an untitled thread apart in the list: its first visible user message, on
 /// one line. Ghost messages are never shown, so they never name a thread.
 pub fn preview(items: &[ThreadItem]) -> Option<String> {
-    items
-        .iter()
-        .filter(|item| !crate::reducer::is_ghost(item))
-        .find_map(|item| match &item.kind {
-            ItemKind::UserMessage(m) => Some(one_line(&m.text())),
-            _ => None,
-        })
+    preview_of(items.iter().filter_map(|item| match &item.kind {
+        ItemKind::UserMessage(m) => Some(m),
+        _ => None,
+    }))
+}
+
+/// [`preview`] of the user messages of a thread, in order.
+pub fn preview_of<'a>(messages: impl IntoIterator<Item = &'a UserMessage>) -> Option<String> {
+    messages
+        .into_iter()
+        .find(|m| !crate::model::is_ghost_message(m))
+        .map(|m| one_line(&m.text()))
         .filter(|text| !text.is_empty())
 }
 

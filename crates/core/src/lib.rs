@@ -14,6 +14,7 @@ pub mod diff;
 pub mod history;
 pub mod host_events;
 pub mod markdown;
+pub mod model;
 /// Citations are the renderer's: their markers are the one markup it trusts in a text.
 pub use markdown::citations;
 pub mod number;

@@ -5,9 +5,11 @@
 //! `check_NN_<format>_…` after the spec's number (scripts/checklist.mjs makes docs/agent-ui.md's
 //! table from these names).
 
+use chat_shell_core::adapters::chatkit as chatkit_adapter;
 use chat_shell_core::adapters::events::EventsAdapter;
+use chat_shell_core::model::EntryKind;
 use chat_shell_core::protocol::acp::{PermissionOptionId, PermissionOutcome};
-use chat_shell_core::protocol::chatkit::{decode_event, ItemKind};
+use chat_shell_core::protocol::chatkit::decode_event;
 use chat_shell_core::reducer::{
     assistant_text, listed, reduce, ChatState, Effect, Input, Listed, OutgoingMessage,
     ToolCallState,
@@ -57,11 +59,11 @@ fn kinds(state: &ChatState) -> Vec<&'static str> {
         .items()
         .iter()
         .map(|i| match &i.item.kind {
-            ItemKind::UserMessage(_) => "user",
-            ItemKind::AssistantMessage(_) => "answer",
-            ItemKind::AcpToolCall(_) => "tool",
-            ItemKind::Task(_) | ItemKind::Workflow(_) => "process",
-            ItemKind::AcpThought(_) => "thought",
+            EntryKind::UserMessage(_) => "user",
+            EntryKind::AssistantText(_) => "answer",
+            EntryKind::ToolCall(_) => "tool",
+            EntryKind::Task(_) | EntryKind::Workflow(_) => "process",
+            EntryKind::Thought(_) => "thought",
             _ => "other",
         })
         .collect()
@@ -171,7 +173,7 @@ fn check_07_chatkit_permission_decided_only_when_the_server_confirms() {
         &mut state,
         r#"{"type":"thread.item.updated","item_id":"tc1","update":{"type":"acp_tool_call.permission_resolved","outcome":{"outcome":"selected","optionId":"ok"}}}"#,
     );
-    let ItemKind::AcpToolCall(call) = &state.item(&id).unwrap().item.kind else {
+    let EntryKind::ToolCall(call) = &state.item(&id).unwrap().item.kind else {
         panic!()
     };
     assert_eq!(
@@ -192,7 +194,7 @@ fn check_10_chatkit_citations_come_from_annotations() {
 {"type":"thread.item.updated","item_id":"m1","update":{"type":"assistant_message.content_part.annotation_added","content_index":0,"annotation":{"type":"annotation","source":{"type":"url","title":"Docs","url":"https://example.com/docs"}}}}
 "#,
     );
-    let ItemKind::AssistantMessage(m) = &state.items()[1].item.kind else {
+    let EntryKind::AssistantText(m) = &state.items()[1].item.kind else {
         panic!()
     };
     assert_eq!(m.content[0].annotations.len(), 1);
@@ -251,14 +253,14 @@ fn check_18_chatkit_history_hydrates_newest_first_then_older_pages_in_front() {
         "items": {"data": [value("u3"), value("a3")], "has_more": true, "after": "u3"}
     }))
     .unwrap();
-    reduce(&mut state, Input::ThreadLoaded(thread));
+    reduce(&mut state, chatkit_adapter::thread_loaded(thread));
     // The newest window first, with where to go on from.
     assert_eq!(ids(&state), ["u3", "a3"]);
     assert_eq!(state.older.as_deref(), Some("u3"));
     // Older pages (newest first on the wire) go in front, in order.
     reduce(
         &mut state,
-        Input::OlderItems(Page {
+        chatkit_adapter::older_items(Page {
             data: vec![item("a2"), item("u2")],
             has_more: true,
             after: Some("u2".into()),
@@ -267,7 +269,7 @@ fn check_18_chatkit_history_hydrates_newest_first_then_older_pages_in_front() {
     assert_eq!(ids(&state), ["u2", "a2", "u3", "a3"]);
     reduce(
         &mut state,
-        Input::OlderItems(Page {
+        chatkit_adapter::older_items(Page {
             data: vec![item("u1")],
             has_more: false,
             after: Some("u1".into()),
@@ -391,7 +393,7 @@ fn check_11_events_bubbles_are_owned_by_the_agent_the_runtime_named() {
     let owners: Vec<Option<String>> = state
         .items()
         .iter()
-        .filter(|i| matches!(i.item.kind, ItemKind::AssistantMessage(_)))
+        .filter(|i| matches!(i.item.kind, EntryKind::AssistantText(_)))
         .map(|i| i.agent.as_ref().and_then(|a| a.id.clone()))
         .collect();
     assert_eq!(

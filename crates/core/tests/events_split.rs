@@ -7,7 +7,8 @@ use std::fs;
 use std::path::PathBuf;
 
 use chat_shell_core::adapters::events::EventsAdapter;
-use chat_shell_core::protocol::chatkit::{ItemId, ItemKind};
+use chat_shell_core::model::EntryKind;
+use chat_shell_core::protocol::chatkit::ItemId;
 use chat_shell_core::reducer::{
     assistant_text, reduce, ChatState, Effect, Input, OutgoingMessage, ToolCallState,
 };
@@ -100,7 +101,7 @@ fn tool_states(state: &ChatState) -> Vec<(String, ToolCallState)> {
         .items()
         .iter()
         .filter_map(|i| match &i.item.kind {
-            ItemKind::AcpToolCall(c) => Some((c.tool_call.title.clone(), i.tool_call_state()?)),
+            EntryKind::ToolCall(c) => Some((c.tool_call.title.clone(), i.tool_call_state()?)),
             _ => None,
         })
         .collect()
@@ -121,9 +122,9 @@ fn the_run_replays_as_the_spec_means() {
         .iter()
         .map(|i| {
             let kind = match &i.item.kind {
-                ItemKind::UserMessage(_) => "user",
-                ItemKind::AssistantMessage(_) => "assistant",
-                ItemKind::AcpToolCall(_) => "tool",
+                EntryKind::UserMessage(_) => "user",
+                EntryKind::AssistantText(_) => "assistant",
+                EntryKind::ToolCall(_) => "tool",
                 other => panic!("unexpected {other:?}"),
             };
             (kind, i.agent.as_ref().map(|a| a.name.as_str()))

@@ -1,6 +1,7 @@
 //! The core's layering, read from its source: the top-level modules' `crate::…` references
 //! form no cycle, and only `adapters` names the answer streams' wire enums (the places a
-//! wire format becomes reducer input are one folder). The protocol is a crate of its own,
+//! wire format becomes reducer input are one folder), and the reducer and the thread model
+//! name no ChatKit item (the state holds model entries). The protocol is a crate of its own,
 //! so the compiler already keeps it below the core; this checks the modules inside it.
 #![cfg(not(target_arch = "wasm32"))]
 
@@ -16,6 +17,17 @@ const STREAM_WIRE: &[&str] = &[
     "decode_envelope",
     "agent_ui::Envelope",
     "agent_ui::decode",
+];
+
+/// ChatKit's item enum and its extension items: the thread model ([`chat_shell_core::model`])
+/// stands between them and the state, so the reducer and the model name none of them.
+const ITEM_WIRE: &[&str] = &[
+    "ItemKind",
+    "ThreadItem",
+    "AcpToolCallItem",
+    "AcpPlanItem",
+    "AcpThoughtItem",
+    "AcpPermission",
 ];
 
 fn src() -> PathBuf {
@@ -192,30 +204,48 @@ fn the_top_level_modules_form_no_import_cycle() {
     }
 }
 
-#[test]
-fn only_adapters_name_the_answer_streams_wire_enums() {
+/// Whether `text` names `name` as a whole word, not as the end or start of a longer one.
+fn names(text: &str, name: &str) -> bool {
+    text.match_indices(name).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + name.len()..].chars().next();
+        let part = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+        !part(before) && !part(after)
+    })
+}
+
+/// `file names X` for each of `wire` that a file of the modules `within` selects names.
+fn named_in(within: impl Fn(Option<&str>) -> bool, wire: &[&str]) -> Vec<String> {
     let mut files = Vec::new();
     rust_files(&src(), &mut files);
     let mut found = Vec::new();
     for file in files {
-        if top_module(&file).as_deref() == Some("adapters") {
+        if !within(top_module(&file).as_deref()) {
             continue;
         }
         let text = code(&std::fs::read_to_string(&file).expect("read source"));
-        for name in STREAM_WIRE {
-            let named = text.match_indices(name).any(|(at, _)| {
-                // A whole name, not the end or start of a longer one.
-                let before = text[..at].chars().next_back();
-                let after = text[at + name.len()..].chars().next();
-                let part = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
-                !part(before) && !part(after)
-            });
-            if named {
+        for name in wire {
+            if names(&text, name) {
                 found.push(format!("{} names {name}", file.display()));
             }
         }
     }
+    found
+}
+
+#[test]
+fn only_adapters_name_the_answer_streams_wire_enums() {
+    let found = named_in(|m| m != Some("adapters"), STREAM_WIRE);
     assert!(found.is_empty(), "wire enums outside adapters: {found:#?}");
+}
+
+#[test]
+fn the_reducer_and_the_model_name_no_chatkit_item() {
+    let within = |m: Option<&str>| matches!(m, Some("reducer" | "model"));
+    let found = named_in(within, ITEM_WIRE);
+    assert!(found.is_empty(), "ChatKit items in the state: {found:#?}");
+    // The check reads what it should: the adapters do name them.
+    assert!(!named_in(|m| m == Some("adapters"), ITEM_WIRE).is_empty());
 }
 
 #[test]

@@ -3,8 +3,10 @@
 //! only by the server and cancelled on Stop, plans, thoughts, agent ownership, liveness,
 //! banner, inline errors and diagnostics.
 
+use chat_shell_core::adapters::chatkit as chatkit_adapter;
+use chat_shell_core::model::EntryKind;
 use chat_shell_core::protocol::acp::{PermissionOutcome, ToolCallStatus};
-use chat_shell_core::protocol::chatkit::{decode_event, ItemId, ItemKind, Thread};
+use chat_shell_core::protocol::chatkit::{decode_event, ItemId, Thread};
 use chat_shell_core::reducer::{
     assistant_text, listed, reduce, AgentInfo, ChatState, Effect, Input, Listed, Outcome,
     OutgoingMessage, PermissionState, ToolCallState, ToolCallSummary,
@@ -52,12 +54,9 @@ fn call_state(state: &ChatState, id: &str) -> ToolCallState {
         .unwrap_or_else(|| panic!("no tool call {id}"))
 }
 
-fn tool_call<'a>(
-    state: &'a ChatState,
-    id: &str,
-) -> &'a chat_shell_core::protocol::chatkit::AcpToolCallItem {
+fn tool_call<'a>(state: &'a ChatState, id: &str) -> &'a chat_shell_core::model::ToolCall {
     match &state.item(&ItemId::from(id)).expect("item").item.kind {
-        ItemKind::AcpToolCall(c) => c,
+        EntryKind::ToolCall(c) => c,
         other => panic!("{other:?}"),
     }
 }
@@ -393,7 +392,7 @@ fn updates_for_calls_never_announced_show_up_and_other_items_are_left_alone() {
     assert!(!out.warnings.is_empty());
     assert!(matches!(
         state.item(&ItemId::from("msg")).unwrap().item.kind,
-        ItemKind::AssistantMessage(_)
+        EntryKind::AssistantText(_)
     ));
 }
 
@@ -462,8 +461,9 @@ fn items_hydrate_from_history_and_an_official_unknown_type_is_other() {
         ], "has_more": false}
     }))
     .unwrap();
+    let wire = thread.items.clone().unwrap().data;
     let mut state = ChatState::new();
-    reduce(&mut state, Input::ThreadLoaded(thread));
+    reduce(&mut state, chatkit_adapter::thread_loaded(thread));
     assert_eq!(call_state(&state, "tc_1"), ToolCallState::Rejected);
     // A call its run left in progress is interrupted, not spinning forever; one still
     // asking permission keeps asking.
@@ -475,11 +475,15 @@ fn items_hydrate_from_history_and_an_official_unknown_type_is_other() {
     let kinds: Vec<bool> = state
         .items()
         .iter()
-        .map(|i| matches!(i.item.kind, ItemKind::Other(_)))
+        .map(|i| matches!(i.item.kind, EntryKind::Unsupported(_)))
         .collect();
     assert_eq!(kinds, [false, false, false, true, false, false]);
     // And they serialize back as sent (what a server persists is what comes back).
-    let back = serde_json::to_value(&state.items()[0].item).unwrap();
+    assert_eq!(
+        state.items()[0].item,
+        chatkit_adapter::entry(wire[0].clone())
+    );
+    let back = serde_json::to_value(&wire[0]).unwrap();
     assert_eq!(back["type"], "acp_tool_call");
     assert_eq!(back["tool_call"]["toolCallId"], "c1");
     assert_eq!(back["permission"]["outcome"]["optionId"], "no");
@@ -498,7 +502,7 @@ fn plans_replace_and_thoughts_are_not_answer_text() {
         "pl",
         json!({"type": "acp_plan.update", "entries": [{"content": "C", "status": "in_progress"}]}),
     );
-    let ItemKind::AcpPlan(plan) = &state.item(&"pl".into()).unwrap().item.kind else {
+    let EntryKind::Plan(plan) = &state.item(&"pl".into()).unwrap().item.kind else {
         panic!();
     };
     assert_eq!(plan.entries.len(), 1);
@@ -511,7 +515,7 @@ fn plans_replace_and_thoughts_are_not_answer_text() {
         );
     }
     let thought = state.item(&"th".into()).unwrap();
-    assert!(matches!(&thought.item.kind, ItemKind::AcpThought(t) if t.text == "Let me think."));
+    assert!(matches!(&thought.item.kind, EntryKind::Thought(t) if t.text == "Let me think."));
     assert_eq!(assistant_text(thought), None);
     reduce(&mut state, Input::StreamEnded);
     assert!(state.items().iter().all(|i| assistant_text(i).is_none()));

@@ -4,6 +4,8 @@
 
 mod common;
 
+use chat_shell_core::adapters::chatkit as chatkit_adapter;
+use chat_shell_core::model::{Entry, EntryKind};
 use chat_shell_core::protocol::chatkit::*;
 use chat_shell_core::reducer::{reduce, ChatState, Effect, Input, ItemStatus, OutgoingMessage};
 use common::*;
@@ -11,7 +13,7 @@ use std::collections::HashMap;
 
 /// The server's own view of the final items: the last `added`/`done`/`replaced` of each id,
 /// in order of first appearance, minus removed ones.
-fn server_items(name: &str) -> (Vec<ItemId>, HashMap<ItemId, (ThreadItem, bool)>) {
+fn server_items(name: &str) -> (Vec<ItemId>, HashMap<ItemId, (Entry, bool)>) {
     let text = String::from_utf8(fixture(name)).unwrap();
     let mut order = Vec::new();
     let mut items = HashMap::new();
@@ -29,7 +31,7 @@ fn server_items(name: &str) -> (Vec<ItemId>, HashMap<ItemId, (ThreadItem, bool)>
         if !items.contains_key(&item.id) {
             order.push(item.id.clone());
         }
-        items.insert(item.id.clone(), (item, done));
+        items.insert(item.id.clone(), (chatkit_adapter::entry(item), done));
     }
     (order, items)
 }
@@ -50,7 +52,7 @@ fn user_text(name: &str) -> String {
 
 fn text_of(state: &ChatState, id: &str) -> String {
     match &state.item(&ItemId::from(id)).expect(id).item.kind {
-        ItemKind::AssistantMessage(m) => m.content.iter().map(|p| p.text.clone()).collect(),
+        EntryKind::AssistantText(m) => m.content.iter().map(|p| p.text.clone()).collect(),
         other => panic!("{id} is not an assistant message: {other:?}"),
     }
 }
@@ -104,7 +106,7 @@ fn forkquirks_streams_every_delta_into_the_message_before_done() {
         |s| {
             s.item(&ItemId::from("msg_2461a5d6"))
                 .map(|i| match &i.item.kind {
-                    ItemKind::AssistantMessage(m) => {
+                    EntryKind::AssistantText(m) => {
                         format!("{:?}:{}", i.status, m.content[0].text)
                     }
                     _ => String::new(),
@@ -133,7 +135,7 @@ fn forkquirks_streams_every_delta_into_the_message_before_done() {
     );
     let final_text = text_of(&state, "msg_2461a5d6");
     let (_, items) = server_items("forkquirks.sse");
-    let ItemKind::AssistantMessage(m) = &items[&ItemId::from("msg_2461a5d6")].0.kind else {
+    let EntryKind::AssistantText(m) = &items[&ItemId::from("msg_2461a5d6")].0.kind else {
         panic!()
     };
     assert_eq!(final_text, m.content[0].text);
@@ -144,7 +146,7 @@ fn forkquirks_streams_every_delta_into_the_message_before_done() {
     let task = state
         .item(&ItemId::from("call_OqZCSVqydPx07bpoQELBBrMi"))
         .unwrap();
-    let ItemKind::Task(t) = &task.item.kind else {
+    let EntryKind::Task(t) = &task.item.kind else {
         panic!()
     };
     assert_eq!(
@@ -155,7 +157,7 @@ fn forkquirks_streams_every_delta_into_the_message_before_done() {
         state
             .items()
             .iter()
-            .filter(|i| matches!(i.item.kind, ItemKind::Task(_)))
+            .filter(|i| matches!(i.item.kind, EntryKind::Task(_)))
             .count(),
         1
     );
@@ -164,8 +166,8 @@ fn forkquirks_streams_every_delta_into_the_message_before_done() {
     let widget = state
         .items()
         .iter()
-        .find(|i| matches!(i.item.kind, ItemKind::ClientWidget(_)));
-    let ItemKind::ClientWidget(w) = &widget.expect("client widget").item.kind else {
+        .find(|i| matches!(i.item.kind, EntryKind::ClientWidget(_)));
+    let EntryKind::ClientWidget(w) = &widget.expect("client widget").item.kind else {
         panic!()
     };
     assert_eq!(w.name, "tool_approval_request");
@@ -213,12 +215,12 @@ fn an_item_added_twice_is_updated_in_place() {
     let (state, _) = replay_message("task.sse", "task");
     let ids: Vec<&str> = state.items().iter().map(|i| i.item.id.as_str()).collect();
     assert_eq!(ids.iter().filter(|id| **id == "tsk_00000014").count(), 1);
-    let ItemKind::Task(t) = &state.item(&ItemId::from("tsk_00000014")).unwrap().item.kind else {
+    let EntryKind::Task(t) = &state.item(&ItemId::from("tsk_00000014")).unwrap().item.kind else {
         panic!()
     };
     assert_eq!(t.task.title(), Some("Found 56 records"));
     assert_eq!(t.task.status_indicator, StatusIndicator::Complete);
-    let ItemKind::Task(r) = &state.item(&ItemId::from("tsk_00000015")).unwrap().item.kind else {
+    let EntryKind::Task(r) = &state.item(&ItemId::from("tsk_00000015")).unwrap().item.kind else {
         panic!()
     };
     assert_eq!(r.task.title(), Some("Permissions OK (replaced)"));
@@ -246,7 +248,7 @@ fn content_part_done_with_empty_annotations_keeps_added_ones() {
         reduce(&mut state, chat_shell_core::adapters::chatkit::input(event));
         if is_part_done {
             let item = state.item(id.as_ref().unwrap()).unwrap();
-            let ItemKind::AssistantMessage(m) = &item.item.kind else {
+            let EntryKind::AssistantText(m) = &item.item.kind else {
                 panic!()
             };
             after_part_done = Some(m.content[0].annotations.len());
@@ -260,9 +262,9 @@ fn content_part_done_with_empty_annotations_keeps_added_ones() {
     let msg = state
         .items()
         .iter()
-        .find(|i| matches!(i.item.kind, ItemKind::AssistantMessage(_)))
+        .find(|i| matches!(i.item.kind, EntryKind::AssistantText(_)))
         .unwrap();
-    let ItemKind::AssistantMessage(m) = &msg.item.kind else {
+    let EntryKind::AssistantText(m) = &msg.item.kind else {
         panic!()
     };
     assert_eq!(m.content[0].annotations.len(), 1);
@@ -274,9 +276,9 @@ fn annotations_of_every_source_kind_survive() {
     let msg = state
         .items()
         .iter()
-        .find(|i| matches!(i.item.kind, ItemKind::AssistantMessage(_)))
+        .find(|i| matches!(i.item.kind, EntryKind::AssistantText(_)))
         .unwrap();
-    let ItemKind::AssistantMessage(m) = &msg.item.kind else {
+    let EntryKind::AssistantText(m) = &msg.item.kind else {
         panic!()
     };
     let kinds: Vec<&str> = m.content[0]
@@ -310,7 +312,7 @@ fn an_error_keeps_the_partial_answer_and_a_retry_replaces_it() {
         .iter()
         .find(|i| i.status == ItemStatus::Failed)
         .expect("partial kept");
-    assert!(matches!(partial.item.kind, ItemKind::AssistantMessage(_)));
+    assert!(matches!(partial.item.kind, EntryKind::AssistantText(_)));
     let emitted: Vec<&str> = replay
         .outcomes
         .iter()
@@ -324,7 +326,7 @@ fn an_error_keeps_the_partial_answer_and_a_retry_replaces_it() {
     let user = error.retry_after.clone().expect("retry target");
     assert!(matches!(
         state.item(&user).unwrap().item.kind,
-        ItemKind::UserMessage(_)
+        EntryKind::UserMessage(_)
     ));
     let partial_id = partial.item.id.clone();
     replay_into(
@@ -364,7 +366,7 @@ fn thread_updated_mid_message_changes_title_and_keeps_text() {
         .items()
         .iter()
         .rev()
-        .find(|i| matches!(i.item.kind, ItemKind::AssistantMessage(_)))
+        .find(|i| matches!(i.item.kind, EntryKind::AssistantText(_)))
         .unwrap();
     assert!(text_of(&state, msg.item.id.as_str()).contains("The thread title is now"));
 }
@@ -386,7 +388,7 @@ fn widgets_keep_float_props_and_the_whole_tree() {
         .items()
         .iter()
         .filter_map(|i| match &i.item.kind {
-            ItemKind::Widget(w) => Some(&w.widget),
+            EntryKind::Widget(w) => Some(&w.widget),
             _ => None,
         })
         .collect();
@@ -458,7 +460,7 @@ fn workflows_keep_tasks_and_summaries() {
         .items()
         .iter()
         .filter_map(|i| match &i.item.kind {
-            ItemKind::Workflow(w) => Some(&w.workflow),
+            EntryKind::Workflow(w) => Some(&w.workflow),
             _ => None,
         })
         .collect();
@@ -521,7 +523,7 @@ fn progress_is_ephemeral_and_notices_and_effects_are_reported() {
         .map(|i| {
             matches!(
                 i.item.kind,
-                ItemKind::UserMessage(_) | ItemKind::AssistantMessage(_)
+                EntryKind::UserMessage(_) | EntryKind::AssistantText(_)
             )
         })
         .collect();
@@ -632,7 +634,7 @@ fn a_stream_cut_in_the_middle_of_a_json_line_reports_and_keeps_the_text() {
     let msg = state
         .items()
         .iter()
-        .find(|i| matches!(i.item.kind, ItemKind::AssistantMessage(_)))
+        .find(|i| matches!(i.item.kind, EntryKind::AssistantText(_)))
         .unwrap();
     assert!(
         text_of(&state, msg.item.id.as_str()).len() > 100,
@@ -736,7 +738,7 @@ fn hydration_then_older_pages_keep_order() {
         .map(|i| i.id.clone())
         .collect();
     let mut state = ChatState::new();
-    reduce(&mut state, Input::ThreadLoaded(thread));
+    reduce(&mut state, chatkit_adapter::thread_loaded(thread));
     let ids: Vec<ItemId> = state.items().iter().map(|i| i.item.id.clone()).collect();
     assert_eq!(ids, first_ids);
     let older = Page {
@@ -747,7 +749,7 @@ fn hydration_then_older_pages_keep_order() {
         has_more: false,
         after: None,
     };
-    reduce(&mut state, Input::OlderItems(older));
+    reduce(&mut state, chatkit_adapter::older_items(older));
     let ids: Vec<&str> = state.items().iter().map(|i| i.item.id.as_str()).collect();
     assert_eq!(&ids[..2], ["old1", "old2"]);
 }
@@ -798,11 +800,11 @@ fn streamed_items_are_live_and_loaded_ones_are_not() {
     let answer = state
         .items()
         .iter()
-        .find(|i| matches!(i.item.kind, ItemKind::AssistantMessage(_)))
+        .find(|i| matches!(i.item.kind, EntryKind::AssistantText(_)))
         .unwrap();
     assert!(answer.live);
     let thread: Thread = serde_json::from_slice(&fixture("threads.get_by_id.json")).unwrap();
     let mut loaded = ChatState::new();
-    reduce(&mut loaded, Input::ThreadLoaded(thread));
+    reduce(&mut loaded, chatkit_adapter::thread_loaded(thread));
     assert!(loaded.items().iter().all(|i| !i.live));
 }

@@ -4,6 +4,7 @@
 //! its attachments (a ghost does not: it was never typed).
 #![cfg(not(target_arch = "wasm32"))]
 
+use chat_shell_core::adapters::chatkit as chatkit_adapter;
 use chat_shell_core::protocol::chatkit::*;
 use chat_shell_core::protocol::JsonMap;
 use chat_shell_core::reducer::{
@@ -56,13 +57,16 @@ fn visible_ids(state: &ChatState) -> Vec<&str> {
 
 #[test]
 fn ghost_marks_are_read_from_inference_options() {
-    assert!(is_ghost(&user("m", "x", true)));
-    assert!(!is_ghost(&user("m", "x", false)));
-    assert!(!is_ghost(&answer("a", "x")));
+    assert!(is_ghost(&chatkit_adapter::entry(user("m", "x", true))));
+    assert!(!is_ghost(&chatkit_adapter::entry(user("m", "x", false))));
+    assert!(!is_ghost(&chatkit_adapter::entry(answer("a", "x"))));
     let odd = item(
         json!({"id": "m", "type": "user_message", "content": [], "inference_options": {"ghost": "yes"}}),
     );
-    assert!(!is_ghost(&odd), "only a boolean true marks a ghost");
+    assert!(
+        !is_ghost(&chatkit_adapter::entry(odd)),
+        "only a boolean true marks a ghost"
+    );
 }
 
 #[test]
@@ -75,7 +79,7 @@ fn a_loaded_thread_hides_ghosts_and_keeps_the_older_cursor() {
     ];
     reduce(
         &mut state,
-        Input::ThreadLoaded(thread(newest, true, Some("m3"))),
+        chatkit_adapter::thread_loaded(thread(newest, true, Some("m3"))),
     );
     assert_eq!(visible_ids(&state), ["a3", "m4"]);
     assert_eq!(state.items().len(), 3, "a ghost is kept, only hidden");
@@ -84,7 +88,7 @@ fn a_loaded_thread_hides_ghosts_and_keeps_the_older_cursor() {
     // An older page (newest first) goes in front; the cursor moves on, then runs out.
     reduce(
         &mut state,
-        Input::OlderItems(Page {
+        chatkit_adapter::older_items(Page {
             data: vec![answer("a2", "b"), user("m2", "older ghost", true)],
             has_more: true,
             after: Some("m2".into()),
@@ -94,7 +98,7 @@ fn a_loaded_thread_hides_ghosts_and_keeps_the_older_cursor() {
     assert_eq!(state.older.as_deref(), Some("m2"));
     reduce(
         &mut state,
-        Input::OlderItems(Page {
+        chatkit_adapter::older_items(Page {
             data: vec![user("m1", "first", false)],
             has_more: false,
             after: Some("m1".into()),
@@ -109,12 +113,12 @@ fn a_loaded_thread_hides_ghosts_and_keeps_the_older_cursor() {
     // A complete thread has nothing older; a new chat forgets the cursor.
     reduce(
         &mut state,
-        Input::ThreadLoaded(thread(vec![user("m9", "x", false)], false, Some("m9"))),
+        chatkit_adapter::thread_loaded(thread(vec![user("m9", "x", false)], false, Some("m9"))),
     );
     assert_eq!(state.older, None);
     reduce(
         &mut state,
-        Input::ThreadLoaded(thread(vec![], true, Some("m9"))),
+        chatkit_adapter::thread_loaded(thread(vec![], true, Some("m9"))),
     );
     reduce(&mut state, Input::Reset);
     assert_eq!(state.older, None);

@@ -5,6 +5,8 @@
 //! of random sequences.
 #![cfg(not(target_arch = "wasm32"))]
 
+use chat_shell_core::adapters::chatkit as chatkit_adapter;
+use chat_shell_core::model::EntryKind;
 use chat_shell_core::protocol::chatkit::*;
 use chat_shell_core::protocol::JsonMap;
 use chat_shell_core::reducer::{reduce, ChatState, Effect, Input, Outcome, GHOST_OPTION};
@@ -73,7 +75,7 @@ fn invoked(outcome: &Outcome) -> Vec<&str> {
 
 fn parts(state: &ChatState, id: &str) -> Vec<String> {
     match &state.item(&ItemId::from(id)).expect(id).item.kind {
-        ItemKind::AssistantMessage(m) => m.content.iter().map(|p| p.text.clone()).collect(),
+        EntryKind::AssistantText(m) => m.content.iter().map(|p| p.text.clone()).collect(),
         other => panic!("{id} is not an assistant message: {other:?}"),
     }
 }
@@ -92,7 +94,7 @@ fn a_text_delta_for_a_user_message_id_is_a_warning_not_a_second_item() {
         let out = reduce(&mut state, ev(delta("a", "text")));
         assert_eq!(ids(&state), ["a"], "turn: {turn}");
         assert!(
-            matches!(&state.items()[0].item.kind, ItemKind::UserMessage(m) if m.text() == "hi"),
+            matches!(&state.items()[0].item.kind, EntryKind::UserMessage(m) if m.text() == "hi"),
             "{:?}",
             state.items()[0]
         );
@@ -122,7 +124,7 @@ fn every_message_update_for_a_widget_id_leaves_one_item() {
             ev(json!({"type": "thread.item.updated", "item_id": "w", "update": update})),
         );
         assert_eq!(ids(&state), ["w"], "{update}");
-        assert!(matches!(state.items()[0].item.kind, ItemKind::Widget(_)));
+        assert!(matches!(state.items()[0].item.kind, EntryKind::Widget(_)));
         assert!(!out.warnings.is_empty(), "{update}");
     }
 }
@@ -132,7 +134,7 @@ fn a_loaded_page_with_a_repeated_id_holds_it_once() {
     let mut state = ChatState::new();
     reduce(
         &mut state,
-        Input::ThreadLoaded(thread(
+        chatkit_adapter::thread_loaded(thread(
             "thr_1",
             vec![
                 user("a", "one", false),
@@ -147,7 +149,7 @@ fn a_loaded_page_with_a_repeated_id_holds_it_once() {
     }
     reduce(
         &mut state,
-        Input::OlderItems(Page {
+        chatkit_adapter::older_items(Page {
             data: [
                 answer("c", &["y"]),
                 answer("c", &["z"]),
@@ -198,7 +200,7 @@ fn a_replaced_ghost_stays_hidden() {
         let mut state = ChatState::new();
         reduce(
             &mut state,
-            Input::ThreadLoaded(thread("thr_1", vec![user("g", "secret", true)])),
+            chatkit_adapter::thread_loaded(thread("thr_1", vec![user("g", "secret", true)])),
         );
         assert!(state.items()[0].hidden);
         reduce(
@@ -234,7 +236,7 @@ fn a_replaced_ghost_stays_hidden() {
     // And a synced copy (an action's answer) keeps it hidden too.
     reduce(
         &mut state,
-        Input::ItemSynced(item(user("g", "synced", false))),
+        chatkit_adapter::item_synced(item(user("g", "synced", false))),
     );
     assert_eq!(state.visible_items().count(), 0);
 }
@@ -243,20 +245,29 @@ fn a_replaced_ghost_stays_hidden() {
 fn a_thread_switch_drops_the_old_threads_notices() {
     let notice = json!({"type": "notice", "level": "warning", "message": "about thread 1"});
     let mut state = ChatState::new();
-    reduce(&mut state, Input::ThreadLoaded(thread("thr_1", vec![])));
+    reduce(
+        &mut state,
+        chatkit_adapter::thread_loaded(thread("thr_1", vec![])),
+    );
     reduce(&mut state, Input::TurnStarted);
     reduce(&mut state, ev(notice.clone()));
     reduce(&mut state, Input::StreamEnded);
     assert_eq!(state.notices.len(), 1);
     state.take_changes();
-    reduce(&mut state, Input::ThreadLoaded(thread("thr_2", vec![])));
+    reduce(
+        &mut state,
+        chatkit_adapter::thread_loaded(thread("thr_2", vec![])),
+    );
     assert!(state.notices.is_empty(), "{:?}", state.notices);
     assert!(state.take_changes().notices, "the views must hear of it");
 
     // A thread the stream switches to (created or updated under another id).
     for switch in ["thread.created", "thread.updated"] {
         let mut state = ChatState::new();
-        reduce(&mut state, Input::ThreadLoaded(thread("thr_1", vec![])));
+        reduce(
+            &mut state,
+            chatkit_adapter::thread_loaded(thread("thr_1", vec![])),
+        );
         reduce(&mut state, Input::TurnStarted);
         reduce(&mut state, ev(notice.clone()));
         reduce(
@@ -279,7 +290,10 @@ fn notice_ids_are_not_reused_after_a_thread_switch() {
     reduce(&mut state, Input::TurnStarted);
     reduce(&mut state, ev(notice.clone()));
     let first = state.notices[0].id;
-    reduce(&mut state, Input::ThreadLoaded(thread("thr_2", vec![])));
+    reduce(
+        &mut state,
+        chatkit_adapter::thread_loaded(thread("thr_2", vec![])),
+    );
     reduce(&mut state, Input::TurnStarted);
     reduce(&mut state, ev(notice));
     // Views key notices by id: a new notice under an old id would show the old text.
@@ -342,7 +356,7 @@ fn every_pending_client_tool_call_of_a_turn_runs_in_order() {
         ran.push(id.to_string());
         stream = vec![reduce(&mut state, Input::TurnStarted)];
         let mut done = state.item(&id).unwrap().item.clone();
-        if let ItemKind::ClientToolCall(c) = &mut done.kind {
+        if let EntryKind::ClientToolCall(c) = &mut done.kind {
             c.status = ClientToolStatus::Completed;
         }
         stream.push(reduce(&mut state, Input::ItemSynced(done)));

@@ -6,11 +6,11 @@
 
 mod common;
 
+use chat_shell_core::adapters::chatkit as chatkit_adapter;
 use chat_shell_core::host_events::{ChatEvent, ErrorKind};
+use chat_shell_core::model::{Entry, EntryKind};
 use chat_shell_core::protocol::acp::PermissionOutcome;
-use chat_shell_core::protocol::chatkit::{
-    decode_event, ClientToolStatus, ItemId, ItemKind, Page, Thread, ThreadItem,
-};
+use chat_shell_core::protocol::chatkit::{decode_event, ClientToolStatus, ItemId, Page, Thread};
 use chat_shell_core::reducer::{
     is_ghost, reduce, AgentInfo, ChatState, Effect, Input, OrchestrationUpdate, Outcome,
     OutgoingMessage, Streamed, Unrecognized,
@@ -369,15 +369,15 @@ fn pool_input() -> impl Strategy<Value = Input> {
         1 => Just(Input::StreamFailed { message: "x".into(), allow_retry: true }),
         1 => Just(Input::Cancelled),
         2 => (thread_id, prop::collection::vec(pool_item(), 0..4))
-            .prop_map(|(id, items)| Input::ThreadLoaded(thread(id, items))),
-        1 => prop::collection::vec(pool_item(), 0..4).prop_map(|items| Input::OlderItems(Page {
+            .prop_map(|(id, items)| chatkit_adapter::thread_loaded(thread(id, items))),
+        1 => prop::collection::vec(pool_item(), 0..4).prop_map(|items| chatkit_adapter::older_items(Page {
             data: items.into_iter().map(|i| serde_json::from_value(i).unwrap()).collect(),
             has_more: false,
             after: None,
         })),
         1 => Just(Input::Reset),
         1 => (0u64..4).prop_map(Input::NoticeDismissed),
-        1 => pool_item().prop_map(|i| Input::ItemSynced(serde_json::from_value(i).unwrap())),
+        1 => pool_item().prop_map(|i| chatkit_adapter::item_synced(serde_json::from_value(i).unwrap())),
         1 => (0u32..100).prop_map(|t| Input::Alive { at_ms: f64::from(t) }),
         2 => (prop::sample::select(vec!["a", "b", "c", "fresh"]), prop::option::of(any::<bool>()))
             .prop_map(|(id, success)| Input::ToolResult {
@@ -401,8 +401,8 @@ fn pool_input() -> impl Strategy<Value = Input> {
     ]
 }
 
-fn is_pending_call(item: &ThreadItem) -> bool {
-    matches!(&item.kind, ItemKind::ClientToolCall(c) if c.status == ClientToolStatus::Pending)
+fn is_pending_call(item: &Entry) -> bool {
+    matches!(&item.kind, EntryKind::ClientToolCall(c) if c.status == ClientToolStatus::Pending)
 }
 
 /// What a test remembers across inputs: the pending client tool calls that arrived in the
@@ -441,16 +441,16 @@ fn check(
             held
         );
         prop_assert!(
-            !held.hidden || matches!(held.item.kind, ItemKind::UserMessage(_)),
+            !held.hidden || matches!(held.item.kind, EntryKind::UserMessage(_)),
             "hidden non-message: {:?}",
             held
         );
     }
-    if !matches!(input, Input::ThreadLoaded(_) | Input::Reset) {
+    if !matches!(input, Input::ThreadLoaded { .. } | Input::Reset) {
         for was in before.items().iter().filter(|i| i.hidden) {
             if let Some(now) = state.item(&was.item.id) {
                 prop_assert!(
-                    now.hidden || !matches!(now.item.kind, ItemKind::UserMessage(_)),
+                    now.hidden || !matches!(now.item.kind, EntryKind::UserMessage(_)),
                     "hidden message {} shown again",
                     was.item.id
                 );
@@ -461,7 +461,7 @@ fn check(
     // Notices have unique ids and do not outlive their thread.
     let notice_ids: HashSet<u64> = state.notices.iter().map(|n| n.id).collect();
     prop_assert_eq!(notice_ids.len(), state.notices.len());
-    let switched = matches!(input, Input::ThreadLoaded(_) | Input::Reset)
+    let switched = matches!(input, Input::ThreadLoaded { .. } | Input::Reset)
         || before
             .thread_id()
             .is_some_and(|was| state.thread_id() != Some(was));
@@ -496,7 +496,10 @@ fn check(
         .any(|e| matches!(e, Effect::Emit(ChatEvent::Error(err)) if err.kind == ErrorKind::Turn));
     let new_turn = matches!(
         input,
-        Input::SendStarted(_) | Input::RetryStarted { .. } | Input::ThreadLoaded(_) | Input::Reset
+        Input::SendStarted(_)
+            | Input::RetryStarted { .. }
+            | Input::ThreadLoaded { .. }
+            | Input::Reset
     );
     let stopped = matches!(input, Input::Cancelled) && before.turn.is_some();
     if failed || new_turn || stopped {
@@ -521,7 +524,7 @@ fn check(
         {
             let held = state.item(item_id).map(|i| &i.item.kind);
             prop_assert!(
-                matches!(held, Some(ItemKind::ClientToolCall(c))
+                matches!(held, Some(EntryKind::ClientToolCall(c))
                     if c.status == ClientToolStatus::Pending && &c.call_id == call_id
                         && &c.name == name && &c.arguments == arguments),
                 "asked for {}, not a pending call as held: {:?}",
@@ -550,8 +553,8 @@ fn check(
 }
 
 /// Whether an ACP tool call item's permission request is still asking.
-fn asking(kind: &ItemKind) -> bool {
-    matches!(kind, ItemKind::AcpToolCall(c)
+fn asking(kind: &EntryKind) -> bool {
+    matches!(kind, EntryKind::ToolCall(c)
         if c.permission.as_ref().is_some_and(|p| p.outcome.is_none()))
 }
 
@@ -565,7 +568,7 @@ fn check_agent_runs(
     // When a run ends, however it ends, no tool call is left looking as if it still runs.
     let run_ended = before.turn.is_some()
         && state.turn.is_none()
-        && !matches!(input, Input::ThreadLoaded(_) | Input::Reset);
+        && !matches!(input, Input::ThreadLoaded { .. } | Input::Reset);
     if run_ended {
         for held in state.items() {
             if let Some(s) = held.tool_call_state() {
@@ -618,7 +621,7 @@ fn check_agent_runs(
         Input::PermissionChosen { item_id, option_id } => {
             let offered = before.item(item_id).is_some_and(|i| {
                 i.permission_choice.is_none()
-                    && matches!(&i.item.kind, ItemKind::AcpToolCall(c) if c.permission.as_ref()
+                    && matches!(&i.item.kind, EntryKind::ToolCall(c) if c.permission.as_ref()
                         .is_some_and(|p| p.outcome.is_none() && p.option(option_id).is_some()))
             });
             let expected = if offered { 1 } else { 0 };

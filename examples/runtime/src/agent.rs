@@ -730,6 +730,7 @@ mod tests {
     use super::*;
     use crate::scripts::Step;
     use crate::store::Store;
+    use chat_shell_core::model::EntryKind;
     use chat_shell_core::protocol::chatkit::{decode_event, AcpPermission, StreamEvent};
     use chat_shell_core::reducer::{self, ChatState, Input, ToolCallState};
 
@@ -758,7 +759,7 @@ mod tests {
             .items()
             .iter()
             .filter_map(|i| {
-                let ItemKind::AcpToolCall(c) = &i.item.kind else {
+                let EntryKind::ToolCall(c) = &i.item.kind else {
                     return None;
                 };
                 Some((c.tool_call.title.clone(), i.tool_call_state()?.as_str()))
@@ -796,10 +797,10 @@ mod tests {
             .items()
             .iter()
             .filter_map(|i| match &i.item.kind {
-                ItemKind::AcpToolCall(c) => Some(c.tool_call.kind.as_str()),
-                ItemKind::AcpPlan(_) => Some("plan"),
-                ItemKind::AcpThought(_) => Some("thought"),
-                ItemKind::AssistantMessage(_) => Some("answer"),
+                EntryKind::ToolCall(c) => Some(c.tool_call.kind.as_str()),
+                EntryKind::Plan(_) => Some("plan"),
+                EntryKind::Thought(_) => Some("thought"),
+                EntryKind::AssistantText(_) => Some("answer"),
                 _ => None,
             })
             .collect();
@@ -809,12 +810,12 @@ mod tests {
         );
         for item in state.items() {
             match &item.item.kind {
-                ItemKind::AcpPlan(p) => assert!(p
+                EntryKind::Plan(p) => assert!(p
                     .entries
                     .iter()
                     .all(|e| e.status == PlanEntryStatus::Completed)),
-                ItemKind::AcpThought(t) => assert!(t.text.contains("off-by-one")),
-                ItemKind::AcpToolCall(c) if c.tool_call.kind == ToolKind::Execute => {
+                EntryKind::Thought(t) => assert!(t.text.contains("off-by-one")),
+                EntryKind::ToolCall(c) if c.tool_call.kind == ToolKind::Execute => {
                     let (out, cut) = chat_shell_core::tool_output::terminal_output(
                         c.tool_call.raw_output.as_ref(),
                     )
@@ -829,19 +830,19 @@ mod tests {
                         [ToolCallContent::Terminal(_)]
                     ));
                 }
-                ItemKind::AcpToolCall(c) if c.tool_call.title.starts_with("Create") => {
+                EntryKind::ToolCall(c) if c.tool_call.title.starts_with("Create") => {
                     let [ToolCallContent::Diff(d)] = &c.tool_call.content[..] else {
                         panic!("{:?}", c.tool_call.content)
                     };
                     assert!(d.is_new_file());
                 }
-                ItemKind::AcpToolCall(c) if c.tool_call.title.starts_with("Edit") => {
+                EntryKind::ToolCall(c) if c.tool_call.title.starts_with("Edit") => {
                     let [ToolCallContent::Diff(d)] = &c.tool_call.content[..] else {
                         panic!("{:?}", c.tool_call.content)
                     };
                     assert!(!d.is_new_file());
                 }
-                ItemKind::AcpToolCall(c) if c.tool_call.kind == ToolKind::Read => {
+                EntryKind::ToolCall(c) if c.tool_call.kind == ToolKind::Read => {
                     let labels: Vec<String> =
                         c.tool_call.locations.iter().map(|l| l.label()).collect();
                     assert_eq!(labels, ["/repo/src/parser.rs:42", "/repo/src/parser.rs:46"]);
@@ -947,14 +948,16 @@ mod tests {
             let mut hydrated = ChatState::default();
             reducer::reduce(
                 &mut hydrated,
-                Input::ThreadLoaded(chat_shell_core::protocol::chatkit::Thread {
-                    items: Some(chat_shell_core::protocol::chatkit::Page {
-                        data: vec![done.item.clone()],
-                        has_more: false,
-                        after: None,
-                    }),
-                    ..store.user("t").create_thread().unwrap()
-                }),
+                chat_shell_core::adapters::chatkit::thread_loaded(
+                    chat_shell_core::protocol::chatkit::Thread {
+                        items: Some(chat_shell_core::protocol::chatkit::Page {
+                            data: vec![done.item.clone()],
+                            has_more: false,
+                            after: None,
+                        }),
+                        ..store.user("t").create_thread().unwrap()
+                    },
+                ),
             );
             assert_eq!(states(&hydrated)[0].1, expected, "hydrated {choice:?}");
         }

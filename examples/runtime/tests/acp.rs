@@ -1244,7 +1244,7 @@ async fn check_02_acp_a_runtime_status_shows_before_the_agent_speaks() {
     );
     assert!(state.items().iter().all(|i| !matches!(
         i.item.kind,
-        chat_shell_core::protocol::chatkit::ItemKind::AssistantMessage(_)
+        chat_shell_core::model::EntryKind::AssistantText(_)
     )));
     // A later turn finds it running.
     let thread = thread_id(&events);
@@ -1416,7 +1416,7 @@ async fn check_16_acp_a_compaction_is_a_boundary_not_a_change_to_the_text() {
     let state = reduced(&events);
     assert!(state.items().iter().any(|i| matches!(
         &i.item.kind,
-        chat_shell_core::protocol::chatkit::ItemKind::Note(
+        chat_shell_core::model::EntryKind::Note(
             chat_shell_core::protocol::chatkit::Note::Context { text }
         ) if text == last
     )));

@@ -1801,7 +1801,7 @@ fn call_states(state: &chat_shell_core::reducer::ChatState) -> Vec<(String, Stri
         .items()
         .iter()
         .filter_map(|i| match &i.item.kind {
-            ItemKind::AcpToolCall(c) => Some((
+            chat_shell_core::model::EntryKind::ToolCall(c) => Some((
                 c.tool_call.title.clone(),
                 i.tool_call_state()?.as_str().to_owned(),
             )),
@@ -1812,11 +1812,14 @@ fn call_states(state: &chat_shell_core::reducer::ChatState) -> Vec<(String, Stri
 
 /// What a client that opens `thread` (its `threads.get_by_id` JSON) shows.
 fn hydrated_states(thread: &Value) -> Vec<(String, String)> {
-    use chat_shell_core::reducer::{reduce, ChatState, Input};
+    use chat_shell_core::reducer::{reduce, ChatState};
     let thread: chat_shell_core::protocol::chatkit::Thread =
         serde_json::from_value(thread.clone()).expect("a thread the client decodes");
     let mut state = ChatState::default();
-    let _ = reduce(&mut state, Input::ThreadLoaded(thread));
+    let _ = reduce(
+        &mut state,
+        chat_shell_core::adapters::chatkit::thread_loaded(thread),
+    );
     call_states(&state)
 }
 

@@ -3,7 +3,8 @@
 use crate::ui::tr;
 use crate::ui::{item_memo, use_shell};
 use chat_shell_core::markdown;
-use chat_shell_core::protocol::chatkit::{ItemId, ItemKind};
+use chat_shell_core::model::EntryKind;
+use chat_shell_core::protocol::chatkit::ItemId;
 use chat_shell_core::reducer::ItemStatus;
 use chat_shell_core::strings::Text;
 use leptos::prelude::*;
@@ -14,7 +15,7 @@ pub(crate) fn GeneratedImageView(id: ItemId) -> impl IntoView {
     let shell = use_shell();
     let snapshot = item_memo(shell, id.clone(), |i| {
         Some(match &i.item.kind {
-            ItemKind::GeneratedImage(g) => (
+            EntryKind::GeneratedImage(g) => (
                 g.image
                     .as_ref()
                     .and_then(|img| markdown::safe_image_url(&img.url)),

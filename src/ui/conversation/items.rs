@@ -8,7 +8,8 @@ use crate::parts;
 use crate::runtime::{ItemKey, ItemView};
 use crate::ui::use_shell;
 use crate::ui::{tr, trf};
-use chat_shell_core::protocol::chatkit::{ItemId, ItemKind};
+use chat_shell_core::model::EntryKind;
+use chat_shell_core::protocol::chatkit::ItemId;
 use chat_shell_core::strings::Text;
 use leptos::prelude::*;
 
@@ -46,7 +47,7 @@ fn UnsupportedView(id: ItemId) -> impl IntoView {
     let kind = shell
         .with(|rt| {
             rt.with_item(&id, |i| match &i.item.kind {
-                ItemKind::Other(u) => u.type_name().to_owned(),
+                EntryKind::Unsupported(u) => u.type_name().to_owned(),
                 _ => String::new(),
             })
         })
@@ -67,7 +68,7 @@ fn EndOfTurnView(id: ItemId) -> impl IntoView {
     let end = shell
         .with(|rt| {
             rt.with_item(&id, |i| match &i.item.kind {
-                ItemKind::EndOfTurn(end) => Some(end.clone()),
+                EntryKind::EndOfTurn(end) => Some(end.clone()),
                 _ => None,
             })
         })

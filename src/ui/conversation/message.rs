@@ -9,7 +9,8 @@ use crate::ui::{item_memo, use_shell};
 use chat_shell_core::citations::{number_sources, Citation};
 use chat_shell_core::host_events::ChatEvent;
 use chat_shell_core::markdown::safe_url;
-use chat_shell_core::protocol::chatkit::{Annotation, FeedbackKind, ItemId, ItemKind, SourceKind};
+use chat_shell_core::model::EntryKind;
+use chat_shell_core::protocol::chatkit::{Annotation, FeedbackKind, ItemId, SourceKind};
 use chat_shell_core::reducer::{assistant_text, ItemStatus};
 use chat_shell_core::strings::Text;
 use leptos::html;
@@ -20,7 +21,7 @@ pub fn UserMessageView(id: ItemId) -> impl IntoView {
     let shell = use_shell();
     let item_id = id.clone();
     let content = item_memo(shell, item_id, |i| match &i.item.kind {
-        ItemKind::UserMessage(m) => (m.text(), m.attachments.clone()),
+        EntryKind::UserMessage(m) => (m.text(), m.attachments.clone()),
         _ => (String::new(), Vec::new()),
     });
     view! {
@@ -50,7 +51,7 @@ pub fn AssistantMessageView(id: ItemId) -> impl IntoView {
             .with(|rt| {
                 rt.with_item(&meta_id, |i| {
                     let annotations: Vec<Annotation> = match &i.item.kind {
-                        ItemKind::AssistantMessage(m) => m
+                        EntryKind::AssistantText(m) => m
                             .content
                             .iter()
                             .flat_map(|p| p.annotations.iter().cloned())
@@ -86,7 +87,7 @@ pub fn AssistantMessageView(id: ItemId) -> impl IntoView {
         let mut more = false;
         shell.with(|rt| {
             rt.with_item(&render_id, |item| {
-                let ItemKind::AssistantMessage(m) = &item.item.kind else {
+                let EntryKind::AssistantText(m) = &item.item.kind else {
                     return;
                 };
                 let final_text = item.status != ItemStatus::Streaming;

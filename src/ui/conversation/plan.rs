@@ -3,7 +3,8 @@
 
 use crate::ui::{item_memo, use_shell};
 use crate::ui::{markdown, strings, tr};
-use chat_shell_core::protocol::chatkit::{ItemId, ItemKind};
+use chat_shell_core::model::EntryKind;
+use chat_shell_core::protocol::chatkit::ItemId;
 use chat_shell_core::strings::Text;
 use leptos::prelude::*;
 
@@ -12,7 +13,7 @@ use leptos::prelude::*;
 pub fn AgentPlanView(id: ItemId) -> impl IntoView {
     let shell = use_shell();
     let entries = item_memo(shell, id.clone(), |i| match &i.item.kind {
-        ItemKind::AcpPlan(p) => p.entries.clone(),
+        EntryKind::Plan(p) => p.entries.clone(),
         _ => Vec::new(),
     });
     view! {
@@ -32,7 +33,7 @@ pub fn AgentPlanView(id: ItemId) -> impl IntoView {
 pub fn AgentThoughtView(id: ItemId) -> impl IntoView {
     let shell = use_shell();
     let text = item_memo(shell, id.clone(), |i| match &i.item.kind {
-        ItemKind::AcpThought(t) => t.text.clone(),
+        EntryKind::Thought(t) => t.text.clone(),
         _ => String::new(),
     });
     let html = move || markdown::render(&text.get(), &strings(shell));

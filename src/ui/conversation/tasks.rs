@@ -6,9 +6,9 @@ use crate::ui::strings;
 use crate::ui::widgets::icon;
 use crate::ui::{item_memo, use_shell};
 use chat_shell_core::markdown;
+use chat_shell_core::model::EntryKind;
 use chat_shell_core::protocol::chatkit::{
-    ItemId, ItemKind, Source, SourceKind, StatusIndicator, Task, TaskKind, WorkflowKind,
-    WorkflowSummary,
+    ItemId, Source, SourceKind, StatusIndicator, Task, TaskKind, WorkflowKind, WorkflowSummary,
 };
 use chat_shell_core::reducer::ItemStatus;
 use chat_shell_core::strings::Text;
@@ -27,11 +27,13 @@ pub(crate) fn ProcessView(id: ItemId) -> impl IntoView {
         signals.streaming.get().is_some()
             && signals.order.with(|o| o.last().is_some_and(|k| k.id == id))
     });
-    let is_workflow = snapshot.with_untracked(|s| matches!(s, Some((ItemKind::Workflow(_), _))));
+    let is_workflow = snapshot.with_untracked(|s| matches!(s, Some((EntryKind::Workflow(_), _))));
     if !is_workflow {
         return (move || {
             let (kind, _) = snapshot.get()?;
-            let ItemKind::Task(t) = kind else { return None };
+            let EntryKind::Task(t) = kind else {
+                return None;
+            };
             Some(task_view(shell, &t.task, newest.get()))
         })
         .into_any();
@@ -41,7 +43,7 @@ pub(crate) fn ProcessView(id: ItemId) -> impl IntoView {
     let open = RwSignal::new(
         running.get_untracked()
             || snapshot.with_untracked(
-                |s| matches!(s, Some((ItemKind::Workflow(w), _)) if w.workflow.expanded),
+                |s| matches!(s, Some((EntryKind::Workflow(w), _)) if w.workflow.expanded),
             ),
     );
     // Running → done: archive (collapse) it, once.
@@ -57,7 +59,7 @@ pub(crate) fn ProcessView(id: ItemId) -> impl IntoView {
     let summary = move || {
         let strings = strings(shell);
         snapshot.with(|s| {
-            let Some((ItemKind::Workflow(w), status)) = s else {
+            let Some((EntryKind::Workflow(w), status)) = s else {
                 return (String::new(), None);
             };
             let reasoning = w.workflow.kind == WorkflowKind::Reasoning;
@@ -90,7 +92,7 @@ pub(crate) fn ProcessView(id: ItemId) -> impl IntoView {
     };
     let tasks = move || {
         snapshot.with(|s| match s {
-            Some((ItemKind::Workflow(w), _)) => {
+            Some((EntryKind::Workflow(w), _)) => {
                 let last = w.workflow.tasks.len().saturating_sub(1);
                 w.workflow
                     .tasks

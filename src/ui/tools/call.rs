@@ -9,10 +9,11 @@ use crate::ui::widgets::icon;
 use crate::ui::{item_memo, use_shell};
 use crate::ui::{markdown, strings, tr};
 use chat_shell_core::ansi;
+use chat_shell_core::model::{EntryKind, Permission};
 use chat_shell_core::protocol::acp::{
     ContentBlock, PermissionOptionId, ToolCall, ToolCallContent, ToolKind,
 };
-use chat_shell_core::protocol::chatkit::{AcpPermission, ItemId, ItemKind};
+use chat_shell_core::protocol::chatkit::ItemId;
 use chat_shell_core::reducer::{ToolCallState, ToolCallSummary};
 use chat_shell_core::strings::Text;
 use chat_shell_core::tool_output::{self, ExitStatus};
@@ -53,7 +54,7 @@ fn state_text(state: ToolCallState) -> Text {
 struct ToolCallSnapshot {
     call: ToolCall,
     state: ToolCallState,
-    permission: Option<AcpPermission>,
+    permission: Option<Permission>,
     /// The option picked and sent, not yet confirmed.
     sent: Option<PermissionOptionId>,
     agent: Option<String>,
@@ -69,7 +70,7 @@ pub fn AgentToolCallView(id: ItemId) -> impl IntoView {
     let shell = use_shell();
     let item_id = id.clone();
     let snapshot = item_memo(shell, item_id, |i| {
-        let ItemKind::AcpToolCall(item) = &i.item.kind else {
+        let EntryKind::ToolCall(item) = &i.item.kind else {
             return None;
         };
         Some(ToolCallSnapshot {

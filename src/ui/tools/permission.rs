@@ -5,10 +5,11 @@ use crate::runtime::Shell;
 use crate::ui::diff::diff_view;
 use crate::ui::use_shell;
 use crate::ui::{strings, tr, trf};
+use chat_shell_core::model::{EntryKind, Permission};
 use chat_shell_core::protocol::acp::{
     PermissionOption, PermissionOptionId, PermissionOptionKind, PermissionOutcome, ToolCallContent,
 };
-use chat_shell_core::protocol::chatkit::{AcpPermission, ItemId, ItemKind};
+use chat_shell_core::protocol::chatkit::ItemId;
 use chat_shell_core::reducer::Input;
 use chat_shell_core::strings::Text;
 use chat_shell_core::views::ChannelStatus;
@@ -39,7 +40,7 @@ fn option_glyph(kind: &PermissionOptionKind) -> &'static str {
 
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct CardData {
-    pub(crate) permission: AcpPermission,
+    pub(crate) permission: Permission,
     pub(crate) sent: Option<PermissionOptionId>,
     pub(crate) agent: Option<String>,
     pub(crate) command: Option<String>,
@@ -149,7 +150,7 @@ fn PermissionDiffs(id: ItemId) -> impl IntoView {
     shell
         .with(|rt| {
             rt.with_item(&id, |i| match &i.item.kind {
-                ItemKind::AcpToolCall(c) => c
+                EntryKind::ToolCall(c) => c
                     .tool_call
                     .content
                     .iter()

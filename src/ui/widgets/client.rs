@@ -10,7 +10,8 @@ use crate::runtime::{
 };
 use crate::ui::{item_memo, use_shell};
 use crate::ui::{strings, tr};
-use chat_shell_core::protocol::chatkit::{ItemId, ItemKind};
+use chat_shell_core::model::EntryKind;
+use chat_shell_core::protocol::chatkit::ItemId;
 use chat_shell_core::protocol::decode::Decode;
 use chat_shell_core::reducer::ChatState;
 use chat_shell_core::strings::Text;
@@ -26,7 +27,7 @@ pub fn ClientWidgetView(id: ItemId) -> impl IntoView {
     let registry = shell.with(|rt| rt.client_widgets_rev());
     let item_id = id.clone();
     let data = item_memo(shell, item_id, |i| match &i.item.kind {
-        ItemKind::ClientWidget(w) => Some((w.name.clone(), w.args.clone())),
+        EntryKind::ClientWidget(w) => Some((w.name.clone(), w.args.clone())),
         _ => None,
     });
     let name = Memo::new(move |_| data.with(|d| d.as_ref().map(|d| d.0.clone())));
@@ -334,7 +335,7 @@ fn ApprovalCard(id: ItemId) -> impl IntoView {
 fn read_request(state: &ChatState, id: &ItemId) -> Option<ApprovalRequest> {
     let items = state.items();
     let at = items.iter().position(|i| &i.item.id == id)?;
-    let ItemKind::ClientWidget(w) = &items[at].item.kind else {
+    let EntryKind::ClientWidget(w) = &items[at].item.kind else {
         return None;
     };
     let mut request = ApprovalRequest::from_args(&w.args);
@@ -343,7 +344,7 @@ fn read_request(state: &ChatState, id: &ItemId) -> Option<ApprovalRequest> {
             request.decision = items[at + 1..]
                 .iter()
                 .find_map(|later| match &later.item.kind {
-                    ItemKind::ClientWidget(w)
+                    EntryKind::ClientWidget(w)
                         if w.name == approval::NAME
                             && w.args.get("call_id").and_then(Value::as_str)
                                 == Some(call.as_str()) =>

@@ -25,7 +25,8 @@ pub use tool_call::ToolCallView;
 
 use crate::runtime::Shell;
 use crate::ui::{item_memo, use_shell};
-use chat_shell_core::protocol::chatkit::{Action, ItemId, ItemKind, WidgetComponent};
+use chat_shell_core::model::EntryKind;
+use chat_shell_core::protocol::chatkit::{Action, ItemId, WidgetComponent};
 use chat_shell_core::protocol::decode::Decode;
 use chat_shell_core::widgets::form::{self, FieldValue, Loading, Trigger, TypedValues};
 use leptos::html;
@@ -222,7 +223,7 @@ pub fn WidgetView(id: ItemId) -> impl IntoView {
     let shell = use_shell();
     let item_id = id.clone();
     let root = item_memo(shell, item_id, |i| match &i.item.kind {
-        ItemKind::Widget(w) => Some(w.widget.clone()),
+        EntryKind::Widget(w) => Some(w.widget.clone()),
         _ => None,
     });
     let ctx = Ctx::new(shell, id);

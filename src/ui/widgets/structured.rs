@@ -7,9 +7,8 @@ use super::spinner;
 use crate::runtime::Shell;
 use crate::ui::{item_memo, use_shell};
 use crate::ui::{strings, tr};
-use chat_shell_core::protocol::chatkit::{
-    ItemId, ItemKind, StructuredInput, StructuredInputStatus,
-};
+use chat_shell_core::model::EntryKind;
+use chat_shell_core::protocol::chatkit::{ItemId, StructuredInput, StructuredInputStatus};
 use chat_shell_core::strings::Text;
 use chat_shell_core::widgets::structured::{answer_text, answers, ask, Ask};
 use leptos::ev::SubmitEvent;
@@ -24,7 +23,7 @@ pub fn StructuredInputView(id: ItemId) -> impl IntoView {
     };
     let item_id = id.clone();
     let input = item_memo(shell, item_id, |i| match &i.item.kind {
-        ItemKind::StructuredInput(s) => Some(s.clone()),
+        EntryKind::StructuredInput(s) => Some(s.clone()),
         _ => None,
     });
     // The user's choices by question id (kept across re-renders of the item).

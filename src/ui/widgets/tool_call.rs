@@ -4,7 +4,8 @@
 use super::{icons, spinner};
 use crate::ui::{item_memo, use_shell};
 use crate::ui::{tr, trf};
-use chat_shell_core::protocol::chatkit::{ClientToolStatus, ItemId, ItemKind};
+use chat_shell_core::model::EntryKind;
+use chat_shell_core::protocol::chatkit::{ClientToolStatus, ItemId};
 use chat_shell_core::strings::Text;
 use leptos::prelude::*;
 use serde_json::Value;
@@ -24,7 +25,7 @@ pub fn ToolCallView(id: ItemId) -> impl IntoView {
         return ().into_any();
     };
     let call = item_memo(shell, id.clone(), |i| match &i.item.kind {
-        ItemKind::ClientToolCall(c) => Some(Call {
+        EntryKind::ClientToolCall(c) => Some(Call {
             name: c.name.clone(),
             status: c.status,
             arguments: c.arguments.clone(),

@@ -1,9 +1,12 @@
 //! ChatKit (`protocol::chatkit`, the default protocol) as reducer input: each stream event
-//! one to one onto a [`Streamed`] verb, each item update onto an [`ItemChange`]; the ACP
-//! extension updates through [`super::acp`].
+//! one to one onto a [`Streamed`] verb, each item onto an [`Entry`] of the thread model,
+//! each item update onto an [`ItemChange`]; the ACP extension updates through [`super::acp`].
 
 use super::acp;
-use crate::protocol::chatkit::{decode_event, ItemUpdate, StreamEvent};
+use crate::model::{Entry, EntryKind, Permission, Plan, Thought, ToolCall};
+use crate::protocol::chatkit::{
+    decode_event, AcpPermission, ItemKind, ItemUpdate, Page, StreamEvent, Thread, ThreadItem,
+};
 use crate::reducer::{Input, ItemChange, Streamed};
 use crate::sse::SseFrame;
 
@@ -33,14 +36,14 @@ fn streamed(event: StreamEvent) -> Streamed {
     match event {
         StreamEvent::ThreadCreated(e) => Streamed::ThreadCreated(e.thread),
         StreamEvent::ThreadUpdated(e) => Streamed::ThreadUpdated(e.thread),
-        StreamEvent::ItemAdded(e) => Streamed::ItemAdded(e.item),
+        StreamEvent::ItemAdded(e) => Streamed::ItemAdded(entry(e.item)),
         StreamEvent::ItemUpdated(e) => Streamed::ItemChanged {
             item_id: e.item_id,
             change: item_change(e.update),
         },
-        StreamEvent::ItemDone(e) => Streamed::ItemDone(e.item),
+        StreamEvent::ItemDone(e) => Streamed::ItemDone(entry(e.item)),
         StreamEvent::ItemRemoved(e) => Streamed::ItemRemoved(e.item_id),
-        StreamEvent::ItemReplaced(e) => Streamed::ItemReplaced(e.item),
+        StreamEvent::ItemReplaced(e) => Streamed::ItemReplaced(entry(e.item)),
         StreamEvent::StreamOptions(e) => Streamed::AllowCancel(e.stream_options.allow_cancel),
         StreamEvent::ProgressUpdate(e) => Streamed::Progress {
             icon: e.icon,
@@ -107,4 +110,74 @@ fn item_change(update: ItemUpdate) -> ItemChange {
         ItemUpdate::AcpThoughtChunk(e) => acp::thought_chunk(e.content),
         ItemUpdate::Other(u) => ItemChange::Unknown(u),
     }
+}
+
+/// A ChatKit item as an entry of the thread model (the ACP extension items become the
+/// model's tool calls, plans and thoughts).
+pub fn entry(item: ThreadItem) -> Entry {
+    let kind = match item.kind {
+        ItemKind::UserMessage(m) => EntryKind::UserMessage(m),
+        ItemKind::AssistantMessage(m) => EntryKind::AssistantText(m),
+        ItemKind::ClientToolCall(c) => EntryKind::ClientToolCall(c),
+        ItemKind::Widget(w) => EntryKind::Widget(w),
+        ItemKind::ClientWidget(w) => EntryKind::ClientWidget(w),
+        ItemKind::GeneratedImage(g) => EntryKind::GeneratedImage(g),
+        ItemKind::StructuredInput(s) => EntryKind::StructuredInput(s),
+        ItemKind::Workflow(w) => EntryKind::Workflow(w),
+        ItemKind::Task(t) => EntryKind::Task(t),
+        ItemKind::EndOfTurn(e) => EntryKind::EndOfTurn(e),
+        ItemKind::AcpToolCall(c) => EntryKind::ToolCall(ToolCall {
+            tool_call: c.tool_call,
+            permission: c.permission.map(permission),
+        }),
+        ItemKind::AcpPlan(p) => EntryKind::Plan(Plan { entries: p.entries }),
+        ItemKind::AcpThought(t) => EntryKind::Thought(Thought { text: t.text }),
+        ItemKind::Note(n) => EntryKind::Note(n),
+        ItemKind::Other(u) => EntryKind::Unsupported(u),
+    };
+    Entry {
+        id: item.id,
+        thread_id: item.thread_id,
+        created_at: item.created_at,
+        kind,
+    }
+}
+
+fn permission(p: AcpPermission) -> Permission {
+    Permission {
+        options: p.options,
+        outcome: p.outcome,
+        action_id: p.action_id,
+        action_type: p.action_type,
+    }
+}
+
+/// A page of ChatKit items as entries.
+pub fn entries(page: Page<ThreadItem>) -> Page<Entry> {
+    Page {
+        data: page.data.into_iter().map(entry).collect(),
+        has_more: page.has_more,
+        after: page.after,
+    }
+}
+
+/// A loaded thread (`threads.get_by_id`, its newest items) as reducer input.
+pub fn thread_loaded(mut thread: Thread) -> Input {
+    let items = entries(thread.items.take().unwrap_or_default());
+    Input::ThreadLoaded { thread, items }
+}
+
+/// Older items (`items.list`) as reducer input.
+pub fn older_items(page: Page<ThreadItem>) -> Input {
+    Input::OlderItems(entries(page))
+}
+
+/// An item an action's JSON answer replaced (`threads.sync_custom_action`).
+pub fn item_synced(item: ThreadItem) -> Input {
+    Input::ItemSynced(entry(item))
+}
+
+/// Whether a ChatKit item is a user message sent as a ghost (never shown).
+pub fn is_ghost(item: &ThreadItem) -> bool {
+    matches!(&item.kind, ItemKind::UserMessage(m) if crate::model::is_ghost_message(m))
 }

@@ -2,10 +2,9 @@
 //! adapter that maps one answer stream of envelopes onto the inputs ChatKit feeds, and the
 //! request body built from the thread.
 
+use crate::model::{Entry, EntryKind, ToolCall as ToolCallEntry};
 use crate::protocol::acp::{ToolCall, ToolCallId, ToolCallStatus, ToolKind};
-use crate::protocol::chatkit::{
-    AcpToolCallItem, AssistantContent, AssistantMessage, ItemId, ItemKind, ThreadItem,
-};
+use crate::protocol::chatkit::{AssistantContent, AssistantMessage, ItemId};
 use crate::protocol::events::{
     decode_envelope, AgentEvent, Envelope, EnvelopeMeta, EventKind, EventsMessage, EventsRequest,
     OrchestrationEvent, Role, ToolCallPayload, ToolResultPayload,
@@ -158,11 +157,11 @@ impl EventsAdapter {
         };
         if !self.messages.contains(&target) {
             self.messages.push(target.clone());
-            inputs.push(Input::Stream(Streamed::ItemAdded(ThreadItem {
+            inputs.push(Input::Stream(Streamed::ItemAdded(Entry {
                 id: target.clone(),
                 thread_id: None,
                 created_at: String::new(),
-                kind: ItemKind::AssistantMessage(AssistantMessage {
+                kind: EntryKind::AssistantText(AssistantMessage {
                     content: vec![AssistantContent::text("")],
                 }),
             })));
@@ -197,11 +196,11 @@ impl EventsAdapter {
             item_id: item_id.clone(),
             answered: false,
         });
-        inputs.push(Input::Stream(Streamed::ItemAdded(ThreadItem {
+        inputs.push(Input::Stream(Streamed::ItemAdded(Entry {
             id: item_id,
             thread_id: None,
             created_at: String::new(),
-            kind: ItemKind::AcpToolCall(AcpToolCallItem {
+            kind: EntryKind::ToolCall(ToolCallEntry {
                 tool_call,
                 permission: None,
             }),
@@ -303,8 +302,8 @@ pub fn request(state: &ChatState, metadata: Option<JsonMap>) -> EventsRequest {
         .items()
         .iter()
         .filter_map(|i| match &i.item.kind {
-            ItemKind::UserMessage(m) => Some((Role::User, m.text())),
-            ItemKind::AssistantMessage(_) => {
+            EntryKind::UserMessage(m) => Some((Role::User, m.text())),
+            EntryKind::AssistantText(_) => {
                 crate::reducer::assistant_text(i).map(|t| (Role::Assistant, t))
             }
             _ => None,

@@ -8,12 +8,12 @@ use super::state::{
 };
 use super::{Effect, ItemChange, Outcome, OutgoingMessage, Streamed};
 use crate::host_events::{ChatError, ChatEvent, ErrorKind};
+use crate::model::{Entry, EntryKind};
 use crate::protocol::chatkit::{
-    AssistantContent, AssistantMessage, ClientToolStatus, DecodeError, InputText, ItemId, ItemKind,
-    NoticeEvent, Page, Thread, ThreadItem, UserContent, UserMessage,
+    AssistantContent, AssistantMessage, ClientToolStatus, DecodeError, InputText, ItemId,
+    NoticeEvent, Page, Thread, UserContent, UserMessage,
 };
 use crate::protocol::Unknown;
-use serde_json::Value;
 
 pub(super) fn streamed(state: &mut ChatState, event: Streamed, out: &mut Outcome) {
     if let Some(turn) = state.turn.as_mut() {
@@ -85,11 +85,11 @@ fn clear_notices(state: &mut ChatState) {
     }
 }
 
-fn item_added(state: &mut ChatState, item: ThreadItem) {
+fn item_added(state: &mut ChatState, item: Entry) {
     incoming_item(state, item, ItemStatus::Streaming);
 }
 
-fn item_done(state: &mut ChatState, item: ThreadItem, out: &mut Outcome) {
+fn item_done(state: &mut ChatState, item: Entry, out: &mut Outcome) {
     let id = item.id.clone();
     incoming_item(state, item, ItemStatus::Done);
     if let Some(turn) = state.turn.as_mut() {
@@ -104,12 +104,12 @@ fn item_done(state: &mut ChatState, item: ThreadItem, out: &mut Outcome) {
 
 /// Added or done: the item is new, an echo of the local user message, or an update of an
 /// item already shown (the fork adds a task twice under one id).
-fn incoming_item(state: &mut ChatState, item: ThreadItem, status: ItemStatus) {
+fn incoming_item(state: &mut ChatState, item: Entry, status: ItemStatus) {
     clear_progress(state);
     queue_client_tool(state, &item);
     let id = item.id.clone();
-    let is_user = matches!(item.kind, ItemKind::UserMessage(_));
-    let is_assistant = matches!(item.kind, ItemKind::AssistantMessage(_));
+    let is_user = matches!(item.kind, EntryKind::UserMessage(_));
+    let is_assistant = matches!(item.kind, EntryKind::AssistantText(_));
     if is_user && state.item(&id).is_none() {
         if let Some(local) = first_local_user_message(state) {
             let hidden = stays_hidden(state.item(&local), &item);
@@ -142,15 +142,15 @@ fn incoming_item(state: &mut ChatState, item: ThreadItem, status: ItemStatus) {
 /// Whether `next`, taking the place of `previous`, is hidden: a ghost, or a user message in
 /// the place of a hidden one (a server need not repeat the ghost mark in an echo or a
 /// replacement). Only user messages are ever hidden.
-fn stays_hidden(previous: Option<&ItemState>, next: &ThreadItem) -> bool {
+fn stays_hidden(previous: Option<&ItemState>, next: &Entry) -> bool {
     is_ghost(next)
-        || (previous.is_some_and(|p| p.hidden) && matches!(next.kind, ItemKind::UserMessage(_)))
+        || (previous.is_some_and(|p| p.hidden) && matches!(next.kind, EntryKind::UserMessage(_)))
 }
 
 /// An item arrived in a stream. A pending client tool call joins the queue of calls to ask
 /// for (see [`next_client_tool`]), after those that arrived before it; anything else under
 /// a queued id (completed, or another kind of item) leaves it.
-fn queue_client_tool(state: &mut ChatState, item: &ThreadItem) {
+fn queue_client_tool(state: &mut ChatState, item: &Entry) {
     if !is_pending_call(item) {
         unqueue_client_tool(state, &item.id);
     } else if !state.tool_queue.contains(&item.id) {
@@ -162,8 +162,8 @@ fn unqueue_client_tool(state: &mut ChatState, id: &ItemId) {
     state.tool_queue.retain(|queued| queued != id);
 }
 
-fn is_pending_call(item: &ThreadItem) -> bool {
-    matches!(&item.kind, ItemKind::ClientToolCall(c) if c.status == ClientToolStatus::Pending)
+fn is_pending_call(item: &Entry) -> bool {
+    matches!(&item.kind, EntryKind::ClientToolCall(c) if c.status == ClientToolStatus::Pending)
 }
 
 /// The stream ended cleanly: ask the runtime to run the oldest queued call that is still
@@ -172,7 +172,7 @@ fn is_pending_call(item: &ThreadItem) -> bool {
 fn next_client_tool(state: &mut ChatState, out: &mut Outcome) {
     while !state.tool_queue.is_empty() {
         let id = state.tool_queue.remove(0);
-        if let Some(ItemKind::ClientToolCall(call)) = state.item(&id).map(|i| &i.item.kind) {
+        if let Some(EntryKind::ClientToolCall(call)) = state.item(&id).map(|i| &i.item.kind) {
             if call.status == ClientToolStatus::Pending {
                 out.effects.push(Effect::InvokeClientTool {
                     item_id: id,
@@ -196,7 +196,7 @@ fn first_local_user_message(state: &ChatState) -> Option<ItemId> {
     state
         .items()
         .iter()
-        .find(|i| i.local && matches!(i.item.kind, ItemKind::UserMessage(_)))
+        .find(|i| i.local && matches!(i.item.kind, EntryKind::UserMessage(_)))
         .map(|i| i.item.id.clone())
 }
 
@@ -278,7 +278,7 @@ fn item_changed(state: &mut ChatState, item_id: ItemId, change: ItemChange, out:
             let Some(item) = state.item_mut(&item_id) else {
                 return out.warn(format!("image update for unknown item {item_id}"), None);
             };
-            if let ItemKind::GeneratedImage(g) = &mut item.item.kind {
+            if let EntryKind::GeneratedImage(g) = &mut item.item.kind {
                 g.image = Some(image);
                 item.progress = progress;
             } else {
@@ -311,7 +311,7 @@ fn message_parts<'a>(
     out: &mut Outcome,
 ) -> Option<&'a mut Vec<AssistantContent>> {
     let known_assistant = match state.item(item_id).map(|i| &i.item.kind) {
-        Some(ItemKind::AssistantMessage(_)) => true,
+        Some(EntryKind::AssistantText(_)) => true,
         Some(_) => {
             out.warn(
                 format!("message update for item {item_id}, not a message, ignored"),
@@ -328,11 +328,11 @@ fn message_parts<'a>(
     } else {
         let thread_id = state.thread_id().cloned();
         let mut orphan = ItemState::new(
-            ThreadItem {
+            Entry {
                 id: item_id.clone(),
                 thread_id,
                 created_at: String::new(),
-                kind: ItemKind::AssistantMessage(AssistantMessage::default()),
+                kind: EntryKind::AssistantText(AssistantMessage::default()),
             },
             ItemStatus::Streaming,
         );
@@ -344,7 +344,7 @@ fn message_parts<'a>(
         item_id.clone()
     };
     match &mut state.item_mut(&target)?.item.kind {
-        ItemKind::AssistantMessage(m) => Some(&mut m.content),
+        EntryKind::AssistantText(m) => Some(&mut m.content),
         _ => None,
     }
 }
@@ -362,9 +362,8 @@ fn streaming_message(state: &ChatState) -> Option<ItemId> {
         }
     }
     let last = state.items().last()?;
-    (last.status == ItemStatus::Streaming
-        && matches!(last.item.kind, ItemKind::AssistantMessage(_)))
-    .then(|| last.item.id.clone())
+    (last.status == ItemStatus::Streaming && matches!(last.item.kind, EntryKind::AssistantText(_)))
+        .then(|| last.item.id.clone())
 }
 
 /// The part at `index`, or, when the index points past the end (the fork counts deltas,
@@ -384,7 +383,7 @@ fn with_widget(
     apply: impl FnOnce(&mut crate::protocol::chatkit::WidgetRoot) -> bool,
 ) {
     let applied = match state.item_mut(item_id).map(|i| &mut i.item.kind) {
-        Some(ItemKind::Widget(w)) => apply(&mut w.widget),
+        Some(EntryKind::Widget(w)) => apply(&mut w.widget),
         _ => {
             return out.warn(
                 format!("widget update for unknown widget item {item_id}"),
@@ -407,7 +406,7 @@ fn workflow_tasks<'a>(
 ) -> Option<&'a mut Vec<crate::protocol::chatkit::Task>> {
     let known = state
         .item(item_id)
-        .is_some_and(|i| matches!(i.item.kind, ItemKind::Workflow(_)));
+        .is_some_and(|i| matches!(i.item.kind, EntryKind::Workflow(_)));
     if !known {
         out.warn(
             format!("workflow update for unknown workflow item {item_id}"),
@@ -416,7 +415,7 @@ fn workflow_tasks<'a>(
         return None;
     }
     match &mut state.item_mut(item_id)?.item.kind {
-        ItemKind::Workflow(w) => Some(&mut w.workflow.tasks),
+        EntryKind::Workflow(w) => Some(&mut w.workflow.tasks),
         _ => None,
     }
 }
@@ -431,7 +430,7 @@ fn item_removed(state: &mut ChatState, id: &ItemId) {
     }
 }
 
-fn item_replaced(state: &mut ChatState, item: ThreadItem, out: &mut Outcome) {
+fn item_replaced(state: &mut ChatState, item: Entry, out: &mut Outcome) {
     clear_progress(state);
     queue_client_tool(state, &item);
     let id = item.id.clone();
@@ -525,11 +524,11 @@ pub(super) fn send_started(state: &mut ChatState, message: OutgoingMessage, out:
     // A new message: calls an earlier turn left pending are not run any more.
     state.tool_queue.clear();
     let id = next_local_id(state);
-    let item = ThreadItem {
+    let item = Entry {
         id: id.clone(),
         thread_id: state.thread_id().cloned(),
         created_at: String::new(),
-        kind: ItemKind::UserMessage(UserMessage {
+        kind: EntryKind::UserMessage(UserMessage {
             content: vec![UserContent::InputText(InputText {
                 text: message.text.clone(),
             })],
@@ -644,7 +643,7 @@ fn fail_turn(
     if retry_after.is_none() {
         if let Some(local) = first_local_user_message(state) {
             if let Some(removed) = state.remove_item(&local).filter(|r| !r.hidden) {
-                if let ItemKind::UserMessage(m) = removed.item.kind {
+                if let EntryKind::UserMessage(m) = removed.item.kind {
                     out.effects.push(Effect::RestoreDraft {
                         text: m.text(),
                         attachments: m.attachments,
@@ -719,8 +718,12 @@ fn finish_streaming_items(state: &mut ChatState, status: ItemStatus) {
     }
 }
 
-pub(super) fn thread_loaded(state: &mut ChatState, mut thread: Thread, out: &mut Outcome) {
-    let page = thread.items.take().unwrap_or_default();
+pub(super) fn thread_loaded(
+    state: &mut ChatState,
+    thread: Thread,
+    page: Page<Entry>,
+    out: &mut Outcome,
+) {
     let id = thread.id.clone();
     // Nothing of the thread shown before stays, its notices included.
     *state = ChatState {
@@ -745,7 +748,7 @@ pub(super) fn thread_loaded(state: &mut ChatState, mut thread: Thread, out: &mut
     });
 }
 
-pub(super) fn older_items(state: &mut ChatState, page: Page<ThreadItem>, _out: &mut Outcome) {
+pub(super) fn older_items(state: &mut ChatState, page: Page<Entry>, _out: &mut Outcome) {
     // Pages come newest first; the thread shows oldest first.
     let mut older: Vec<ItemState> = page.data.into_iter().map(loaded_item).collect();
     older.reverse();
@@ -755,7 +758,7 @@ pub(super) fn older_items(state: &mut ChatState, page: Page<ThreadItem>, _out: &
 
 /// An item read from history: finished, hidden if it was sent as a ghost, and a tool call
 /// whose run never said how it ended shown as interrupted.
-fn loaded_item(item: ThreadItem) -> ItemState {
+fn loaded_item(item: Entry) -> ItemState {
     let hidden = is_ghost(&item);
     let mut state = ItemState::new(item, ItemStatus::Done);
     state.hidden = hidden;
@@ -765,22 +768,9 @@ fn loaded_item(item: ThreadItem) -> ItemState {
     state
 }
 
-/// The `inference_options` key that marks a ghost user message. The SDK keeps no request
-/// metadata per message, but servers store a message's `inference_options` with it, so
-/// the mark survives a reload.
-pub const GHOST_OPTION: &str = "ghost";
-
-/// Whether a user message was sent as a ghost (never shown).
-pub fn is_ghost(item: &ThreadItem) -> bool {
-    match &item.kind {
-        ItemKind::UserMessage(m) => m
-            .inference_options
-            .as_ref()
-            .and_then(|o| o.get(GHOST_OPTION))
-            .and_then(Value::as_bool)
-            .unwrap_or(false),
-        _ => false,
-    }
+/// Whether an entry is a user message sent as a ghost (never shown).
+pub fn is_ghost(item: &Entry) -> bool {
+    matches!(&item.kind, EntryKind::UserMessage(m) if crate::model::is_ghost_message(m))
 }
 
 pub(super) fn reset(state: &mut ChatState, out: &mut Outcome) {
@@ -810,7 +800,7 @@ pub(super) fn notice_dismissed(state: &mut ChatState, id: u64) {
     }
 }
 
-pub(super) fn item_synced(state: &mut ChatState, item: ThreadItem, _out: &mut Outcome) {
+pub(super) fn item_synced(state: &mut ChatState, item: Entry, _out: &mut Outcome) {
     if !is_pending_call(&item) {
         unqueue_client_tool(state, &item.id);
     }
@@ -834,7 +824,7 @@ impl From<Thread> for ThreadInfo {
 /// The plain text of an assistant message (all parts), for announcements and copying.
 pub fn assistant_text(item: &ItemState) -> Option<String> {
     match &item.item.kind {
-        ItemKind::AssistantMessage(m) => Some(
+        EntryKind::AssistantText(m) => Some(
             m.content
                 .iter()
                 .map(|p| p.text.as_str())

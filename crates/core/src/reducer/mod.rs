@@ -12,7 +12,8 @@ mod run;
 mod state;
 mod team;
 
-pub use conversation::{assistant_text, is_ghost, GHOST_OPTION};
+pub use crate::model::GHOST_OPTION;
+pub use conversation::{assistant_text, is_ghost};
 pub use queue::{QueuedTurn, RunQueue};
 pub use team::{
     action_card_id, status_rank, Member, MemberUpdate, Team, TranscriptLine, TranscriptPage,
@@ -29,13 +30,14 @@ pub use state::{
 };
 
 use crate::host_events::ChatEvent;
+use crate::model::Entry;
 use crate::protocol::acp::{
     ContentBlock, PermissionOptionId, PermissionOutcome, PlanEntry, RequestPermission, ToolCallId,
     ToolCallUpdate,
 };
 use crate::protocol::chatkit::{
     Annotation, AssistantContent, Attachment, DecodeError, GeneratedImage, ItemId, NoticeEvent,
-    Page, Task, Thread, ThreadItem, WidgetComponent, WidgetRoot,
+    Page, Task, Thread, WidgetComponent, WidgetRoot,
 };
 use crate::protocol::{JsonMap, Unknown};
 use serde_json::Value;
@@ -63,15 +65,16 @@ pub enum Input {
     /// A thread was loaded. Its `items` page holds the newest items, oldest first;
     /// `has_more` and `after` say whether there are older ones and the `items.list`
     /// (order `desc`) cursor to fetch them.
-    ThreadLoaded(Thread),
+    /// The thread's own fields (its `items` left out: they come as `items`, entries).
+    ThreadLoaded { thread: Thread, items: Page<Entry> },
     /// Older items of the open thread (`items.list`, order `desc`: newest first).
-    OlderItems(Page<ThreadItem>),
+    OlderItems(Page<Entry>),
     /// A new, empty conversation.
     Reset,
     /// The user dismissed a notice.
     NoticeDismissed(u64),
     /// An item was replaced by an action's JSON answer (`threads.sync_custom_action`).
-    ItemSynced(ThreadItem),
+    ItemSynced(Entry),
     /// A frame of the answer stream arrived at `at_ms` (the runtime's clock, ms): any
     /// frame, keepalives and SSE comments included. Sent by the runtime for both
     /// protocols; drives [`ChatState::last_event_ms`], never counts as an answer event.
@@ -155,9 +158,9 @@ pub enum Streamed {
     /// The open thread's title, status or metadata changed.
     ThreadUpdated(Thread),
     /// An item starts streaming (or arrived whole, and is still the answer's).
-    ItemAdded(ThreadItem),
+    ItemAdded(Entry),
     /// An item is complete as given.
-    ItemDone(ThreadItem),
+    ItemDone(Entry),
     /// A part of an item changed.
     ItemChanged {
         item_id: ItemId,
@@ -165,7 +168,7 @@ pub enum Streamed {
     },
     ItemRemoved(ItemId),
     /// An item replaced whole, in its place.
-    ItemReplaced(ThreadItem),
+    ItemReplaced(Entry),
     /// Whether Stop may cancel the answer.
     AllowCancel(bool),
     /// A status line until the next item or update.
@@ -343,7 +346,9 @@ pub fn reduce(state: &mut ChatState, input: Input) -> Outcome {
             allow_retry,
         } => conversation::stream_failed(state, message, allow_retry, &mut out),
         Input::Cancelled => conversation::cancelled(state, &mut out),
-        Input::ThreadLoaded(thread) => conversation::thread_loaded(state, thread, &mut out),
+        Input::ThreadLoaded { thread, items } => {
+            conversation::thread_loaded(state, thread, items, &mut out)
+        }
         Input::OlderItems(page) => conversation::older_items(state, page, &mut out),
         Input::Reset => conversation::reset(state, &mut out),
         Input::NoticeDismissed(id) => conversation::notice_dismissed(state, id),

@@ -6,7 +6,8 @@
 //! beside the composer. The two never share a surface.
 
 use super::state::{ChatState, ItemState, ItemStatus};
-use crate::protocol::chatkit::{InputText, ItemId, ItemKind, ThreadItem, UserContent, UserMessage};
+use crate::model::{Entry, EntryKind};
+use crate::protocol::chatkit::{InputText, ItemId, UserContent, UserMessage};
 
 /// The controls the runtime offers for the run streaming now, and its queue.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -59,11 +60,11 @@ pub(super) fn turn_started(state: &mut ChatState, turn: QueuedTurn, run_id: &str
     if state.item(&id).is_some() {
         return;
     }
-    let item = ThreadItem {
+    let item = Entry {
         id: id.clone(),
         thread_id: state.thread_id().cloned(),
         created_at: String::new(),
-        kind: ItemKind::UserMessage(UserMessage {
+        kind: EntryKind::UserMessage(UserMessage {
             content: vec![UserContent::InputText(InputText { text: turn.text })],
             attachments: Vec::new(),
             quoted_text: None,

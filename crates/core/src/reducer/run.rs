@@ -6,13 +6,12 @@
 use super::state::{ChatState, ItemState, ItemStatus};
 use super::{Effect, Outcome};
 use crate::host_events::{ChatError, ChatEvent, ErrorKind};
+use crate::model::{Entry, EntryKind, Permission, Plan, Thought, ToolCall as ToolCallEntry};
 use crate::protocol::acp::{
     ContentBlock, PermissionOptionId, PermissionOutcome, PlanEntry, RequestPermission, ToolCall,
     ToolCallId, ToolCallStatus, ToolCallUpdate,
 };
-use crate::protocol::chatkit::{
-    AcpPermission, AcpPlanItem, AcpThoughtItem, AcpToolCallItem, ItemId, ItemKind, ThreadItem,
-};
+use crate::protocol::chatkit::ItemId;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -86,7 +85,7 @@ impl ItemState {
     /// request wins, then a confirmed reject or cancel, then the client's mark, then the
     /// agent's status; an unknown status is `Unknown`.
     pub fn tool_call_state(&self) -> Option<ToolCallState> {
-        let ItemKind::AcpToolCall(item) = &self.item.kind else {
+        let EntryKind::ToolCall(item) = &self.item.kind else {
             return None;
         };
         if let Some(permission) = &item.permission {
@@ -118,7 +117,7 @@ impl ItemState {
 
     /// The permission card of an ACP tool call item, if the agent asked.
     pub fn permission_state(&self) -> Option<PermissionState<'_>> {
-        let ItemKind::AcpToolCall(item) = &self.item.kind else {
+        let EntryKind::ToolCall(item) = &self.item.kind else {
             return None;
         };
         let permission = item.permission.as_ref()?;
@@ -251,7 +250,7 @@ pub(super) fn tool_result(
     let Some(item) = tool_call_item(state, &item_id, update.clone(), out) else {
         return;
     };
-    let ItemKind::AcpToolCall(call) = &mut item.item.kind else {
+    let EntryKind::ToolCall(call) = &mut item.item.kind else {
         return;
     };
     call.tool_call.apply(update);
@@ -357,7 +356,7 @@ pub(super) fn permission_chosen(
             None,
         );
     };
-    let ItemKind::AcpToolCall(call) = &item.item.kind else {
+    let EntryKind::ToolCall(call) = &item.item.kind else {
         return out.warn(
             format!("permission choice for item {item_id}, not a tool call"),
             None,
@@ -441,7 +440,7 @@ pub(super) fn tool_call_updated(
     let Some(item) = tool_call_item(state, item_id, update.clone(), out) else {
         return;
     };
-    if let ItemKind::AcpToolCall(call) = &mut item.item.kind {
+    if let EntryKind::ToolCall(call) = &mut item.item.kind {
         call.tool_call.apply(update);
     }
     if status_sent {
@@ -461,9 +460,9 @@ pub(super) fn permission_requested(
     let Some(item) = tool_call_item(state, item_id, tool_call.clone(), out) else {
         return;
     };
-    if let ItemKind::AcpToolCall(call) = &mut item.item.kind {
+    if let EntryKind::ToolCall(call) = &mut item.item.kind {
         call.tool_call.apply(tool_call);
-        call.permission = Some(AcpPermission {
+        call.permission = Some(Permission {
             options,
             outcome: None,
             action_id: None,
@@ -485,7 +484,7 @@ pub(super) fn permission_resolved(
             None,
         );
     };
-    let ItemKind::AcpToolCall(call) = &mut item.item.kind else {
+    let EntryKind::ToolCall(call) = &mut item.item.kind else {
         return out.warn(
             format!("permission outcome for item {item_id}, not a tool call"),
             None,
@@ -498,7 +497,7 @@ pub(super) fn permission_resolved(
         );
     }
     call.permission
-        .get_or_insert_with(AcpPermission::default)
+        .get_or_insert_with(Permission::default)
         .outcome = Some(outcome);
     item.permission_choice = None;
 }
@@ -510,13 +509,13 @@ pub(super) fn plan_updated(
     out: &mut Outcome,
 ) {
     match state.item(item_id).map(|i| &i.item.kind) {
-        Some(ItemKind::AcpPlan(_)) => {
-            if let Some(ItemKind::AcpPlan(p)) = state.item_mut(item_id).map(|i| &mut i.item.kind) {
+        Some(EntryKind::Plan(_)) => {
+            if let Some(EntryKind::Plan(p)) = state.item_mut(item_id).map(|i| &mut i.item.kind) {
                 p.entries = entries;
             }
         }
         Some(_) => out.warn(format!("plan update for item {item_id}, not a plan"), None),
-        None => new_item(state, item_id, ItemKind::AcpPlan(AcpPlanItem { entries })),
+        None => new_item(state, item_id, EntryKind::Plan(Plan { entries })),
     }
 }
 
@@ -533,9 +532,8 @@ pub(super) fn thought_chunk(
         );
     };
     match state.item(item_id).map(|i| &i.item.kind) {
-        Some(ItemKind::AcpThought(_)) => {
-            if let Some(ItemKind::AcpThought(t)) = state.item_mut(item_id).map(|i| &mut i.item.kind)
-            {
+        Some(EntryKind::Thought(_)) => {
+            if let Some(EntryKind::Thought(t)) = state.item_mut(item_id).map(|i| &mut i.item.kind) {
                 t.text.push_str(text);
             }
         }
@@ -545,11 +543,7 @@ pub(super) fn thought_chunk(
         ),
         None => {
             let text = text.to_owned();
-            new_item(
-                state,
-                item_id,
-                ItemKind::AcpThought(AcpThoughtItem { text }),
-            );
+            new_item(state, item_id, EntryKind::Thought(Thought { text }));
         }
     }
 }
@@ -563,7 +557,7 @@ fn tool_call_item<'a>(
     out: &mut Outcome,
 ) -> Option<&'a mut ItemState> {
     match state.item(item_id).map(|i| &i.item.kind) {
-        Some(ItemKind::AcpToolCall(_)) => {}
+        Some(EntryKind::ToolCall(_)) => {}
         Some(_) => {
             out.warn(
                 format!("tool call update for item {item_id}, not a tool call, ignored"),
@@ -578,7 +572,7 @@ fn tool_call_item<'a>(
             new_item(
                 state,
                 item_id,
-                ItemKind::AcpToolCall(AcpToolCallItem {
+                EntryKind::ToolCall(ToolCallEntry {
                     tool_call,
                     permission: None,
                 }),
@@ -589,10 +583,10 @@ fn tool_call_item<'a>(
 }
 
 /// Add an item the stream only addressed by an update: live, owned by the current agent.
-fn new_item(state: &mut ChatState, item_id: &ItemId, kind: ItemKind) {
+fn new_item(state: &mut ChatState, item_id: &ItemId, kind: EntryKind) {
     let thread_id = state.thread_id().cloned();
     let mut item = ItemState::new(
-        ThreadItem {
+        Entry {
             id: item_id.clone(),
             thread_id,
             created_at: String::new(),
@@ -630,7 +624,7 @@ pub(super) fn interrupt_tool_calls(state: &mut ChatState) {
 /// spinning forever.
 pub(super) fn left_unfinished(i: &ItemState) -> bool {
     i.tool_mark.is_none()
-        && matches!(&i.item.kind, ItemKind::AcpToolCall(c)
+        && matches!(&i.item.kind, EntryKind::ToolCall(c)
             if c.tool_call.status.is_unfinished()
                 && c.permission.as_ref().is_none_or(|p| p.outcome.is_some()))
 }
@@ -642,7 +636,7 @@ pub(super) fn cancel_permissions(state: &mut ChatState, out: &mut Outcome) {
         .items()
         .iter()
         .filter(|i| {
-            matches!(&i.item.kind, ItemKind::AcpToolCall(c)
+            matches!(&i.item.kind, EntryKind::ToolCall(c)
                 if c.permission.as_ref().is_some_and(|p| p.outcome.is_none()))
         })
         .map(|i| i.item.id.clone())
@@ -652,7 +646,7 @@ pub(super) fn cancel_permissions(state: &mut ChatState, out: &mut Outcome) {
             continue;
         };
         item.permission_choice = None;
-        let ItemKind::AcpToolCall(call) = &mut item.item.kind else {
+        let EntryKind::ToolCall(call) = &mut item.item.kind else {
             continue;
         };
         if let Some(permission) = call.permission.as_mut() {
@@ -674,7 +668,7 @@ pub(super) fn carry_local(previous: Option<&ItemState>, next: &mut ItemState) {
         return;
     };
     next.agent = previous.agent.clone();
-    if let (ItemKind::AcpToolCall(before), ItemKind::AcpToolCall(after)) =
+    if let (EntryKind::ToolCall(before), EntryKind::ToolCall(after)) =
         (&previous.item.kind, &next.item.kind)
     {
         if before.tool_call.status == after.tool_call.status {
@@ -711,7 +705,7 @@ pub fn listed(state: &ChatState) -> Vec<Listed<'_>> {
     let items: Vec<&ItemState> = state.visible_items().collect();
     let last_user = items
         .iter()
-        .rposition(|i| matches!(i.item.kind, ItemKind::UserMessage(_)));
+        .rposition(|i| matches!(i.item.kind, EntryKind::UserMessage(_)));
     let turn_over = |end: usize| !state.is_streaming() || last_user.is_some_and(|u| end < u);
     let settled = |i: &ItemState| {
         i.tool_call_state()

@@ -1,6 +1,7 @@
 //! What the views render: the thread, its items in order, and the turn in progress.
 
-use crate::protocol::chatkit::{ItemId, NoticeEvent, ThreadId, ThreadItem, ThreadStatus};
+use crate::model::Entry;
+use crate::protocol::chatkit::{ItemId, NoticeEvent, ThreadId, ThreadStatus};
 
 use super::run::{AgentInfo, Budget, Diagnostics, Orchestration, RunError, ToolCallMark};
 use crate::protocol::acp::PermissionOptionId;
@@ -72,7 +73,7 @@ pub struct ThreadInfo {
 /// One item with what the client knows about it beyond the wire.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ItemState {
-    pub item: ThreadItem,
+    pub item: Entry,
     pub status: ItemStatus,
     /// A ghost message: sent, never shown.
     pub hidden: bool,
@@ -359,7 +360,7 @@ impl ChatState {
 }
 
 impl ItemState {
-    pub fn new(item: ThreadItem, status: ItemStatus) -> Self {
+    pub fn new(item: Entry, status: ItemStatus) -> Self {
         ItemState {
             item,
             status,

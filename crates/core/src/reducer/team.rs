@@ -5,8 +5,9 @@
 
 use super::state::ChatState;
 use super::{ChatEvent, Outcome};
+use crate::model::EntryKind;
 use crate::protocol::acp::{PermissionOutcome, RequestPermission};
-use crate::protocol::chatkit::{ItemId, ItemKind, Note};
+use crate::protocol::chatkit::{ItemId, Note};
 use crate::protocol::JsonMap;
 
 /// The team of the current thread, as the runtime described it.
@@ -225,7 +226,7 @@ pub(super) fn action_required(
 ) {
     super::run::permission_requested(state, item_id, request, out);
     if let Some(item) = state.item_mut(item_id) {
-        if let ItemKind::AcpToolCall(call) = &mut item.item.kind {
+        if let EntryKind::ToolCall(call) = &mut item.item.kind {
             if let Some(p) = call.permission.as_mut() {
                 p.action_id = Some(action_id);
                 p.action_type = action_type;
@@ -248,7 +249,7 @@ pub(super) fn action_resolved(
         return;
     }
     let target = state.items().iter().find_map(|i| match &i.item.kind {
-        ItemKind::AcpToolCall(call)
+        EntryKind::ToolCall(call)
             if call
                 .permission
                 .as_ref()
@@ -266,7 +267,7 @@ pub(super) fn action_resolved(
     };
     if let Some(item) = state.item_mut(&id) {
         item.permission_choice = None;
-        if let ItemKind::AcpToolCall(call) = &mut item.item.kind {
+        if let EntryKind::ToolCall(call) = &mut item.item.kind {
             if let Some(p) = call.permission.as_mut() {
                 p.outcome = Some(outcome);
             }
@@ -289,7 +290,7 @@ pub fn action_card_id(action_id: &str) -> String {
 /// closed without one stays unanswered: never guessed). Whether there was such a question.
 fn question_answered(state: &mut ChatState, action_id: &str, answer: Option<String>) -> bool {
     let target = state.items().iter().find_map(|i| match &i.item.kind {
-        ItemKind::Note(Note::Question { action_id: a, .. }) if a == action_id => {
+        EntryKind::Note(Note::Question { action_id: a, .. }) if a == action_id => {
             Some(i.item.id.clone())
         }
         _ => None,
@@ -298,7 +299,7 @@ fn question_answered(state: &mut ChatState, action_id: &str, answer: Option<Stri
         return false;
     };
     if let Some(item) = state.item_mut(&id) {
-        if let ItemKind::Note(Note::Question { answer: a, .. }) = &mut item.item.kind {
+        if let EntryKind::Note(Note::Question { answer: a, .. }) = &mut item.item.kind {
             if answer.is_some() {
                 *a = answer;
             }
@@ -312,7 +313,7 @@ fn question_answered(state: &mut ChatState, action_id: &str, answer: Option<Stri
 /// stays pending: never guessed. Whether there was such an input.
 fn input_answered(state: &mut ChatState, action_id: &str, answers: Option<JsonMap>) -> bool {
     let target = state.items().iter().find_map(|i| match &i.item.kind {
-        ItemKind::StructuredInput(s) if s.action_id.as_deref() == Some(action_id) => {
+        EntryKind::StructuredInput(s) if s.action_id.as_deref() == Some(action_id) => {
             Some(i.item.id.clone())
         }
         _ => None,
@@ -324,7 +325,7 @@ fn input_answered(state: &mut ChatState, action_id: &str, answers: Option<JsonMa
         return true;
     };
     if let Some(item) = state.item_mut(&id) {
-        if let ItemKind::StructuredInput(input) = &mut item.item.kind {
+        if let EntryKind::StructuredInput(input) = &mut item.item.kind {
             input.take_answers(&answers);
         }
     }

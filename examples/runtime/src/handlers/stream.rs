@@ -118,7 +118,7 @@ fn prepare(
             scripts::respond(&mut s, &user.id, &text, attempt);
             // A ghost message (hidden from the user) never names the thread.
             let first = first_user_text(store, &thread.id)?
-                .or_else(|| (!chat_shell_core::reducer::is_ghost(&user)).then_some(text));
+                .or_else(|| (!chat_shell_core::adapters::chatkit::is_ghost(&user)).then_some(text));
             if let Some(first) = first {
                 s.finish(&first);
             }
@@ -300,7 +300,8 @@ fn first_user_text(store: &UserStore<'_>, thread: &ThreadId) -> store::Result<Op
         .all_items(thread)?
         .into_iter()
         .find(|i| {
-            matches!(i.kind, ItemKind::UserMessage(_)) && !chat_shell_core::reducer::is_ghost(i)
+            matches!(i.kind, ItemKind::UserMessage(_))
+                && !chat_shell_core::adapters::chatkit::is_ghost(i)
         })
         .map(|i| message_text(&i)))
 }

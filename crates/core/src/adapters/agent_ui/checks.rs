@@ -5,8 +5,9 @@
 //! names.
 
 use super::{history_page, AgentUiAdapter};
+use crate::model::EntryKind;
 use crate::protocol::acp::{PermissionOptionId, PermissionOutcome};
-use crate::protocol::chatkit::{ItemKind, Note};
+use crate::protocol::chatkit::Note;
 use crate::reducer::{
     listed, reduce, ChatState, Effect, Input, Listed, OutgoingMessage, ToolCallState,
 };
@@ -95,16 +96,16 @@ fn kinds(state: &ChatState) -> Vec<String> {
         .items()
         .iter()
         .map(|i| match &i.item.kind {
-            ItemKind::UserMessage(_) => "user".to_owned(),
-            ItemKind::AssistantMessage(_) => "answer".to_owned(),
-            ItemKind::AcpToolCall(c) => format!("tool:{}", c.tool_call.tool_call_id.0),
-            ItemKind::AcpThought(_) => "thought".to_owned(),
-            ItemKind::Note(Note::Context { .. }) => "context".to_owned(),
-            ItemKind::Note(Note::Artifact { .. }) => "artifact".to_owned(),
-            ItemKind::Note(Note::WorkerNotification { .. }) => "worker".to_owned(),
-            ItemKind::Note(Note::Handoff { .. }) => "handoff".to_owned(),
-            ItemKind::Note(Note::Steer { .. }) => "steer".to_owned(),
-            ItemKind::Note(Note::Question { .. }) => "question".to_owned(),
+            EntryKind::UserMessage(_) => "user".to_owned(),
+            EntryKind::AssistantText(_) => "answer".to_owned(),
+            EntryKind::ToolCall(c) => format!("tool:{}", c.tool_call.tool_call_id.0),
+            EntryKind::Thought(_) => "thought".to_owned(),
+            EntryKind::Note(Note::Context { .. }) => "context".to_owned(),
+            EntryKind::Note(Note::Artifact { .. }) => "artifact".to_owned(),
+            EntryKind::Note(Note::WorkerNotification { .. }) => "worker".to_owned(),
+            EntryKind::Note(Note::Handoff { .. }) => "handoff".to_owned(),
+            EntryKind::Note(Note::Steer { .. }) => "steer".to_owned(),
+            EntryKind::Note(Note::Question { .. }) => "question".to_owned(),
             other => format!("{other:?}"),
         })
         .collect()
@@ -216,7 +217,7 @@ fn check_07_human_in_the_loop_uses_stable_ids_and_waits_for_the_owner() {
         .find(|i| i.item.id.0.ends_with(":tool:tc-deploy"))
         .unwrap();
     let id = card.item.id.clone();
-    let ItemKind::AcpToolCall(call) = &card.item.kind else {
+    let EntryKind::ToolCall(call) = &card.item.kind else {
         panic!()
     };
     let permission = call.permission.as_ref().unwrap();
@@ -245,7 +246,7 @@ fn check_07_human_in_the_loop_uses_stable_ids_and_waits_for_the_owner() {
     reduce(&mut state, Input::TurnStarted);
     feed(&mut state, &mut AgentUiAdapter::new(), &lines(APPROVED));
     reduce(&mut state, Input::StreamEnded);
-    let ItemKind::AcpToolCall(call) = &state.item(&id).unwrap().item.kind else {
+    let EntryKind::ToolCall(call) = &state.item(&id).unwrap().item.kind else {
         panic!()
     };
     assert_eq!(
@@ -270,7 +271,7 @@ fn check_07_a_plan_decision_is_a_decision_on_the_plan_made_by_its_owner() {
         .find(|i| i.item.id.0.ends_with(":tool:action-act-plan"))
         .expect("the decision's card");
     let id = card.item.id.clone();
-    let ItemKind::AcpToolCall(call) = &card.item.kind else {
+    let EntryKind::ToolCall(call) = &card.item.kind else {
         panic!("a card")
     };
     let permission = call.permission.as_ref().unwrap();
@@ -293,7 +294,7 @@ fn check_07_a_plan_decision_is_a_decision_on_the_plan_made_by_its_owner() {
     // The owner confirms "revise" (another stream): decided as the owner said.
     let resolved = r#"{"type": "action.resolved", "sequence": 7, "runId": "run-plan", "actionId": "act-plan", "payload": {"optionId": "revise", "outcome": "rejected"}}"#;
     feed(&mut state, &mut AgentUiAdapter::new(), &[resolved]);
-    let ItemKind::AcpToolCall(call) = &state.item(&id).unwrap().item.kind else {
+    let EntryKind::ToolCall(call) = &state.item(&id).unwrap().item.kind else {
         panic!("a card")
     };
     assert_eq!(
@@ -319,7 +320,7 @@ fn check_07_structured_input_is_answered_only_with_the_answers_the_owner_took() 
             .items()
             .iter()
             .find_map(|i| match &i.item.kind {
-                ItemKind::StructuredInput(s) => Some(s.clone()),
+                EntryKind::StructuredInput(s) => Some(s.clone()),
                 _ => None,
             })
             .expect("a structured input")
@@ -353,7 +354,7 @@ fn check_07_structured_input_is_answered_only_with_the_answers_the_owner_took() 
 /// The question of the conversation: its text and the answer the owner confirmed.
 fn question(state: &ChatState) -> Option<(String, Option<String>)> {
     state.items().iter().find_map(|i| match &i.item.kind {
-        ItemKind::Note(Note::Question {
+        EntryKind::Note(Note::Question {
             question, answer, ..
         }) => Some((question.clone(), answer.clone())),
         _ => None,
@@ -373,7 +374,7 @@ fn check_07_a_clarification_is_a_question_answered_only_when_the_owner_confirms(
     let owner = state
         .items()
         .iter()
-        .find(|i| matches!(i.item.kind, ItemKind::Note(Note::Question { .. })))
+        .find(|i| matches!(i.item.kind, EntryKind::Note(Note::Question { .. })))
         .and_then(|i| i.agent.as_ref())
         .and_then(|a| a.id.clone());
     assert_eq!(owner.as_deref(), Some("writer@delivery"));
@@ -429,7 +430,7 @@ fn check_08_queue_and_steer_are_distinct() {
     feed(&mut state, &mut adapter, &log[5..9]);
     assert_eq!(kinds(&state), ["user", "answer", "steer", "answer"]);
     let steer = state.items().iter().find_map(|i| match &i.item.kind {
-        ItemKind::Note(Note::Steer { text, status, .. }) => Some((text.clone(), status.clone())),
+        EntryKind::Note(Note::Steer { text, status, .. }) => Some((text.clone(), status.clone())),
         _ => None,
     });
     assert_eq!(
@@ -491,7 +492,7 @@ fn a_new_run_id_before_run_finished_does_not_restart_the_order() {
 fn check_09_the_artifact_body_is_not_in_the_transcript() {
     let state = run(STATUS);
     let card = state.items().iter().find_map(|i| match &i.item.kind {
-        ItemKind::Note(Note::Artifact { title, body, .. }) => Some((title.clone(), body.clone())),
+        EntryKind::Note(Note::Artifact { title, body, .. }) => Some((title.clone(), body.clone())),
         _ => None,
     });
     let (title, body) = card.expect("an artifact card");
@@ -508,7 +509,7 @@ fn check_10_citations_link_only_to_evidence_facts() {
         .iter()
         .find(|i| i.item.id.0.ends_with(":msg:msg-answer"))
         .unwrap();
-    let ItemKind::AssistantMessage(m) = &answer.item.kind else {
+    let EntryKind::AssistantText(m) = &answer.item.kind else {
         panic!()
     };
     let urls: Vec<String> = m.content[0]
@@ -550,7 +551,7 @@ fn check_12_the_team_topology_is_visible() {
     assert_eq!(team.topology.as_deref(), Some("coordinator_team"));
     assert_eq!(team.name.as_deref(), Some("delivery"));
     assert!(state.items().iter().any(
-        |i| matches!(&i.item.kind, ItemKind::Note(Note::Handoff { from, to, .. })
+        |i| matches!(&i.item.kind, EntryKind::Note(Note::Handoff { from, to, .. })
             if from == "lead@delivery" && to == "writer@delivery")
     ));
 }
@@ -560,7 +561,7 @@ fn check_13_worker_notifications_are_not_user_messages() {
     let state = run(TEAM);
     // Delivered on a user-role channel, still a worker's note.
     let note = state.items().iter().find_map(|i| match &i.item.kind {
-        ItemKind::Note(Note::WorkerNotification {
+        EntryKind::Note(Note::WorkerNotification {
             agent_id,
             summary,
             channel_role,
@@ -635,7 +636,7 @@ fn check_16_context_and_compaction_are_boundaries() {
         .items()
         .iter()
         .filter_map(|i| match &i.item.kind {
-            ItemKind::Note(Note::Context { text }) => Some(text.clone()),
+            EntryKind::Note(Note::Context { text }) => Some(text.clone()),
             _ => None,
         })
         .collect();

@@ -16,6 +16,7 @@
 #[cfg(test)]
 mod checks;
 
+use crate::model::{Entry, EntryKind, Thought, ToolCall as ToolCallEntry};
 use crate::protocol::acp::{
     PermissionOption, PermissionOptionId, PermissionOptionKind, PermissionOutcome,
     RequestPermission, ToolCall, ToolCallContent, ToolCallId, ToolCallStatus, ToolCallUpdate,
@@ -23,9 +24,8 @@ use crate::protocol::acp::{
 };
 use crate::protocol::agent_ui::{decode, Envelope};
 use crate::protocol::chatkit::{
-    AcpThoughtItem, AcpToolCallItem, Annotation, AssistantContent, AssistantMessage, DecodeError,
-    ItemId, ItemKind, Note, Source, SourceKind, StructuredInput, StructuredInputStatus, ThreadItem,
-    UrlSource,
+    Annotation, AssistantContent, AssistantMessage, DecodeError, ItemId, Note, Source, SourceKind,
+    StructuredInput, StructuredInputStatus, UrlSource,
 };
 use crate::protocol::decode::Decode;
 use crate::reducer::{
@@ -227,9 +227,9 @@ impl AgentUiAdapter {
         }
     }
 
-    fn add(&mut self, id: ItemId, kind: ItemKind, inputs: &mut Vec<Input>) {
+    fn add(&mut self, id: ItemId, kind: EntryKind, inputs: &mut Vec<Input>) {
         if self.added.insert(id.clone()) {
-            inputs.push(Input::Stream(Streamed::ItemAdded(ThreadItem {
+            inputs.push(Input::Stream(Streamed::ItemAdded(Entry {
                 id,
                 thread_id: None,
                 created_at: String::new(),
@@ -323,7 +323,7 @@ impl AgentUiAdapter {
                     to: e.text("to").unwrap_or_default(),
                     reason: e.text("reason"),
                 };
-                self.add(id, ItemKind::Note(note), &mut inputs);
+                self.add(id, EntryKind::Note(note), &mut inputs);
             }
             "worker.notification" => {
                 self.own(&e, &mut inputs);
@@ -339,13 +339,13 @@ impl AgentUiAdapter {
                     duration_ms: p.get("durationMs").and_then(Value::as_u64),
                     tool_count: p.get("toolCount").and_then(Value::as_u64),
                 };
-                self.add(id, ItemKind::Note(note), &mut inputs);
+                self.add(id, EntryKind::Note(note), &mut inputs);
             }
             "context.changed" | "context.compaction.completed" => {
                 let text = context_text(&e);
                 if !text.is_empty() {
                     let id = self.item_id("context", &e.sequence.unwrap_or(0).to_string());
-                    self.add(id, ItemKind::Note(Note::Context { text }), &mut inputs);
+                    self.add(id, EntryKind::Note(Note::Context { text }), &mut inputs);
                 }
             }
             kind if kind.starts_with("artifact.") => self.artifact(&e, &mut inputs),
@@ -378,7 +378,7 @@ impl AgentUiAdapter {
                     turn_id: turn_id.clone(),
                 };
                 let id = self.item_id("steer", &turn_id);
-                self.add(id, ItemKind::Note(note), inputs);
+                self.add(id, EntryKind::Note(note), inputs);
             }
         }
         let Some(entries) = p.get("queued").and_then(Value::as_array) else {
@@ -412,7 +412,7 @@ impl AgentUiAdapter {
         };
         self.own(e, inputs);
         let id = self.item_id("msg", &message);
-        let empty = ItemKind::AssistantMessage(AssistantMessage {
+        let empty = EntryKind::AssistantText(AssistantMessage {
             content: vec![AssistantContent::text("")],
         });
         self.add(id.clone(), empty, inputs);
@@ -420,11 +420,11 @@ impl AgentUiAdapter {
             // The final text replaces what streamed: never appended to it.
             let mut content = AssistantContent::text(e.text("text").unwrap_or_default());
             content.annotations = self.citations.get(&id).cloned().unwrap_or_default();
-            inputs.push(Input::Stream(Streamed::ItemDone(ThreadItem {
+            inputs.push(Input::Stream(Streamed::ItemDone(Entry {
                 id,
                 thread_id: None,
                 created_at: String::new(),
-                kind: ItemKind::AssistantMessage(AssistantMessage {
+                kind: EntryKind::AssistantText(AssistantMessage {
                     content: vec![content],
                 }),
             })));
@@ -443,11 +443,7 @@ impl AgentUiAdapter {
         self.own(e, inputs);
         let key = e.id("messageId").unwrap_or_else(|| "reasoning".into());
         let id = self.item_id("think", &key);
-        self.add(
-            id.clone(),
-            ItemKind::AcpThought(AcpThoughtItem::default()),
-            inputs,
-        );
+        self.add(id.clone(), EntryKind::Thought(Thought::default()), inputs);
         let text = e
             .text("delta")
             .or_else(|| e.text("text"))
@@ -506,7 +502,7 @@ impl AgentUiAdapter {
                 raw_input: None,
                 raw_output: None,
             };
-            let kind = ItemKind::AcpToolCall(AcpToolCallItem {
+            let kind = EntryKind::ToolCall(ToolCallEntry {
                 tool_call: call,
                 permission: None,
             });
@@ -577,7 +573,7 @@ impl AgentUiAdapter {
                 action_id: action_id.clone(),
             };
             let id = self.item_id("question", &action_id);
-            self.add(id, ItemKind::Note(note), inputs);
+            self.add(id, EntryKind::Note(note), inputs);
             return;
         }
         if e.text("actionType").as_deref() == Some("input") {
@@ -595,7 +591,7 @@ impl AgentUiAdapter {
                 action_id: Some(action_id.clone()),
             };
             let id = self.item_id("input", &action_id);
-            self.add(id, ItemKind::StructuredInput(input), inputs);
+            self.add(id, EntryKind::StructuredInput(input), inputs);
             return;
         }
         let title = e.text("title").unwrap_or_else(|| action_id.clone());
@@ -615,7 +611,7 @@ impl AgentUiAdapter {
                 raw_input: e.payload().get("input").cloned(),
                 raw_output: None,
             };
-            let kind = ItemKind::AcpToolCall(AcpToolCallItem {
+            let kind = EntryKind::ToolCall(ToolCallEntry {
                 tool_call: call,
                 permission: None,
             });
@@ -694,14 +690,14 @@ impl AgentUiAdapter {
         };
         if self.added.contains(&id) {
             // A later version replaces the card's content.
-            inputs.push(Input::Stream(Streamed::ItemDone(ThreadItem {
+            inputs.push(Input::Stream(Streamed::ItemDone(Entry {
                 id,
                 thread_id: None,
                 created_at: String::new(),
-                kind: ItemKind::Note(note),
+                kind: EntryKind::Note(note),
             })));
         } else {
-            self.add(id, ItemKind::Note(note), inputs);
+            self.add(id, EntryKind::Note(note), inputs);
         }
     }
 

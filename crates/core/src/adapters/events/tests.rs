@@ -8,7 +8,7 @@ fn feed(adapter: &mut EventsAdapter, envelope: Value) -> Vec<Input> {
     adapter.data(&envelope.to_string())
 }
 
-fn added(input: &Input) -> &ThreadItem {
+fn added(input: &Input) -> &Entry {
     match input {
         Input::Stream(Streamed::ItemAdded(item)) => item,
         other => panic!("expected an added item, got {other:?}"),
@@ -31,7 +31,7 @@ fn content_opens_one_bubble_and_streams_into_it() {
     let first = feed(&mut a, json!({"type": "content", "content": "Hello "}));
     assert_eq!(first.len(), 2, "{first:?}");
     let bubble = added(&first[0]);
-    assert!(matches!(bubble.kind, ItemKind::AssistantMessage(_)));
+    assert!(matches!(bubble.kind, EntryKind::AssistantText(_)));
     assert_eq!(bubble.id, ItemId::from("ev3_msg1"));
     assert_eq!(delta(&first[1]), (&bubble.id, "Hello "));
     let second = feed(&mut a, json!({"type": "content", "content": "world!"}));
@@ -118,7 +118,7 @@ fn a_tool_call_is_an_acp_tool_call_item_and_closes_the_bubble() {
         json!({"type": "tool_call", "payload": {"id": "c1", "name": "read_file", "arguments": {"path": "README.md"}}}),
     );
     let item = added(&inputs[0]);
-    let ItemKind::AcpToolCall(call) = &item.kind else {
+    let EntryKind::ToolCall(call) = &item.kind else {
         panic!("{item:?}");
     };
     let call = &call.tool_call;

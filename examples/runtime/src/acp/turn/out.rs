@@ -270,7 +270,9 @@ impl Out {
                     .all_items(&thread_id)?
                     .into_iter()
                     .find_map(|i| match &i.kind {
-                        ItemKind::UserMessage(m) if !chat_shell_core::reducer::is_ghost(&i) => {
+                        ItemKind::UserMessage(m)
+                            if !chat_shell_core::adapters::chatkit::is_ghost(&i) =>
+                        {
                             Some(m.text())
                         }
                         _ => None,
