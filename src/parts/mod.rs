@@ -83,7 +83,7 @@ pub(crate) use entry_points;
 /// The splitter lays each output's share of a data segment out again, the first module's
 /// first, each share aligned, and if the result is longer than the segment it keeps the
 /// whole segment in the first module: every part's tables and strings (the renderer's
-/// entity table among them, over 100 kB brotli) would load before the composer. Nothing
+/// entity table among them) would load before the composer. Nothing
 /// reads these bytes, so no output includes them, and the re-laid segment has this much
 /// to spare for the alignment padding it adds (a few hundred bytes with today's parts).
 #[cfg(feature = "split")]
