@@ -575,6 +575,7 @@ impl ItemView {
             EntryKind::Plan(_) => ItemView::AcpPlan,
             EntryKind::Thought(_) => ItemView::AcpThought,
             EntryKind::Note(_) => ItemView::Note,
+            EntryKind::Elicitation(_) => ItemView::Unsupported,
             EntryKind::Unsupported(_) => ItemView::Unsupported,
         }
     }

@@ -117,6 +117,7 @@ impl ThreadViews {
             | ChannelEvent::RunStarted(_)
             | ChannelEvent::RunEvent(_)
             | ChannelEvent::RunEnded(_)
+            | ChannelEvent::SessionUpdated(_)
             | ChannelEvent::Other(_) => false,
         }
     }

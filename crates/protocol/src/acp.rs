@@ -566,6 +566,34 @@ fn valid_items_if_any<T: Decode>(value: &Value) -> Result<Option<Vec<T>>, decode
     }))
 }
 
+/// ACP's `elicitation/create` params. The schema is kept as sent: the core reads it into
+/// form fields (`model::form`), an unknown property type shown as unsupported.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Decode)]
+#[serde(rename_all = "camelCase")]
+pub struct ElicitationRequest {
+    #[serde(default, deserialize_with = "lenient_string")]
+    pub message: String,
+    /// `form` or `url` (another word is kept and shown as unsupported).
+    #[serde(default, deserialize_with = "lenient_string")]
+    pub mode: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requested_schema: Option<Value>,
+    /// `mode: "url"`: the page to open.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elicitation_id: Option<String>,
+}
+
+/// How an elicitation ended: ACP's `action` (`accept`, `decline`, `cancel`), the
+/// accepted `content`; `complete` when the agent said a URL elicitation is done.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Decode)]
+pub struct ElicitationOutcome {
+    pub action: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<crate::JsonMap>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,7 +5,7 @@
 //! ([`super::agent_ui`]) and the events envelope's tool calls ([`super::events`]).
 
 use crate::protocol::acp::{
-    ContentBlock, PermissionResponse, Plan, RequestPermission, ToolCallUpdate,
+    ContentBlock, ElicitationOutcome, PermissionResponse, Plan, RequestPermission, ToolCallUpdate,
 };
 use crate::reducer::ItemChange;
 
@@ -27,6 +27,11 @@ pub fn permission_resolved(response: PermissionResponse) -> ItemChange {
 /// `plan`: the entries replace the item's.
 pub fn plan(plan: Plan) -> ItemChange {
     ItemChange::Plan(plan.entries)
+}
+
+/// The server confirms how an elicitation ended.
+pub fn elicitation_resolved(outcome: ElicitationOutcome) -> ItemChange {
+    ItemChange::ElicitationResolved(outcome)
 }
 
 /// `agent_thought_chunk`.

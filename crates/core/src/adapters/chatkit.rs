@@ -3,7 +3,7 @@
 //! each item update onto an [`ItemChange`]; the ACP extension updates through [`super::acp`].
 
 use super::acp;
-use crate::model::{Entry, EntryKind, Permission, Plan, Thought, ToolCall};
+use crate::model::{Elicitation, Entry, EntryKind, Permission, Plan, Thought, ToolCall};
 use crate::protocol::chatkit::{
     decode_event, AcpPermission, ItemKind, ItemUpdate, Page, StreamEvent, Thread, ThreadItem,
 };
@@ -108,6 +108,7 @@ fn item_change(update: ItemUpdate) -> ItemChange {
         ItemUpdate::AcpPermissionResolved(e) => acp::permission_resolved(e),
         ItemUpdate::AcpPlanUpdated(plan) => acp::plan(plan),
         ItemUpdate::AcpThoughtChunk(e) => acp::thought_chunk(e.content),
+        ItemUpdate::AcpElicitationResolved(e) => acp::elicitation_resolved(e.outcome),
         ItemUpdate::Other(u) => ItemChange::Unknown(u),
     }
 }
@@ -132,6 +133,10 @@ pub fn entry(item: ThreadItem) -> Entry {
         }),
         ItemKind::AcpPlan(p) => EntryKind::Plan(Plan { entries: p.entries }),
         ItemKind::AcpThought(t) => EntryKind::Thought(Thought { text: t.text }),
+        ItemKind::AcpElicitation(e) => EntryKind::Elicitation(Elicitation {
+            request: e.request,
+            outcome: e.outcome,
+        }),
         ItemKind::Note(n) => EntryKind::Note(n),
         ItemKind::Other(u) => EntryKind::Unsupported(u),
     };

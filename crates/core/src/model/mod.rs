@@ -63,8 +63,18 @@ pub enum EntryKind {
     Thought(Thought),
     /// A process fact in the conversation's order (worker result, handoff, context…).
     Note(Note),
+    /// An agent's question to the user: a form, or a page to open (ACP elicitation).
+    Elicitation(Elicitation),
     /// Something this client does not know: shown as "unsupported content".
     Unsupported(Unknown),
+}
+
+/// An agent's question (ACP `elicitation/create`, held as ACP sends it) and, once the
+/// server confirmed the answer, how it ended (`None`: still asking).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Elicitation {
+    pub request: acp::ElicitationRequest,
+    pub outcome: Option<acp::ElicitationOutcome>,
 }
 
 /// An agent's tool call (ACP's fields, held as ACP sends them) and the permission asked

@@ -294,6 +294,9 @@ fn item_changed(state: &mut ChatState, item_id: ItemId, change: ItemChange, out:
         }
         ItemChange::Plan(entries) => run::plan_updated(state, &item_id, entries, out),
         ItemChange::Thought(content) => run::thought_chunk(state, &item_id, content, out),
+        ItemChange::ElicitationResolved(outcome) => {
+            run::elicitation_resolved(state, &item_id, outcome, out)
+        }
         ItemChange::Unknown(u) => out.warn(
             format!("unknown item update `{}` ignored", u.type_name()),
             Some(u.0.to_string()),

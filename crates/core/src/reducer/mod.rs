@@ -32,8 +32,8 @@ pub use state::{
 use crate::host_events::ChatEvent;
 use crate::model::Entry;
 use crate::protocol::acp::{
-    ContentBlock, PermissionOptionId, PermissionOutcome, PlanEntry, RequestPermission, ToolCallId,
-    ToolCallUpdate,
+    ContentBlock, ElicitationOutcome, PermissionOptionId, PermissionOutcome, PlanEntry,
+    RequestPermission, ToolCallId, ToolCallUpdate,
 };
 use crate::protocol::chatkit::{
     Annotation, AssistantContent, Attachment, DecodeError, GeneratedImage, ItemId, NoticeEvent,
@@ -241,6 +241,8 @@ pub enum ItemChange {
     Plan(Vec<PlanEntry>),
     /// A chunk of the agent's thought.
     Thought(ContentBlock),
+    /// The server confirms how the item's elicitation ended.
+    ElicitationResolved(ElicitationOutcome),
     /// A change of a kind the adapter does not know: ignored with a warning.
     Unknown(Unknown),
 }

@@ -8,8 +8,8 @@ use super::{Effect, Outcome};
 use crate::host_events::{ChatError, ChatEvent, ErrorKind};
 use crate::model::{Entry, EntryKind, Permission, Plan, Thought, ToolCall as ToolCallEntry};
 use crate::protocol::acp::{
-    ContentBlock, PermissionOptionId, PermissionOutcome, PlanEntry, RequestPermission, ToolCall,
-    ToolCallId, ToolCallStatus, ToolCallUpdate,
+    ContentBlock, ElicitationOutcome, PermissionOptionId, PermissionOutcome, PlanEntry,
+    RequestPermission, ToolCall, ToolCallId, ToolCallStatus, ToolCallUpdate,
 };
 use crate::protocol::chatkit::ItemId;
 use serde_json::Value;
@@ -500,6 +500,25 @@ pub(super) fn permission_resolved(
         .get_or_insert_with(Permission::default)
         .outcome = Some(outcome);
     item.permission_choice = None;
+}
+
+pub(super) fn elicitation_resolved(
+    state: &mut ChatState,
+    item_id: &ItemId,
+    outcome: ElicitationOutcome,
+    out: &mut Outcome,
+) {
+    match state.item_mut(item_id).map(|i| &mut i.item.kind) {
+        Some(EntryKind::Elicitation(e)) => e.outcome = Some(outcome),
+        Some(_) => out.warn(
+            format!("elicitation outcome for item {item_id}, not an elicitation"),
+            None,
+        ),
+        None => out.warn(
+            format!("elicitation outcome for unknown item {item_id}"),
+            None,
+        ),
+    }
 }
 
 pub(super) fn plan_updated(

@@ -33,7 +33,7 @@
 //! it, the partial answer kept) or `{"cancelled": false}` (no run was under way).
 
 use super::tagged::tolerant_tagged;
-use super::{decode_event, JsonMap, StreamEvent, ThreadId, Unknown};
+use super::{decode_event, JsonMap, SessionUpdated, StreamEvent, ThreadId, Unknown};
 use crate::decode::Decode;
 use serde::{Deserialize, Serialize};
 
@@ -67,6 +67,8 @@ pub enum ChannelEvent {
     RunStarted(RunStarted),
     RunEvent(RunEvent),
     RunEnded(RunEnded),
+    /// Extension: the agent session's controls changed (`session.rs`).
+    SessionUpdated(SessionUpdated),
     Other(Unknown),
 }
 
@@ -77,6 +79,7 @@ tolerant_tagged!(ChannelEvent {
     "thread.run.started" => RunStarted,
     "thread.run.event" => RunEvent,
     "thread.run.ended" => RunEnded,
+    "thread.session.updated" => SessionUpdated,
 });
 
 /// A view's whole new content, verbatim from the tool that pushed it.
@@ -130,6 +133,7 @@ impl ChannelEvent {
             ChannelEvent::RunStarted(_)
             | ChannelEvent::RunEvent(_)
             | ChannelEvent::RunEnded(_)
+            | ChannelEvent::SessionUpdated(_)
             | ChannelEvent::Other(_) => None,
         }
     }

@@ -3,7 +3,7 @@
 use super::items::{Annotation, AssistantContent, GeneratedImage, Task, ThreadItem};
 use super::tagged::{null_as_default, tolerant_tagged};
 use super::widgets::{WidgetComponent, WidgetRoot};
-use super::{acp, ItemId, JsonMap, Thread, Unknown};
+use super::{acp, AcpElicitationResolved, ItemId, JsonMap, Thread, Unknown};
 use crate::decode::Decode;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -145,6 +145,8 @@ pub enum ItemUpdate {
     AcpPlanUpdated(acp::Plan),
     /// Extension: an ACP `agent_thought_chunk` for an `acp_thought` item.
     AcpThoughtChunk(AcpThoughtChunk),
+    /// Extension: the server confirms the answer to an `acp_elicitation` item.
+    AcpElicitationResolved(AcpElicitationResolved),
     Other(Unknown),
 }
 
@@ -164,6 +166,7 @@ tolerant_tagged!(ItemUpdate {
     "acp_tool_call.permission_resolved" => AcpPermissionResolved,
     "acp_plan.update" => AcpPlanUpdated,
     "acp_thought.chunk" => AcpThoughtChunk,
+    "acp_elicitation.resolved" => AcpElicitationResolved,
 });
 
 /// `{"type": "acp_tool_call.update", "update": {"toolCallId": "call_1", "status":

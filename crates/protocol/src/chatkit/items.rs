@@ -2,7 +2,7 @@
 
 use super::tagged::{null_as_default, tolerant_tagged};
 use super::widgets::WidgetRoot;
-use super::{acp, AttachmentId, ItemId, JsonMap, ThreadId, Unknown};
+use super::{acp, AcpElicitationItem, AttachmentId, ItemId, JsonMap, ThreadId, Unknown};
 use crate::decode::Decode;
 use serde::Serialize;
 use serde_json::Value;
@@ -41,6 +41,8 @@ pub enum ItemKind {
     AcpPlan(AcpPlanItem),
     /// Extension: the agent's thoughts, collapsed reasoning (see [`AcpThoughtItem`]).
     AcpThought(AcpThoughtItem),
+    /// Extension: an agent's question to the user, a form (see [`AcpElicitationItem`]).
+    AcpElicitation(AcpElicitationItem),
     /// Extension: an Agent UI process fact in the conversation's order (see [`Note`]).
     Note(Note),
     /// An item type this client does not know: rendered as "unsupported content".
@@ -61,6 +63,7 @@ tolerant_tagged!(ItemKind {
     "acp_tool_call" => AcpToolCall,
     "acp_plan" => AcpPlan,
     "acp_thought" => AcpThought,
+    "acp_elicitation" => AcpElicitation,
     "note" => Note,
 });
 

@@ -6,6 +6,7 @@ mod events;
 mod ids;
 mod items;
 mod requests;
+mod session;
 mod thread;
 mod widgets;
 
@@ -14,6 +15,7 @@ pub use events::*;
 pub use ids::*;
 pub use items::*;
 pub use requests::*;
+pub use session::*;
 pub use thread::*;
 pub use widgets::*;
 
