@@ -102,7 +102,7 @@ pub fn AssistantMessageView(id: ItemId) -> impl IntoView {
                     let (dom, pacer) = &mut parts[i];
                     let before = dom.text_len();
                     let started = now_ms();
-                    let (shown, pending) = pacer.next(&part.text, item.status, item.live);
+                    let (shown, pending) = pacer.next(&part.text, item.status, item.live, started);
                     // Citation markers go in once the text is final and fully shown
                     // (annotations arrive last).
                     if final_text && !pending && part.annotations.iter().any(|a| a.index.is_some())
