@@ -9,17 +9,23 @@
 //! Sessions support `session/load`: with `--state-dir DIR` their history is kept in
 //! `DIR/<sessionId>.json`, so a new agent process (after a runtime restart) can load it.
 
+mod controls;
+
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
-    AgentCapabilities, CancelNotification, ClientCapabilities, CreateTerminalRequest,
-    InitializeRequest, InitializeResponse, LoadSessionRequest, LoadSessionResponse,
-    NewSessionRequest, NewSessionResponse, PermissionOptionKind, PromptCapabilities, PromptRequest,
-    PromptResponse, ReadTextFileRequest, ReleaseTerminalRequest, RequestPermissionOutcome,
-    RequestPermissionRequest, SessionId, SessionNotification, SessionUpdate, StopReason,
+    AgentCapabilities, CancelNotification, ClientCapabilities, CompleteElicitationNotification,
+    CreateElicitationRequest, CreateTerminalRequest, InitializeRequest, InitializeResponse,
+    ListSessionsRequest, ListSessionsResponse, LoadSessionRequest, LoadSessionResponse,
+    NewSessionRequest, NewSessionResponse, PermissionOptionKind, PromptRequest, PromptResponse,
+    ReadTextFileRequest, ReleaseTerminalRequest, RequestPermissionOutcome,
+    RequestPermissionRequest, ResumeSessionRequest, ResumeSessionResponse, SessionId,
+    SessionNotification, SessionUpdate, SetSessionConfigOptionRequest,
+    SetSessionConfigOptionResponse, SetSessionModeRequest, SetSessionModeResponse, StopReason,
     TerminalOutputRequest, WaitForTerminalExitRequest, WriteTextFileRequest,
 };
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::{Agent, Client, Error, Stdio};
+use controls::Controls;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -66,9 +72,13 @@ pub struct Options {
     /// Delay between streamed chunks
     #[arg(long = "pace-ms", value_name = "MS", default_value = "30", value_parser = pace)]
     pub pace: Duration,
-    /// Keep each session's history in DIR, so session/load works in a new process
-    #[arg(long, value_name = "DIR")]
+    /// Keep each session's history in DIR, so session/list and session/load work in a new
+    /// process
+    #[arg(long, visible_alias = "sessions", value_name = "DIR")]
     pub state_dir: Option<PathBuf>,
+    /// Sessions per page of session/list
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub page_size: usize,
     /// No script: replay ACP traffic the runtime recorded (CHAT_SHELL_ACP_RECORD=FILE)
     #[arg(long, value_name = "FILE")]
     pub replay: Option<PathBuf>,
@@ -88,6 +98,8 @@ struct Session {
     history: Vec<(String, String)>,
     /// Remembered `*_always` choices, by tool kind: true = allow.
     always: HashMap<String, bool>,
+    /// Modes, options, commands, usage and title.
+    controls: Controls,
     cancel: Arc<Cancel>,
 }
 
@@ -149,6 +161,7 @@ impl State {
             "cwd": session.cwd,
             "history": session.history,
             "always": session.always,
+            "controls": session.controls,
         });
         if let Some(dir) = path.parent() {
             let _ = std::fs::create_dir_all(dir);
@@ -165,9 +178,81 @@ impl State {
             cwd: PathBuf::from(doc["cwd"].as_str().unwrap_or("/")),
             history: serde_json::from_value(doc["history"].clone()).unwrap_or_default(),
             always: serde_json::from_value(doc["always"].clone()).unwrap_or_default(),
+            controls: serde_json::from_value(doc["controls"].clone()).unwrap_or_default(),
             cancel: Arc::default(),
         })
     }
+
+    /// The client takes boolean config options (it said so in `initialize`).
+    fn booleans(&self) -> bool {
+        let client = self.client.lock().unwrap_or_else(|e| e.into_inner());
+        client
+            .session
+            .as_ref()
+            .and_then(|s| s.config_options.as_ref())
+            .is_some_and(|c| c.boolean.is_some())
+    }
+
+    /// The session `id`, from memory or from its file; `f` sees it (and may change it).
+    fn with_session<T>(&self, id: &str, f: impl FnOnce(&mut Session) -> T) -> Option<T> {
+        let mut sessions = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
+        if !sessions.contains_key(id) {
+            let loaded = self.load(id)?;
+            sessions.insert(id.to_owned(), loaded);
+        }
+        sessions.get_mut(id).map(f)
+    }
+
+    /// Every session this agent knows (in memory, and saved in `--state-dir`), newest first:
+    /// `(id, cwd, title, updated)`.
+    fn listed(&self) -> Vec<(String, PathBuf, Option<String>, String)> {
+        let mut all: HashMap<String, (PathBuf, Option<String>, String)> = HashMap::new();
+        if let Some(dir) = &self.options.state_dir {
+            for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let Some(id) = name.strip_suffix(".json") else {
+                    continue;
+                };
+                if let Some(s) = self.load(id) {
+                    all.insert(
+                        id.to_owned(),
+                        (s.cwd, s.controls.title, s.controls.updated_at),
+                    );
+                }
+            }
+        }
+        let sessions = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
+        for (id, s) in sessions.iter() {
+            all.insert(
+                id.clone(),
+                (
+                    s.cwd.clone(),
+                    s.controls.title.clone(),
+                    s.controls.updated_at.clone(),
+                ),
+            );
+        }
+        let mut all: Vec<_> = all
+            .into_iter()
+            .map(|(id, (cwd, title, updated))| (id, cwd, title, updated))
+            .collect();
+        all.sort_by(|a, b| b.3.cmp(&a.3).then_with(|| b.0.cmp(&a.0)));
+        all
+    }
+}
+
+/// A typed ACP message from its JSON (the scripts write the wire as ACP documents it).
+fn typed<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, Error> {
+    serde_json::from_value(value).map_err(|e| Error::internal_error().data(e.to_string()))
+}
+
+/// What a session offers besides its turns, sent after it opens (`new`, `load`, `resume`).
+fn opened(cx: &ConnectionTo<Client>, id: &str, controls: &Controls) -> Result<(), Error> {
+    notify(cx, id, controls.commands_update())?;
+    if controls.turns > 0 {
+        notify(cx, id, controls.usage_update())?;
+    }
+    Ok(())
 }
 
 /// Serves ACP on this process's stdin and stdout until the client closes it.
@@ -185,54 +270,50 @@ pub async fn serve_stdio(options: Options) -> Result<(), Error> {
         state.clone(),
         state.clone(),
     );
+    let (s6, s7, s8, s9) = (state.clone(), state.clone(), state.clone(), state.clone());
     Agent
         .v1()
         .name("chat-shell-acp-agent")
         .on_receive_request(
             async move |init: InitializeRequest, responder, _cx| {
                 *s1.client.lock().unwrap_or_else(|e| e.into_inner()) = init.client_capabilities;
+                let capabilities: AgentCapabilities = typed(json!({
+                    "loadSession": true,
+                    "promptCapabilities": {"image": true, "embeddedContext": true},
+                    "sessionCapabilities": {"list": {}, "resume": {}},
+                }))?;
                 responder.respond(
-                    InitializeResponse::new(ProtocolVersion::V1).agent_capabilities(
-                        AgentCapabilities::new()
-                            .load_session(true)
-                            .prompt_capabilities(
-                                PromptCapabilities::new().image(true).embedded_context(true),
-                            ),
-                    ),
+                    InitializeResponse::new(ProtocolVersion::V1).agent_capabilities(capabilities),
                 )
             },
             agent_client_protocol::on_receive_request!(),
         )
         .on_receive_request(
-            async move |request: NewSessionRequest, responder, _cx| {
+            async move |request: NewSessionRequest, responder, cx| {
                 let n = s2.next.fetch_add(1, Ordering::SeqCst);
                 let id = format!("sess-{}-{n}", std::process::id());
                 let session = Session {
                     cwd: request.cwd,
                     ..Session::default()
                 };
+                let controls = session.controls.clone();
                 s2.sessions
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
                     .insert(id.clone(), session);
                 s2.save(&id);
-                responder.respond(NewSessionResponse::new(id))
+                let mut answer = controls.session_fields(s2.booleans());
+                answer["sessionId"] = json!(id);
+                responder.respond(typed::<NewSessionResponse>(answer)?)?;
+                opened(&cx, &id, &controls)
             },
             agent_client_protocol::on_receive_request!(),
         )
         .on_receive_request(
             async move |request: LoadSessionRequest, responder, cx| {
                 let id = request.session_id.0.to_string();
-                let known = {
-                    let mut sessions = s3.sessions.lock().unwrap_or_else(|e| e.into_inner());
-                    if !sessions.contains_key(&id) {
-                        if let Some(loaded) = s3.load(&id) {
-                            sessions.insert(id.clone(), loaded);
-                        }
-                    }
-                    sessions.get(&id).map(|s| s.history.clone())
-                };
-                let Some(history) = known else {
+                let known = s3.with_session(&id, |s| (s.history.clone(), s.controls.clone()));
+                let Some((history, controls)) = known else {
                     return responder
                         .respond_with_error(Error::new(-32002, format!("unknown session {id}")));
                 };
@@ -249,7 +330,105 @@ pub async fn serve_stdio(options: Options) -> Result<(), Error> {
                         json!({"sessionUpdate": kind, "content": {"type": "text", "text": text}}),
                     )?;
                 }
-                responder.respond(LoadSessionResponse::new())
+                responder.respond(typed::<LoadSessionResponse>(
+                    controls.session_fields(s3.booleans()),
+                )?)?;
+                opened(&cx, &id, &controls)
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: ResumeSessionRequest, responder, cx| {
+                // Like load, without the replay: the client shows what it kept.
+                let id = request.session_id.0.to_string();
+                let Some(controls) = s6.with_session(&id, |s| s.controls.clone()) else {
+                    return responder
+                        .respond_with_error(Error::new(-32002, format!("unknown session {id}")));
+                };
+                responder.respond(typed::<ResumeSessionResponse>(
+                    controls.session_fields(s6.booleans()),
+                )?)?;
+                opened(&cx, &id, &controls)
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: ListSessionsRequest, responder, _cx| {
+                let all = s7.listed();
+                let start: usize = match request.cursor.as_deref().map(str::parse) {
+                    None => 0,
+                    Some(Ok(n)) => n,
+                    Some(Err(_)) => {
+                        return responder.respond_with_error(Error::invalid_params().data("bad cursor"))
+                    }
+                };
+                let size = s7.options.page_size.max(1);
+                let page: Vec<Value> = all
+                    .iter()
+                    .skip(start)
+                    .take(size)
+                    .map(|(id, cwd, title, updated)| {
+                        json!({"sessionId": id, "cwd": cwd, "title": title, "updatedAt": updated})
+                    })
+                    .collect();
+                let next = (start + size < all.len()).then(|| (start + size).to_string());
+                responder.respond(typed::<ListSessionsResponse>(
+                    json!({"sessions": page, "nextCursor": next}),
+                )?)
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: SetSessionModeRequest, responder, cx| {
+                let id = request.session_id.0.to_string();
+                let booleans = s8.booleans();
+                let mode = json!(request.mode_id.0.as_ref());
+                let set = s8.with_session(&id, |s| {
+                    s.controls.set("mode", &mode, booleans).map(|()| s.controls.clone())
+                });
+                match set {
+                    None => responder
+                        .respond_with_error(Error::new(-32002, format!("unknown session {id}"))),
+                    Some(Err(why)) => responder.respond_with_error(Error::invalid_params().data(why)),
+                    Some(Ok(controls)) => {
+                        s8.save(&id);
+                        responder.respond(SetSessionModeResponse::new())?;
+                        notify(&cx, &id, json!({"sessionUpdate": "current_mode_update", "currentModeId": controls.mode}))?;
+                        notify(&cx, &id, json!({"sessionUpdate": "config_option_update",
+                                                "configOptions": controls.config_options(booleans)}))
+                    }
+                }
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: SetSessionConfigOptionRequest, responder, cx| {
+                let id = request.session_id.0.to_string();
+                let booleans = s9.booleans();
+                let wire = serde_json::to_value(&request).unwrap_or(Value::Null);
+                let value = wire.get("value").cloned().unwrap_or(Value::Null);
+                let option = request.config_id.0.to_string();
+                let set = s9.with_session(&id, |s| {
+                    let before = s.controls.mode.clone();
+                    s.controls
+                        .set(&option, &value, booleans)
+                        .map(|()| (s.controls.clone(), before != s.controls.mode))
+                });
+                match set {
+                    None => responder
+                        .respond_with_error(Error::new(-32002, format!("unknown session {id}"))),
+                    Some(Err(why)) => responder.respond_with_error(Error::invalid_params().data(why)),
+                    Some(Ok((controls, mode_changed))) => {
+                        s9.save(&id);
+                        responder.respond(typed::<SetSessionConfigOptionResponse>(
+                            json!({"configOptions": controls.config_options(booleans)}),
+                        )?)?;
+                        if mode_changed {
+                            notify(&cx, &id, json!({"sessionUpdate": "current_mode_update", "currentModeId": controls.mode}))?;
+                        }
+                        Ok(())
+                    }
+                }
             },
             agent_client_protocol::on_receive_request!(),
         )
@@ -522,6 +701,9 @@ async fn prompt(
     }
     let lower = user_text.to_lowercase();
     let command = user_text.trim();
+    if let Some(reason) = controls_script(&mut turn, command, &lower).await? {
+        return finish(state, &mut turn, &user_text, reason);
+    }
     let keyword = ["shell:", "peek:"]
         .into_iter()
         .find(|prefix| command.starts_with(prefix))
@@ -587,17 +769,160 @@ async fn prompt(
             ended(turn.say(&answer).await?)
         }
     };
+    finish(state, &mut turn, &user_text, reason)
+}
+
+/// The end of every turn: what was said is kept, the usage grows, the first turn names the
+/// session.
+fn finish(
+    state: &State,
+    turn: &mut Turn<'_>,
+    user_text: &str,
+    reason: StopReason,
+) -> Result<StopReason, Error> {
     let said = std::mem::take(&mut turn.said);
-    {
-        let mut sessions = state.sessions.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(session) = sessions.get_mut(&id) {
-            if !said.is_empty() {
-                session.history.push(("agent".into(), said));
-            }
+    let id = turn.session.clone();
+    let controls = state.with_session(&id, |session| {
+        if !said.is_empty() {
+            session.history.push(("agent".into(), said));
+        }
+        let named = session.controls.title.is_some();
+        session.controls.turn_ended(user_text);
+        (session.controls.clone(), !named)
+    });
+    state.save(&id);
+    if let Some((controls, named_now)) = controls {
+        turn.update(controls.usage_update())?;
+        if named_now {
+            turn.update(controls.info_update())?;
         }
     }
-    state.save(&id);
     Ok(reason)
+}
+
+/// The scripts of the session controls: a slash command, options and commands that change,
+/// elicitation. `None`: none of them.
+async fn controls_script(
+    turn: &mut Turn<'_>,
+    command: &str,
+    lower: &str,
+) -> Result<Option<StopReason>, Error> {
+    if let Some(rest) = command.strip_prefix('/') {
+        // The ACP way: the prompt is the command's text, `/name args`.
+        let (name, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+        let answer = format!("Ran /{name} with '{}'.", args.trim());
+        return Ok(Some(ended(turn.say(&answer).await?)));
+    }
+    let change = |turn: &Turn<'_>, f: &dyn Fn(&mut Controls)| {
+        turn.state
+            .with_session(&turn.session, |s| {
+                f(&mut s.controls);
+                s.controls.clone()
+            })
+            .unwrap_or_default()
+    };
+    let booleans = turn.state.booleans();
+    if lower.contains("options+") || lower.contains("options-") {
+        let add = lower.contains("options+");
+        let controls = change(turn, &|c| {
+            c.verbosity = add.then(|| c.verbosity.clone().unwrap_or_else(|| "normal".into()))
+        });
+        turn.update(json!({"sessionUpdate": "config_option_update",
+                           "configOptions": controls.config_options(booleans)}))?;
+        let said = if add {
+            "I added the Verbosity option."
+        } else {
+            "I removed the Verbosity option."
+        };
+        return Ok(Some(ended(turn.say(said).await?)));
+    }
+    if lower.contains("commands-") || lower.contains("commands+") {
+        let withdraw = lower.contains("commands-");
+        let controls = change(turn, &|c| c.commands_changed = withdraw);
+        turn.update(controls.commands_update())?;
+        let said = if withdraw {
+            "I withdrew /web and added /review."
+        } else {
+            "/web is back."
+        };
+        return Ok(Some(ended(turn.say(said).await?)));
+    }
+    if lower.contains("elicit-url") {
+        return elicit_url(turn).await.map(Some);
+    }
+    if lower.contains("elicit") {
+        return elicit_form(turn).await.map(Some);
+    }
+    Ok(None)
+}
+
+/// `elicit`: asks the client to fill a form (when it said it shows forms).
+async fn elicit_form(turn: &mut Turn<'_>) -> Result<StopReason, Error> {
+    let forms = turn
+        .client
+        .elicitation
+        .as_ref()
+        .is_some_and(|e| e.form.is_some());
+    if !forms {
+        return Ok(ended(
+            turn.say("This client does not show forms, so I did not ask.")
+                .await?,
+        ));
+    }
+    let request: CreateElicitationRequest = typed(json!({
+        "mode": "form",
+        "sessionId": turn.session,
+        "message": "Set up the project",
+        "requestedSchema": controls::project_form(),
+    }))?;
+    let answer = turn.cx.send_request(request).block_task().await?;
+    let answer = serde_json::to_value(&answer).unwrap_or(Value::Null);
+    let said = match answer["action"].as_str() {
+        Some("accept") => format!("accepted: {}", answer["content"]),
+        Some("decline") => "declined".to_owned(),
+        Some("cancel") => "cancelled".to_owned(),
+        other => format!("answered {}", other.unwrap_or("nothing I know")),
+    };
+    if answer["action"] == "cancel" {
+        return Ok(StopReason::Cancelled);
+    }
+    Ok(ended(turn.say(&said).await?))
+}
+
+/// `elicit-url`: asks the client to open a page, then says the page's work is done.
+async fn elicit_url(turn: &mut Turn<'_>) -> Result<StopReason, Error> {
+    let urls = turn
+        .client
+        .elicitation
+        .as_ref()
+        .is_some_and(|e| e.url.is_some());
+    if !urls {
+        return Ok(ended(
+            turn.say("This client does not open links for me, so I did not ask.")
+                .await?,
+        ));
+    }
+    let elicitation = format!("el-{}", turn.new_call());
+    let request: CreateElicitationRequest = typed(json!({
+        "mode": "url",
+        "sessionId": turn.session,
+        "elicitationId": elicitation,
+        "url": "https://example.com/authorize?client=chat-shell",
+        "message": "Authorize the scripted agent",
+    }))?;
+    let answer = turn.cx.send_request(request).block_task().await?;
+    let answer = serde_json::to_value(&answer).unwrap_or(Value::Null);
+    match answer["action"].as_str() {
+        Some("accept") => {
+            turn.cx
+                .send_notification(typed::<CompleteElicitationNotification>(
+                    json!({"elicitationId": elicitation}),
+                )?)?;
+            Ok(ended(turn.say("The authorization is complete.").await?))
+        }
+        Some("cancel") => Ok(StopReason::Cancelled),
+        _ => Ok(ended(turn.say("declined").await?)),
+    }
 }
 
 /// `EndTurn` if the script ran to its end; `Cancelled` if a cancel stopped it.

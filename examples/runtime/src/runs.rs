@@ -635,6 +635,9 @@ pub fn apply_update(item: &mut ThreadItem, update: &ItemUpdate, foreign: bool) {
                 .get_or_insert_with(AcpPermission::default)
                 .outcome = Some(r.outcome.clone());
         }
+        (ItemKind::AcpElicitation(e), ItemUpdate::AcpElicitationResolved(r)) => {
+            e.outcome = Some(r.outcome.clone());
+        }
         (ItemKind::AcpPlan(p), ItemUpdate::AcpPlanUpdated(plan)) => {
             p.entries = plan.entries.clone();
         }

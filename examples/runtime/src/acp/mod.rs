@@ -15,9 +15,21 @@
 //! next message starts it again.
 //!
 //! Client capabilities are announced only when enabled: `fs/*` with `--workspace`
-//! (confined to it, `fs.rs`), `terminal/*` with `--allow-terminal` (`terminal.rs`).
+//! (confined to it, `fs.rs`), `terminal/*` with `--allow-terminal` (`terminal.rs`). Always:
+//! elicitation (form and url: `elicitation/create` becomes an `acp_elicitation` item of the
+//! running turn, `turn/elicit.rs`; no turn, `cancel`) and boolean config options.
+//!
+//! What a session offers beside the conversation (modes, config options, slash commands,
+//! usage, title) is kept per session whether or not a turn runs (`session.rs`), sent to
+//! the thread's channels as `thread.session.updated` when it changes, and read and set
+//! through `acp.session.*` (`handlers::session`, `sessions.rs`: a user's draft session
+//! opened before the first message and adopted by the next new thread, the agent's own
+//! sessions listed with `session/list` and opened with `session/load` or
+//! `session/resume`).
 
 mod fs;
+pub(crate) mod session;
+mod sessions;
 mod terminal;
 mod turn;
 
@@ -25,14 +37,17 @@ use crate::auth::User;
 use crate::state::AppState;
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
-    ClientCapabilities, ClientSessionCapabilities, CompactionCapabilities, CreateTerminalRequest,
-    CreateTerminalResponse, FileSystemCapabilities, Implementation, InitializeRequest,
+    BooleanConfigOptionCapabilities, ClientCapabilities, ClientSessionCapabilities,
+    CompactionCapabilities, CompleteElicitationNotification, CreateElicitationRequest,
+    CreateElicitationResponse, CreateTerminalRequest, CreateTerminalResponse, ElicitationAction,
+    ElicitationCapabilities, ElicitationFormCapabilities, ElicitationMode, ElicitationScope,
+    ElicitationUrlCapabilities, FileSystemCapabilities, Implementation, InitializeRequest,
     KillTerminalRequest, KillTerminalResponse, PromptCapabilities, ReadTextFileRequest,
     ReadTextFileResponse, ReleaseTerminalRequest, ReleaseTerminalResponse,
     RequestPermissionOutcome, RequestPermissionRequest, RequestPermissionResponse,
-    SessionNotification, SessionUpdate, TerminalExitStatus, TerminalOutputRequest,
-    TerminalOutputResponse, WaitForTerminalExitRequest, WaitForTerminalExitResponse,
-    WriteTextFileRequest, WriteTextFileResponse,
+    SessionConfigOptionsCapabilities, SessionNotification, SessionUpdate, TerminalExitStatus,
+    TerminalOutputRequest, TerminalOutputResponse, WaitForTerminalExitRequest,
+    WaitForTerminalExitResponse, WriteTextFileRequest, WriteTextFileResponse,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{AcpAgent, AcpAgentConfig, Agent, Client, Error, LineDirection};
@@ -43,11 +58,12 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot, watch};
 
 pub use fs::Workspace;
+pub(crate) use sessions::SetError;
 
 /// The agent must answer `initialize` and `session/new` within this.
 const SETUP_TIMEOUT: Duration = Duration::from_secs(60);
@@ -142,6 +158,15 @@ pub(crate) enum Incoming {
     ),
     /// The agent wrote a file (`fs/write_text_file`): its content now, and before.
     Wrote(Box<(fs::Written, String)>),
+    /// The agent asks the user (`elicitation/create`).
+    Elicitation(
+        Box<(
+            CreateElicitationRequest,
+            Responder<CreateElicitationResponse>,
+        )>,
+    ),
+    /// The agent says a URL elicitation is done (`elicitation/complete`): its id.
+    ElicitationComplete(String),
 }
 
 /// Session id -> the running turn's inbox.
@@ -153,6 +178,10 @@ pub(crate) struct Conn {
     /// Counts agent processes: a session belongs to one.
     pub generation: u64,
     pub load_session: bool,
+    /// `sessionCapabilities.list`: `session/list`.
+    pub list_sessions: bool,
+    /// `sessionCapabilities.resume`: `session/resume`.
+    pub resume_session: bool,
     /// What the agent takes in a prompt besides text and links.
     pub prompt: PromptCapabilities,
     /// Why the connection ended, once it has.
@@ -174,6 +203,8 @@ struct ThreadSlot {
     turn: Option<mpsc::UnboundedSender<turn::Command>>,
     /// Taken by a turn for its whole life: one turn per thread at a time.
     lock: Arc<tokio::sync::Mutex<()>>,
+    /// Taken while the thread's session is being opened (by a turn or `acp.session.*`).
+    opening: Arc<tokio::sync::Mutex<()>>,
     /// The files the agent wrote in this thread (since the runtime started), for its
     /// Diff view.
     changes: Arc<Mutex<ChangeSet>>,
@@ -213,7 +244,27 @@ pub struct Bridge {
     terminals: Option<Arc<terminal::Terminals>>,
     recorder: Option<Arc<Mutex<std::fs::File>>>,
     shutdown: watch::Receiver<bool>,
+    /// What each ACP session offers (`session`), by session id.
+    sessions: Mutex<HashMap<String, session::Held>>,
+    /// Each user's draft session (`acp.session.get` without a thread): `(generation, id)`.
+    drafts: Mutex<HashMap<String, (u64, String)>>,
+    /// Taken while a draft session is being opened.
+    draft_lock: tokio::sync::Mutex<()>,
+    /// Session-level updates of sessions not held yet (sent before the answer that opens
+    /// them was read), by session id; bounded.
+    early: Mutex<HashMap<String, session::Held>>,
+    /// Open URL elicitations: elicitation id -> session id (for `elicitation/complete`).
+    elicitations: Mutex<HashMap<String, String>>,
+    /// The agent advertised `sessionCapabilities.list` (as of its last start).
+    lists_sessions: std::sync::atomic::AtomicBool,
+    /// The app, for the thread channels (set by the first request that reaches the bridge).
+    app: OnceLock<Weak<AppState>>,
 }
+
+/// Updates are kept for at most this many sessions not held yet.
+const MAX_EARLY_SESSIONS: usize = 64;
+/// At most this many URL elicitations are remembered for `elicitation/complete`.
+const MAX_URL_ELICITATIONS: usize = 1024;
 
 impl Bridge {
     pub fn new(config: Config, shutdown: watch::Receiver<bool>) -> Self {
@@ -247,7 +298,176 @@ impl Bridge {
             terminals,
             recorder,
             shutdown,
+            sessions: Mutex::new(HashMap::new()),
+            drafts: Mutex::new(HashMap::new()),
+            draft_lock: tokio::sync::Mutex::new(()),
+            elicitations: Mutex::new(HashMap::new()),
+            early: Mutex::new(HashMap::new()),
+            lists_sessions: Default::default(),
+            app: OnceLock::new(),
         }
+    }
+
+    /// Remembers the app (for the thread channels); every request reaching the bridge
+    /// calls it.
+    pub(crate) fn attach(&self, state: &Arc<AppState>) {
+        let _ = self.app.set(Arc::downgrade(state));
+    }
+
+    fn held(&self) -> std::sync::MutexGuard<'_, HashMap<String, session::Held>> {
+        self.sessions.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Keeps what `session` offers now (a `session/new`, `load` or `resume` answer) and
+    /// tells the thread's channels.
+    pub(crate) fn hold(&self, session: &str, mut held: session::Held) {
+        let early = self
+            .early
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(session);
+        if let Some(early) = early {
+            held.overlay(&early);
+        }
+        let thread = held.thread.clone();
+        let state = held.state(self.lists_sessions());
+        {
+            let mut all = self.held();
+            if all.len() >= session::MAX_SESSIONS && !all.contains_key(session) {
+                // Forget a draft first, else any other.
+                let victim = all
+                    .iter()
+                    .find(|(_, h)| h.thread.is_none())
+                    .or_else(|| all.iter().next())
+                    .map(|(id, _)| id.clone());
+                if let Some(victim) = victim {
+                    all.remove(&victim);
+                }
+            }
+            all.insert(session.to_owned(), held);
+        }
+        if let Some(thread) = thread {
+            self.publish(&thread, &state);
+        }
+    }
+
+    /// Changes what `session` offers; publishes the new state when it changed.
+    pub(crate) fn change(&self, session: &str, f: impl FnOnce(&mut session::Held) -> bool) {
+        let lists = self.lists_sessions();
+        let changed = {
+            let mut all = self.held();
+            match all.get_mut(session) {
+                Some(held) => {
+                    if f(held) {
+                        held.thread.clone().map(|t| (t, held.state(lists)))
+                    } else {
+                        None
+                    }
+                }
+                None => None,
+            }
+        };
+        if let Some((thread, state)) = changed {
+            self.publish(&thread, &state);
+        }
+    }
+
+    /// The state of `session`, if the bridge holds it.
+    pub(crate) fn session_state(
+        &self,
+        session: &str,
+    ) -> Option<chat_shell_core::protocol::chatkit::SessionState> {
+        let lists = self.lists_sessions();
+        self.held().get(session).map(|h| h.state(lists))
+    }
+
+    /// A copy of what `session` offers.
+    pub(crate) fn held_copy(&self, session: &str) -> Option<session::Held> {
+        self.held().get(session).cloned()
+    }
+
+    /// The draft sessions of users other than `user`.
+    pub(crate) fn drafts_of_others(&self, user: &str) -> Vec<String> {
+        self.drafts
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .filter(|(owner, _)| owner.as_str() != user)
+            .map(|(_, (_, id))| id.clone())
+            .collect()
+    }
+
+    fn lists_sessions(&self) -> bool {
+        self.lists_sessions.load(Ordering::Relaxed)
+    }
+
+    /// The state of `thread`'s session in the running agent, if it has one open.
+    pub(crate) fn thread_state(
+        &self,
+        thread: &str,
+    ) -> Option<chat_shell_core::protocol::chatkit::SessionState> {
+        let (generation, session) = self
+            .threads
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(thread)
+            .and_then(|s| s.session.clone())?;
+        if generation != self.generation.load(Ordering::SeqCst) {
+            return None;
+        }
+        self.session_state(&session)
+    }
+
+    /// Sends `state` to the channels open on `thread`.
+    fn publish(&self, thread: &str, state: &chat_shell_core::protocol::chatkit::SessionState) {
+        if let Some(app) = self.app.get().and_then(Weak::upgrade) {
+            crate::channel::session_updated(&app, thread, state);
+        }
+    }
+
+    /// A session-level `session/update` (modes, options, commands, usage, title): kept
+    /// whether or not a turn runs.
+    fn session_update(&self, session: &str, update: &SessionUpdate) {
+        let relevant = matches!(
+            update,
+            SessionUpdate::CurrentModeUpdate(_)
+                | SessionUpdate::ConfigOptionUpdate(_)
+                | SessionUpdate::AvailableCommandsUpdate(_)
+                | SessionUpdate::UsageUpdate(_)
+                | SessionUpdate::SessionInfoUpdate(_)
+        );
+        if !relevant {
+            return;
+        }
+        let Ok(update) = serde_json::to_value(update) else {
+            return;
+        };
+        let held = self.held().contains_key(session);
+        if held {
+            self.change(session, |held| held.apply(&update));
+        } else {
+            // Perhaps the session whose opening answer is being read: kept for it.
+            let mut early = self.early.lock().unwrap_or_else(|e| e.into_inner());
+            if early.len() >= MAX_EARLY_SESSIONS && !early.contains_key(session) {
+                early.clear();
+            }
+            early.entry(session.to_owned()).or_default().apply(&update);
+        }
+    }
+
+    fn remember_elicitation(&self, id: &str, session: &str) {
+        let mut all = self.elicitations.lock().unwrap_or_else(|e| e.into_inner());
+        if all.len() >= MAX_URL_ELICITATIONS {
+            all.clear();
+        }
+        all.insert(id.to_owned(), session.to_owned());
+    }
+
+    fn elicitation_session(&self, id: &str) -> Option<String> {
+        self.elicitations
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(id)
     }
 
     fn slot<T>(&self, thread: &str, f: impl FnOnce(&mut ThreadSlot) -> T) -> T {
@@ -278,8 +498,22 @@ impl Bridge {
                 .read_text_file(fs)
                 .write_text_file(fs))
             .terminal(self.terminals.is_some())
-            // Compactions are shown as boundaries in the conversation.
-            .session(ClientSessionCapabilities::new().compaction(CompactionCapabilities::new()))
+            // Compactions are shown as boundaries in the conversation; config options
+            // may be booleans (a switch beside the composer).
+            .session(
+                ClientSessionCapabilities::new()
+                    .compaction(CompactionCapabilities::new())
+                    .config_options(
+                        SessionConfigOptionsCapabilities::new()
+                            .boolean(BooleanConfigOptionCapabilities::new()),
+                    ),
+            )
+            // Elicitations are forms (or links) in the conversation.
+            .elicitation(
+                ElicitationCapabilities::new()
+                    .form(ElicitationFormCapabilities::new())
+                    .url(ElicitationUrlCapabilities::new()),
+            )
     }
 
     async fn start(&self) -> Result<Conn, String> {
@@ -341,14 +575,19 @@ impl Bridge {
             })?;
         let load_session = answered.agent_capabilities.load_session;
         let prompt = answered.agent_capabilities.prompt_capabilities.clone();
+        let sessions = &answered.agent_capabilities.session_capabilities;
+        let (list_sessions, resume_session) = (sessions.list.is_some(), sessions.resume.is_some());
+        self.lists_sessions.store(list_sessions, Ordering::Relaxed);
         println!(
-            "ACP agent `{}` started (load_session={load_session})",
+            "ACP agent `{}` started (load_session={load_session}, list={list_sessions}, resume={resume_session})",
             self.config.command
         );
         Ok(Conn {
             cx,
             generation,
             load_session,
+            list_sessions,
+            resume_session,
             prompt,
             ended: ended_rx,
         })
@@ -418,18 +657,61 @@ impl Handlers {
             self.clone(),
             self.clone(),
         );
-        let h9 = self.clone();
+        let (h9, h10, h11) = (self.clone(), self.clone(), self.clone());
         Client
             .v1()
             .name("chat-shell-runtime")
             .on_receive_notification(
                 async move |n: SessionNotification, _cx| {
+                    // The session's offer changes whether or not a turn runs.
+                    if let Some(bridge) = bridge() {
+                        bridge.session_update(&n.session_id.0, &n.update);
+                    }
                     if let Some(route) = h1.route(&n.session_id.0) {
                         let _ = route.send(Incoming::Update(Box::new(n.update)));
                     }
                     Ok(())
                 },
                 agent_client_protocol::on_receive_notification!(),
+            )
+            .on_receive_notification(
+                async move |n: CompleteElicitationNotification, _cx| {
+                    let id = n.elicitation_id.0.to_string();
+                    let session = bridge().and_then(|b| b.elicitation_session(&id));
+                    if let Some(route) = session.and_then(|s| h11.route(&s)) {
+                        let _ = route.send(Incoming::ElicitationComplete(id));
+                    }
+                    Ok(())
+                },
+                agent_client_protocol::on_receive_notification!(),
+            )
+            .on_receive_request(
+                async move |request: CreateElicitationRequest, responder, _cx| {
+                    let cancel = || CreateElicitationResponse::new(ElicitationAction::Cancel);
+                    // Only a session's elicitation has a turn to show it in.
+                    let session = match request.scope() {
+                        ElicitationScope::Session(s) => Some(s.session_id.0.to_string()),
+                        _ => None,
+                    };
+                    let Some((session, route)) =
+                        session.and_then(|s| h10.route(&s).map(|r| (s, r)))
+                    else {
+                        // No turn is running in that session: nobody can answer.
+                        return responder.respond(cancel());
+                    };
+                    if let ElicitationMode::Url(url) = &request.mode {
+                        if let Some(bridge) = bridge() {
+                            bridge.remember_elicitation(&url.elicitation_id.0, &session);
+                        }
+                    }
+                    if let Err(mpsc::error::SendError(Incoming::Elicitation(lost))) =
+                        route.send(Incoming::Elicitation(Box::new((request, responder))))
+                    {
+                        return lost.1.respond(cancel());
+                    }
+                    Ok(())
+                },
+                agent_client_protocol::on_receive_request!(),
             )
             .on_receive_request(
                 async move |request: RequestPermissionRequest, responder, _cx| {

@@ -14,7 +14,9 @@
 //! each change as it comes, with a `: keepalive` comment when idle, until the client
 //! leaves. The thread's runs come on the same stream (`runs`): the snapshot of the one under
 //! way right after `thread.channel.ready`, then their events as `thread.run.event` and
-//! their end as `thread.run.ended`.
+//! their end as `thread.run.ended`. With `--acp`, the thread's session controls come too
+//! (`thread.session.updated`, whole, unnumbered): once after `thread.channel.ready` when
+//! the thread's session is open, then at each change (`session_updated`).
 //!
 //! Bounded: each change is serialized once and queued, shared, for every channel of the
 //! thread (`outbox`); a channel whose client falls behind is closed and reconnects from its
@@ -193,6 +195,39 @@ pub async fn publish(
     }))
 }
 
+/// The SSE frame of `thread.session.updated` (the ACP session controls), if it fits a
+/// channel line.
+pub(crate) fn session_frame(
+    session: &chat_shell_core::protocol::chatkit::SessionState,
+) -> Option<Bytes> {
+    let json = serde_json::to_string(session).ok()?;
+    let frame = Bytes::from(format!(
+        "data: {{\"type\":\"thread.session.updated\",\"session\":{json}}}\n\n"
+    ));
+    if outbox::fits(&frame) {
+        Some(frame)
+    } else {
+        eprintln!("chat-shell-runtime: a session state is too long for a channel: not sent");
+        None
+    }
+}
+
+/// Sends `session` (the ACP session's controls, whole) to the channels open on `thread`:
+/// not stored, not numbered (the page replaces what it holds).
+pub(crate) fn session_updated(
+    state: &AppState,
+    thread: &str,
+    session: &chat_shell_core::protocol::chatkit::SessionState,
+) {
+    let Some(frame) = session_frame(session) else {
+        return;
+    };
+    let mut hub = state.channels.lock();
+    if let Some(list) = hub.threads.get_mut(thread) {
+        list.retain(|o| o.push(&frame));
+    }
+}
+
 /// The SSE frame of one change.
 fn view_frame(record: &ViewRecord) -> String {
     let view_type = Value::from(record.view_type.as_str());
@@ -285,6 +320,10 @@ pub async fn subscribe(state: &Arc<AppState>, user: User, request: &Value) -> Re
     prelude.push_back(Bytes::from(format!(
         "data: {{\"type\":\"thread.channel.ready\",\"seq\":{latest}}}\n\n"
     )));
+    // The ACP session's controls, when the thread's session is open.
+    if let Some(session) = crate::acp::bridge().and_then(|b| b.thread_state(thread.as_str())) {
+        prelude.extend(session_frame(&session));
+    }
     if snapshot.is_some() {
         prelude.push_back(Bytes::from_static(RUN_STARTED.as_bytes()));
     }

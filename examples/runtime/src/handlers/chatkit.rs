@@ -1,6 +1,7 @@
 //! `POST /chatkit`: reads the ChatKit request, refuses what no honest client sends, and
 //! hands it to its resource (`threads`, `items`, `attachments`), to a streamed answer
-//! (`stream`), to the thread channel or to a run's cancel.
+//! (`stream`), to the thread channel, to a run's cancel or to the ACP session controls
+//! (`session`).
 
 use super::attachments::{self, MAX_MIME_CHARS};
 use super::{base_url, items, json_body, stream, threads};
@@ -62,6 +63,14 @@ pub(crate) async fn chatkit(
             Some("threads.cancel_run") => {
                 let response = runs::cancel(&state, user, request).await;
                 return log("threads.cancel_run", response);
+            }
+            // The ACP session controls (`handlers::session`).
+            Some(
+                kind @ ("acp.session.get" | "acp.session.set" | "acp.sessions.list"
+                | "acp.sessions.open"),
+            ) => {
+                let response = super::session::request(&state, user, request).await;
+                return log(kind, response);
             }
             _ => {}
         }

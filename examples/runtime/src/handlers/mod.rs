@@ -11,6 +11,7 @@ pub mod callback;
 pub mod chatkit;
 pub mod events;
 pub mod items;
+pub mod session;
 pub mod stream;
 pub mod threads;
 pub mod upload;

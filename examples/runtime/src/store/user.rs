@@ -57,6 +57,32 @@ impl UserStore<'_> {
             .optional()
     }
 
+    /// The newest of the user's threads whose metadata holds `value` at `key` (a string).
+    pub fn thread_with_metadata(&self, key: &str, value: &str) -> Result<Option<Thread>> {
+        self.conn()
+            .query_row(
+                "SELECT id, title, created_at, status_json, metadata_json FROM threads \
+                 WHERE owner = ?1 AND json_extract(metadata_json, '$.' || ?2) = ?3 \
+                 ORDER BY created_at DESC LIMIT 1",
+                params![self.owner, key, value],
+                thread_from_row,
+            )
+            .optional()
+    }
+
+    /// Whether a thread of another owner (or of none) holds `value` at metadata `key`.
+    pub fn metadata_held_by_others(&self, key: &str, value: &str) -> Result<bool> {
+        self.conn()
+            .query_row(
+                "SELECT 1 FROM threads WHERE owner IS NOT ?1 \
+                 AND json_extract(metadata_json, '$.' || ?2) = ?3 LIMIT 1",
+                params![self.owner, key, value],
+                |_| Ok(()),
+            )
+            .optional()
+            .map(|found| found.is_some())
+    }
+
     /// Saves title, status and metadata. False if the thread does not exist.
     pub fn save_thread(&self, thread: &Thread) -> Result<bool> {
         let n = self.conn().execute(

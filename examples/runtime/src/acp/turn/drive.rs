@@ -8,8 +8,8 @@ use crate::auth::User;
 use crate::runs::Outcome;
 use crate::state::AppState;
 use agent_client_protocol::v1::schema::{
-    CancelNotification, LoadSessionRequest, NewSessionRequest, PromptRequest,
-    RequestPermissionOutcome, RequestPermissionResponse, StopReason,
+    CancelNotification, PromptRequest, RequestPermissionOutcome, RequestPermissionResponse,
+    StopReason,
 };
 use agent_client_protocol::v1::Responder;
 use axum::body::Body;
@@ -38,6 +38,10 @@ pub(super) async fn run(
 }
 
 pub(super) async fn turn(bridge: &Bridge, out: &mut Out, prepared: Prepared) -> Outcome {
+    out.created = prepared
+        .first
+        .iter()
+        .any(|e| matches!(e, StreamEvent::ThreadCreated(_)));
     for event in prepared.first {
         let is_error = matches!(event, StreamEvent::Error(_));
         out.emit(event).await;
@@ -167,6 +171,9 @@ pub(super) async fn drive(
             }
             result = &mut prompt => break Ok(result),
             Some(command) = commands.recv() => match command {
+                Command::Elicit { item, outcome, reply } => {
+                    let _ = reply.send(out.answer_elicitation(&item, outcome).await);
+                }
                 Command::Answer { tool_call_id, outcome, reply } => {
                     let answered = answer_pending(out, &mut pending, &tool_call_id, &outcome).await;
                     let _ = reply.send(answered);
@@ -231,6 +238,7 @@ pub(super) async fn drive(
         out.resolve(&p.item, acp::PermissionOutcome::Cancelled)
             .await;
     }
+    out.cancel_elicitations().await;
     let exited = |why: String| Ended::Failed {
         code: "acp.agent_exited",
         message: format!(
@@ -327,78 +335,33 @@ pub(super) async fn cancel(
         out.resolve(&p.item, acp::PermissionOutcome::Cancelled)
             .await;
     }
+    out.cancel_elicitations().await;
     bridge.kill_terminals(session);
     out.sink = None;
 }
 
 /// The thread's session in this agent process: the one already open, the one saved in the
-/// thread's metadata (`session/load`), or a new one.
+/// thread's metadata (`session/load`), the user's draft, or a new one.
 pub(super) async fn open_session(
     bridge: &Bridge,
     conn: &Conn,
     out: &mut Out,
 ) -> Result<String, String> {
-    let thread = out.thread.id.to_string();
-    if let Some((generation, id)) = bridge.slot(&thread, |s| s.session.clone()) {
-        if generation == conn.generation {
-            return Ok(id);
-        }
+    let mut thread = out.thread.clone();
+    let opening = bridge
+        .open_thread(conn, &out.user.0, &mut thread, false, true, out.created)
+        .await?
+        .ok_or_else(|| "no session".to_owned())?;
+    for notice in opening.notices {
+        out.notice(notice).await;
     }
-    let saved = out
-        .thread
-        .metadata
-        .get(SESSION_KEY)
-        .and_then(Value::as_str)
-        .map(str::to_owned);
-    if let Some(id) = saved {
-        if conn.load_session {
-            // The history it replays is already in the store: no route, so it is dropped.
-            let load = LoadSessionRequest::new(id.clone(), bridge.cwd.clone());
-            let loaded = tokio::time::timeout(
-                crate::acp::SETUP_TIMEOUT,
-                conn.cx.send_request(load).block_task(),
-            )
+    if opening.changed {
+        out.thread.metadata = thread.metadata;
+        let thread_copy = out.thread.clone();
+        out.save_with(move |db| db.save_thread(&thread_copy).map(drop))
             .await;
-            match loaded {
-                Ok(Ok(_)) => {
-                    println!("ACP: thread {thread} loaded session {id}");
-                    bridge.slot(&thread, |s| s.session = Some((conn.generation, id.clone())));
-                    return Ok(id);
-                }
-                Ok(Err(e)) => {
-                    out.notice(format!(
-                        "The agent could not load this thread's earlier session ({}); it starts a new one without that context.",
-                        error_text(&e)
-                    ))
-                    .await
-                }
-                Err(_) => {
-                    out.notice("The agent did not load this thread's earlier session in time; it starts a new one without that context.".into())
-                        .await
-                }
-            }
-        } else {
-            out.notice("The agent was restarted and cannot load earlier sessions (no session/load): it does not remember this thread's earlier messages.".into())
-                .await;
-        }
     }
-    let new = NewSessionRequest::new(bridge.cwd.clone());
-    let created = tokio::time::timeout(
-        crate::acp::SETUP_TIMEOUT,
-        conn.cx.send_request(new).block_task(),
-    )
-    .await
-    .map_err(|_| "no answer to session/new".to_owned())?
-    .map_err(|e| error_text(&e))?;
-    let id = created.session_id.0.to_string();
-    bridge.slot(&thread, |s| s.session = Some((conn.generation, id.clone())));
-    out.thread
-        .metadata
-        .insert(SESSION_KEY.into(), Value::String(id.clone()));
-    let thread_copy = out.thread.clone();
-    out.save_with(move |db| db.save_thread(&thread_copy).map(drop))
-        .await;
-    Ok(id)
+    Ok(opening.id)
 }
 
 /// The answer to `threads.custom_action` `acp.permission_response`.

@@ -9,6 +9,7 @@
 //! sends them.
 
 mod drive;
+mod elicit;
 mod out;
 mod updates;
 
@@ -32,7 +33,7 @@ use base64::Engine as _;
 use chat_shell_core::protocol::acp;
 use chat_shell_core::protocol::chatkit::{
     ErrorEvent, ItemEvent, ItemId, ItemKind, Page, RequestBody, StreamEvent, Thread, ThreadEvent,
-    ThreadId, ThreadItem, UserMessageInput, ACP_PERMISSION_ACTION,
+    ThreadId, ThreadItem, UserMessageInput, ACP_ELICITATION_ACTION, ACP_PERMISSION_ACTION,
 };
 use serde_json::json;
 use std::sync::Arc;
@@ -58,6 +59,12 @@ pub(crate) enum Command {
     Answer {
         tool_call_id: String,
         outcome: acp::PermissionOutcome,
+        reply: oneshot::Sender<Result<Vec<StreamEvent>, Refused>>,
+    },
+    /// The user's answer to an elicitation (item `item`).
+    Elicit {
+        item: ItemId,
+        outcome: acp::ElicitationOutcome,
         reply: oneshot::Sender<Result<Vec<StreamEvent>, Refused>>,
     },
 }
@@ -124,8 +131,17 @@ pub(crate) async fn stream(
         } if action.kind == ACP_PERMISSION_ACTION => {
             return Ok(answer(bridge, state, user, thread_id, item_id, action).await);
         }
+        RequestBody::CustomAction {
+            thread_id,
+            item_id,
+            action,
+        } if action.kind == ACP_ELICITATION_ACTION => {
+            bridge.attach(state);
+            return Ok(elicit::answer(bridge, state, user, thread_id, item_id, action).await);
+        }
         other => return Err(other),
     };
+    bridge.attach(state);
     let prepared = {
         let (store, user) = (state.store.clone(), user.clone());
         tokio::task::spawn_blocking(move || prepare(&store.user(&user.0), &base, start)).await

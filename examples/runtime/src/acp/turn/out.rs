@@ -7,7 +7,8 @@ use crate::auth::User;
 use crate::runs::RunHandle;
 use crate::state::{blocking, AppState};
 use crate::store::{self, now_iso, Store, UserStore};
-use agent_client_protocol::v1::schema::StopReason;
+use agent_client_protocol::v1::schema::{CreateElicitationResponse, StopReason};
+use agent_client_protocol::v1::Responder;
 use axum::body::Bytes;
 use chat_shell_core::protocol::chatkit::{
     ContentPartEvent, EndOfTurn, ErrorEvent, ItemEvent, ItemId, ItemKind, ItemUpdate,
@@ -49,6 +50,13 @@ pub(crate) struct Out {
     /// Context compactions (ACP `compaction_update`) by id: the boundary item, its status
     /// and its summary so far.
     pub(super) compactions: HashMap<String, Compaction>,
+    /// The elicitations asking (item -> the agent's request waiting for the answer).
+    /// (In a mutex only so that `Out` is `Sync`: a responder is not.)
+    pub(super) elicitations: HashMap<ItemId, Mutex<Responder<CreateElicitationResponse>>>,
+    /// URL elicitations by their id, for `elicitation/complete`.
+    pub(super) url_items: HashMap<String, ItemId>,
+    /// The turn's message made its thread (which may adopt the user's draft session).
+    pub(super) created: bool,
 }
 
 /// A context compaction the agent reported: a boundary in the conversation.
@@ -106,6 +114,9 @@ impl Out {
             items: HashMap::new(),
             tool_items: HashMap::new(),
             compactions: HashMap::new(),
+            elicitations: HashMap::new(),
+            url_items: HashMap::new(),
+            created: false,
             message: None,
             thought: None,
             plan: None,

@@ -44,6 +44,11 @@ impl Out {
                     eprintln!("chat-shell-runtime: cannot update the Diff view: {e}");
                 }
             }
+            Incoming::Elicitation(asked) => {
+                let (request, responder) = *asked;
+                self.elicitation(request, responder, cancelled).await;
+            }
+            Incoming::ElicitationComplete(id) => self.elicitation_complete(&id).await,
             Incoming::Permission(asked) => {
                 let (request, responder) = *asked;
                 let Some(request) = mirror::<acp::RequestPermission>(&request) else {
