@@ -31,8 +31,8 @@ use chat_shell_core::adapters::agent_ui::AgentUiAdapter;
 use chat_shell_core::adapters::events::EventsAdapter;
 use chat_shell_core::protocol::acp::{PermissionOutcome, ToolCallId};
 use chat_shell_core::protocol::chatkit::{
-    Attachment, ItemId, Page, SubscribeRequest, SyncCustomActionResponse, Thread, ThreadId,
-    ThreadItem,
+    Attachment, ItemId, Page, SessionRequest, SubscribeRequest, SyncCustomActionResponse, Thread,
+    ThreadId, ThreadItem,
 };
 use chat_shell_core::protocol::decode::Decode;
 use chat_shell_core::reducer::Input;
@@ -104,6 +104,10 @@ entry_points! {
     channel:
         fn cancel_run(runtime: Rc<Runtime>, thread_id: ThreadId) -> Task {
             Box::pin(runtime.send_cancel_run(thread_id))
+        }
+    channel:
+        fn session(runtime: Rc<Runtime>, request: SessionRequest) -> Task {
+            Box::pin(runtime.send_session(request))
         }
     channel:
         fn channel(
@@ -233,6 +237,14 @@ pub(crate) async fn list_threads(
     token: u64,
 ) -> Result<Task, LoadFailed> {
     entry::list_threads(runtime, after, token).await
+}
+
+/// An agent session request and what its answer shows, to await (`Runtime::send_session`).
+pub(crate) async fn session(
+    runtime: Rc<Runtime>,
+    request: SessionRequest,
+) -> Result<Task, LoadFailed> {
+    entry::session(runtime, request).await
 }
 
 /// The thread channel's reader, to await (`Runtime::follow_channel`).

@@ -298,7 +298,7 @@ impl Runtime {
     }
 
     /// The request body with the configured metadata, as every request has it.
-    fn envelope_of<T: serde::Serialize>(&self, request: &T) -> serde_json::Value {
+    pub(super) fn envelope_of<T: serde::Serialize>(&self, request: &T) -> serde_json::Value {
         let mut value = serde_json::to_value(request).unwrap_or_default();
         if let (Some(map), Some(metadata)) =
             (value.as_object_mut(), self.options(|o| o.metadata.clone()))
@@ -355,6 +355,10 @@ impl Runtime {
                 }
                 _ => {}
             },
+            ChannelEvent::SessionUpdated(e) => {
+                let thread = self.channel.thread.borrow().clone();
+                self.session_updated(thread.as_ref(), e.session);
+            }
             ChannelEvent::ViewUpdated(ref e) if !KNOWN_VIEWS.contains(&e.view_type.as_str()) => {
                 let name = e.view_type.clone();
                 self.channel.views.borrow_mut().apply(event);

@@ -6,6 +6,7 @@ mod attachments;
 mod channel;
 mod http;
 mod intents;
+mod session;
 mod stream;
 mod threads;
 pub mod transport;
@@ -18,6 +19,7 @@ pub use actions::{
 pub use attachments::{TrayEntry, TraySignals, UploadStatus};
 pub use channel::{OpenArtifact, ViewsSignals, ARTIFACT_TAB};
 pub use intents::SendOptions;
+pub use session::SessionSignals;
 pub use threads::{HistorySignals, OlderItems, ThreadList, ThreadRow};
 
 use chat_shell_core::model::EntryKind;
@@ -130,6 +132,8 @@ pub struct ViewSignals {
     pub last_event: RwSignal<Option<f64>>,
     /// Tool-pushed views of the thread and the channel that brings them.
     pub views: ViewsSignals,
+    /// The agent session's controls.
+    pub session: SessionSignals,
 }
 
 /// A Rust listener for `chat.*` events.
@@ -165,6 +169,7 @@ pub struct Runtime {
     threads: threads::Threads,
     uploads: attachments::Uploads,
     channel: channel::Channel,
+    session: session::Session,
     owner: Owner,
 }
 
@@ -197,6 +202,7 @@ impl Runtime {
             run: RwSignal::new(0),
             last_event: RwSignal::new(None),
             views: ViewsSignals::new(),
+            session: SessionSignals::new(),
         });
         let shell = Shell(id);
         let runtime = Runtime {
@@ -218,6 +224,7 @@ impl Runtime {
             threads: Default::default(),
             uploads: Default::default(),
             channel: Default::default(),
+            session: Default::default(),
             owner,
         };
         RUNTIMES.with(|r| r.borrow_mut().insert(id, Rc::new(runtime)));
@@ -509,6 +516,9 @@ impl Runtime {
         if let Some(v) = thread {
             self.signals.thread.set(v);
             self.sync_channel();
+            if let Some(this) = self.shell.get() {
+                this.sync_session();
+            }
         }
         if let Some(v) = streaming {
             self.signals.streaming.set(v);

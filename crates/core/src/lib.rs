@@ -21,6 +21,7 @@ pub mod number;
 pub mod options;
 pub mod pacing;
 pub mod reducer;
+pub mod session;
 pub mod sse;
 pub mod strings;
 pub mod tool_output;

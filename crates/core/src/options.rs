@@ -50,6 +50,10 @@ pub struct Options {
     pub attachments_enabled: bool,
     pub attachment_limits: AttachmentLimits,
     pub resizable: bool,
+    /// Ask the server for the agent session's controls before a new chat's first message
+    /// (`acp.session.get` with no thread). Without it, they show once a thread's channel
+    /// brings them.
+    pub session_controls: bool,
     /// `localStorage` key for the size the user gave; empty: not remembered.
     pub persist_size: String,
     /// As the host gave it (`"dark"` or `{colorScheme, accent, variables}`); `Null`: none.
@@ -72,6 +76,7 @@ impl Default for Options {
             attachments_enabled: true,
             attachment_limits: AttachmentLimits::default(),
             resizable: false,
+            session_controls: false,
             persist_size: String::new(),
             theme: Value::Null,
         }
@@ -133,6 +138,7 @@ pub enum Setting {
     MaxAttachmentSize(Option<u64>),
     MaxAttachments(Option<usize>),
     Resizable(Option<bool>),
+    SessionControls(Option<bool>),
     PersistSize(Option<String>),
     Theme(Value),
 }
@@ -153,6 +159,7 @@ pub const ATTRIBUTES: &[&str] = &[
     "max-attachment-size",
     "max-attachments",
     "resizable",
+    "session-controls",
     "persist-size",
 ];
 
@@ -190,6 +197,7 @@ impl Options {
                 self.attachment_limits.max_count = v.unwrap_or(defaults.max_count);
             }
             Setting::Resizable(v) => self.resizable = v.unwrap_or(false),
+            Setting::SessionControls(v) => self.session_controls = v.unwrap_or(false),
             Setting::PersistSize(v) => self.persist_size = v.unwrap_or_default(),
             Setting::Theme(v) => self.theme = v,
         }
@@ -221,6 +229,7 @@ impl Options {
                 "maxCount": limits.max_count,
             },
             "resizable": self.resizable,
+            "sessionControls": self.session_controls,
             "persistSize": self.persist_size,
             "theme": self.theme,
         })
@@ -286,6 +295,7 @@ impl Setting {
             ),
             // A boolean attribute: present (any value but "false") means on.
             "resizable" => Setting::Resizable(text.map(|t| t != "false")),
+            "session-controls" => Setting::SessionControls(text.map(|t| t != "false")),
             "persist-size" => Setting::PersistSize(value.map(str::to_owned)),
             _ => return None,
         };
@@ -351,6 +361,7 @@ impl Setting {
             },
             "attachments" => attachment_settings(value).map_err(|e| wrong(&e)),
             "resizable" => one(Setting::Resizable(boolean()?)),
+            "sessionControls" => one(Setting::SessionControls(boolean()?)),
             "persistSize" => one(Setting::PersistSize(string()?)),
             "theme" => match value {
                 Value::Null | Value::String(_) | Value::Object(_) => {

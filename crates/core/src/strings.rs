@@ -278,6 +278,22 @@ texts! {
     DiffUnreadable = "diff_unreadable" => "Part of this diff could not be read: {detail}",
     DiffRecounted = "diff_recounted" => "Line counts fixed in {count} hunks (as git apply --recount)",
     DiffSkipped = "diff_skipped" => "{count} unreadable lines or hunks left out",
+    // The agent session's controls (modes, models, options, commands, usage, sessions).
+    ControlMode = "control_mode" => "Mode",
+    ControlModel = "control_model" => "Model",
+    AgentControls = "agent_controls" => "Agent settings",
+    ControlUnsupported = "control_unsupported" => "{name}: not supported here",
+    ControlRefused = "control_refused" => "{name} not changed: {reason}",
+    ControlAdjusted = "control_adjusted" => "{name} set to {value} by the agent",
+    ControlFailed = "control_failed" => "{name} not changed: {reason}",
+    Commands = "commands" => "Commands",
+    UsageLabel = "usage_label" => "Context window",
+    UsageText = "usage_text" => "{used} of {size} tokens used ({percent}%)",
+    UsageCost = "usage_cost" => "{amount} {currency}",
+    AgentSessions = "agent_sessions" => "The agent's sessions",
+    UntitledSession = "untitled_session" => "Untitled session",
+    MoreSessions = "more_sessions" => "More sessions",
+    SessionsFailed = "sessions_failed" => "The agent's sessions could not be listed: {reason}",
 }
 
 /// Built-in translations (beyond English), by language tag: one `key = text` line per
@@ -532,6 +548,21 @@ diff_large = Modification volumineuse ({count} lignes) : repliée
 diff_unreadable = Une partie de ce diff n'a pas pu être lue : {detail}
 diff_recounted = Nombres de lignes corrigés dans {count} blocs (comme git apply --recount)
 diff_skipped = {count} lignes ou blocs illisibles omis
+control_mode = Mode
+control_model = Modèle
+agent_controls = Réglages de l'agent
+control_unsupported = {name} : non pris en charge ici
+control_refused = {name} inchangé : {reason}
+control_adjusted = {name} réglé sur {value} par l'agent
+control_failed = {name} inchangé : {reason}
+commands = Commandes
+usage_label = Fenêtre de contexte
+usage_text = {used} sur {size} jetons utilisés ({percent} %)
+usage_cost = {amount} {currency}
+agent_sessions = Les sessions de l'agent
+untitled_session = Session sans titre
+more_sessions = Plus de sessions
+sessions_failed = Les sessions de l'agent n'ont pas pu être listées : {reason}
 ",
     ),
     (
@@ -780,6 +811,21 @@ diff_large = Große Änderung ({count} Zeilen): eingeklappt
 diff_unreadable = Ein Teil dieses Diffs konnte nicht gelesen werden: {detail}
 diff_recounted = Zeilenzahlen in {count} Abschnitten korrigiert (wie git apply --recount)
 diff_skipped = {count} unlesbare Zeilen oder Abschnitte ausgelassen
+control_mode = Modus
+control_model = Modell
+agent_controls = Agent-Einstellungen
+control_unsupported = {name}: hier nicht unterstützt
+control_refused = {name} nicht geändert: {reason}
+control_adjusted = {name} vom Agenten auf {value} gesetzt
+control_failed = {name} nicht geändert: {reason}
+commands = Befehle
+usage_label = Kontextfenster
+usage_text = {used} von {size} Tokens belegt ({percent} %)
+usage_cost = {amount} {currency}
+agent_sessions = Die Sitzungen des Agenten
+untitled_session = Sitzung ohne Titel
+more_sessions = Weitere Sitzungen
+sessions_failed = Die Sitzungen des Agenten konnten nicht aufgelistet werden: {reason}
 ",
     ),
     (
@@ -1028,6 +1074,21 @@ diff_large = تغيير كبير ({count} سطرًا): مطويّ
 diff_unreadable = تعذّرت قراءة جزء من هذا الفرق: {detail}
 diff_recounted = صُحّحت أعداد الأسطر في {count} من المقاطع (مثل git apply --recount)
 diff_skipped = أُغفلت أسطر أو مقاطع غير مقروءة: {count}
+control_mode = الوضع
+control_model = النموذج
+agent_controls = إعدادات الوكيل
+control_unsupported = {name}: غير مدعوم هنا
+control_refused = لم يتغير {name}: {reason}
+control_adjusted = ضبط الوكيل {name} على {value}
+control_failed = لم يتغير {name}: {reason}
+commands = الأوامر
+usage_label = نافذة السياق
+usage_text = استُخدم {used} من {size} رمزًا ({percent}٪)
+usage_cost = {amount} {currency}
+agent_sessions = جلسات الوكيل
+untitled_session = جلسة بلا عنوان
+more_sessions = مزيد من الجلسات
+sessions_failed = تعذّر سرد جلسات الوكيل: {reason}
 ",
     ),
 ];
