@@ -28,6 +28,7 @@ pub fn ShellHeader(history_button: NodeRef<html::Button>) -> impl IntoView {
         <header class="cs-header" part="header">
             <h2 class="cs-header__title" data-part="thread-title">{title}</h2>
             {move || has_views.get().then(|| crate::parts::views::view_tabs(shell))}
+            <UsageMeter />
             <div class="cs-header__actions">
                 <button
                     type="button"
@@ -59,5 +60,55 @@ pub fn ShellHeader(history_button: NodeRef<html::Button>) -> impl IntoView {
                 </button>
             </div>
         </header>
+    }
+}
+
+/// The context window as the agent last reported it (`usage_update`): a meter with its
+/// text beside, hidden when the agent reported nothing. Never estimated.
+#[component]
+fn UsageMeter() -> impl IntoView {
+    let shell = use_shell();
+    let signals = shell.signals().expect("runtime exists while mounted");
+    let usage = Memo::new(move |_| {
+        signals
+            .session
+            .state
+            .with(|s| s.as_ref().and_then(|s| s.usage.clone()))
+    });
+    move || {
+        usage.get().map(|usage| {
+            let text = signals
+                .strings
+                .with(|t| chat_shell_core::session::usage_text(&usage, t));
+            let short = format!(
+                "{} / {}",
+                chat_shell_core::session::tokens(usage.used),
+                chat_shell_core::session::tokens(usage.size)
+            );
+            view! {
+                <div
+                    class="cs-usage"
+                    data-part="usage"
+                    role="meter"
+                    aria-label=tr(shell, Text::UsageLabel)
+                    aria-valuemin="0"
+                    aria-valuemax=usage.size.to_string()
+                    aria-valuenow=usage.used.min(usage.size).to_string()
+                    aria-valuetext=text.clone()
+                    title=text
+                >
+                    // The bar is drawn by the browser's own meter: no inline style (the page's
+                    // CSP may forbid it).
+                    <meter
+                        class="cs-usage__bar"
+                        aria-hidden="true"
+                        min="0"
+                        max=usage.size.to_string()
+                        value=usage.used.min(usage.size).to_string()
+                    ></meter>
+                    <span class="cs-usage__text" aria-hidden="true">{short}</span>
+                </div>
+            }
+        })
     }
 }

@@ -133,6 +133,7 @@ pub fn HistoryView(history_button: NodeRef<html::Button>) -> impl IntoView {
             on:keydown=on_keydown
         >
             <div class="cs-history__scroller" node_ref=scroller>
+                <AgentSessions />
                 <ul class="cs-history__list" aria-label=tr(shell, Text::Conversations) aria-busy=move || list.with(|l| l.loading).to_string()>
                     <For
                         each=rows
@@ -445,5 +446,86 @@ impl PreviewWatch {
                 io.observe(row);
             }
         });
+    }
+}
+
+/// The agent's own sessions (`acp.sessions.list`), where it lists them: each opens as a
+/// thread (loaded or resumed by the server), the next page on request.
+#[component]
+fn AgentSessions() -> impl IntoView {
+    let shell = use_shell();
+    let signals = shell.signals().expect("runtime exists while mounted");
+    let session = signals.session;
+    let offered = Memo::new(move |_| {
+        session
+            .state
+            .with(|s| s.as_ref().is_some_and(|s| s.lists_sessions))
+    });
+    Effect::new(move |_| {
+        if offered.get() {
+            shell.with(|rt| rt.list_agent_sessions(false));
+        }
+    });
+    move || {
+        offered.get().then(|| {
+            let rows = move || {
+                session
+                    .listed
+                    .get()
+                    .into_iter()
+                    .map(|s| {
+                        let title = s
+                            .title
+                            .clone()
+                            .filter(|t| !t.trim().is_empty())
+                            .unwrap_or_else(|| tr(shell, Text::UntitledSession).get());
+                        let when: String = s
+                            .updated_at
+                            .clone()
+                            .unwrap_or_default()
+                            .replacen('T', " ", 1)
+                            .chars()
+                            .take(16)
+                            .collect();
+                        let id = s.session_id.clone();
+                        view! {
+                            <li class="cs-history__row" data-part="agent-session">
+                                <button
+                                    type="button"
+                                    class="cs-history__open"
+                                    on:click=move |_| {
+                                        let id = id.clone();
+                                        shell.with(|rt| rt.open_agent_session(id));
+                                    }
+                                >
+                                    <span class="cs-history__label">{title}</span>
+                                    <span class="cs-history__date">{when}</span>
+                                </button>
+                            </li>
+                        }
+                    })
+                    .collect_view()
+            };
+            view! {
+                <section class="cs-history__agent" data-part="agent-sessions" aria-label=tr(shell, Text::AgentSessions)>
+                    <h3 class="cs-history__heading">{tr(shell, Text::AgentSessions)}</h3>
+                    <ul class="cs-history__list" aria-label=tr(shell, Text::AgentSessions)>{rows}</ul>
+                    {move || session.next.with(Option::is_some).then(|| view! {
+                        <button
+                            type="button"
+                            class="cs-button"
+                            on:click=move |_| {
+                                shell.with(|rt| rt.list_agent_sessions(true));
+                            }
+                        >
+                            {tr(shell, Text::MoreSessions)}
+                        </button>
+                    })}
+                    {move || session.list_error.get().map(|e| view! {
+                        <p class="cs-error__message" role="alert">{e}</p>
+                    })}
+                </section>
+            }
+        })
     }
 }

@@ -1,6 +1,8 @@
 //! ComposerDock: the attachment tray, the turns queued after the run, and the composer
 //! (textarea, file picker, Send/Stop, and Queue/Steer while a run that takes them runs).
 
+mod commands;
+mod controls;
 pub(crate) mod tray;
 
 use crate::parts;
@@ -21,6 +23,7 @@ pub fn ComposerDock() -> impl IntoView {
         <div class="cs-dock" part="composer">
             <QueuedTurns />
             <AttachmentTray />
+            <controls::SessionControls />
             <Composer />
         </div>
     }
@@ -109,7 +112,11 @@ fn Composer() -> impl IntoView {
     let send = move || {
         shell.with(|rt| rt.send_draft());
     };
+    let commands = commands::CommandMenu::new();
     let on_keydown = move |ev: web_sys::KeyboardEvent| {
+        if commands.key(&ev) {
+            return;
+        }
         // Enter sends; Shift+Enter is a newline; composing (IME) text is never sent.
         if ev.key() == "Enter" && !ev.shift_key() && !ev.is_composing() && ev.key_code() != 229 {
             ev.prevent_default();
@@ -165,6 +172,7 @@ fn Composer() -> impl IntoView {
             {move || tray_blocker().map(|reason| view! {
                 <p class="cs-composer__blocked" data-part="composer-waiting" role="status">{tr(shell, reason)}</p>
             })}
+            <commands::CommandList menu=commands />
             <input
                 type="file"
                 class="cs-composer__picker"
@@ -198,8 +206,12 @@ fn Composer() -> impl IntoView {
                 placeholder=move || signals.options.with(|o| o.placeholder.clone()).unwrap_or_else(|| tr(shell, Text::ComposerPlaceholder).get())
                 prop:value=move || signals.draft.get()
                 disabled=move || blocked().is_some()
+                aria-autocomplete="list"
+                aria-controls=move || commands.controls()
+                aria-activedescendant=move || commands.active_descendant()
                 on:input=move |ev| {
                     signals.draft.set(event_target_value(&ev));
+                    commands.typed();
                     grow();
                 }
                 on:keydown=on_keydown

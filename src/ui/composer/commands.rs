@@ -1,0 +1,157 @@
+//! The slash-command list: typing `/` at the start of the draft lists the agent's commands,
+//! filtered as the name is typed (`core::session::command_matches`). The textbox keeps
+//! the focus and points at the active option (`aria-activedescendant`); arrows move, Enter
+//! or Tab completes the draft to `/name `, Escape closes. It follows every update of the
+//! commands: one the agent withdrew is gone even while the list is open.
+
+use crate::runtime::Shell;
+use crate::ui::{tr, use_shell};
+use chat_shell_core::protocol::chatkit::Command;
+use chat_shell_core::session::{command_draft, command_matches};
+use chat_shell_core::strings::Text;
+use leptos::prelude::*;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+static NEXT_LIST: AtomicU32 = AtomicU32::new(1);
+
+/// The list's state, shared by the textbox (keys, ARIA) and the list.
+#[derive(Clone, Copy)]
+pub(crate) struct CommandMenu {
+    matches: Memo<Vec<Command>>,
+    active: RwSignal<usize>,
+    /// Escape closed it, until the draft changes.
+    dismissed: RwSignal<bool>,
+    list_id: StoredValue<String>,
+    shell: Shell,
+}
+
+impl CommandMenu {
+    pub(crate) fn new() -> Self {
+        let shell = use_shell();
+        let signals = shell.signals().expect("runtime exists while mounted");
+        let matches = Memo::new(move |_| {
+            signals.session.state.with(|s| {
+                let Some(s) = s else { return Vec::new() };
+                signals.draft.with(|d| {
+                    command_matches(&s.commands, d)
+                        .map(|m| m.into_iter().cloned().collect())
+                        .unwrap_or_default()
+                })
+            })
+        });
+        let n = NEXT_LIST.fetch_add(1, Ordering::Relaxed);
+        CommandMenu {
+            matches,
+            active: RwSignal::new(0),
+            dismissed: RwSignal::new(false),
+            list_id: StoredValue::new(format!("cs-commands-{n}")),
+            shell,
+        }
+    }
+
+    pub(crate) fn is_open(&self) -> bool {
+        !self.dismissed.get() && !self.matches.with(Vec::is_empty)
+    }
+
+    fn active_index(&self) -> usize {
+        let len = self.matches.with(Vec::len);
+        self.active.get().min(len.saturating_sub(1))
+    }
+
+    fn option_id(&self, i: usize) -> String {
+        format!("{}-{i}", self.list_id.get_value())
+    }
+
+    /// The list's id while it is open (the textbox's `aria-controls`).
+    pub(crate) fn controls(&self) -> Option<String> {
+        self.is_open().then(|| self.list_id.get_value())
+    }
+
+    /// The active option's id while the list is open (`aria-activedescendant`).
+    pub(crate) fn active_descendant(&self) -> Option<String> {
+        self.is_open().then(|| self.option_id(self.active_index()))
+    }
+
+    /// The draft changed by typing: the list opens again, at its first option.
+    pub(crate) fn typed(&self) {
+        self.dismissed.set(false);
+        self.active.set(0);
+    }
+
+    fn choose(&self, i: usize) {
+        let Some(command) = self.matches.with_untracked(|m| m.get(i).cloned()) else {
+            return;
+        };
+        if let Some(signals) = self.shell.signals() {
+            signals.draft.set(command_draft(&command));
+        }
+    }
+
+    /// A key in the textbox: true when the list took it.
+    pub(crate) fn key(&self, ev: &web_sys::KeyboardEvent) -> bool {
+        if !self.is_open() || ev.is_composing() {
+            return false;
+        }
+        let len = self.matches.with_untracked(Vec::len);
+        let at = self.active_index();
+        match ev.key().as_str() {
+            "ArrowDown" => self.active.set((at + 1) % len),
+            "ArrowUp" => self.active.set((at + len - 1) % len),
+            "Enter" | "Tab" if !ev.shift_key() => self.choose(at),
+            "Escape" => self.dismissed.set(true),
+            _ => return false,
+        }
+        ev.prevent_default();
+        true
+    }
+}
+
+/// The listbox "Commands", above the composer while open.
+#[component]
+pub(crate) fn CommandList(menu: CommandMenu) -> impl IntoView {
+    let shell = use_shell();
+    move || {
+        menu.is_open().then(|| {
+            let active = menu.active_index();
+            let options = menu
+                .matches
+                .get()
+                .into_iter()
+                .enumerate()
+                .map(|(i, command)| {
+                    let hint = command.hint.clone().map(|h| {
+                        view! { <span class="cs-commands__hint">{h}</span> }
+                    });
+                    view! {
+                        <li
+                            role="option"
+                            id=menu.option_id(i)
+                            class="cs-commands__option"
+                            aria-selected=if i == active { "true" } else { "false" }
+                            on:mousedown=move |ev| {
+                                // The textbox keeps the focus.
+                                ev.prevent_default();
+                                menu.choose(i);
+                            }
+                        >
+                            <span class="cs-commands__name">{format!("/{}", command.name)}</span>
+                            <span class="cs-commands__description">{command.description.clone()}</span>
+                            {hint}
+                        </li>
+                    }
+                })
+                .collect_view();
+            view! {
+                <ul
+                    class="cs-commands"
+                    data-part="commands"
+                    role="listbox"
+                    id=menu.list_id.get_value()
+                    aria-label=tr(shell, Text::Commands)
+                >
+                    {options}
+                </ul>
+            }
+        })
+    }
+}
