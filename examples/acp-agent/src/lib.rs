@@ -203,7 +203,8 @@ impl State {
         sessions.get_mut(id).map(f)
     }
 
-    /// Every session this agent knows (in memory, and saved in `--state-dir`), newest first:
+    /// Every session this agent knows with a turn in it (in memory, and saved in
+    /// `--state-dir`), newest first:
     /// `(id, cwd, title, updated)`.
     fn listed(&self) -> Vec<(String, PathBuf, Option<String>, String)> {
         let mut all: HashMap<String, (PathBuf, Option<String>, String)> = HashMap::new();
@@ -213,7 +214,7 @@ impl State {
                 let Some(id) = name.strip_suffix(".json") else {
                     continue;
                 };
-                if let Some(s) = self.load(id) {
+                if let Some(s) = self.load(id).filter(|s| !s.history.is_empty()) {
                     all.insert(
                         id.to_owned(),
                         (s.cwd, s.controls.title, s.controls.updated_at),
@@ -222,7 +223,8 @@ impl State {
             }
         }
         let sessions = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
-        for (id, s) in sessions.iter() {
+        // A session nobody spoke in yet (a client's draft) is not history.
+        for (id, s) in sessions.iter().filter(|(_, s)| !s.history.is_empty()) {
             all.insert(
                 id.clone(),
                 (
