@@ -50,6 +50,10 @@ if [ "${1:-}" != package ]; then
   export CARGO_UNSTABLE_BUILD_STD_FEATURES=optimize_for_size
   # Added to .cargo/config.toml's rustflags for the target (cargo joins the two lists).
   export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="-Zlocation-detail=none -Zfmt-debug=none"
+  # One build at a time: two would write the same split parts and dist/.
+  mkdir -p "${CARGO_TARGET_DIR:-target}"
+  exec 9>"${CARGO_TARGET_DIR:-target}/.build.lock"
+  flock 9
   exec trunk build --release "$@"
 fi
 

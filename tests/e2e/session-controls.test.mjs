@@ -56,12 +56,12 @@ const valueOf = (select) => select.evaluate((el) => el.value);
 
 test('modes and options: confirmed, refused and rolled back, adjusted, added and removed', async () => {
   const page = await open();
-  const mode = page.getByRole('combobox', { name: 'Mode' });
-  const model = page.getByRole('combobox', { name: 'Model' });
-  const thinking = page.getByRole('combobox', { name: 'Thinking' });
+  const mode = page.getByRole('combobox', { name: 'Mode', exact: true });
+  const model = page.getByRole('combobox', { name: 'Model', exact: true });
+  const thinking = page.getByRole('combobox', { name: 'Thinking', exact: true });
   await mode.waitFor({ timeout: 10_000 });
   // One Mode control, though the agent sends both its modes and a mode option.
-  assert.equal(await page.getByRole('combobox', { name: 'Mode' }).count(), 1);
+  assert.equal(await page.getByRole('combobox', { name: 'Mode', exact: true }).count(), 1);
   assert.equal(await valueOf(mode), 'ask');
   assert.deepEqual(await axeViolations(page), []);
 
@@ -86,9 +86,9 @@ test('modes and options: confirmed, refused and rolled back, adjusted, added and
   await sendMessage(page, 'options+');
   await waitForText(page, 'I added the Verbosity option.');
   await waitForIdle(page);
-  const verbosity = page.getByRole('combobox', { name: 'Verbosity' });
+  const verbosity = page.getByRole('combobox', { name: 'Verbosity', exact: true });
   await verbosity.waitFor({ timeout: 10_000 });
-  assert.equal(await valueOf(page.getByRole('combobox', { name: 'Mode' })), 'code');
+  assert.equal(await valueOf(page.getByRole('combobox', { name: 'Mode', exact: true })), 'code');
   await sendMessage(page, 'options-');
   await waitForText(page, 'I removed the Verbosity option.');
   await verbosity.waitFor({ state: 'detached', timeout: 10_000 });
@@ -99,12 +99,12 @@ test('modes and options: confirmed, refused and rolled back, adjusted, added and
 test('slash commands: listed on /, filtered, chosen by keyboard, withdrawn, sent as typed', async () => {
   const page = await open();
   const composer = page.getByRole('textbox', { name: 'Message' });
-  await page.getByRole('combobox', { name: 'Mode' }).waitFor({ timeout: 10_000 });
+  await page.getByRole('combobox', { name: 'Mode', exact: true }).waitFor({ timeout: 10_000 });
   await composer.click();
   await composer.pressSequentially('/');
   const list = page.getByRole('listbox', { name: 'Commands' });
   await list.waitFor({ timeout: 5_000 });
-  const names = async () => (await list.getByRole('option').allTextContents()).map((t) => t.split(/\s/)[0]);
+  const names = () => list.locator('.cs-commands__name').allTextContents();
   assert.deepEqual(await names(), ['/web', '/test', '/plan']);
   assert.match(await list.getByRole('option', { name: /\/web/ }).textContent(), /Search the web.*query/);
   assert.deepEqual(await axeViolations(page), []);
@@ -148,7 +148,7 @@ test('slash commands: listed on /, filtered, chosen by keyboard, withdrawn, sent
 test('the usage meter shows what the agent reports, and follows it', async () => {
   const page = await open();
   const meter = page.locator('[data-part="usage"]');
-  await page.getByRole('combobox', { name: 'Mode' }).waitFor({ timeout: 10_000 });
+  await page.getByRole('combobox', { name: 'Mode', exact: true }).waitFor({ timeout: 10_000 });
   assert.equal(await meter.count(), 0, 'nothing reported, nothing shown');
   await sendMessage(page, 'hello');
   await meter.waitFor({ timeout: 10_000 });

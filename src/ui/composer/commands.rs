@@ -120,7 +120,7 @@ pub(crate) fn CommandList(menu: CommandMenu) -> impl IntoView {
                 .enumerate()
                 .map(|(i, command)| {
                     let hint = command.hint.clone().map(|h| {
-                        view! { <span class="cs-commands__hint">{h}</span> }
+                        view! { " " <span class="cs-commands__hint">{h}</span> }
                     });
                     view! {
                         <li
@@ -135,6 +135,7 @@ pub(crate) fn CommandList(menu: CommandMenu) -> impl IntoView {
                             }
                         >
                             <span class="cs-commands__name">{format!("/{}", command.name)}</span>
+                            " "
                             <span class="cs-commands__description">{command.description.clone()}</span>
                             {hint}
                         </li>

@@ -80,6 +80,18 @@ fn control_view(id: String) -> impl IntoView {
             .unwrap_or_default()
     };
     let description = move || control.get().and_then(|c| c.description);
+    // What the server said now, read from the state itself rather than the memo: an
+    // answer that keeps the old value must still put it back over the one clicked.
+    let key = StoredValue::new(id.clone());
+    let reported = move || {
+        session.state.with(|s| {
+            key.with_value(|key| {
+                s.as_ref()
+                    .and_then(|s| s.controls.iter().find(|c| &c.id == key))
+                    .map(|c| c.kind.clone())
+            })
+        })
+    };
     let pending_id = id.clone();
     let busy = move || session.pending.with(|p| p.as_deref() == Some(pending_id.as_str()));
     let send = move |value: Value| {
@@ -91,7 +103,7 @@ fn control_view(id: String) -> impl IntoView {
     };
     match kind {
         ControlKind::Select(_) => {
-            let value = move || match control.get().map(|c| c.kind) {
+            let value = move || match reported() {
                 Some(ControlKind::Select(s)) => s.value,
                 _ => String::new(),
             };
@@ -101,9 +113,10 @@ fn control_view(id: String) -> impl IntoView {
             };
             view! {
                 <label class="cs-control" data-part="session-control">
-                    <span class="cs-control__name">{name}</span>
+                    <span class="cs-control__name" aria-hidden="true">{name}</span>
                     <select
                         class="cs-control__select"
+                        aria-label=name
                         title=description
                         disabled=busy
                         on:change=move |ev| send(Value::String(event_target_value(&ev)))
@@ -133,19 +146,20 @@ fn control_view(id: String) -> impl IntoView {
             .into_any()
         }
         ControlKind::Boolean(_) => {
-            let checked = move || matches!(control.get().map(|c| c.kind), Some(ControlKind::Boolean(b)) if b.value);
+            let checked = move || matches!(reported(), Some(ControlKind::Boolean(b)) if b.value);
             view! {
                 <label class="cs-control cs-control--switch" data-part="session-control">
                     <input
                         type="checkbox"
                         role="switch"
                         class="cs-control__switch"
+                        aria-label=name
                         title=description
                         disabled=busy
                         prop:checked=checked
                         on:change=move |ev| send(Value::Bool(event_target_checked(&ev)))
                     />
-                    <span class="cs-control__name">{name}</span>
+                    <span class="cs-control__name" aria-hidden="true">{name}</span>
                 </label>
             }
             .into_any()
