@@ -75,6 +75,9 @@ for _ in $(seq 1 300); do
   fi
   if listening; then
     echo "open http://127.0.0.1:$PORT/"
+    if [ "${ACP:-0}" = "1" ]; then
+      echo "the agent's controls before the first message: http://127.0.0.1:$PORT/agent/"
+    fi
     break
   fi
   sleep 0.1
