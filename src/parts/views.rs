@@ -14,6 +14,7 @@
 use super::{entry_points, LoadFailed};
 use crate::runtime::{ItemKey, ItemView, Shell};
 use crate::ui::composer::tray::tray_list;
+use crate::ui::conversation::elicitation::ElicitationView;
 use crate::ui::conversation::image::GeneratedImageView;
 use crate::ui::conversation::plan::{AgentPlanView, AgentThoughtView};
 use crate::ui::conversation::tasks::ProcessView;
@@ -91,6 +92,7 @@ fn item_view(key: ItemKey) -> AnyView {
         ItemView::AcpThought => view! { <AgentThoughtView id=id /> }.into_any(),
         ItemView::ToolCalls => view! { <ToolCallsView members=members /> }.into_any(),
         ItemView::Note => view! { <NoteView id=id /> }.into_any(),
+        ItemView::Elicitation => view! { <ElicitationView id=id /> }.into_any(),
         // The first screen's views: `ui::conversation::items::Item` shows those itself.
         _ => ().into_any(),
     }

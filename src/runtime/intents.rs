@@ -3,6 +3,7 @@
 
 use super::transport;
 use super::Runtime;
+use chat_shell_core::composer_choice::inference_options;
 use chat_shell_core::host_events::{ChatError, ChatEvent, ErrorKind};
 use chat_shell_core::model::EntryKind;
 use chat_shell_core::options::{merge_metadata, Protocol};
@@ -59,6 +60,10 @@ impl Runtime {
         }
         let ids = options.attachments.iter().map(|a| a.id.clone()).collect();
         let mut input = UserMessageInput::text(text.clone(), ids);
+        // The composer's model and tool (ChatKit's `inference_options`).
+        let picked = self.signals.composer_pick.get_untracked();
+        input.inference_options =
+            self.options(|o| inference_options(&o.composer_models, &o.composer_tools, &picked));
         if options.ghost {
             input
                 .inference_options

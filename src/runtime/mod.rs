@@ -4,6 +4,7 @@
 mod actions;
 mod attachments;
 mod channel;
+mod elicitation;
 mod http;
 mod intents;
 mod session;
@@ -134,6 +135,8 @@ pub struct ViewSignals {
     pub views: ViewsSignals,
     /// The agent session's controls.
     pub session: SessionSignals,
+    /// The model and tool picked in ChatKit's composer (`composer.models`, `.tools`).
+    pub composer_pick: RwSignal<chat_shell_core::composer_choice::Picked>,
 }
 
 /// A Rust listener for `chat.*` events.
@@ -203,6 +206,7 @@ impl Runtime {
             last_event: RwSignal::new(None),
             views: ViewsSignals::new(),
             session: SessionSignals::new(),
+            composer_pick: RwSignal::new(Default::default()),
         });
         let shell = Shell(id);
         let runtime = Runtime {
@@ -565,6 +569,8 @@ pub enum ItemView {
     EndOfTurn,
     /// An Agent UI note: a worker's result, a handoff, a boundary, an artifact.
     Note,
+    /// An agent's question (ACP elicitation): a form or a link to open.
+    Elicitation,
     /// A kind this version does not know: said plainly, never dropped.
     Unsupported,
 }
@@ -585,7 +591,7 @@ impl ItemView {
             EntryKind::Plan(_) => ItemView::AcpPlan,
             EntryKind::Thought(_) => ItemView::AcpThought,
             EntryKind::Note(_) => ItemView::Note,
-            EntryKind::Elicitation(_) => ItemView::Unsupported,
+            EntryKind::Elicitation(_) => ItemView::Elicitation,
             EntryKind::Unsupported(_) => ItemView::Unsupported,
         }
     }

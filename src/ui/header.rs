@@ -80,11 +80,23 @@ fn UsageMeter() -> impl IntoView {
             let text = signals
                 .strings
                 .with(|t| chat_shell_core::session::usage_text(&usage, t));
-            let short = format!(
+            let mut short = format!(
                 "{} / {}",
                 chat_shell_core::session::tokens(usage.used),
                 chat_shell_core::session::tokens(usage.size)
             );
+            // The cost too, where the agent reports one: "12k / 200k · 0.03 USD".
+            if let Some(cost) = usage.cost.as_ref().filter(|c| c.amount.is_finite()) {
+                let amount = format!("{:.2}", cost.amount);
+                let cost = signals.strings.with(|t| {
+                    t.format(
+                        Text::UsageCost,
+                        &[("amount", &amount), ("currency", &cost.currency)],
+                    )
+                });
+                short.push_str(" · ");
+                short.push_str(&cost);
+            }
             view! {
                 <div
                     class="cs-usage"

@@ -10,7 +10,9 @@
 pub mod adapters;
 pub mod ansi;
 pub mod attachments;
+pub mod composer_choice;
 pub mod diff;
+pub mod form;
 pub mod history;
 pub mod host_events;
 pub mod markdown;

@@ -6,6 +6,7 @@
 //! Options that are functions (headers, fetch, the registries) live in the browser half.
 
 use crate::attachments::{parse_accept, parse_count, parse_size, AttachmentLimits};
+use crate::composer_choice::{parse_models, parse_tools, ModelOption, ToolOption};
 use crate::protocol::decode::Decode;
 use crate::protocol::JsonMap;
 use crate::sse::DEFAULT_MAX_EVENT_BYTES;
@@ -58,6 +59,10 @@ pub struct Options {
     pub persist_size: String,
     /// As the host gave it (`"dark"` or `{colorScheme, accent, variables}`); `Null`: none.
     pub theme: Value,
+    /// ChatKit's model picker (`composer.models`); empty: none shown.
+    pub composer_models: Vec<ModelOption>,
+    /// ChatKit's tool menu (`composer.tools`); empty: none shown.
+    pub composer_tools: Vec<ToolOption>,
 }
 
 impl Default for Options {
@@ -79,6 +84,8 @@ impl Default for Options {
             session_controls: false,
             persist_size: String::new(),
             theme: Value::Null,
+            composer_models: Vec::new(),
+            composer_tools: Vec::new(),
         }
     }
 }
@@ -141,6 +148,8 @@ pub enum Setting {
     SessionControls(Option<bool>),
     PersistSize(Option<String>),
     Theme(Value),
+    ComposerModels(Vec<ModelOption>),
+    ComposerTools(Vec<ToolOption>),
 }
 
 /// The attributes `<chat-shell>` reads, each mapped onto a [`Setting`]. (`theme` is not
@@ -200,6 +209,8 @@ impl Options {
             Setting::SessionControls(v) => self.session_controls = v.unwrap_or(false),
             Setting::PersistSize(v) => self.persist_size = v.unwrap_or_default(),
             Setting::Theme(v) => self.theme = v,
+            Setting::ComposerModels(v) => self.composer_models = v,
+            Setting::ComposerTools(v) => self.composer_tools = v,
         }
     }
 
@@ -232,6 +243,7 @@ impl Options {
             "sessionControls": self.session_controls,
             "persistSize": self.persist_size,
             "theme": self.theme,
+            "composer": {"models": self.composer_models, "tools": self.composer_tools},
         })
     }
 }
@@ -360,6 +372,7 @@ impl Setting {
                 _ => Err(wrong("an object")),
             },
             "attachments" => attachment_settings(value).map_err(|e| wrong(&e)),
+            "composer" => composer_settings(value).map_err(|e| wrong(&e)),
             "resizable" => one(Setting::Resizable(boolean()?)),
             "sessionControls" => one(Setting::SessionControls(boolean()?)),
             "persistSize" => one(Setting::PersistSize(string()?)),
@@ -415,6 +428,29 @@ fn attachment_settings(value: &Value) -> Result<Vec<Setting>, String> {
             _ => continue,
         };
         out.push(setting);
+    }
+    Ok(out)
+}
+
+/// `composer: {models, tools}` (chatkit-js's names; its other keys are options of their
+/// own here and ignored); `null` removes both.
+fn composer_settings(value: &Value) -> Result<Vec<Setting>, String> {
+    let map = match value {
+        Value::Null => {
+            return Ok(vec![
+                Setting::ComposerModels(Vec::new()),
+                Setting::ComposerTools(Vec::new()),
+            ])
+        }
+        Value::Object(map) => map,
+        _ => return Err("an object {models, tools}".into()),
+    };
+    let mut out = Vec::new();
+    if let Some(models) = map.get("models") {
+        out.push(Setting::ComposerModels(parse_models(models)?));
+    }
+    if let Some(tools) = map.get("tools") {
+        out.push(Setting::ComposerTools(parse_tools(tools)?));
     }
     Ok(out)
 }
@@ -502,10 +538,40 @@ mod tests {
             ("resizable", json!("true")),
             ("persistSize", json!(1)),
             ("theme", json!(1)),
+            ("composer", json!([])),
+            ("composer", json!({"models": [{"label": "No id"}]})),
+            ("composer", json!({"tools": {"id": "x"}})),
         ] {
             let err = Setting::from_option(key, &value).expect_err(key);
             assert!(err.0.contains(&format!("`{key}`")), "{key}: {}", err.0);
         }
+    }
+
+    #[test]
+    fn composer_models_and_tools_are_set_separately_and_read_back() {
+        let models = json!([{"id": "fast", "label": "Fast", "default": true}]);
+        let tools = json!([{"id": "search", "label": "Search", "shortLabel": "S"}]);
+        let mut options = applied(
+            Setting::from_option("composer", &json!({"models": models, "tools": tools})).unwrap(),
+        );
+        assert_eq!(options.composer_models[0].id, "fast");
+        // Only the keys given change; other chatkit-js composer keys are ignored.
+        for s in
+            Setting::from_option("composer", &json!({"tools": null, "placeholder": "x"})).unwrap()
+        {
+            options.set(s);
+        }
+        assert!(options.composer_tools.is_empty());
+        assert_eq!(options.composer_models.len(), 1);
+        let back = options.to_json();
+        assert_eq!(back["composer"]["models"], models);
+        for s in Setting::from_option("composer", &Value::Null).unwrap() {
+            options.set(s);
+        }
+        assert!(options.composer_models.is_empty() && options.composer_tools.is_empty());
+        let back =
+            applied(Setting::from_option("composer", &json!({"tools": tools})).unwrap()).to_json();
+        assert_eq!(back["composer"]["tools"], tools);
     }
 
     #[test]

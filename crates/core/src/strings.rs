@@ -294,6 +294,34 @@ texts! {
     UntitledSession = "untitled_session" => "Untitled session",
     MoreSessions = "more_sessions" => "More sessions",
     SessionsFailed = "sessions_failed" => "The agent's sessions could not be listed: {reason}",
+    // ChatKit's model picker and tool menu (`composer.models`, `composer.tools`).
+    PickModel = "pick_model" => "Model",
+    PickTools = "pick_tools" => "Tools",
+    RemoveTool = "remove_tool" => "Remove tool {label}",
+    // An agent's elicitation (a form or a link it asks the user to answer).
+    ElicitationAccept = "elicitation_accept" => "Accept",
+    ElicitationDecline = "elicitation_decline" => "Decline",
+    ElicitationAccepted = "elicitation_accepted" => "Accepted",
+    ElicitationDeclined = "elicitation_declined" => "Declined",
+    ElicitationCancelled = "elicitation_cancelled" => "Cancelled",
+    ElicitationCompleted = "elicitation_completed" => "Completed",
+    ElicitationSending = "elicitation_sending" => "Sending your answer…",
+    ElicitationRequired = "elicitation_required" => "required",
+    ElicitationUnsupportedField = "elicitation_unsupported_field" => "Unsupported field ({type})",
+    ElicitationBlocked = "elicitation_blocked" => "This form asks for a field this app cannot show: it can only be declined or cancelled.",
+    ElicitationUnsupportedMode = "elicitation_unsupported_mode" => "The agent asks for something this app cannot show ({mode}).",
+    ElicitationUntrustedUrl = "elicitation_untrusted_url" => "Not a web link, not opened:",
+    ElicitationFixErrors = "elicitation_fix_errors" => "Some answers need fixing.",
+    FormRequired = "form_required" => "This field is required.",
+    FormTooShort = "form_too_short" => "Enter at least {count} characters.",
+    FormTooLong = "form_too_long" => "Enter at most {count} characters.",
+    FormNotANumber = "form_not_a_number" => "Enter a number.",
+    FormNotAnInteger = "form_not_an_integer" => "Enter a whole number.",
+    FormBelow = "form_below" => "Enter {limit} or more.",
+    FormAbove = "form_above" => "Enter {limit} or less.",
+    FormNotAChoice = "form_not_a_choice" => "Choose one of the options.",
+    FormTooFew = "form_too_few" => "Choose at least {count}.",
+    FormTooMany = "form_too_many" => "Choose at most {count}.",
 }
 
 /// Built-in translations (beyond English), by language tag: one `key = text` line per
@@ -563,6 +591,32 @@ agent_sessions = Les sessions de l'agent
 untitled_session = Session sans titre
 more_sessions = Plus de sessions
 sessions_failed = Les sessions de l'agent n'ont pas pu être listées : {reason}
+pick_model = Modèle
+pick_tools = Outils
+remove_tool = Retirer l'outil {label}
+elicitation_accept = Accepter
+elicitation_decline = Refuser
+elicitation_accepted = Accepté
+elicitation_declined = Refusé
+elicitation_cancelled = Annulé
+elicitation_completed = Terminé
+elicitation_sending = Envoi de votre réponse…
+elicitation_required = obligatoire
+elicitation_unsupported_field = Champ non pris en charge ({type})
+elicitation_blocked = Ce formulaire demande un champ que cette application ne peut pas afficher : il ne peut qu'être refusé ou annulé.
+elicitation_unsupported_mode = L'agent demande quelque chose que cette application ne peut pas afficher ({mode}).
+elicitation_untrusted_url = Pas un lien web, non ouvert :
+elicitation_fix_errors = Certaines réponses sont à corriger.
+form_required = Ce champ est obligatoire.
+form_too_short = Saisissez au moins {count} caractères.
+form_too_long = Saisissez au plus {count} caractères.
+form_not_a_number = Saisissez un nombre.
+form_not_an_integer = Saisissez un nombre entier.
+form_below = Saisissez {limit} ou plus.
+form_above = Saisissez {limit} ou moins.
+form_not_a_choice = Choisissez l'une des options.
+form_too_few = Choisissez-en au moins {count}.
+form_too_many = Choisissez-en au plus {count}.
 ",
     ),
     (
@@ -826,6 +880,32 @@ agent_sessions = Die Sitzungen des Agenten
 untitled_session = Sitzung ohne Titel
 more_sessions = Weitere Sitzungen
 sessions_failed = Die Sitzungen des Agenten konnten nicht aufgelistet werden: {reason}
+pick_model = Modell
+pick_tools = Werkzeuge
+remove_tool = Werkzeug {label} entfernen
+elicitation_accept = Annehmen
+elicitation_decline = Ablehnen
+elicitation_accepted = Angenommen
+elicitation_declined = Abgelehnt
+elicitation_cancelled = Abgebrochen
+elicitation_completed = Erledigt
+elicitation_sending = Ihre Antwort wird gesendet…
+elicitation_required = erforderlich
+elicitation_unsupported_field = Nicht unterstütztes Feld ({type})
+elicitation_blocked = Dieses Formular verlangt ein Feld, das diese App nicht anzeigen kann: Es kann nur abgelehnt oder abgebrochen werden.
+elicitation_unsupported_mode = Der Agent fragt etwas, das diese App nicht anzeigen kann ({mode}).
+elicitation_untrusted_url = Kein Weblink, nicht geöffnet:
+elicitation_fix_errors = Einige Antworten müssen korrigiert werden.
+form_required = Dieses Feld ist erforderlich.
+form_too_short = Geben Sie mindestens {count} Zeichen ein.
+form_too_long = Geben Sie höchstens {count} Zeichen ein.
+form_not_a_number = Geben Sie eine Zahl ein.
+form_not_an_integer = Geben Sie eine ganze Zahl ein.
+form_below = Geben Sie {limit} oder mehr ein.
+form_above = Geben Sie {limit} oder weniger ein.
+form_not_a_choice = Wählen Sie eine der Optionen.
+form_too_few = Wählen Sie mindestens {count}.
+form_too_many = Wählen Sie höchstens {count}.
 ",
     ),
     (
@@ -1089,6 +1169,32 @@ agent_sessions = جلسات الوكيل
 untitled_session = جلسة بلا عنوان
 more_sessions = مزيد من الجلسات
 sessions_failed = تعذّر سرد جلسات الوكيل: {reason}
+pick_model = النموذج
+pick_tools = الأدوات
+remove_tool = إزالة الأداة {label}
+elicitation_accept = قبول
+elicitation_decline = رفض
+elicitation_accepted = تم القبول
+elicitation_declined = تم الرفض
+elicitation_cancelled = أُلغي
+elicitation_completed = اكتمل
+elicitation_sending = جارٍ إرسال إجابتك…
+elicitation_required = مطلوب
+elicitation_unsupported_field = حقل غير مدعوم ({type})
+elicitation_blocked = يطلب هذا النموذج حقلًا لا يمكن لهذا التطبيق عرضه: لا يمكن إلا رفضه أو إلغاؤه.
+elicitation_unsupported_mode = يطلب الوكيل شيئًا لا يمكن لهذا التطبيق عرضه ({mode}).
+elicitation_untrusted_url = ليس رابط ويب، لم يُفتح:
+elicitation_fix_errors = بعض الإجابات تحتاج إلى تصحيح.
+form_required = هذا الحقل مطلوب.
+form_too_short = أدخل {count} أحرف على الأقل.
+form_too_long = أدخل {count} أحرف على الأكثر.
+form_not_a_number = أدخل رقمًا.
+form_not_an_integer = أدخل عددًا صحيحًا.
+form_below = أدخل {limit} أو أكثر.
+form_above = أدخل {limit} أو أقل.
+form_not_a_choice = اختر أحد الخيارات.
+form_too_few = اختر {count} على الأقل.
+form_too_many = اختر {count} على الأكثر.
 ",
     ),
 ];

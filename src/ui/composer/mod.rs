@@ -3,6 +3,7 @@
 
 mod commands;
 mod controls;
+mod pickers;
 pub(crate) mod tray;
 
 use crate::parts;
@@ -24,6 +25,7 @@ pub fn ComposerDock() -> impl IntoView {
             <QueuedTurns />
             <AttachmentTray />
             <controls::SessionControls />
+            <pickers::ChatKitPickers />
             <Composer />
         </div>
     }
