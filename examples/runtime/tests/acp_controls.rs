@@ -7,39 +7,14 @@
 
 mod common;
 
-use common::{Process, Stream};
+use common::{agent_bin, Process, Stream};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Duration;
 
-fn agent_bin() -> PathBuf {
-    if let Some(bin) = std::env::var_os("CHAT_SHELL_ACP_AGENT_BIN") {
-        return bin.into();
-    }
-    let runtime = PathBuf::from(env!("CARGO_BIN_EXE_chat-shell-runtime"));
-    let bin = runtime.with_file_name(format!(
-        "chat-shell-acp-agent{}",
-        std::env::consts::EXE_SUFFIX
-    ));
-    assert!(
-        bin.exists(),
-        "{} is missing: run `cargo build -p chat-shell-acp-agent`",
-        bin.display()
-    );
-    bin
-}
-
 fn temp_dir(name: &str) -> PathBuf {
-    static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-    let n = N.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-    let dir = std::env::temp_dir().join(format!(
-        "chat-shell-controls-test-{name}-{}-{n}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.canonicalize().unwrap()
+    common::temp_dir("controls", name)
 }
 
 /// The agent command for `--acp`.

@@ -383,3 +383,35 @@ pub fn add_message(thread: &str, text: &str) -> Value {
 pub fn subscribe(thread: &str) -> Value {
     json!({"type": "threads.subscribe", "params": {"thread_id": thread, "after": null}})
 }
+
+/// The scripted ACP agent's binary beside the runtime's (`CHAT_SHELL_ACP_AGENT_BIN`
+/// overrides it).
+pub fn agent_bin() -> std::path::PathBuf {
+    if let Some(bin) = std::env::var_os("CHAT_SHELL_ACP_AGENT_BIN") {
+        return bin.into();
+    }
+    let runtime = std::path::PathBuf::from(env!("CARGO_BIN_EXE_chat-shell-runtime"));
+    let bin = runtime.with_file_name(format!(
+        "chat-shell-acp-agent{}",
+        std::env::consts::EXE_SUFFIX
+    ));
+    assert!(
+        bin.exists(),
+        "{} is missing: run `cargo build -p chat-shell-acp-agent` (cargo test --workspace builds it)",
+        bin.display()
+    );
+    bin
+}
+
+/// A new empty folder for one test (`name` and the process id in its name), canonical.
+pub fn temp_dir(prefix: &str, name: &str) -> std::path::PathBuf {
+    static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let dir = std::env::temp_dir().join(format!(
+        "chat-shell-{prefix}-test-{name}-{}-{n}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.canonicalize().unwrap()
+}
