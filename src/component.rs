@@ -49,6 +49,10 @@ pub fn ChatShell(
     /// Show resize handles (edges, corners, keyboard).
     #[prop(optional, into)]
     resizable: MaybeProp<bool>,
+    /// Ask for the agent session's controls (Mode, Model, …) before a new chat's first
+    /// message (an ACP runtime; see the README).
+    #[prop(optional, into)]
+    session_controls: MaybeProp<bool>,
     /// Client tools in Rust, by name: called with the tool call's arguments, their result
     /// (or error message) goes back to the server.
     #[prop(optional)]
@@ -138,6 +142,7 @@ pub fn ChatShell(
             Setting::Placeholder(placeholder.get()),
             Setting::AttachmentsEnabled(allow_attachments.get()),
             Setting::Resizable(resizable.get()),
+            Setting::SessionControls(session_controls.get()),
         ];
         shell.with(|rt| rt.apply_settings(settings));
     });
