@@ -6,8 +6,19 @@
 //! kinds ("always" is remembered for the session), a plan that updates, thoughts, a long
 //! run to Stop, each honest stop reason, and an agent that exits mid-turn.
 //!
-//! Sessions support `session/load`: with `--state-dir DIR` their history is kept in
-//! `DIR/<sessionId>.json`, so a new agent process (after a runtime restart) can load it.
+//! It offers the session controls too (src/controls.rs): modes `ask`/`code` and config
+//! options `mode`, `model` (`scripted-locked` is refused, with the reason in the error's
+//! `data`), `thought_level` (`high` on `scripted-fast` is adjusted to `medium`) and, for a
+//! client that takes booleans, `auto_approve`; the prompt words `options+`/`options-` add and
+//! remove a `verbosity` option; slash commands `web`, `test`, `plan` (`commands-` withdraws
+//! `web` and adds `review`, `commands+` restores them; a prompt `/name args` says what ran);
+//! a `usage_update` after each turn; a title after the first; `elicit` (a form) and
+//! `elicit-url` (a link, then `elicitation/complete`) for clients that advertise them.
+//!
+//! Sessions support `session/list` (paged by `--page-size`), `session/load` (replays the
+//! transcript) and `session/resume` (no replay): with `--sessions DIR` (alias of
+//! `--state-dir`) their history is kept in `DIR/<sessionId>.json`, so a new agent process
+//! (after a runtime restart) lists and loads them; without it they live in memory.
 
 mod controls;
 
@@ -66,7 +77,11 @@ pub const KEYWORDS: &[&str] = &[
 recall,\n  compact, max tokens, max turn, refuse, crash, broken; `fs read PATH` and `fs write \
 PATH`\n  (the whole prompt) make one file call; anything else is echoed. A prompt starting \
 `shell:`\n  runs the rest with `sh -c` in a client terminal; one starting `peek:` asks the \
-client for\n  the output of the terminal id that follows (tests)."
+client for\n  the output of the terminal id that follows (tests).\n\nSession controls: \
+options+ / options- (a Verbosity option),\n  commands- / commands+ \
+(/web withdrawn, /review added, and back), `/name args` (says\n  which command ran), elicit \
+(a form), elicit-url (a link). Model scripted-locked is refused;\n  Thinking high on \
+scripted-fast becomes medium."
 )]
 pub struct Options {
     /// Delay between streamed chunks

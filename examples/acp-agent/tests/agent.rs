@@ -154,7 +154,10 @@ mod raw {
             self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
             loop {
                 let mut line = String::new();
-                assert!(self.stdout.read_line(&mut line).unwrap() > 0, "agent hung up");
+                assert!(
+                    self.stdout.read_line(&mut line).unwrap() > 0,
+                    "agent hung up"
+                );
                 let message: Value = serde_json::from_str(&line).unwrap();
                 if message["id"] == json!(id) && message.get("method").is_none() {
                     return match message.get("error") {
@@ -263,7 +266,11 @@ fn new_session_offers_modes_and_config_options() {
         [(json!("ask"), json!("Ask")), (json!("code"), json!("Code"))]
     );
     let options = &session["configOptions"];
-    assert_eq!(ids(options), ["mode", "model", "thought_level"], "no boolean unasked");
+    assert_eq!(
+        ids(options),
+        ["mode", "model", "thought_level"],
+        "no boolean unasked"
+    );
     let model = &options[1];
     assert_eq!(model["name"], "Model");
     assert_eq!(model["category"], "model");
@@ -275,7 +282,10 @@ fn new_session_offers_modes_and_config_options() {
         .iter()
         .map(|o| o["value"].as_str().unwrap())
         .collect();
-    assert_eq!(models, ["scripted-fast", "scripted-deep", "scripted-locked"]);
+    assert_eq!(
+        models,
+        ["scripted-fast", "scripted-deep", "scripted-locked"]
+    );
     assert_eq!(options[0]["category"], "mode");
     assert_eq!(options[0]["currentValue"], "ask");
     assert_eq!(options[2]["name"], "Thinking");
@@ -283,10 +293,7 @@ fn new_session_offers_modes_and_config_options() {
     assert_eq!(options[2]["currentValue"], "low");
 
     // A client that takes boolean options gets one.
-    let mut agent = raw::Agent::start(
-        &[],
-        json!({"session": {"configOptions": {"boolean": {}}}}),
-    );
+    let mut agent = raw::Agent::start(&[], json!({"session": {"configOptions": {"boolean": {}}}}));
     let options = agent.new_session()["configOptions"].clone();
     assert_eq!(ids(&options).last().unwrap(), "auto_approve");
     assert_eq!(value(&options, "auto_approve"), Some(json!(false)));
@@ -311,12 +318,26 @@ fn a_refused_and_an_adjusted_change_and_modes_kept_in_step() {
     let adjusted = set(&mut agent, "thought_level", "high").unwrap();
     let options = &adjusted["configOptions"];
     assert_eq!(value(options, "thought_level"), Some(json!("medium")));
-    assert_eq!(value(options, "model"), Some(json!("scripted-fast")), "refusal kept the model");
-    assert_eq!(ids(options), ["mode", "model", "thought_level"], "the full set");
+    assert_eq!(
+        value(options, "model"),
+        Some(json!("scripted-fast")),
+        "refusal kept the model"
+    );
+    assert_eq!(
+        ids(options),
+        ["mode", "model", "thought_level"],
+        "the full set"
+    );
     let deep = set(&mut agent, "model", "scripted-deep").unwrap();
-    assert_eq!(value(&deep["configOptions"], "model"), Some(json!("scripted-deep")));
+    assert_eq!(
+        value(&deep["configOptions"], "model"),
+        Some(json!("scripted-deep"))
+    );
     let high = set(&mut agent, "thought_level", "high").unwrap();
-    assert_eq!(value(&high["configOptions"], "thought_level"), Some(json!("high")));
+    assert_eq!(
+        value(&high["configOptions"], "thought_level"),
+        Some(json!("high"))
+    );
 
     // The mode, through set_mode, then through the option.
     let from = agent.updates.len();
@@ -327,7 +348,10 @@ fn a_refused_and_an_adjusted_change_and_modes_kept_in_step() {
         )
         .unwrap();
     let viaoption = set(&mut agent, "mode", "ask").unwrap();
-    assert_eq!(value(&viaoption["configOptions"], "mode"), Some(json!("ask")));
+    assert_eq!(
+        value(&viaoption["configOptions"], "mode"),
+        Some(json!("ask"))
+    );
     // And set_mode is seen by the config option.
     agent
         .call(
@@ -356,7 +380,10 @@ fn options_and_commands_change_mid_session() {
     agent.prompt(&session, "/test");
     assert_eq!(agent.said(from), "Ran /test with ''.");
     let first = agent.of("available_commands_update", 0);
-    assert_eq!(command_names(first.last().unwrap()), ["web", "test", "plan"]);
+    assert_eq!(
+        command_names(first.last().unwrap()),
+        ["web", "test", "plan"]
+    );
     let web = &first.last().unwrap()["availableCommands"][0];
     assert_eq!(web["input"]["hint"], "query");
 
@@ -364,7 +391,10 @@ fn options_and_commands_change_mid_session() {
     agent.prompt(&session, "options+");
     let added = agent.of("config_option_update", from);
     let options = &added.last().unwrap()["configOptions"];
-    assert_eq!(ids(options), ["mode", "model", "thought_level", "verbosity"]);
+    assert_eq!(
+        ids(options),
+        ["mode", "model", "thought_level", "verbosity"]
+    );
     assert_eq!(value(options, "verbosity"), Some(json!("normal")));
     assert_eq!(options[3]["name"], "Verbosity");
     let from = agent.updates.len();
@@ -378,7 +408,10 @@ fn options_and_commands_change_mid_session() {
     let from = agent.updates.len();
     agent.prompt(&session, "commands-");
     let changed = agent.of("available_commands_update", from);
-    assert_eq!(command_names(changed.last().unwrap()), ["test", "plan", "review"]);
+    assert_eq!(
+        command_names(changed.last().unwrap()),
+        ["test", "plan", "review"]
+    );
     let from = agent.updates.len();
     agent.prompt(&session, "commands+");
     let back = agent.of("available_commands_update", from);
@@ -407,7 +440,11 @@ fn usage_grows_each_turn_and_the_first_prompt_names_the_session() {
     }
     assert_eq!(used, [3_500, 6_000, 8_500]);
     let titles = agent.of("session_info_update", 0);
-    assert_eq!(titles.first().unwrap()["title"], "hello there agent", "{titles:?}");
+    assert_eq!(
+        titles.first().unwrap()["title"],
+        "hello there agent",
+        "{titles:?}"
+    );
 }
 
 #[test]
@@ -440,7 +477,9 @@ fn sessions_are_listed_in_pages_and_loaded_after_a_restart() {
     assert!(listed[0]["cwd"].is_string(), "{page}");
     let cursor = page["nextCursor"].clone();
     assert!(cursor.is_string(), "{page}");
-    let rest = agent.call("session/list", json!({"cursor": cursor})).unwrap();
+    let rest = agent
+        .call("session/list", json!({"cursor": cursor}))
+        .unwrap();
     let listed = rest["sessions"].as_array().unwrap();
     assert_eq!(listed.len(), 1, "{rest}");
     assert_eq!(listed[0]["sessionId"], ids_made[0]);
@@ -499,14 +538,20 @@ fn elicitation_forms_accepted_declined_and_cancelled() {
     assert_eq!(params["message"], "Set up the project");
     let properties = &params["requestedSchema"]["properties"];
     assert_eq!(properties["name"]["minLength"], 1);
-    assert_eq!(properties["language"]["enum"], json!(["rust", "python", "go"]));
+    assert_eq!(
+        properties["language"]["enum"],
+        json!(["rust", "python", "go"])
+    );
     assert!(properties["license"]["oneOf"].is_array());
     assert_eq!(properties["budget"]["type"], "number");
     assert_eq!(properties["workers"]["minimum"], 1);
     assert_eq!(properties["workers"]["maximum"], 16);
     assert_eq!(properties["tests"]["type"], "boolean");
     assert_eq!(properties["features"]["type"], "array");
-    assert_eq!(properties["color"]["type"], "color", "a type no client knows");
+    assert_eq!(
+        properties["color"]["type"], "color",
+        "a type no client knows"
+    );
     assert!(params["requestedSchema"]["required"]
         .as_array()
         .unwrap()
@@ -522,7 +567,10 @@ fn elicitation_forms_accepted_declined_and_cancelled() {
     let mut agent = raw::Agent::start(&[], json!({}));
     let session = agent.new_session()["sessionId"].clone();
     agent.prompt(&session, "elicit");
-    assert!(agent.sent.iter().all(|m| m["method"] != "elicitation/create"));
+    assert!(agent
+        .sent
+        .iter()
+        .all(|m| m["method"] != "elicitation/create"));
 }
 
 #[test]
