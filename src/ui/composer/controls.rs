@@ -93,7 +93,11 @@ fn control_view(id: String) -> impl IntoView {
         })
     };
     let pending_id = id.clone();
-    let busy = move || session.pending.with(|p| p.as_deref() == Some(pending_id.as_str()));
+    let busy = move || {
+        session
+            .pending
+            .with(|p| p.as_deref() == Some(pending_id.as_str()))
+    };
     let send = move |value: Value| {
         let id = id.clone();
         shell.with(|rt| rt.set_control(id, value));
