@@ -13,17 +13,18 @@ use std::rc::Rc;
 use web_sys::AbortController;
 
 impl Runtime {
-    /// Sends the answer; `failed` hears why when it could not go (the form takes input
-    /// again). What the agent made of it shows once the server confirms it
-    /// (`acp_elicitation.resolved`).
+    /// Sends the answer; `settled` hears why when it could not go, or `None` once an
+    /// answer sent beside the run has its whole reply (the form takes input again unless
+    /// the reply resolved it). What the agent made of it shows once the server confirms
+    /// it (`acp_elicitation.resolved`).
     pub(crate) fn answer_elicitation(
         self: &Rc<Self>,
         item_id: ItemId,
         outcome: ElicitationOutcome,
-        failed: impl FnOnce(String) + 'static,
+        settled: impl FnOnce(Option<String>) + 'static,
     ) {
         let Some(thread_id) = self.state.borrow().thread_id().cloned() else {
-            return failed("no thread".into());
+            return settled(Some("no thread".into()));
         };
         let body = RequestBody::CustomAction {
             thread_id,
@@ -38,7 +39,7 @@ impl Runtime {
         let this = Rc::clone(self);
         wasm_bindgen_futures::spawn_local(async move {
             let Ok(abort) = AbortController::new() else {
-                return failed("this browser cannot send requests".into());
+                return settled(Some("this browser cannot send requests".into()));
             };
             let stall_ms = this.options(|o| o.stream_timeout_ms());
             let opened = match this.http().await {
@@ -49,7 +50,7 @@ impl Runtime {
             };
             let mut stream = match opened {
                 Ok(s) => s,
-                Err(e) => return failed(this.with_strings(|s| e.message_in(s))),
+                Err(e) => return settled(Some(this.with_strings(|s| e.message_in(s)))),
             };
             let mut decoder = SseDecoder::with_limit(this.options(|o| o.max_event_bytes));
             while let Ok(Some(bytes)) = stream.next_chunk().await {
@@ -59,6 +60,7 @@ impl Runtime {
                     }
                 }
             }
+            settled(None);
         });
     }
 }

@@ -15,9 +15,13 @@ use serde_json::{Map, Number, Value};
 #[derive(Clone, Debug, PartialEq)]
 pub enum Kind {
     /// A string; `format` is the schema's (`email`, `uri`, `date`, `date-time`…).
-    Text { format: Option<String> },
+    Text {
+        format: Option<String>,
+    },
     /// One of these (value, title).
-    Choice { options: Vec<(String, String)> },
+    Choice {
+        options: Vec<(String, String)>,
+    },
     Number {
         integer: bool,
         min: Option<f64>,
@@ -31,7 +35,9 @@ pub enum Kind {
         max: Option<usize>,
     },
     /// A type this client does not know (`type_name` as the schema says it).
-    Unsupported { type_name: String },
+    Unsupported {
+        type_name: String,
+    },
 }
 
 /// One property of the schema.
@@ -407,19 +413,52 @@ mod tests {
         assert_eq!(name.kind, Kind::Text { format: None });
         assert_eq!((name.min_length, name.max_length), (Some(1), Some(40)));
         let (_, language) = by_key(&fields, "language");
-        assert!(matches!(&language.kind, Kind::Choice { options } if options.len() == 3 && options[0] == ("rust".into(), "rust".into())));
+        assert!(
+            matches!(&language.kind, Kind::Choice { options } if options.len() == 3 && options[0] == ("rust".into(), "rust".into()))
+        );
         let (_, license) = by_key(&fields, "license");
-        assert!(matches!(&license.kind, Kind::Choice { options } if options[1] == ("apache-2.0".into(), "Apache 2.0".into())));
+        assert!(
+            matches!(&license.kind, Kind::Choice { options } if options[1] == ("apache-2.0".into(), "Apache 2.0".into()))
+        );
         let (_, workers) = by_key(&fields, "workers");
-        assert_eq!(workers.kind, Kind::Number { integer: true, min: Some(1.0), max: Some(16.0) });
+        assert_eq!(
+            workers.kind,
+            Kind::Number {
+                integer: true,
+                min: Some(1.0),
+                max: Some(16.0)
+            }
+        );
         let (_, budget) = by_key(&fields, "budget");
-        assert_eq!(budget.kind, Kind::Number { integer: false, min: Some(0.0), max: None });
+        assert_eq!(
+            budget.kind,
+            Kind::Number {
+                integer: false,
+                min: Some(0.0),
+                max: None
+            }
+        );
         assert_eq!(by_key(&fields, "tests").1.kind, Kind::Boolean);
-        assert!(matches!(&by_key(&fields, "features").1.kind, Kind::MultiChoice { options, .. } if options.len() == 3));
-        assert_eq!(by_key(&fields, "color").1.kind, Kind::Unsupported { type_name: "color".into() });
+        assert!(
+            matches!(&by_key(&fields, "features").1.kind, Kind::MultiChoice { options, .. } if options.len() == 3)
+        );
+        assert_eq!(
+            by_key(&fields, "color").1.kind,
+            Kind::Unsupported {
+                type_name: "color".into()
+            }
+        );
         let (_, email) = by_key(&fields, "email");
-        assert_eq!(email.kind, Kind::Text { format: Some("email".into()) });
-        assert_eq!((email.label.as_str(), email.hint.as_deref()), ("email", Some("Where to write")));
+        assert_eq!(
+            email.kind,
+            Kind::Text {
+                format: Some("email".into())
+            }
+        );
+        assert_eq!(
+            (email.label.as_str(), email.hint.as_deref()),
+            ("email", Some("Where to write"))
+        );
         assert!(can_accept(&fields));
         assert!(super::fields(None).is_empty());
     }
@@ -430,23 +469,45 @@ mod tests {
         let mut values: Vec<FieldValue> = fields.iter().map(initial).collect();
         assert_eq!(values[by_key(&fields, "tests").0], FieldValue::Bool(true));
         let errors = validate(&fields, &values);
-        assert_eq!(errors[by_key(&fields, "name").0], Some(FieldError::Required));
-        assert_eq!(errors[by_key(&fields, "language").0], Some(FieldError::Required));
-        assert_eq!(errors[by_key(&fields, "color").0], None, "optional unsupported");
+        assert_eq!(
+            errors[by_key(&fields, "name").0],
+            Some(FieldError::Required)
+        );
+        assert_eq!(
+            errors[by_key(&fields, "language").0],
+            Some(FieldError::Required)
+        );
+        assert_eq!(
+            errors[by_key(&fields, "color").0],
+            None,
+            "optional unsupported"
+        );
         values[by_key(&fields, "name").0] = FieldValue::Text("demo".into());
         values[by_key(&fields, "language").0] = FieldValue::Text("go".into());
         values[by_key(&fields, "workers").0] = FieldValue::Text("2.5".into());
         values[by_key(&fields, "budget").0] = FieldValue::Text("-1".into());
         let errors = validate(&fields, &values);
-        assert_eq!(errors[by_key(&fields, "workers").0], Some(FieldError::NotInteger));
-        assert_eq!(errors[by_key(&fields, "budget").0], Some(FieldError::BelowMin(0.0)));
+        assert_eq!(
+            errors[by_key(&fields, "workers").0],
+            Some(FieldError::NotInteger)
+        );
+        assert_eq!(
+            errors[by_key(&fields, "budget").0],
+            Some(FieldError::BelowMin(0.0))
+        );
         values[by_key(&fields, "workers").0] = FieldValue::Text("17".into());
-        assert_eq!(validate(&fields, &values)[by_key(&fields, "workers").0], Some(FieldError::AboveMax(16.0)));
+        assert_eq!(
+            validate(&fields, &values)[by_key(&fields, "workers").0],
+            Some(FieldError::AboveMax(16.0))
+        );
         values[by_key(&fields, "workers").0] = FieldValue::Text("4".into());
         values[by_key(&fields, "budget").0] = FieldValue::Text("12.5".into());
         values[by_key(&fields, "features").0] = FieldValue::Many(vec!["cli".into(), "db".into()]);
         values[by_key(&fields, "name").0] = FieldValue::Text("x".repeat(41));
-        assert_eq!(validate(&fields, &values)[by_key(&fields, "name").0], Some(FieldError::TooLong(40)));
+        assert_eq!(
+            validate(&fields, &values)[by_key(&fields, "name").0],
+            Some(FieldError::TooLong(40))
+        );
         values[by_key(&fields, "name").0] = FieldValue::Text("demo".into());
         assert!(validate(&fields, &values).iter().all(Option::is_none));
         let content = Value::Object(content(&fields, &values));
@@ -462,15 +523,88 @@ mod tests {
         let schema = json!({"properties": {"c": {"type": "color"}, "n": {"type": "integer", "enum": [1, 2]}}, "required": ["c"]});
         let fields = fields(Some(&schema));
         assert!(!can_accept(&fields));
-        let errors = validate(&fields, &[FieldValue::Text(String::new()), FieldValue::Text("2".into())]);
+        let errors = validate(
+            &fields,
+            &[
+                FieldValue::Text(String::new()),
+                FieldValue::Text("2".into()),
+            ],
+        );
         assert_eq!(errors[0], Some(FieldError::Unsupported));
-        assert_eq!(errors[0].as_ref().map(|e| e.message().0), Some(Text::ElicitationBlocked));
+        assert_eq!(
+            errors[0].as_ref().map(|e| e.message().0),
+            Some(Text::ElicitationBlocked)
+        );
         // An integer type with an enum is a number field here; its value goes out as a number.
         let choice = json!({"properties": {"k": {"enum": [1, 2]}}});
         let fields = super::fields(Some(&choice));
         assert!(matches!(&fields[0].kind, Kind::Choice { .. }));
-        assert_eq!(content(&fields, &[FieldValue::Text("2".into())])["k"], json!(2));
+        assert_eq!(
+            content(&fields, &[FieldValue::Text("2".into())])["k"],
+            json!(2)
+        );
         assert_eq!(number_text(16.0), "16");
         assert_eq!(number_text(2.5), "2.5");
+    }
+
+    proptest::proptest! {
+        /// Whatever is typed or ticked, a form that validates sends values that keep the
+        /// schema: an integer in range, a name within its lengths, a choice among the
+        /// options, a budget not below its minimum.
+        #[test]
+        fn form_content_of_a_valid_form_keeps_the_schema(
+            name in ".{0,44}",
+            language in "(rust|python|go|cobol|)",
+            workers in "[-0-9.e ]{0,6}",
+            budget in "[-0-9.]{0,6}",
+            features in proptest::collection::vec("(cli|web|db|x)", 0..4),
+        ) {
+            let fields = fields(Some(&project()));
+            let values: Vec<FieldValue> = fields
+                .iter()
+                .map(|f| match f.key.as_str() {
+                    "name" => FieldValue::Text(name.clone()),
+                    "language" => FieldValue::Text(language.clone()),
+                    "workers" => FieldValue::Text(workers.clone()),
+                    "budget" => FieldValue::Text(budget.clone()),
+                    "features" => FieldValue::Many(features.clone()),
+                    _ => initial(f),
+                })
+                .collect();
+            let errors = validate(&fields, &values);
+            let fine = |key: &str| {
+                fields
+                    .iter()
+                    .position(|f| f.key == key)
+                    .is_some_and(|i| errors[i].is_none())
+            };
+            // A field without error sends a value that keeps its schema (or nothing).
+            let content = content(&fields, &values);
+            if let Some(n) = content.get("name").filter(|_| fine("name")) {
+                let n = n.as_str().expect("a name").chars().count();
+                proptest::prop_assert!((1..=40).contains(&n));
+            }
+            if let Some(l) = content.get("language").filter(|_| fine("language")) {
+                proptest::prop_assert!(["rust", "python", "go"].contains(&l.as_str().expect("a language")));
+            }
+            if let Some(w) = content.get("workers").filter(|_| fine("workers")) {
+                let w = w.as_i64().expect("an integer");
+                proptest::prop_assert!((1..=16).contains(&w));
+            }
+            if let Some(b) = content.get("budget").filter(|_| fine("budget")) {
+                proptest::prop_assert!(b.as_f64().expect("a number") >= 0.0);
+            }
+            if let Some(f) = content.get("features").filter(|_| fine("features")) {
+                proptest::prop_assert!(f
+                    .as_array()
+                    .expect("a list")
+                    .iter()
+                    .all(|v| ["cli", "web", "db"].contains(&v.as_str().unwrap_or(""))));
+            }
+            // A required field without error is sent: empty is an error, never left out.
+            proptest::prop_assert!(!fine("name") || content.contains_key("name"));
+            proptest::prop_assert!(!fine("language") || content.contains_key("language"));
+            proptest::prop_assert!(content.get("color").is_none(), "nothing for an unsupported field");
+        }
     }
 }

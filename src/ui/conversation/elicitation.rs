@@ -114,11 +114,11 @@ pub fn ElicitationView(id: ItemId) -> impl IntoView {
             }
             sending.set(true);
             send_error.set(None);
-            let failed = move |reason: String| {
+            let settled = move |reason: Option<String>| {
                 sending.try_set(false);
-                send_error.try_set(Some(reason));
+                send_error.try_set(reason);
             };
-            shell.with(|rt| rt.answer_elicitation(id.clone(), outcome, failed));
+            shell.with(|rt| rt.answer_elicitation(id.clone(), outcome, settled));
         }
     };
     let form_ref = NodeRef::<leptos::html::Form>::new();
