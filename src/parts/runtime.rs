@@ -57,6 +57,10 @@ entry_points! {
             chat_shell_core::adapters::chatkit::push(frame)
         }
     decoders:
+        fn built_in_locale(locale: String) -> Option<&'static str> {
+            chat_shell_core::strings::built_in_table(&locale)
+        }
+    decoders:
         fn thread(value: Value) -> Result<Thread, String> {
             decoded(value)
         }
@@ -237,6 +241,11 @@ pub(crate) async fn list_threads(
     token: u64,
 ) -> Result<Task, LoadFailed> {
     entry::list_threads(runtime, after, token).await
+}
+
+/// The built-in table of a locale's language (the first module carries none).
+pub(crate) async fn locale_table(locale: String) -> Result<Option<&'static str>, LoadFailed> {
+    entry::built_in_locale(locale).await
 }
 
 /// An agent session request and what its answer shows, to await (`Runtime::send_session`).

@@ -13,7 +13,11 @@
 
 use super::{entry_points, LoadFailed};
 use crate::runtime::{ItemKey, ItemView, Shell};
+use crate::ui::composer::commands::{CommandList, CommandMenu};
+use crate::ui::composer::controls::SessionControls;
+use crate::ui::composer::pickers::ChatKitPickers;
 use crate::ui::composer::tray::tray_list;
+use crate::ui::header::UsageMeter;
 use crate::ui::conversation::elicitation::ElicitationView;
 use crate::ui::conversation::image::GeneratedImageView;
 use crate::ui::conversation::plan::{AgentPlanView, AgentThoughtView};
@@ -58,6 +62,22 @@ entry_points! {
     attachments:
         fn build_tray(shell: Shell) -> AnyView {
             untrack(move || tray_list(shell))
+        }
+    on_demand:
+        fn build_session_controls() -> AnyView {
+            untrack(move || view! { <SessionControls /> }.into_any())
+        }
+    on_demand:
+        fn build_pickers() -> AnyView {
+            untrack(move || view! { <ChatKitPickers /> }.into_any())
+        }
+    on_demand:
+        fn build_command_list(menu: CommandMenu) -> AnyView {
+            untrack(move || view! { <CommandList menu=menu /> }.into_any())
+        }
+    on_demand:
+        fn build_usage_meter() -> AnyView {
+            untrack(move || view! { <UsageMeter /> }.into_any())
         }
     on_demand:
         fn build_history(history_button: NodeRef<html::Button>) -> AnyView {
@@ -185,4 +205,24 @@ pub(crate) fn tray(shell: Shell) -> AnyView {
 /// The conversation history, while it is open.
 pub(crate) fn history(shell: Shell, history_button: NodeRef<html::Button>) -> AnyView {
     when_loaded(shell, move || entry::build_history(history_button))
+}
+
+/// The agent session's selectors, once the thread shown has a session.
+pub(crate) fn session_controls(shell: Shell) -> AnyView {
+    when_loaded(shell, entry::build_session_controls)
+}
+
+/// ChatKit's model picker and tool menu, once the host offers models or tools.
+pub(crate) fn pickers(shell: Shell) -> AnyView {
+    when_loaded(shell, entry::build_pickers)
+}
+
+/// The slash-command list, while it is open.
+pub(crate) fn command_list(shell: Shell, menu: CommandMenu) -> AnyView {
+    when_loaded(shell, move || entry::build_command_list(menu))
+}
+
+/// The usage meter, once the agent reported its usage.
+pub(crate) fn usage_meter(shell: Shell) -> AnyView {
+    when_loaded(shell, entry::build_usage_meter)
 }

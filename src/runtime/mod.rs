@@ -199,7 +199,7 @@ impl Runtime {
             draft: RwSignal::new(String::new()),
             announce: RwSignal::new(String::new()),
             tick: RwSignal::new(0),
-            strings: RwSignal::new(chat_shell_core::strings::Strings::new("en")),
+            strings: RwSignal::new(chat_shell_core::strings::Strings::with_table("en", None)),
             history: HistorySignals::new(),
             tray: TraySignals::new(),
             run: RwSignal::new(0),
@@ -360,10 +360,32 @@ impl Runtime {
             wasm_bindgen_futures::spawn_local(crate::parts::runtime::prefetch_adapters());
         }
         if (&after.locale, &after.strings) != (&before.locale, &before.strings) {
+            // English and the host's words at once; the language's built-in table once its
+            // code is there (`parts::runtime::locale_table`).
             self.signals.strings.set(
-                chat_shell_core::strings::Strings::new(&after.locale)
+                chat_shell_core::strings::Strings::with_table(&after.locale, None)
                     .with_overrides(&after.strings),
             );
+            if !chat_shell_core::strings::is_english(&after.locale) {
+                let (locale, overrides, strings) =
+                    (after.locale.clone(), after.strings.clone(), self.signals.strings);
+                let options = self.signals.options;
+                wasm_bindgen_futures::spawn_local(async move {
+                    let Ok(table) = crate::parts::runtime::locale_table(locale.clone()).await else {
+                        return;
+                    };
+                    // Still the locale and words asked for.
+                    let current = options
+                        .try_with_untracked(|o| o.locale == locale && o.strings == overrides)
+                        .unwrap_or(false);
+                    if current {
+                        strings.try_set(
+                            chat_shell_core::strings::Strings::with_table(&locale, table)
+                                .with_overrides(&overrides),
+                        );
+                    }
+                });
+            }
         }
         self.signals.options.set(after);
     }

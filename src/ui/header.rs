@@ -24,11 +24,17 @@ pub fn ShellHeader(history_button: NodeRef<html::Button>) -> impl IntoView {
     // only once the channel pushed one.
     let views = super::tools::tabs::has_views(shell);
     let has_views = Memo::new(move |_| views.get());
+    let has_usage = Memo::new(move |_| {
+        signals
+            .session
+            .state
+            .with(|s| s.as_ref().is_some_and(|s| s.usage.is_some()))
+    });
     view! {
         <header class="cs-header" part="header">
             <h2 class="cs-header__title" data-part="thread-title">{title}</h2>
             {move || has_views.get().then(|| crate::parts::views::view_tabs(shell))}
-            <UsageMeter />
+            {move || has_usage.get().then(|| crate::parts::views::usage_meter(shell))}
             <div class="cs-header__actions">
                 <button
                     type="button"
@@ -66,7 +72,7 @@ pub fn ShellHeader(history_button: NodeRef<html::Button>) -> impl IntoView {
 /// The context window as the agent last reported it (`usage_update`): a meter with its
 /// text beside, hidden when the agent reported nothing. Never estimated.
 #[component]
-fn UsageMeter() -> impl IntoView {
+pub(crate) fn UsageMeter() -> impl IntoView {
     let shell = use_shell();
     let signals = shell.signals().expect("runtime exists while mounted");
     let usage = Memo::new(move |_| {

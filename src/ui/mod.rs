@@ -18,7 +18,7 @@
 pub(crate) mod composer;
 pub(crate) mod conversation;
 mod diff;
-mod header;
+pub(crate) mod header;
 pub(crate) mod history;
 pub(crate) mod markdown;
 mod resize;

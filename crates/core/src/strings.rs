@@ -1212,16 +1212,24 @@ pub struct Strings {
 impl Strings {
     /// Strings for `locale` (e.g. `fr`, `fr-CA`: the primary subtag picks the table).
     pub fn new(locale: &str) -> Self {
-        let primary = primary_subtag(locale);
-        let overrides = LOCALES
-            .iter()
-            .find(|(tag, _)| *tag == primary)
-            .map(|(_, table)| entries(table).map(|(k, v)| (k, v.to_owned())).collect())
-            .unwrap_or_default();
+        Strings::with_table(locale, built_in_table(locale))
+    }
+
+    /// Strings for `locale` from its built-in `table` (`None`: English), as
+    /// [`built_in_table`] gives it. The element fetches the tables with the code it loads
+    /// after the first screen, so the first module carries none of them.
+    pub fn with_table(locale: &str, table: Option<&str>) -> Self {
         Strings {
             locale: locale.to_owned(),
-            overrides,
+            overrides: table
+                .map(|table| entries(table).map(|(k, v)| (k, v.to_owned())).collect())
+                .unwrap_or_default(),
         }
+    }
+
+    /// This element's locale, as the host gave it.
+    pub fn locale(&self) -> &str {
+        &self.locale
     }
 
     /// Apply host overrides: `{"send": "Go"}`, or per locale `{"fr": {"send": "Vas-y"}}`
@@ -1271,6 +1279,20 @@ impl Strings {
             "ltr"
         }
     }
+}
+
+/// The built-in table of `locale`'s language (its primary subtag), if there is one.
+pub fn built_in_table(locale: &str) -> Option<&'static str> {
+    let primary = primary_subtag(locale);
+    LOCALES
+        .iter()
+        .find(|(tag, _)| *tag == primary)
+        .map(|(_, table)| *table)
+}
+
+/// Whether `locale` is English (the defaults: no table to fetch).
+pub fn is_english(locale: &str) -> bool {
+    matches!(primary_subtag(locale), "" | "en")
 }
 
 /// The entries of a built-in locale's table (`LOCALES`).

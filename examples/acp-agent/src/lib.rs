@@ -321,8 +321,11 @@ pub async fn serve_stdio(options: Options) -> Result<(), Error> {
                 s2.save(&id);
                 let mut answer = controls.session_fields(s2.booleans());
                 answer["sessionId"] = json!(id);
-                responder.respond(typed::<NewSessionResponse>(answer)?)?;
-                opened(&cx, &id, &controls)
+                // The commands before the answer: a client that asks for the session's
+                // state as soon as it has the id finds them there (the runtime keeps what
+                // comes for a session it has not heard of yet).
+                opened(&cx, &id, &controls)?;
+                responder.respond(typed::<NewSessionResponse>(answer)?)
             },
             agent_client_protocol::on_receive_request!(),
         )

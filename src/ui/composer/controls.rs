@@ -11,16 +11,10 @@ use leptos::prelude::*;
 use serde_json::Value;
 
 #[component]
-pub fn SessionControls() -> impl IntoView {
+pub(crate) fn SessionControls() -> impl IntoView {
     let shell = use_shell();
     let signals = shell.signals().expect("runtime exists while mounted");
     let session = signals.session;
-    // The shown thread's state (or the new chat's draft session, where wanted).
-    Effect::new(move |_| {
-        signals.thread.track();
-        signals.options.with(|o| o.session_controls);
-        shell.with(|rt| rt.sync_session());
-    });
     // Keyed by id and kind: a new state re-renders a control's value, not the control, so
     // the one with focus keeps it.
     let keys = Memo::new(move |_| {

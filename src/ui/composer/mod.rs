@@ -1,9 +1,9 @@
 //! ComposerDock: the attachment tray, the turns queued after the run, and the composer
 //! (textarea, file picker, Send/Stop, and Queue/Steer while a run that takes them runs).
 
-mod commands;
-mod controls;
-mod pickers;
+pub(crate) mod commands;
+pub(crate) mod controls;
+pub(crate) mod pickers;
 pub(crate) mod tray;
 
 use crate::parts;
@@ -20,12 +20,31 @@ const MAX_HEIGHT_PX: i32 = 200;
 
 #[component]
 pub fn ComposerDock() -> impl IntoView {
+    let shell = use_shell();
+    let signals = shell.signals().expect("runtime exists while mounted");
+    // The agent session of the thread shown (or the new chat's draft session, where wanted).
+    Effect::new(move |_| {
+        signals.thread.track();
+        signals.options.with(|o| o.session_controls);
+        shell.with(|rt| rt.sync_session());
+    });
+    // Their views come with the code of the views a first screen does not need
+    // (`crate::parts`): asked for once there is something to show.
+    let has_session = Memo::new(move |_| {
+        signals.session.state.with(Option::is_some) || signals.session.note.with(Option::is_some)
+    });
+    let has_picks = Memo::new(move |_| {
+        signals.options.with(|o| {
+            o.protocol == chat_shell_core::options::Protocol::ChatKit
+                && !(o.composer_models.is_empty() && o.composer_tools.is_empty())
+        })
+    });
     view! {
         <div class="cs-dock" part="composer">
             <QueuedTurns />
             <AttachmentTray />
-            <controls::SessionControls />
-            <pickers::ChatKitPickers />
+            {move || has_session.get().then(|| parts::views::session_controls(shell))}
+            {move || has_picks.get().then(|| parts::views::pickers(shell))}
             <Composer />
         </div>
     }
@@ -174,7 +193,7 @@ fn Composer() -> impl IntoView {
             {move || tray_blocker().map(|reason| view! {
                 <p class="cs-composer__blocked" data-part="composer-waiting" role="status">{tr(shell, reason)}</p>
             })}
-            <commands::CommandList menu=commands />
+            {move || commands.is_open().then(|| parts::views::command_list(shell, commands))}
             <input
                 type="file"
                 class="cs-composer__picker"
