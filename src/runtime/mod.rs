@@ -367,11 +367,15 @@ impl Runtime {
                     .with_overrides(&after.strings),
             );
             if !chat_shell_core::strings::is_english(&after.locale) {
-                let (locale, overrides, strings) =
-                    (after.locale.clone(), after.strings.clone(), self.signals.strings);
+                let (locale, overrides, strings) = (
+                    after.locale.clone(),
+                    after.strings.clone(),
+                    self.signals.strings,
+                );
                 let options = self.signals.options;
                 wasm_bindgen_futures::spawn_local(async move {
-                    let Ok(table) = crate::parts::runtime::locale_table(locale.clone()).await else {
+                    let Ok(table) = crate::parts::runtime::locale_table(locale.clone()).await
+                    else {
                         return;
                     };
                     // Still the locale and words asked for.
