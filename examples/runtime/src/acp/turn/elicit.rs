@@ -250,24 +250,15 @@ pub(super) async fn answer(
     let Some(mut item) = item.filter(|i| matches!(i.kind, ItemKind::AcpElicitation(_))) else {
         return error(format!("{item_id} is not an elicitation of this thread"));
     };
-    let turn = bridge.slot(thread.id.as_str(), |s| s.turn.clone());
-    let mut why = "the agent's turn has ended".to_owned();
-    if let Some(turn) = turn {
-        let (reply_tx, reply_rx) = oneshot::channel();
-        let sent = turn.send(Command::Elicit {
-            item: item_id.clone(),
-            outcome: outcome.clone(),
-            reply: reply_tx,
-        });
-        if sent.is_ok() {
-            match tokio::time::timeout(Duration::from_secs(10), reply_rx).await {
-                Ok(Ok(Ok(events))) => return fixed_stream(&events),
-                Ok(Ok(Err(Refused::Invalid(e)))) => return error(e),
-                Ok(Ok(Err(Refused::NotPending(e)))) => why = e,
-                _ => {}
-            }
-        }
-    }
+    let command = |reply| Command::Elicit {
+        item: item_id.clone(),
+        outcome: outcome.clone(),
+        reply,
+    };
+    let why = match answer_turn(&bridge, thread.id.as_str(), command, &error).await {
+        Ok(response) => return response,
+        Err(why) => why,
+    };
     // Nothing is waiting for this answer (the turn ended, the runtime restarted): a form
     // still asking is settled as cancelled, so it stops asking.
     let mut events = Vec::new();

@@ -104,6 +104,30 @@ fn frame(event: &StreamEvent) -> Option<Bytes> {
     }
 }
 
+/// Hands an answer (a permission's, an elicitation's) to the thread's running turn and
+/// waits up to 10 s for what the turn emitted: the answer's stream, or the refusal of an
+/// invalid one. `Err(why)`: no turn is waiting for it (the caller settles what still asks).
+async fn answer_turn(
+    bridge: &Bridge,
+    thread_id: &str,
+    command: impl FnOnce(oneshot::Sender<Result<Vec<StreamEvent>, Refused>>) -> Command,
+    error: impl FnOnce(String) -> Response,
+) -> Result<Response, String> {
+    let mut why = "the agent's turn has ended".to_owned();
+    if let Some(turn) = bridge.slot(thread_id, |s| s.turn.clone()) {
+        let (reply_tx, reply_rx) = oneshot::channel();
+        if turn.send(command(reply_tx)).is_ok() {
+            match tokio::time::timeout(Duration::from_secs(10), reply_rx).await {
+                Ok(Ok(Ok(events))) => return Ok(fixed_stream(&events)),
+                Ok(Ok(Err(Refused::Invalid(e)))) => return Ok(error(e)),
+                Ok(Ok(Err(Refused::NotPending(e)))) => why = e,
+                _ => {}
+            }
+        }
+    }
+    Err(why)
+}
+
 fn fixed_stream(events: &[StreamEvent]) -> Response {
     let body: Vec<u8> = events
         .iter()
