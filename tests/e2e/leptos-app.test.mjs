@@ -60,7 +60,8 @@ test('a client tool written in Rust answers the server through the component', a
   const box = page.getByRole('textbox', { name: 'Message' });
   await box.fill('clienttool please');
   await box.press('Enter');
-  const answer = page.locator('article[data-role="assistant"]', { hasText: 'answeredBy' });
+  // The answer is revealed by the typewriter: wait for its text to be complete, then check it.
+  const answer = page.locator('article[data-role="assistant"]', { hasText: /"answeredBy":\s*"rust"/ });
   await answer.waitFor({ timeout: 15000 });
   assert.match(await answer.textContent(), /"answeredBy":\s*"rust"/);
   assert.deepEqual(page.consoleErrors, []);
