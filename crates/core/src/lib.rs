@@ -13,6 +13,7 @@ pub mod attachments;
 pub mod composer_choice;
 pub mod diff;
 pub mod form;
+pub mod highlight;
 pub mod history;
 pub mod host_events;
 pub mod markdown;
