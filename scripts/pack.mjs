@@ -30,9 +30,10 @@ const MAGIC = 'CSPK';
 // (answers show as text until it is there); the other views. Each part follows the shared
 // chunks it needs that are not in the pack yet.
 export const ORDER = ['chat-shell_bg.wasm', 'decoders', 'channel', 'widgets', 'renderer', 'on_demand'];
-// Fetched by themselves when first needed (a file offered, another protocol set), as
+// Fetched by themselves when first needed (a file offered, another protocol set, the first
+// code block to highlight), as
 // before: a page that never needs them never fetches them.
-export const LEFT_OUT = ['attachments', 'adapters'];
+export const LEFT_OUT = ['attachments', 'adapters', 'highlight'];
 
 /** The parts `__wasm_split.js` loads: split name -> its file and the chunk files it needs. */
 export function splitParts(loaderText) {

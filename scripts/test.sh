@@ -61,6 +61,7 @@ node --test tests/e2e/*.test.mjs
 
 step "figures (benchmarks: measured and printed, never asserted)"
 cargo bench -p chat-shell-core --bench reducer_delta
+cargo bench -p chat-shell-core --bench highlight
 for bench in tests/e2e/bench-*.mjs; do
   [ -e "$bench" ] && node "$bench"
 done

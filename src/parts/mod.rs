@@ -6,7 +6,9 @@
 //!  - `views`: the views in parts (widgets, the other item views, the team roster, the
 //!    view tabs and panels, the history, the tray's list), shown in place once loaded;
 //!  - `renderer`: the markdown renderer and sanitizer, linked in (`inline-render`) or a
-//!    part of its own.
+//!    part of its own;
+//!  - `highlight`: the syntax highlighter, a part of its own fetched with the first code
+//!    block to highlight.
 //!
 //! In the `<chat-shell>` element's build (feature `split`) each entry point is a split
 //! function of a named chunk (`wasm-split-cli`, run by `scripts/build.sh package` after trunk's
@@ -19,6 +21,7 @@
 //! that place a part (`Item`, the header's tab strip, the roster's slot, the tray, the
 //! history and the view panel) call `parts::views`.
 
+pub(crate) mod highlight;
 pub(crate) mod renderer;
 pub(crate) mod runtime;
 pub(crate) mod views;

@@ -14,9 +14,7 @@ use crate::runtime::Shell;
 use crate::ui::use_shell;
 use crate::ui::{strings, tr, trf};
 use chat_shell_core::diff::line_diff;
-use chat_shell_core::diff::{
-    anchor_id, parse_patch, rows_html, DiffRow, FileStatus, Patch, PatchFile,
-};
+use chat_shell_core::diff::{anchor_id, parse_patch, DiffRow, FileStatus, Patch, PatchFile};
 use chat_shell_core::strings::{Strings, Text};
 use leptos::html;
 use leptos::prelude::*;
@@ -42,10 +40,17 @@ pub enum DiffLayout {
 
 /// The `.cs-diff__lines` block of some rows: set with one HTML parse (a 2,000-line diff is
 /// thousands of nodes), from markup the core writes around escaped text
-/// (`diff::rows_html`), in chunks that layout skips off screen.
-pub(crate) fn diff_rows(rows: &[DiffRow], layout: DiffLayout, strings: &Strings) -> AnyView {
+/// (`diff::rows_html`), in chunks that layout skips off screen. The lines are highlighted
+/// when `path` names a language (`parts::highlight`; a reactive read, so the caller's
+/// closure runs again when the highlighter comes).
+pub(crate) fn diff_rows(
+    rows: &[DiffRow],
+    layout: DiffLayout,
+    strings: &Strings,
+    path: Option<&str>,
+) -> AnyView {
     let side_by_side = layout == DiffLayout::SideBySide;
-    let html = rows_html(rows, side_by_side, strings).into_string();
+    let html = crate::parts::highlight::diff_html(path, rows, side_by_side, strings).into_string();
     view! {
         <div class="cs-diff__lines" class:cs-diff__lines--split=side_by_side inner_html=html></div>
     }
@@ -372,7 +377,7 @@ fn FileSection(state: DiffState, key: String) -> impl IntoView {
                 view! {
                     <div class="cs-diff__hunk" data-part="diff-hunk" id=anchor_id(&hunk_key, Some(i))>
                         <div class="cs-diff__hunk-head">{h.header.clone()}</div>
-                        {diff_rows(&h.rows, layout, &strings)}
+                        {diff_rows(&h.rows, layout, &strings, Some(f.path()))}
                     </div>
                 }
             })
@@ -563,15 +568,19 @@ pub(crate) fn diff_view(
     strings: &chat_shell_core::strings::Strings,
 ) -> AnyView {
     let diff = line_diff(old, new);
-    let rows = diff_rows(&diff.rows, DiffLayout::Unified, strings);
+    let (new_file, truncated) = (diff.new_file, diff.truncated);
+    let rows = {
+        let (path, strings) = (path.to_owned(), strings.clone());
+        move || diff_rows(&diff.rows, DiffLayout::Unified, &strings, Some(&path))
+    };
     view! {
-        <div class="cs-diff" data-part="diff" data-new-file=diff.new_file.to_string()>
+        <div class="cs-diff" data-part="diff" data-new-file=new_file.to_string()>
             <p class="cs-diff__path">
                 <span data-part="diff-path">{path.to_owned()}</span>
-                {diff.new_file.then(|| view! { <span class="cs-chip" data-part="diff-new-file">{strings.get(Text::NewFile).to_owned()}</span> })}
+                {new_file.then(|| view! { <span class="cs-chip" data-part="diff-new-file">{strings.get(Text::NewFile).to_owned()}</span> })}
             </p>
             {rows}
-            {diff.truncated.then(|| view! { <p class="cs-agent-tool__note">{strings.get(Text::OutputTruncated).to_owned()}</p> })}
+            {truncated.then(|| view! { <p class="cs-agent-tool__note">{strings.get(Text::OutputTruncated).to_owned()}</p> })}
         </div>
     }
     .into_any()

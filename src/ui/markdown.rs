@@ -177,6 +177,7 @@ impl MarkdownDom {
             let _ = self
                 .tail
                 .insert_adjacent_html("beforebegin", &self.labels.apply(&html));
+            crate::parts::highlight::blocks_added(&self.container, &html);
         }
         self.rendered_blocks = count;
         let tail = self.stream.tail_html();
@@ -212,7 +213,9 @@ pub fn handle_code_copy(event: &web_sys::MouseEvent, copied: &str) {
     let text = code.text_content().unwrap_or_default();
     if let Some(window) = web_sys::window() {
         let _ = window.navigator().clipboard().write_text(&text);
+        // Its name follows its word, so what is read is what is shown.
         button.set_text_content(Some(copied));
+        let _ = button.set_attribute("aria-label", copied);
     }
 }
 

@@ -3,16 +3,39 @@
 //! Server text (the lines) and localized strings are only ever escaped ([`HtmlWriter`]).
 //! Rows come in chunks that a stylesheet can skip off screen (`content-visibility`).
 
-use super::{side_by_side, DiffLine, DiffRow, SideRow};
+use super::{side_by_side, DiffLine, DiffRow, LineKind, SideRow};
+use crate::highlight::{write_line, LineHighlighter, Token};
 use crate::markdown::{HtmlWriter, SafeHtml};
 use crate::strings::{Strings, Text};
 
 /// Rows per chunk (`.cs-diff__chunk`; the stylesheet sizes a chunk it skips by this count).
 pub const CHUNK_ROWS: usize = 64;
 
+/// No tokens: the lines as text.
+struct Plain;
+
+impl LineHighlighter for Plain {
+    fn tokens(&mut self, _: &str, _: bool, _: bool, _: &mut Vec<Token>) {}
+    fn skip(&mut self) {}
+}
+
 /// `rows` as `.cs-diff__line` rows (or `.cs-diff__pair`s of two `.cs-diff__side`s when
 /// `side_by_side`), folded runs as `.cs-diff__folded`, in chunks of [`CHUNK_ROWS`].
 pub fn rows_html(rows: &[DiffRow], side_by_side_layout: bool, strings: &Strings) -> SafeHtml {
+    rows_html_with(rows, side_by_side_layout, strings, &mut Plain)
+}
+
+/// [`rows_html`] with each line's tokens from `highlighter` in their spans.
+pub fn rows_html_with(
+    rows: &[DiffRow],
+    side_by_side_layout: bool,
+    strings: &Strings,
+    highlighter: &mut dyn LineHighlighter,
+) -> SafeHtml {
+    let mut lines = Lines {
+        highlighter,
+        tokens: Vec::new(),
+    };
     let bytes: usize = rows
         .iter()
         .map(|r| match r {
@@ -28,11 +51,14 @@ pub fn rows_html(rows: &[DiffRow], side_by_side_layout: bool, strings: &Strings)
                 match row {
                     SideRow::Pair { left, right } => {
                         out.markup(r#"<div class="cs-diff__pair">"#);
-                        side(&mut out, *left, true);
-                        side(&mut out, *right, false);
+                        side(&mut out, &mut lines, *left, true);
+                        side(&mut out, &mut lines, *right, false);
                         out.markup("</div>");
                     }
-                    SideRow::Folded(n) => folded(&mut out, *n, strings),
+                    SideRow::Folded(n) => {
+                        lines.highlighter.skip();
+                        folded(&mut out, *n, strings)
+                    }
                 }
             }
             out.markup("</div>");
@@ -50,10 +76,19 @@ pub fn rows_html(rows: &[DiffRow], side_by_side_layout: bool, strings: &Strings)
                         );
                         number(&mut out, l.old);
                         number(&mut out, l.new);
-                        sign_and_text(&mut out, l);
+                        let kind = l.kind;
+                        lines.write(
+                            &mut out,
+                            l,
+                            kind != LineKind::Added,
+                            kind != LineKind::Removed,
+                        );
                         out.markup("</div>");
                     }
-                    DiffRow::Folded(n) => folded(&mut out, *n, strings),
+                    DiffRow::Folded(n) => {
+                        lines.highlighter.skip();
+                        folded(&mut out, *n, strings)
+                    }
                 }
             }
             out.markup("</div>");
@@ -80,29 +115,29 @@ fn number(out: &mut HtmlWriter, n: Option<usize>) {
     out.markup("</span>");
 }
 
-fn sign_and_text(out: &mut HtmlWriter, line: &DiffLine) {
-    out.markup(r#"<span class="cs-diff__sign">"#)
-        .markup(line.kind.sign())
-        .markup(r#"</span><span class="cs-diff__text">"#);
-    if line.changed.is_empty() {
-        out.text(&line.text);
-    } else {
-        for (piece, changed) in line.pieces() {
-            if changed {
-                out.markup(r#"<mark class="cs-diff__word">"#)
-                    .text(piece)
-                    .markup("</mark>");
-            } else {
-                out.text(piece);
-            }
-        }
+/// The highlighter and its token buffer, for the lines as they are written.
+struct Lines<'h> {
+    highlighter: &'h mut dyn LineHighlighter,
+    tokens: Vec<Token>,
+}
+
+impl Lines<'_> {
+    /// A line's sign and text: its tokens in spans, its changed words marked.
+    fn write(&mut self, out: &mut HtmlWriter, line: &DiffLine, old_side: bool, new_side: bool) {
+        out.markup(r#"<span class="cs-diff__sign">"#)
+            .markup(line.kind.sign())
+            .markup(r#"</span><span class="cs-diff__text">"#);
+        self.tokens.clear();
+        self.highlighter
+            .tokens(&line.text, old_side, new_side, &mut self.tokens);
+        write_line(out, &line.text, &self.tokens, &line.changed);
+        out.markup("</span>");
     }
-    out.markup("</span>");
 }
 
 /// One half of a side-by-side row: the old line's number on the left, the new one's on
 /// the right; a blank where the other side has no line.
-fn side(out: &mut HtmlWriter, line: Option<&DiffLine>, left: bool) {
+fn side(out: &mut HtmlWriter, lines: &mut Lines, line: Option<&DiffLine>, left: bool) {
     let Some(l) = line else {
         out.markup(r#"<div class="cs-diff__side" data-line="empty"></div>"#);
         return;
@@ -113,7 +148,7 @@ fn side(out: &mut HtmlWriter, line: Option<&DiffLine>, left: bool) {
         r#"<div class="cs-diff__side" data-part="diff-line" data-line=""#,
     );
     number(out, if left { l.old } else { l.new });
-    sign_and_text(out, l);
+    lines.write(out, l, left, !left);
     out.markup("</div>");
 }
 
@@ -184,5 +219,43 @@ mod tests {
             unified.as_str().matches(r#"data-part="diff-line""#).count(),
             2
         );
+    }
+
+    #[test]
+    fn highlighted_rows_keep_text_marks_and_sides() {
+        use crate::highlight::{DiffSides, Lang};
+        let old = "/* a\n b */\nlet x = \"<b>old</b>\";\n";
+        let new = "/* a\n b */\nlet x = \"<b>new</b>\";\n";
+        let d = line_diff(Some(old), new);
+        for sbs in [false, true] {
+            let plain = rows_html(&d.rows, sbs, &Strings::default());
+            let lit = rows_html_with(
+                &d.rows,
+                sbs,
+                &Strings::default(),
+                &mut DiffSides::new(Lang::Rust),
+            );
+            let (plain, lit) = (plain.as_str(), lit.as_str());
+            // The same text, the changed words still marked, tokens in spans.
+            let strip = |h: &str| {
+                let mut s = h.to_owned();
+                for c in crate::highlight::CLASSES {
+                    s = s.replace(&format!(r#"<span class="{c}">"#), "");
+                }
+                s.replace("</span>", "")
+            };
+            assert_eq!(strip(plain), strip(lit), "side by side: {sbs}");
+            assert!(
+                lit.contains(r#"<span class="cs-tok-keyword">let</span>"#),
+                "{lit}"
+            );
+            // The second line of the comment is still a comment: state carried over lines.
+            assert!(
+                lit.contains(r#"<span class="cs-tok-comment"> b */</span>"#),
+                "{lit}"
+            );
+            assert!(lit.contains(r#"<mark class="cs-diff__word">"#), "{lit}");
+            assert!(!lit.contains("<b>"), "{lit}");
+        }
     }
 }

@@ -9,7 +9,7 @@ mod patch;
 mod recount;
 mod text;
 
-pub use html::{rows_html, CHUNK_ROWS};
+pub use html::{rows_html, rows_html_with, CHUNK_ROWS};
 pub use patch::{anchor_id, parse_patch, FileStatus, Hunk, Patch, PatchFile};
 pub use recount::Repairs;
 pub use text::{line_diff, FileDiff, MAX_ROWS};

@@ -112,8 +112,8 @@ pub(super) fn css(line: &str, state: &mut State, out: &mut Vec<Token>) {
         let rest = &line[at..];
         if c == b' ' || c == b'\t' {
             at += 1;
-        } else if rest.starts_with("/*") {
-            match rest[2..].find("*/") {
+        } else if let Some(comment) = rest.strip_prefix("/*") {
+            match comment.find("*/") {
                 Some(i) => {
                     push(out, at..at + i + 4, Kind::Comment);
                     at += i + 4;

@@ -298,6 +298,52 @@ pub fn code_html(lang: Lang, code: &str) -> (SafeHtml, usize) {
     (out.finish(), lines)
 }
 
+/// Tokens for a diff's lines, asked for in the order the lines are shown
+/// (`diff::rows_html_with`).
+pub trait LineHighlighter {
+    /// The tokens of a line of the old side, the new side, or both (an unchanged line in
+    /// one column).
+    fn tokens(&mut self, text: &str, old_side: bool, new_side: bool, out: &mut Vec<Token>);
+    /// Lines were folded away: what they left open is not known.
+    fn skip(&mut self);
+}
+
+/// A diff's two sides in one language, each lexed in order with what its lines leave open.
+pub struct DiffSides {
+    lang: Lang,
+    old: State,
+    new: State,
+}
+
+impl DiffSides {
+    pub fn new(lang: Lang) -> Self {
+        DiffSides {
+            lang,
+            old: State::default(),
+            new: State::default(),
+        }
+    }
+}
+
+impl LineHighlighter for DiffSides {
+    fn tokens(&mut self, text: &str, old_side: bool, new_side: bool, out: &mut Vec<Token>) {
+        if new_side {
+            line_tokens(self.lang, text, &mut self.new, out);
+            if old_side {
+                // An unchanged line leaves the old side as it leaves the new one.
+                self.old = self.new;
+            }
+        } else if old_side {
+            line_tokens(self.lang, text, &mut self.old, out);
+        }
+    }
+
+    fn skip(&mut self) {
+        self.old = State::default();
+        self.new = State::default();
+    }
+}
+
 /// One line's text with its tokens in spans and its `marks` (sorted byte ranges, e.g. a
 /// diff's changed words) in `<mark class="cs-diff__word">`, a mark around its spans.
 pub fn write_line(out: &mut HtmlWriter, text: &str, tokens: &[Token], marks: &[Range<usize>]) {

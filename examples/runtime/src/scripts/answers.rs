@@ -4,7 +4,9 @@ use crate::agent;
 
 use super::rich::{annotations, fork, image, structured_questions, widget_stream};
 use super::tasks::{edit, progress, task, workflow};
-use super::texts::{default_markdown, even_chunks, long_text, ragged_chunks, word_chunks};
+use super::texts::{
+    code_markdown, default_markdown, even_chunks, long_text, ragged_chunks, word_chunks,
+};
 use super::widgets::{chart_card, form_card, list_view, showcase_card, widget, widget_item};
 use super::{delta, Script};
 use chat_shell_core::protocol::chatkit::{
@@ -21,6 +23,7 @@ use std::time::Duration;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scenario {
     Markdown,
+    Code,
     Long,
     Slow,
     NoCancel,
@@ -61,6 +64,7 @@ pub enum Scenario {
 pub const KEYWORDS: &[(&str, Scenario)] = &[
     ("markdown", Scenario::Markdown),
     ("long", Scenario::Long),
+    ("code", Scenario::Code),
     ("slow", Scenario::Slow),
     ("nocancel", Scenario::NoCancel),
     ("progress", Scenario::Progress),
@@ -148,6 +152,22 @@ pub fn respond(s: &mut Script<'_>, user_id: &ItemId, text: &str, attempt: u32) {
         Scenario::Markdown => {
             let md = default_markdown(text);
             s.message(&md, ragged_chunks(&md), pace, Vec::new());
+        }
+        Scenario::Code => {
+            // `code big`: one 2,000-line block, streamed fast (the highlighting benchmark).
+            let lower = text.to_lowercase();
+            let md = code_markdown(if lower.contains("big") { 2000 } else { 0 });
+            let gap = if lower.contains("fast") {
+                Duration::from_millis(5)
+            } else {
+                pace
+            };
+            s.message(
+                &md,
+                even_chunks(&md, md.len().div_ceil(40).max(1)),
+                gap,
+                Vec::new(),
+            );
         }
         Scenario::Long => {
             let gap = if text.to_lowercase().contains("fast") {

@@ -59,6 +59,37 @@ pub(super) fn main() {{\n    let greeting = \"hello\";\n    println!(\"{{greetin
 }
 
 /// About 100 kB of paragraphs, lists, tables and code, always the same.
+/// An answer with code in several languages (and code that is HTML or tries to break out
+/// of its block, which must stay text), or with `big_lines` lines of Rust in one block.
+pub fn code_markdown(big_lines: usize) -> String {
+    if big_lines > 0 {
+        let mut md = String::from("A big file:\n\n```rust\n");
+        for i in 0..big_lines {
+            md.push_str(&match i % 4 {
+                0 => format!("/// Item {i}.\n"),
+                1 => format!("pub fn item_{i}(x: u32) -> Option<String> {{\n"),
+                2 => format!("    Some(format!(\"{{}} <b>{i}</b>\", x + {i})) // {i}\n"),
+                _ => "}\n".to_owned(),
+            });
+        }
+        md.push_str("```\n\nDone.\n");
+        return md;
+    }
+    [
+        "Here is some code.\n\n",
+        "```rust\nfn main() {\n    let greeting = \"hello\"; // say it\n    println!(\"{greeting}\");\n}\n```\n\n",
+        "```python\ndef add(a: int, b: int) -> int:\n    \"\"\"Adds.\"\"\"\n    return a + b  # sum\n```\n\n",
+        "```ts\nexport const n: number = 42;\ninterface Point { x: number; y: number }\n```\n\n",
+        "```json\n{\"name\": \"chat-shell\", \"private\": true, \"size\": 3}\n```\n\n",
+        "```bash\necho $HOME # where\n```\n\n",
+        "```html\n<script>alert(1)</script>\n<img src=x onerror=alert(1)>\n```\n\n",
+        "```js\nconst s = '</code></pre><img src=x onerror=alert(1)>'; // \"><svg onload=alert(1)>\n```\n\n",
+        "```text\nplain <b>text</b>\n```\n\n",
+        "That is all.\n",
+    ]
+    .concat()
+}
+
 pub fn long_text() -> String {
     const WORDS: &[&str] = &[
         "stream", "delta", "thread", "widget", "render", "client", "server", "token", "layout",
