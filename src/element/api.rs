@@ -91,6 +91,7 @@ fn send_user_message(rt: Rc<Runtime>, arg: &JsValue) -> Result<JsValue, JsValue>
             .unwrap_or(false),
         metadata: message.get("metadata").and_then(Value::as_object).cloned(),
         attachments,
+        mentions: Vec::new(),
     };
     if message
         .get("newThread")
@@ -231,6 +232,8 @@ enum Change {
     Plain(Setting),
     Headers(JsValue),
     Fetch(Option<Function>),
+    /// `entities.onTagSearch`.
+    TagSearch(Option<Function>),
     Register(super::Registration),
     /// `null` for a whole registry: the page's entries go.
     ClearRegistry(&'static str),
@@ -269,6 +272,17 @@ fn apply_options(rt: &Rc<Runtime>, host: &HtmlElement, options: &JsValue) -> Res
                     return Err(type_error("option `fetch` must be a function".into()));
                 }
                 changes.push(Change::Fetch(fetch));
+            }
+            "entities" => {
+                // chatkit-js's `entities: {onTagSearch(query) → Promise<Entity[]>}`.
+                let search = Reflect::get(&value, &"onTagSearch".into()).unwrap_or_default();
+                let function = search.dyn_ref::<Function>().cloned();
+                if function.is_none() && !cleared && !search.is_undefined() && !search.is_null() {
+                    return Err(type_error(
+                        "option `entities.onTagSearch` must be a function".into(),
+                    ));
+                }
+                changes.push(Change::TagSearch(function));
             }
             "clientWidgets" | "clientTools" | "clientActions" | "effects" => {
                 let kind = match key.as_str() {
@@ -322,6 +336,7 @@ fn apply_options(rt: &Rc<Runtime>, host: &HtmlElement, options: &JsValue) -> Res
             }
             Change::Headers(value) => rt.http_options.borrow_mut().set_headers(&value),
             Change::Fetch(fetch) => rt.http_options.borrow_mut().fetch = fetch,
+            Change::TagSearch(search) => *rt.tag_search.borrow_mut() = search,
             Change::Register(registration) => registration.apply(rt),
             Change::ClearRegistry(kind) => rt.clear_js_registry(kind),
         }

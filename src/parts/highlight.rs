@@ -21,7 +21,9 @@ use web_sys::Element;
 
 /// What the highlight chunk hands over.
 trait Highlighter {
-    fn code_html(&self, lang: Lang, code: &str) -> (SafeHtml, usize);
+    /// A code block's markup, by its `code` element's classes (`language-…`); `None` for
+    /// a language it does not know.
+    fn code_html(&self, classes: &str, code: &str) -> Option<(SafeHtml, usize)>;
     fn diff_html(
         &self,
         lang: Lang,
@@ -34,8 +36,12 @@ trait Highlighter {
 struct Linked;
 
 impl Highlighter for Linked {
-    fn code_html(&self, lang: Lang, code: &str) -> (SafeHtml, usize) {
-        highlight::code_html(lang, code)
+    fn code_html(&self, classes: &str, code: &str) -> Option<(SafeHtml, usize)> {
+        let lang = classes
+            .split_whitespace()
+            .find_map(|c| c.strip_prefix("language-"))
+            .and_then(Lang::from_fence)?;
+        Some(highlight::code_html(lang, code))
     }
 
     fn diff_html(
@@ -121,19 +127,16 @@ fn highlight_code(highlighter: &dyn Highlighter, code: &Element) {
     if code.has_attribute("data-hl") {
         return;
     }
-    let lang = code
-        .class_name()
-        .split_whitespace()
-        .find_map(|c| c.strip_prefix("language-"))
-        .and_then(Lang::from_fence);
-    let Some(lang) = lang else {
-        let _ = code.set_attribute("data-hl", "plain");
-        return;
-    };
     let text = code.text_content().unwrap_or_default();
-    let (html, lines) = highlighter.code_html(lang, &text);
-    code.set_inner_html(html.as_str());
-    let _ = code.set_attribute("data-hl", &lines.to_string());
+    match highlighter.code_html(&code.class_name(), &text) {
+        Some((html, lines)) => {
+            code.set_inner_html(html.as_str());
+            let _ = code.set_attribute("data-hl", &lines.to_string());
+        }
+        None => {
+            let _ = code.set_attribute("data-hl", "plain");
+        }
+    }
 }
 
 /// A diff's rows, highlighted when `path` names a language and the highlighter is there

@@ -114,6 +114,10 @@ entry_points! {
             Box::pin(runtime.send_session(request))
         }
     channel:
+        fn mention_search(runtime: Rc<Runtime>, query: String, done: MentionsFound) -> Task {
+            Box::pin(async move { done(runtime.search_mentions(query).await) })
+        }
+    channel:
         fn channel(
             runtime: Rc<Runtime>,
             generation: u64,
@@ -249,6 +253,19 @@ pub(crate) async fn locale_table(locale: String) -> Result<Option<&'static str>,
 }
 
 /// An agent session request and what its answer shows, to await (`Runtime::send_session`).
+/// What receives a mention search's entities, or why there are none.
+pub(crate) type MentionsFound =
+    Box<dyn FnOnce(Result<Vec<chat_shell_core::mentions::Entity>, String>)>;
+
+/// Searches what an `@` can mention (`Runtime::search_mentions`).
+pub(crate) async fn mention_search(
+    runtime: Rc<Runtime>,
+    query: String,
+    done: MentionsFound,
+) -> Result<Task, LoadFailed> {
+    entry::mention_search(runtime, query, done).await
+}
+
 pub(crate) async fn session(
     runtime: Rc<Runtime>,
     request: SessionRequest,

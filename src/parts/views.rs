@@ -15,6 +15,8 @@ use super::{entry_points, LoadFailed};
 use crate::runtime::{ItemKey, ItemView, Shell};
 use crate::ui::composer::commands::{CommandList, CommandMenu};
 use crate::ui::composer::controls::SessionControls;
+use crate::ui::composer::dictation::Dictation;
+use crate::ui::composer::mentions::{self, MentionHooks, MentionList, MentionMenu, MentionOverlay};
 use crate::ui::composer::pickers::ChatKitPickers;
 use crate::ui::composer::tray::tray_list;
 use crate::ui::conversation::elicitation::ElicitationView;
@@ -72,8 +74,24 @@ entry_points! {
             untrack(move || view! { <ChatKitPickers /> }.into_any())
         }
     on_demand:
+        fn linked_mention_hooks() -> &'static dyn MentionHooks {
+            &mentions::Linked
+        }
+    on_demand:
+        fn build_mention_list(menu: MentionMenu, textarea: NodeRef<html::Textarea>) -> AnyView {
+            untrack(move || view! { <MentionList menu=menu textarea=textarea /> }.into_any())
+        }
+    on_demand:
+        fn build_mention_overlay(textarea: NodeRef<html::Textarea>, scrolled: RwSignal<i32>) -> AnyView {
+            untrack(move || view! { <MentionOverlay textarea=textarea scrolled=scrolled /> }.into_any())
+        }
+    on_demand:
         fn build_command_list(menu: CommandMenu) -> AnyView {
             untrack(move || view! { <CommandList menu=menu /> }.into_any())
+        }
+    on_demand:
+        fn build_dictation(textarea: NodeRef<html::Textarea>) -> AnyView {
+            untrack(move || view! { <Dictation textarea=textarea /> }.into_any())
         }
     on_demand:
         fn build_usage_meter() -> AnyView {
@@ -218,8 +236,38 @@ pub(crate) fn pickers(shell: Shell) -> AnyView {
 }
 
 /// The slash-command list, while it is open.
+/// The composer's mention code (`ui::composer::mentions::MentionHooks`).
+pub(crate) async fn mention_hooks() -> Result<&'static dyn MentionHooks, LoadFailed> {
+    entry::linked_mention_hooks().await
+}
+
+/// The mention list, while an `@` has matches.
+pub(crate) fn mention_list(
+    shell: Shell,
+    menu: MentionMenu,
+    textarea: NodeRef<html::Textarea>,
+) -> AnyView {
+    when_loaded(shell, move || entry::build_mention_list(menu, textarea))
+}
+
+/// The draft's mentions as chips over the textbox, while it has some.
+pub(crate) fn mention_overlay(
+    shell: Shell,
+    textarea: NodeRef<html::Textarea>,
+    scrolled: RwSignal<i32>,
+) -> AnyView {
+    when_loaded(shell, move || {
+        entry::build_mention_overlay(textarea, scrolled)
+    })
+}
+
 pub(crate) fn command_list(shell: Shell, menu: CommandMenu) -> AnyView {
     when_loaded(shell, move || entry::build_command_list(menu))
+}
+
+/// The composer's microphone, while the host has dictation on.
+pub(crate) fn dictation(shell: Shell, textarea: NodeRef<html::Textarea>) -> AnyView {
+    when_loaded(shell, move || entry::build_dictation(textarea))
 }
 
 /// The usage meter, once the agent reported its usage.

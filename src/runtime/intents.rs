@@ -27,6 +27,8 @@ pub struct SendOptions {
     pub metadata: Option<JsonMap>,
     /// Uploaded attachments sent with it.
     pub attachments: Vec<Attachment>,
+    /// The mentions in its text, sent as `input_tag` parts.
+    pub mentions: Vec<chat_shell_core::mentions::Mention>,
 }
 
 impl Runtime {
@@ -60,6 +62,14 @@ impl Runtime {
         }
         let ids = options.attachments.iter().map(|a| a.id.clone()).collect();
         let mut input = UserMessageInput::text(text.clone(), ids);
+        // A draft has mentions only once their code is there (`ui::composer::mentions`).
+        let content = crate::ui::composer::mentions::hooks()
+            .filter(|_| !options.mentions.is_empty())
+            .map(|h| h.content(&text, &options.mentions))
+            .unwrap_or_default();
+        if !content.is_empty() {
+            input.content = content.clone();
+        }
         // The composer's model and tool (ChatKit's `inference_options`).
         let picked = self.signals.composer_pick.get_untracked();
         input.inference_options =
@@ -76,6 +86,7 @@ impl Runtime {
         let metadata =
             self.options(|o| merge_metadata(o.metadata.as_ref(), options.metadata.as_ref()));
         self.dispatch(Input::SendStarted(OutgoingMessage {
+            content,
             text,
             attachments: options.attachments,
             ghost: options.ghost,
@@ -103,10 +114,12 @@ impl Runtime {
             text,
             SendOptions {
                 attachments,
+                mentions: self.signals.mentions.get_untracked(),
                 ..SendOptions::default()
             },
         );
         if sent {
+            self.signals.mentions.set(Vec::new());
             self.signals.draft.set(String::new());
         }
         sent

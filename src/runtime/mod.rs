@@ -4,9 +4,11 @@
 mod actions;
 mod attachments;
 mod channel;
+pub(crate) mod dictation;
 mod elicitation;
 mod http;
 mod intents;
+mod mentions;
 mod session;
 mod stream;
 mod threads;
@@ -114,6 +116,8 @@ pub struct ViewSignals {
     pub notices: RwSignal<Vec<Notice>>,
     pub error: RwSignal<Option<TurnError>>,
     pub draft: RwSignal<String>,
+    /// The mentions in the draft (`core::mentions`): where each `@title` is.
+    pub mentions: RwSignal<Vec<chat_shell_core::mentions::Mention>>,
     /// The last finished answer's markdown; the polite live region reads its plain text.
     pub announce: RwSignal<String>,
     /// Ticks once per animation frame while some view asked for one (`want_frame`): the
@@ -145,6 +149,8 @@ pub type EventListener = Rc<dyn Fn(&ChatEvent)>;
 pub struct Runtime {
     /// The host's request options (headers, custom fetch).
     pub(crate) http_options: RefCell<http::HttpOptions>,
+    /// The host's `entities.onTagSearch(query)`: the entities an `@` offers.
+    pub(crate) tag_search: RefCell<Option<js_sys::Function>>,
     pub shell: Shell,
     /// Where `chat.*` DOM events are dispatched (the custom element, or the Leptos
     /// component's root once mounted).
@@ -197,6 +203,7 @@ impl Runtime {
             notices: RwSignal::new(Vec::new()),
             error: RwSignal::new(None),
             draft: RwSignal::new(String::new()),
+            mentions: RwSignal::new(Vec::new()),
             announce: RwSignal::new(String::new()),
             tick: RwSignal::new(0),
             strings: RwSignal::new(chat_shell_core::strings::Strings::with_table("en", None)),
@@ -212,6 +219,7 @@ impl Runtime {
         let runtime = Runtime {
             shell,
             http_options: RefCell::new(http::HttpOptions::default()),
+            tag_search: RefCell::new(None),
             host: RefCell::new(host),
             listeners: RefCell::new(Vec::new()),
             state: RefCell::new(ChatState::new()),

@@ -11,12 +11,14 @@ pub mod adapters;
 pub mod ansi;
 pub mod attachments;
 pub mod composer_choice;
+pub mod dictation;
 pub mod diff;
 pub mod form;
 pub mod highlight;
 pub mod history;
 pub mod host_events;
 pub mod markdown;
+pub mod mentions;
 pub mod model;
 /// Citations are the renderer's: their markers are the one markup it trusts in a text.
 pub use markdown::citations;

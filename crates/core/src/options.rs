@@ -63,6 +63,9 @@ pub struct Options {
     pub composer_models: Vec<ModelOption>,
     /// ChatKit's tool menu (`composer.tools`); empty: none shown.
     pub composer_tools: Vec<ToolOption>,
+    /// The composer's microphone (`composer.dictation.enabled`): recorded audio goes to
+    /// `input.transcribe` and its text into the draft.
+    pub composer_dictation: bool,
 }
 
 impl Default for Options {
@@ -86,6 +89,7 @@ impl Default for Options {
             theme: Value::Null,
             composer_models: Vec::new(),
             composer_tools: Vec::new(),
+            composer_dictation: false,
         }
     }
 }
@@ -150,6 +154,7 @@ pub enum Setting {
     Theme(Value),
     ComposerModels(Vec<ModelOption>),
     ComposerTools(Vec<ToolOption>),
+    ComposerDictation(Option<bool>),
 }
 
 /// The attributes `<chat-shell>` reads, each mapped onto a [`Setting`]. (`theme` is not
@@ -211,6 +216,7 @@ impl Options {
             Setting::Theme(v) => self.theme = v,
             Setting::ComposerModels(v) => self.composer_models = v,
             Setting::ComposerTools(v) => self.composer_tools = v,
+            Setting::ComposerDictation(v) => self.composer_dictation = v.unwrap_or(false),
         }
     }
 
@@ -243,7 +249,11 @@ impl Options {
             "sessionControls": self.session_controls,
             "persistSize": self.persist_size,
             "theme": self.theme,
-            "composer": {"models": self.composer_models, "tools": self.composer_tools},
+            "composer": {
+                "models": self.composer_models,
+                "tools": self.composer_tools,
+                "dictation": {"enabled": self.composer_dictation},
+            },
         })
     }
 }
@@ -432,18 +442,19 @@ fn attachment_settings(value: &Value) -> Result<Vec<Setting>, String> {
     Ok(out)
 }
 
-/// `composer: {models, tools}` (chatkit-js's names; its other keys are options of their
-/// own here and ignored); `null` removes both.
+/// `composer: {models, tools, dictation: {enabled}}` (chatkit-js's names; its other keys
+/// are options of their own here and ignored); `null` removes all three.
 fn composer_settings(value: &Value) -> Result<Vec<Setting>, String> {
     let map = match value {
         Value::Null => {
             return Ok(vec![
                 Setting::ComposerModels(Vec::new()),
                 Setting::ComposerTools(Vec::new()),
+                Setting::ComposerDictation(None),
             ])
         }
         Value::Object(map) => map,
-        _ => return Err("an object {models, tools}".into()),
+        _ => return Err("an object {models, tools, dictation}".into()),
     };
     let mut out = Vec::new();
     if let Some(models) = map.get("models") {
@@ -452,7 +463,24 @@ fn composer_settings(value: &Value) -> Result<Vec<Setting>, String> {
     if let Some(tools) = map.get("tools") {
         out.push(Setting::ComposerTools(parse_tools(tools)?));
     }
+    if let Some(dictation) = map.get("dictation") {
+        out.push(Setting::ComposerDictation(parse_dictation(dictation)?));
+    }
     Ok(out)
+}
+
+/// `dictation: {enabled}`; `null` (or no `enabled`) turns the microphone off.
+fn parse_dictation(value: &Value) -> Result<Option<bool>, String> {
+    let enabled = match value {
+        Value::Null => return Ok(None),
+        Value::Object(map) => map.get("enabled").unwrap_or(&Value::Null),
+        _ => return Err("`dictation` must be an object {enabled}".into()),
+    };
+    match enabled {
+        Value::Null => Ok(None),
+        Value::Bool(b) => Ok(Some(*b)),
+        _ => Err("`dictation.enabled` must be a boolean".into()),
+    }
 }
 
 /// The starter prompts from JSON: `[{"title": …, "prompt": …, "icon": …}]`. Entries
@@ -541,6 +569,8 @@ mod tests {
             ("composer", json!([])),
             ("composer", json!({"models": [{"label": "No id"}]})),
             ("composer", json!({"tools": {"id": "x"}})),
+            ("composer", json!({"dictation": true})),
+            ("composer", json!({"dictation": {"enabled": "yes"}})),
         ] {
             let err = Setting::from_option(key, &value).expect_err(key);
             assert!(err.0.contains(&format!("`{key}`")), "{key}: {}", err.0);
@@ -572,6 +602,35 @@ mod tests {
         let back =
             applied(Setting::from_option("composer", &json!({"tools": tools})).unwrap()).to_json();
         assert_eq!(back["composer"]["tools"], tools);
+    }
+
+    #[test]
+    fn composer_dictation_is_chatkit_js_enabled_flag() {
+        let on = json!({"dictation": {"enabled": true}});
+        let mut options = applied(Setting::from_option("composer", &on).unwrap());
+        assert!(options.composer_dictation);
+        assert_eq!(
+            options.to_json()["composer"]["dictation"],
+            json!({"enabled": true})
+        );
+        // Other composer keys leave it alone; `enabled: null`, `{}` or `null` turn it off.
+        for s in Setting::from_option("composer", &json!({"tools": []})).unwrap() {
+            options.set(s);
+        }
+        assert!(options.composer_dictation);
+        for off in [
+            json!({"dictation": {"enabled": null}}),
+            json!({"dictation": {}}),
+            json!({"dictation": null}),
+            Value::Null,
+        ] {
+            options.set(Setting::ComposerDictation(Some(true)));
+            for s in Setting::from_option("composer", &off).unwrap() {
+                options.set(s);
+            }
+            assert!(!options.composer_dictation, "{off}");
+        }
+        assert!(!Options::default().composer_dictation);
     }
 
     #[test]

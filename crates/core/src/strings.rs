@@ -287,6 +287,7 @@ texts! {
     ControlAdjusted = "control_adjusted" => "{name} set to {value} by the agent",
     ControlFailed = "control_failed" => "{name} not changed: {reason}",
     Commands = "commands" => "Commands",
+    Mentions = "mentions" => "Mentions",
     UsageLabel = "usage_label" => "Context window",
     UsageText = "usage_text" => "{used} of {size} tokens used ({percent}%)",
     UsageCost = "usage_cost" => "{amount} {currency}",
@@ -322,6 +323,17 @@ texts! {
     FormNotAChoice = "form_not_a_choice" => "Choose one of the options.",
     FormTooFew = "form_too_few" => "Choose at least {count}.",
     FormTooMany = "form_too_many" => "Choose at most {count}.",
+    // Dictation (`composer.dictation.enabled`): the microphone and its alerts.
+    Dictate = "dictate" => "Dictate",
+    StopDictation = "stop_dictation" => "Stop dictation",
+    CancelDictation = "cancel_dictation" => "Cancel dictation",
+    DictationRecording = "dictation_recording" => "Recording…",
+    DictationTranscribing = "dictation_transcribing" => "Transcribing…",
+    DictationDenied = "dictation_denied" => "Dictation needs the microphone, and permission to use it was denied.",
+    DictationNoDevice = "dictation_no_device" => "No microphone was found.",
+    DictationUnsupported = "dictation_unsupported" => "This browser cannot record audio.",
+    DictationMicrophoneFailed = "dictation_microphone_failed" => "The microphone could not be used.",
+    DictationFailed = "dictation_failed" => "The recording could not be transcribed: {error}",
 }
 
 /// Built-in translations (beyond English), by language tag: one `key = text` line per
@@ -584,6 +596,7 @@ control_refused = {name} inchangé : {reason}
 control_adjusted = {name} réglé sur {value} par l'agent
 control_failed = {name} inchangé : {reason}
 commands = Commandes
+mentions = Mentions
 usage_label = Fenêtre de contexte
 usage_text = {used} sur {size} jetons utilisés ({percent} %)
 usage_cost = {amount} {currency}
@@ -617,6 +630,16 @@ form_above = Saisissez {limit} ou moins.
 form_not_a_choice = Choisissez l'une des options.
 form_too_few = Choisissez-en au moins {count}.
 form_too_many = Choisissez-en au plus {count}.
+dictate = Dicter
+stop_dictation = Arrêter la dictée
+cancel_dictation = Annuler la dictée
+dictation_recording = Enregistrement…
+dictation_transcribing = Transcription…
+dictation_denied = La dictée a besoin du micro, et son accès a été refusé.
+dictation_no_device = Aucun micro n'a été trouvé.
+dictation_unsupported = Ce navigateur ne peut pas enregistrer de son.
+dictation_microphone_failed = Le micro n'a pas pu être utilisé.
+dictation_failed = L'enregistrement n'a pas pu être transcrit : {error}
 ",
     ),
     (
@@ -873,6 +896,7 @@ control_refused = {name} nicht geändert: {reason}
 control_adjusted = {name} vom Agenten auf {value} gesetzt
 control_failed = {name} nicht geändert: {reason}
 commands = Befehle
+mentions = Erwähnungen
 usage_label = Kontextfenster
 usage_text = {used} von {size} Tokens belegt ({percent} %)
 usage_cost = {amount} {currency}
@@ -906,6 +930,16 @@ form_above = Geben Sie {limit} oder weniger ein.
 form_not_a_choice = Wählen Sie eine der Optionen.
 form_too_few = Wählen Sie mindestens {count}.
 form_too_many = Wählen Sie höchstens {count}.
+dictate = Diktieren
+stop_dictation = Diktat beenden
+cancel_dictation = Diktat abbrechen
+dictation_recording = Aufnahme läuft…
+dictation_transcribing = Wird transkribiert…
+dictation_denied = Das Diktat braucht das Mikrofon, und der Zugriff darauf wurde verweigert.
+dictation_no_device = Kein Mikrofon gefunden.
+dictation_unsupported = Dieser Browser kann kein Audio aufnehmen.
+dictation_microphone_failed = Das Mikrofon konnte nicht verwendet werden.
+dictation_failed = Die Aufnahme konnte nicht transkribiert werden: {error}
 ",
     ),
     (
@@ -1162,6 +1196,7 @@ control_refused = لم يتغير {name}: {reason}
 control_adjusted = ضبط الوكيل {name} على {value}
 control_failed = لم يتغير {name}: {reason}
 commands = الأوامر
+mentions = الإشارات
 usage_label = نافذة السياق
 usage_text = استُخدم {used} من {size} رمزًا ({percent}٪)
 usage_cost = {amount} {currency}
@@ -1195,6 +1230,16 @@ form_above = أدخل {limit} أو أقل.
 form_not_a_choice = اختر أحد الخيارات.
 form_too_few = اختر {count} على الأقل.
 form_too_many = اختر {count} على الأكثر.
+dictate = إملاء
+stop_dictation = إيقاف الإملاء
+cancel_dictation = إلغاء الإملاء
+dictation_recording = جارٍ التسجيل…
+dictation_transcribing = جارٍ التفريغ…
+dictation_denied = يحتاج الإملاء إلى الميكروفون، وقد رُفض الإذن باستخدامه.
+dictation_no_device = لم يُعثر على أي ميكروفون.
+dictation_unsupported = لا يستطيع هذا المتصفح تسجيل الصوت.
+dictation_microphone_failed = تعذّر استخدام الميكروفون.
+dictation_failed = تعذّر تفريغ التسجيل: {error}
 ",
     ),
 ];

@@ -20,6 +20,7 @@ fn sent() -> ChatState {
     reduce(
         &mut state,
         Input::SendStarted(OutgoingMessage {
+            content: Vec::new(),
             text: "go".into(),
             ..OutgoingMessage::default()
         }),

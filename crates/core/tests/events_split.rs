@@ -46,6 +46,7 @@ fn replay(inputs: Vec<Input>) -> (ChatState, Vec<Effect>, Vec<String>) {
     let mut effects = Vec::new();
     let mut warnings = Vec::new();
     let start = Input::SendStarted(OutgoingMessage {
+        content: Vec::new(),
         text: "Who holds the license?".into(),
         ..Default::default()
     });

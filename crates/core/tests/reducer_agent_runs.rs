@@ -23,6 +23,7 @@ fn streaming() -> ChatState {
     reduce(
         &mut state,
         Input::SendStarted(OutgoingMessage {
+            content: Vec::new(),
             text: "Fix the build".into(),
             ..Default::default()
         }),
@@ -560,6 +561,7 @@ fn the_next_bubble_records_its_agent_and_a_new_run_forgets_it() {
     reduce(
         &mut state,
         Input::SendStarted(OutgoingMessage {
+            content: Vec::new(),
             text: "Thanks".into(),
             ..Default::default()
         }),
@@ -604,6 +606,7 @@ fn errors_inline_a_budget_banner_and_liveness_do_not_end_the_run() {
     reduce(
         &mut state,
         Input::SendStarted(OutgoingMessage {
+            content: Vec::new(),
             text: "Go on".into(),
             ..Default::default()
         }),

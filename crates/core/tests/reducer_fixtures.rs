@@ -95,6 +95,7 @@ fn forkquirks_streams_every_delta_into_the_message_before_done() {
     let mut growth = Vec::new();
     let mut state = ChatState::new();
     let start = Input::SendStarted(OutgoingMessage {
+        content: Vec::new(),
         text: "forkquirks".into(),
         ..Default::default()
     });
@@ -232,6 +233,7 @@ fn content_part_done_with_empty_annotations_keeps_added_ones() {
     reduce(
         &mut state,
         Input::SendStarted(OutgoingMessage {
+            content: Vec::new(),
             text: "agent".into(),
             ..Default::default()
         }),
@@ -495,6 +497,7 @@ fn progress_is_ephemeral_and_notices_and_effects_are_reported() {
     let mut saw_progress = Vec::new();
     let mut state = ChatState::new();
     let start = Input::SendStarted(OutgoingMessage {
+        content: Vec::new(),
         text: "progress".into(),
         ..Default::default()
     });
@@ -587,6 +590,7 @@ fn a_stream_without_any_event_is_an_error_and_gives_the_text_back() {
     reduce(
         &mut state,
         Input::SendStarted(OutgoingMessage {
+            content: Vec::new(),
             text: "lost?".into(),
             ..Default::default()
         }),
@@ -621,6 +625,7 @@ fn a_stream_cut_in_the_middle_of_a_json_line_reports_and_keeps_the_text() {
     let cut = line_start + 40;
     let mut state = ChatState::new();
     let start = Input::SendStarted(OutgoingMessage {
+        content: Vec::new(),
         text: "markdown".into(),
         ..Default::default()
     });
@@ -760,6 +765,7 @@ fn stop_is_offered_only_after_the_server_spoke_and_allowed_it() {
     reduce(
         &mut state,
         Input::SendStarted(OutgoingMessage {
+            content: Vec::new(),
             text: "nocancel".into(),
             ..Default::default()
         }),

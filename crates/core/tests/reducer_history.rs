@@ -130,6 +130,7 @@ fn a_ghost_echo_stays_hidden_with_or_without_a_local_message() {
     reduce(
         &mut state,
         Input::SendStarted(OutgoingMessage {
+            content: Vec::new(),
             text: "secret".into(),
             ghost: true,
             ..Default::default()
@@ -168,6 +169,7 @@ fn a_failed_message_comes_back_with_its_attachments_but_a_ghost_does_not() {
     reduce(
         &mut state,
         Input::SendStarted(OutgoingMessage {
+            content: Vec::new(),
             text: "with a file".into(),
             attachments: vec![attachment.clone()],
             ghost: false,
@@ -189,6 +191,7 @@ fn a_failed_message_comes_back_with_its_attachments_but_a_ghost_does_not() {
     reduce(
         &mut state,
         Input::SendStarted(OutgoingMessage {
+            content: Vec::new(),
             text: "hidden".into(),
             ghost: true,
             ..Default::default()

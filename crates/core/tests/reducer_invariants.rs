@@ -182,6 +182,7 @@ fn a_local_message_never_takes_an_id_the_server_already_uses() {
     reduce(
         &mut state,
         Input::SendStarted(chat_shell_core::reducer::OutgoingMessage {
+            content: Vec::new(),
             text: "hi".into(),
             ..Default::default()
         }),
@@ -219,6 +220,7 @@ fn a_replaced_ghost_stays_hidden() {
     reduce(
         &mut state,
         Input::SendStarted(chat_shell_core::reducer::OutgoingMessage {
+            content: Vec::new(),
             text: "secret".into(),
             ghost: true,
             ..Default::default()

@@ -198,6 +198,7 @@ fn every_fixture_gives_the_same_state_split_at_every_offset() {
         let run = |split: usize| {
             let mut state = ChatState::new();
             let start = Input::SendStarted(OutgoingMessage {
+                content: Vec::new(),
                 text: name.clone(),
                 ..Default::default()
             });
@@ -358,6 +359,7 @@ fn pool_input() -> impl Strategy<Value = Input> {
         1 => Just(server(json!({"type": "progress_update", "text": "p"}))),
         1 => Just(server(json!({"type": "error", "code": "custom", "allow_retry": true}))),
         2 => any::<bool>().prop_map(|ghost| Input::SendStarted(OutgoingMessage {
+            content: Vec::new(),
             text: "hi".into(),
             ghost,
             ..Default::default()

@@ -895,7 +895,7 @@ async fn bad_requests_and_unknown_threads() {
     assert_eq!(transcribe.status, 400);
     assert_eq!(
         transcribe.json(),
-        json!({"error": "transcription is not supported by the reference runtime", "code": "bad_request"})
+        json!({"error": "audio_base64 is empty: nothing was recorded", "code": "bad_request"})
     );
     let missing = rt
         .chatkit(json!({"type": "threads.get_by_id", "params": {"thread_id": "thr_ffffffff"}}))

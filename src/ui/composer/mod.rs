@@ -3,6 +3,8 @@
 
 pub(crate) mod commands;
 pub(crate) mod controls;
+pub(crate) mod dictation;
+pub(crate) mod mentions;
 pub(crate) mod pickers;
 pub(crate) mod tray;
 
@@ -134,9 +136,31 @@ fn Composer() -> impl IntoView {
         shell.with(|rt| rt.send_draft());
     };
     let commands = commands::CommandMenu::new();
+    let mention_menu = mentions::MentionMenu::new();
+    let scrolled = RwSignal::new(0);
+    let has_mentions = Memo::new(move |_| signals.mentions.with(|m| !m.is_empty()));
+    // A draft set in another way (restored, another thread's) keeps only the mentions
+    // still in place.
+    Effect::new(move |_| {
+        let draft = signals.draft.get();
+        if signals.mentions.with_untracked(Vec::is_empty) {
+            return;
+        }
+        let mut kept = signals.mentions.get_untracked();
+        let before = kept.len();
+        chat_shell_core::mentions::still_in(&mut kept, &draft);
+        if kept.len() != before {
+            signals.mentions.set(kept);
+        }
+    });
     let on_keydown = move |ev: web_sys::KeyboardEvent| {
         if commands.key(&ev) {
             return;
+        }
+        if let (Some(t), Some(hooks)) = (textarea.get_untracked(), mentions::hooks()) {
+            if hooks.key(mention_menu, &ev, &t) {
+                return;
+            }
         }
         // Enter sends; Shift+Enter is a newline; composing (IME) text is never sent.
         if ev.key() == "Enter" && !ev.shift_key() && !ev.is_composing() && ev.key_code() != 229 {
@@ -171,6 +195,12 @@ fn Composer() -> impl IntoView {
             .unwrap_or_default()
     });
     let draft_empty = move || signals.draft.with(|d| d.trim().is_empty());
+    // The microphone comes with the views a first screen does not need (`crate::parts`).
+    let dictation = Memo::new(move |_| {
+        signals.options.with(|o| {
+            o.composer_dictation && o.protocol == chat_shell_core::options::Protocol::ChatKit
+        })
+    });
     let can_stop = move || signals.streaming.get() == Some(true);
     let accept = move || {
         signals
@@ -194,6 +224,7 @@ fn Composer() -> impl IntoView {
                 <p class="cs-composer__blocked" data-part="composer-waiting" role="status">{tr(shell, reason)}</p>
             })}
             {move || commands.is_open().then(|| parts::views::command_list(shell, commands))}
+            {move || mention_menu.is_open().then(|| parts::views::mention_list(shell, mention_menu, textarea))}
             <input
                 type="file"
                 class="cs-composer__picker"
@@ -228,16 +259,28 @@ fn Composer() -> impl IntoView {
                 prop:value=move || signals.draft.get()
                 disabled=move || blocked().is_some()
                 aria-autocomplete="list"
-                aria-controls=move || commands.controls()
-                aria-activedescendant=move || commands.active_descendant()
+                aria-controls=move || commands.controls().or_else(|| mention_menu.controls())
+                aria-activedescendant=move || {
+                    commands.active_descendant().or_else(|| mention_menu.active_descendant())
+                }
                 on:input=move |ev| {
-                    signals.draft.set(event_target_value(&ev));
+                    let value = event_target_value(&ev);
+                    match textarea.get_untracked() {
+                        Some(t) => mentions::input(mention_menu, t, value),
+                        None => signals.draft.set(value),
+                    }
                     commands.typed();
                     grow();
+                }
+                on:scroll=move |ev| {
+                    let top = event_target::<web_sys::HtmlTextAreaElement>(&ev).scroll_top();
+                    scrolled.set(top);
                 }
                 on:keydown=on_keydown
                 on:paste=on_paste
             ></textarea>
+            {move || has_mentions.get().then(|| parts::views::mention_overlay(shell, textarea, scrolled))}
+            {move || dictation.get().then(|| parts::views::dictation(shell, textarea))}
             <Show
                 when=can_stop
                 fallback=move || view! {

@@ -20,20 +20,48 @@ use leptos::prelude::*;
 pub fn UserMessageView(id: ItemId) -> impl IntoView {
     let shell = use_shell();
     let item_id = id.clone();
+    // Its text in parts: (text, whether it is a mention's title).
     let content = item_memo(shell, item_id, |i| match &i.item.kind {
-        EntryKind::UserMessage(m) => (m.text(), m.attachments.clone()),
-        _ => (String::new(), Vec::new()),
+        EntryKind::UserMessage(m) => (parts_of(m), m.attachments.clone()),
+        _ => (Vec::new(), Vec::new()),
     });
+    let bubble = move || {
+        content.with(|c| {
+            c.0.iter()
+                .map(|(text, mention)| {
+                    if *mention {
+                        view! { <span class="cs-mention" data-part="mention">{format!("@{text}")}</span> }
+                            .into_any()
+                    } else {
+                        text.clone().into_any()
+                    }
+                })
+                .collect_view()
+        })
+    };
     view! {
         <article class="cs-msg cs-msg--user" data-role="user" part="message" aria-label=tr(shell, Text::YouSaid)>
-            <Show when=move || content.with(|c| !c.0.is_empty())>
-                <div class="cs-msg__bubble">{move || content.with(|c| c.0.clone())}</div>
+            <Show when=move || content.with(|c| c.0.iter().any(|(t, _)| !t.is_empty()))>
+                <div class="cs-msg__bubble">{bubble}</div>
             </Show>
             <super::attachments::SentAttachments
                 attachments=Signal::derive(move || content.with(|c| c.1.clone()))
             />
         </article>
     }
+}
+
+/// A user message's text parts: its text, and each mention's title (shown as a chip).
+fn parts_of(m: &chat_shell_core::protocol::chatkit::UserMessage) -> Vec<(String, bool)> {
+    use chat_shell_core::protocol::chatkit::UserContent;
+    m.content
+        .iter()
+        .filter_map(|part| match part {
+            UserContent::InputText(t) => Some((t.text.clone(), false)),
+            UserContent::InputTag(t) => Some((t.text.clone(), true)),
+            UserContent::Other(_) => None,
+        })
+        .collect()
 }
 
 #[component]

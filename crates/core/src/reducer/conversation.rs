@@ -532,9 +532,13 @@ pub(super) fn send_started(state: &mut ChatState, message: OutgoingMessage, out:
         thread_id: state.thread_id().cloned(),
         created_at: String::new(),
         kind: EntryKind::UserMessage(UserMessage {
-            content: vec![UserContent::InputText(InputText {
-                text: message.text.clone(),
-            })],
+            content: if message.content.is_empty() {
+                vec![UserContent::InputText(InputText {
+                    text: message.text.clone(),
+                })]
+            } else {
+                message.content.clone()
+            },
             attachments: message.attachments,
             quoted_text: None,
             inference_options: None,

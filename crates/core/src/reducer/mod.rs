@@ -37,7 +37,7 @@ use crate::protocol::acp::{
 };
 use crate::protocol::chatkit::{
     Annotation, AssistantContent, Attachment, DecodeError, GeneratedImage, ItemId, NoticeEvent,
-    Page, Task, Thread, WidgetComponent, WidgetRoot,
+    Page, Task, Thread, UserContent, WidgetComponent, WidgetRoot,
 };
 use crate::protocol::{JsonMap, Unknown};
 use serde_json::Value;
@@ -259,6 +259,8 @@ pub struct SequenceGap {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct OutgoingMessage {
     pub text: String,
+    /// The message's parts when it has more than its text (mentions); empty: the text.
+    pub content: Vec<UserContent>,
     pub attachments: Vec<Attachment>,
     /// Sent but never shown.
     pub ghost: bool,

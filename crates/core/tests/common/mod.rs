@@ -90,6 +90,7 @@ pub fn replay_into(
 pub fn replay_message(name: &str, text: &str) -> (ChatState, Replay) {
     let mut state = ChatState::new();
     let start = Input::SendStarted(OutgoingMessage {
+        content: Vec::new(),
         text: text.into(),
         ..Default::default()
     });

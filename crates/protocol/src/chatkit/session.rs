@@ -59,6 +59,12 @@ pub struct SessionState {
     /// The agent lists its own sessions (`sessionCapabilities.list`): History shows them.
     #[serde(default)]
     pub lists_sessions: bool,
+    /// The runtime lists the agent's workspace files for @-mentions
+    /// (`{"type": "acp.files.search", "params": {"thread_id", "query", "limit"}}`, answered
+    /// `{"data": [entity, …], "truncated": bool}`; docs/runtime.md); a file mentioned in a
+    /// message goes to the agent as a `resource_link`.
+    #[serde(default)]
+    pub file_mentions: bool,
 }
 
 /// One selector: an ACP config option, or the session modes.
@@ -292,11 +298,24 @@ mod tests {
         assert_eq!(state.commands[0].hint.as_deref(), Some("query"));
         assert_eq!(state.usage.as_ref().unwrap().size, 200000);
         assert!(state.lists_sessions);
+        assert!(!state.file_mentions, "absent: false");
         // Written back as read.
         let again: SessionState = Decode::decode(&serde_json::to_value(&state).unwrap()).unwrap();
         assert_eq!(again, state);
         // A known kind with a broken body is an error, not an unknown one.
         let broken = json!({"controls": [{"id": "m", "name": "M", "type": "select"}]});
+        assert!(SessionState::decode(&broken).is_err());
+    }
+
+    #[test]
+    fn file_mentions_is_read_written_and_false_when_absent() {
+        let state: SessionState = Decode::decode(&json!({"file_mentions": true})).unwrap();
+        assert!(state.file_mentions);
+        assert_eq!(serde_json::to_value(&state).unwrap()["file_mentions"], true);
+        // An older runtime's state (no field) decodes, without file mentions.
+        let older: SessionState = Decode::decode(&json!({"lists_sessions": true})).unwrap();
+        assert!(!older.file_mentions && older.lists_sessions);
+        let broken = json!({"file_mentions": "yes"});
         assert!(SessionState::decode(&broken).is_err());
     }
 

@@ -81,6 +81,11 @@ impl Workspace {
         &self.root
     }
 
+    /// The workspace folder's handle, beneath which everything is opened.
+    pub(super) fn handle(&self) -> &File {
+        &self.dir
+    }
+
     /// Where `path` is, if the agent may use it (a terminal's `cwd`: checked by path, as
     /// a command may go anywhere anyway; files are opened with [`Workspace::read`] and
     /// [`Workspace::write`]).

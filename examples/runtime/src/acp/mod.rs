@@ -18,6 +18,9 @@
 //! (confined to it, `fs.rs`), `terminal/*` with `--allow-terminal` (`terminal.rs`). Always:
 //! elicitation (form and url: `elicitation/create` becomes an `acp_elicitation` item of the
 //! running turn, `turn/elicit.rs`; no turn, `cancel`) and boolean config options.
+//! With `--workspace`, the workspace's files are what `@` offers (`acp.files.search`,
+//! `files.rs`, ranked by `fuzzy.rs`); a mentioned file goes in the prompt as a
+//! `resource_link`, checked again when the message is sent (`turn`).
 //!
 //! What a session offers beside the conversation (modes, config options, slash commands,
 //! usage, title) is kept per session whether or not a turn runs (`session.rs`), sent to
@@ -27,7 +30,9 @@
 //! sessions listed with `session/list` and opened with `session/load` or
 //! `session/resume`).
 
+pub(crate) mod files;
 mod fs;
+mod fuzzy;
 pub(crate) mod session;
 mod sessions;
 mod terminal;
@@ -242,6 +247,8 @@ pub struct Bridge {
     routes: Routes,
     threads: Mutex<HashMap<String, ThreadSlot>>,
     terminals: Option<Arc<terminal::Terminals>>,
+    /// The workspace's files for @-mentions (with `--workspace`).
+    files: Option<files::Files>,
     recorder: Option<Arc<Mutex<std::fs::File>>>,
     shutdown: watch::Receiver<bool>,
     /// What each ACP session offers (`session`), by session id.
@@ -290,6 +297,7 @@ impl Bridge {
             });
         Bridge {
             cwd: config.cwd(),
+            files: config.workspace.clone().map(files::Files::new),
             config,
             conn: tokio::sync::Mutex::new(None),
             generation: AtomicU64::new(0),
@@ -330,7 +338,7 @@ impl Bridge {
             held.overlay(&early);
         }
         let thread = held.thread.clone();
-        let state = held.state(self.lists_sessions());
+        let state = self.state_of(&held);
         {
             let mut all = self.held();
             if all.len() >= session::MAX_SESSIONS && !all.contains_key(session) {
@@ -353,13 +361,12 @@ impl Bridge {
 
     /// Changes what `session` offers; publishes the new state when it changed.
     pub(crate) fn change(&self, session: &str, f: impl FnOnce(&mut session::Held) -> bool) {
-        let lists = self.lists_sessions();
         let changed = {
             let mut all = self.held();
             match all.get_mut(session) {
                 Some(held) => {
                     if f(held) {
-                        held.thread.clone().map(|t| (t, held.state(lists)))
+                        held.thread.clone().map(|t| (t, self.state_of(held)))
                     } else {
                         None
                     }
@@ -377,8 +384,19 @@ impl Bridge {
         &self,
         session: &str,
     ) -> Option<chat_shell_core::protocol::chatkit::SessionState> {
-        let lists = self.lists_sessions();
-        self.held().get(session).map(|h| h.state(lists))
+        self.held().get(session).map(|h| self.state_of(h))
+    }
+
+    /// What the page is told of `held`, with what the runtime itself offers.
+    fn state_of(&self, held: &session::Held) -> chat_shell_core::protocol::chatkit::SessionState {
+        let mut state = held.state(self.lists_sessions());
+        state.file_mentions = self.files.is_some();
+        state
+    }
+
+    /// The workspace's files for @-mentions, with `--workspace`.
+    pub(crate) fn files(&self) -> Option<&files::Files> {
+        self.files.as_ref()
     }
 
     /// A copy of what `session` offers.

@@ -110,6 +110,8 @@ impl Held {
             usage: self.usage.clone(),
             title: self.title.clone(),
             lists_sessions,
+            // The bridge's to say (`Bridge::state_of`): it is not the agent's.
+            file_mentions: false,
         }
     }
 

@@ -1,10 +1,10 @@
 //! `POST /chatkit`: reads the ChatKit request, refuses what no honest client sends, and
-//! hands it to its resource (`threads`, `items`, `attachments`), to a streamed answer
-//! (`stream`), to the thread channel, to a run's cancel or to the ACP session controls
-//! (`session`).
+//! hands it to its resource (`threads`, `items`, `attachments`, `transcribe`), to a streamed answer
+//! (`stream`), to the thread channel, to a run's cancel, to the ACP session controls
+//! (`session`) or to the workspace's files for @-mentions (`files`).
 
 use super::attachments::{self, MAX_MIME_CHARS};
-use super::{base_url, items, json_body, stream, threads};
+use super::{base_url, items, json_body, stream, threads, transcribe};
 use crate::auth::User;
 use crate::errors::{bad_request, internal};
 use crate::labels;
@@ -71,6 +71,11 @@ pub(crate) async fn chatkit(
             ) => {
                 let response = super::session::request(&state, user, request).await;
                 return log(kind, response);
+            }
+            // The workspace's files for @-mentions (`handlers::files`).
+            Some("acp.files.search") => {
+                let response = super::files::search(&state, user, request).await;
+                return log("acp.files.search", response);
             }
             _ => {}
         }
@@ -219,9 +224,10 @@ fn answer_json(
         RequestBody::DeleteAttachment { attachment_id } => {
             attachments::delete(store, attachment_id.as_str())
         }
-        RequestBody::Transcribe { .. } => Ok(bad_request(
-            "transcription is not supported by the reference runtime",
-        )),
+        RequestBody::Transcribe {
+            audio_base64,
+            mime_type,
+        } => Ok(transcribe::transcribe(&audio_base64, &mime_type)),
         other => Ok(bad_request(&format!(
             "{} is a streaming request",
             other.type_name()

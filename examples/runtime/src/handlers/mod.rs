@@ -10,10 +10,12 @@ pub mod attachments;
 pub mod callback;
 pub mod chatkit;
 pub mod events;
+pub mod files;
 pub mod items;
 pub mod session;
 pub mod stream;
 pub mod threads;
+pub mod transcribe;
 pub mod upload;
 
 use crate::errors::{body_timeout, json_error, status_error};

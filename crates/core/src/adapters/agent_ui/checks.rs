@@ -33,6 +33,7 @@ fn sent(text: &str) -> ChatState {
     reduce(
         &mut state,
         Input::SendStarted(OutgoingMessage {
+            content: Vec::new(),
             text: text.into(),
             ..OutgoingMessage::default()
         }),

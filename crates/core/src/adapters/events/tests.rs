@@ -313,6 +313,7 @@ fn the_request_body_carries_the_conversation() {
     reduce(
         &mut state,
         Input::SendStarted(OutgoingMessage {
+            content: Vec::new(),
             text: "Summarize the README".into(),
             ..Default::default()
         }),
@@ -334,6 +335,7 @@ fn the_request_body_carries_the_conversation() {
     reduce(
         &mut state,
         Input::SendStarted(OutgoingMessage {
+            content: Vec::new(),
             text: "And the license?".into(),
             ..Default::default()
         }),

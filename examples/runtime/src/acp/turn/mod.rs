@@ -16,7 +16,8 @@ mod updates;
 use drive::*;
 use out::*;
 
-use super::Bridge;
+use super::files;
+use super::{Bridge, Workspace};
 use crate::auth::User;
 use crate::errors;
 use crate::handlers::items::user_message;
@@ -33,9 +34,10 @@ use base64::Engine as _;
 use chat_shell_core::protocol::acp;
 use chat_shell_core::protocol::chatkit::{
     ErrorEvent, ItemEvent, ItemId, ItemKind, Page, RequestBody, StreamEvent, Thread, ThreadEvent,
-    ThreadId, ThreadItem, UserMessageInput, ACP_ELICITATION_ACTION, ACP_PERMISSION_ACTION,
+    ThreadId, ThreadItem, UserContent, UserMessageInput, ACP_ELICITATION_ACTION,
+    ACP_PERMISSION_ACTION,
 };
-use serde_json::json;
+use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
@@ -168,7 +170,11 @@ pub(crate) async fn stream(
     bridge.attach(state);
     let prepared = {
         let (store, user) = (state.store.clone(), user.clone());
-        tokio::task::spawn_blocking(move || prepare(&store.user(&user.0), &base, start)).await
+        let workspace = bridge.config.workspace.clone();
+        tokio::task::spawn_blocking(move || {
+            prepare(&store.user(&user.0), &base, start, workspace.as_ref())
+        })
+        .await
     };
     let prepared = match prepared {
         Ok(Ok(Some(p))) => p,
@@ -210,11 +216,13 @@ struct Prepared {
     prompt: Prompt,
 }
 
-/// What a user message asks the agent: its text and its files. Made into ACP content
-/// once the agent's prompt capabilities are known ([`Prompt::blocks`]).
+/// What a user message asks the agent: its text, the workspace files it mentions and its
+/// attachments. Made into ACP content once the agent's prompt capabilities are known
+/// ([`Prompt::blocks`]).
 #[derive(Default)]
 struct Prompt {
     text: String,
+    mentions: Vec<files::Link>,
     files: Vec<PromptFile>,
 }
 
@@ -230,13 +238,23 @@ struct PromptFile {
 /// The largest file given to the agent inline (as an image or an embedded resource);
 /// a larger one goes as a link.
 const INLINE_MAX: usize = 4 * 1024 * 1024;
+/// At most this many mentioned files of a message are checked, and so linked (the rest
+/// stay text).
+const MAX_MENTION_LINKS: usize = 64;
 
 impl Prompt {
-    /// The ACP content of the prompt: the text, then each file as an image (when the agent
-    /// takes images), as an embedded resource (when it takes embedded context: text as
-    /// text, anything else as a blob), or as a resource link, which every agent takes.
+    /// The ACP content of the prompt: the text, then each mentioned workspace file as a
+    /// resource link, then each attachment as an image (when the agent takes images), as
+    /// an embedded resource (when it takes embedded context: text as text, anything else
+    /// as a blob), or as a resource link, which every agent takes.
     fn blocks(self, caps: &PromptCapabilities) -> Vec<AcpBlock> {
         let mut blocks = vec![AcpBlock::Text(TextContent::new(self.text))];
+        for link in self.mentions {
+            match serde_json::from_value(link.block()) {
+                Ok(block) => blocks.push(block),
+                Err(e) => eprintln!("chat-shell-runtime: a mention as ACP content: {e}"),
+            }
+        }
         for file in self.files {
             let inline = file.bytes.as_ref().filter(|b| b.len() <= INLINE_MAX);
             let block = match inline {
@@ -268,7 +286,12 @@ impl Prompt {
 }
 
 /// Saves the user message (or drops what followed the one retried). Blocking thread.
-fn prepare(db: &UserStore<'_>, base: &str, start: Start) -> store::Result<Option<Prepared>> {
+fn prepare(
+    db: &UserStore<'_>,
+    base: &str,
+    start: Start,
+    workspace: Option<&Workspace>,
+) -> store::Result<Option<Prepared>> {
     let mut first = Vec::new();
     let (thread, message) = match start {
         Start::Message(thread_id, input) => {
@@ -319,17 +342,22 @@ fn prepare(db: &UserStore<'_>, base: &str, start: Start) -> store::Result<Option
     Ok(Some(Prepared {
         thread,
         first,
-        prompt: prompt_of(db, &message)?,
+        prompt: prompt_of(db, &message, workspace)?,
     }))
 }
 
-/// What the user message asks: its text (with what it quotes) and its attachments, with
-/// their bytes (the user's own uploads only).
-fn prompt_of(db: &UserStore<'_>, message: &ThreadItem) -> store::Result<Prompt> {
+/// What the user message asks: its text (with what it quotes, and its file mentions as
+/// `@name`), the workspace files it mentions, checked now ([`mentions`]), and its
+/// attachments, with their bytes (the user's own uploads only).
+fn prompt_of(
+    db: &UserStore<'_>,
+    message: &ThreadItem,
+    workspace: Option<&Workspace>,
+) -> store::Result<Prompt> {
     let ItemKind::UserMessage(m) = &message.kind else {
         return Ok(Prompt::default());
     };
-    let mut text = m.text();
+    let (mut text, mentions) = mentions(&m.content, workspace);
     if let Some(quoted) = m.quoted_text.as_deref().filter(|q| !q.is_empty()) {
         text = format!("> {}\n\n{text}", quoted.replace('\n', "\n> "));
     }
@@ -348,7 +376,44 @@ fn prompt_of(db: &UserStore<'_>, message: &ThreadItem) -> store::Result<Prompt> 
             bytes: upload.map(|(_, bytes)| bytes),
         });
     }
-    Ok(Prompt { text, files })
+    Ok(Prompt {
+        text,
+        mentions,
+        files,
+    })
+}
+
+/// The text of a message's content, a file mention (an `input_tag` whose `data` is
+/// `{"type": "file", "path": …}`) written `@` and its text; and the links of the mentioned
+/// files that pass the workspace's checks now (each once, of the first
+/// [`MAX_MENTION_LINKS`] files mentioned).
+/// A mention that does not (outside, gone, not a regular file, no workspace) is only text.
+fn mentions(content: &[UserContent], workspace: Option<&Workspace>) -> (String, Vec<files::Link>) {
+    let mut text = String::new();
+    let mut links: Vec<files::Link> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for part in content {
+        match part {
+            UserContent::InputText(t) => text.push_str(&t.text),
+            UserContent::InputTag(t)
+                if t.data.get("type").and_then(Value::as_str) == Some("file") =>
+            {
+                if !t.text.starts_with('@') {
+                    text.push('@');
+                }
+                text.push_str(&t.text);
+                let path = t.data.get("path").and_then(Value::as_str);
+                if let (Some(path), Some(workspace)) = (path, workspace) {
+                    if seen.len() < MAX_MENTION_LINKS && seen.insert(path.to_owned()) {
+                        links.extend(files::link(workspace, path));
+                    }
+                }
+            }
+            UserContent::InputTag(t) => text.push_str(&t.text),
+            UserContent::Other(_) => {}
+        }
+    }
+    (text, links)
 }
 
 #[cfg(test)]
@@ -364,6 +429,7 @@ mod tests {
         };
         Prompt {
             text: "look".into(),
+            mentions: Vec::new(),
             files: vec![
                 file("a.png", "image/png", Some(b"png")),
                 file("b.txt", "text/plain", Some(b"text")),
@@ -404,5 +470,67 @@ mod tests {
         assert_eq!(image["data"], BASE64.encode(b"png"));
         let text = serde_json::to_value(&all[2]).unwrap();
         assert_eq!(text["resource"]["text"], "text");
+    }
+
+    fn tag(text: &str, data: serde_json::Value) -> UserContent {
+        UserContent::InputTag(chat_shell_core::protocol::chatkit::InputTag {
+            id: format!("file:{text}"),
+            text: text.into(),
+            data: serde_json::from_value(data).unwrap(),
+            group: None,
+            interactive: false,
+        })
+    }
+
+    fn said(text: &str) -> UserContent {
+        UserContent::InputText(chat_shell_core::protocol::chatkit::InputText { text: text.into() })
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn file_mentions_read_as_at_names_and_go_as_links_when_they_pass() {
+        let dir = std::env::temp_dir().join(crate::store::new_id("chat-shell-mentions"));
+        std::fs::create_dir_all(dir.join("src")).unwrap();
+        std::fs::write(dir.join("src/main.rs"), "fn main() {}\n").unwrap();
+        let workspace = Workspace::new(&dir).unwrap();
+        let content = [
+            said("look at "),
+            tag("main.rs", json!({"type": "file", "path": "src/main.rs"})),
+            said(", "),
+            tag(
+                "passwd",
+                json!({"type": "file", "path": "../../etc/passwd"}),
+            ),
+            said(", "),
+            tag("@main.rs", json!({"type": "file", "path": "src/main.rs"})),
+            said(" and "),
+            tag("Ada", json!({"type": "person"})),
+        ];
+        let (text, links) = mentions(&content, Some(&workspace));
+        assert_eq!(text, "look at @main.rs, @passwd, @main.rs and Ada");
+        // Once each, and only what passes the workspace's checks.
+        assert_eq!(links.len(), 1, "{links:?}");
+        assert_eq!(links[0].name, "main.rs");
+        assert!(links[0].uri.ends_with("/src/main.rs"), "{}", links[0].uri);
+        // Without a workspace, only the text.
+        let (alone, none) = mentions(&content, None);
+        assert_eq!((alone, none.len()), (text, 0));
+        // The links come right after the text, before the attachments.
+        let prompt = Prompt {
+            text: "t".into(),
+            mentions: links,
+            files: prompt().files,
+        };
+        let blocks = prompt.blocks(&PromptCapabilities::new());
+        assert_eq!(
+            kinds(&blocks)[..3],
+            ["text", "resource_link", "resource_link"]
+        );
+        assert_eq!(
+            serde_json::to_value(&blocks[1]).unwrap()["mimeType"],
+            "text/x-rust"
+        );
+        assert_eq!(serde_json::to_value(&blocks[2]).unwrap()["name"], "a.png");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
