@@ -124,3 +124,54 @@ test('ChatKit: the host\'s entities, by keyboard, one unit in the draft, sent as
   assert.deepEqual(page.consoleErrors, []);
   await page.close();
 });
+
+test('ACP: @ lists the workspace\'s files; a chosen file reaches the agent as a resource_link', async () => {
+  if (!existsSync(AGENT)) throw new Error(`${AGENT} is missing: run 'cargo build -p chat-shell-acp-agent' first`);
+  const workspace = path.join(ROOT, 'target', `e2e-mentions-${process.pid}`);
+  rmSync(workspace, { recursive: true, force: true });
+  mkdirSync(path.join(workspace, 'src'), { recursive: true });
+  mkdirSync(path.join(workspace, 'node_modules', 'dep'), { recursive: true });
+  writeFileSync(path.join(workspace, 'src', 'main.rs'), 'fn main() {}\n');
+  writeFileSync(path.join(workspace, 'README.md'), '# demo\n');
+  writeFileSync(path.join(workspace, 'node_modules', 'dep', 'main.rs'), '// not listed\n');
+  try {
+    const runtime = await startRuntime({ extraArgs: ['--acp', `${AGENT} --pace-ms 2`, '--workspace', workspace] });
+    const page = await newChatPage(context, `${runtime.url}/`);
+    await page.emulateMedia({ reducedMotion: 'reduce' });
+    await page.evaluate(() => document.querySelector('chat-shell').setOptions({ sessionControls: true }));
+    const requests = [];
+    page.on('request', (r) => {
+      if (r.url().endsWith('/chatkit') && r.method() === 'POST') requests.push(JSON.parse(r.postData()));
+    });
+    // The draft session's state says whether files can be mentioned.
+    await waitFor(() => requests.some((r) => r.type === 'acp.session.get'), { message: 'the draft session asked for' });
+    await box(page).click();
+    await box(page).pressSequentially('look at @mrs');
+    await list(page).waitFor({ timeout: 10_000 });
+    const options = await list(page).getByRole('option').allTextContents();
+    assert.equal(options[0], 'main.rs src', `options: ${options}`);
+    assert.ok(!options.some((o) => o.includes('node_modules')), `options: ${options}`);
+    const queries = requests.filter((r) => r.type === 'acp.files.search').map((r) => r.params.query);
+    assert.equal(queries.at(-1), 'mrs', `queries: ${queries}`);
+    await box(page).press('Enter');
+    assert.equal(await draft(page), 'look at @main.rs ');
+    await waitFor(async () => (await chips(page).count()) === 1, { message: 'the chip over the draft' });
+    await box(page).pressSequentially('please');
+    await box(page).press('Enter');
+
+    const sent = requests.find((r) => r.type === 'threads.create');
+    assert.deepEqual(sent.params.input.content[1], {
+      type: 'input_tag', id: 'file:src/main.rs', text: 'main.rs', group: 'src', interactive: false,
+      data: { type: 'file', path: 'src/main.rs' },
+    });
+    // The scripted agent describes what it was given: the link came through.
+    const answer = page.locator('article[data-role="assistant"]').last();
+    await answer.getByText('a link to main.rs', { exact: false }).waitFor({ timeout: 15_000 });
+    await page.locator('article[data-role="user"]').last().locator('[data-part="mention"]').waitFor();
+    assert.deepEqual(await axeViolations(page), []);
+    assert.deepEqual(page.consoleErrors, []);
+    await page.close();
+  } finally {
+    rmSync(workspace, { recursive: true, force: true });
+  }
+});
