@@ -18,6 +18,9 @@ trait Renderer {
     fn render(&self, text: &str) -> String;
     fn announcement(&self, markdown: &str) -> String;
     fn stream(&self) -> Box<dyn StreamBackend>;
+    /// Rendered blocks went into `container`: their code blocks are highlighted
+    /// (`parts::highlight`; here so that its code comes with the renderer's).
+    fn blocks_added(&self, container: &web_sys::Element, html: &str);
 }
 
 /// `MarkdownStream` behind the cut.
@@ -45,6 +48,10 @@ impl Renderer for Linked {
 
     fn stream(&self) -> Box<dyn StreamBackend> {
         Box::new(MarkdownStream::default())
+    }
+
+    fn blocks_added(&self, container: &web_sys::Element, html: &str) {
+        crate::parts::highlight::blocks_added(container, html);
     }
 }
 
@@ -111,6 +118,13 @@ pub fn announcement(markdown: &str) -> String {
     when_ready()
         .map(|r| r.announcement(markdown))
         .unwrap_or_default()
+}
+
+/// Rendered blocks went into `container` (see `Renderer::blocks_added`).
+pub fn blocks_added(container: &web_sys::Element, html: &str) {
+    if let Some(r) = leptos::prelude::untrack(when_ready) {
+        r.blocks_added(container, html);
+    }
 }
 
 /// Text shown before the renderer is there: escaped, line breaks kept by the stylesheet.

@@ -104,7 +104,11 @@ impl Runtime {
     pub fn send_draft(self: &Rc<Self>) -> bool {
         let text = self.signals.draft.get_untracked();
         let files = self.signals.tray.entries.with_untracked(|e| !e.is_empty());
-        if !self.can_send() || (text.trim().is_empty() && !files) {
+        // Longer than the server takes: the composer says so; nothing goes.
+        let too_long = self
+            .options(|o| o.composer_max_length)
+            .is_some_and(|limit| text.len() > limit && text.chars().count() > limit);
+        if !self.can_send() || (text.trim().is_empty() && !files) || too_long {
             return false;
         }
         let Some(attachments) = self.take_tray() else {

@@ -177,7 +177,7 @@ impl MarkdownDom {
             let _ = self
                 .tail
                 .insert_adjacent_html("beforebegin", &self.labels.apply(&html));
-            crate::parts::highlight::blocks_added(&self.container, &html);
+            crate::parts::renderer::blocks_added(&self.container, &html);
         }
         self.rendered_blocks = count;
         let tail = self.stream.tail_html();

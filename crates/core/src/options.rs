@@ -66,6 +66,9 @@ pub struct Options {
     /// The composer's microphone (`composer.dictation.enabled`): recorded audio goes to
     /// `input.transcribe` and its text into the draft.
     pub composer_dictation: bool,
+    /// The longest message the server takes, in characters (`composer.maxLength`): a
+    /// longer draft says so and is not sent. `None`: no limit known.
+    pub composer_max_length: Option<usize>,
 }
 
 impl Default for Options {
@@ -90,6 +93,7 @@ impl Default for Options {
             composer_models: Vec::new(),
             composer_tools: Vec::new(),
             composer_dictation: false,
+            composer_max_length: None,
         }
     }
 }
@@ -155,6 +159,7 @@ pub enum Setting {
     ComposerModels(Vec<ModelOption>),
     ComposerTools(Vec<ToolOption>),
     ComposerDictation(Option<bool>),
+    ComposerMaxLength(Option<usize>),
 }
 
 /// The attributes `<chat-shell>` reads, each mapped onto a [`Setting`]. (`theme` is not
@@ -175,6 +180,7 @@ pub const ATTRIBUTES: &[&str] = &[
     "resizable",
     "session-controls",
     "persist-size",
+    "max-length",
 ];
 
 /// A `setOptions` value of the wrong type: the message names the key.
@@ -217,6 +223,7 @@ impl Options {
             Setting::ComposerModels(v) => self.composer_models = v,
             Setting::ComposerTools(v) => self.composer_tools = v,
             Setting::ComposerDictation(v) => self.composer_dictation = v.unwrap_or(false),
+            Setting::ComposerMaxLength(v) => self.composer_max_length = v,
         }
     }
 
@@ -253,6 +260,7 @@ impl Options {
                 "models": self.composer_models,
                 "tools": self.composer_tools,
                 "dictation": {"enabled": self.composer_dictation},
+                "maxLength": self.composer_max_length,
             },
         })
     }
@@ -319,6 +327,10 @@ impl Setting {
             "resizable" => Setting::Resizable(text.map(|t| t != "false")),
             "session-controls" => Setting::SessionControls(text.map(|t| t != "false")),
             "persist-size" => Setting::PersistSize(value.map(str::to_owned)),
+            "max-length" => Setting::ComposerMaxLength(
+                lenient(text.and_then(parse_count).map(|n| n as f64), "a count")
+                    .map(|n| n as usize),
+            ),
             _ => return None,
         };
         Some((setting, warning))
@@ -451,6 +463,7 @@ fn composer_settings(value: &Value) -> Result<Vec<Setting>, String> {
                 Setting::ComposerModels(Vec::new()),
                 Setting::ComposerTools(Vec::new()),
                 Setting::ComposerDictation(None),
+                Setting::ComposerMaxLength(None),
             ])
         }
         Value::Object(map) => map,
@@ -465,6 +478,14 @@ fn composer_settings(value: &Value) -> Result<Vec<Setting>, String> {
     }
     if let Some(dictation) = map.get("dictation") {
         out.push(Setting::ComposerDictation(parse_dictation(dictation)?));
+    }
+    match map.get("maxLength") {
+        None => {}
+        Some(Value::Null) => out.push(Setting::ComposerMaxLength(None)),
+        Some(n) => match n.as_u64().filter(|n| *n >= 1) {
+            Some(n) => out.push(Setting::ComposerMaxLength(Some(n as usize))),
+            None => return Err("`maxLength` must be a whole number above 0".into()),
+        },
     }
     Ok(out)
 }
@@ -602,6 +623,26 @@ mod tests {
         let back =
             applied(Setting::from_option("composer", &json!({"tools": tools})).unwrap()).to_json();
         assert_eq!(back["composer"]["tools"], tools);
+    }
+
+    #[test]
+    fn composer_max_length_is_a_count_or_none() {
+        let options =
+            applied(Setting::from_option("composer", &json!({"maxLength": 100})).unwrap());
+        assert_eq!(options.composer_max_length, Some(100));
+        assert_eq!(options.to_json()["composer"]["maxLength"], json!(100));
+        for bad in [json!(0), json!(-1), json!(1.5), json!("10")] {
+            assert!(
+                Setting::from_option("composer", &json!({"maxLength": bad})).is_err(),
+                "{bad}"
+            );
+        }
+        let cleared = Setting::from_option("composer", &json!({"maxLength": null})).unwrap();
+        let mut options = options;
+        for s in cleared {
+            options.set(s);
+        }
+        assert_eq!(options.composer_max_length, None);
     }
 
     #[test]

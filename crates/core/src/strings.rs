@@ -288,6 +288,7 @@ texts! {
     ControlFailed = "control_failed" => "{name} not changed: {reason}",
     Commands = "commands" => "Commands",
     Mentions = "mentions" => "Mentions",
+    MessageTooLong = "message_too_long" => "This message is {count} characters long; the limit is {limit}. Shorten it to send it.",
     UsageLabel = "usage_label" => "Context window",
     UsageText = "usage_text" => "{used} of {size} tokens used ({percent}%)",
     UsageCost = "usage_cost" => "{amount} {currency}",
@@ -597,6 +598,7 @@ control_adjusted = {name} réglé sur {value} par l'agent
 control_failed = {name} inchangé : {reason}
 commands = Commandes
 mentions = Mentions
+message_too_long = Ce message fait {count} caractères ; la limite est de {limit}. Raccourcissez-le pour l’envoyer.
 usage_label = Fenêtre de contexte
 usage_text = {used} sur {size} jetons utilisés ({percent} %)
 usage_cost = {amount} {currency}
@@ -897,6 +899,7 @@ control_adjusted = {name} vom Agenten auf {value} gesetzt
 control_failed = {name} nicht geändert: {reason}
 commands = Befehle
 mentions = Erwähnungen
+message_too_long = Diese Nachricht hat {count} Zeichen; erlaubt sind {limit}. Kürzen Sie sie, um sie zu senden.
 usage_label = Kontextfenster
 usage_text = {used} von {size} Tokens belegt ({percent} %)
 usage_cost = {amount} {currency}
@@ -1197,6 +1200,7 @@ control_adjusted = ضبط الوكيل {name} على {value}
 control_failed = لم يتغير {name}: {reason}
 commands = الأوامر
 mentions = الإشارات
+message_too_long = طول هذه الرسالة {count} حرفًا، والحد الأقصى {limit}. اختصرها لإرسالها.
 usage_label = نافذة السياق
 usage_text = استُخدم {used} من {size} رمزًا ({percent}٪)
 usage_cost = {amount} {currency}

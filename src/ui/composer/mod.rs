@@ -113,6 +113,19 @@ fn Composer() -> impl IntoView {
     // Why Send waits: files still uploading, or one failed.
     let tray_blocker = move || signals.tray.entries.with(|e| Runtime::tray_blocker(e));
     let opening = move || signals.history.opening.with(Option::is_some);
+    // (characters, limit) while the draft is longer than the server takes.
+    let too_long = Memo::new(move |_| {
+        let limit = signals.options.with(|o| o.composer_max_length)?;
+        signals.draft.with(|d| {
+            // Bytes bound characters: most drafts are never counted.
+            let count = if d.len() > limit {
+                d.chars().count()
+            } else {
+                0
+            };
+            (count > limit).then_some((count, limit))
+        })
+    });
     let empty = move || {
         signals.draft.with(|d| d.trim().is_empty()) && signals.tray.entries.with(Vec::is_empty)
     };
@@ -220,6 +233,10 @@ fn Composer() -> impl IntoView {
                 let text = if reason.is_empty() { tr(shell, Text::ThreadClosed).get() } else { reason };
                 view! { <p class="cs-composer__blocked" data-part="composer-blocked" role="status">{text}</p> }
             })}
+            {move || too_long.get().map(|(count, limit)| {
+                let text = signals.strings.with(|s| s.format(Text::MessageTooLong, &[("count", &count.to_string()), ("limit", &limit.to_string())]));
+                view! { <p class="cs-composer__blocked" data-part="composer-too-long" role="alert">{text}</p> }
+            })}
             {move || tray_blocker().map(|reason| view! {
                 <p class="cs-composer__blocked" data-part="composer-waiting" role="status">{tr(shell, reason)}</p>
             })}
@@ -288,7 +305,7 @@ fn Composer() -> impl IntoView {
                         type="submit"
                         class="cs-button cs-button--primary"
                         disabled=move || {
-                            streaming() || opening() || blocked().is_some() || tray_blocker().is_some() || empty()
+                            streaming() || opening() || blocked().is_some() || tray_blocker().is_some() || empty() || too_long.with(Option::is_some)
                         }
                     >
                         {tr(shell, Text::Send)}

@@ -77,6 +77,23 @@ pub(crate) async fn stream(
     }
 }
 
+/// The longest user message taken, in characters (the demo page's `max-length`).
+pub const MAX_MESSAGE_CHARS: usize = 200_000;
+
+/// A message's length in characters: its text and its mentions' titles.
+fn message_chars(input: &chat_shell_core::protocol::chatkit::UserMessageInput) -> usize {
+    use chat_shell_core::protocol::chatkit::UserContent;
+    input
+        .content
+        .iter()
+        .map(|c| match c {
+            UserContent::InputText(t) => t.text.chars().count(),
+            UserContent::InputTag(t) => t.text.chars().count(),
+            UserContent::Other(_) => 0,
+        })
+        .sum()
+}
+
 /// Builds the whole answer up front (scripts are deterministic); `None` when the thread
 /// (or the item to retry) does not exist for `owner`. Runs on a blocking thread.
 fn prepare(
@@ -110,6 +127,20 @@ fn prepare(
     };
     s.set_callback(state.callback_token.is_some());
     match body {
+        RequestBody::ThreadsCreate { input } | RequestBody::AddUserMessage { input, .. }
+            if message_chars(&input) > MAX_MESSAGE_CHARS =>
+        {
+            // Not stored: the page keeps the draft (the element knows the limit from its
+            // `max-length` and says so before sending).
+            s.error(
+                "stream.error",
+                Some(format!(
+                    "This message is {} characters long; this server takes at most {MAX_MESSAGE_CHARS}.",
+                    message_chars(&input)
+                )),
+                false,
+            );
+        }
         RequestBody::ThreadsCreate { input } | RequestBody::AddUserMessage { input, .. } => {
             let user = user_message(store, base, &thread.id, input)?;
             s.done(&user);
