@@ -2593,3 +2593,23 @@ async fn titles_and_names_with_control_or_bidi_characters_are_refused_or_cleaned
         .await;
     assert_eq!(named["name"], format!("{fine}.txt"));
 }
+
+#[tokio::test]
+async fn a_message_over_the_length_limit_is_refused_and_not_stored() {
+    let rt = Runtime::start();
+    let long = "x".repeat(200_001);
+    let events = rt.stream(create(&long)).await;
+    let error = events.iter().find_map(|e| match e {
+        StreamEvent::Error(e) => e.message.clone(),
+        _ => None,
+    });
+    let error = error.expect("an error event");
+    assert!(
+        error.contains("200001 characters") && error.contains("200000"),
+        "{error}"
+    );
+    assert!(done_items(&events).is_empty(), "nothing stored or answered");
+    // At the limit, it goes.
+    let events = rt.stream(create(&"y".repeat(200_000))).await;
+    assert!(!done_items(&events).is_empty());
+}
