@@ -4,24 +4,21 @@
 //! or Tab completes the draft to `/name `, Escape closes. It follows every update of the
 //! commands: one the agent withdrew is gone even while the list is open.
 
+use super::listbox::{ActiveOption, ListKey};
 use crate::runtime::Shell;
 use crate::ui::{tr, use_shell};
 use chat_shell_core::protocol::chatkit::Command;
 use chat_shell_core::session::{command_draft, command_matches};
 use chat_shell_core::strings::Text;
 use leptos::prelude::*;
-use std::sync::atomic::{AtomicU32, Ordering};
-
-static NEXT_LIST: AtomicU32 = AtomicU32::new(1);
 
 /// The list's state, shared by the textbox (keys, ARIA) and the list.
 #[derive(Clone, Copy)]
 pub(crate) struct CommandMenu {
     matches: Memo<Vec<Command>>,
-    active: RwSignal<usize>,
+    active: ActiveOption,
     /// Escape closed it, until the draft changes.
     dismissed: RwSignal<bool>,
-    list_id: StoredValue<String>,
     shell: Shell,
 }
 
@@ -39,12 +36,10 @@ impl CommandMenu {
                 })
             })
         });
-        let n = NEXT_LIST.fetch_add(1, Ordering::Relaxed);
         CommandMenu {
             matches,
-            active: RwSignal::new(0),
+            active: ActiveOption::new("commands"),
             dismissed: RwSignal::new(false),
-            list_id: StoredValue::new(format!("cs-commands-{n}")),
             shell,
         }
     }
@@ -54,28 +49,24 @@ impl CommandMenu {
     }
 
     fn active_index(&self) -> usize {
-        let len = self.matches.with(Vec::len);
-        self.active.get().min(len.saturating_sub(1))
-    }
-
-    fn option_id(&self, i: usize) -> String {
-        format!("{}-{i}", self.list_id.get_value())
+        self.active.index(self.matches.with(Vec::len))
     }
 
     /// The list's id while it is open (the textbox's `aria-controls`).
     pub(crate) fn controls(&self) -> Option<String> {
-        self.is_open().then(|| self.list_id.get_value())
+        self.is_open().then(|| self.active.list_id())
     }
 
     /// The active option's id while the list is open (`aria-activedescendant`).
     pub(crate) fn active_descendant(&self) -> Option<String> {
-        self.is_open().then(|| self.option_id(self.active_index()))
+        self.is_open()
+            .then(|| self.active.option_id(self.active_index()))
     }
 
     /// The draft changed by typing: the list opens again, at its first option.
     pub(crate) fn typed(&self) {
         self.dismissed.set(false);
-        self.active.set(0);
+        self.active.reset();
     }
 
     fn choose(&self, i: usize) {
@@ -89,19 +80,15 @@ impl CommandMenu {
 
     /// A key in the textbox: true when the list took it.
     pub(crate) fn key(&self, ev: &web_sys::KeyboardEvent) -> bool {
-        if !self.is_open() || ev.is_composing() {
+        if !self.is_open() {
             return false;
         }
-        let len = self.matches.with_untracked(Vec::len);
-        let at = self.active_index();
-        match ev.key().as_str() {
-            "ArrowDown" => self.active.set((at + 1) % len),
-            "ArrowUp" => self.active.set((at + len - 1) % len),
-            "Enter" | "Tab" if !ev.shift_key() => self.choose(at),
-            "Escape" => self.dismissed.set(true),
-            _ => return false,
+        match self.active.key(ev, self.matches.with_untracked(Vec::len)) {
+            Some(ListKey::Choose(i)) => self.choose(i),
+            Some(ListKey::Close) => self.dismissed.set(true),
+            Some(ListKey::Moved) => {}
+            None => return false,
         }
-        ev.prevent_default();
         true
     }
 }
@@ -125,7 +112,7 @@ pub(crate) fn CommandList(menu: CommandMenu) -> impl IntoView {
                     view! {
                         <li
                             role="option"
-                            id=menu.option_id(i)
+                            id=menu.active.option_id(i)
                             class="cs-commands__option"
                             aria-selected=if i == active { "true" } else { "false" }
                             on:mousedown=move |ev| {
@@ -147,7 +134,7 @@ pub(crate) fn CommandList(menu: CommandMenu) -> impl IntoView {
                     class="cs-commands"
                     data-part="commands"
                     role="listbox"
-                    id=menu.list_id.get_value()
+                    id=menu.active.list_id()
                     aria-label=tr(shell, Text::Commands)
                 >
                     {options}

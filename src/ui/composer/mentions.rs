@@ -6,6 +6,7 @@
 //! chip over the draft (`[data-part="mention"]`), removed whole by an edit that touches
 //! it, sent as an `input_tag`. Titles are text, never markup.
 
+use super::listbox::{ActiveOption, ListKey};
 use crate::runtime::Shell;
 use crate::ui::{tr, use_shell};
 use chat_shell_core::mentions::{insert, query_at, Entity, Mention};
@@ -15,34 +16,28 @@ use leptos::html;
 use leptos::prelude::*;
 use std::cell::Cell;
 use std::rc::Rc;
-use std::sync::atomic::{AtomicU32, Ordering};
-
-static NEXT_LIST: AtomicU32 = AtomicU32::new(1);
 
 /// The list's state, shared by the textbox (keys, ARIA) and the list.
 #[derive(Clone, Copy)]
 pub(crate) struct MentionMenu {
     items: RwSignal<Vec<Entity>>,
     open: RwSignal<bool>,
-    active: RwSignal<usize>,
+    active: ActiveOption,
     /// The typed `@query` (bytes of the draft: the `@`, the caret).
     typed_at: StoredValue<Option<(usize, usize)>>,
     /// The latest search: an answer to an older one is dropped.
     search: StoredValue<u32>,
-    list_id: StoredValue<String>,
     shell: Shell,
 }
 
 impl MentionMenu {
     pub(crate) fn new() -> Self {
-        let n = NEXT_LIST.fetch_add(1, Ordering::Relaxed);
         MentionMenu {
             items: RwSignal::new(Vec::new()),
             open: RwSignal::new(false),
-            active: RwSignal::new(0),
+            active: ActiveOption::new("mentions"),
             typed_at: StoredValue::new(None),
             search: StoredValue::new(0),
-            list_id: StoredValue::new(format!("cs-mentions-{n}")),
             shell: use_shell(),
         }
     }
@@ -52,22 +47,18 @@ impl MentionMenu {
     }
 
     fn active_index(&self) -> usize {
-        let len = self.items.with(Vec::len);
-        self.active.get().min(len.saturating_sub(1))
-    }
-
-    fn option_id(&self, i: usize) -> String {
-        format!("{}-{i}", self.list_id.get_value())
+        self.active.index(self.items.with(Vec::len))
     }
 
     /// The list's id while it is open (the textbox's `aria-controls`).
     pub(crate) fn controls(&self) -> Option<String> {
-        self.is_open().then(|| self.list_id.get_value())
+        self.is_open().then(|| self.active.list_id())
     }
 
     /// The active option's id while the list is open (`aria-activedescendant`).
     pub(crate) fn active_descendant(&self) -> Option<String> {
-        self.is_open().then(|| self.option_id(self.active_index()))
+        self.is_open()
+            .then(|| self.active.option_id(self.active_index()))
     }
 
     fn close(&self) {
@@ -103,7 +94,7 @@ impl MentionMenu {
                 return;
             }
             let found = found.unwrap_or_default();
-            menu.active.set(0);
+            menu.active.reset();
             menu.open.set(!found.is_empty());
             menu.items.set(found);
         });
@@ -138,22 +129,15 @@ impl MentionMenu {
 
     /// A key in the textbox: true when the list took it.
     fn key(&self, ev: &web_sys::KeyboardEvent, textarea: &web_sys::HtmlTextAreaElement) -> bool {
-        if !self.open.get_untracked() || ev.is_composing() {
+        if !self.open.get_untracked() {
             return false;
         }
-        let len = self.items.with_untracked(Vec::len);
-        if len == 0 {
-            return false;
+        match self.active.key(ev, self.items.with_untracked(Vec::len)) {
+            Some(ListKey::Choose(i)) => self.choose(i, textarea),
+            Some(ListKey::Close) => self.close(),
+            Some(ListKey::Moved) => {}
+            None => return false,
         }
-        let at = self.active.get_untracked().min(len - 1);
-        match ev.key().as_str() {
-            "ArrowDown" => self.active.set((at + 1) % len),
-            "ArrowUp" => self.active.set((at + len - 1) % len),
-            "Enter" | "Tab" if !ev.shift_key() => self.choose(at, textarea),
-            "Escape" => self.close(),
-            _ => return false,
-        }
-        ev.prevent_default();
         true
     }
 }
@@ -304,7 +288,7 @@ pub(crate) fn MentionList(menu: MentionMenu, textarea: NodeRef<html::Textarea>) 
                     view! {
                         <li
                             role="option"
-                            id=menu.option_id(i)
+                            id=menu.active.option_id(i)
                             class="cs-mentions__option"
                             aria-selected=if i == active { "true" } else { "false" }
                             on:mousedown=move |ev| {
@@ -326,7 +310,7 @@ pub(crate) fn MentionList(menu: MentionMenu, textarea: NodeRef<html::Textarea>) 
                     class="cs-commands cs-mentions"
                     data-part="mentions"
                     role="listbox"
-                    id=menu.list_id.get_value()
+                    id=menu.active.list_id()
                     aria-label=tr(shell, Text::Mentions)
                 >
                     {options}

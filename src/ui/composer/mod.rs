@@ -4,6 +4,7 @@
 pub(crate) mod commands;
 pub(crate) mod controls;
 pub(crate) mod dictation;
+mod listbox;
 pub(crate) mod mentions;
 pub(crate) mod pickers;
 pub(crate) mod tray;
