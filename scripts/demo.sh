@@ -59,6 +59,13 @@ fi
 args=(--dist dist --port "$PORT" "$@")
 if [ "${ACP:-0}" = "1" ]; then
   mkdir -p target/acp-demo-workspace
+  # A small project to work on, and to mention with @, the first time.
+  if [ -z "$(ls -A target/acp-demo-workspace)" ]; then
+    mkdir -p target/acp-demo-workspace/src
+    printf '# demo\n\nA tiny project the scripted agent works in.\n' >target/acp-demo-workspace/README.md
+    printf 'fn main() {\n    println!("hello");\n}\n' >target/acp-demo-workspace/src/main.rs
+    printf '[package]\nname = "demo"\nversion = "0.1.0"\nedition = "2021"\n' >target/acp-demo-workspace/Cargo.toml
+  fi
   args+=(--acp "$PWD/target/release/chat-shell-acp-agent --state-dir $PWD/target/acp-demo-state"
     --workspace target/acp-demo-workspace --allow-terminal)
 fi

@@ -175,3 +175,17 @@ test('ACP: @ lists the workspace\'s files; a chosen file reaches the agent as a 
     rmSync(workspace, { recursive: true, force: true });
   }
 });
+
+test('the demo page /compose/ offers its people to @ and a microphone', async () => {
+  const runtime = await startRuntime({ paceMs: 2 });
+  const page = await newChatPage(context, `${runtime.url}/compose/`);
+  await page.getByRole('button', { name: 'Dictate' }).waitFor({ timeout: 10_000 });
+  await box(page).click();
+  await box(page).pressSequentially('@gra');
+  await list(page).waitFor({ timeout: 10_000 });
+  assert.deepEqual(await list(page).getByRole('option').allTextContents(), ['Grace Hopper People']);
+  await box(page).press('Enter');
+  assert.equal(await draft(page), '@Grace Hopper ');
+  assert.deepEqual(page.consoleErrors, []);
+  await page.close();
+});

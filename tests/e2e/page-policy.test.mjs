@@ -59,7 +59,7 @@ test('the demo page carries the policy and runs a conversation, widgets and a di
 });
 
 test('the example pages load the element under the policy with zero violations', async () => {
-  for (const path of ['/envelope/', '/teams/', '/widgets/', '/plain/']) {
+  for (const path of ['/envelope/', '/teams/', '/widgets/', '/plain/', '/compose/']) {
     const page = await newChatPage(browser, `${runtime.url}${path}`);
     await page.waitForLoadState('networkidle');
     assert.deepEqual(await page.evaluate(() => window.__csp), [], path);
