@@ -7,6 +7,7 @@
 //   BENCH_CALLS=200 ...    fewer tool calls (default 500)
 //   BENCH_RATE=50 ...      tool calls per second on the wire (default 50)
 //   BENCH_DETAIL=1 ...     also where the longest tasks' time goes (trace events by name)
+//   BENCH_PROFILE_FROM=N   with BENCH_PROFILE: profile from the N-th completed call on
 //   BENCH_PROFILE=1 ...    also a CPU profile: the functions with the most time (to read
 //                          wasm function names, serve a build made with names kept:
 //                          E2E_DIST=… of wasm-bindgen --keep-debug output)
@@ -29,6 +30,8 @@ import { busyIn, mainThread, printProfile, readTrace, startTrace } from './trace
 
 const PROFILE = process.env.BENCH_PROFILE === '1';
 const DETAIL = process.env.BENCH_DETAIL === '1';
+// With BENCH_PROFILE: start the profile only once this many calls show completed (the fold).
+const PROFILE_FROM = Number(process.env.BENCH_PROFILE_FROM ?? 0);
 const CALLS = Math.max(20, Number(process.env.BENCH_CALLS ?? 500));
 const RATE = Math.max(1, Number(process.env.BENCH_RATE ?? 50));
 const LINES = 2000;
@@ -192,16 +195,21 @@ async function main() {
   await observeCompletions(page);
   const cdp = await context.newCDPSession(page);
   const { complete } = await startTrace(cdp, { detail: DETAIL });
-  if (PROFILE) {
+  const profile = async () => {
     await cdp.send('Profiler.enable');
     await cdp.send('Profiler.setSamplingInterval', { interval: 500 });
     await cdp.send('Profiler.start');
-  }
+  };
+  if (PROFILE && !PROFILE_FROM) await profile();
   const markAt = await page.evaluate(() => {
     performance.mark('bench-start');
     return performance.now();
   });
   await sendMessage(page, 'run the agent');
+  if (PROFILE && PROFILE_FROM) {
+    await waitFor(() => page.evaluate((n) => window.__bench.completions.length >= n, PROFILE_FROM), { timeout: 120_000, interval: 20 });
+    await profile();
+  }
   const expected = `All ${CALLS} tool calls finished (part 19).`;
   await waitFor(
     () =>

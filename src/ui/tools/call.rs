@@ -49,10 +49,17 @@ fn state_text(state: ToolCallState) -> Text {
     }
 }
 
-/// What a tool call view renders, copied out of the state when its item changes.
+/// What a tool call's header and card show, copied out of the state when its item
+/// changes. Not its content (a 2,000-line diff, say): that is read from the state only
+/// while the call is open, so an item that changes (a turn's end settles all of its calls)
+/// copies and compares a few words, not its diff.
 #[derive(Clone, Debug, PartialEq)]
 struct ToolCallSnapshot {
-    call: ToolCall,
+    kind: ToolKind,
+    title: String,
+    /// The command and folder the permission card names.
+    command: Option<String>,
+    cwd: Option<String>,
     state: ToolCallState,
     permission: Option<Permission>,
     /// The option picked and sent, not yet confirmed.
@@ -73,8 +80,12 @@ pub fn AgentToolCallView(id: ItemId) -> impl IntoView {
         let EntryKind::ToolCall(item) = &i.item.kind else {
             return None;
         };
+        let call = &item.tool_call;
         Some(ToolCallSnapshot {
-            call: item.tool_call.clone(),
+            kind: call.kind.clone(),
+            title: call.title.clone(),
+            command: tool_output::command(call.raw_input.as_ref()),
+            cwd: tool_output::cwd(call.raw_input.as_ref()),
             state: i.tool_call_state()?,
             permission: item.permission.clone(),
             sent: i.permission_choice.clone(),
@@ -104,9 +115,9 @@ pub fn AgentToolCallView(id: ItemId) -> impl IntoView {
         }
     });
     let kind = Memo::new(move |_| {
-        snapshot.with(|s| s.as_ref().map(|s| s.call.kind.clone()).unwrap_or_default())
+        snapshot.with(|s| s.as_ref().map(|s| s.kind.clone()).unwrap_or_default())
     });
-    let title = move || snapshot.with(|s| s.as_ref().map(|s| s.call.title.clone()));
+    let title = move || snapshot.with(|s| s.as_ref().map(|s| s.title.clone()));
     let status = move || state.get().map(|s| tr(shell, state_text(s)).get());
     // The card is rebuilt only when the permission itself changes, so its arming delay is
     // not restarted by every update of the call.
@@ -118,24 +129,36 @@ pub fn AgentToolCallView(id: ItemId) -> impl IntoView {
                 permission,
                 sent: s.sent.clone(),
                 agent: s.agent.clone(),
-                command: tool_output::command(s.call.raw_input.as_ref()),
-                cwd: tool_output::cwd(s.call.raw_input.as_ref()),
+                command: s.command.clone(),
+                cwd: s.cwd.clone(),
             })
         })
     });
     let card_id = id.clone();
     // The body exists while the call is open: a finished call that nobody opens (most of a
     // long run) never renders its diff or output.
+    // While open it follows every change of its item (read from the state, not the
+    // snapshot, which leaves the content out).
+    let rev = shell.with(|rt| rt.item_rev(&id));
+    let body_id = id.clone();
     let body = move || {
         if !open.get() {
             return None;
         }
-        let strings = strings(shell);
-        snapshot.with(|s| {
-            let s = s.as_ref()?;
-            let asking = s.state == ToolCallState::AwaitingPermission;
-            Some(tool_call_body(&s.call, asking, &strings))
-        })
+        if let Some(rev) = rev {
+            rev.track();
+        }
+        let asking = state.get() == Some(ToolCallState::AwaitingPermission);
+        let call = shell
+            .with(|rt| {
+                rt.with_item(&body_id, |i| match &i.item.kind {
+                    EntryKind::ToolCall(item) => Some(item.tool_call.clone()),
+                    _ => None,
+                })
+            })
+            .flatten()
+            .flatten()?;
+        Some(tool_call_body(&call, asking, &strings(shell)))
     };
     // Folded into a finished turn's summary: hidden until the reader opens the summary.
     let fold_id = id.clone();
