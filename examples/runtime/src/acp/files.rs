@@ -450,17 +450,8 @@ mod sys {
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
+    use crate::acp::fs::tests::{fifo, temp};
     use std::os::unix::fs::symlink;
-    use std::path::PathBuf;
-
-    fn temp(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!(
-            "chat-shell-acp-files-{name}-{}",
-            crate::store::new_id("t")
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
-        dir.canonicalize().unwrap()
-    }
 
     fn write(path: &Path, text: &str) {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -493,14 +484,7 @@ mod tests {
         symlink(ws_dir.join("README.md"), ws_dir.join("abs-inside.md")).unwrap();
         symlink("nowhere", ws_dir.join("dangling")).unwrap();
         std::fs::hard_link(base.join("outside.txt"), ws_dir.join("hard.txt")).unwrap();
-        rustix::fs::mknodat(
-            rustix::fs::CWD,
-            ws_dir.join("pipe"),
-            rustix::fs::FileType::Fifo,
-            rustix::fs::Mode::from_raw_mode(0o600),
-            0,
-        )
-        .unwrap();
+        fifo(&ws_dir.join("pipe"));
         std::os::unix::net::UnixListener::bind(ws_dir.join("sock")).unwrap();
         symlink("pipe", ws_dir.join("pipe-link")).unwrap();
         let ws = Workspace::new(&ws_dir).unwrap();
@@ -597,14 +581,7 @@ mod tests {
         symlink("../secret.txt", ws_dir.join("up.txt")).unwrap();
         symlink("src/main.rs", ws_dir.join("alias.rs")).unwrap();
         std::fs::hard_link(base.join("secret.txt"), ws_dir.join("hard.txt")).unwrap();
-        rustix::fs::mknodat(
-            rustix::fs::CWD,
-            ws_dir.join("pipe"),
-            rustix::fs::FileType::Fifo,
-            rustix::fs::Mode::from_raw_mode(0o600),
-            0,
-        )
-        .unwrap();
+        fifo(&ws_dir.join("pipe"));
         symlink("/dev/zero", ws_dir.join("zero")).unwrap();
         let ws = Workspace::new(&ws_dir).unwrap();
 

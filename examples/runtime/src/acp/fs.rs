@@ -517,7 +517,7 @@ mod sys {
 }
 
 #[cfg(all(test, target_os = "linux"))]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use std::os::unix::fs::symlink;
     use std::os::unix::fs::{FileTypeExt, MetadataExt};
@@ -525,13 +525,27 @@ mod tests {
     use std::sync::Arc;
     use std::time::Instant;
 
-    fn temp(name: &str) -> PathBuf {
+    /// A new folder of its own under the system's temp folder, canonical (the workspace
+    /// tests compare paths).
+    pub(crate) fn temp(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!(
-            "chat-shell-acp-fs-{name}-{}",
+            "chat-shell-acp-{name}-{}",
             crate::store::new_id("t")
         ));
         std::fs::create_dir_all(&dir).unwrap();
         dir.canonicalize().unwrap()
+    }
+
+    /// A named pipe at `path`: opening it for reading would wait for a writer forever.
+    pub(crate) fn fifo(path: &Path) {
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            path,
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
     }
 
     #[test]
@@ -756,14 +770,7 @@ mod tests {
         let base = temp("fifo");
         let ws_dir = base.join("ws");
         std::fs::create_dir_all(&ws_dir).unwrap();
-        rustix::fs::mknodat(
-            rustix::fs::CWD,
-            ws_dir.join("pipe"),
-            rustix::fs::FileType::Fifo,
-            rustix::fs::Mode::from_raw_mode(0o600),
-            0,
-        )
-        .unwrap();
+        fifo(&ws_dir.join("pipe"));
         symlink("/dev/zero", ws_dir.join("zero")).unwrap();
         let ws = Workspace::new(&ws_dir).unwrap();
         for name in ["pipe", "zero"] {

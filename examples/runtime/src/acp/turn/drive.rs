@@ -12,7 +12,6 @@ use agent_client_protocol::v1::schema::{
     StopReason,
 };
 use agent_client_protocol::v1::Responder;
-use axum::body::Body;
 use axum::response::Response;
 use chat_shell_core::protocol::acp;
 use chat_shell_core::protocol::chatkit::{
@@ -384,33 +383,13 @@ pub(super) async fn answer(
         .get("outcome")
         .cloned()
         .and_then(|o| serde_json::from_value::<acp::PermissionOutcome>(o).ok());
-    let error = |message: String| {
-        fixed_stream(&[StreamEvent::Error(ErrorEvent {
-            code: "stream.error".into(),
-            message: Some(message),
-            allow_retry: false,
-        })])
-    };
+    let error = stream_error;
     let Some(outcome) = outcome else {
         return error("acp.permission_response needs payload.outcome".into());
     };
     // Only the owner's threads: the same answer as for a thread that does not exist.
-    let owned = {
-        let (id, item) = (thread_id.clone(), item_id.clone());
-        state
-            .db(&user, move |db| {
-                let thread = db.thread(&id)?;
-                let item = match (&thread, &item) {
-                    (Some(_), Some(item)) => db.item(&id, item)?,
-                    _ => None,
-                };
-                Ok((thread, item))
-            })
-            .await
-    };
-    let (thread, item) = match owned {
-        Ok((Some(thread), item)) => (thread, item),
-        Ok((None, _)) => return sse(Body::empty()),
+    let (thread, item) = match owned_item(state, &user, &thread_id, item_id.as_ref()).await {
+        Ok(owned) => owned,
         Err(response) => return response,
     };
     let command = |reply| Command::Answer {

@@ -214,13 +214,7 @@ pub(super) async fn answer(
     item_id: Option<ItemId>,
     action: Action,
 ) -> Response {
-    let error = |message: String| {
-        fixed_stream(&[StreamEvent::Error(ErrorEvent {
-            code: "stream.error".into(),
-            message: Some(message),
-            allow_retry: false,
-        })])
-    };
+    let error = stream_error;
     let outcome = match outcome_of(&action.payload) {
         Ok(outcome) => outcome,
         Err(e) => return error(e),
@@ -229,22 +223,8 @@ pub(super) async fn answer(
         return error("acp.elicitation_response names the item it answers".into());
     };
     // Only the owner's threads: the same answer as for a thread that does not exist.
-    let owned = {
-        let (id, item) = (thread_id.clone(), item_id.clone());
-        state
-            .db(&user, move |db| {
-                let thread = db.thread(&id)?;
-                let item = match &thread {
-                    Some(_) => db.item(&id, &item)?,
-                    None => None,
-                };
-                Ok((thread, item))
-            })
-            .await
-    };
-    let (thread, item) = match owned {
-        Ok((Some(thread), item)) => (thread, item),
-        Ok((None, _)) => return sse(Body::empty()),
+    let (thread, item) = match owned_item(state, &user, &thread_id, Some(&item_id)).await {
+        Ok(owned) => owned,
         Err(response) => return response,
     };
     let Some(mut item) = item.filter(|i| matches!(i.kind, ItemKind::AcpElicitation(_))) else {

@@ -130,6 +130,41 @@ async fn answer_turn(
     Err(why)
 }
 
+/// A reply that is one error event: an answer the turn cannot take.
+fn stream_error(message: String) -> Response {
+    fixed_stream(&[StreamEvent::Error(ErrorEvent {
+        code: "stream.error".into(),
+        message: Some(message),
+        allow_retry: false,
+    })])
+}
+
+/// The user's thread and, when named, its item. `Err` is the reply to send: an empty
+/// stream for a thread that is not theirs (the same as for one that does not exist), or
+/// the store's failure.
+async fn owned_item(
+    state: &AppState,
+    user: &User,
+    thread_id: &ThreadId,
+    item_id: Option<&ItemId>,
+) -> Result<(Thread, Option<ThreadItem>), Response> {
+    let (id, item) = (thread_id.clone(), item_id.cloned());
+    let owned = state
+        .db(user, move |db| {
+            let thread = db.thread(&id)?;
+            let item = match (&thread, &item) {
+                (Some(_), Some(item)) => db.item(&id, item)?,
+                _ => None,
+            };
+            Ok((thread, item))
+        })
+        .await?;
+    match owned {
+        (Some(thread), item) => Ok((thread, item)),
+        (None, _) => Err(sse(Body::empty())),
+    }
+}
+
 fn fixed_stream(events: &[StreamEvent]) -> Response {
     let body: Vec<u8> = events
         .iter()
