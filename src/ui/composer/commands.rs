@@ -4,7 +4,7 @@
 //! or Tab completes the draft to `/name `, Escape closes. It follows every update of the
 //! commands: one the agent withdrew is gone even while the list is open.
 
-use super::listbox::{ActiveOption, ListKey};
+use super::listbox::{ActiveOption, ListKey, Listbox};
 use crate::runtime::Shell;
 use crate::ui::{tr, use_shell};
 use chat_shell_core::protocol::chatkit::Command;
@@ -20,6 +20,20 @@ pub(crate) struct CommandMenu {
     /// Escape closed it, until the draft changes.
     dismissed: RwSignal<bool>,
     shell: Shell,
+}
+
+impl Listbox for CommandMenu {
+    fn is_open(&self) -> bool {
+        !self.dismissed.get() && !self.matches.with(Vec::is_empty)
+    }
+
+    fn len(&self) -> usize {
+        self.matches.with(Vec::len)
+    }
+
+    fn active(&self) -> ActiveOption {
+        self.active
+    }
 }
 
 impl CommandMenu {
@@ -42,25 +56,6 @@ impl CommandMenu {
             dismissed: RwSignal::new(false),
             shell,
         }
-    }
-
-    pub(crate) fn is_open(&self) -> bool {
-        !self.dismissed.get() && !self.matches.with(Vec::is_empty)
-    }
-
-    fn active_index(&self) -> usize {
-        self.active.index(self.matches.with(Vec::len))
-    }
-
-    /// The list's id while it is open (the textbox's `aria-controls`).
-    pub(crate) fn controls(&self) -> Option<String> {
-        self.is_open().then(|| self.active.list_id())
-    }
-
-    /// The active option's id while the list is open (`aria-activedescendant`).
-    pub(crate) fn active_descendant(&self) -> Option<String> {
-        self.is_open()
-            .then(|| self.active.option_id(self.active_index()))
     }
 
     /// The draft changed by typing: the list opens again, at its first option.

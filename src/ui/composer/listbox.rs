@@ -18,6 +18,30 @@ pub(crate) enum ListKey {
     Close,
 }
 
+/// A list a textbox points at: what it says of itself, the ARIA ids follow.
+pub(crate) trait Listbox {
+    /// Whether the list shows (a reactive read).
+    fn is_open(&self) -> bool;
+    /// How many options it has (a reactive read).
+    fn len(&self) -> usize;
+    fn active(&self) -> ActiveOption;
+
+    fn active_index(&self) -> usize {
+        self.active().index(self.len())
+    }
+
+    /// The list's id while it is open (the textbox's `aria-controls`).
+    fn controls(&self) -> Option<String> {
+        self.is_open().then(|| self.active().list_id())
+    }
+
+    /// The active option's id while the list is open (`aria-activedescendant`).
+    fn active_descendant(&self) -> Option<String> {
+        self.is_open()
+            .then(|| self.active().option_id(self.active_index()))
+    }
+}
+
 /// The active option and the list's ids.
 #[derive(Clone, Copy)]
 pub(crate) struct ActiveOption {

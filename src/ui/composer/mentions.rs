@@ -6,7 +6,7 @@
 //! chip over the draft (`[data-part="mention"]`), removed whole by an edit that touches
 //! it, sent as an `input_tag`. Titles are text, never markup.
 
-use super::listbox::{ActiveOption, ListKey};
+use super::listbox::{ActiveOption, ListKey, Listbox};
 use crate::runtime::Shell;
 use crate::ui::{tr, use_shell};
 use chat_shell_core::mentions::{insert, query_at, Entity, Mention};
@@ -30,6 +30,20 @@ pub(crate) struct MentionMenu {
     shell: Shell,
 }
 
+impl Listbox for MentionMenu {
+    fn is_open(&self) -> bool {
+        self.open.get() && !self.items.with(Vec::is_empty)
+    }
+
+    fn len(&self) -> usize {
+        self.items.with(Vec::len)
+    }
+
+    fn active(&self) -> ActiveOption {
+        self.active
+    }
+}
+
 impl MentionMenu {
     pub(crate) fn new() -> Self {
         MentionMenu {
@@ -42,25 +56,6 @@ impl MentionMenu {
         }
     }
 
-    pub(crate) fn is_open(&self) -> bool {
-        self.open.get() && !self.items.with(Vec::is_empty)
-    }
-
-    fn active_index(&self) -> usize {
-        self.active.index(self.items.with(Vec::len))
-    }
-
-    /// The list's id while it is open (the textbox's `aria-controls`).
-    pub(crate) fn controls(&self) -> Option<String> {
-        self.is_open().then(|| self.active.list_id())
-    }
-
-    /// The active option's id while the list is open (`aria-activedescendant`).
-    pub(crate) fn active_descendant(&self) -> Option<String> {
-        self.is_open()
-            .then(|| self.active.option_id(self.active_index()))
-    }
-
     fn close(&self) {
         self.search.update_value(|n| *n += 1);
         self.open.set(false);
@@ -69,15 +64,14 @@ impl MentionMenu {
 
     /// The draft changed by typing (or the caret moved): searches for the `@query` before
     /// the caret, or closes the list.
-    fn typed(&self, textarea: &web_sys::HtmlTextAreaElement) {
+    fn typed(&self, textarea: &web_sys::HtmlTextAreaElement, draft: &str) {
         let Some(signals) = self.shell.signals() else {
             return;
         };
-        let draft = textarea.value();
-        let caret = byte_at(&draft, textarea.selection_start().ok().flatten());
+        let caret = byte_at(draft, textarea.selection_start().ok().flatten());
         let query = signals
             .mentions
-            .with_untracked(|m| query_at(&draft, caret, m));
+            .with_untracked(|m| query_at(draft, caret, m));
         let runtime = self.shell.with(Rc::clone).filter(|rt| rt.can_mention());
         let (Some((at, query)), Some(runtime)) = (query, runtime) else {
             if self.typed_at.get_value().is_some() {
@@ -146,13 +140,9 @@ impl MentionMenu {
 /// need (`crate::parts::views::mention_hooks`): only what points at the list stays in the
 /// first module, the rest comes with the first `@` (a draft has mentions only after it).
 pub(crate) trait MentionHooks {
-    /// The draft changed by the user's edit (`edited`), then the `@query` search (`typed`).
-    fn input(
-        &self,
-        menu: MentionMenu,
-        textarea: &web_sys::HtmlTextAreaElement,
-        new: String,
-    ) -> String;
+    /// The draft changed by the user's edit (`edited`), then the `@query` search (`typed`);
+    /// sets the draft.
+    fn input(&self, menu: MentionMenu, textarea: &web_sys::HtmlTextAreaElement, new: String);
     /// A key in the textbox: true when the list took it.
     fn key(
         &self,
@@ -168,18 +158,13 @@ pub(crate) trait MentionHooks {
 pub(crate) struct Linked;
 
 impl MentionHooks for Linked {
-    fn input(
-        &self,
-        menu: MentionMenu,
-        textarea: &web_sys::HtmlTextAreaElement,
-        new: String,
-    ) -> String {
+    fn input(&self, menu: MentionMenu, textarea: &web_sys::HtmlTextAreaElement, new: String) {
         let kept = edited(menu.shell, textarea, new);
+        // The draft as typed, not read from the textbox again (a 1 MB paste is 1 MB a key).
+        menu.typed(textarea, &kept);
         if let Some(signals) = menu.shell.signals() {
-            signals.draft.set(kept.clone());
+            signals.draft.set(kept);
         }
-        menu.typed(textarea);
-        kept
     }
 
     fn key(

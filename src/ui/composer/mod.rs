@@ -4,7 +4,7 @@
 pub(crate) mod commands;
 pub(crate) mod controls;
 pub(crate) mod dictation;
-mod listbox;
+pub(crate) mod listbox;
 pub(crate) mod mentions;
 pub(crate) mod pickers;
 pub(crate) mod tray;
@@ -16,6 +16,7 @@ use crate::ui::use_shell;
 use chat_shell_core::strings::Text;
 use leptos::html;
 use leptos::prelude::*;
+use listbox::Listbox;
 use wasm_bindgen::JsCast;
 
 /// The composer grows with its text up to this height (px), then scrolls.
