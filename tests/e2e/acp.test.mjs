@@ -125,6 +125,11 @@ test('ACP tool calls of every kind: diffs (new file, change, deletion), a failin
   assert.equal(byTitle['Create src/greeting.rs'].status, 'completed');
   assert.equal(byTitle['Run `echo tools done; exit 0`'].status, 'completed');
   assert.ok(await page.locator('[data-part="diff-new-file"]').count() >= 1, 'the new file is shown as created');
+  // A tool call's diff of a Rust file is highlighted (the highlighter comes with it).
+  const rustDiff = page.locator('[data-part="tool-call"] [data-part="diff"]').filter({
+    has: page.locator('[data-part="diff-path"]', { hasText: 'src/greeting.rs' }),
+  });
+  await rustDiff.locator('[data-part="diff-line"] .cs-tok-keyword').first().waitFor({ timeout: 5_000 });
   const terminal = await page.locator('[data-part="terminal"]').first().textContent();
   assert.match(terminal, /tools done/);
   await finish(page);
