@@ -23,8 +23,10 @@ use crate::ui::conversation::elicitation::ElicitationView;
 use crate::ui::conversation::image::GeneratedImageView;
 use crate::ui::conversation::plan::{AgentPlanView, AgentThoughtView};
 use crate::ui::conversation::tasks::ProcessView;
+use crate::ui::conversation::window::{self, WindowHooks};
 use crate::ui::header::UsageMeter;
 use crate::ui::history::HistoryView;
+use crate::ui::resize::ResizeHandles;
 use crate::ui::team::{NoteView, TeamRoster};
 use crate::ui::tools::call::{AgentToolCallView, ToolCallsView};
 use crate::ui::tools::tabs::{self, ViewTabs};
@@ -76,6 +78,14 @@ entry_points! {
     on_demand:
         fn linked_mention_hooks() -> &'static dyn MentionHooks {
             &mentions::Linked
+        }
+    on_demand:
+        fn build_resize_handles() -> AnyView {
+            untrack(move || view! { <ResizeHandles /> }.into_any())
+        }
+    on_demand:
+        fn linked_window_hooks() -> &'static dyn WindowHooks {
+            &window::Linked
         }
     on_demand:
         fn build_mention_list(menu: MentionMenu, textarea: NodeRef<html::Textarea>) -> AnyView {
@@ -202,6 +212,11 @@ pub(crate) fn team_roster(shell: Shell) -> AnyView {
     when_loaded(shell, entry::build_team_roster)
 }
 
+/// The resize handles, once the host makes the element resizable.
+pub(crate) fn resize_handles(shell: Shell) -> AnyView {
+    when_loaded(shell, entry::build_resize_handles)
+}
+
 /// The header's tab strip, once the thread has a view.
 pub(crate) fn view_tabs(shell: Shell) -> AnyView {
     when_loaded(shell, entry::build_view_tabs)
@@ -239,6 +254,11 @@ pub(crate) fn pickers(shell: Shell) -> AnyView {
 /// The composer's mention code (`ui::composer::mentions::MentionHooks`).
 pub(crate) async fn mention_hooks() -> Result<&'static dyn MentionHooks, LoadFailed> {
     entry::linked_mention_hooks().await
+}
+
+/// The code that moves a long thread's window (`ui::conversation::window::WindowHooks`).
+pub(crate) async fn window_hooks() -> Result<&'static dyn WindowHooks, LoadFailed> {
+    entry::linked_window_hooks().await
 }
 
 /// The mention list, while an `@` has matches.

@@ -27,6 +27,9 @@ use web_sys::AbortController;
 
 /// Threads per `threads.list` page and items per `items.list` page.
 pub const PAGE_SIZE: u32 = 20;
+/// Older pages, fetched ahead of a reader scrolling back: larger, so a long thread's start
+/// is a few requests away (`items.list` caps a page at the server's own limit).
+pub const OLDER_PAGE_SIZE: u32 = 100;
 /// Items asked for to find an untitled thread's first user message.
 const PREVIEW_ITEMS: u32 = 4;
 
@@ -508,7 +511,7 @@ impl Runtime {
             let result = this
                 .json_request::<Page<ThreadItem>>(RequestBody::ListItems {
                     thread_id: thread_id.clone(),
-                    limit: Some(PAGE_SIZE),
+                    limit: Some(OLDER_PAGE_SIZE),
                     after: Some(cursor),
                     order: Some(ListOrder::Desc),
                 })

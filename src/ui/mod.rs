@@ -21,7 +21,7 @@ mod diff;
 pub(crate) mod header;
 pub(crate) mod history;
 pub(crate) mod markdown;
-mod resize;
+pub(crate) mod resize;
 pub(crate) mod sentinel;
 mod shell;
 pub(crate) mod team;

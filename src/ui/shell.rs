@@ -3,7 +3,7 @@
 //! view below it; files dropped anywhere on it join the tray.
 
 use super::tools::tabs;
-use super::{composer, conversation, header, provide_shell, resize, use_shell};
+use super::{composer, conversation, header, provide_shell, use_shell};
 use crate::parts;
 use crate::runtime::Shell;
 use chat_shell_core::strings::Text;
@@ -101,7 +101,7 @@ pub fn ShellRoot(shell: Shell) -> impl IntoView {
             <div class="cs-sr-only" role="status" aria-live="polite" aria-atomic="true">
                 {move || signals.announce.with(|answer| crate::parts::renderer::announcement(answer))}
             </div>
-            <resize::ResizeHandles />
+            {move || signals.options.with(|o| o.resizable).then(|| parts::views::resize_handles(shell))}
         </div>
     }
     .into_any()

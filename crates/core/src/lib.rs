@@ -32,6 +32,7 @@ pub mod strings;
 pub mod tool_output;
 pub mod views;
 pub mod widgets;
+pub mod window;
 
 /// The wire formats, a crate of their own so that nothing in them can reach up here.
 pub use chat_shell_protocol as protocol;

@@ -11,3 +11,4 @@ pub(crate) mod plan;
 pub(crate) mod run;
 pub(crate) mod tasks;
 pub(crate) mod viewport;
+pub(crate) mod window;

@@ -1,19 +1,21 @@
 //! StreamViewport: notices, the start screen, the items of the thread, progress, the
 //! turn's error, and scrolling: it follows the answer only while the reader is at the
-//! bottom, loads older items when the reader reaches the top, and keeps what the reader
-//! sees in place when they are prepended.
+//! bottom, mounts only the window of items around the reader (`core::window`, moved by
+//! `super::window`), loads older items ahead of them, and keeps what the reader sees in
+//! place when anything above it changes.
 
 use super::items::Item;
 use super::run::{OrchestrationView, RunErrors};
-use crate::runtime::ItemView;
-use crate::ui::sentinel::Sentinel;
+use crate::runtime::{ItemKey, ItemView};
 use crate::ui::tr;
 use crate::ui::use_shell;
 use crate::ui::widgets::icon as widget_icon;
 use chat_shell_core::markdown;
 use chat_shell_core::options::StarterPrompt;
+use chat_shell_core::protocol::chatkit::ItemId;
 use chat_shell_core::protocol::chatkit::NoticeLevel;
 use chat_shell_core::strings::Text;
+use chat_shell_core::window::Window;
 use leptos::html;
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
@@ -21,14 +23,35 @@ use web_sys::Element;
 
 /// Distance from the bottom (px) that still counts as "at the bottom".
 const STICK_PX: i32 = 48;
-/// Older items start loading this far (px) before the reader reaches the top.
-const PRELOAD_PX: u32 = 300;
+/// An item's height (px) before any was measured.
+const FIRST_GUESS_PX: f64 = 120.0;
 
 type Observer = (web_sys::ResizeObserver, Closure<dyn FnMut()>);
 
 /// Where an element's top is within `container` (px): unchanged by scrolling.
 fn top_in(container: &Element, el: &Element) -> f64 {
     el.get_bounding_client_rect().top() - container.get_bounding_client_rect().top()
+}
+
+/// The first of `section`'s children still in view below `top` (a viewport's top, px):
+/// what the reader is looking at, held in place when anything above it changes.
+fn in_view(section: &Element, top: f64) -> Option<Element> {
+    let children = section.children();
+    let mut low = 0;
+    let mut high = children.length();
+    // Children are in document order, their bottoms ascending: the first below `top`.
+    while low < high {
+        let mid = (low + high) / 2;
+        let bottom = children
+            .item(mid)
+            .map_or(f64::MAX, |c| c.get_bounding_client_rect().bottom());
+        if bottom > top {
+            high = mid;
+        } else {
+            low = mid + 1;
+        }
+    }
+    children.item(low).or_else(|| section.last_element_child())
 }
 
 #[component]
@@ -45,19 +68,43 @@ pub fn StreamViewport() -> impl IntoView {
     let viewport = NodeRef::<html::Div>::new();
     let content = NodeRef::<html::Div>::new();
     let items = NodeRef::<html::Section>::new();
-    let top_sentinel = NodeRef::<html::Div>::new();
+    let top_spacer = NodeRef::<html::Div>::new();
     let at_bottom = RwSignal::new(true);
-    // The first item and its place in the content as of the last layout: when something
-    // above it changes (older items put in front), the scroll position moves by as much as
-    // it did, so what the reader sees holds still. Content coordinates, so the reader's
-    // own scrolling never counts as a change.
+    // Only a window of the items is mounted (`core::window`); spacers of the items'
+    // average height stand in for the rest, so DOM and layout do not grow with the thread.
+    // One signal for the window and the height (px) spacers give an item.
+    let window = RwSignal::new((Window::<ItemId>::default(), FIRST_GUESS_PX));
+    let range = move || {
+        window.with(|(w, _)| {
+            signals
+                .order
+                .with(|o| (w.range(o, |k: &ItemKey| &k.id), o.len()))
+        })
+    };
+    let shown = move || {
+        let (r, _) = range();
+        signals.order.with(|o| o[r].to_vec())
+    };
+    let spacer = move |above: bool| {
+        let (r, len) = range();
+        let n = if above { r.start } else { len - r.end };
+        format!("height:{}px", n as f64 * window.with(|w| w.1))
+    };
+    // The item in view and its place in the content as of the last layout: when anything
+    // above it changes (older items put in front, the window moving, an item growing),
+    // the scroll position moves by as much as it did, so what the reader sees holds
+    // still. Content coordinates, so the reader's own scrolling never counts as a change.
     let anchor = StoredValue::new_local(None::<(Element, f64)>);
     let record_anchor = move || {
-        let (Some(c), Some(section)) = (content.get_untracked(), items.get_untracked()) else {
+        let (Some(v), Some(c), Some(section)) = (
+            viewport.get_untracked(),
+            content.get_untracked(),
+            items.get_untracked(),
+        ) else {
             return;
         };
-        let first = section.first_element_child();
-        anchor.set_value(first.map(|el| {
+        let el = in_view(&section, v.get_bounding_client_rect().top());
+        anchor.set_value(el.map(|el| {
             let top = top_in(&c, &el);
             (el, top)
         }));
@@ -76,11 +123,62 @@ pub fn StreamViewport() -> impl IntoView {
             }
         });
     };
+    // Once a frame at most, after the reader scrolled or the content changed: move the
+    // window to where the reader is, learn the items' height, fetch older pages ahead.
+    let settling = StoredValue::new_local(false);
+    let hooks_in = RwSignal::new(false);
+    let settle = move || {
+        settling.set_value(false);
+        let (Some(v), Some(section)) = (viewport.get_untracked(), items.get_untracked()) else {
+            return;
+        };
+        // A thread that fits in a window, with nothing older to fetch, needs no hooks.
+        let long = signals
+            .order
+            .with_untracked(|o| o.len() > chat_shell_core::window::MAX)
+            || signals.history.older.with_untracked(|o| o.more);
+        if !long && !hooks_in.get_untracked() {
+            return;
+        }
+        let Some(hooks) = super::window::hooks(hooks_in) else {
+            return;
+        };
+        let Some((w, px)) = window.try_get_untracked() else {
+            return;
+        };
+        let settled = signals
+            .order
+            .with_untracked(|o| hooks.settle(&v, &section, o, &w, px, at_bottom.get_untracked()));
+        if settled.load_older {
+            shell.with(|rt| rt.load_older());
+        }
+        if settled.window.is_some() || settled.item_px.is_some() {
+            window.set((settled.window.unwrap_or(w), settled.item_px.unwrap_or(px)));
+        }
+    };
+    let schedule_settle = move || {
+        if !settling.get_value() {
+            settling.set_value(true);
+            request_animation_frame(move || {
+                if settling.try_get_value().is_some() {
+                    settle();
+                }
+            });
+        }
+    };
+
+    Effect::new(move |_| {
+        if hooks_in.get() {
+            schedule_settle();
+        }
+    });
 
     let on_scroll = move |_| {
         if let Some(v) = viewport.get() {
             at_bottom.set(v.scroll_height() - v.scroll_top() - v.client_height() < STICK_PX);
         }
+        record_anchor();
+        schedule_settle();
     };
     let scroll_to_end = move || {
         if let Some(v) = viewport.get_untracked() {
@@ -92,17 +190,22 @@ pub fn StreamViewport() -> impl IntoView {
     Effect::new(move |_| {
         thread_id.track();
         anchor.set_value(None);
+        window.update(|w| w.0 = Window::Tail);
         at_bottom.set(true);
         scroll_to_end();
     });
-    // Content grows (streamed text, images loading, older items): follow it if the reader
-    // is at the end, else keep their place. Resize observers run after layout and before
-    // paint, so neither flickers.
+    // Content grows (streamed text, images loading, older items, the window moving):
+    // follow it if the reader is at the end, else keep their place. Resize observers run
+    // after layout and before paint, so neither flickers.
     // The observer goes with the view (the element removed or moved): its last report,
     // the content shrinking to nothing, must not reach a disposed view.
     let follower = StoredValue::new_local(None::<Observer>);
     Effect::new(move |_| {
-        let Some(el) = content.get() else { return };
+        let (Some(el), Some(section), Some(spacer)) =
+            (content.get(), items.get(), top_spacer.get())
+        else {
+            return;
+        };
         if follower.with_value(Option::is_some) {
             return;
         }
@@ -116,9 +219,14 @@ pub fn StreamViewport() -> impl IntoView {
                 keep_place();
             }
             record_anchor();
+            schedule_settle();
         });
         if let Ok(observer) = web_sys::ResizeObserver::new(follow.as_ref().unchecked_ref()) {
             observer.observe(&el);
+            // The window moving by items as tall as those it drops leaves both the same
+            // size: the spacer above still changes.
+            observer.observe(&section);
+            observer.observe(&spacer);
             follower.set_value(Some((observer, follow)));
         }
     });
@@ -129,23 +237,6 @@ pub fn StreamViewport() -> impl IntoView {
             }
         });
     });
-    // Older items when the top comes into view, and again after each page.
-    let older = Sentinel::watch(
-        viewport,
-        top_sentinel,
-        format!("{PRELOAD_PX}px 0px 0px 0px"),
-        move || {
-            shell.with(|rt| rt.load_older());
-        },
-    );
-    Effect::new(move |_| {
-        let state = signals.history.older.get();
-        if !state.loading && state.more {
-            // After this frame's render (the page just applied), not before it.
-            request_animation_frame(move || older.look_again());
-        }
-    });
-
     let opening = move || signals.history.opening.with(Option::is_some);
     let empty = move || {
         signals.order.with(|o| o.is_empty())
@@ -174,15 +265,16 @@ pub fn StreamViewport() -> impl IntoView {
                 <Show when=empty>
                     <StartScreen />
                 </Show>
-                <div class="cs-older" data-part="older-sentinel" node_ref=top_sentinel>
+                <div class="cs-older">
                     {move || signals.history.older.with(|o| o.loading).then(|| view! {
                         <p class="cs-loading" data-part="older-loading" role="status">{tr(shell, Text::LoadingEarlier)}</p>
                     })}
                 </div>
+                <div class="cs-spacer" aria-hidden="true" node_ref=top_spacer prop:style=move || spacer(true)></div>
                 <section class="cs-items" aria-label=tr(shell, Text::Conversation) node_ref=items>
                     <RunErrors after=None />
                     <For
-                        each=move || signals.order.get()
+                        each=shown
                         key=|k| k.clone()
                         children=move |k| {
                             // A summary line is followed by its calls, which carry their
@@ -197,6 +289,7 @@ pub fn StreamViewport() -> impl IntoView {
                         }
                     />
                 </section>
+                <div class="cs-spacer" aria-hidden="true" prop:style=move || spacer(false)></div>
                 <OrchestrationView />
                 {move || has_team.get().then(|| crate::parts::views::team_roster(shell))}
                 <crate::ui::team::ResyncStatus />
@@ -220,6 +313,7 @@ pub fn StreamViewport() -> impl IntoView {
                     class="cs-button cs-scroll-end"
                     aria-label=tr(shell, Text::ScrollToBottom)
                     on:click=move |_| {
+                        window.update(|w| w.0 = Window::Tail);
                         scroll_to_end();
                         at_bottom.set(true);
                     }

@@ -1,0 +1,206 @@
+//! Which part of a long conversation is mounted: a window of at most [`MAX`] entries that
+//! the reader's scrolling moves, so the page's DOM and layout stay the same size whatever
+//! the thread's length. Pure index arithmetic over the list of keys; the view measures,
+//! stands spacers in for what is outside, and applies the window these functions return.
+//!
+//! A window is named by its first entry's key, not its index, so older entries put in
+//! front (history pages) leave it where it is; or it is the tail, which follows new
+//! entries while the reader is at the end.
+
+use std::ops::Range;
+
+/// The most entries mounted at once. Enough to fill a tall screen about three times
+/// with short items, so moving the window by [`STEP`] stays out of the reader's sight.
+pub const MAX: usize = 150;
+/// How many entries the window moves by, at its edges.
+pub const STEP: usize = 40;
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Window<K> {
+    /// The last [`MAX`] entries: follows the list's end.
+    #[default]
+    Tail,
+    /// `n` entries from the one keyed `K`.
+    From(K, usize),
+}
+
+impl<K: PartialEq + Clone> Window<K> {
+    /// The indices of `list` inside the window. A window whose first entry is gone (a
+    /// deleted item, another thread) falls back to the tail.
+    pub fn range<T>(&self, list: &[T], key: impl Fn(&T) -> &K) -> Range<usize> {
+        let len = list.len();
+        match self {
+            Window::From(first, n) => match list.iter().position(|t| key(t) == first) {
+                Some(start) => start..(start + n).min(len),
+                None => len.saturating_sub(MAX)..len,
+            },
+            Window::Tail => len.saturating_sub(MAX)..len,
+        }
+    }
+
+    /// [`STEP`] earlier entries in, as many of the latest out as [`MAX`] asks.
+    pub fn earlier<T>(&self, list: &[T], key: impl Fn(&T) -> &K) -> Self {
+        let r = self.range(list, &key);
+        let start = r.start.saturating_sub(STEP);
+        let end = r.end.min(start + MAX);
+        Self::over(list, key, start..end)
+    }
+
+    /// [`STEP`] later entries in, as many of the earliest out as [`MAX`] asks.
+    pub fn later<T>(&self, list: &[T], key: impl Fn(&T) -> &K) -> Self {
+        let r = self.range(list, &key);
+        let end = (r.end + STEP).min(list.len());
+        let start = r.start.max(end.saturating_sub(MAX));
+        Self::over(list, key, start..end)
+    }
+
+    /// A full window with `index` in its middle (the reader jumped there).
+    pub fn around<T>(list: &[T], key: impl Fn(&T) -> &K, index: usize) -> Self {
+        let len = list.len();
+        let end = (index.min(len).saturating_sub(MAX / 2) + MAX).min(len);
+        Self::over(list, key, end.saturating_sub(MAX)..end)
+    }
+
+    /// The window over `range`: the tail when it reaches the end.
+    fn over<T>(list: &[T], key: impl Fn(&T) -> &K, range: Range<usize>) -> Self {
+        match list.get(range.start) {
+            Some(first) if range.end < list.len() => Window::From(key(first).clone(), range.len()),
+            _ => Window::Tail,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn id(k: &u32) -> &u32 {
+        k
+    }
+
+    #[test]
+    fn a_short_list_is_whole() {
+        let list: Vec<u32> = (0..10).collect();
+        assert_eq!(Window::default().range(&list, id), 0..10);
+        assert_eq!(
+            Window::<u32>::default().earlier(&list, id).range(&list, id),
+            0..10
+        );
+    }
+
+    #[test]
+    fn a_long_list_opens_at_its_end_and_steps_back() {
+        let list: Vec<u32> = (0..1000).collect();
+        let w = Window::default();
+        assert_eq!(w.range(&list, id), 850..1000);
+        let w = w.earlier(&list, id);
+        assert_eq!(w.range(&list, id), 810..960);
+        assert_eq!(w, Window::From(810, MAX));
+        let w = w.later(&list, id);
+        assert_eq!(w.range(&list, id), 850..1000);
+        assert_eq!(w, Window::Tail, "back at the end, it follows again");
+    }
+
+    #[test]
+    fn entries_put_in_front_leave_the_window_in_place() {
+        let mut list: Vec<u32> = (1000..2000).collect();
+        let w = Window::default().earlier(&list, id);
+        let before: Vec<u32> = list[w.range(&list, id)].to_vec();
+        list.splice(0..0, 0..1000);
+        assert_eq!(list[w.range(&list, id)].to_vec(), before);
+    }
+
+    #[test]
+    fn a_jump_centres_the_index() {
+        let list: Vec<u32> = (0..1000).collect();
+        let w = Window::around(&list, id, 500);
+        assert_eq!(w.range(&list, id), 425..575);
+        assert_eq!(Window::around(&list, id, 3).range(&list, id), 0..150);
+        assert_eq!(Window::around(&list, id, 5000), Window::Tail);
+    }
+
+    #[test]
+    fn a_lost_first_entry_falls_back_to_the_tail() {
+        let list: Vec<u32> = (0..1000).collect();
+        assert_eq!(Window::From(5000, 20).range(&list, id), 850..1000);
+    }
+
+    #[derive(Clone, Debug)]
+    enum Op {
+        Earlier,
+        Later,
+        Around(usize),
+        Prepend(usize),
+        Append(usize),
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            Just(Op::Earlier),
+            Just(Op::Later),
+            (0usize..3000).prop_map(Op::Around),
+            (0usize..300).prop_map(Op::Prepend),
+            (0usize..300).prop_map(Op::Append),
+        ]
+    }
+
+    proptest! {
+        /// Whatever the reader and the list do, the window stays in bounds and no larger
+        /// than MAX; a step keeps what it steps from in view (overlap), and reaches the
+        /// list's ends; entries put in front or behind never move a `From` window.
+        #[test]
+        fn the_window_stays_bounded_and_continuous(len in 0usize..2000, ops in prop::collection::vec(op(), 1..60)) {
+            let mut next_low: i64 = -1;
+            let mut next_high: u32 = len as u32;
+            let mut list: Vec<u32> = (0..len as u32).map(|i| i + 1_000_000).collect();
+            let mut w = Window::default();
+            for op in ops {
+                let before = w.range(&list, id);
+                let shown: Vec<u32> = list[before.clone()].to_vec();
+                match op {
+                    Op::Earlier => {
+                        w = w.earlier(&list, id);
+                        let r = w.range(&list, id);
+                        prop_assert!(r.start <= before.start);
+                        prop_assert_eq!(r.start, before.start.saturating_sub(STEP));
+                        prop_assert!(before.is_empty() || r.contains(&before.start));
+                    }
+                    Op::Later => {
+                        w = w.later(&list, id);
+                        let r = w.range(&list, id);
+                        prop_assert!(r.end >= before.end);
+                        prop_assert_eq!(r.end, (before.end + STEP).min(list.len()));
+                        prop_assert!(before.is_empty() || r.contains(&(before.end - 1)));
+                    }
+                    Op::Around(i) => {
+                        w = Window::around(&list, id, i);
+                        let r = w.range(&list, id);
+                        prop_assert!(list.is_empty() || r.contains(&i.min(list.len() - 1)));
+                    }
+                    Op::Prepend(n) => {
+                        for _ in 0..n {
+                            list.insert(0, next_low as u32);
+                            next_low -= 1;
+                        }
+                        if matches!(w, Window::From(..)) {
+                            prop_assert_eq!(&list[w.range(&list, id)], &shown[..]);
+                        }
+                    }
+                    Op::Append(n) => {
+                        list.extend(next_high..next_high + n as u32);
+                        next_high += n as u32;
+                        if matches!(w, Window::From(..)) {
+                            prop_assert_eq!(&list[w.range(&list, id)], &shown[..]);
+                        }
+                    }
+                }
+                let r = w.range(&list, id);
+                prop_assert!(r.end <= list.len() && r.start <= r.end);
+                prop_assert!(r.len() <= MAX);
+                prop_assert!(r.len() == MAX.min(list.len()) || r.len() >= before.len(),
+                    "a window never shrinks below a full one: {:?} from {:?}", r, before);
+            }
+        }
+    }
+}
