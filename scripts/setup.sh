@@ -97,18 +97,20 @@ else
   background wasm-split-cli quick_install wasm_split_cli_support --locked --version "$WASM_SPLIT_VERSION" --features build-binary
 fi
 
-# 4. Debian packages: the browser, its driver, brotli (sizes).
+# 4. Debian packages: the browser, its driver, brotli (sizes), PostgreSQL (the runtime's
+#    shared-database tests run a throwaway server: scripts/postgres.sh).
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 [ -x /usr/bin/chromedriver ] || missing+=(chromium-driver)
 command -v brotli >/dev/null || missing+=(brotli)
 command -v gzip >/dev/null || missing+=(gzip)
+compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)
 apt_install() {
   as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@"
 }
 if [ "${#missing[@]}" -eq 0 ]; then
-  say "apt chromium chromium-driver brotli: present"
+  say "apt chromium chromium-driver brotli postgresql: present"
 else
   say "apt ${missing[*]}: installing in the background (~30 s)"
   background apt apt_install "${missing[@]}"

@@ -34,6 +34,11 @@ cargo clippy -p chat-shell -p chat-shell-leptos-app --target wasm32-unknown-unkn
 # index.html builds it).
 cargo clippy -p chat-shell --features chat-shell/split --target wasm32-unknown-unknown --lib --tests -- -D warnings
 
+step "postgres (a throwaway server for the runtime's store and instance tests)"
+eval "$(./scripts/postgres.sh start)"
+trap './scripts/postgres.sh stop' EXIT
+echo "PostgreSQL at $CHAT_SHELL_TEST_DATABASE_URL"
+
 step "cargo test (native, workspace)"
 cargo test --workspace
 

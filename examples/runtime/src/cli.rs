@@ -2,8 +2,9 @@
 //! one flag. The environment's tokens are read by `main`.
 
 use crate::handlers::{agent_ui, callback, events, upload};
-use crate::{auth, channel, connections, contain, guard, headers, runs, scripts};
+use crate::{auth, channel, connections, contain, guard, headers, runs, scripts, shared};
 use clap::error::ErrorKind;
+use clap::parser::ValueSource;
 use clap::{CommandFactory, FromArgMatches, Parser};
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -11,6 +12,8 @@ use std::time::Duration;
 
 /// More bearer tokens, comma-separated (kept out of the process list).
 pub const TOKENS_ENV: &str = "CHAT_SHELL_RUNTIME_TOKENS";
+/// The PostgreSQL database, when neither `--database` nor `--db`/`--memory` is given.
+pub const DATABASE_ENV: &str = "DATABASE_URL";
 
 /// Reference ChatKit runtime for chat-shell: serves the page in --dist and a scripted,
 /// model-free POST /chatkit (or an ACP agent with --acp).
@@ -41,6 +44,12 @@ struct Cli {
     /// Keep everything in memory instead of --db (tests)
     #[arg(long, overrides_with = "db")]
     memory: bool,
+    /// Keep the history in PostgreSQL instead (postgres://USER:PASS@HOST:PORT/DB; also DATABASE_URL); instances on one database share their conversations
+    #[arg(long, value_name = "URL", value_parser = database_url)]
+    database: Option<String>,
+    /// With --database: an instance silent this long is taken for dead, its answers end as interrupted
+    #[arg(long, value_name = "N", default_value_t = shared::DEFAULT_LEASE_SECS, value_parser = limit)]
+    lease_secs: u64,
     /// Start with one more thread holding N items (benchmarks); the first user gets it
     #[arg(long = "seed-thread", value_name = "N", value_parser = items)]
     seed_items: Option<usize>,
@@ -109,6 +118,12 @@ pub struct Config {
     pub dist: PathBuf,
     /// `None`: in memory.
     pub db: Option<PathBuf>,
+    /// `--database`: a PostgreSQL URL, used instead of `db`.
+    pub database: Option<String>,
+    /// Whether `DATABASE_URL` may choose the database (no `--db`, `--memory` or `--database`).
+    pub database_from_env: bool,
+    /// `--lease-secs`.
+    pub lease_secs: u64,
     /// Items of a thread created at start (`--seed-thread`).
     pub seed_items: Option<usize>,
     /// More `Host` values to answer (`--allowed-host`).
@@ -156,6 +171,9 @@ where
     let mut command = command();
     let matches = command.try_get_matches_from_mut(args)?;
     let cli = Cli::from_arg_matches(&matches)?;
+    let database_from_env = cli.database.is_none()
+        && !cli.memory
+        && matches.value_source("db") != Some(ValueSource::CommandLine);
     // Checks that read two flags at once: refused like a bad value.
     headers::policy(&cli.csp, &cli.frame_ancestors)
         .map_err(|e| command.error(ErrorKind::ValueValidation, e))?;
@@ -165,6 +183,9 @@ where
         pace_ms: cli.pace_ms,
         dist: cli.dist,
         db: (!cli.memory).then_some(cli.db),
+        database: cli.database,
+        database_from_env,
+        lease_secs: cli.lease_secs,
         seed_items: cli.seed_items,
         allowed_hosts: cli.allowed_hosts,
         allow_origins: cli.allow_origins,
@@ -226,6 +247,31 @@ fn scenarios() -> String {
 
 fn port(v: &str) -> Result<u16, String> {
     v.parse().map_err(|_| "not a port number".into())
+}
+
+fn database_url(v: &str) -> Result<String, String> {
+    check_database_url(v).map(|()| v.to_owned())
+}
+
+/// A PostgreSQL URL the driver reads (never repeated in the refusal: it may hold a password).
+pub fn check_database_url(v: &str) -> Result<(), String> {
+    let postgres = v.starts_with("postgres://") || v.starts_with("postgresql://");
+    if !postgres || v.parse::<postgres::Config>().is_err() {
+        return Err("not a postgres://USER:PASSWORD@HOST:PORT/DATABASE URL".into());
+    }
+    Ok(())
+}
+
+/// The URL in [`DATABASE_ENV`], if set and not blank.
+pub fn env_database() -> Result<Option<String>, String> {
+    let Some(url) = std::env::var(DATABASE_ENV)
+        .ok()
+        .filter(|u| !u.trim().is_empty())
+    else {
+        return Ok(None);
+    };
+    check_database_url(url.trim()).map_err(|e| format!("{DATABASE_ENV}: {e}"))?;
+    Ok(Some(url.trim().to_owned()))
 }
 
 fn milliseconds(v: &str) -> Result<u64, String> {
@@ -353,6 +399,9 @@ mod tests {
                 pace_ms: 20,
                 dist: "dist".into(),
                 db: Some("chat-shell-demo.db".into()),
+                database: None,
+                database_from_env: true,
+                lease_secs: 10,
                 seed_items: None,
                 allowed_hosts: Vec::new(),
                 allow_origins: Vec::new(),
@@ -376,6 +425,29 @@ mod tests {
                 },
             }
         );
+    }
+
+    #[test]
+    fn the_database_is_a_postgres_url_and_the_command_line_wins_over_the_environment() {
+        let Ok(c) = parse(&[
+            "--database",
+            "postgres://chat@db.internal:5432/chat",
+            "--lease-secs",
+            "3",
+        ]) else {
+            panic!()
+        };
+        assert_eq!(
+            c.database.as_deref(),
+            Some("postgres://chat@db.internal:5432/chat")
+        );
+        assert_eq!(c.lease_secs, 3);
+        assert!(!c.database_from_env);
+        assert!(!parse(&["--db", "x.db"]).unwrap().database_from_env);
+        assert!(!parse(&["--memory"]).unwrap().database_from_env);
+        assert!(parse(&["--database", "mysql://db/chat"]).is_err());
+        assert!(parse(&["--database", "chat.db"]).is_err());
+        assert!(parse(&["--lease-secs", "0"]).is_err());
     }
 
     #[test]

@@ -11,7 +11,9 @@
 //! - `sse/`: the SSE writer (`writer`) of a streamed answer and its `saver` to the store.
 //! - `runs`: answers living on their own task, their limits and cancel.
 //! - `channel/`: the live channel of a thread (`threads.subscribe`) and its `outbox`.
-//! - `store/`: SQLite persistence, behind `Store` and `UserStore`.
+//! - `store/`: SQLite (or PostgreSQL, `pg`) persistence, behind `Store` and `UserStore`.
+//! - `shared`: several instances on one PostgreSQL database: runs, Stop, permission
+//!   answers and views shared through the store and LISTEN/NOTIFY; leases.
 //! - `scripts/`: the scripted ChatKit scenarios by family; `agent`: the scripted ACP tool
 //!   calls over ChatKit; `sandbox`: the `edit` scenario's scratch folder.
 //! - `acp/`: the ACP bridge (`--acp`): the agent process, `fs`, `terminal`, and `turn/`.
@@ -34,6 +36,7 @@ mod routes;
 mod runs;
 mod sandbox;
 mod scripts;
+mod shared;
 mod sse;
 mod state;
 mod store;
@@ -77,16 +80,22 @@ fn with_environment(mut config: Config) -> Result<Config, String> {
     if config.callback_token.is_none() {
         config.callback_token = cli::env_callback_token()?;
     }
+    if config.database_from_env {
+        config.database = cli::env_database()?;
+    }
     Ok(config)
 }
 
 /// Opens the store, seeds it if asked; also says whether some thread has no owner yet.
 fn open_store(config: &Config) -> Result<(store::Store, Option<String>, bool), String> {
-    let store = match &config.db {
-        Some(path) => {
+    let store = match (&config.database, &config.db) {
+        // The URL is not repeated: it may hold a password.
+        (Some(url), _) => store::Store::open_postgres(url)
+            .map_err(|e| format!("cannot open the PostgreSQL database: {e}"))?,
+        (None, Some(path)) => {
             store::Store::open(path).map_err(|e| format!("cannot open {}: {e}", path.display()))?
         }
-        None => store::Store::open_in_memory().map_err(|e| e.to_string())?,
+        (None, None) => store::Store::open_in_memory().map_err(|e| e.to_string())?,
     };
     let seeded = match config.seed_items {
         Some(n) => Some(
@@ -107,6 +116,7 @@ async fn run(config: Config) -> Result<(), String> {
     let (store, seeded, unowned) = tokio::task::spawn_blocking(move || open_store(&opening))
         .await
         .map_err(|e| e.to_string())??;
+    let store = Arc::new(store);
     let listener = tokio::net::TcpListener::bind((config.host.as_str(), config.port))
         .await
         .map_err(|e| format!("cannot listen on {}:{}: {e}", config.host, config.port))?;
@@ -151,17 +161,22 @@ async fn run(config: Config) -> Result<(), String> {
         let mut acp =
             acp::Config::new(command, config.workspace.as_deref(), config.allow_terminal)?;
         acp.env.pass = config.pass_env.clone();
-        match store.settle_orphaned_permissions() {
-            Ok(0) => {}
-            Ok(n) => {
+        let settling = store.clone();
+        match tokio::task::spawn_blocking(move || settling.settle_orphaned_permissions()).await {
+            Ok(Ok(0)) => {}
+            Ok(Ok(n)) => {
                 println!("ACP: {n} permission request(s) left by the last run settled as cancelled")
+            }
+            Ok(Err(e)) => {
+                eprintln!("chat-shell-runtime: cannot settle old permission requests: {e}")
             }
             Err(e) => eprintln!("chat-shell-runtime: cannot settle old permission requests: {e}"),
         }
         acp::install(acp, stop_rx.clone());
     }
+    let shared = shared::Shared::new(&store, Duration::from_secs(config.lease_secs));
     let state = Arc::new(state::AppState::new(
-        Arc::new(store),
+        store,
         state::Settings {
             pace: Duration::from_millis(config.pace_ms),
             authority: authority.clone(),
@@ -172,10 +187,15 @@ async fn run(config: Config) -> Result<(), String> {
             channel_keepalive: Duration::from_millis(config.channel_keepalive_ms),
             scratch_root: scratch_root.clone(),
             limits: config.limits,
+            shared: shared.clone(),
         },
         unowned,
         stop_rx.clone(),
     ));
+    if let Some(shared) = &shared {
+        shared.start(Arc::downgrade(&state), stop_rx.clone());
+        println!("sharing the database as instance {}", shared.instance);
+    }
     let page_policy = headers::policy(&config.csp, &config.frame_ancestors)?;
     let app = headers::apply(routes::router(state, &config.dist), page_policy);
     let limits = connections::Limits {
@@ -200,6 +220,11 @@ async fn run(config: Config) -> Result<(), String> {
     let _ = stop_tx.send(true);
     // Never hang on a connection that will not finish.
     let _ = tokio::time::timeout(Duration::from_secs(3), serving).await;
+    if let Some(shared) = &shared {
+        // The runs have ended (the stop ends them): their last events and outcome are
+        // written, and the other instances told, before the lease is given up.
+        shared.leave(Duration::from_secs(3)).await;
+    }
     let _ = std::fs::remove_dir_all(&scratch_root);
     Ok(())
 }

@@ -3,7 +3,7 @@
 
 use crate::errors::status_error;
 use crate::guard;
-use crate::handlers::{agent_ui, callback, chatkit, events, upload};
+use crate::handlers::{agent_ui, callback, chatkit, events, health, upload};
 use crate::state::AppState;
 use axum::extract::{DefaultBodyLimit, Request};
 use axum::http::header;
@@ -40,6 +40,9 @@ pub fn router(state: Arc<AppState>, dist: &Path) -> Router {
         )
         .fallback_service(ServeDir::new(dist))
         .layer(middleware::from_fn_with_state(state.clone(), guard::check))
+        // After the guard: a load balancer probes by address, with no identity.
+        .route("/healthz", get(health::healthz))
+        .route("/readyz", get(health::readyz))
         .layer(middleware::map_response(json_errors))
         .layer(middleware::from_fn(log_requests))
         .with_state(state)

@@ -16,12 +16,18 @@
 //! streamed request past that is refused with 429 before it changes anything); a run that
 //! nobody reads (its client left or stopped reading, no channel open) is stopped after
 //! `abandoned_run`, so an agent that never ends its turn does not hold it for ever.
+//!
+//! On a shared PostgreSQL database (`shared`), a thread's run also goes to the store as it
+//! happens (its journal), and a channel of a thread whose run is under way on another
+//! instance replays it from the store, then follows it ([`Runs::follow`]).
 
 use crate::auth::User;
 use crate::channel::outbox::{self, Outbox};
 use crate::errors::{bad_request, json_error, not_found};
+use crate::shared::{Journal, Shared};
 use crate::sse::Frame;
 use crate::state::AppState;
+use crate::store;
 use axum::body::Bytes;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -74,6 +80,8 @@ pub struct Runs {
     /// Runs under way (and streamed requests admitted), by user.
     seats: Arc<Mutex<HashMap<String, usize>>>,
     limits: Limits,
+    /// The database shared with other instances, if any.
+    shared: Option<Arc<Shared>>,
 }
 
 /// One thread: its run, and its channels.
@@ -82,6 +90,18 @@ struct Slot {
     active: Option<Arc<Run>>,
     /// The open channels; each gets the run's frames as `thread.run.*` events.
     listeners: Vec<Arc<Outbox>>,
+    /// The run of another instance the channels follow: its id and the last event sent.
+    remote: Option<(String, i32)>,
+}
+
+/// What a channel opening on a thread gets of its run.
+pub enum Joined {
+    /// No run under way.
+    Idle,
+    /// This instance's run: its snapshot.
+    Local(Vec<StreamEvent>),
+    /// Another instance's run: its events up to `upto` are read from the store.
+    Remote { run: String, upto: i32 },
 }
 
 /// One of a user's runs (or a request admitted to start one), counted while it lives.
@@ -131,12 +151,37 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    fn as_str(self) -> &'static str {
+    pub fn as_str(self) -> &'static str {
         match self {
             Outcome::Done => "done",
             Outcome::Cancelled => "cancelled",
             Outcome::Failed => "failed",
         }
+    }
+}
+
+/// The frame of `thread.run.ended` (`outcome` as stored: another instance's run may also
+/// have ended `interrupted`).
+fn ended_frame(outcome: &str) -> Bytes {
+    Bytes::from(format!(
+        "data: {}\n\n",
+        json!({"type": "thread.run.ended", "outcome": outcome})
+    ))
+}
+
+/// The frame of one event (its JSON) of a thread's run; `None` if too long for a channel.
+pub fn event_frame(json: &str) -> Option<Bytes> {
+    let frame = Bytes::from(format!(
+        "data: {{\"type\":\"thread.run.event\",\"event\":{json}}}\n\n"
+    ));
+    if outbox::fits(&frame) {
+        Some(frame)
+    } else {
+        eprintln!(
+            "chat-shell-runtime: a run event of {} bytes is too long for a channel: not sent",
+            frame.len()
+        );
+        None
     }
 }
 
@@ -147,14 +192,25 @@ pub struct Run {
     /// request leaving).
     cancel: watch::Sender<bool>,
     ended: watch::Sender<bool>,
+    /// Where the thread's run goes to the shared store (see `shared`).
+    journal: Option<Arc<Journal>>,
 }
 
 impl Run {
-    fn new() -> Self {
+    fn new(journal: Option<Arc<Journal>>) -> Self {
         Run {
             items: Mutex::new(RunItems::default()),
             cancel: watch::Sender::new(false),
             ended: watch::Sender::new(false),
+            journal,
+        }
+    }
+
+    /// Tells the other instances the permission request of `item` waits for an answer
+    /// (`None`: it waits no more).
+    pub fn waiting(&self, item: Option<&ItemId>) {
+        if let Some(journal) = &self.journal {
+            journal.waiting(item);
         }
     }
 
@@ -198,6 +254,12 @@ impl Runs {
         }
     }
 
+    /// Shares the threads' runs with the other instances of `shared`'s database.
+    pub fn with_shared(mut self, shared: Option<Arc<Shared>>) -> Self {
+        self.shared = shared;
+        self
+    }
+
     pub fn limits(&self) -> Limits {
         self.limits
     }
@@ -224,12 +286,15 @@ impl Runs {
     /// response that started it, watched to tell an abandoned run.
     pub fn start(&self, user: &User, thread: &ThreadId, origin: &mpsc::Sender<Frame>) -> RunHandle {
         let key = (user.0.clone(), thread.to_string());
-        let run = Arc::new(Run::new());
+        let mut run = Arc::new(Run::new(None));
         let slot = {
             let mut slots = lock(&self.slots);
             let slot = slots.entry(key.clone()).or_default().clone();
             let mut inner = lock(&slot);
-            if inner.active.is_none() {
+            // A run of another instance the channels here follow counts as under way.
+            if inner.active.is_none() && inner.remote.is_none() {
+                let journal = self.shared.as_ref().map(|s| s.journal(&user.0, thread));
+                run = Arc::new(Run::new(journal));
                 inner.active = Some(run.clone());
                 let started = Bytes::from_static(crate::channel::RUN_STARTED.as_bytes());
                 inner.listeners.retain(|o| o.push(&started));
@@ -255,21 +320,174 @@ impl Runs {
     }
 
     /// Opens a channel's feed of `thread`'s runs into `outbox`: returns the snapshot of the
-    /// run under way (if any), taken as the channel starts listening.
+    /// run under way (if any), taken as the channel starts listening. On a shared
+    /// database, a run of another instance is looked up in the store (blocking).
     pub fn listen(
         &self,
         user: &User,
         thread: &ThreadId,
         outbox: &Arc<Outbox>,
-    ) -> Option<Vec<StreamEvent>> {
-        // The hub stays locked until the channel is in: a slot is only removed under it.
-        let mut slots = lock(&self.slots);
-        let slot = slots
-            .entry((user.0.clone(), thread.to_string()))
-            .or_default();
-        let mut inner = lock(slot);
+    ) -> store::Result<Joined> {
+        let slot = {
+            // The hub stays locked until the slot is: a slot is only removed under both.
+            let mut slots = lock(&self.slots);
+            slots
+                .entry((user.0.clone(), thread.to_string()))
+                .or_default()
+                .clone()
+        };
+        let mut inner = lock(&slot);
         inner.listeners.push(outbox.clone());
-        inner.active.as_ref().map(|run| run.items().snapshot())
+        if let Some(run) = &inner.active {
+            return Ok(Joined::Local(run.items().snapshot()));
+        }
+        let Some(shared) = &self.shared else {
+            return Ok(Joined::Idle);
+        };
+        if let Some((run, upto)) = &inner.remote {
+            return Ok(Joined::Remote {
+                run: run.clone(),
+                upto: *upto,
+            });
+        }
+        let found = shared.pg().conn()?.query_opt(
+            "SELECT r.id, (SELECT COALESCE(MAX(seq), 0) FROM run_events e WHERE e.run_id = r.id)
+             FROM runs r WHERE r.thread_id = $1 AND r.owner = $2 AND r.outcome IS NULL
+             AND r.instance <> $3",
+            &[&thread.as_str(), &user.0, &shared.instance],
+        )?;
+        Ok(match found {
+            Some(row) => {
+                let (run, upto): (String, i32) = (row.get(0), row.get(1));
+                inner.remote = Some((run.clone(), upto));
+                Joined::Remote { run, upto }
+            }
+            None => Joined::Idle,
+        })
+    }
+
+    /// Sends the channels of `thread` on this instance what run `run_id` of another
+    /// instance did since they last heard: its start, its events, its end (blocking).
+    pub fn follow(&self, shared: &Shared, thread: &str, run_id: &str) -> store::Result<()> {
+        let mut c = shared.pg().conn()?;
+        let Some(row) = c.query_opt(
+            "SELECT owner, instance, outcome FROM runs WHERE id = $1 AND thread_id = $2",
+            &[&run_id, &thread],
+        )?
+        else {
+            return Ok(());
+        };
+        let (owner, instance, outcome): (String, String, Option<String>) =
+            (row.get(0), row.get(1), row.get(2));
+        if instance == shared.instance {
+            return Ok(());
+        }
+        let Some(slot) = lock(&self.slots).get(&(owner, thread.to_owned())).cloned() else {
+            return Ok(());
+        };
+        let mut inner = lock(&slot);
+        inner.listeners.retain(|o| !o.is_closed());
+        if inner.listeners.is_empty() {
+            inner.remote = None;
+            return Ok(());
+        }
+        if inner.active.is_some() {
+            // This instance's own run is the thread's (the other one was not shared).
+            return Ok(());
+        }
+        if let Some((followed, _)) = inner.remote.clone().filter(|(r, _)| r != run_id) {
+            // A newer run: the one followed ended unheard.
+            let ended: Option<String> = c
+                .query_opt("SELECT outcome FROM runs WHERE id = $1", &[&followed])?
+                .and_then(|r| r.get(0));
+            let frame = ended_frame(ended.as_deref().unwrap_or("interrupted"));
+            inner.listeners.retain(|o| o.push(&frame));
+            inner.remote = None;
+        }
+        if inner.remote.is_none() {
+            if outcome.is_some() {
+                // Over before any channel here heard of it: its items are in the thread.
+                return Ok(());
+            }
+            let started = Bytes::from_static(crate::channel::RUN_STARTED.as_bytes());
+            inner.listeners.retain(|o| o.push(&started));
+            inner.remote = Some((run_id.to_owned(), 0));
+        }
+        let mut after = inner.remote.as_ref().map_or(0, |(_, seq)| *seq);
+        loop {
+            let rows = c.query(
+                "SELECT seq, json FROM run_events WHERE run_id = $1 AND seq > $2
+                 ORDER BY seq LIMIT $3",
+                &[&run_id, &after, &crate::shared::EVENTS_PAGE],
+            )?;
+            for row in &rows {
+                after = row.get(0);
+                if let Some(frame) = event_frame(row.get(1)) {
+                    inner.listeners.retain(|o| o.push(&frame));
+                }
+            }
+            if (rows.len() as i64) < crate::shared::EVENTS_PAGE {
+                break;
+            }
+        }
+        inner.remote = Some((run_id.to_owned(), after));
+        // Read before the events: every event of an ended run was there by then.
+        if let Some(outcome) = outcome {
+            let frame = ended_frame(&outcome);
+            inner.listeners.retain(|o| o.push(&frame));
+            inner.remote = None;
+        }
+        Ok(())
+    }
+
+    /// The runs of other instances that this instance's channels follow, or should: after
+    /// the listener reconnects, each is caught up (blocking).
+    pub fn followed(&self, shared: &Shared) -> Vec<(String, String)> {
+        let slots: Vec<(Key, Arc<Mutex<Slot>>)> = lock(&self.slots)
+            .iter()
+            .map(|(k, s)| (k.clone(), s.clone()))
+            .collect();
+        let mut runs = Vec::new();
+        for ((owner, thread), slot) in slots {
+            let (remote, idle) = {
+                let inner = lock(&slot);
+                (
+                    inner.remote.clone(),
+                    inner.active.is_none() && !inner.listeners.is_empty(),
+                )
+            };
+            if let Some((run, _)) = remote {
+                runs.push((thread, run));
+            } else if idle {
+                let live = shared.pg().conn().and_then(|mut c| {
+                    Ok(c.query_opt(
+                        "SELECT id FROM runs WHERE thread_id = $1 AND owner = $2 AND outcome IS NULL",
+                        &[&thread, &owner],
+                    )?)
+                });
+                if let Ok(Some(row)) = live {
+                    runs.push((thread, row.get(0)));
+                }
+            }
+        }
+        runs
+    }
+
+    /// Another instance asked run `run_id` of `thread` to stop: stops it if it runs here.
+    pub fn cancel_shared(&self, thread: &str, run_id: &str) {
+        let slots: Vec<Arc<Mutex<Slot>>> = lock(&self.slots)
+            .iter()
+            .filter(|((_, t), _)| t == thread)
+            .map(|(_, s)| s.clone())
+            .collect();
+        for slot in slots {
+            let run = lock(&slot).active.clone();
+            if let Some(run) = run.filter(|r| r.journal.as_ref().is_some_and(|j| j.run == run_id)) {
+                if run.request_cancel() {
+                    println!("run cancelled from another instance: thread={thread}");
+                }
+            }
+        }
     }
 
     /// A channel of `thread` closed: forgets it (and the thread, once nothing is left).
@@ -307,10 +525,7 @@ impl Runs {
             {
                 inner.active = None;
             }
-            let frame = Bytes::from(format!(
-                "data: {{\"type\":\"thread.run.ended\",\"outcome\":\"{}\"}}\n\n",
-                outcome.as_str()
-            ));
+            let frame = ended_frame(outcome.as_str());
             inner.listeners.retain(|o| o.push(&frame));
             if inner.listeners.is_empty() && inner.active.is_none() {
                 drop(inner);
@@ -318,6 +533,9 @@ impl Runs {
                     slots.remove(&handle.key);
                 }
             }
+        }
+        if let Some(journal) = &handle.run.journal {
+            journal.end(outcome);
         }
         handle.run.ended.send_replace(true);
     }
@@ -375,18 +593,15 @@ impl RunHandle {
         };
         let mut inner = lock(slot);
         let changed = self.run.items().fold(event, folded);
+        if let Some(journal) = &self.run.journal {
+            if !journal.event(json) {
+                self.run.request_cancel();
+            }
+        }
         if !inner.listeners.is_empty() {
             // Serialized once; every channel queues the same bytes.
-            let frame = Bytes::from(format!(
-                "data: {{\"type\":\"thread.run.event\",\"event\":{json}}}\n\n"
-            ));
-            if outbox::fits(&frame) {
+            if let Some(frame) = event_frame(json) {
                 inner.listeners.retain(|o| o.push(&frame));
-            } else {
-                eprintln!(
-                    "chat-shell-runtime: a run event of {} bytes is too long for a channel: not sent",
-                    frame.len()
-                );
             }
         }
         changed
@@ -430,6 +645,28 @@ async fn stop_when_abandoned(
             }
             return;
         }
+    }
+}
+
+/// The items a run's events built, folded the way the run itself does (to save what an
+/// interrupted run of another instance had emitted).
+#[derive(Default)]
+pub struct Folder(RunItems);
+
+impl Folder {
+    pub fn fold(&mut self, event: &StreamEvent) {
+        self.0.fold(event, None);
+    }
+
+    /// Every item emitted, in order, as it last was.
+    pub fn into_items(self) -> Vec<ThreadItem> {
+        let mut items = self.0.items;
+        self.0
+            .order
+            .iter()
+            .filter_map(|id| items.remove(id))
+            .map(|t| t.item)
+            .collect()
     }
 }
 
@@ -664,7 +901,12 @@ pub async fn cancel(state: &Arc<AppState>, user: User, request: &Value) -> Respo
         Err(refused) => return refused,
     }
     let Some(run) = state.runs.cancel(&user, &thread_id) else {
-        return Json(json!({"cancelled": false})).into_response();
+        // Maybe under way on another instance.
+        let cancelled = match &state.shared {
+            Some(shared) => shared.cancel(&user.0, &thread_id, CANCEL_WAIT).await,
+            None => false,
+        };
+        return Json(json!({"cancelled": cancelled})).into_response();
     };
     let mut ended = run.ended.subscribe();
     if tokio::time::timeout(CANCEL_WAIT, ended.wait_for(|e| *e))
@@ -786,7 +1028,7 @@ mod tests {
         handle.publish(&add, "{}", None);
         let outbox = Outbox::new("thr_1");
         let snapshot = runs.listen(&user, &thread, &outbox);
-        assert_eq!(snapshot.unwrap().len(), 1);
+        assert!(matches!(snapshot, Ok(Joined::Local(s)) if s.len() == 1));
         handle.publish(&delta("msg_1", "x"), "{\"x\":1}", None);
         assert_eq!(
             outbox.next().await.unwrap(),
@@ -805,9 +1047,10 @@ mod tests {
         runs.unlisten(&user, &thread);
         assert_eq!(runs.open_threads(), 0);
         // Another user's thread of the same id is another slot.
-        assert!(runs
-            .listen(&User("v".into()), &thread, &Outbox::new("thr_1"))
-            .is_none());
+        assert!(matches!(
+            runs.listen(&User("v".into()), &thread, &Outbox::new("thr_1")),
+            Ok(Joined::Idle)
+        ));
     }
 
     #[tokio::test]
@@ -847,7 +1090,7 @@ mod tests {
         assert!(handle.run.is_live(), "its client is there");
         drop(rx);
         let outbox = Outbox::new("thr_1");
-        runs.listen(&user, &thread, &outbox);
+        runs.listen(&user, &thread, &outbox).unwrap();
         tokio::time::sleep(Duration::from_secs(120)).await;
         assert!(handle.run.is_live(), "a channel is open");
         outbox.close();

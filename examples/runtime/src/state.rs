@@ -7,6 +7,7 @@ use crate::errors::internal;
 use crate::guard::Policy;
 use crate::handlers::agent_ui;
 use crate::runs::{self, Run};
+use crate::shared::Shared;
 use crate::store::{self, Store, UserStore};
 use axum::response::Response;
 use chat_shell_core::protocol::chatkit::{ItemId, ThreadItem};
@@ -36,6 +37,8 @@ pub struct Settings {
     pub scratch_root: PathBuf,
     /// What one identity may hold open: channels, runs, an abandoned run's life.
     pub limits: runs::Limits,
+    /// The PostgreSQL database shared with other instances, if the store is one.
+    pub shared: Option<Arc<Shared>>,
 }
 
 /// What every handler shares.
@@ -67,6 +70,8 @@ pub struct AppState {
     /// Runs waiting for the answer to a permission request, by (user, tool call item).
     permission_waits: Mutex<HashMap<(String, ItemId), Waiter>>,
     pub(crate) shutdown: watch::Receiver<bool>,
+    /// The database shared with other instances (`--database postgres://…`).
+    pub(crate) shared: Option<Arc<Shared>>,
 }
 
 /// A run waiting for a permission decision (see `Step::AwaitPermission`).
@@ -97,12 +102,13 @@ impl AppState {
             channel_keepalive: settings.channel_keepalive,
             scratch_root: settings.scratch_root,
             channels: channel::Hub::default(),
-            runs: runs::Runs::new(settings.limits),
+            runs: runs::Runs::new(settings.limits).with_shared(settings.shared.clone()),
             live: agent_ui::LiveRuns::default(),
             unclaimed: AtomicBool::new(unclaimed),
             attempts: Mutex::new(HashMap::new()),
             permission_waits: Mutex::new(HashMap::new()),
             shutdown,
+            shared: settings.shared,
         }
     }
 
@@ -140,6 +146,25 @@ impl AppState {
             return Err(decided);
         }
         waiter.decided.send(decided)
+    }
+
+    /// Another instance saved the answer to the permission request of `item`: the run
+    /// here that waits for it (if any) goes on with it (blocking).
+    pub(crate) fn permission_decided(&self, thread: &str, item: &ItemId) -> store::Result<()> {
+        let waiting = self
+            .waits()
+            .keys()
+            .find(|(_, id)| id == item)
+            .map(|(user, _)| User(user.clone()));
+        let Some(user) = waiting else {
+            return Ok(());
+        };
+        if let Some(decided) = self.store.user(&user.0).item(&thread.into(), item)? {
+            if self.hand_to_waiter(&user, Box::new(decided)).is_ok() {
+                println!("permission answered on another instance: thread={thread} item={item}");
+            }
+        }
+        Ok(())
     }
 
     pub(crate) fn next_attempt(&self, user_message: &ItemId) -> u32 {

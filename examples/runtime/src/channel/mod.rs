@@ -24,11 +24,18 @@
 //! replaying the same change share its frame. One identity has at most
 //! `runs::Limits::channels` channels open: a newer one closes the oldest, which reconnects
 //! if it is still wanted.
+//!
+//! On a shared PostgreSQL database (`shared`), changes are numbered by the store for all
+//! instances: the hub keeps the last seq its channels of each thread were sent, and after
+//! each change (its own, or one another instance announced) it sends them what the store
+//! holds past it ([`catch_up`]). A channel of a thread whose run is under way elsewhere
+//! replays the run's events from the store, a page at a time, then follows it.
 
 pub mod outbox;
 
 use crate::auth::User;
 use crate::errors::{bad_request, internal, not_found};
+use crate::runs::Joined;
 use crate::sse::sse;
 use crate::state::AppState;
 use crate::store::ViewRecord;
@@ -64,6 +71,8 @@ struct HubInner {
     /// The frame of each (thread, view type) change still held somewhere (a channel's
     /// queue, or hyper's buffer): a replay of the same change shares it.
     frames: HashMap<(String, String), (u64, Weak<String>)>,
+    /// On a shared database: the last seq sent to the channels of each thread.
+    seqs: HashMap<String, u64>,
 }
 
 impl HubInner {
@@ -109,6 +118,7 @@ impl Hub {
             list.retain(|o| !Arc::ptr_eq(o, outbox) && !o.is_closed());
             if list.is_empty() {
                 hub.threads.remove(thread);
+                hub.seqs.remove(thread);
             }
         }
         if let Some(list) = hub.users.get_mut(&user.0) {
@@ -119,10 +129,48 @@ impl Hub {
         }
     }
 
+    /// The threads with a channel open here.
+    pub fn threads(&self) -> Vec<String> {
+        self.lock().threads.keys().cloned().collect()
+    }
+
     #[cfg(test)]
     fn open_threads(&self) -> usize {
         self.lock().threads.len()
     }
+}
+
+/// Sends the channels of `thread` the changes of its views they have not had (on a shared
+/// database; blocking).
+pub fn catch_up(state: &AppState, thread: &str) -> Result<(), crate::store::Error> {
+    let Some(pg) = state.store.pg() else {
+        return Ok(());
+    };
+    catch_up_locked(&mut state.channels.lock(), pg, thread)
+}
+
+/// [`catch_up`] under the hub's lock: channels see changes in seq order, each once.
+fn catch_up_locked(
+    hub: &mut HubInner,
+    pg: &crate::store::pg::Pg,
+    thread: &str,
+) -> Result<(), crate::store::Error> {
+    let Some(&after) = hub.seqs.get(thread) else {
+        return Ok(());
+    };
+    let mut latest = after;
+    for record in pg.views_since(thread, after)? {
+        latest = latest.max(record.seq);
+        let frame = hub.frame(thread, &record);
+        if !outbox::fits(&frame) {
+            continue;
+        }
+        if let Some(list) = hub.threads.get_mut(thread) {
+            list.retain(|o| o.push(&frame));
+        }
+    }
+    hub.seqs.insert(thread.to_owned(), latest);
+    Ok(())
 }
 
 /// A validated `view_update`.
@@ -170,7 +218,13 @@ pub async fn publish(
                 .store
                 .put_view(&update.group_id, &update.view_type, &update.content_json)?;
         drop(update.content_json);
-        if let Some(record) = &record {
+        if let (Some(shared), Some(_)) = (&state.shared, &record) {
+            // The store numbers changes for every instance: the channels here get what it
+            // holds past what they had (another instance's changes too), the others are told.
+            catch_up_locked(&mut hub, shared.pg(), &update.group_id)?;
+            drop(hub);
+            shared.notify('v', &update.group_id, "-")?;
+        } else if let Some(record) = &record {
             if hub.threads.contains_key(&update.group_id) {
                 // Serialized once: every channel queues the same bytes.
                 let frame = hub.frame(&update.group_id, record);
@@ -179,7 +233,7 @@ pub async fn publish(
                 }
             }
         }
-        Ok::<_, rusqlite::Error>(record.map(|r| (update.group_id, r)))
+        Ok::<_, crate::store::Error>(record.map(|r| (update.group_id, r)))
     })
     .await
     .map_err(|e| e.to_string())?
@@ -271,10 +325,26 @@ pub async fn subscribe(state: &Arc<AppState>, user: User, request: &Value) -> Re
             (state.clone(), user.clone(), thread.clone(), outbox.clone());
         tokio::task::spawn_blocking(move || {
             let mut hub = state.channels.lock();
-            let Some((records, latest)) = state.store.user(&user.0).views_after(&thread, after)?
+            // Shared: the channels already open are caught up first; this one replays
+            // up to the same seq, and gets what comes later with them.
+            let caught_up = match state.store.pg() {
+                Some(pg) => {
+                    catch_up_locked(&mut hub, pg, thread.as_str())?;
+                    hub.seqs.get(thread.as_str()).copied()
+                }
+                None => None,
+            };
+            let Some((mut records, mut latest)) =
+                state.store.user(&user.0).views_after(&thread, after)?
             else {
                 return Ok(None);
             };
+            if let Some(upto) = caught_up {
+                records.retain(|r| r.seq <= upto);
+                latest = upto;
+            } else if state.store.pg().is_some() {
+                hub.seqs.insert(thread.to_string(), latest);
+            }
             // `after: null`: what is shown now, so the cleared views are left out. Each
             // record becomes its frame (shared with any other holder) and is dropped.
             let replay: VecDeque<Bytes> = records
@@ -304,19 +374,25 @@ pub async fn subscribe(state: &Arc<AppState>, user: User, request: &Value) -> Re
                     oldest.close();
                 }
             }
-            mine.push_back(outbox);
-            Ok::<_, rusqlite::Error>(Some((replay, latest)))
+            mine.push_back(outbox.clone());
+            drop(hub);
+            // After the views' check above: only the user's own threads are listened to.
+            let joined = state.runs.listen(&user, &thread, &outbox)?;
+            Ok::<_, crate::store::Error>(Some((replay, latest, joined)))
         })
         .await
     };
-    let (mut prelude, latest) = match opened {
+    let (mut prelude, latest, joined) = match opened {
         Ok(Ok(Some(opened))) => opened,
         Ok(Ok(None)) => return not_found(&format!("unknown thread {thread}")),
         Ok(Err(e)) => return internal(e),
         Err(e) => return internal(e),
     };
-    // After the views' check above: only the user's own threads are listened to.
-    let snapshot = state.runs.listen(&user, &thread, &outbox);
+    let (snapshot, remote) = match joined {
+        Joined::Idle => (None, None),
+        Joined::Local(snapshot) => (Some(snapshot), None),
+        Joined::Remote { run, upto } => (Some(Vec::new()), Some((run, 0, upto))),
+    };
     prelude.push_back(Bytes::from(format!(
         "data: {{\"type\":\"thread.channel.ready\",\"seq\":{latest}}}\n\n"
     )));
@@ -334,6 +410,7 @@ pub async fn subscribe(state: &Arc<AppState>, user: User, request: &Value) -> Re
         outbox,
         prelude,
         snapshot: snapshot.unwrap_or_default().into(),
+        remote,
         last_write: TokioInstant::now(),
         shutdown: state.shutdown.clone(),
     };
@@ -356,6 +433,9 @@ struct Feed {
     outbox: Arc<Outbox>,
     prelude: VecDeque<Bytes>,
     snapshot: VecDeque<StreamEvent>,
+    /// Another instance's run to replay from the store: its id, the last event sent, the
+    /// last to send (later ones come through the queue).
+    remote: Option<(String, i32, i32)>,
     last_write: TokioInstant,
     shutdown: watch::Receiver<bool>,
 }
@@ -373,6 +453,12 @@ impl Feed {
         }
         while let Some(event) = self.snapshot.pop_front() {
             if let Some(frame) = run_frame(&event) {
+                return Some(frame);
+            }
+        }
+        while self.prelude.is_empty() && self.remote.is_some() {
+            self.replay_page().await;
+            if let Some(frame) = self.prelude.pop_front() {
                 return Some(frame);
             }
         }
@@ -405,6 +491,53 @@ impl Feed {
                 }
             }
         }
+    }
+}
+
+impl Feed {
+    /// The next page of the remote run's events into `prelude`; the replay is over when
+    /// it reaches its end (or the store fails: the run's later events still come).
+    async fn replay_page(&mut self) {
+        let Some((run, after, upto)) = self.remote.clone() else {
+            return;
+        };
+        let store = self.state.store.clone();
+        let read = tokio::task::spawn_blocking(move || {
+            let Some(pg) = store.pg() else {
+                return Ok(Vec::new());
+            };
+            let rows = pg.conn()?.query(
+                "SELECT seq, json FROM run_events WHERE run_id = $1 AND seq > $2 AND seq <= $3
+                 ORDER BY seq LIMIT $4",
+                &[&run, &after, &upto, &crate::shared::EVENTS_PAGE],
+            )?;
+            Ok::<_, crate::store::Error>(
+                rows.iter()
+                    .map(|r| (r.get::<_, i32>(0), r.get::<_, String>(1)))
+                    .collect::<Vec<_>>(),
+            )
+        })
+        .await;
+        let rows = match read {
+            Ok(Ok(rows)) => rows,
+            Ok(Err(e)) => {
+                eprintln!("chat-shell-runtime: cannot replay a run: {e}");
+                Vec::new()
+            }
+            Err(_) => Vec::new(),
+        };
+        match rows.last() {
+            Some((seq, _)) if *seq < upto => {
+                if let Some(remote) = &mut self.remote {
+                    remote.1 = *seq;
+                }
+            }
+            _ => self.remote = None,
+        }
+        self.prelude.extend(
+            rows.iter()
+                .filter_map(|(_, json)| crate::runs::event_frame(json)),
+        );
     }
 }
 

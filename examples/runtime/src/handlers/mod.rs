@@ -2,7 +2,7 @@
 //! requests of `threads` and their `items` and `attachments` as JSON, and streams the
 //! answers (`stream`, written by `crate::sse`); `upload` takes and serves attachment bytes;
 //! `callback` takes the views tools push; `events` and `agent_ui` answer the other two
-//! wire formats. Thread channels (`threads.subscribe`) are `crate::channel`, runs and their
+//! wire formats; `health` answers load balancers. Thread channels (`threads.subscribe`) are `crate::channel`, runs and their
 //! cancel `crate::runs`.
 
 pub mod agent_ui;
@@ -11,6 +11,7 @@ pub mod callback;
 pub mod chatkit;
 pub mod events;
 pub mod files;
+pub mod health;
 pub mod items;
 pub mod session;
 pub mod stream;

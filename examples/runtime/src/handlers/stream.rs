@@ -288,7 +288,14 @@ fn answer_permission(
     };
     let outcome = agent::describe_outcome(&answer.outcome);
     let mut s = Script::new(&state.store, state.pace, thread.clone());
-    let tracked = match state.hand_to_waiter(owner, Box::new(decided)) {
+    // The asking run may be on another instance of a shared database.
+    let handed = state
+        .hand_to_waiter(owner, Box::new(decided))
+        .or_else(|decided| match &state.shared {
+            Some(shared) if shared.hand_permission(&owner.0, thread_id, item_id) => Ok(()),
+            _ => Err(decided),
+        });
+    let tracked = match handed {
         Ok(()) => {
             println!("permission {outcome}: thread={thread_id} item={item_id} (the asking stream goes on)");
             // The asking stream carries the rest; this answer only confirms.

@@ -364,12 +364,18 @@ impl Registrations {
             .waits()
             .insert((self.user.0.clone(), item_id.clone()), waiter);
         self.receivers.insert(item_id.clone(), receiver);
+        if let Some(run) = self.run.upgrade() {
+            run.waiting(Some(item_id));
+        }
     }
 
     fn forget(&self, item_id: &ItemId) {
         self.state
             .waits()
             .remove(&(self.user.0.clone(), item_id.clone()));
+        if let Some(run) = self.run.upgrade() {
+            run.waiting(None);
+        }
     }
 }
 

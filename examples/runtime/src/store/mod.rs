@@ -1,4 +1,5 @@
-//! Persistence: threads, items, attachments and feedback in SQLite, behind one mutex.
+//! Persistence: threads, items, attachments and feedback in SQLite behind one mutex, or in
+//! PostgreSQL behind a pool (`pg`, `--database postgres://…`).
 //!
 //! Items are stored as their wire JSON so `threads.get_by_id` returns exactly what the
 //! client saw; `seq` keeps their order within a thread. Every operation is a few tiny
@@ -14,9 +15,13 @@
 //! the identity secret, claims, views) and [`UserStore`] (one user's threads, items,
 //! feedback and attachments, in `user`); views and the seeded thread are in `views`. Ids
 //! and timestamps ([`new_id`], [`now_iso`]) do not depend on SQLite.
+//!
+//! Both backends answer every method the same way (the tests in `tests` run on both);
+//! each `UserStore` method hands over to `pg` first when the store is PostgreSQL.
 
+pub mod pg;
 #[cfg(test)]
-mod tests;
+pub mod tests;
 mod user;
 mod views;
 
@@ -28,7 +33,49 @@ use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-pub type Result<T> = rusqlite::Result<T>;
+/// A store failure: for the log only (handlers answer a bare 500, see `errors::internal`).
+#[derive(Debug)]
+pub enum Error {
+    Sqlite(rusqlite::Error),
+    Postgres(postgres::Error),
+    /// No pooled PostgreSQL connection came in time.
+    Pool(r2d2::Error),
+    /// A stored row that does not read back (bad JSON, a secret of the wrong size).
+    Data(String),
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Sqlite(e) => write!(f, "sqlite: {e}"),
+            Error::Postgres(e) => write!(f, "postgres: {e}"),
+            Error::Pool(e) => write!(f, "postgres pool: {e}"),
+            Error::Data(e) => write!(f, "stored data: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<rusqlite::Error> for Error {
+    fn from(e: rusqlite::Error) -> Self {
+        Error::Sqlite(e)
+    }
+}
+
+impl From<postgres::Error> for Error {
+    fn from(e: postgres::Error) -> Self {
+        Error::Postgres(e)
+    }
+}
+
+impl From<r2d2::Error> for Error {
+    fn from(e: r2d2::Error) -> Self {
+        Error::Pool(e)
+    }
+}
+
+pub type Result<T> = std::result::Result<T, Error>;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS threads (
@@ -104,12 +151,17 @@ pub struct AttachmentRecord {
     pub uploaded: bool,
 }
 
-/// The SQLite-backed store shared by all requests.
+/// The store shared by all requests.
 pub struct Store {
-    conn: Mutex<Connection>,
+    backend: Backend,
     /// Signs identity cookies: made at random once per database and kept in it, so a
     /// browser keeps its identity (and history) across restarts.
     secret: [u8; 32],
+}
+
+enum Backend {
+    Sqlite(Mutex<Connection>),
+    Postgres(pg::Pg),
 }
 
 /// The store as one user sees it: every read and write is limited to rows `owner` owns.
@@ -146,22 +198,45 @@ impl Store {
             [],
             |r| r.get(0),
         )?;
-        let secret = <[u8; 32]>::try_from(stored.as_slice()).map_err(|_| {
-            rusqlite::Error::FromSqlConversionFailure(
-                0,
-                rusqlite::types::Type::Blob,
-                "the stored cookie secret is not 32 bytes".into(),
-            )
-        })?;
         Ok(Store {
-            conn: Mutex::new(conn),
+            backend: Backend::Sqlite(Mutex::new(conn)),
+            secret: secret_of(&stored)?,
+        })
+    }
+
+    /// Connects to a PostgreSQL database (`postgres://…`), bringing its schema up to date.
+    pub fn open_postgres(url: &str) -> Result<Store> {
+        let pg = pg::Pg::connect(url)?;
+        let secret = secret_of(&pg.cookie_secret(&random_bytes::<32>())?)?;
+        Ok(Store {
+            backend: Backend::Postgres(pg),
             secret,
         })
     }
 
+    /// The PostgreSQL backend, if this store is one.
+    pub fn pg(&self) -> Option<&pg::Pg> {
+        match &self.backend {
+            Backend::Postgres(pg) => Some(pg),
+            Backend::Sqlite(_) => None,
+        }
+    }
+
     fn conn(&self) -> MutexGuard<'_, Connection> {
-        // A panic while holding the lock leaves SQLite consistent (statements are atomic).
-        self.conn.lock().unwrap_or_else(|e| e.into_inner())
+        match &self.backend {
+            // A panic while holding the lock leaves SQLite consistent (statements are atomic).
+            Backend::Sqlite(conn) => conn.lock().unwrap_or_else(|e| e.into_inner()),
+            // Every caller checks `pg()` first.
+            Backend::Postgres(_) => unreachable!("a SQLite statement on a PostgreSQL store"),
+        }
+    }
+
+    /// Whether the database answers (readiness).
+    pub fn ping(&self) -> Result<()> {
+        match &self.backend {
+            Backend::Sqlite(_) => Ok(self.conn().execute_batch("SELECT 1")?),
+            Backend::Postgres(pg) => pg.ping(),
+        }
     }
 
     /// A fresh, unguessable id: `prefix` + `_` + 128 random bits in hex, e.g.
@@ -182,18 +257,24 @@ impl Store {
 
     /// Whether some thread or attachment has no owner yet (see [`Store::claim_unowned`]).
     pub fn has_unowned(&self) -> Result<bool> {
-        self.conn().query_row(
+        if let Some(pg) = self.pg() {
+            return pg.has_unowned();
+        }
+        Ok(self.conn().query_row(
             "SELECT EXISTS (SELECT 1 FROM threads WHERE owner IS NULL)
                  OR EXISTS (SELECT 1 FROM attachments WHERE owner IS NULL)",
             [],
             |r| r.get(0),
-        )
+        )?)
     }
 
     /// Settles as `cancelled` every ACP permission request still asking in an ACP thread
     /// (one with an `acp_session_id`): at start-up no agent is waiting for an answer any
     /// more (it ran as this process's child), so a card must not ask. Returns how many.
     pub fn settle_orphaned_permissions(&self) -> Result<usize> {
+        if let Some(pg) = self.pg() {
+            return pg.settle_orphaned_permissions();
+        }
         let mut conn = self.conn();
         let tx = conn.transaction()?;
         let asking: Vec<(String, String, String)> = {
@@ -202,20 +283,13 @@ impl Store {
                  WHERE t.metadata_json LIKE '%\"acp_session_id\"%' AND i.json LIKE '%\"permission\"%'",
             )?;
             let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
-            rows.collect::<Result<_>>()?
+            rows.collect::<rusqlite::Result<_>>()?
         };
         let mut settled = 0;
         for (thread, id, json) in asking {
-            let Ok(mut item) = from_json::<ThreadItem>(&json) else {
+            let Some(item) = settled_permission(&json) else {
                 continue;
             };
-            let ItemKind::AcpToolCall(call) = &mut item.kind else {
-                continue;
-            };
-            let Some(permission) = call.permission.as_mut().filter(|p| p.outcome.is_none()) else {
-                continue;
-            };
-            permission.outcome = Some(chat_shell_core::protocol::acp::PermissionOutcome::Cancelled);
             tx.execute(
                 "UPDATE items SET json = ?3 WHERE thread_id = ?1 AND id = ?2",
                 params![thread, id, to_json(&item)?],
@@ -229,6 +303,9 @@ impl Store {
     /// Gives every row without an owner (a `--seed-thread`, or history kept before owners
     /// existed) to `owner`; returns how many threads changed hands.
     pub fn claim_unowned(&self, owner: &str) -> Result<usize> {
+        if let Some(pg) = self.pg() {
+            return pg.claim_unowned(owner);
+        }
         let mut conn = self.conn();
         let tx = conn.transaction()?;
         let threads = tx.execute("UPDATE threads SET owner = ?1 WHERE owner IS NULL", [owner])?;
@@ -254,29 +331,52 @@ fn page<T>(mut rows: Vec<T>, limit: usize, id: impl Fn(&T) -> String) -> Page<T>
     }
 }
 
-fn thread_from_row(row: &rusqlite::Row<'_>) -> Result<Thread> {
+fn thread_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Thread> {
     Ok(Thread {
         id: ThreadId(row.get(0)?),
         title: row.get(1)?,
         created_at: row.get(2)?,
-        status: from_json(&row.get::<_, String>(3)?)?,
-        metadata: from_json(&row.get::<_, String>(4)?)?,
+        status: sql_json(&row.get::<_, String>(3)?)?,
+        metadata: sql_json(&row.get::<_, String>(4)?)?,
         items: None,
     })
 }
 
-fn item_from_row(row: &rusqlite::Row<'_>) -> Result<ThreadItem> {
-    from_json(&row.get::<_, String>(0)?)
+fn item_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<ThreadItem> {
+    sql_json(&row.get::<_, String>(0)?)
 }
 
 fn to_json<T: serde::Serialize>(value: &T) -> Result<String> {
-    serde_json::to_string(value).map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))
+    serde_json::to_string(value).map_err(|e| Error::Data(e.to_string()))
 }
 
 fn from_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T> {
+    serde_json::from_str(text).map_err(|e| Error::Data(e.to_string()))
+}
+
+/// [`from_json`] inside a SQLite row mapper.
+fn sql_json<T: serde::de::DeserializeOwned>(text: &str) -> rusqlite::Result<T> {
     serde_json::from_str(text).map_err(|e| {
         rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e))
     })
+}
+
+/// The cookie secret as stored: exactly 32 bytes.
+fn secret_of(stored: &[u8]) -> Result<[u8; 32]> {
+    <[u8; 32]>::try_from(stored)
+        .map_err(|_| Error::Data("the stored cookie secret is not 32 bytes".into()))
+}
+
+/// The item in `json` with its unanswered ACP permission request settled as cancelled;
+/// `None` if it has none (or does not read).
+fn settled_permission(json: &str) -> Option<ThreadItem> {
+    let mut item = from_json::<ThreadItem>(json).ok()?;
+    let ItemKind::AcpToolCall(call) = &mut item.kind else {
+        return None;
+    };
+    let permission = call.permission.as_mut().filter(|p| p.outcome.is_none())?;
+    permission.outcome = Some(chat_shell_core::protocol::acp::PermissionOutcome::Cancelled);
+    Some(item)
 }
 
 /// Adds `owner` to the tables of a database made before owners existed. Its rows keep an

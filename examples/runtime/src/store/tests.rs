@@ -4,9 +4,45 @@ use chat_shell_core::protocol::chatkit::{
     StatusBody, ThreadStatus, UserContent, UserMessage,
 };
 
-/// A fresh in-memory store as seen by the user `alice` (leaked: tests are short).
-fn store() -> UserStore<'static> {
-    Box::leak(Box::new(Store::open_in_memory().unwrap())).user("alice")
+/// The PostgreSQL server the store tests also run on (scripts/test.sh starts one).
+pub const TEST_DATABASE_ENV: &str = "CHAT_SHELL_TEST_DATABASE_URL";
+
+/// A fresh store on the test PostgreSQL server, in a schema of its own; `None` (said once
+/// on stderr) when no server is given.
+pub fn pg_test_store() -> Option<Store> {
+    pg_test_url().map(|url| Store::open_postgres(&url).unwrap())
+}
+
+/// The URL of a fresh, empty schema on the test PostgreSQL server (see [`pg_test_store`]).
+pub fn pg_test_url() -> Option<String> {
+    let Ok(url) = std::env::var(TEST_DATABASE_ENV) else {
+        static SAID: std::sync::Once = std::sync::Once::new();
+        SAID.call_once(|| {
+            eprintln!(
+                "note: {TEST_DATABASE_ENV} is not set: the PostgreSQL store tests are skipped"
+            )
+        });
+        return None;
+    };
+    let schema = new_id("test");
+    let mut admin = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    admin
+        .batch_execute(&format!("CREATE SCHEMA {schema}"))
+        .unwrap();
+    let sep = if url.contains('?') { '&' } else { '?' };
+    Some(format!("{url}{sep}options=-csearch_path%3D{schema}"))
+}
+
+/// Fresh stores, one per backend (leaked: tests are short).
+fn backends() -> Vec<&'static Store> {
+    let mut all: Vec<&'static Store> = vec![Box::leak(Box::new(Store::open_in_memory().unwrap()))];
+    all.extend(pg_test_store().map(|s| &*Box::leak(Box::new(s))));
+    all
+}
+
+/// [`backends`] as seen by the user `alice`.
+fn stores() -> Vec<UserStore<'static>> {
+    backends().into_iter().map(|db| db.user("alice")).collect()
 }
 
 fn message(store: &UserStore<'_>, thread: &ThreadId, text: &str) -> ThreadItem {
@@ -40,80 +76,82 @@ fn timestamps_are_naive_iso_with_micros() {
 
 #[test]
 fn ids_are_long_random_hex() {
-    let s = store();
-    let a = s.next_id("thr");
-    let b = s.next_id("thr");
-    assert_ne!(a, b);
-    for id in [&a, &b] {
-        let hex = id.strip_prefix("thr_").unwrap();
-        assert_eq!(hex.len(), 32, "{id}");
-        assert!(hex.bytes().all(|c| c.is_ascii_hexdigit()), "{id}");
+    for s in stores() {
+        let a = s.next_id("thr");
+        let b = s.next_id("thr");
+        assert_ne!(a, b);
+        for id in [&a, &b] {
+            let hex = id.strip_prefix("thr_").unwrap();
+            assert_eq!(hex.len(), 32, "{id}");
+            assert!(hex.bytes().all(|c| c.is_ascii_hexdigit()), "{id}");
+        }
+        // Not a counter: the two differ in more than their last digits.
+        let shared = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+        assert!(shared < 30, "{a} {b}");
     }
-    // Not a counter: the two differ in more than their last digits.
-    let shared = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
-    assert!(shared < 30, "{a} {b}");
 }
 
 #[test]
 fn another_owner_sees_nothing_and_changes_nothing() {
-    let db = Box::leak(Box::new(Store::open_in_memory().unwrap()));
-    let (alice, bob) = (db.user("alice"), db.user("bob"));
-    let t = alice.create_thread().unwrap();
-    let m = message(&alice, &t.id, "mine");
-    let a = alice.create_attachment("a.txt", "text/plain", 1).unwrap();
-    assert!(alice.store_upload(&a.id, "text/plain", b"x").unwrap());
+    for db in backends() {
+        let (alice, bob) = (db.user("alice"), db.user("bob"));
+        let t = alice.create_thread().unwrap();
+        let m = message(&alice, &t.id, "mine");
+        let a = alice.create_attachment("a.txt", "text/plain", 1).unwrap();
+        assert!(alice.store_upload(&a.id, "text/plain", b"x").unwrap());
 
-    assert!(bob.thread(&t.id).unwrap().is_none());
-    assert!(bob
-        .list_threads(10, None, ListOrder::Desc)
-        .unwrap()
-        .data
-        .is_empty());
-    // A cursor naming alice's thread is unknown to bob.
-    assert!(bob
-        .list_threads(10, Some(t.id.as_str()), ListOrder::Desc)
-        .unwrap()
-        .data
-        .is_empty());
-    assert!(bob.item(&t.id, &m.id).unwrap().is_none());
-    assert!(bob
-        .list_items(&t.id, 10, None, ListOrder::Asc)
-        .unwrap()
-        .data
-        .is_empty());
-    assert!(bob.attachment(&a.id).unwrap().is_none());
-    assert_eq!(bob.upload(&a.id).unwrap(), None);
+        assert!(bob.thread(&t.id).unwrap().is_none());
+        assert!(bob
+            .list_threads(10, None, ListOrder::Desc)
+            .unwrap()
+            .data
+            .is_empty());
+        // A cursor naming alice's thread is unknown to bob.
+        assert!(bob
+            .list_threads(10, Some(t.id.as_str()), ListOrder::Desc)
+            .unwrap()
+            .data
+            .is_empty());
+        assert!(bob.item(&t.id, &m.id).unwrap().is_none());
+        assert!(bob
+            .list_items(&t.id, 10, None, ListOrder::Asc)
+            .unwrap()
+            .data
+            .is_empty());
+        assert!(bob.attachment(&a.id).unwrap().is_none());
+        assert_eq!(bob.upload(&a.id).unwrap(), None);
 
-    // Writes aimed at alice's rows do nothing.
-    assert!(bob.set_title(&t.id, "taken").unwrap().is_none());
-    assert!(!bob.save_thread(&t).unwrap());
-    let mut changed = m.clone();
-    changed.kind = ItemKind::UserMessage(UserMessage::default());
-    bob.save_item(&changed).unwrap();
-    let intruder = ThreadItem {
-        id: ItemId(bob.next_id("msg")),
-        ..m.clone()
-    };
-    bob.save_item(&intruder).unwrap();
-    bob.add_feedback(&t.id, std::slice::from_ref(&m.id), FeedbackKind::Negative)
-        .unwrap();
-    assert!(!bob.delete_item(&t.id, &m.id).unwrap());
-    assert_eq!(bob.delete_items_after(&t.id, &m.id).unwrap(), None);
-    assert!(!bob.store_upload(&a.id, "text/plain", b"y").unwrap());
-    bob.attach_to_thread(&a.id, &ThreadId::from("thr_bob"))
-        .unwrap();
-    assert!(!bob.delete_attachment(&a.id).unwrap());
-    assert!(!bob.delete_thread(&t.id).unwrap());
+        // Writes aimed at alice's rows do nothing.
+        assert!(bob.set_title(&t.id, "taken").unwrap().is_none());
+        assert!(!bob.save_thread(&t).unwrap());
+        let mut changed = m.clone();
+        changed.kind = ItemKind::UserMessage(UserMessage::default());
+        bob.save_item(&changed).unwrap();
+        let intruder = ThreadItem {
+            id: ItemId(bob.next_id("msg")),
+            ..m.clone()
+        };
+        bob.save_item(&intruder).unwrap();
+        bob.add_feedback(&t.id, std::slice::from_ref(&m.id), FeedbackKind::Negative)
+            .unwrap();
+        assert!(!bob.delete_item(&t.id, &m.id).unwrap());
+        assert_eq!(bob.delete_items_after(&t.id, &m.id).unwrap(), None);
+        assert!(!bob.store_upload(&a.id, "text/plain", b"y").unwrap());
+        bob.attach_to_thread(&a.id, &ThreadId::from("thr_bob"))
+            .unwrap();
+        assert!(!bob.delete_attachment(&a.id).unwrap());
+        assert!(!bob.delete_thread(&t.id).unwrap());
 
-    assert_eq!(alice.thread(&t.id).unwrap().unwrap(), t);
-    assert_eq!(alice.all_items(&t.id).unwrap(), std::slice::from_ref(&m));
-    assert_eq!(alice.feedback(&m.id).unwrap(), None);
-    let kept = alice.attachment(&a.id).unwrap().unwrap();
-    assert_eq!(kept.thread_id, None);
-    assert_eq!(
-        alice.upload(&a.id).unwrap(),
-        Some(("text/plain".into(), b"x".to_vec()))
-    );
+        assert_eq!(alice.thread(&t.id).unwrap().unwrap(), t);
+        assert_eq!(alice.all_items(&t.id).unwrap(), std::slice::from_ref(&m));
+        assert_eq!(alice.feedback(&m.id).unwrap(), None);
+        let kept = alice.attachment(&a.id).unwrap().unwrap();
+        assert_eq!(kept.thread_id, None);
+        assert_eq!(
+            alice.upload(&a.id).unwrap(),
+            Some(("text/plain".into(), b"x".to_vec()))
+        );
+    }
 }
 
 #[test]
@@ -126,7 +164,7 @@ fn saving_an_item_uses_indexes_not_a_table_scan() {
     let plan: Vec<String> = stmt
         .query_map(["i", "t", "c", "{}", "o"], |r| r.get::<_, String>(3))
         .unwrap()
-        .collect::<Result<_>>()
+        .collect::<rusqlite::Result<_>>()
         .unwrap();
     assert!(!plan.is_empty());
     for step in &plan {
@@ -144,16 +182,17 @@ fn saving_an_item_uses_indexes_not_a_table_scan() {
 
 #[test]
 fn unowned_rows_go_to_the_first_claimant() {
-    let db = Box::leak(Box::new(Store::open_in_memory().unwrap()));
-    assert!(!db.has_unowned().unwrap());
-    let seeded = db.seed_thread(4).unwrap();
-    assert!(db.has_unowned().unwrap());
-    assert!(db.user("alice").thread(&seeded).unwrap().is_none());
-    assert_eq!(db.claim_unowned("alice").unwrap(), 1);
-    assert!(!db.has_unowned().unwrap());
-    assert_eq!(db.claim_unowned("bob").unwrap(), 0);
-    assert_eq!(db.user("alice").all_items(&seeded).unwrap().len(), 4);
-    assert!(db.user("bob").thread(&seeded).unwrap().is_none());
+    for db in backends() {
+        assert!(!db.has_unowned().unwrap());
+        let seeded = db.seed_thread(4).unwrap();
+        assert!(db.has_unowned().unwrap());
+        assert!(db.user("alice").thread(&seeded).unwrap().is_none());
+        assert_eq!(db.claim_unowned("alice").unwrap(), 1);
+        assert!(!db.has_unowned().unwrap());
+        assert_eq!(db.claim_unowned("bob").unwrap(), 0);
+        assert_eq!(db.user("alice").all_items(&seeded).unwrap().len(), 4);
+        assert!(db.user("bob").thread(&seeded).unwrap().is_none());
+    }
 }
 
 #[test]
@@ -200,273 +239,283 @@ fn an_old_database_gains_owners_and_a_secret() {
 
 #[test]
 fn threads_list_newest_first_and_paginate() {
-    let s = store();
-    let made: Vec<ThreadId> = (0..5).map(|_| s.create_thread().unwrap().id).collect();
-    let first = s.list_threads(2, None, ListOrder::Desc).unwrap();
-    assert_eq!(
-        ids(&first, |t| t.id.to_string()),
-        [made[4].to_string(), made[3].to_string()]
-    );
-    assert!(first.has_more);
-    assert_eq!(first.after.as_deref(), Some(made[3].as_str()));
-    let second = s
-        .list_threads(2, first.after.as_deref(), ListOrder::Desc)
-        .unwrap();
-    assert_eq!(
-        ids(&second, |t| t.id.to_string()),
-        [made[2].to_string(), made[1].to_string()]
-    );
-    let third = s
-        .list_threads(2, second.after.as_deref(), ListOrder::Desc)
-        .unwrap();
-    assert_eq!(ids(&third, |t| t.id.to_string()), [made[0].to_string()]);
-    assert!(!third.has_more);
-    let asc = s.list_threads(10, None, ListOrder::Asc).unwrap();
-    assert_eq!(
-        asc.data.first().map(|t| t.id.clone()),
-        Some(made[0].clone())
-    );
-    assert_eq!(asc.data.len(), 5);
-    assert!(s
-        .list_threads(2, Some("thr_missing"), ListOrder::Desc)
-        .unwrap()
-        .data
-        .is_empty());
+    for s in stores() {
+        let made: Vec<ThreadId> = (0..5).map(|_| s.create_thread().unwrap().id).collect();
+        let first = s.list_threads(2, None, ListOrder::Desc).unwrap();
+        assert_eq!(
+            ids(&first, |t| t.id.to_string()),
+            [made[4].to_string(), made[3].to_string()]
+        );
+        assert!(first.has_more);
+        assert_eq!(first.after.as_deref(), Some(made[3].as_str()));
+        let second = s
+            .list_threads(2, first.after.as_deref(), ListOrder::Desc)
+            .unwrap();
+        assert_eq!(
+            ids(&second, |t| t.id.to_string()),
+            [made[2].to_string(), made[1].to_string()]
+        );
+        let third = s
+            .list_threads(2, second.after.as_deref(), ListOrder::Desc)
+            .unwrap();
+        assert_eq!(ids(&third, |t| t.id.to_string()), [made[0].to_string()]);
+        assert!(!third.has_more);
+        let asc = s.list_threads(10, None, ListOrder::Asc).unwrap();
+        assert_eq!(
+            asc.data.first().map(|t| t.id.clone()),
+            Some(made[0].clone())
+        );
+        assert_eq!(asc.data.len(), 5);
+        assert!(s
+            .list_threads(2, Some("thr_missing"), ListOrder::Desc)
+            .unwrap()
+            .data
+            .is_empty());
+    }
 }
 
 #[test]
 fn items_paginate_both_ways() {
-    let s = store();
-    let t = s.create_thread().unwrap().id;
-    let items: Vec<String> = (0..5)
-        .map(|i| message(&s, &t, &format!("m{i}")).id.0)
-        .collect();
-    let asc = s.list_items(&t, 2, None, ListOrder::Asc).unwrap();
-    assert_eq!(ids(&asc, |i| i.id.0.clone()), items[0..2]);
-    assert!(asc.has_more);
-    assert_eq!(asc.after.as_deref(), Some(items[1].as_str()));
-    let asc2 = s
-        .list_items(&t, 10, asc.after.as_deref(), ListOrder::Asc)
-        .unwrap();
-    assert_eq!(ids(&asc2, |i| i.id.0.clone()), items[2..5]);
-    assert!(!asc2.has_more);
-    let desc = s.list_items(&t, 3, None, ListOrder::Desc).unwrap();
-    assert_eq!(
-        ids(&desc, |i| i.id.0.clone()),
-        [items[4].as_str(), items[3].as_str(), items[2].as_str()]
-    );
-    let desc2 = s
-        .list_items(&t, 3, desc.after.as_deref(), ListOrder::Desc)
-        .unwrap();
-    assert_eq!(
-        ids(&desc2, |i| i.id.0.clone()),
-        [items[1].as_str(), items[0].as_str()]
-    );
-    assert!(!desc2.has_more);
-    // Another thread's items never leak in.
-    let other = s.create_thread().unwrap().id;
-    message(&s, &other, "elsewhere");
-    assert_eq!(s.all_items(&t).unwrap().len(), 5);
+    for s in stores() {
+        let t = s.create_thread().unwrap().id;
+        let items: Vec<String> = (0..5)
+            .map(|i| message(&s, &t, &format!("m{i}")).id.0)
+            .collect();
+        let asc = s.list_items(&t, 2, None, ListOrder::Asc).unwrap();
+        assert_eq!(ids(&asc, |i| i.id.0.clone()), items[0..2]);
+        assert!(asc.has_more);
+        assert_eq!(asc.after.as_deref(), Some(items[1].as_str()));
+        let asc2 = s
+            .list_items(&t, 10, asc.after.as_deref(), ListOrder::Asc)
+            .unwrap();
+        assert_eq!(ids(&asc2, |i| i.id.0.clone()), items[2..5]);
+        assert!(!asc2.has_more);
+        let desc = s.list_items(&t, 3, None, ListOrder::Desc).unwrap();
+        assert_eq!(
+            ids(&desc, |i| i.id.0.clone()),
+            [items[4].as_str(), items[3].as_str(), items[2].as_str()]
+        );
+        let desc2 = s
+            .list_items(&t, 3, desc.after.as_deref(), ListOrder::Desc)
+            .unwrap();
+        assert_eq!(
+            ids(&desc2, |i| i.id.0.clone()),
+            [items[1].as_str(), items[0].as_str()]
+        );
+        assert!(!desc2.has_more);
+        // Another thread's items never leak in.
+        let other = s.create_thread().unwrap().id;
+        message(&s, &other, "elsewhere");
+        assert_eq!(s.all_items(&t).unwrap().len(), 5);
+    }
 }
 
 #[test]
 fn saving_an_item_again_updates_it_in_place() {
-    let s = store();
-    let t = s.create_thread().unwrap().id;
-    let a = message(&s, &t, "a");
-    let mut b = message(&s, &t, "b");
-    b.kind = ItemKind::AssistantMessage(AssistantMessage {
-        content: vec![AssistantContent::text("partial")],
-    });
-    s.save_item(&b).unwrap();
-    message(&s, &t, "c");
-    let mut stored = s.item(&t, &b.id).unwrap().unwrap();
-    assert_eq!(stored, b);
-    if let ItemKind::AssistantMessage(m) = &mut stored.kind {
-        m.content[0].text.push_str(" and done");
+    for s in stores() {
+        let t = s.create_thread().unwrap().id;
+        let a = message(&s, &t, "a");
+        let mut b = message(&s, &t, "b");
+        b.kind = ItemKind::AssistantMessage(AssistantMessage {
+            content: vec![AssistantContent::text("partial")],
+        });
+        s.save_item(&b).unwrap();
+        message(&s, &t, "c");
+        let mut stored = s.item(&t, &b.id).unwrap().unwrap();
+        assert_eq!(stored, b);
+        if let ItemKind::AssistantMessage(m) = &mut stored.kind {
+            m.content[0].text.push_str(" and done");
+        }
+        s.save_item(&stored).unwrap();
+        let all = s.all_items(&t).unwrap();
+        assert_eq!(all.len(), 3);
+        assert_eq!(all[0].id, a.id);
+        assert_eq!(all[1], stored);
     }
-    s.save_item(&stored).unwrap();
-    let all = s.all_items(&t).unwrap();
-    assert_eq!(all.len(), 3);
-    assert_eq!(all[0].id, a.id);
-    assert_eq!(all[1], stored);
 }
 
 #[test]
 fn modifying_an_item_writes_only_what_is_accepted_and_only_for_its_owner() {
-    let s = store();
-    let t = s.create_thread().unwrap().id;
-    let a = message(&s, &t, "a");
-    let b = message(&s, &t, "b");
-    let rename = |text: &'static str| {
-        move |item: &mut ThreadItem| -> std::result::Result<(), ()> {
-            if let ItemKind::UserMessage(m) = &mut item.kind {
-                m.content = vec![UserContent::InputText(InputText { text: text.into() })];
+    for s in stores() {
+        let t = s.create_thread().unwrap().id;
+        let a = message(&s, &t, "a");
+        let b = message(&s, &t, "b");
+        let rename = |text: &'static str| {
+            move |item: &mut ThreadItem| -> std::result::Result<(), ()> {
+                if let ItemKind::UserMessage(m) = &mut item.kind {
+                    m.content = vec![UserContent::InputText(InputText { text: text.into() })];
+                }
+                Ok(())
             }
-            Ok(())
-        }
-    };
-    assert_eq!(s.modify_item(&t, &a.id, rename("A")).unwrap(), Some(Ok(())));
-    // Refused: nothing written.
-    let refused = s.modify_item(&t, &b.id, |item| {
-        rename("B")(item).unwrap();
-        Err::<(), _>("no")
-    });
-    assert_eq!(refused.unwrap(), Some(Err("no")));
-    let texts: Vec<String> = s
-        .all_items(&t)
-        .unwrap()
-        .iter()
-        .map(|i| match &i.kind {
-            ItemKind::UserMessage(m) => m.text(),
-            _ => String::new(),
-        })
-        .collect();
-    assert_eq!(texts, ["A", "b"], "changed in place, order kept");
-    // Another owner sees no such item and changes nothing.
-    let other = s.store.user("someone-else");
-    assert_eq!(other.modify_item(&t, &a.id, rename("X")).unwrap(), None);
-    assert_eq!(
-        s.modify_item(&t, &ItemId::from("msg_missing"), rename("X"))
-            .unwrap(),
-        None
-    );
+        };
+        assert_eq!(s.modify_item(&t, &a.id, rename("A")).unwrap(), Some(Ok(())));
+        // Refused: nothing written.
+        let refused = s.modify_item(&t, &b.id, |item| {
+            rename("B")(item).unwrap();
+            Err::<(), _>("no")
+        });
+        assert_eq!(refused.unwrap(), Some(Err("no")));
+        let texts: Vec<String> = s
+            .all_items(&t)
+            .unwrap()
+            .iter()
+            .map(|i| match &i.kind {
+                ItemKind::UserMessage(m) => m.text(),
+                _ => String::new(),
+            })
+            .collect();
+        assert_eq!(texts, ["A", "b"], "changed in place, order kept");
+        // Another owner sees no such item and changes nothing.
+        let other = s.store.user("someone-else");
+        assert_eq!(other.modify_item(&t, &a.id, rename("X")).unwrap(), None);
+        assert_eq!(
+            s.modify_item(&t, &ItemId::from("msg_missing"), rename("X"))
+                .unwrap(),
+            None
+        );
+    }
 }
 
 #[test]
 fn retry_truncates_after_the_user_message() {
-    let s = store();
-    let t = s.create_thread().unwrap().id;
-    let first = message(&s, &t, "one");
-    let keep = message(&s, &t, "two");
-    message(&s, &t, "answer");
-    message(&s, &t, "more");
-    assert_eq!(s.delete_items_after(&t, &keep.id).unwrap(), Some(2));
-    let left: Vec<ItemId> = s.all_items(&t).unwrap().into_iter().map(|i| i.id).collect();
-    assert_eq!(left, [first.id, keep.id.clone()]);
-    assert_eq!(
-        s.delete_items_after(&t, &ItemId::from("msg_nope")).unwrap(),
-        None
-    );
-    // New items go after the survivors.
-    let next = message(&s, &t, "retried");
-    assert_eq!(
-        s.all_items(&t).unwrap().last().map(|i| i.id.clone()),
-        Some(next.id)
-    );
+    for s in stores() {
+        let t = s.create_thread().unwrap().id;
+        let first = message(&s, &t, "one");
+        let keep = message(&s, &t, "two");
+        message(&s, &t, "answer");
+        message(&s, &t, "more");
+        assert_eq!(s.delete_items_after(&t, &keep.id).unwrap(), Some(2));
+        let left: Vec<ItemId> = s.all_items(&t).unwrap().into_iter().map(|i| i.id).collect();
+        assert_eq!(left, [first.id, keep.id.clone()]);
+        assert_eq!(
+            s.delete_items_after(&t, &ItemId::from("msg_nope")).unwrap(),
+            None
+        );
+        // New items go after the survivors.
+        let next = message(&s, &t, "retried");
+        assert_eq!(
+            s.all_items(&t).unwrap().last().map(|i| i.id.clone()),
+            Some(next.id)
+        );
+    }
 }
 
 #[test]
 fn deleting_a_thread_cascades() {
-    let s = store();
-    let t = s.create_thread().unwrap().id;
-    let keep = s.create_thread().unwrap().id;
-    let m = message(&s, &t, "bye");
-    let kept = message(&s, &keep, "stay");
-    s.add_feedback(&t, std::slice::from_ref(&m.id), FeedbackKind::Positive)
+    for s in stores() {
+        let t = s.create_thread().unwrap().id;
+        let keep = s.create_thread().unwrap().id;
+        let m = message(&s, &t, "bye");
+        let kept = message(&s, &keep, "stay");
+        s.add_feedback(&t, std::slice::from_ref(&m.id), FeedbackKind::Positive)
+            .unwrap();
+        s.add_feedback(
+            &keep,
+            std::slice::from_ref(&kept.id),
+            FeedbackKind::Positive,
+        )
         .unwrap();
-    s.add_feedback(
-        &keep,
-        std::slice::from_ref(&kept.id),
-        FeedbackKind::Positive,
-    )
-    .unwrap();
-    let a = s.create_attachment("a.txt", "text/plain", 3).unwrap();
-    s.attach_to_thread(&a.id, &t).unwrap();
-    assert!(s.delete_thread(&t).unwrap());
-    assert!(s.thread(&t).unwrap().is_none());
-    assert!(s.all_items(&t).unwrap().is_empty());
-    assert!(s.item(&t, &m.id).unwrap().is_none());
-    assert_eq!(s.feedback(&m.id).unwrap(), None);
-    assert!(s.attachment(&a.id).unwrap().is_none());
-    assert_eq!(s.feedback(&kept.id).unwrap().as_deref(), Some("positive"));
-    assert_eq!(s.all_items(&keep).unwrap().len(), 1);
-    assert!(!s.delete_thread(&t).unwrap());
+        let a = s.create_attachment("a.txt", "text/plain", 3).unwrap();
+        s.attach_to_thread(&a.id, &t).unwrap();
+        assert!(s.delete_thread(&t).unwrap());
+        assert!(s.thread(&t).unwrap().is_none());
+        assert!(s.all_items(&t).unwrap().is_empty());
+        assert!(s.item(&t, &m.id).unwrap().is_none());
+        assert_eq!(s.feedback(&m.id).unwrap(), None);
+        assert!(s.attachment(&a.id).unwrap().is_none());
+        assert_eq!(s.feedback(&kept.id).unwrap().as_deref(), Some("positive"));
+        assert_eq!(s.all_items(&keep).unwrap().len(), 1);
+        assert!(!s.delete_thread(&t).unwrap());
+    }
 }
 
 #[test]
 fn feedback_keeps_the_latest_vote() {
-    let s = store();
-    let t = s.create_thread().unwrap().id;
-    let id = message(&s, &t, "rate me").id;
-    s.add_feedback(&t, std::slice::from_ref(&id), FeedbackKind::Positive)
-        .unwrap();
-    s.add_feedback(&t, std::slice::from_ref(&id), FeedbackKind::Negative)
-        .unwrap();
-    assert_eq!(s.feedback(&id).unwrap().as_deref(), Some("negative"));
-    // Only items of that thread are rated.
-    let other = s.create_thread().unwrap().id;
-    s.add_feedback(&other, std::slice::from_ref(&id), FeedbackKind::Positive)
-        .unwrap();
-    let stray = ItemId::from("msg_00000009");
-    s.add_feedback(&t, std::slice::from_ref(&stray), FeedbackKind::Positive)
-        .unwrap();
-    assert_eq!(s.feedback(&id).unwrap().as_deref(), Some("negative"));
-    assert_eq!(s.feedback(&stray).unwrap(), None);
+    for s in stores() {
+        let t = s.create_thread().unwrap().id;
+        let id = message(&s, &t, "rate me").id;
+        s.add_feedback(&t, std::slice::from_ref(&id), FeedbackKind::Positive)
+            .unwrap();
+        s.add_feedback(&t, std::slice::from_ref(&id), FeedbackKind::Negative)
+            .unwrap();
+        assert_eq!(s.feedback(&id).unwrap().as_deref(), Some("negative"));
+        // Only items of that thread are rated.
+        let other = s.create_thread().unwrap().id;
+        s.add_feedback(&other, std::slice::from_ref(&id), FeedbackKind::Positive)
+            .unwrap();
+        let stray = ItemId::from("msg_00000009");
+        s.add_feedback(&t, std::slice::from_ref(&stray), FeedbackKind::Positive)
+            .unwrap();
+        assert_eq!(s.feedback(&id).unwrap().as_deref(), Some("negative"));
+        assert_eq!(s.feedback(&stray).unwrap(), None);
+    }
 }
 
 #[test]
 fn attachments_store_bytes() {
-    let s = store();
-    let a = s.create_attachment("pic.png", "image/png", 4).unwrap();
-    assert!(a.id.starts_with("atc_"));
-    assert!(!s.attachment(&a.id).unwrap().unwrap().uploaded);
-    assert_eq!(s.upload(&a.id).unwrap(), None);
-    assert!(s.store_upload(&a.id, "image/png", b"\x89PNG").unwrap());
-    let stored = s.attachment(&a.id).unwrap().unwrap();
-    assert!(stored.uploaded);
-    assert_eq!(stored.size, 4);
-    assert_eq!(
-        s.upload(&a.id).unwrap(),
-        Some(("image/png".into(), b"\x89PNG".to_vec()))
-    );
-    assert!(!s.store_upload("atc_missing", "image/png", b"x").unwrap());
-    assert!(s.delete_attachment(&a.id).unwrap());
-    assert!(s.attachment(&a.id).unwrap().is_none());
+    for s in stores() {
+        let a = s.create_attachment("pic.png", "image/png", 4).unwrap();
+        assert!(a.id.starts_with("atc_"));
+        assert!(!s.attachment(&a.id).unwrap().unwrap().uploaded);
+        assert_eq!(s.upload(&a.id).unwrap(), None);
+        assert!(s.store_upload(&a.id, "image/png", b"\x89PNG").unwrap());
+        let stored = s.attachment(&a.id).unwrap().unwrap();
+        assert!(stored.uploaded);
+        assert_eq!(stored.size, 4);
+        assert_eq!(
+            s.upload(&a.id).unwrap(),
+            Some(("image/png".into(), b"\x89PNG".to_vec()))
+        );
+        assert!(!s.store_upload("atc_missing", "image/png", b"x").unwrap());
+        assert!(s.delete_attachment(&a.id).unwrap());
+        assert!(s.attachment(&a.id).unwrap().is_none());
+    }
 }
 
 #[test]
 fn title_and_status_are_saved() {
-    let s = store();
-    let t = s.create_thread().unwrap();
-    assert_eq!(t.title, None);
-    let renamed = s.set_title(&t.id, "Renamed").unwrap().unwrap();
-    assert_eq!(renamed.title.as_deref(), Some("Renamed"));
-    let mut locked = renamed.clone();
-    locked.status = ThreadStatus::Locked(StatusBody {
-        reason: Some("done".into()),
-    });
-    assert!(s.save_thread(&locked).unwrap());
-    assert_eq!(s.thread(&t.id).unwrap().unwrap(), locked);
-    assert!(s
-        .set_title(&ThreadId::from("thr_nope"), "x")
-        .unwrap()
-        .is_none());
+    for s in stores() {
+        let t = s.create_thread().unwrap();
+        assert_eq!(t.title, None);
+        let renamed = s.set_title(&t.id, "Renamed").unwrap().unwrap();
+        assert_eq!(renamed.title.as_deref(), Some("Renamed"));
+        let mut locked = renamed.clone();
+        locked.status = ThreadStatus::Locked(StatusBody {
+            reason: Some("done".into()),
+        });
+        assert!(s.save_thread(&locked).unwrap());
+        assert_eq!(s.thread(&t.id).unwrap().unwrap(), locked);
+        assert!(s
+            .set_title(&ThreadId::from("thr_nope"), "x")
+            .unwrap()
+            .is_none());
+    }
 }
 
 #[test]
 fn a_seeded_thread_pages_newest_first() {
-    let db = Box::leak(Box::new(Store::open_in_memory().unwrap()));
-    let id = db.seed_thread(45).unwrap();
-    db.claim_unowned("alice").unwrap();
-    let s = db.user("alice");
-    let thread = s.thread(&id).unwrap().unwrap();
-    assert_eq!(thread.title.as_deref(), Some("Seeded thread (45 items)"));
-    let newest = s.list_items(&id, 20, None, ListOrder::Desc).unwrap();
-    assert!(newest.has_more);
-    assert_eq!(newest.data.len(), 20);
-    let last = newest.data.first().unwrap();
-    // Item 44 (0-based) is the 23rd question.
-    assert!(matches!(&last.kind, ItemKind::UserMessage(m) if m.text() == "Seeded question 23"));
-    let older = s
-        .list_items(&id, 20, newest.after.as_deref(), ListOrder::Desc)
-        .unwrap();
-    let oldest = s
-        .list_items(&id, 20, older.after.as_deref(), ListOrder::Desc)
-        .unwrap();
-    assert_eq!((older.data.len(), oldest.data.len()), (20, 5));
-    assert!(!oldest.has_more);
-    assert_eq!(s.all_items(&id).unwrap().len(), 45);
+    for db in backends() {
+        let id = db.seed_thread(45).unwrap();
+        db.claim_unowned("alice").unwrap();
+        let s = db.user("alice");
+        let thread = s.thread(&id).unwrap().unwrap();
+        assert_eq!(thread.title.as_deref(), Some("Seeded thread (45 items)"));
+        let newest = s.list_items(&id, 20, None, ListOrder::Desc).unwrap();
+        assert!(newest.has_more);
+        assert_eq!(newest.data.len(), 20);
+        let last = newest.data.first().unwrap();
+        // Item 44 (0-based) is the 23rd question.
+        assert!(matches!(&last.kind, ItemKind::UserMessage(m) if m.text() == "Seeded question 23"));
+        let older = s
+            .list_items(&id, 20, newest.after.as_deref(), ListOrder::Desc)
+            .unwrap();
+        let oldest = s
+            .list_items(&id, 20, older.after.as_deref(), ListOrder::Desc)
+            .unwrap();
+        assert_eq!((older.data.len(), oldest.data.len()), (20, 5));
+        assert!(!oldest.has_more);
+        assert_eq!(s.all_items(&id).unwrap().len(), 45);
+    }
 }
 
 #[test]
@@ -496,4 +545,37 @@ fn a_file_database_survives_reopening() {
     for suffix in ["", "-wal", "-shm"] {
         let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
     }
+}
+
+#[test]
+fn instances_on_one_postgres_database_share_rows_the_secret_and_view_numbers() {
+    let Some(url) = pg_test_url() else { return };
+    let a = Store::open_postgres(&url).unwrap();
+    // What a second instance opens: the migrations find nothing left to do.
+    let b = Store::open_postgres(&url).unwrap();
+    assert_eq!(a.secret(), b.secret(), "one identity across instances");
+    let t = a.user("alice").create_thread().unwrap();
+    let m = message(&a.user("alice"), &t.id, "from a");
+    assert_eq!(b.user("alice").all_items(&t.id).unwrap(), [m]);
+    assert!(b.user("bob").thread(&t.id).unwrap().is_none());
+    // Both number the thread's view changes from one sequence, never twice the same.
+    let (a, b) = (&a, &b);
+    let thread = t.id.as_str();
+    std::thread::scope(|scope| {
+        for (n, store) in [a, b, a, b].into_iter().enumerate() {
+            scope.spawn(move || {
+                for i in 0..10 {
+                    store
+                        .put_view(thread, &format!("v{n}_{i}"), "{}")
+                        .unwrap()
+                        .unwrap();
+                }
+            });
+        }
+    });
+    let (views, latest) = b.user("alice").views_after(&t.id, None).unwrap().unwrap();
+    let mut seqs: Vec<u64> = views.iter().map(|v| v.seq).collect();
+    seqs.sort_unstable();
+    assert_eq!(seqs, (1..=40).collect::<Vec<_>>());
+    assert_eq!(latest, 40);
 }

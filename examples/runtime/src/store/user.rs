@@ -15,6 +15,11 @@ impl UserStore<'_> {
         self.store.conn()
     }
 
+    /// This user's rows in PostgreSQL, if the store is that.
+    pub(super) fn pg(&self) -> Option<pg::PgUser<'_>> {
+        self.store.pg().map(|pg| pg.user(self.owner))
+    }
+
     /// A fresh, unguessable id (see [`Store::next_id`]).
     pub fn next_id(&self, prefix: &str) -> String {
         new_id(prefix)
@@ -32,6 +37,10 @@ impl UserStore<'_> {
             metadata: JsonMap::new(),
             items: None,
         };
+        if let Some(pg) = self.pg() {
+            pg.insert_thread(&thread)?;
+            return Ok(thread);
+        }
         self.conn().execute(
             "INSERT INTO threads (id, title, created_at, status_json, metadata_json, owner) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             params![
@@ -48,18 +57,25 @@ impl UserStore<'_> {
 
     /// The thread's metadata (`items` is `None`).
     pub fn thread(&self, id: &ThreadId) -> Result<Option<Thread>> {
-        self.conn()
+        if let Some(pg) = self.pg() {
+            return pg.thread(id);
+        }
+        Ok(self.conn()
             .query_row(
                 "SELECT id, title, created_at, status_json, metadata_json FROM threads WHERE id = ?1 AND owner = ?2",
                 [id.as_str(), self.owner],
                 thread_from_row,
             )
-            .optional()
+            .optional()?)
     }
 
     /// The newest of the user's threads whose metadata holds `value` at `key` (a string).
     pub fn thread_with_metadata(&self, key: &str, value: &str) -> Result<Option<Thread>> {
-        self.conn()
+        if let Some(pg) = self.pg() {
+            return pg.thread_with_metadata(key, value);
+        }
+        Ok(self
+            .conn()
             .query_row(
                 "SELECT id, title, created_at, status_json, metadata_json FROM threads \
                  WHERE owner = ?1 AND json_extract(metadata_json, '$.' || ?2) = ?3 \
@@ -67,12 +83,16 @@ impl UserStore<'_> {
                 params![self.owner, key, value],
                 thread_from_row,
             )
-            .optional()
+            .optional()?)
     }
 
     /// Whether a thread of another owner (or of none) holds `value` at metadata `key`.
     pub fn metadata_held_by_others(&self, key: &str, value: &str) -> Result<bool> {
-        self.conn()
+        if let Some(pg) = self.pg() {
+            return pg.metadata_held_by_others(key, value);
+        }
+        Ok(self
+            .conn()
             .query_row(
                 "SELECT 1 FROM threads WHERE owner IS NOT ?1 \
                  AND json_extract(metadata_json, '$.' || ?2) = ?3 LIMIT 1",
@@ -80,11 +100,14 @@ impl UserStore<'_> {
                 |_| Ok(()),
             )
             .optional()
-            .map(|found| found.is_some())
+            .map(|found| found.is_some())?)
     }
 
     /// Saves title, status and metadata. False if the thread does not exist.
     pub fn save_thread(&self, thread: &Thread) -> Result<bool> {
+        if let Some(pg) = self.pg() {
+            return pg.save_thread(thread);
+        }
         let n = self.conn().execute(
             "UPDATE threads SET title = ?2, status_json = ?3, metadata_json = ?4 WHERE id = ?1 AND owner = ?5",
             params![
@@ -116,6 +139,9 @@ impl UserStore<'_> {
         after: Option<&str>,
         order: ListOrder,
     ) -> Result<Page<Thread>> {
+        if let Some(pg) = self.pg() {
+            return pg.list_threads(limit, after, order);
+        }
         let conn = self.conn();
         let cursor = match after {
             Some(id) => {
@@ -147,7 +173,7 @@ impl UserStore<'_> {
                 let mut stmt = conn.prepare(&sql)?;
                 let it =
                     stmt.query_map(params![created, rowid, fetch, self.owner], thread_from_row)?;
-                it.collect::<Result<_>>()?
+                it.collect::<rusqlite::Result<_>>()?
             }
             None => {
                 let sql = format!(
@@ -155,7 +181,7 @@ impl UserStore<'_> {
                 );
                 let mut stmt = conn.prepare(&sql)?;
                 let it = stmt.query_map(params![fetch, self.owner], thread_from_row)?;
-                it.collect::<Result<_>>()?
+                it.collect::<rusqlite::Result<_>>()?
             }
         };
         Ok(page(rows, limit, |t| t.id.to_string()))
@@ -163,6 +189,9 @@ impl UserStore<'_> {
 
     /// Deletes a thread with its items, their feedback and its attachments.
     pub fn delete_thread(&self, id: &ThreadId) -> Result<bool> {
+        if let Some(pg) = self.pg() {
+            return pg.delete_thread(id);
+        }
         let mut conn = self.conn();
         let tx = conn.transaction()?;
         let args = [id.as_str(), self.owner];
@@ -194,6 +223,9 @@ impl UserStore<'_> {
     /// a new item goes last: its `seq` is one more than the thread's largest, found through
     /// the `(thread_id, seq)` index, so an insert costs the same in any size of table.
     pub fn save_item(&self, item: &ThreadItem) -> Result<()> {
+        if let Some(pg) = self.pg() {
+            return pg.save_item(item);
+        }
         let thread_id = item
             .thread_id
             .as_ref()
@@ -213,13 +245,17 @@ impl UserStore<'_> {
     }
 
     pub fn item(&self, thread: &ThreadId, id: &ItemId) -> Result<Option<ThreadItem>> {
-        self.conn()
+        if let Some(pg) = self.pg() {
+            return pg.item(thread, id);
+        }
+        Ok(self
+            .conn()
             .query_row(
                 "SELECT json FROM items WHERE thread_id = ?1 AND id = ?2 AND owner = ?3",
                 [thread.as_str(), id.as_str(), self.owner],
                 item_from_row,
             )
-            .optional()
+            .optional()?)
     }
 
     /// Reads an item, lets `decide` change it and saves the change, all under the store's
@@ -232,6 +268,9 @@ impl UserStore<'_> {
         id: &ItemId,
         decide: impl FnOnce(&mut ThreadItem) -> std::result::Result<T, E>,
     ) -> Result<Option<std::result::Result<T, E>>> {
+        if let Some(pg) = self.pg() {
+            return pg.modify_item(thread, id, decide);
+        }
         let conn = self.conn();
         let found = conn
             .query_row(
@@ -262,6 +301,9 @@ impl UserStore<'_> {
         after: Option<&str>,
         order: ListOrder,
     ) -> Result<Page<ThreadItem>> {
+        if let Some(pg) = self.pg() {
+            return pg.list_items(thread, limit, after, order);
+        }
         let conn = self.conn();
         let (cmp, dir) = match order {
             ListOrder::Desc => ("<", "DESC"),
@@ -294,20 +336,26 @@ impl UserStore<'_> {
                 params![thread.as_str(), cursor, limit as i64 + 1, self.owner],
                 item_from_row,
             )?
-            .collect::<Result<Vec<_>>>()?;
+            .collect::<rusqlite::Result<Vec<_>>>()?;
         Ok(page(rows, limit, |i| i.id.to_string()))
     }
 
     /// Every item of a thread, oldest first.
     pub fn all_items(&self, thread: &ThreadId) -> Result<Vec<ThreadItem>> {
+        if let Some(pg) = self.pg() {
+            return pg.all_items(thread);
+        }
         let conn = self.conn();
         let mut stmt = conn
             .prepare("SELECT json FROM items WHERE thread_id = ?1 AND owner = ?2 ORDER BY seq")?;
         let rows = stmt.query_map([thread.as_str(), self.owner], item_from_row)?;
-        rows.collect()
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
     pub fn delete_item(&self, thread: &ThreadId, id: &ItemId) -> Result<bool> {
+        if let Some(pg) = self.pg() {
+            return pg.delete_item(thread, id);
+        }
         let n = self.conn().execute(
             "DELETE FROM items WHERE thread_id = ?1 AND id = ?2 AND owner = ?3",
             [thread.as_str(), id.as_str(), self.owner],
@@ -318,6 +366,9 @@ impl UserStore<'_> {
     /// Deletes every item after `id` (for `threads.retry_after_item`). `None` if `id` is
     /// not in the thread, else how many items went.
     pub fn delete_items_after(&self, thread: &ThreadId, id: &ItemId) -> Result<Option<usize>> {
+        if let Some(pg) = self.pg() {
+            return pg.delete_items_after(thread, id);
+        }
         let conn = self.conn();
         let seq = conn
             .query_row(
@@ -346,6 +397,9 @@ impl UserStore<'_> {
             FeedbackKind::Positive => "positive",
             FeedbackKind::Negative => "negative",
         };
+        if let Some(pg) = self.pg() {
+            return pg.add_feedback(thread, item_ids, kind);
+        }
         let conn = self.conn();
         for id in item_ids {
             conn.execute(
@@ -360,13 +414,17 @@ impl UserStore<'_> {
 
     #[cfg(test)]
     pub fn feedback(&self, item_id: &ItemId) -> Result<Option<String>> {
-        self.conn()
+        if let Some(pg) = self.pg() {
+            return pg.feedback(item_id);
+        }
+        Ok(self
+            .conn()
             .query_row(
                 "SELECT kind FROM feedback WHERE item_id = ?1",
                 [item_id.as_str()],
                 |r| r.get(0),
             )
-            .optional()
+            .optional()?)
     }
 
     // --- attachments ---------------------------------------------------------------------
@@ -377,23 +435,31 @@ impl UserStore<'_> {
         mime_type: &str,
         size: u64,
     ) -> Result<AttachmentRecord> {
-        let id = new_id("atc");
-        self.conn().execute(
-            "INSERT INTO attachments (id, name, mime_type, size, owner) VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![id, name, mime_type, size as i64, self.owner],
-        )?;
-        Ok(AttachmentRecord {
-            id,
+        let record = AttachmentRecord {
+            id: new_id("atc"),
             name: name.to_owned(),
             mime_type: mime_type.to_owned(),
             size,
             thread_id: None,
             uploaded: false,
-        })
+        };
+        if let Some(pg) = self.pg() {
+            pg.create_attachment(&record)?;
+            return Ok(record);
+        }
+        self.conn().execute(
+            "INSERT INTO attachments (id, name, mime_type, size, owner) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![record.id, name, mime_type, size as i64, self.owner],
+        )?;
+        Ok(record)
     }
 
     pub fn attachment(&self, id: &str) -> Result<Option<AttachmentRecord>> {
-        self.conn()
+        if let Some(pg) = self.pg() {
+            return pg.attachment(id);
+        }
+        Ok(self
+            .conn()
             .query_row(
                 "SELECT id, name, mime_type, size, thread_id, bytes IS NOT NULL FROM attachments WHERE id = ?1 AND owner = ?2",
                 [id, self.owner],
@@ -408,11 +474,14 @@ impl UserStore<'_> {
                     })
                 },
             )
-            .optional()
+            .optional()?)
     }
 
     /// Stores the uploaded bytes and the type they turned out to have.
     pub fn store_upload(&self, id: &str, mime_type: &str, bytes: &[u8]) -> Result<bool> {
+        if let Some(pg) = self.pg() {
+            return pg.store_upload(id, mime_type, bytes);
+        }
         let n = self.conn().execute(
             "UPDATE attachments SET bytes = ?2, mime_type = ?3, size = ?4 WHERE id = ?1 AND owner = ?5",
             params![id, bytes, mime_type, bytes.len() as i64, self.owner],
@@ -422,17 +491,24 @@ impl UserStore<'_> {
 
     /// The uploaded bytes and their mime type, if any were uploaded.
     pub fn upload(&self, id: &str) -> Result<Option<(String, Vec<u8>)>> {
-        self.conn()
+        if let Some(pg) = self.pg() {
+            return pg.upload(id);
+        }
+        Ok(self
+            .conn()
             .query_row(
                 "SELECT mime_type, bytes FROM attachments WHERE id = ?1 AND owner = ?2 AND bytes IS NOT NULL",
                 [id, self.owner],
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )
-            .optional()
+            .optional()?)
     }
 
     /// Binds an attachment to the thread whose message carries it.
     pub fn attach_to_thread(&self, id: &str, thread: &ThreadId) -> Result<()> {
+        if let Some(pg) = self.pg() {
+            return pg.attach_to_thread(id, thread);
+        }
         self.conn().execute(
             "UPDATE attachments SET thread_id = ?2 WHERE id = ?1 AND owner = ?3",
             [id, thread.as_str(), self.owner],
@@ -441,6 +517,9 @@ impl UserStore<'_> {
     }
 
     pub fn delete_attachment(&self, id: &str) -> Result<bool> {
+        if let Some(pg) = self.pg() {
+            return pg.delete_attachment(id);
+        }
         Ok(self.conn().execute(
             "DELETE FROM attachments WHERE id = ?1 AND owner = ?2",
             [id, self.owner],

@@ -36,6 +36,9 @@ impl UserStore<'_> {
         thread: &ThreadId,
         after: Option<u64>,
     ) -> Result<Option<(Vec<ViewRecord>, u64)>> {
+        if let Some(pg) = self.pg() {
+            return pg.views_after(thread, after);
+        }
         let conn = self.conn();
         let exists = conn
             .prepare("SELECT 1 FROM threads WHERE id = ?1 AND owner = ?2")?
@@ -50,7 +53,7 @@ impl UserStore<'_> {
         let after = after.map_or(0, |n| i64::try_from(n).unwrap_or(i64::MAX));
         let views = stmt
             .query_map(params![thread.as_str(), after], view_from_row)?
-            .collect::<Result<Vec<_>>>()?;
+            .collect::<rusqlite::Result<Vec<_>>>()?;
         let latest: i64 = conn.query_row(
             "SELECT COALESCE(MAX(seq), 0) FROM views WHERE thread_id = ?1",
             [thread.as_str()],
@@ -60,7 +63,7 @@ impl UserStore<'_> {
     }
 }
 
-fn view_from_row(row: &rusqlite::Row<'_>) -> Result<ViewRecord> {
+fn view_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<ViewRecord> {
     Ok(ViewRecord {
         view_type: row.get(0)?,
         seq: row.get::<_, i64>(1)? as u64,
@@ -79,6 +82,9 @@ impl Store {
         view_type: &str,
         content_json: &str,
     ) -> Result<Option<ViewRecord>> {
+        if let Some(pg) = self.pg() {
+            return pg.put_view(thread, view_type, content_json);
+        }
         let mut conn = self.conn();
         let tx = conn.transaction()?;
         let exists = tx
@@ -122,23 +128,8 @@ impl Store {
             metadata: JsonMap::new(),
             items: None,
         };
-        let mut conn = self.conn();
-        let tx = conn.transaction()?;
-        tx.execute(
-            "INSERT INTO threads (id, title, created_at, status_json, metadata_json) VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![
-                thread.id.as_str(),
-                thread.title,
-                thread.created_at,
-                to_json(&thread.status)?,
-                to_json(&thread.metadata)?
-            ],
-        )?;
-        {
-            let mut insert = tx.prepare(
-                "INSERT INTO items (id, thread_id, seq, created_at, json) VALUES (?1, ?2, ?3, ?4, ?5)",
-            )?;
-            for i in 0..n {
+        let items: Vec<ThreadItem> = (0..n)
+            .map(|i| {
                 let turn = i / 2 + 1;
                 let kind = if i % 2 == 0 {
                     ItemKind::UserMessage(UserMessage {
@@ -155,18 +146,41 @@ impl Store {
                         ))],
                     })
                 };
-                let item = ThreadItem {
+                ThreadItem {
                     id: ItemId(new_id(if i % 2 == 0 { "msg" } else { "asst" })),
                     thread_id: Some(thread.id.clone()),
                     created_at: now_iso(),
                     kind,
-                };
+                }
+            })
+            .collect();
+        if let Some(pg) = self.pg() {
+            pg.seed_thread(&thread, &items)?;
+            return Ok(thread.id);
+        }
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        tx.execute(
+            "INSERT INTO threads (id, title, created_at, status_json, metadata_json) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![
+                thread.id.as_str(),
+                thread.title,
+                thread.created_at,
+                to_json(&thread.status)?,
+                to_json(&thread.metadata)?
+            ],
+        )?;
+        {
+            let mut insert = tx.prepare(
+                "INSERT INTO items (id, thread_id, seq, created_at, json) VALUES (?1, ?2, ?3, ?4, ?5)",
+            )?;
+            for (i, item) in items.iter().enumerate() {
                 insert.execute(params![
                     item.id.as_str(),
                     thread.id.as_str(),
                     i as i64 + 1,
                     item.created_at,
-                    to_json(&item)?
+                    to_json(item)?
                 ])?;
             }
         }
