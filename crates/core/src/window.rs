@@ -12,8 +12,13 @@ use std::ops::Range;
 /// The most entries mounted at once. Enough to fill a tall screen about three times
 /// with short items, so moving the window by [`STEP`] stays out of the reader's sight.
 pub const MAX: usize = 150;
-/// How many entries the window moves by, at its edges.
-pub const STEP: usize = 40;
+/// How many entries the window moves by at its edges, at least; more (up to
+/// [`MAX_STEP`]) when the reader outruns it. Each costs mounting an item in one frame.
+pub const STEP: usize = 10;
+pub const MAX_STEP: usize = 30;
+/// The entries mounted where the reader jumps to (the scroll bar dragged): a screenful,
+/// then the window grows by steps around it, so a jump is never one long task.
+pub const JUMP: usize = 30;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum Window<K> {
@@ -38,27 +43,28 @@ impl<K: PartialEq + Clone> Window<K> {
         }
     }
 
-    /// [`STEP`] earlier entries in, as many of the latest out as [`MAX`] asks.
-    pub fn earlier<T>(&self, list: &[T], key: impl Fn(&T) -> &K) -> Self {
+    /// `n` earlier entries in, as many of the latest out as [`MAX`] asks.
+    pub fn earlier<T>(&self, list: &[T], key: impl Fn(&T) -> &K, n: usize) -> Self {
         let r = self.range(list, &key);
-        let start = r.start.saturating_sub(STEP);
+        let start = r.start.saturating_sub(n);
         let end = r.end.min(start + MAX);
         Self::over(list, key, start..end)
     }
 
-    /// [`STEP`] later entries in, as many of the earliest out as [`MAX`] asks.
-    pub fn later<T>(&self, list: &[T], key: impl Fn(&T) -> &K) -> Self {
+    /// `n` later entries in, as many of the earliest out as [`MAX`] asks.
+    pub fn later<T>(&self, list: &[T], key: impl Fn(&T) -> &K, n: usize) -> Self {
         let r = self.range(list, &key);
-        let end = (r.end + STEP).min(list.len());
+        let end = (r.end + n).min(list.len());
         let start = r.start.max(end.saturating_sub(MAX));
         Self::over(list, key, start..end)
     }
 
-    /// A full window with `index` in its middle (the reader jumped there).
-    pub fn around<T>(list: &[T], key: impl Fn(&T) -> &K, index: usize) -> Self {
+    /// `n` entries (at most [`MAX`]) with `index` in their middle (the reader jumped there).
+    pub fn around<T>(list: &[T], key: impl Fn(&T) -> &K, index: usize, n: usize) -> Self {
         let len = list.len();
-        let end = (index.min(len).saturating_sub(MAX / 2) + MAX).min(len);
-        Self::over(list, key, end.saturating_sub(MAX)..end)
+        let n = n.min(MAX);
+        let end = (index.min(len).saturating_sub(n / 2) + n).min(len);
+        Self::over(list, key, end.saturating_sub(n)..end)
     }
 
     /// The window over `range`: the tail when it reaches the end.
@@ -84,7 +90,9 @@ mod tests {
         let list: Vec<u32> = (0..10).collect();
         assert_eq!(Window::default().range(&list, id), 0..10);
         assert_eq!(
-            Window::<u32>::default().earlier(&list, id).range(&list, id),
+            Window::<u32>::default()
+                .earlier(&list, id, STEP)
+                .range(&list, id),
             0..10
         );
     }
@@ -94,10 +102,10 @@ mod tests {
         let list: Vec<u32> = (0..1000).collect();
         let w = Window::default();
         assert_eq!(w.range(&list, id), 850..1000);
-        let w = w.earlier(&list, id);
-        assert_eq!(w.range(&list, id), 810..960);
-        assert_eq!(w, Window::From(810, MAX));
-        let w = w.later(&list, id);
+        let w = w.earlier(&list, id, STEP);
+        assert_eq!(w.range(&list, id), 840..990);
+        assert_eq!(w, Window::From(840, MAX));
+        let w = w.later(&list, id, STEP);
         assert_eq!(w.range(&list, id), 850..1000);
         assert_eq!(w, Window::Tail, "back at the end, it follows again");
     }
@@ -105,7 +113,7 @@ mod tests {
     #[test]
     fn entries_put_in_front_leave_the_window_in_place() {
         let mut list: Vec<u32> = (1000..2000).collect();
-        let w = Window::default().earlier(&list, id);
+        let w = Window::default().earlier(&list, id, STEP);
         let before: Vec<u32> = list[w.range(&list, id)].to_vec();
         list.splice(0..0, 0..1000);
         assert_eq!(list[w.range(&list, id)].to_vec(), before);
@@ -114,10 +122,14 @@ mod tests {
     #[test]
     fn a_jump_centres_the_index() {
         let list: Vec<u32> = (0..1000).collect();
-        let w = Window::around(&list, id, 500);
+        let w = Window::around(&list, id, 500, MAX);
         assert_eq!(w.range(&list, id), 425..575);
-        assert_eq!(Window::around(&list, id, 3).range(&list, id), 0..150);
-        assert_eq!(Window::around(&list, id, 5000), Window::Tail);
+        assert_eq!(
+            Window::around(&list, id, 500, JUMP).range(&list, id),
+            485..515
+        );
+        assert_eq!(Window::around(&list, id, 3, MAX).range(&list, id), 0..150);
+        assert_eq!(Window::around(&list, id, 5000, JUMP), Window::Tail);
     }
 
     #[test]
@@ -128,18 +140,18 @@ mod tests {
 
     #[derive(Clone, Debug)]
     enum Op {
-        Earlier,
-        Later,
-        Around(usize),
+        Earlier(usize),
+        Later(usize),
+        Around(usize, usize),
         Prepend(usize),
         Append(usize),
     }
 
     fn op() -> impl Strategy<Value = Op> {
         prop_oneof![
-            Just(Op::Earlier),
-            Just(Op::Later),
-            (0usize..3000).prop_map(Op::Around),
+            (1usize..=MAX_STEP).prop_map(Op::Earlier),
+            (1usize..=MAX_STEP).prop_map(Op::Later),
+            (0usize..3000, 1usize..=MAX).prop_map(|(i, n)| Op::Around(i, n)),
             (0usize..300).prop_map(Op::Prepend),
             (0usize..300).prop_map(Op::Append),
         ]
@@ -158,23 +170,23 @@ mod tests {
             for op in ops {
                 let before = w.range(&list, id);
                 let shown: Vec<u32> = list[before.clone()].to_vec();
-                match op {
-                    Op::Earlier => {
-                        w = w.earlier(&list, id);
+                match op.clone() {
+                    Op::Earlier(n) => {
+                        w = w.earlier(&list, id, n);
                         let r = w.range(&list, id);
                         prop_assert!(r.start <= before.start);
-                        prop_assert_eq!(r.start, before.start.saturating_sub(STEP));
+                        prop_assert_eq!(r.start, before.start.saturating_sub(n));
                         prop_assert!(before.is_empty() || r.contains(&before.start));
                     }
-                    Op::Later => {
-                        w = w.later(&list, id);
+                    Op::Later(n) => {
+                        w = w.later(&list, id, n);
                         let r = w.range(&list, id);
                         prop_assert!(r.end >= before.end);
-                        prop_assert_eq!(r.end, (before.end + STEP).min(list.len()));
+                        prop_assert_eq!(r.end, (before.end + n).min(list.len()));
                         prop_assert!(before.is_empty() || r.contains(&(before.end - 1)));
                     }
-                    Op::Around(i) => {
-                        w = Window::around(&list, id, i);
+                    Op::Around(i, n) => {
+                        w = Window::around(&list, id, i, n);
                         let r = w.range(&list, id);
                         prop_assert!(list.is_empty() || r.contains(&i.min(list.len() - 1)));
                     }
@@ -198,8 +210,10 @@ mod tests {
                 let r = w.range(&list, id);
                 prop_assert!(r.end <= list.len() && r.start <= r.end);
                 prop_assert!(r.len() <= MAX);
-                prop_assert!(r.len() == MAX.min(list.len()) || r.len() >= before.len(),
-                    "a window never shrinks below a full one: {:?} from {:?}", r, before);
+                if !matches!(op, Op::Around(..)) {
+                    prop_assert!(r.len() == MAX.min(list.len()) || r.len() >= before.len(),
+                        "a step never shrinks the window below a full one: {:?} from {:?}", r, before);
+                }
             }
         }
     }

@@ -76,15 +76,22 @@ impl WindowHooks for Linked {
         if order.len() <= window::MAX {
             return settled;
         }
-        // Items a screen and a half beyond either edge are mounted before they show.
+        // Items a screen and a half beyond either edge are mounted before they show, a
+        // step a frame: more when the reader outruns the window, a small window where
+        // they land when they jump (the scroll bar dragged).
         let margin = view.height() * 1.5;
-        let next = if shown.bottom() < view.top() - margin || shown.top() > view.bottom() + margin {
-            // A jump (the scroll bar dragged): the items where the reader landed.
-            Window::around(order, item_id, above.max(0.0) as usize)
-        } else if shown.top() > view.top() - margin && r.start > 0 {
-            w.earlier(order, item_id)
-        } else if shown.bottom() < view.bottom() + margin && r.end < order.len() {
-            w.later(order, item_id)
+        let steps =
+            |px_short: f64| ((px_short / px).ceil() as usize).clamp(window::STEP, window::MAX_STEP);
+        let short_above = shown.top() - (view.top() - margin);
+        let short_below = (view.bottom() + margin) - shown.bottom();
+        let next = if short_above > margin + window::MAX as f64 * px
+            || short_below > margin + window::MAX as f64 * px
+        {
+            Window::around(order, item_id, above.max(0.0) as usize, window::JUMP)
+        } else if short_above > 0.0 && r.start > 0 {
+            w.earlier(order, item_id, steps(short_above))
+        } else if short_below > 0.0 && r.end < order.len() {
+            w.later(order, item_id, steps(short_below))
         } else {
             return settled;
         };
