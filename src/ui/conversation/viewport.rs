@@ -74,16 +74,33 @@ pub fn StreamViewport() -> impl IntoView {
     // average height stand in for the rest, so DOM and layout do not grow with the thread.
     // One signal for the window and the height (px) spacers give an item.
     let window = RwSignal::new((Window::<ItemId>::default(), FIRST_GUESS_PX));
-    let range = move || {
-        window.with(|(w, _)| {
-            signals
-                .order
-                .with(|o| (w.range(o, |k: &ItemKey| &k.id), o.len()))
+    // The items that take room: a finished turn's folded tool calls only while the reader
+    // has their summary open (else the window would hold hundreds of hidden calls).
+    let listed = Memo::new(move |_| {
+        signals.folds.with(|folds| {
+            signals.order.with(|o| {
+                if folds.is_empty() {
+                    return o.clone();
+                }
+                signals.open_folds.with(|open| {
+                    o.iter()
+                        .filter(|k| {
+                            k.view == ItemView::ToolCalls
+                                || folds
+                                    .get(&k.id)
+                                    .is_none_or(|summary| open.contains(summary))
+                        })
+                        .cloned()
+                        .collect()
+                })
+            })
         })
-    };
+    });
+    let range =
+        move || window.with(|(w, _)| listed.with(|o| (w.range(o, |k: &ItemKey| &k.id), o.len())));
     let shown = move || {
         let (r, _) = range();
-        signals.order.with(|o| o[r].to_vec())
+        listed.with(|o| o[r].to_vec())
     };
     let spacer = move |above: bool| {
         let (r, len) = range();
@@ -146,8 +163,7 @@ pub fn StreamViewport() -> impl IntoView {
         let Some((w, px)) = window.try_get_untracked() else {
             return;
         };
-        let settled = signals
-            .order
+        let settled = listed
             .with_untracked(|o| hooks.settle(&v, &section, o, &w, px, at_bottom.get_untracked()));
         if settled.load_older {
             shell.with(|rt| rt.load_older());
@@ -173,9 +189,16 @@ pub fn StreamViewport() -> impl IntoView {
         }
     });
 
+    // Where `scroll_to_end` last put the reader: a scroll event that finds them there
+    // (or lower) was ours, even when more content arrived before it (they did not scroll up).
+    let end_top = StoredValue::new_local(0);
     let on_scroll = move |_| {
         if let Some(v) = viewport.get() {
-            at_bottom.set(v.scroll_height() - v.scroll_top() - v.client_height() < STICK_PX);
+            let top = v.scroll_top();
+            at_bottom.set(
+                v.scroll_height() - top - v.client_height() < STICK_PX
+                    || (at_bottom.get_untracked() && top >= end_top.get_value()),
+            );
         }
         record_anchor();
         schedule_settle();
@@ -183,6 +206,7 @@ pub fn StreamViewport() -> impl IntoView {
     let scroll_to_end = move || {
         if let Some(v) = viewport.get_untracked() {
             v.set_scroll_top(v.scroll_height());
+            end_top.set_value(v.scroll_top());
         }
     };
     // Another thread: start at its newest items.

@@ -84,7 +84,10 @@ impl WindowHooks for Linked {
             |px_short: f64| ((px_short / px).ceil() as usize).clamp(window::STEP, window::MAX_STEP);
         let short_above = shown.top() - (view.top() - margin);
         let short_below = (view.bottom() + margin) - shown.bottom();
-        let next = if short_above > margin + window::MAX as f64 * px
+        let next = if at_end {
+            // Following the end: the tail, whatever the geometry of a frame mid-stream.
+            Window::Tail
+        } else if short_above > margin + window::MAX as f64 * px
             || short_below > margin + window::MAX as f64 * px
         {
             Window::around(order, item_id, above.max(0.0) as usize, window::JUMP)
