@@ -53,6 +53,9 @@ struct Cli {
     /// Start with one more thread holding N items (benchmarks); the first user gets it
     #[arg(long = "seed-thread", value_name = "N", value_parser = items)]
     seed_items: Option<usize>,
+    /// With --seed-thread: answers with code, tool calls with diffs and widgets among the items
+    #[arg(long, requires = "seed_items")]
+    seed_mixed: bool,
     /// Also answer requests whose Host is H (any port without :PORT); repeatable
     #[arg(long = "allowed-host", value_name = "H[:PORT]", value_parser = allowed_host)]
     allowed_hosts: Vec<String>,
@@ -126,6 +129,8 @@ pub struct Config {
     pub lease_secs: u64,
     /// Items of a thread created at start (`--seed-thread`).
     pub seed_items: Option<usize>,
+    /// `--seed-mixed`: the seeded thread mixes the kinds of an agent thread.
+    pub seed_mixed: bool,
     /// More `Host` values to answer (`--allowed-host`).
     pub allowed_hosts: Vec<String>,
     /// Origins allowed cross-origin (`--allow-origin`).
@@ -187,6 +192,7 @@ where
         database_from_env,
         lease_secs: cli.lease_secs,
         seed_items: cli.seed_items,
+        seed_mixed: cli.seed_mixed,
         allowed_hosts: cli.allowed_hosts,
         allow_origins: cli.allow_origins,
         tokens: cli.tokens,
@@ -403,6 +409,7 @@ mod tests {
                 database_from_env: true,
                 lease_secs: 10,
                 seed_items: None,
+                seed_mixed: false,
                 allowed_hosts: Vec::new(),
                 allow_origins: Vec::new(),
                 tokens: Vec::new(),
@@ -505,7 +512,12 @@ mod tests {
         let Ok(c) = parse(&["--seed-thread", "1000"]) else {
             panic!()
         };
-        assert_eq!(c.seed_items, Some(1000));
+        assert_eq!((c.seed_items, c.seed_mixed), (Some(1000), false));
+        let Ok(c) = parse(&["--seed-thread", "40", "--seed-mixed"]) else {
+            panic!()
+        };
+        assert_eq!((c.seed_items, c.seed_mixed), (Some(40), true));
+        assert!(parse(&["--seed-mixed"]).is_err());
     }
 
     #[test]

@@ -100,7 +100,7 @@ fn open_store(config: &Config) -> Result<(store::Store, Option<String>, bool), S
     let seeded = match config.seed_items {
         Some(n) => Some(
             store
-                .seed_thread(n)
+                .seed_thread(n, config.seed_mixed)
                 .map_err(|e| format!("cannot seed a thread: {e}"))?
                 .to_string(),
         ),

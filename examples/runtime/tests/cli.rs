@@ -100,6 +100,7 @@ fn help_lists_every_flag_with_a_description() {
         "--db <PATH>",
         "--memory",
         "--seed-thread <N>",
+        "--seed-mixed",
         "--allowed-host <H[:PORT]>",
         "--allow-origin <ORIGIN>",
         "--token <TOKEN>",

@@ -1759,6 +1759,42 @@ async fn a_seeded_thread_goes_to_the_first_user_only() {
     assert!(ids(&theirs.json()).is_empty(), "{}", theirs.text());
 }
 
+#[tokio::test]
+async fn a_mixed_seeded_thread_lists_tool_calls_and_widgets() {
+    let rt = Runtime::start_with(&["--memory", "--seed-thread", "10", "--seed-mixed"]);
+    let threads = rt.json(list_threads()).await;
+    let thread = &ids(&threads)[0];
+    let items = rt
+        .json(json!({"type": "items.list", "params": {"thread_id": thread, "order": "asc"}}))
+        .await;
+    let types: Vec<&str> = items["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        types,
+        [
+            "user_message",
+            "assistant_message",
+            "user_message",
+            "acp_tool_call",
+            "user_message",
+            "assistant_message",
+            "user_message",
+            "widget",
+            "user_message",
+            "assistant_message",
+        ]
+    );
+    let call = &items["data"][3]["tool_call"];
+    assert_eq!(call["content"][0]["type"], "diff", "{call}");
+    assert_eq!(items["data"][7]["widget"]["type"], "Card");
+    let newest = items["data"][9]["content"][0]["text"].as_str().unwrap();
+    assert!(newest.starts_with("Seeded answer 5:"), "{newest}");
+}
+
 // --- agent runs: ACP tool calls and permissions over ChatKit, and POST /events ------------
 
 /// The tool call items of a page of items (`items.list` or a thread's `items`).

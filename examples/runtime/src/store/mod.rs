@@ -13,13 +13,14 @@
 //!
 //! The interface the rest of the runtime uses is [`Store`] (the process's handle: open,
 //! the identity secret, claims, views) and [`UserStore`] (one user's threads, items,
-//! feedback and attachments, in `user`); views and the seeded thread are in `views`. Ids
-//! and timestamps ([`new_id`], [`now_iso`]) do not depend on SQLite.
+//! feedback and attachments, in `user`); views are in `views`, the seeded thread in
+//! `seed`. Ids and timestamps ([`new_id`], [`now_iso`]) do not depend on SQLite.
 //!
 //! Both backends answer every method the same way (the tests in `tests` run on both);
 //! each `UserStore` method hands over to `pg` first when the store is PostgreSQL.
 
 pub mod pg;
+mod seed;
 #[cfg(test)]
 pub mod tests;
 mod user;

@@ -184,7 +184,7 @@ fn saving_an_item_uses_indexes_not_a_table_scan() {
 fn unowned_rows_go_to_the_first_claimant() {
     for db in backends() {
         assert!(!db.has_unowned().unwrap());
-        let seeded = db.seed_thread(4).unwrap();
+        let seeded = db.seed_thread(4, false).unwrap();
         assert!(db.has_unowned().unwrap());
         assert!(db.user("alice").thread(&seeded).unwrap().is_none());
         assert_eq!(db.claim_unowned("alice").unwrap(), 1);
@@ -495,7 +495,7 @@ fn title_and_status_are_saved() {
 #[test]
 fn a_seeded_thread_pages_newest_first() {
     for db in backends() {
-        let id = db.seed_thread(45).unwrap();
+        let id = db.seed_thread(45, false).unwrap();
         db.claim_unowned("alice").unwrap();
         let s = db.user("alice");
         let thread = s.thread(&id).unwrap().unwrap();

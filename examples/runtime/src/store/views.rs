@@ -1,13 +1,7 @@
-//! The views tools push (latest content per thread and view type, numbered), and the
-//! seeded thread of `--seed-thread`.
+//! The views tools push (latest content per thread and view type, numbered).
 
 use super::*;
-use chat_shell_core::protocol::chatkit::{
-    AssistantContent, AssistantMessage, InputText, ItemId, ItemKind, Thread, ThreadId, ThreadItem,
-    ThreadStatus, UserContent, UserMessage,
-};
-
-use chat_shell_core::protocol::JsonMap;
+use chat_shell_core::protocol::chatkit::ThreadId;
 use rusqlite::params;
 
 /// The latest state of one view of a thread (see `views`): `content` is the tool's JSON
@@ -114,77 +108,5 @@ impl Store {
             content_json: content_json.to_owned(),
             updated_at,
         }))
-    }
-
-    /// Creates a titled thread holding `n` items, questions and answers in turn (for
-    /// benchmarks: `--seed-thread`). One transaction, so thousands take milliseconds. It
-    /// has no owner: the first identity to use the runtime claims it.
-    pub fn seed_thread(&self, n: usize) -> Result<ThreadId> {
-        let thread = Thread {
-            id: ThreadId(new_id("thr")),
-            title: Some(format!("Seeded thread ({n} items)")),
-            created_at: now_iso(),
-            status: ThreadStatus::default(),
-            metadata: JsonMap::new(),
-            items: None,
-        };
-        let items: Vec<ThreadItem> = (0..n)
-            .map(|i| {
-                let turn = i / 2 + 1;
-                let kind = if i % 2 == 0 {
-                    ItemKind::UserMessage(UserMessage {
-                        content: vec![UserContent::InputText(InputText {
-                            text: format!("Seeded question {turn}"),
-                        })],
-                        ..Default::default()
-                    })
-                } else {
-                    ItemKind::AssistantMessage(AssistantMessage {
-                        content: vec![AssistantContent::text(format!(
-                            "Seeded answer {turn}: a **short** reply with a [link](https://example.com/{turn}) \
-                             and a list:\n\n- one\n- two"
-                        ))],
-                    })
-                };
-                ThreadItem {
-                    id: ItemId(new_id(if i % 2 == 0 { "msg" } else { "asst" })),
-                    thread_id: Some(thread.id.clone()),
-                    created_at: now_iso(),
-                    kind,
-                }
-            })
-            .collect();
-        if let Some(pg) = self.pg() {
-            pg.seed_thread(&thread, &items)?;
-            return Ok(thread.id);
-        }
-        let mut conn = self.conn();
-        let tx = conn.transaction()?;
-        tx.execute(
-            "INSERT INTO threads (id, title, created_at, status_json, metadata_json) VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![
-                thread.id.as_str(),
-                thread.title,
-                thread.created_at,
-                to_json(&thread.status)?,
-                to_json(&thread.metadata)?
-            ],
-        )?;
-        {
-            let mut insert = tx.prepare(
-                "INSERT INTO items (id, thread_id, seq, created_at, json) VALUES (?1, ?2, ?3, ?4, ?5)",
-            )?;
-            for (i, item) in items.iter().enumerate() {
-                insert.execute(params![
-                    item.id.as_str(),
-                    thread.id.as_str(),
-                    i as i64 + 1,
-                    item.created_at,
-                    to_json(item)?
-                ])?;
-            }
-        }
-        tx.commit()?;
-        Ok(thread.id)
     }
 }
