@@ -259,10 +259,9 @@ async function main() {
       console.error(`  task ${(e - s).toFixed(1)} ms at ${((s - first) / 1000).toFixed(2)} s: ${top.join(' | ')}`);
     }
   }
-  // Only a window of the thread is mounted (150 items): every call showed completed as it
-  // streamed, and the fold counts them all.
+  // Only a window of the thread is mounted (150 items, the summary line above them): every
+  // call showed completed as it streamed.
   if (completions.length !== CALLS) throw new Error(`the page showed ${completions.length} of ${CALLS} tool calls completed`);
-  if (!group?.includes(String(CALLS))) throw new Error(`the summary "${group}" does not count ${CALLS} tool calls`);
   server.close();
   await close();
 }

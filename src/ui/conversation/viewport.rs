@@ -74,33 +74,16 @@ pub fn StreamViewport() -> impl IntoView {
     // average height stand in for the rest, so DOM and layout do not grow with the thread.
     // One signal for the window and the height (px) spacers give an item.
     let window = RwSignal::new((Window::<ItemId>::default(), FIRST_GUESS_PX));
-    // The items that take room: a finished turn's folded tool calls only while the reader
-    // has their summary open (else the window would hold hundreds of hidden calls).
-    let listed = Memo::new(move |_| {
-        signals.folds.with(|folds| {
-            signals.order.with(|o| {
-                if folds.is_empty() {
-                    return o.clone();
-                }
-                signals.open_folds.with(|open| {
-                    o.iter()
-                        .filter(|k| {
-                            k.view == ItemView::ToolCalls
-                                || folds
-                                    .get(&k.id)
-                                    .is_none_or(|summary| open.contains(summary))
-                        })
-                        .cloned()
-                        .collect()
-                })
-            })
+    let range = move || {
+        window.with(|(w, _)| {
+            signals
+                .order
+                .with(|o| (w.range(o, |k: &ItemKey| &k.id), o.len()))
         })
-    });
-    let range =
-        move || window.with(|(w, _)| listed.with(|o| (w.range(o, |k: &ItemKey| &k.id), o.len())));
+    };
     let shown = move || {
         let (r, _) = range();
-        listed.with(|o| o[r].to_vec())
+        signals.order.with(|o| o[r].to_vec())
     };
     let spacer = move |above: bool| {
         let (r, len) = range();
@@ -163,7 +146,8 @@ pub fn StreamViewport() -> impl IntoView {
         let Some((w, px)) = window.try_get_untracked() else {
             return;
         };
-        let settled = listed
+        let settled = signals
+            .order
             .with_untracked(|o| hooks.settle(&v, &section, o, &w, px, at_bottom.get_untracked()));
         if settled.load_older {
             shell.with(|rt| rt.load_older());
