@@ -132,9 +132,22 @@ try {
     if (turns % 5 === 0 && (reached = await reachedFirst())) break;
   }
   const elapsed = Date.now() - started;
-  if (PROFILE) printProfile((await cdp.send('Profiler.stop')).profile);
+  const cpu = PROFILE ? (await cdp.send('Profiler.stop')).profile : null;
+  if (cpu && !DETAIL) printProfile(cpu);
   if (DETAIL) {
     const main = mainThread(await readTrace(cdp, trace.complete), 'bench-start', markAt);
+    if (cpu) {
+      // The samples inside the tasks over 50 ms (the profile's clock is the trace's).
+      const long = main.tasks.filter(([s, e]) => e - s > 50);
+      let at = cpu.startTime;
+      const keep = [];
+      cpu.samples.forEach((id, i) => {
+        at += cpu.timeDeltas[i] ?? 0;
+        const t = main.toPage(at);
+        if (long.some(([s, e]) => t >= s && t < e)) keep.push(i);
+      });
+      printProfile({ ...cpu, samples: keep.map((i) => cpu.samples[i]), timeDeltas: keep.map((i) => cpu.timeDeltas[i]) });
+    }
     const long = main.tasks.filter(([s, e]) => e - s > 50);
     const by = new Map();
     for (const ev of main.own) {
