@@ -339,8 +339,14 @@ impl Runtime {
                 RunMode::Showing => match ended.outcome.as_str() {
                     "done" => self.dispatch(Input::StreamEnded),
                     "cancelled" => self.dispatch(Input::Cancelled),
-                    _ => {
-                        let message = self.text(chat_shell_core::strings::Text::AnswerFailed);
+                    // The instance writing it died: said as such, not as an error of the
+                    // answer (what it stored is kept).
+                    outcome => {
+                        let message = self.text(if outcome == "interrupted" {
+                            chat_shell_core::strings::Text::AnswerInterrupted
+                        } else {
+                            chat_shell_core::strings::Text::AnswerFailed
+                        });
                         self.dispatch(Input::StreamFailed {
                             message,
                             allow_retry: true,

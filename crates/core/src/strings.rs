@@ -86,6 +86,7 @@ texts! {
     ThreadOpenError = "thread_open_error" => "This conversation could not be opened. {error}",
     AnswerEmpty = "answer_empty" => "The server ended the answer without sending anything.",
     AnswerFailed = "answer_failed" => "Something went wrong while answering. Please try again.",
+    AnswerInterrupted = "answer_interrupted" => "The answer was interrupted: the server writing it stopped. What arrived is kept.",
     RequestCancelled = "request_cancelled" => "The request was cancelled.",
     ServerError = "server_error" => "The server answered with an error (HTTP {status}).",
     ServerErrorDetail = "server_error_detail" => "The server answered with an error (HTTP {status}): {message}",
@@ -399,6 +400,7 @@ loading_earlier = Chargement des messages précédents…
 thread_open_error = Impossible d'ouvrir cette conversation. {error}
 answer_empty = Le serveur a terminé la réponse sans rien envoyer.
 answer_failed = Une erreur s'est produite pendant la réponse. Veuillez réessayer.
+answer_interrupted = La réponse a été interrompue : le serveur qui l'écrivait s'est arrêté. Ce qui est arrivé est conservé.
 request_cancelled = La requête a été annulée.
 server_error = Le serveur a répondu par une erreur (HTTP {status}).
 server_error_detail = Le serveur a répondu par une erreur (HTTP {status}) : {message}
@@ -700,6 +702,7 @@ loading_earlier = Frühere Nachrichten werden geladen…
 thread_open_error = Diese Unterhaltung konnte nicht geöffnet werden. {error}
 answer_empty = Der Server hat die Antwort beendet, ohne etwas zu senden.
 answer_failed = Beim Antworten ist ein Fehler aufgetreten. Bitte versuchen Sie es erneut.
+answer_interrupted = Die Antwort wurde unterbrochen: Der Server, der sie schrieb, wurde beendet. Was angekommen ist, bleibt erhalten.
 request_cancelled = Die Anfrage wurde abgebrochen.
 server_error = Der Server hat mit einem Fehler geantwortet (HTTP {status}).
 server_error_detail = Der Server hat mit einem Fehler geantwortet (HTTP {status}): {message}
@@ -1001,6 +1004,7 @@ loading_earlier = جارٍ تحميل الرسائل السابقة…
 thread_open_error = تعذّر فتح هذه المحادثة. {error}
 answer_empty = أنهى الخادم الإجابة دون إرسال أي شيء.
 answer_failed = حدث خطأ أثناء الإجابة. يُرجى المحاولة مرة أخرى.
+answer_interrupted = انقطعت الإجابة: توقف الخادم الذي كان يكتبها. ما وصل محفوظ.
 request_cancelled = تم إلغاء الطلب.
 server_error = ردّ الخادم بخطأ (HTTP {status}).
 server_error_detail = ردّ الخادم بخطأ (HTTP {status}): {message}

@@ -116,8 +116,9 @@ pub struct RunEvent {
     pub event: Box<StreamEvent>,
 }
 
-/// The thread's run is over: `outcome` is `done`, `cancelled` or `failed` (a dropped
-/// connection, an error, the runtime stopping); kept as a string for outcomes to come.
+/// The thread's run is over: `outcome` is `done`, `cancelled`, `failed` (a dropped
+/// connection, an error, the runtime stopping) or `interrupted` (the instance running it
+/// died); kept as a string for outcomes to come.
 #[derive(Clone, Debug, PartialEq, Serialize, Decode)]
 pub struct RunEnded {
     pub outcome: String,
