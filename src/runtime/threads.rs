@@ -27,9 +27,10 @@ use web_sys::AbortController;
 
 /// Threads per `threads.list` page and items per `items.list` page.
 pub const PAGE_SIZE: u32 = 20;
-/// Older pages, fetched ahead of a reader scrolling back: larger, so a long thread's start
-/// is a few requests away (`items.list` caps a page at the server's own limit).
-pub const OLDER_PAGE_SIZE: u32 = 100;
+/// Older pages, fetched ahead of a reader scrolling back: twice the first page, so a long
+/// thread's start comes sooner, and small enough that putting one in front fits in a frame
+/// at 10,000 items (its cost grows with its size).
+pub const OLDER_PAGE_SIZE: u32 = 40;
 /// Items asked for to find an untitled thread's first user message.
 const PREVIEW_ITEMS: u32 = 4;
 
