@@ -14,10 +14,7 @@
 // the instances the page created (an init script keeps each `WebAssembly.Memory`), the JS
 // heap after a collection. Prints one line per figure.
 
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import path from 'node:path';
-import { chromium } from 'playwright-core';
-import { CHROMIUM, CHROMIUM_ARGS, PROFILES, close, newChatPage, startRuntime } from './harness.mjs';
+import { close, newChatPage, openBrowser, startRuntime } from './harness.mjs';
 import { mainThread, printProfile, readTrace, startTrace } from './trace.mjs';
 
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 10000);
@@ -30,14 +27,8 @@ const runtime = await startRuntime({ extraArgs: ['--seed-thread', String(ITEMS),
 const [seeded] = await runtime.waitForLine('seeded thread');
 const title = `Seeded thread (${ITEMS} items)`;
 
-await mkdir(PROFILES, { recursive: true });
-const profile = await mkdtemp(path.join(PROFILES, 'bench-'));
-const context = await chromium.launchPersistentContext(profile, {
-  executablePath: CHROMIUM,
-  headless: true,
-  args: [...CHROMIUM_ARGS, '--enable-precise-memory-info', '--js-flags=--expose-gc'],
-  viewport: { width: 1280, height: 900 },
-});
+// Precise memory info and an exposed gc(): the heap is read after a collection.
+const context = await openBrowser({ extraArgs: ['--enable-precise-memory-info', '--js-flags=--expose-gc'] });
 await context.addInitScript(() => {
   // Every wasm memory the page instantiates (the element's one, which its parts share).
   const memories = (globalThis.__wasmMemories = new Set());
@@ -193,7 +184,5 @@ try {
   );
   await page.close();
 } finally {
-  await context.close();
-  await rm(profile, { recursive: true, force: true });
   await close();
 }

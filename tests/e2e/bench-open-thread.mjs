@@ -10,10 +10,7 @@
 // Prints one line: `bench open thread 1000 items: Xms to newest visible, heap Y MB`
 // (the median of RUNS runs; the first, cold one is reported on its own on stderr).
 
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import path from 'node:path';
-import { chromium } from 'playwright-core';
-import { CHROMIUM, CHROMIUM_ARGS, PROFILES, close, newChatPage, startRuntime } from './harness.mjs';
+import { close, newChatPage, openBrowser, startRuntime } from './harness.mjs';
 
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 1000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
@@ -23,14 +20,8 @@ const [seeded] = await runtime.waitForLine('seeded thread');
 const title = `Seeded thread (${ITEMS} items)`;
 const newest = `Seeded answer ${Math.floor(ITEMS / 2)}:`;
 
-await mkdir(PROFILES, { recursive: true });
-const profile = await mkdtemp(path.join(PROFILES, 'bench-'));
-const context = await chromium.launchPersistentContext(profile, {
-  executablePath: CHROMIUM,
-  headless: true,
-  args: [...CHROMIUM_ARGS, '--enable-precise-memory-info', '--js-flags=--expose-gc'],
-  viewport: { width: 1280, height: 900 },
-});
+// Precise memory info and an exposed gc(): the heap is read after a collection.
+const context = await openBrowser({ extraArgs: ['--enable-precise-memory-info', '--js-flags=--expose-gc'] });
 
 try {
   const page = await newChatPage(context, `${runtime.url}/`);
@@ -85,7 +76,5 @@ try {
   console.log(`bench open thread ${ITEMS} items: ${median.toFixed(0)}ms to newest visible, heap ${(heap / 1024 / 1024).toFixed(1)} MB`);
   await page.close();
 } finally {
-  await context.close();
-  await rm(profile, { recursive: true, force: true });
   await close();
 }

@@ -196,7 +196,7 @@ export async function startRuntime({ paceMs = 0, extraArgs = [], startTimeout = 
  * tests/e2e/.profiles. Returns the Playwright BrowserContext; its close() (or
  * the module's close()) also removes the profile folder.
  */
-export async function openBrowser({ viewport = { width: 1280, height: 900 } } = {}) {
+export async function openBrowser({ viewport = { width: 1280, height: 900 }, extraArgs = [] } = {}) {
   await mkdir(PROFILES, { recursive: true });
   const profile = await mkdtemp(path.join(PROFILES, 'run-'));
   let context;
@@ -204,7 +204,7 @@ export async function openBrowser({ viewport = { width: 1280, height: 900 } } = 
     context = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
       headless: true,
-      args: CHROMIUM_ARGS,
+      args: [...CHROMIUM_ARGS, ...extraArgs],
       viewport,
     });
   } catch (err) {

@@ -1,8 +1,8 @@
 //! Moving the mounted window of a long thread (`core::window`) to where the reader is,
 //! and fetching older pages ahead of them. In the chunk of the views a first screen does
 //! not need (`crate::parts::views::window_hooks`), fetched with the viewport's first
-//! settle; until it is there the newest items show, and older pages come through the
-//! viewport's top sentinel.
+//! settle once a thread is longer than a window or has older pages; until it is there
+//! the newest items show, and nothing older is fetched.
 
 use crate::runtime::ItemKey;
 use chat_shell_core::protocol::chatkit::ItemId;
