@@ -384,9 +384,9 @@ impl Runtime {
 
     // ---- opening a thread -------------------------------------------------------------
 
-    /// Show a thread from the history: `threads.get_by_id`, then, when it has more items
-    /// than that first (oldest) page, its newest page, so the end of the conversation shows
-    /// first. Whatever was streaming stops; late answers of earlier loads are dropped.
+    /// Show a thread from the history: `threads.get_by_id` and, at the same time, its newest
+    /// page, used when the thread has more items than `get_by_id`'s first (oldest) page, so
+    /// the end of the conversation shows first. Whatever was streaming stops; late answers of earlier loads are dropped.
     pub fn select_thread(self: &Rc<Self>, id: ThreadId) {
         self.open_thread(id, false);
     }
@@ -453,27 +453,31 @@ impl Runtime {
 
     /// The thread with its newest page of items (oldest first), `has_more`/`after` of
     /// that page describing the older items. `Err(Aborted)` when the load went stale.
+    ///
+    /// `get_by_id` answers with the OLDEST items, ascending (as the SDK does): a thread that
+    /// fits in it is complete, a longer one needs its newest page. Both are asked at once,
+    /// so opening a long thread costs one round trip, not two; for a short thread the
+    /// newest page is one small answer left unused.
     async fn fetch_thread(&self, id: &ThreadId, token: u64) -> Result<Thread, TransportError> {
-        let mut thread: Thread = self
-            .json_request(RequestBody::GetThread {
+        let (thread, newest) = futures::future::join(
+            self.json_request::<Thread>(RequestBody::GetThread {
                 thread_id: id.clone(),
-            })
-            .await?;
+            }),
+            self.json_request::<Page<ThreadItem>>(RequestBody::ListItems {
+                thread_id: id.clone(),
+                limit: Some(PAGE_SIZE),
+                after: None,
+                order: Some(ListOrder::Desc),
+            }),
+        )
+        .await;
+        let mut thread = thread?;
         if self.threads.load_token.get() != token {
             return Err(TransportError::Aborted);
         }
         let first = thread.items.take().unwrap_or_default();
-        // `get_by_id` answers with the OLDEST items, ascending (as the SDK does); a
-        // thread that fits in it is complete, a longer one needs its newest page.
         let newest = if first.has_more {
-            let page: Page<ThreadItem> = self
-                .json_request(RequestBody::ListItems {
-                    thread_id: id.clone(),
-                    limit: Some(PAGE_SIZE),
-                    after: None,
-                    order: Some(ListOrder::Desc),
-                })
-                .await?;
+            let page = newest?;
             let mut data = page.data;
             data.reverse();
             Page {
