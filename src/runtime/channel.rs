@@ -9,7 +9,7 @@ use super::Runtime;
 use chat_shell_core::host_events::ChatEvent;
 use chat_shell_core::options::Protocol;
 use chat_shell_core::protocol::chatkit::{
-    decode_channel_event, CancelRunRequest, ChannelEvent, SubscribeRequest, ThreadId,
+    decode_channel_event, is_run_event, CancelRunRequest, ChannelEvent, SubscribeRequest, ThreadId,
 };
 use chat_shell_core::reducer::Input;
 use chat_shell_core::sse::{SseDecoder, SseFrame};
@@ -312,6 +312,11 @@ impl Runtime {
         let SseFrame::Event { data, .. } = frame else {
             return;
         };
+        // This page's own answer comes on its own request too: the channel's copy of each
+        // event is dropped undecoded.
+        if self.channel.run.get() == RunMode::Ignoring && is_run_event(&data) {
+            return;
+        }
         let event = match decode_channel_event(&data) {
             Ok(e) => e,
             Err(_) => return self.channel.views.borrow_mut().unreadable(),

@@ -291,6 +291,105 @@ pub struct EventStream {
     reader: ReadableStreamDefaultReader,
     signal: AbortSignal,
     stall_ms: u32,
+    watch: StallWatch,
+}
+
+/// One timer per answer, not one per read (a fast answer brings hundreds of reads a
+/// second): each read stamps when it started, and the timer, when it fires, waits out
+/// what is left of `stall_ms` since then or, when a read has been pending that long,
+/// cancels the reader, so that read ends and is told apart from the answer's end by
+/// `stalled`. Time between reads (the page applying a chunk) never counts.
+struct StallWatch {
+    state: std::rc::Rc<StallState>,
+}
+
+struct StallState {
+    stall_ms: f64,
+    /// When the pending read started (`None`: no read pending).
+    reading_since: std::cell::Cell<Option<f64>>,
+    stalled: std::cell::Cell<bool>,
+    handle: std::cell::Cell<Option<i32>>,
+    /// The timer's callback; taken out when the answer is dropped (it holds this state).
+    tick: std::cell::RefCell<Option<Closure<dyn FnMut()>>>,
+    reader: ReadableStreamDefaultReader,
+}
+
+impl StallState {
+    fn arm(&self, ms: f64) {
+        let tick = self.tick.borrow();
+        let (Some(window), Some(tick)) = (web_sys::window(), tick.as_ref()) else {
+            return;
+        };
+        let ms = ms.clamp(0.0, i32::MAX as f64) as i32;
+        self.handle.set(
+            window
+                .set_timeout_with_callback_and_timeout_and_arguments_0(
+                    tick.as_ref().unchecked_ref(),
+                    ms,
+                )
+                .ok(),
+        );
+    }
+}
+
+impl StallWatch {
+    fn start(reader: &ReadableStreamDefaultReader, stall_ms: u32) -> Self {
+        let state = std::rc::Rc::new(StallState {
+            stall_ms: f64::from(stall_ms),
+            reading_since: std::cell::Cell::new(None),
+            stalled: std::cell::Cell::new(false),
+            handle: std::cell::Cell::new(None),
+            tick: std::cell::RefCell::new(None),
+            reader: reader.clone(),
+        });
+        let weak = std::rc::Rc::downgrade(&state);
+        let tick = Closure::<dyn FnMut()>::new(move || {
+            let Some(state) = weak.upgrade() else { return };
+            state.handle.set(None);
+            let quiet = state
+                .reading_since
+                .get()
+                .map_or(0.0, |since| js_sys::Date::now() - since);
+            if quiet < state.stall_ms {
+                state.arm(state.stall_ms - quiet);
+                return;
+            }
+            state.stalled.set(true);
+            cancel_reader(&state.reader);
+        });
+        *state.tick.borrow_mut() = Some(tick);
+        state.arm(f64::from(stall_ms));
+        StallWatch { state }
+    }
+
+    /// A read starts (`true`) or ends.
+    fn reading(&self, pending: bool) {
+        self.state
+            .reading_since
+            .set(pending.then(js_sys::Date::now));
+    }
+
+    fn stalled(&self) -> bool {
+        self.state.stalled.get()
+    }
+}
+
+impl Drop for StallWatch {
+    fn drop(&mut self) {
+        if let (Some(handle), Some(window)) = (self.state.handle.take(), web_sys::window()) {
+            window.clear_timeout_with_handle(handle);
+        }
+        self.state.tick.borrow_mut().take();
+    }
+}
+
+/// Cancel a reader: the server sees the client go away. The promise rejects when the
+/// request was aborted already: handled, not a page error.
+fn cancel_reader(reader: &ReadableStreamDefaultReader) {
+    let cancelled = reader.cancel();
+    wasm_bindgen_futures::spawn_local(async move {
+        let _ = JsFuture::from(cancelled).await;
+    });
 }
 
 /// POST a streaming request; the answer's body is returned unread.
@@ -311,6 +410,7 @@ pub async fn post_stream(
         TransportError::Protocol("the answer body cannot be read as a stream".into())
     })?;
     Ok(EventStream {
+        watch: StallWatch::start(&reader, stall_ms),
         reader,
         signal: signal.clone(),
         stall_ms,
@@ -321,23 +421,19 @@ impl EventStream {
     /// The next chunk of bytes; `Ok(None)` at the end. Any bytes (keepalives included)
     /// count as life: only a read that takes longer than the stall timeout fails.
     pub async fn next_chunk(&mut self) -> Result<Option<Vec<u8>>, TransportError> {
-        let read = self.reader.read();
-        let (timer, handle) = stall_timer(self.stall_ms);
-        let result = JsFuture::from(Promise::race(&js_sys::Array::of2(&read, &timer))).await;
-        if let Some(window) = web_sys::window() {
-            window.clear_timeout_with_handle(handle);
+        self.watch.reading(true);
+        let result = JsFuture::from(self.reader.read()).await;
+        self.watch.reading(false);
+        if self.watch.stalled() {
+            return Err(TransportError::Stalled {
+                seconds: self.stall_ms / 1000,
+            });
         }
         let result = match result {
             Ok(r) => r,
             Err(e) if self.signal.aborted() || is_abort(&e) => return Err(TransportError::Aborted),
             Err(e) => return Err(TransportError::Network(js_error_text(&e))),
         };
-        if result.is_undefined() {
-            self.cancel();
-            return Err(TransportError::Stalled {
-                seconds: self.stall_ms / 1000,
-            });
-        }
         let done = Reflect::get(&result, &"done".into())
             .ok()
             .and_then(|d| d.as_bool())
@@ -356,26 +452,6 @@ impl EventStream {
 
     /// Close the connection: the server sees the client go away.
     pub fn cancel(&self) {
-        // The promise rejects when the request was aborted already: handled, not a page error.
-        let cancelled = self.reader.cancel();
-        wasm_bindgen_futures::spawn_local(async move {
-            let _ = JsFuture::from(cancelled).await;
-        });
+        cancel_reader(&self.reader);
     }
-}
-
-/// A promise that resolves to `undefined` after `ms` milliseconds, and its timer handle.
-fn stall_timer(ms: u32) -> (Promise, i32) {
-    let mut handle = 0;
-    let promise = Promise::new(&mut |resolve, _| {
-        if let Some(window) = web_sys::window() {
-            handle = window
-                .set_timeout_with_callback_and_timeout_and_arguments_0(
-                    &resolve,
-                    ms.min(i32::MAX as u32) as i32,
-                )
-                .unwrap_or(0);
-        }
-    });
-    (promise, handle)
 }

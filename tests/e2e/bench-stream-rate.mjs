@@ -12,7 +12,12 @@
 //   BENCH_FLOOR_TEXT=1 ...     one more variant, "floor text": the floor as one ever-growing
 //                              block of text (which the browser lays out again whole every
 //                              frame, so it is slower than the real floor and flatters ratios)
+//   BENCH_FLOOR_FOLLOW=1 ...   one more variant, "floor follow": the floor that also keeps its
+//                              end in view, as a chat does (scrolled once a frame), so the
+//                              cost of following the answer can be told from the rest
 //   BENCH_VERBOSE=1 ...        every run's figures on stderr
+//   BENCH_PROFILE=1 ...        also a CPU profile of each chat-shell run, printed (names:
+//                              E2E_DIST of a build whose wasm keeps them)
 //   BENCH_DETAIL=1 ...         also trace devtools.timeline and print, per run, where the main
 //                              thread's time goes (inclusive ms by trace event; adds overhead)
 //
@@ -83,7 +88,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { close, openBrowser, sendMessage, startRuntime, waitFor } from './harness.mjs';
-import { busyIn, cpuIn, mainThread, readTrace, startTrace } from './trace.mjs';
+import { busyIn, cpuIn, mainThread, printProfile, readTrace, startTrace } from './trace.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const FLOOR_PAGE = path.join(HERE, 'bench-stream-floor.html');
@@ -94,6 +99,7 @@ const RATE = Number(process.env.BENCH_RATE ?? 200);
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 3));
 const INPUT_RUNS = Math.max(0, Number(process.env.BENCH_INPUT_RUNS ?? 1));
 const DETAIL = process.env.BENCH_DETAIL === '1';
+const PROFILE = process.env.BENCH_PROFILE === '1';
 const SETTLE_MS = 400;
 const STREAM_MS = (DELTAS / RATE) * 1000;
 const verbose = process.env.BENCH_VERBOSE === '1' || DETAIL;
@@ -105,6 +111,7 @@ const VARIANTS = [
   { name: 'floor', shell: false, reduced: false, blocks: true },
 ];
 if (process.env.BENCH_FLOOR_TEXT === '1') VARIANTS.push({ name: 'floor text', shell: false, reduced: false, blocks: false });
+if (process.env.BENCH_FLOOR_FOLLOW === '1') VARIANTS.push({ name: 'floor follow', shell: false, reduced: false, blocks: true, follow: true });
 // The floors' keys take < 16 ms (as good as Event Timing can tell): measured on request only.
 const INPUT_VARIANTS = VARIANTS.filter((v) => v.shell || process.env.BENCH_INPUT_FLOOR === '1');
 const MODES = ['rate', 'once'];
@@ -271,7 +278,7 @@ async function openVariant(context, pacer, variant) {
   page.on('console', (msg) => msg.type() === 'error' && page.consoleErrors.push(`console.error: ${msg.text()}`));
   if (variant.reduced) await page.emulateMedia({ reducedMotion: 'reduce' });
   const base = `http://127.0.0.1:${pacer.port}`;
-  const url = variant.shell ? `${base}/` : `${base}${FLOOR_URL}${variant.blocks ? '?blocks' : ''}`;
+  const url = variant.shell ? `${base}/` : `${base}${FLOOR_URL}${variant.blocks ? '?blocks' : ''}${variant.follow ? '&follow' : ''}`;
   await page.goto(url, { waitUntil: 'load' });
   if (variant.shell) {
     await waitFor(
@@ -353,6 +360,12 @@ async function measure(context, pacer, variant, mode) {
   try {
     const cdp = await context.newCDPSession(page);
     const { complete } = await startTrace(cdp, { detail: DETAIL });
+    const profiling = PROFILE && variant.shell;
+    if (profiling) {
+      await cdp.send('Profiler.enable');
+      await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
+      await cdp.send('Profiler.start');
+    }
     sentAt = await page.evaluate(() => {
       performance.mark('bench-send');
       return performance.getEntriesByName('bench-send')[0].startTime;
@@ -366,6 +379,10 @@ async function measure(context, pacer, variant, mode) {
         b.sampling = false;
         return { arrivals: b.arrivals, rafTimes: b.rafTimes, frames: b.frames, lastChange: b.lastChange };
       });
+      if (profiling) {
+        log(`${mode} ${variant.name}: CPU profile`);
+        printProfile((await cdp.send('Profiler.stop')).profile);
+      }
       events = await readTrace(cdp, complete);
       await cdp.detach();
     }

@@ -116,14 +116,24 @@ pub fn RunBar() -> impl IntoView {
         clock.set_value(set_interval_with_handle(tick, Duration::from_secs(1)).ok());
     });
     on_cleanup(stop_clock);
-    let liveness = move || {
+    // Memos, so the hint's DOM changes when its number does, not on each of the hundreds
+    // of events a second a fast answer brings (each one moves `last_event`).
+    let seconds = Memo::new(move |_| {
         signals.streaming.get()?;
         let last = signals.last_event.get()?;
-        let seconds = ((now.get() - last) / 1000.0).max(0.0).floor() as u64;
-        Some(view! {
-            <p class="cs-liveness" data-part="liveness">
-                {trf(shell, Text::Liveness, vec![("seconds", seconds.to_string())])}
-            </p>
+        Some(((now.get() - last) / 1000.0).max(0.0).floor() as u64)
+    });
+    let shown = Memo::new(move |_| seconds.get().is_some());
+    let liveness = move || {
+        shown.get().then(|| {
+            view! {
+                <p class="cs-liveness" data-part="liveness">
+                    {move || {
+                        let seconds = seconds.get().unwrap_or_default().to_string();
+                        trf(shell, Text::Liveness, vec![("seconds", seconds)]).get()
+                    }}
+                </p>
+            }
         })
     };
     view! {

@@ -143,6 +143,13 @@ impl ChannelEvent {
 /// How the runtime writes a run event; anything else takes the general path.
 const RUN_EVENT_PREFIX: &str = r#"{"type":"thread.run.event","event":"#;
 
+/// Whether a `data:` payload is a run event as the runtime writes it, told without decoding
+/// it: a page that ignores the run (its own answer, streaming on its own request) skips
+/// the decode of each of its events.
+pub fn is_run_event(data: &str) -> bool {
+    data.trim_start().starts_with(RUN_EVENT_PREFIX)
+}
+
 /// Decode one `data:` payload of the channel.
 pub fn decode_channel_event(data: &str) -> Result<ChannelEvent, super::DecodeError> {
     // Run events are most of a busy channel (one per delta): their inner event goes straight
@@ -190,6 +197,17 @@ mod tests {
         } else {
             format!(r#"{{"type":"thread.run.event","event":{inner}}}"#)
         }
+    }
+
+    #[test]
+    fn run_events_are_told_without_decoding() {
+        assert!(is_run_event(&delta_frame(false)));
+        // Another spacing takes the general path: decoded, never skipped unseen.
+        assert!(!is_run_event(&delta_frame(true)));
+        assert!(!is_run_event(
+            r#"{"type":"thread.run.ended","outcome":"done"}"#
+        ));
+        assert!(!is_run_event(r#"{"type":"thread.view.updated","seq":1}"#));
     }
 
     #[test]
