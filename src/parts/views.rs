@@ -1,7 +1,7 @@
 //! The views a first screen does not need: widgets, client tools, structured input, agent
 //! tool calls, plans and thoughts, team notes and the roster, tasks and workflows,
 //! generated images, the view tabs and their panels (the Diff view, the artifact), the
-//! conversation history and the attachment tray's files.
+//! conversation history, the find bar and the attachment tray's files.
 //!
 //! Each is an entry point of a chunk (`crate::parts`): `widgets`, which the loader
 //! prefetches as soon as the first module runs (`prefetch_widgets`), `on_demand`, the
@@ -24,6 +24,7 @@ use crate::ui::conversation::image::GeneratedImageView;
 use crate::ui::conversation::plan::{AgentPlanView, AgentThoughtView};
 use crate::ui::conversation::tasks::ProcessView;
 use crate::ui::conversation::window::{self, WindowHooks};
+use crate::ui::find::FindBar;
 use crate::ui::header::UsageMeter;
 use crate::ui::history::HistoryView;
 use crate::ui::resize::ResizeHandles;
@@ -82,6 +83,10 @@ entry_points! {
     on_demand:
         fn build_resize_handles() -> AnyView {
             untrack(move || view! { <ResizeHandles /> }.into_any())
+        }
+    on_demand:
+        fn build_find_bar() -> AnyView {
+            untrack(move || view! { <FindBar /> }.into_any())
         }
     on_demand:
         fn linked_window_hooks() -> &'static dyn WindowHooks {
@@ -210,6 +215,11 @@ pub(crate) fn item(shell: Shell, key: ItemKey) -> AnyView {
 /// The team roster, once the conversation has a team.
 pub(crate) fn team_roster(shell: Shell) -> AnyView {
     when_loaded(shell, entry::build_team_roster)
+}
+
+/// The find bar, while it is open.
+pub(crate) fn find_bar(shell: Shell) -> AnyView {
+    when_loaded(shell, entry::build_find_bar)
 }
 
 /// The resize handles, once the host makes the element resizable.

@@ -141,6 +141,11 @@ pub struct ViewSignals {
     pub session: SessionSignals,
     /// The model and tool picked in ChatKit's composer (`composer.models`, `.tools`).
     pub composer_pick: RwSignal<chat_shell_core::composer_choice::Picked>,
+    /// Whether the find bar is open (view state only).
+    pub find_open: RwSignal<bool>,
+    /// The item find stepped to: the conversation mounts it, opens its fold and brings it
+    /// into view (view state only).
+    pub reveal: RwSignal<Option<ItemId>>,
 }
 
 /// A Rust listener for `chat.*` events.
@@ -214,6 +219,8 @@ impl Runtime {
             views: ViewsSignals::new(),
             session: SessionSignals::new(),
             composer_pick: RwSignal::new(Default::default()),
+            find_open: RwSignal::new(false),
+            reveal: RwSignal::new(None),
         });
         let shell = Shell(id);
         let runtime = Runtime {

@@ -1,4 +1,4 @@
-//! ShellHeader: the thread's title and the thread controls (New chat, History).
+//! ShellHeader: the thread's title and the thread controls (Find, New chat, History).
 
 use super::tr;
 use crate::ui::use_shell;
@@ -36,6 +36,17 @@ pub fn ShellHeader(history_button: NodeRef<html::Button>) -> impl IntoView {
             {move || has_views.get().then(|| crate::parts::views::view_tabs(shell))}
             {move || has_usage.get().then(|| crate::parts::views::usage_meter(shell))}
             <div class="cs-header__actions">
+                <button
+                    type="button"
+                    class="cs-button cs-button--ghost"
+                    aria-label=tr(shell, Text::FindInConversation)
+                    title=tr(shell, Text::FindInConversation)
+                    aria-expanded=move || signals.find_open.get().to_string()
+                    data-part="find-toggle"
+                    on:click=move |_| signals.find_open.update(|o| *o = !*o)
+                >
+                    <span aria-hidden="true">"⌕"</span>
+                </button>
                 <button
                     type="button"
                     class="cs-button cs-button--ghost"

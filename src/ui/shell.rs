@@ -9,6 +9,7 @@ use crate::runtime::Shell;
 use chat_shell_core::strings::Text;
 use leptos::html;
 use leptos::prelude::*;
+use wasm_bindgen::JsCast;
 
 /// Whether a drag carries files (not text or a link dragged within the page).
 fn drags_files(ev: &web_sys::DragEvent) -> bool {
@@ -65,6 +66,26 @@ pub fn ShellRoot(shell: Shell) -> impl IntoView {
         let files = composer::files_of(ev.data_transfer().and_then(|dt| dt.files()));
         shell.with(|rt| rt.add_files(files));
     };
+    // Ctrl+F (⌘F) inside the element finds in the whole conversation, which the page's
+    // own find cannot (a long thread mounts a window of its items); pressed again in the
+    // find bar, it is the browser's.
+    let on_keydown = move |e: web_sys::KeyboardEvent| {
+        let find_key =
+            (e.ctrl_key() || e.meta_key()) && !e.alt_key() && e.key().eq_ignore_ascii_case("f");
+        let in_find = e
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .and_then(|t| t.closest("[data-part=find]").ok().flatten())
+            .is_some();
+        if find_key && !in_find {
+            e.prevent_default();
+            if signals.find_open.get_untracked() {
+                focus_find(&e);
+            } else {
+                signals.find_open.set(true);
+            }
+        }
+    };
     view! {
         <div
             class="cs-shell"
@@ -77,6 +98,7 @@ pub fn ShellRoot(shell: Shell) -> impl IntoView {
             on:dragover=on_dragover
             on:dragleave=on_dragleave
             on:drop=on_drop
+            on:keydown=on_keydown
         >
             <header::ShellHeader history_button=history_button />
             <div class="cs-body" part="body">
@@ -89,6 +111,7 @@ pub fn ShellRoot(shell: Shell) -> impl IntoView {
                     role=move || has_views.get().then_some("tabpanel")
                     aria-labelledby=move || has_views.get().then_some("cs-tab-chat")
                 >
+                    {move || signals.find_open.get().then(|| parts::views::find_bar(shell))}
                     <conversation::viewport::StreamViewport />
                     <conversation::run::RunBar />
                     <composer::ComposerDock />
@@ -116,5 +139,17 @@ fn ViewPanel() -> impl IntoView {
     let shown = move || views.tab.get();
     view! {
         {move || shown().map(|view_type| parts::views::view_panel(shell, view_type))}
+    }
+}
+
+/// Focus the open find bar's field (Ctrl+F again while it is open, focus elsewhere).
+fn focus_find(e: &web_sys::KeyboardEvent) {
+    if let Some(field) = e
+        .current_target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .and_then(|shell| shell.query_selector(".cs-find__input").ok().flatten())
+        .and_then(|f| f.dyn_into::<web_sys::HtmlElement>().ok())
+    {
+        let _ = field.focus();
     }
 }

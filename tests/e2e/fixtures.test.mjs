@@ -174,7 +174,8 @@ const CHECKS = {
     assert.ok(log.every((s) => s.answers <= 1 && s.unsupported === 0), `end_of_turn showed up at some point: ${JSON.stringify(log)}`);
     assert.equal(await page.locator('[data-part="unsupported"]').count(), 0, 'end_of_turn rendered as unsupported');
     assert.equal(await bodyText(assistants(page).first()), finalText('endturn'));
-    assert.equal(await page.locator('.cs-items > :not(article)').count(), 0, 'something besides the two messages');
+    // Each item in its wrapper (which carries its id for find), and nothing else.
+    assert.equal(await page.locator('.cs-items > :not(.cs-item), .cs-items > .cs-item > :not(article)').count(), 0, 'something besides the two messages');
   },
 
   async error(page) {

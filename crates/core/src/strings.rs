@@ -41,6 +41,12 @@ texts! {
     GoodResponse = "good_response" => "Good response",
     BadResponse = "bad_response" => "Bad response",
     ScrollToBottom = "scroll_to_bottom" => "Scroll to bottom",
+    FindInConversation = "find_in_conversation" => "Find in conversation",
+    FindPrevious = "find_previous" => "Previous match",
+    FindNext = "find_next" => "Next match",
+    FindCount = "find_count" => "{current} of {total}",
+    FindNone = "find_none" => "No matches",
+    FindClose = "find_close" => "Close find",
     NewChat = "new_chat" => "New chat",
     History = "history" => "History",
     // Tool-pushed views (the thread channel).
@@ -356,6 +362,12 @@ copy_code = Copier le code
 good_response = Bonne réponse
 bad_response = Mauvaise réponse
 scroll_to_bottom = Aller en bas
+find_in_conversation = Rechercher dans la conversation
+find_previous = Résultat précédent
+find_next = Résultat suivant
+find_count = {current} sur {total}
+find_none = Aucun résultat
+find_close = Fermer la recherche
 new_chat = Nouvelle conversation
 history = Historique
 view_tabs = Vues
@@ -658,6 +670,12 @@ copy_code = Code kopieren
 good_response = Gute Antwort
 bad_response = Schlechte Antwort
 scroll_to_bottom = Nach unten scrollen
+find_in_conversation = In der Unterhaltung suchen
+find_previous = Vorheriger Treffer
+find_next = Nächster Treffer
+find_count = {current} von {total}
+find_none = Keine Treffer
+find_close = Suche schließen
 new_chat = Neuer Chat
 history = Verlauf
 view_tabs = Ansichten
@@ -960,6 +978,12 @@ copy_code = نسخ الشيفرة
 good_response = إجابة جيدة
 bad_response = إجابة سيئة
 scroll_to_bottom = الانتقال إلى الأسفل
+find_in_conversation = البحث في المحادثة
+find_previous = النتيجة السابقة
+find_next = النتيجة التالية
+find_count = {current} من {total}
+find_none = لا توجد نتائج
+find_close = إغلاق البحث
 new_chat = محادثة جديدة
 history = السجل
 view_tabs = العروض

@@ -33,26 +33,43 @@ fn top_in(container: &Element, el: &Element) -> f64 {
     el.get_bounding_client_rect().top() - container.get_bounding_client_rect().top()
 }
 
+/// What of `section`'s child lays out: an item's wrapper (`.cs-item`, display: contents,
+/// no box of its own) by its first element.
+fn boxed(child: Element) -> Option<Element> {
+    if child.class_name() == ITEM_CLASS {
+        child.first_element_child()
+    } else {
+        Some(child)
+    }
+}
+
 /// The first of `section`'s children still in view below `top` (a viewport's top, px):
 /// what the reader is looking at, held in place when anything above it changes.
 fn in_view(section: &Element, top: f64) -> Option<Element> {
     let children = section.children();
     let mut low = 0;
     let mut high = children.length();
-    // Children are in document order, their bottoms ascending: the first below `top`.
+    // Children are in document order, their bottoms ascending: the first below `top`. An
+    // item whose view is still on its way takes no room: it counts as above.
     while low < high {
         let mid = (low + high) / 2;
-        let bottom = children
-            .item(mid)
-            .map_or(f64::MAX, |c| c.get_bounding_client_rect().bottom());
+        let bottom = children.item(mid).map_or(f64::MAX, |c| {
+            boxed(c).map_or(f64::MIN, |b| b.get_bounding_client_rect().bottom())
+        });
         if bottom > top {
             high = mid;
         } else {
             low = mid + 1;
         }
     }
-    children.item(low).or_else(|| section.last_element_child())
+    children
+        .item(low)
+        .and_then(boxed)
+        .or_else(|| section.last_element_child().and_then(boxed))
 }
+
+/// The class of an item's wrapper, which carries its id (`data-item`) for find.
+pub(super) const ITEM_CLASS: &str = "cs-item";
 
 #[component]
 pub fn StreamViewport() -> impl IntoView {
@@ -127,8 +144,15 @@ pub fn StreamViewport() -> impl IntoView {
     // window to where the reader is, learn the items' height, fetch older pages ahead.
     let settling = StoredValue::new_local(false);
     let hooks_in = RwSignal::new(false);
+    // The item find marked, and whether it is on its way into view.
+    let found = StoredValue::new_local(None::<Element>);
+    let revealing = StoredValue::new_local(false);
     let settle = move || {
         settling.set_value(false);
+        // Find is bringing an item into view: where the reader was does not count.
+        if revealing.get_value() {
+            return;
+        }
         let (Some(v), Some(section)) = (viewport.get_untracked(), items.get_untracked()) else {
             return;
         };
@@ -245,6 +269,23 @@ pub fn StreamViewport() -> impl IntoView {
             }
         });
     });
+    // Find stepped to an item: the window's code mounts it and brings it into view
+    // (`window::WindowHooks::reveal`); the window holds still meanwhile.
+    Effect::new(move |_| {
+        let id = signals.reveal.get();
+        hooks_in.track();
+        if let Some(hooks) = super::window::hooks(hooks_in) {
+            hooks.reveal(super::window::Reveal {
+                id,
+                signals,
+                window,
+                items,
+                at_bottom,
+                found,
+                revealing,
+            });
+        }
+    });
     let opening = move || signals.history.opening.with(Option::is_some);
     let empty = move || {
         signals.order.with(|o| o.is_empty())
@@ -290,9 +331,12 @@ pub fn StreamViewport() -> impl IntoView {
                             let errors = (k.view != ItemView::ToolCalls).then(|| {
                                 view! { <RunErrors after=Some(k.id.clone()) /> }
                             });
+                            let item_id = k.id.to_string();
                             view! {
-                                <Item key=k />
-                                {errors}
+                                <div class=ITEM_CLASS data-item=item_id>
+                                    <Item key=k />
+                                    {errors}
+                                </div>
                             }
                         }
                     />

@@ -4,9 +4,11 @@
 //! settle once a thread is longer than a window or has older pages; until it is there
 //! the newest items show, and nothing older is fetched.
 
-use crate::runtime::ItemKey;
+use crate::runtime::{ItemKey, ViewSignals};
 use chat_shell_core::protocol::chatkit::ItemId;
 use chat_shell_core::window::{self, Window};
+use leptos::html;
+use leptos::prelude::*;
 use std::cell::Cell;
 use web_sys::Element;
 
@@ -21,7 +23,25 @@ pub(crate) struct Settled {
     pub load_older: bool,
 }
 
+/// Find stepped to an item (`id`; `None`: find closed): what the viewport lends the
+/// window's code to bring it into view.
+pub(crate) struct Reveal {
+    pub id: Option<ItemId>,
+    pub signals: ViewSignals,
+    pub window: RwSignal<(Window<ItemId>, f64)>,
+    pub items: NodeRef<html::Section>,
+    pub at_bottom: RwSignal<bool>,
+    /// The element marked as the match.
+    pub found: StoredValue<Option<Element>, LocalStorage>,
+    /// Set while the item is on its way into view: the viewport's settle holds the window.
+    pub revealing: StoredValue<bool, LocalStorage>,
+}
+
 pub(crate) trait WindowHooks {
+    /// Mount the item find stepped to (the window around it), open the fold it is in,
+    /// bring it to the middle of the view once it has laid out, and mark it.
+    fn reveal(&self, reveal: Reveal);
+
     /// Where the window goes, given the viewport, the section of the mounted items, the
     /// list, the window, the height the spacers stand items in at, and whether the reader
     /// is at the end (a reader who never scrolls up needs no older page, unless the
@@ -45,6 +65,41 @@ fn item_id(k: &ItemKey) -> &ItemId {
 pub(crate) struct Linked;
 
 impl WindowHooks for Linked {
+    fn reveal(&self, r: Reveal) {
+        if let Some(el) = r.found.try_update_value(Option::take).flatten() {
+            let _ = el.class_list().remove_1(FOUND_CLASS);
+        }
+        let Some(id) = r.id else { return };
+        let signals = r.signals;
+        let entry = signals.order.with_untracked(|o| {
+            o.iter()
+                .position(|k| k.id == id || k.members.contains(&id))
+                .map(|i| (i, o[i].id.clone()))
+        });
+        let Some((index, entry_id)) = entry else {
+            return;
+        };
+        if let Some(summary) = signals.folds.with_untracked(|f| f.get(&id).cloned()) {
+            signals.open_folds.update(|open| {
+                open.insert(summary);
+            });
+        }
+        let mounted_now = r.window.with_untracked(|(w, _)| {
+            signals
+                .order
+                .with_untracked(|o| w.range(o, item_id).contains(&index))
+        });
+        r.revealing.set_value(true);
+        if !mounted_now {
+            let around = signals
+                .order
+                .with_untracked(|o| Window::around(o, item_id, index, window::JUMP));
+            r.window.update(|w| w.0 = around);
+        }
+        r.at_bottom.set(false);
+        bring_into_view(r.items, entry_id.to_string(), r.found, r.revealing, 0);
+    }
+
     fn settle(
         &self,
         viewport: &Element,
@@ -124,4 +179,46 @@ pub(crate) fn hooks(arrived: leptos::prelude::RwSignal<bool>) -> Option<&'static
         });
     }
     hooks
+}
+
+/// The class of the item find stepped to.
+const FOUND_CLASS: &str = "cs-found";
+
+/// The wrapper of the item `id` among the mounted ones (`data-item`).
+fn mounted(section: &Element, id: &str) -> Option<Element> {
+    let children = section.children();
+    (0..children.length())
+        .filter_map(|i| children.item(i))
+        .find(|c| c.get_attribute("data-item").as_deref() == Some(id))
+}
+
+/// Scroll the mounted item `id` to the middle of the view and mark it, once it has a box:
+/// its view may come in a part, so a few frames are waited for it. The window is held
+/// (`revealing`) until then.
+fn bring_into_view(
+    items: NodeRef<html::Section>,
+    id: String,
+    found: StoredValue<Option<Element>, LocalStorage>,
+    revealing: StoredValue<bool, LocalStorage>,
+    tries: u32,
+) {
+    request_animation_frame(move || {
+        let Some(section) = items.get_untracked() else {
+            return;
+        };
+        let Some(el) = mounted(&section, &id).and_then(|w| w.first_element_child()) else {
+            if tries < 30 {
+                bring_into_view(items, id, found, revealing, tries + 1);
+            } else {
+                revealing.try_set_value(false);
+            }
+            return;
+        };
+        let options = web_sys::ScrollIntoViewOptions::new();
+        options.set_block(web_sys::ScrollLogicalPosition::Center);
+        el.scroll_into_view_with_scroll_into_view_options(&options);
+        let _ = el.class_list().add_1(FOUND_CLASS);
+        found.try_set_value(Some(el));
+        revealing.try_set_value(false);
+    });
 }
