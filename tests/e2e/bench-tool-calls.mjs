@@ -172,7 +172,8 @@ async function observeCompletions(page) {
     new MutationObserver((records) => {
       for (const r of records) {
         if (r.type === 'attributes') note(r.target);
-        else for (const n of r.addedNodes) if (n.nodeType === 1) note(n);
+        // An item comes in its wrapper: the call may be inside what was added.
+        else for (const n of r.addedNodes) if (n.nodeType === 1) [n, ...n.querySelectorAll('[data-part="tool-call"]')].forEach(note);
       }
     }).observe(root, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-status'] });
   });
