@@ -162,10 +162,11 @@ async function observeCompletions(page) {
   await page.evaluate(() => {
     const bench = (window.__bench = { completions: [] });
     const root = document.querySelector('chat-shell').shadowRoot;
-    const done = new WeakSet();
+    // By the call's id: a call scrolled out of the window and back is a new element.
+    const done = new Set();
     const note = (el) => {
-      if (el.dataset?.part === 'tool-call' && el.dataset.status === 'completed' && !done.has(el)) {
-        done.add(el);
+      if (el.dataset?.part === 'tool-call' && el.dataset.status === 'completed' && !done.has(el.id || el)) {
+        done.add(el.id || el);
         bench.completions.push(performance.now());
       }
     };

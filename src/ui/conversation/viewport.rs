@@ -89,13 +89,18 @@ pub fn StreamViewport() -> impl IntoView {
     let at_bottom = RwSignal::new(true);
     // Only a window of the items is mounted (`core::window`); spacers of the items'
     // average height stand in for the rest, so DOM and layout do not grow with the thread.
-    // One signal for the window and the height (px) spacers give an item.
-    let window = RwSignal::new((Window::<ItemId>::default(), FIRST_GUESS_PX));
+    // One signal for the window, the height (px) spacers give an item, and how many
+    // items the window holds (`core::window::cap`).
+    let window = RwSignal::new((
+        Window::<ItemId>::default(),
+        FIRST_GUESS_PX,
+        chat_shell_core::window::MAX,
+    ));
     let range = move || {
-        window.with(|(w, _)| {
+        window.with(|(w, _, cap)| {
             signals
                 .order
-                .with(|o| (w.range(o, |k: &ItemKey| &k.id), o.len()))
+                .with(|o| (w.range(o, |k: &ItemKey| &k.id, *cap), o.len()))
         })
     };
     let shown = move || {
@@ -159,7 +164,7 @@ pub fn StreamViewport() -> impl IntoView {
         // A thread that fits in a window, with nothing older to fetch, needs no hooks.
         let long = signals
             .order
-            .with_untracked(|o| o.len() > chat_shell_core::window::MAX)
+            .with_untracked(|o| o.len() > chat_shell_core::window::MIN)
             || signals.history.older.with_untracked(|o| o.more);
         if !long && !hooks_in.get_untracked() {
             return;
@@ -167,17 +172,21 @@ pub fn StreamViewport() -> impl IntoView {
         let Some(hooks) = super::window::hooks(hooks_in) else {
             return;
         };
-        let Some((w, px)) = window.try_get_untracked() else {
+        let Some((w, px, cap)) = window.try_get_untracked() else {
             return;
         };
-        let settled = signals
-            .order
-            .with_untracked(|o| hooks.settle(&v, &section, o, &w, px, at_bottom.get_untracked()));
+        let settled = signals.order.with_untracked(|o| {
+            hooks.settle(&v, &section, o, (&w, px, cap), at_bottom.get_untracked())
+        });
         if settled.load_older {
             shell.with(|rt| rt.load_older());
         }
-        if settled.window.is_some() || settled.item_px.is_some() {
-            window.set((settled.window.unwrap_or(w), settled.item_px.unwrap_or(px)));
+        if settled.window.is_some() || settled.item_px.is_some() || settled.cap.is_some() {
+            window.set((
+                settled.window.unwrap_or(w),
+                settled.item_px.unwrap_or(px),
+                settled.cap.unwrap_or(cap),
+            ));
         }
     };
     let schedule_settle = move || {
@@ -274,6 +283,10 @@ pub fn StreamViewport() -> impl IntoView {
     Effect::new(move |_| {
         let id = signals.reveal.get();
         hooks_in.track();
+        // Nothing to do, nor code to fetch, until find steps somewhere.
+        if id.is_none() && found.with_value(Option::is_none) {
+            return;
+        }
         if let Some(hooks) = super::window::hooks(hooks_in) {
             hooks.reveal(super::window::Reveal {
                 id,

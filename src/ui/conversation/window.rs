@@ -20,6 +20,8 @@ pub(crate) struct Settled {
     pub window: Option<Window<ItemId>>,
     /// The items' average height (px), when it moved by more than a tenth.
     pub item_px: Option<f64>,
+    /// How many items the window holds (`core::window::cap`), when that changed.
+    pub cap: Option<usize>,
     pub load_older: bool,
 }
 
@@ -28,7 +30,7 @@ pub(crate) struct Settled {
 pub(crate) struct Reveal {
     pub id: Option<ItemId>,
     pub signals: ViewSignals,
-    pub window: RwSignal<(Window<ItemId>, f64)>,
+    pub window: RwSignal<(Window<ItemId>, f64, usize)>,
     pub items: NodeRef<html::Section>,
     pub at_bottom: RwSignal<bool>,
     /// The element marked as the match.
@@ -43,16 +45,15 @@ pub(crate) trait WindowHooks {
     fn reveal(&self, reveal: Reveal);
 
     /// Where the window goes, given the viewport, the section of the mounted items, the
-    /// list, the window, the height the spacers stand items in at, and whether the reader
-    /// is at the end (a reader who never scrolls up needs no older page, unless the
-    /// items do not fill the view).
+    /// list, the window (with the height the spacers stand items in at, and how many it
+    /// holds), and whether the reader is at the end (a reader who never scrolls up needs
+    /// no older page, unless the items do not fill the view).
     fn settle(
         &self,
         viewport: &Element,
         items: &Element,
         order: &[ItemKey],
-        window: &Window<ItemId>,
-        item_px: f64,
+        window: (&Window<ItemId>, f64, usize),
         at_end: bool,
     ) -> Settled;
 }
@@ -84,10 +85,10 @@ impl WindowHooks for Linked {
                 open.insert(summary);
             });
         }
-        let mounted_now = r.window.with_untracked(|(w, _)| {
+        let mounted_now = r.window.with_untracked(|(w, _, cap)| {
             signals
                 .order
-                .with_untracked(|o| w.range(o, item_id).contains(&index))
+                .with_untracked(|o| w.range(o, item_id, *cap).contains(&index))
         });
         r.revealing.set_value(true);
         if !mounted_now {
@@ -105,11 +106,10 @@ impl WindowHooks for Linked {
         viewport: &Element,
         items: &Element,
         order: &[ItemKey],
-        w: &Window<ItemId>,
-        item_px: f64,
+        (w, item_px, cap): (&Window<ItemId>, f64, usize),
         at_end: bool,
     ) -> Settled {
-        let r = w.range(order, item_id);
+        let r = w.range(order, item_id, cap);
         let view = viewport.get_bounding_client_rect();
         let shown = items.get_bounding_client_rect();
         let mut px = item_px;
@@ -123,18 +123,25 @@ impl WindowHooks for Linked {
         }
         // The index of the item at the viewport's top, as the spacers place items.
         let above = r.start as f64 + (view.top() - shown.top()) / px;
+        // The window holds what the view needs at this height; it grows by a step at a
+        // time, so a change of height is never one long mount.
+        let fit = window::cap(view.height(), px).min(cap + window::MAX_STEP);
         let mut settled = Settled {
             window: None,
             item_px: new_px,
-            load_older: above < PREFETCH_ITEMS && (!at_end || shown.top() >= view.top()),
+            cap: (fit != cap).then_some(fit),
+            // At the end, only when the items do not fill the view (their height, not
+            // where they are: the scroll to the end may not have happened yet).
+            load_older: above < PREFETCH_ITEMS && (!at_end || shown.height() < view.height()),
         };
-        if order.len() <= window::MAX {
+        let cap = fit;
+        if order.len() <= cap {
             return settled;
         }
-        // Items a screen and a half beyond either edge are mounted before they show, a
-        // step a frame: more when the reader outruns the window, a small window where
-        // they land when they jump (the scroll bar dragged).
-        let margin = view.height() * 1.5;
+        // Items a screen beyond either edge (what `window::cap` holds) are mounted before
+        // they show, a step a frame: more when the reader outruns the window, a small
+        // window where they land when they jump (the scroll bar dragged).
+        let margin = view.height();
         let steps =
             |px_short: f64| ((px_short / px).ceil() as usize).clamp(window::STEP, window::MAX_STEP);
         let short_above = shown.top() - (view.top() - margin);
@@ -142,14 +149,12 @@ impl WindowHooks for Linked {
         let next = if at_end {
             // Following the end: the tail, whatever the geometry of a frame mid-stream.
             Window::Tail
-        } else if short_above > margin + window::MAX as f64 * px
-            || short_below > margin + window::MAX as f64 * px
-        {
+        } else if short_above > margin + cap as f64 * px || short_below > margin + cap as f64 * px {
             Window::around(order, item_id, above.max(0.0) as usize, window::JUMP)
         } else if short_above > 0.0 && r.start > 0 {
-            w.earlier(order, item_id, steps(short_above))
+            w.earlier(order, item_id, steps(short_above), cap)
         } else if short_below > 0.0 && r.end < order.len() {
-            w.later(order, item_id, steps(short_below))
+            w.later(order, item_id, steps(short_below), cap)
         } else {
             return settled;
         };
