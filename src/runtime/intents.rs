@@ -85,6 +85,9 @@ impl Runtime {
         };
         let metadata =
             self.options(|o| merge_metadata(o.metadata.as_ref(), options.metadata.as_ref()));
+        if !options.ghost {
+            self.signals.sent.update(|n| *n += 1);
+        }
         self.dispatch(Input::SendStarted(OutgoingMessage {
             content,
             text,

@@ -141,6 +141,9 @@ pub struct ViewSignals {
     pub session: SessionSignals,
     /// The model and tool picked in ChatKit's composer (`composer.models`, `.tools`).
     pub composer_pick: RwSignal<chat_shell_core::composer_choice::Picked>,
+    /// Ticks when this page sends a message (not a ghost one): the conversation goes back
+    /// to its end, where the message and its answer show.
+    pub sent: RwSignal<u64>,
     /// Whether the find bar is open (view state only).
     pub find_open: RwSignal<bool>,
     /// The item find stepped to: the conversation mounts it, opens its fold and brings it
@@ -219,6 +222,7 @@ impl Runtime {
             views: ViewsSignals::new(),
             session: SessionSignals::new(),
             composer_pick: RwSignal::new(Default::default()),
+            sent: RwSignal::new(0),
             find_open: RwSignal::new(false),
             reveal: RwSignal::new(None),
         });

@@ -569,12 +569,11 @@ for (const mode of MODES) {
     let streamedRenders = 0;
     for (const [n, batch] of batches.entries()) {
       current = { mode, batch, n };
-      // What is on the page now, marked: only a window of a long thread is mounted, so new
-      // ones are counted as the unmarked ones, not by totals.
-      await page.evaluate(() => {
-        const root = document.querySelector('chat-shell').shadowRoot;
-        for (const el of root.querySelectorAll('article[data-role="assistant"], [data-part="widget"], [data-part="unsupported"]')) el.dataset.seen = '1';
-      });
+      // This batch's items are the ones with ids made from now on (`id()` counts up): only
+      // a window of a long thread is mounted, and items scrolled out and back are new
+      // elements, so new answers are told by their ids (their wrapper's `data-item`), not
+      // by totals or marks.
+      const from = nextId;
       await page.evaluate(() => (window.__recorder.log.length = 0));
       await sendMessage(page, `xss ${mode} batch ${n}`);
       await waitForIdle(page, { timeout: 10_000, settle: 100 });
@@ -584,10 +583,18 @@ for (const mode of MODES) {
         assert.ok(partial.length > 0, `batch ${n}: the answer was never rendered while streaming`);
         streamedRenders += partial.length;
       }
-      const added = await page.locator('article[data-role="assistant"]:not([data-seen])').count();
-      assert.equal(added, 1, `batch ${n}: no new assistant answer`);
+      const fresh = (selector) =>
+        page.evaluate(
+          ({ selector, from }) => {
+            const root = document.querySelector('chat-shell').shadowRoot;
+            const made = (el) => Number(/_(\d+)$/.exec(el.closest('.cs-item')?.dataset.item ?? '')?.[1] ?? 0);
+            return [...root.querySelectorAll(selector)].filter((el) => made(el) > from).length;
+          },
+          { selector, from },
+        );
+      assert.equal(await fresh('article[data-role="assistant"]'), 1, `batch ${n}: no new assistant answer (or more than one)`);
       if (mode === 'widget') {
-        const widgets = await page.locator('[data-part="widget"]:not([data-seen]), [data-part="unsupported"]:not([data-seen])').count();
+        const widgets = await fresh('[data-part="widget"], [data-part="unsupported"]');
         assert.equal(widgets, 1, `batch ${n}: the widget was not shown (nor an unsupported card)`);
       }
       // The last part rendered: the batch was not cut short.

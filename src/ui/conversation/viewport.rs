@@ -226,10 +226,12 @@ pub fn StreamViewport() -> impl IntoView {
             end_top.set_value(v.scroll_top());
         }
     };
-    // Another thread: start at its newest items.
     let thread_id = Memo::new(move |_| signals.thread.with(|t| t.as_ref().map(|t| t.id.clone())));
+    // Another thread, or a message sent from here (the reader may have scrolled up, and
+    // the window with them): start at its newest items.
     Effect::new(move |_| {
         thread_id.track();
+        signals.sent.track();
         anchor.set_value(None);
         window.update(|w| w.0 = Window::Tail);
         at_bottom.set(true);
