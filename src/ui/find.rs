@@ -111,35 +111,31 @@ pub(crate) fn FindBar() -> impl IntoView {
                 on:keydown=on_keydown
             />
             <span class="cs-find__status" role="status" aria-live="polite">{status}</span>
-            <button
-                type="button"
-                class="cs-button cs-button--ghost"
-                aria-label=tr(shell, Text::FindPrevious)
-                title=tr(shell, Text::FindPrevious)
-                disabled=none
-                on:click=move |_| step(false)
-            >
-                <span aria-hidden="true">"↑"</span>
-            </button>
-            <button
-                type="button"
-                class="cs-button cs-button--ghost"
-                aria-label=tr(shell, Text::FindNext)
-                title=tr(shell, Text::FindNext)
-                disabled=none
-                on:click=move |_| step(true)
-            >
-                <span aria-hidden="true">"↓"</span>
-            </button>
-            <button
-                type="button"
-                class="cs-button cs-button--ghost"
-                aria-label=tr(shell, Text::FindClose)
-                title=tr(shell, Text::FindClose)
-                on:click=move |_| close()
-            >
-                <span aria-hidden="true">"×"</span>
-            </button>
+            {icon_button(shell, Text::FindPrevious, "↑", Signal::derive(none), move || step(false))}
+            {icon_button(shell, Text::FindNext, "↓", Signal::derive(none), move || step(true))}
+            {icon_button(shell, Text::FindClose, "×", Signal::from(false), close)}
         </div>
+    }
+}
+
+/// A button shown as a glyph, named (and titled) by `name`.
+fn icon_button(
+    shell: crate::runtime::Shell,
+    name: Text,
+    glyph: &'static str,
+    disabled: Signal<bool>,
+    on_click: impl Fn() + 'static,
+) -> impl IntoView {
+    view! {
+        <button
+            type="button"
+            class="cs-button cs-button--ghost"
+            aria-label=tr(shell, name)
+            title=tr(shell, name)
+            disabled=disabled
+            on:click=move |_| on_click()
+        >
+            <span aria-hidden="true">{glyph}</span>
+        </button>
     }
 }

@@ -8,7 +8,7 @@
 
 use crate::model::EntryKind;
 use crate::protocol::chatkit::ItemId;
-use crate::reducer::{ChatState, ItemState};
+use crate::reducer::{assistant_text, ChatState, ItemState};
 use std::borrow::Cow;
 
 /// The text of an item that find looks in: what the user sent, the answer, a tool call's
@@ -19,13 +19,7 @@ pub fn item_text(item: &ItemState) -> Option<Cow<'_, str>> {
         EntryKind::UserMessage(m) => Some(Cow::Owned(m.text())),
         EntryKind::AssistantText(m) => match m.content.as_slice() {
             [one] => Some(Cow::Borrowed(one.text.as_str())),
-            parts => Some(Cow::Owned(
-                parts
-                    .iter()
-                    .map(|p| p.text.as_str())
-                    .collect::<Vec<_>>()
-                    .join("\n\n"),
-            )),
+            _ => assistant_text(item).map(Cow::Owned),
         },
         EntryKind::ToolCall(t) => Some(Cow::Borrowed(t.tool_call.title.as_str())),
         EntryKind::Thought(t) => Some(Cow::Borrowed(t.text.as_str())),
