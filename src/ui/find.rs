@@ -34,13 +34,10 @@ pub(crate) fn FindBar() -> impl IntoView {
         }
     };
     // A new query shows its newest match: the reader is most often at the end.
-    Effect::new(move |previous: Option<String>| {
-        let q = query.get();
-        if previous.as_ref() != Some(&q) {
-            let count = matches.with_untracked(Vec::len);
-            go(find::step(None, count, false));
-        }
-        q
+    // (Only the query is tracked: a list that changes under it leaves the match alone.)
+    Effect::new(move |_| {
+        query.track();
+        go(find::step(None, matches.with_untracked(Vec::len), false));
     });
     let step = move |forward: bool| {
         let count = matches.with_untracked(Vec::len);
