@@ -242,9 +242,11 @@ impl Runtime {
             Ok(s) => s,
             Err(TransportError::Aborted) => return,
             // A server that refuses the request itself, before the channel ever
-            // worked, does not have it (the official SDK): nothing to show or retry.
-            Err(TransportError::Status { .. })
-                if this.channel.views.borrow().cursor().is_none() =>
+            // worked, does not have it (the official SDK): nothing to show or retry. One
+            // that says to come back later (429, 503: a limit reached) is tried again.
+            Err(TransportError::Status { status, .. })
+                if !matches!(status, 429 | 503)
+                    && this.channel.views.borrow().cursor().is_none() =>
             {
                 this.channel.views.borrow_mut().unsupported();
                 this.publish_views();

@@ -84,7 +84,10 @@ impl Runtime {
     pub(crate) fn session_updated(&self, thread: Option<&ThreadId>, state: SessionState) {
         self.session.known.set(true);
         if self.session.shown.borrow().as_ref() == Some(&thread.cloned()) {
-            self.signals.session.state.set(Some(state));
+            self.signals
+                .session
+                .state
+                .set(Some(chat_shell_core::session::clean_labels(state)));
         }
     }
 
@@ -158,7 +161,8 @@ impl Runtime {
                 };
                 if let Some(state) = answer.session.filter(|_| current) {
                     self.session.known.set(true);
-                    s.state.set(Some(state));
+                    s.state
+                        .set(Some(chat_shell_core::session::clean_labels(state)));
                 }
             }
             SessionRequest::Set {
@@ -180,7 +184,8 @@ impl Runtime {
                             strings,
                         )
                     });
-                    s.state.set(Some(answer.session));
+                    s.state
+                        .set(Some(chat_shell_core::session::clean_labels(answer.session)));
                     s.note.set(note);
                 }
             }

@@ -25,10 +25,12 @@ pub fn ShellHeader(history_button: NodeRef<html::Button>) -> impl IntoView {
     let views = super::tools::tabs::has_views(shell);
     let has_views = Memo::new(move |_| views.get());
     let has_usage = Memo::new(move |_| {
-        signals
-            .session
-            .state
-            .with(|s| s.as_ref().is_some_and(|s| s.usage.is_some()))
+        signals.session.state.with(|s| {
+            s.as_ref()
+                .and_then(|s| s.usage.as_ref())
+                .and_then(chat_shell_core::session::checked_usage)
+                .is_some()
+        })
     });
     view! {
         <header class="cs-header" part="header">
@@ -90,31 +92,23 @@ pub(crate) fn UsageMeter() -> impl IntoView {
         signals
             .session
             .state
-            .with(|s| s.as_ref().and_then(|s| s.usage.clone()))
+            // A usage out of range is unknown: no meter.
+            .with(|s| {
+                s.as_ref()
+                    .and_then(|s| s.usage.as_ref())
+                    .and_then(chat_shell_core::session::checked_usage)
+            })
     });
     move || {
-        usage.get().map(|usage| {
-            let text = signals
-                .strings
-                .with(|t| chat_shell_core::session::usage_text(&usage, t));
-            let mut short = format!(
-                "{} / {}",
-                chat_shell_core::session::tokens(usage.used),
-                chat_shell_core::session::tokens(usage.size)
-            );
+        usage.get().and_then(|usage| {
             // The cost too, where the agent reports one: "12k / 200k · 0.03 USD".
-            if let Some(cost) = usage.cost.as_ref().filter(|c| c.amount.is_finite()) {
-                let amount = format!("{:.2}", cost.amount);
-                let cost = signals.strings.with(|t| {
-                    t.format(
-                        Text::UsageCost,
-                        &[("amount", &amount), ("currency", &cost.currency)],
-                    )
-                });
-                short.push_str(" · ");
-                short.push_str(&cost);
-            }
-            view! {
+            let (text, short) = signals.strings.with(|t| {
+                Some((
+                    chat_shell_core::session::usage_text(&usage, t)?,
+                    chat_shell_core::session::usage_short(&usage, t)?,
+                ))
+            })?;
+            Some(view! {
                 <div
                     class="cs-usage"
                     data-part="usage"
@@ -137,7 +131,7 @@ pub(crate) fn UsageMeter() -> impl IntoView {
                     ></meter>
                     <span class="cs-usage__text" aria-hidden="true">{short}</span>
                 </div>
-            }
+            })
         })
     }
 }

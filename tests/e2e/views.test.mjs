@@ -382,3 +382,25 @@ test('a second page follows a run started in the first; Stop there stops it on t
   const stored = await storedAnswer(runtime, context, threadId);
   assert.ok(stored.length < 90_000, `stopped early: ${stored.length} bytes stored`);
 });
+
+test('a channel refused at its client address cap is tried again; one that expires reconnects from its cursor', async () => {
+  // One channel per client address: the second page's is refused (429) until the first goes.
+  const runtime = await startRuntime(runtimeArgs(['--max-channels-per-client', '1', '--channel-lifetime-secs', '3']));
+  const context = await openBrowser();
+  const { page: first } = await pageWithThread(context, runtime);
+  const { page: second, threadId } = await pageWithThread(context, runtime);
+  await runtime.waitForLine(/threads\.subscribe 429/);
+  assert.equal((await push(runtime, threadId, 'diff', { patch: PATCH })).status, 200);
+  await first.close();
+  await diffTab(second).waitFor({ timeout: 20_000 });
+  // Channels expire (3 s here) and the page reconnects from its cursor: later pushes arrive.
+  await runtime.waitForLine(new RegExp(`channel expired: thread=${threadId}`), { timeout: 10_000 });
+  await push(runtime, threadId, 'diff', { patch: PATCH.replace('hello', 'after the expiry') });
+  await diffTab(second).click();
+  await second.getByRole('tabpanel').getByText('after the expiry', { exact: false }).first().waitFor({ timeout: 10_000 });
+  const unsupported = await second.evaluate(() =>
+    window.__chatEvents.filter((e) => e.type === 'chat.diagnostic' && e.detail.kind === 'channel_unsupported').length);
+  assert.equal(unsupported, 0, 'a refusal to come back later is not taken for a server without the channel');
+  // The browser logs each refused request (429) as a failed load; nothing else is an error.
+  assert.deepEqual(second.consoleErrors.filter((e) => !/status of 429/.test(e)), []);
+});

@@ -18,6 +18,7 @@ pub mod form;
 pub mod highlight;
 pub mod history;
 pub mod host_events;
+pub mod labels;
 pub mod markdown;
 pub mod mentions;
 pub mod model;

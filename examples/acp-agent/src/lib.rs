@@ -16,23 +16,25 @@
 //! `elicit-url` (a link, then `elicitation/complete`) for clients that advertise them.
 //!
 //! Sessions support `session/list` (paged by `--page-size`), `session/load` (replays the
-//! transcript) and `session/resume` (no replay): with `--sessions DIR` (alias of
-//! `--state-dir`) their history is kept in `DIR/<sessionId>.json`, so a new agent process
-//! (after a runtime restart) lists and loads them; without it they live in memory.
+//! transcript), `session/resume` (no replay) and `session/close` (cancels its turn and
+//! forgets it in memory): with `--sessions DIR` (alias of `--state-dir`) their history is
+//! kept in `DIR/<sessionId>.json`, so a new agent process (after a runtime restart), or
+//! this one after a close, lists and loads them; without it they live in memory.
 
 mod controls;
 
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
-    AgentCapabilities, CancelNotification, ClientCapabilities, CompleteElicitationNotification,
-    CreateElicitationRequest, CreateTerminalRequest, InitializeRequest, InitializeResponse,
-    ListSessionsRequest, ListSessionsResponse, LoadSessionRequest, LoadSessionResponse,
-    NewSessionRequest, NewSessionResponse, PermissionOptionKind, PromptRequest, PromptResponse,
-    ReadTextFileRequest, ReleaseTerminalRequest, RequestPermissionOutcome,
-    RequestPermissionRequest, ResumeSessionRequest, ResumeSessionResponse, SessionId,
-    SessionNotification, SessionUpdate, SetSessionConfigOptionRequest,
-    SetSessionConfigOptionResponse, SetSessionModeRequest, SetSessionModeResponse, StopReason,
-    TerminalOutputRequest, WaitForTerminalExitRequest, WriteTextFileRequest,
+    AgentCapabilities, CancelNotification, ClientCapabilities, CloseSessionRequest,
+    CloseSessionResponse, CompleteElicitationNotification, CreateElicitationRequest,
+    CreateTerminalRequest, InitializeRequest, InitializeResponse, ListSessionsRequest,
+    ListSessionsResponse, LoadSessionRequest, LoadSessionResponse, NewSessionRequest,
+    NewSessionResponse, PermissionOptionKind, PromptRequest, PromptResponse, ReadTextFileRequest,
+    ReleaseTerminalRequest, RequestPermissionOutcome, RequestPermissionRequest,
+    ResumeSessionRequest, ResumeSessionResponse, SessionId, SessionNotification, SessionUpdate,
+    SetSessionConfigOptionRequest, SetSessionConfigOptionResponse, SetSessionModeRequest,
+    SetSessionModeResponse, StopReason, TerminalOutputRequest, WaitForTerminalExitRequest,
+    WriteTextFileRequest,
 };
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::{Agent, Client, Error, Stdio};
@@ -65,6 +67,9 @@ pub const KEYWORDS: &[&str] = &[
     "compact",
     "fs read",
     "fs write",
+    "huge reply",
+    "huge choices",
+    "odd values",
 ];
 
 /// A scripted ACP agent on stdin/stdout (no model): a keyword in the prompt picks the script.
@@ -75,7 +80,9 @@ pub const KEYWORDS: &[&str] = &[
     args_override_self = true,
     after_help = "Keywords: tools, terminal, files, permission, plan, think, long, slow terminal, \
 recall,\n  compact, max tokens, max turn, refuse, crash, broken; `fs read PATH` and `fs write \
-PATH`\n  (the whole prompt) make one file call; anything else is echoed. A prompt starting \
+PATH`\n  (the whole prompt) make one file call; huge reply (a 25 MB message),\n  huge \
+choices (an option of 100,000 choices) and odd values (usage out of range, labels with \
+bidi\n  controls) test the client's limits; anything else is echoed. A prompt starting \
 `shell:`\n  runs the rest with `sh -c` in a client terminal; one starting `peek:` asks the \
 client for\n  the output of the terminal id that follows (tests).\n\nSession controls: \
 options+ / options- (a Verbosity option),\n  commands- / commands+ \
@@ -288,6 +295,7 @@ pub async fn serve_stdio(options: Options) -> Result<(), Error> {
         state.clone(),
     );
     let (s6, s7, s8, s9) = (state.clone(), state.clone(), state.clone(), state.clone());
+    let s10 = state.clone();
     Agent
         .v1()
         .name("chat-shell-acp-agent")
@@ -297,7 +305,7 @@ pub async fn serve_stdio(options: Options) -> Result<(), Error> {
                 let capabilities: AgentCapabilities = typed(json!({
                     "loadSession": true,
                     "promptCapabilities": {"image": true, "embeddedContext": true},
-                    "sessionCapabilities": {"list": {}, "resume": {}},
+                    "sessionCapabilities": {"list": {}, "resume": {}, "close": {}},
                 }))?;
                 responder.respond(
                     InitializeResponse::new(ProtocolVersion::V1).agent_capabilities(capabilities),
@@ -369,6 +377,25 @@ pub async fn serve_stdio(options: Options) -> Result<(), Error> {
                     controls.session_fields(s6.booleans()),
                 )?)?;
                 opened(&cx, &id, &controls)
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: CloseSessionRequest, responder, _cx| {
+                let id = request.session_id.0.to_string();
+                let closed = s10
+                    .sessions
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .remove(&id);
+                match closed {
+                    Some(session) => {
+                        session.cancel.set();
+                        responder.respond(CloseSessionResponse::new())
+                    }
+                    None => responder
+                        .respond_with_error(Error::new(-32002, format!("unknown session {id}"))),
+                }
             },
             agent_client_protocol::on_receive_request!(),
         )
@@ -757,6 +784,9 @@ async fn prompt(
         Some("tools") => tools(&mut turn).await?,
         Some("plan") => plan(&mut turn).await?,
         Some("compact") => compact(&mut turn).await?,
+        Some("huge reply") => huge_reply(&mut turn).await?,
+        Some("huge choices") => huge_choices(&mut turn).await?,
+        Some("odd values") => odd_values(&mut turn).await?,
         Some(probe @ ("fs read" | "fs write")) => {
             fs_probe(&mut turn, &user_text, probe == "fs write").await?
         }
@@ -1452,6 +1482,57 @@ async fn tools(turn: &mut Turn<'_>) -> Result<StopReason, Error> {
 }
 
 /// A `plan` update: each step (content, priority) with its status.
+/// One message of 25 MB between two ordinary ones: the client's limit on a message.
+async fn huge_reply(turn: &mut Turn<'_>) -> Result<StopReason, Error> {
+    turn.say("Before the huge message. ").await?;
+    turn.update(json!({
+        "sessionUpdate": "agent_message_chunk",
+        "content": {"type": "text", "text": "x".repeat(25 << 20)}
+    }))?;
+    Ok(ended(turn.say("After the huge message.").await?))
+}
+
+/// A config option of 100,000 choices (about 4 MB): the client clips lists as it reads.
+async fn huge_choices(turn: &mut Turn<'_>) -> Result<StopReason, Error> {
+    let choices: Vec<Value> = (0..100_000)
+        .map(|i| json!({"value": format!("c{i}"), "name": format!("{i}")}))
+        .collect();
+    turn.update(json!({"sessionUpdate": "config_option_update", "configOptions": [
+        {"id": "huge", "name": "Huge", "type": "select", "currentValue": "c0", "options": choices}
+    ]}))?;
+    Ok(ended(turn.say("I offered 100,000 choices.").await?))
+}
+
+/// Usage out of any sane range, and labels holding bidi overrides and controls.
+async fn odd_values(turn: &mut Turn<'_>) -> Result<StopReason, Error> {
+    let rlo = '\u{202e}';
+    turn.update(json!({"sessionUpdate": "config_option_update", "configOptions": [
+        {"id": "odd", "name": format!("{rlo}ddO"), "description": format!("a\u{1b}[31m{rlo}b"),
+         "type": "select", "currentValue": "v",
+         "options": [{"value": "v", "name": format!("{rlo}eciohC"), "description": format!("{rlo}d")}]}
+    ]}))?;
+    turn.update(json!({"sessionUpdate": "available_commands_update", "availableCommands": [
+        {"name": "odd", "description": format!("{rlo}txet"), "input": {"hint": format!("{rlo}tnih")}}
+    ]}))?;
+    turn.update(
+        json!({"sessionUpdate": "session_info_update", "title": format!("{rlo}eltit\u{2066}")}),
+    )?;
+    let said = ended(turn.say("Odd values sent.").await?);
+    // After the turn's own usage (sent at its end).
+    let cx = turn.cx.clone();
+    let session = turn.session.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let _ = notify(
+            &cx,
+            &session,
+            json!({"sessionUpdate": "usage_update",
+            "used": u64::MAX, "size": 200_000, "cost": {"amount": -1e308, "currency": format!("{rlo}DSU")}}),
+        );
+    });
+    Ok(said)
+}
+
 fn plan_update(steps: &[(&str, &str)], statuses: &[&str]) -> Value {
     let entries: Vec<Value> = steps
         .iter()

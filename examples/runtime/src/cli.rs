@@ -2,7 +2,7 @@
 //! one flag. The environment's tokens are read by `main`.
 
 use crate::handlers::{agent_ui, callback, events, upload};
-use crate::{auth, channel, connections, contain, guard, headers, runs, scripts, shared};
+use crate::{auth, channel, clients, connections, contain, guard, headers, runs, scripts, shared};
 use clap::error::ErrorKind;
 use clap::parser::ValueSource;
 use clap::{CommandFactory, FromArgMatches, Parser};
@@ -92,9 +92,15 @@ struct Cli {
     /// Let the agent run commands (terminal/*) in the workspace, without a sandbox
     #[arg(long, requires = "acp")]
     allow_terminal: bool,
+    /// List and open, for every user, the agent's sessions no user of this runtime made
+    #[arg(long, requires = "acp")]
+    share_agent_sessions: bool,
     /// Also give the agent this variable (NAME, or PREFIX*); repeatable; never the tokens
     #[arg(long, value_name = "NAME", requires = "acp", value_parser = pass_env)]
     pass_env: Vec<String>,
+    /// Longest message the agent may send, in MB (1 to 1024); a longer one is refused
+    #[arg(long, value_name = "N", default_value_t = crate::acp::DEFAULT_MAX_MESSAGE_MB, value_parser = message_mb)]
+    max_agent_message_mb: usize,
     /// Turn on POST /callback for tools, with this bearer token (also CHAT_SHELL_CALLBACK_TOKEN)
     #[arg(long, value_name = "TOKEN", value_parser = callback_token)]
     callback_token: Option<String>,
@@ -110,6 +116,30 @@ struct Cli {
     /// An answer nobody reads is stopped after N seconds
     #[arg(long, value_name = "N", default_value_t = runs::DEFAULT_ABANDONED_RUN.as_secs(), value_parser = limit)]
     abandoned_run_secs: u64,
+    /// Connections one client address may hold open; more are closed at once
+    #[arg(long, value_name = "N", default_value_t = clients::DEFAULT_CONNECTIONS as u64, value_parser = limit)]
+    max_connections_per_client: u64,
+    /// Thread channels one client address may hold open; past it 429
+    #[arg(long, value_name = "N", default_value_t = clients::DEFAULT_CHANNELS as u64, value_parser = limit)]
+    max_channels_per_client: u64,
+    /// Answers one client address may have under way; past it 429
+    #[arg(long, value_name = "N", default_value_t = clients::DEFAULT_RUNS as u64, value_parser = limit)]
+    max_runs_per_client: u64,
+    /// Draft agent sessions (a session before its thread) one client address may hold; past it 429
+    #[arg(long, value_name = "N", default_value_t = clients::DEFAULT_DRAFTS as u64, value_parser = limit)]
+    max_drafts_per_client: u64,
+    /// New cookie identities one client address may get a minute (as many at once); past it 429
+    #[arg(long, value_name = "N", default_value_t = clients::DEFAULT_IDENTITIES_PER_MINUTE as u64, value_parser = limit)]
+    max_new_identities_per_minute: u64,
+    /// Answers under way on this instance, for all clients together; past it 429
+    #[arg(long, value_name = "N", default_value_t = clients::DEFAULT_RUNS_TOTAL as u64, value_parser = limit)]
+    max_runs_total: u64,
+    /// A thread channel is closed after N seconds (the element reconnects from its cursor)
+    #[arg(long, value_name = "N", default_value_t = channel::DEFAULT_LIFETIME.as_secs(), value_parser = limit)]
+    channel_lifetime_secs: u64,
+    /// A reverse proxy's address: its requests count as the client X-Forwarded-For names; repeatable
+    #[arg(long = "trust-proxy", value_name = "IP")]
+    trust_proxy: Vec<std::net::IpAddr>,
 }
 
 /// What the command line decides.
@@ -151,14 +181,24 @@ pub struct Config {
     pub workspace: Option<PathBuf>,
     /// `--allow-terminal`.
     pub allow_terminal: bool,
+    /// `--share-agent-sessions`.
+    pub share_agent_sessions: bool,
     /// `--pass-env`: more variables the agent and its commands get.
     pub pass_env: Vec<String>,
+    /// `--max-agent-message-mb`.
+    pub max_agent_message_mb: usize,
     /// `--callback-token` (the environment's is used in `main` when absent).
     pub callback_token: Option<String>,
     /// Hidden `--channel-keepalive-ms` (tests): idle time before a channel's keepalive.
     pub channel_keepalive_ms: u64,
     /// `--max-channels`, `--max-runs`, `--abandoned-run-secs`.
     pub limits: runs::Limits,
+    /// `--max-*-per-client`, `--max-new-identities-per-minute`, `--max-runs-total`.
+    pub clients: clients::Limits,
+    /// `--channel-lifetime-secs`.
+    pub channel_lifetime: Duration,
+    /// `--trust-proxy`.
+    pub trusted_proxies: Vec<std::net::IpAddr>,
 }
 
 /// The command, with the scripted scenarios' keywords after the flags.
@@ -205,7 +245,9 @@ where
         acp: cli.acp,
         workspace: cli.workspace,
         allow_terminal: cli.allow_terminal,
+        share_agent_sessions: cli.share_agent_sessions,
         pass_env: cli.pass_env,
+        max_agent_message_mb: cli.max_agent_message_mb,
         callback_token: cli.callback_token,
         channel_keepalive_ms: cli.channel_keepalive_ms,
         limits: runs::Limits {
@@ -213,6 +255,17 @@ where
             runs: cli.max_runs as usize,
             abandoned_run: Duration::from_secs(cli.abandoned_run_secs),
         },
+        clients: clients::Limits {
+            connections: cli.max_connections_per_client as usize,
+            channels: cli.max_channels_per_client as usize,
+            runs: cli.max_runs_per_client as usize,
+            drafts: cli.max_drafts_per_client as usize,
+            identities_per_minute: u32::try_from(cli.max_new_identities_per_minute)
+                .unwrap_or(u32::MAX),
+            runs_total: cli.max_runs_total as usize,
+        },
+        channel_lifetime: Duration::from_secs(cli.channel_lifetime_secs),
+        trusted_proxies: cli.trust_proxy,
     })
 }
 
@@ -333,6 +386,13 @@ fn frame_ancestors(v: &str) -> Result<String, String> {
     headers::check_frame_ancestors(v).map(|()| v.to_owned())
 }
 
+fn message_mb(v: &str) -> Result<usize, String> {
+    v.parse()
+        .ok()
+        .filter(|n| (1..=1024).contains(n))
+        .ok_or_else(|| "not a number from 1 to 1024".into())
+}
+
 fn pass_env(v: &str) -> Result<String, String> {
     contain::check_pass_env(v).map(|()| v.to_owned())
 }
@@ -422,14 +482,26 @@ mod tests {
                 acp: None,
                 workspace: None,
                 allow_terminal: false,
+                share_agent_sessions: false,
                 pass_env: Vec::new(),
+                max_agent_message_mb: 4,
                 callback_token: None,
                 channel_keepalive_ms: 15_000,
                 limits: runs::Limits {
                     channels: 16,
                     runs: 8,
-                    abandoned_run: Duration::from_secs(900),
+                    abandoned_run: Duration::from_secs(60),
                 },
+                clients: clients::Limits {
+                    connections: 64,
+                    channels: 48,
+                    runs: 16,
+                    drafts: 8,
+                    identities_per_minute: 120,
+                    runs_total: 128,
+                },
+                channel_lifetime: Duration::from_secs(1800),
+                trusted_proxies: Vec::new(),
             }
         );
     }
@@ -527,6 +599,7 @@ mod tests {
             "my-agent --acp",
             "--workspace=/w",
             "--allow-terminal",
+            "--share-agent-sessions",
             "--pass-env",
             "ANTHROPIC_API_KEY",
             "--pass-env=NPM_CONFIG_*",
@@ -536,9 +609,11 @@ mod tests {
         assert_eq!(c.acp.as_deref(), Some("my-agent --acp"));
         assert_eq!(c.workspace, Some(PathBuf::from("/w")));
         assert!(c.allow_terminal);
+        assert!(c.share_agent_sessions);
         assert_eq!(c.pass_env, ["ANTHROPIC_API_KEY", "NPM_CONFIG_*"]);
         assert!(parse(&["--workspace", "/w"]).is_err());
         assert!(parse(&["--allow-terminal"]).is_err());
+        assert!(parse(&["--share-agent-sessions"]).is_err());
         assert!(parse(&["--pass-env", "HOME"]).is_err());
         for bad in ["", "*", "A=B", "A*B", TOKENS_ENV, CALLBACK_TOKEN_ENV] {
             assert!(parse(&["--acp", "a", "--pass-env", bad]).is_err(), "{bad}");
@@ -585,6 +660,44 @@ mod tests {
             assert!(parse(&["--max-runs", bad]).is_err(), "{bad}");
         }
         assert!(parse(&["--max-channels"]).is_err());
+    }
+
+    #[test]
+    fn client_flags() {
+        let Ok(c) = parse(&[
+            "--max-connections-per-client=5",
+            "--max-channels-per-client=4",
+            "--max-runs-per-client=3",
+            "--max-drafts-per-client=2",
+            "--max-new-identities-per-minute=7",
+            "--max-runs-total=9",
+            "--channel-lifetime-secs=30",
+            "--trust-proxy=10.0.0.9",
+            "--trust-proxy=::1",
+        ]) else {
+            panic!()
+        };
+        assert_eq!(
+            c.clients,
+            clients::Limits {
+                connections: 5,
+                channels: 4,
+                runs: 3,
+                drafts: 2,
+                identities_per_minute: 7,
+                runs_total: 9,
+            }
+        );
+        assert_eq!(c.channel_lifetime, Duration::from_secs(30));
+        assert_eq!(
+            c.trusted_proxies,
+            vec![
+                "10.0.0.9".parse::<std::net::IpAddr>().unwrap(),
+                "::1".parse().unwrap()
+            ]
+        );
+        assert!(parse(&["--trust-proxy", "proxy.internal"]).is_err());
+        assert!(parse(&["--max-runs-total", "0"]).is_err());
     }
 
     #[test]

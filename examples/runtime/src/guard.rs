@@ -11,11 +11,15 @@
 //! 3. Identity (see `auth`): a configured bearer token, a cookie this runtime issued, or a
 //!    new cookie identity, set on the response. Unknown tokens get 401, and so does a
 //!    request from an `--allow-origin` page that brings neither a token nor our cookie.
+//!    The client address (see `clients`) is set too; new identities are minted at a
+//!    bounded rate per address (429 past it).
 //!
 //! `POST /callback` (tools pushing views, server to server) passes only step 1: its
 //! handler checks the callback token itself.
 
 use crate::auth::{Credential, User};
+use crate::clients;
+use crate::connections::Peer;
 use crate::errors::json_error;
 use crate::state::AppState;
 use axum::extract::{Request, State};
@@ -197,7 +201,16 @@ pub async fn check(State(state): State<Arc<AppState>>, mut req: Request, next: N
         }
     }
 
-    // 3. Who is asking.
+    // 3. Who is asking, and from where: the caps of `clients` count by the address.
+    let Some(Peer(peer)) = req.extensions().get::<Peer>().copied() else {
+        return json_error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal_error",
+            "internal error",
+        );
+    };
+    let client = clients::forwarded(peer, req.headers(), &state.trusted_proxies);
+    req.extensions_mut().insert(client);
     let mut new_cookie = None;
     let user = match state.auth.credential(req.headers()) {
         Credential::Token(user) | Credential::Cookie(user) => Some(user),
@@ -223,6 +236,18 @@ pub async fn check(State(state): State<Arc<AppState>>, mut req: Request, next: N
             return finish(refused, cross_origin.as_deref(), None);
         }
         Credential::None => {
+            // A client that drops its cookie gets a new identity each time: at a bounded
+            // rate, so that the caps per identity still mean something.
+            if let Err(wait) = state.clients.mint(client, std::time::Instant::now()) {
+                let mut refused = json_error(
+                    StatusCode::TOO_MANY_REQUESTS,
+                    "too_many_identities",
+                    "this client address has been given too many new identities: keep the \
+                     cookie, or try again shortly (--max-new-identities-per-minute)",
+                );
+                clients::retry_after_header(refused.headers_mut(), wait);
+                return finish(refused, cross_origin.as_deref(), None);
+            }
             let (user, cookie) = state.auth.issue();
             // A page another site navigated to arrives without our SameSite=Strict cookie
             // even when the browser has one: a new cookie would replace it. Such a request

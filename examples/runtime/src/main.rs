@@ -4,7 +4,8 @@
 //! Where each behaviour lives:
 //! - `routes`: the routes and the layers every request passes (`guard`: Host, Origin and
 //!   identity, `auth`; `headers`: the pages' security headers; `connections`: limits and
-//!   timeouts); `errors`: the JSON error answers; `state`: what handlers share.
+//!   timeouts; `clients`: the share of each client address); `errors`: the JSON error
+//!   answers; `state`: what handlers share.
 //! - `handlers/`: one module per resource or endpoint: `chatkit` (POST /chatkit, dispatching
 //!   to `threads`, `items`, `attachments`, streamed answers in `stream`), `upload`,
 //!   `callback` (views pushed by tools), `events` and `agent_ui` (the other wire formats).
@@ -16,7 +17,9 @@
 //!   answers and views shared through the store and LISTEN/NOTIFY; leases.
 //! - `scripts/`: the scripted ChatKit scenarios by family; `agent`: the scripted ACP tool
 //!   calls over ChatKit; `sandbox`: the `edit` scenario's scratch folder.
-//! - `acp/`: the ACP bridge (`--acp`): the agent process, `fs`, `terminal`, and `turn/`.
+//! - `acp/`: the ACP bridge (`--acp`): the agent process (`stdio`: its bounded reads),
+//!   `sessions` and their owners, `held` (session state, bounded per owner), `fs`,
+//!   `terminal`, and `turn/`.
 //! - `contain`: how agents and their commands are started and stopped; `labels`: text
 //!   checks shared by handlers.
 
@@ -25,6 +28,7 @@ mod agent;
 mod auth;
 mod channel;
 mod cli;
+mod clients;
 mod connections;
 mod contain;
 mod errors;
@@ -161,6 +165,8 @@ async fn run(config: Config) -> Result<(), String> {
         let mut acp =
             acp::Config::new(command, config.workspace.as_deref(), config.allow_terminal)?;
         acp.env.pass = config.pass_env.clone();
+        acp.share_sessions = config.share_agent_sessions;
+        acp.max_message = config.max_agent_message_mb << 20;
         let settling = store.clone();
         match tokio::task::spawn_blocking(move || settling.settle_orphaned_permissions()).await {
             Ok(Ok(0)) => {}
@@ -175,6 +181,7 @@ async fn run(config: Config) -> Result<(), String> {
         acp::install(acp, stop_rx.clone());
     }
     let shared = shared::Shared::new(&store, Duration::from_secs(config.lease_secs));
+    let clients = clients::Clients::new(config.clients);
     let state = Arc::new(state::AppState::new(
         store,
         state::Settings {
@@ -188,6 +195,9 @@ async fn run(config: Config) -> Result<(), String> {
             scratch_root: scratch_root.clone(),
             limits: config.limits,
             shared: shared.clone(),
+            clients: clients.clone(),
+            channel_lifetime: config.channel_lifetime,
+            trusted_proxies: config.trusted_proxies.clone(),
         },
         unowned,
         stop_rx.clone(),
@@ -210,7 +220,14 @@ async fn run(config: Config) -> Result<(), String> {
     }
     let _ = std::io::stdout().flush();
 
-    let mut serving = tokio::spawn(connections::serve(listener, app, limits, stop_rx));
+    let mut serving = tokio::spawn(connections::serve(
+        listener,
+        app,
+        limits,
+        clients,
+        config.trusted_proxies.clone(),
+        stop_rx,
+    ));
     tokio::select! {
         _ = shutdown_signal() => {}
         result = &mut serving => return result.map_err(|e| e.to_string()),

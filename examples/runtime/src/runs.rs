@@ -23,6 +23,7 @@
 
 use crate::auth::User;
 use crate::channel::outbox::{self, Outbox};
+use crate::clients::{self, Client, Clients, Kind, Share};
 use crate::errors::{bad_request, json_error, not_found};
 use crate::shared::{Journal, Shared};
 use crate::sse::Frame;
@@ -42,6 +43,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 use tokio::sync::{mpsc, watch};
 
+/// The `Retry-After` of a run refused at a limit.
+const RUN_RETRY: Duration = Duration::from_secs(5);
+
 /// `threads.cancel_run` answers once the run has stopped and saved, or after this long.
 const CANCEL_WAIT: Duration = Duration::from_secs(5);
 
@@ -58,7 +62,7 @@ pub struct Limits {
 
 pub const DEFAULT_MAX_CHANNELS: usize = 16;
 pub const DEFAULT_MAX_RUNS: usize = 8;
-pub const DEFAULT_ABANDONED_RUN: Duration = Duration::from_secs(15 * 60);
+pub const DEFAULT_ABANDONED_RUN: Duration = Duration::from_secs(60);
 
 impl Default for Limits {
     fn default() -> Self {
@@ -80,6 +84,8 @@ pub struct Runs {
     /// Runs under way (and streamed requests admitted), by user.
     seats: Arc<Mutex<HashMap<String, usize>>>,
     limits: Limits,
+    /// What each client address may have under way, and everyone together.
+    clients: Arc<Clients>,
     /// The database shared with other instances, if any.
     shared: Option<Arc<Shared>>,
 }
@@ -104,28 +110,38 @@ pub enum Joined {
     Remote { run: String, upto: i32 },
 }
 
-/// One of a user's runs (or a request admitted to start one), counted while it lives.
+/// One of a user's runs (or a request admitted to start one), counted while it lives, for
+/// its identity and for its client address.
 pub struct Seat {
     seats: Arc<Mutex<HashMap<String, usize>>>,
     user: String,
+    _share: Share,
 }
 
 impl Seat {
-    fn take(
-        seats: &Arc<Mutex<HashMap<String, usize>>>,
-        user: &str,
-        cap: Option<usize>,
-    ) -> Option<Seat> {
+    /// Counts one more seat of `user`, unless `cap` of them are taken.
+    fn count(seats: &Mutex<HashMap<String, usize>>, user: &str, cap: Option<usize>) -> bool {
         let mut all = lock(seats);
         let n = all.entry(user.to_owned()).or_default();
         if cap.is_some_and(|cap| *n >= cap) {
-            return None;
+            if *n == 0 {
+                all.remove(user);
+            }
+            return false;
         }
         *n += 1;
-        Some(Seat {
-            seats: seats.clone(),
-            user: user.to_owned(),
-        })
+        true
+    }
+
+    /// The same seat held a second time, not checked against the caps (the run itself,
+    /// after the request that was admitted to start it).
+    fn again(&self) -> Seat {
+        Seat::count(&self.seats, &self.user, None);
+        Seat {
+            seats: self.seats.clone(),
+            user: self.user.clone(),
+            _share: self._share.again(),
+        }
     }
 }
 
@@ -239,7 +255,7 @@ pub struct RunHandle {
     pub run: Arc<Run>,
     slot: Option<Arc<Mutex<Slot>>>,
     key: Key,
-    _seat: Option<Seat>,
+    _seat: Seat,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -247,9 +263,10 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Runs {
-    pub fn new(limits: Limits) -> Self {
+    pub fn new(limits: Limits, clients: Arc<Clients>) -> Self {
         Runs {
             limits,
+            clients,
             ..Runs::default()
         }
     }
@@ -264,12 +281,17 @@ impl Runs {
         self.limits
     }
 
-    /// Lets `user` start one more run, or refuses (429) when as many as the limit are under
-    /// way; the seat is held until the request that asked has started its run.
+    /// Lets `user`, asking from `client`, start one more run, or refuses (429) when as many
+    /// as a limit are under way (the identity's, the client's, or everyone's); the seat is
+    /// held until the request that asked has started its run, which holds one of its own.
     #[allow(clippy::result_large_err)]
-    pub fn admit(&self, user: &User) -> Result<Seat, Response> {
-        Seat::take(&self.seats, &user.0, Some(self.limits.runs)).ok_or_else(|| {
-            json_error(
+    pub fn admit(&self, user: &User, client: Client) -> Result<Seat, Response> {
+        let share = self
+            .clients
+            .take(Kind::Run, client)
+            .map_err(|refused| self.clients.too_many(refused))?;
+        if !Seat::count(&self.seats, &user.0, Some(self.limits.runs)) {
+            let mut refused = json_error(
                 StatusCode::TOO_MANY_REQUESTS,
                 "too_many_runs",
                 &format!(
@@ -277,14 +299,27 @@ impl Runs {
                      or stop it (threads.cancel_run)",
                     self.limits.runs
                 ),
-            )
+            );
+            clients::retry_after_header(refused.headers_mut(), RUN_RETRY);
+            return Err(refused);
+        }
+        Ok(Seat {
+            seats: self.seats.clone(),
+            user: user.0.clone(),
+            _share: share,
         })
     }
 
     /// Registers a new run of `user` on `thread`: the thread's run if it has none under
     /// way, else one tied to its request (see the module's documentation). `origin`: the
     /// response that started it, watched to tell an abandoned run.
-    pub fn start(&self, user: &User, thread: &ThreadId, origin: &mpsc::Sender<Frame>) -> RunHandle {
+    pub fn start(
+        &self,
+        user: &User,
+        thread: &ThreadId,
+        origin: &mpsc::Sender<Frame>,
+        admitted: &Seat,
+    ) -> RunHandle {
         let key = (user.0.clone(), thread.to_string());
         let mut run = Arc::new(Run::new(None));
         let slot = {
@@ -315,7 +350,7 @@ impl Runs {
             run,
             slot,
             key,
-            _seat: Seat::take(&self.seats, &user.0, None),
+            _seat: admitted.again(),
         }
     }
 
@@ -503,6 +538,17 @@ impl Runs {
             drop(inner);
             slots.remove(&key);
         }
+    }
+
+    /// Whether `thread` has a run under way that its channels here show (this instance's,
+    /// or one of another instance they follow).
+    pub fn under_way(&self, user: &User, thread: &ThreadId) -> bool {
+        let key = (user.0.clone(), thread.to_string());
+        let Some(slot) = lock(&self.slots).get(&key).cloned() else {
+            return false;
+        };
+        let inner = lock(&slot);
+        inner.active.is_some() || inner.remote.is_some()
     }
 
     /// Asks `thread`'s run to stop; the run if there is one and it was not asked already.
@@ -924,6 +970,10 @@ mod tests {
     use super::*;
     use chat_shell_core::protocol::chatkit::{AssistantMessage, ContentPartEvent, TextDelta};
 
+    fn client() -> Client {
+        Client::of("127.0.0.2".parse().unwrap())
+    }
+
     fn message(id: &str, text: &str) -> ThreadItem {
         ThreadItem {
             id: ItemId::from(id),
@@ -1016,10 +1066,11 @@ mod tests {
         let user = User("u".into());
         let thread = ThreadId::from("thr_1");
         let (origin, _rx) = mpsc::channel(1);
-        let handle = runs.start(&user, &thread, &origin);
+        let seat = runs.admit(&user, client()).unwrap();
+        let handle = runs.start(&user, &thread, &origin, &seat);
         assert!(handle.attached());
         assert!(
-            !runs.start(&user, &thread, &origin).attached(),
+            !runs.start(&user, &thread, &origin, &seat).attached(),
             "one run per thread"
         );
         let add = StreamEvent::ItemAdded(ItemEvent {
@@ -1055,37 +1106,68 @@ mod tests {
 
     #[tokio::test]
     async fn runs_per_identity_are_capped_and_counted_until_they_end() {
-        let runs = Runs::new(Limits {
-            runs: 2,
-            ..Limits::default()
+        let clients = Clients::new(crate::clients::Limits {
+            runs: 3,
+            runs_total: 4,
+            ..Default::default()
         });
-        let (u, v) = (User("u".into()), User("v".into()));
+        let runs = Runs::new(
+            Limits {
+                runs: 2,
+                ..Limits::default()
+            },
+            clients.clone(),
+        );
+        let (u, v, w) = (User("u".into()), User("v".into()), User("w".into()));
         let (origin, _rx) = mpsc::channel(1);
-        let seat = runs.admit(&u).unwrap();
-        let first = runs.start(&u, &ThreadId::from("thr_1"), &origin);
+        let seat = runs.admit(&u, client()).unwrap();
+        let first = runs.start(&u, &ThreadId::from("thr_1"), &origin, &seat);
         drop(seat);
-        let second = runs.start(&u, &ThreadId::from("thr_2"), &origin);
-        let Err(refused) = runs.admit(&u) else {
+        let seat = runs.admit(&u, client()).unwrap();
+        let second = runs.start(&u, &ThreadId::from("thr_2"), &origin, &seat);
+        drop(seat);
+        let Err(refused) = runs.admit(&u, client()) else {
             panic!("admitted past the cap")
         };
         assert_eq!(refused.status(), StatusCode::TOO_MANY_REQUESTS);
-        assert!(runs.admit(&v).is_ok(), "per identity");
+        assert!(refused.headers().contains_key("retry-after"));
+        // Per identity, and per client address: a new identity from the same address gets
+        // the client's last seat, then is refused too; another address is not.
+        let third = runs.admit(&v, client()).unwrap();
+        let Err(refused) = runs.admit(&w, client()) else {
+            panic!("admitted past the client's cap")
+        };
+        assert_eq!(refused.status(), StatusCode::TOO_MANY_REQUESTS);
+        let other = Client::of("127.0.0.3".parse().unwrap());
+        let fourth = runs.admit(&w, other).unwrap();
+        // And everyone together.
+        let Err(refused) = runs.admit(&User("x".into()), Client::of("127.0.0.4".parse().unwrap()))
+        else {
+            panic!("admitted past the cap for everyone")
+        };
+        assert_eq!(refused.status(), StatusCode::TOO_MANY_REQUESTS);
+        drop((third, fourth));
         runs.end(&first, Outcome::Done);
         drop(first);
-        assert!(runs.admit(&u).is_ok());
+        assert!(runs.admit(&u, client()).is_ok());
         drop(second);
         assert!(lock(&runs.seats).is_empty());
+        assert_eq!(clients.holds(Kind::Run, client()), 0);
     }
 
     #[tokio::test(start_paused = true)]
     async fn a_run_nobody_reads_is_stopped_after_the_bound() {
-        let runs = Runs::new(Limits {
-            abandoned_run: Duration::from_secs(60),
-            ..Limits::default()
-        });
+        let runs = Runs::new(
+            Limits {
+                abandoned_run: Duration::from_secs(60),
+                ..Limits::default()
+            },
+            Arc::default(),
+        );
         let (user, thread) = (User("u".into()), ThreadId::from("thr_1"));
         let (origin, rx) = mpsc::channel(1);
-        let handle = runs.start(&user, &thread, &origin);
+        let seat = runs.admit(&user, client()).unwrap();
+        let handle = runs.start(&user, &thread, &origin, &seat);
         tokio::time::sleep(Duration::from_secs(120)).await;
         assert!(handle.run.is_live(), "its client is there");
         drop(rx);

@@ -240,6 +240,18 @@ impl Shared {
         .flatten()
     }
 
+    /// Whether `run` of `thread`, under way on this instance, has Stop asked in its row
+    /// (blocking). A notification alone is not trusted: anyone who can reach the database
+    /// can send one.
+    fn stop_asked(&self, thread: &str, run: &str) -> store::Result<bool> {
+        let row = self.pg().conn()?.query_opt(
+            "SELECT 1 FROM runs WHERE id = $1 AND thread_id = $2 AND instance = $3
+             AND cancel_requested AND outcome IS NULL",
+            &[&run, &thread, &self.instance],
+        )?;
+        Ok(row.is_some())
+    }
+
     /// Whether a run of another instance is waiting for the answer to `item`'s permission
     /// request; if so it is told (blocking).
     pub fn hand_permission(&self, owner: &str, thread: &ThreadId, item: &ItemId) -> bool {
@@ -623,10 +635,11 @@ fn handle(shared: &Shared, state: &AppState, batch: Vec<String>) {
         let done = match said.kind {
             "v" if !mine => crate::channel::catch_up(state, said.thread),
             "r" if !mine => state.runs.follow(shared, said.thread, said.id),
-            "c" if !mine => {
-                state.runs.cancel_shared(said.thread, said.id);
-                Ok(())
-            }
+            "c" if !mine => shared.stop_asked(said.thread, said.id).map(|asked| {
+                if asked {
+                    state.runs.cancel_shared(said.thread, said.id);
+                }
+            }),
             "p" if !mine => state.permission_decided(said.thread, &ItemId::from(said.id)),
             _ => Ok(()),
         };

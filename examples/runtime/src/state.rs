@@ -3,6 +3,7 @@
 
 use crate::auth::{Auth, User};
 use crate::channel;
+use crate::clients::Clients;
 use crate::errors::internal;
 use crate::guard::Policy;
 use crate::handlers::agent_ui;
@@ -12,6 +13,7 @@ use crate::store::{self, Store, UserStore};
 use axum::response::Response;
 use chat_shell_core::protocol::chatkit::{ItemId, ThreadItem};
 use std::collections::HashMap;
+use std::net::IpAddr;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, Weak};
@@ -39,6 +41,12 @@ pub struct Settings {
     pub limits: runs::Limits,
     /// The PostgreSQL database shared with other instances, if the store is one.
     pub shared: Option<Arc<Shared>>,
+    /// What one client address may hold (shared with `connections`).
+    pub clients: Arc<Clients>,
+    /// How long a thread channel lives before it is closed (the element reconnects).
+    pub channel_lifetime: Duration,
+    /// Proxies whose `X-Forwarded-For` names the client (`--trust-proxy`).
+    pub trusted_proxies: Vec<IpAddr>,
 }
 
 /// What every handler shares.
@@ -72,6 +80,12 @@ pub struct AppState {
     pub(crate) shutdown: watch::Receiver<bool>,
     /// The database shared with other instances (`--database postgres://…`).
     pub(crate) shared: Option<Arc<Shared>>,
+    /// What one client address may hold, and how fast it may mint identities.
+    pub(crate) clients: Arc<Clients>,
+    /// How long a thread channel lives before it is closed (the element reconnects).
+    pub(crate) channel_lifetime: Duration,
+    /// Proxies whose `X-Forwarded-For` names the client (`--trust-proxy`).
+    pub(crate) trusted_proxies: Vec<IpAddr>,
 }
 
 /// A run waiting for a permission decision (see `Step::AwaitPermission`).
@@ -102,7 +116,11 @@ impl AppState {
             channel_keepalive: settings.channel_keepalive,
             scratch_root: settings.scratch_root,
             channels: channel::Hub::default(),
-            runs: runs::Runs::new(settings.limits).with_shared(settings.shared.clone()),
+            runs: runs::Runs::new(settings.limits, settings.clients.clone())
+                .with_shared(settings.shared.clone()),
+            clients: settings.clients,
+            channel_lifetime: settings.channel_lifetime,
+            trusted_proxies: settings.trusted_proxies,
             live: agent_ui::LiveRuns::default(),
             unclaimed: AtomicBool::new(unclaimed),
             attempts: Mutex::new(HashMap::new()),

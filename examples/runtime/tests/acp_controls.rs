@@ -523,9 +523,15 @@ async fn sessions_are_listed_and_opened_after_a_restart() {
         session_id
     };
 
-    // A runtime with a new store (the agent keeps its sessions): the session is nobody's
-    // thread; opening it makes one, with the replayed history as its items.
-    let rt = Runtime::start(&["--memory", "--acp", command.as_str()]);
+    // A runtime with a new store (the agent keeps its sessions) that shares them: the
+    // session is nobody's thread; opening it makes one, with the replayed history as its
+    // items.
+    let rt = Runtime::start(&[
+        "--memory",
+        "--acp",
+        command.as_str(),
+        "--share-agent-sessions",
+    ]);
     let list = rt
         .ok(json!({"type": "acp.sessions.list", "params": {"cursor": null}}))
         .await;

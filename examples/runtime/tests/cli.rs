@@ -118,15 +118,31 @@ fn help_lists_every_flag_with_a_description() {
         "--max-channels <N>",
         "--max-runs <N>",
         "--abandoned-run-secs <N>",
+        "--max-connections-per-client <N>",
+        "--max-channels-per-client <N>",
+        "--max-runs-per-client <N>",
+        "--max-drafts-per-client <N>",
+        "--max-new-identities-per-minute <N>",
+        "--max-runs-total <N>",
+        "--channel-lifetime-secs <N>",
+        "--trust-proxy <IP>",
         "-h, --help",
     ] {
-        let line = out
-            .lines()
-            .find(|l| l.trim_start().starts_with(flag))
+        let lines: Vec<&str> = out.lines().collect();
+        let at = lines
+            .iter()
+            .position(|l| l.trim_start().starts_with(flag))
             .unwrap_or_else(|| panic!("{flag} is not in --help:\n{out}"));
-        let description = line.trim_start()[flag.len()..].trim_start_matches(|c| c != ' ');
+        let line = lines[at];
+        // Beside the flag, or on the next line when the flags are too wide for one column.
+        let beside = line.trim_start()[flag.len()..].trim_start_matches(|c| c != ' ');
+        let below = lines
+            .get(at + 1)
+            .map(|l| l.trim())
+            .filter(|l| !l.starts_with('-'))
+            .unwrap_or("");
         assert!(
-            description.trim().len() >= 4,
+            beside.trim().len() >= 4 || below.len() >= 4,
             "{flag} has no description: {line}"
         );
     }

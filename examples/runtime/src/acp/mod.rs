@@ -2,7 +2,9 @@
 //! in the browser.
 //!
 //! The agent is spawned on the first message and spoken to over its stdio through the
-//! official `agent-client-protocol` crate. A thread is an ACP session (`session/new` with
+//! official `agent-client-protocol` crate; each of its messages is read under a size limit
+//! (`--max-agent-message-mb`), large ones with their lists clipped as they are decoded
+//! (`stdio.rs`). A thread is an ACP session (`session/new` with
 //! the workspace as `cwd`; after a restart `session/load` where the agent supports it; its
 //! id is kept in the thread's metadata as `acp_session_id`). A user message is one
 //! `session/prompt`, whose `session/update`s become the ChatKit items of the ACP extension
@@ -28,13 +30,17 @@
 //! through `acp.session.*` (`handlers::session`, `sessions.rs`: a user's draft session
 //! opened before the first message and adopted by the next new thread, the agent's own
 //! sessions listed with `session/list` and opened with `session/load` or
-//! `session/resume`).
+//! `session/resume`). Sessions belong to the identity that made or first opened them (the
+//! store records it with the thread); deleting the thread ends its session (`session/close`
+//! where the agent offers it). The states kept are bounded per owner (`held.rs`).
 
 pub(crate) mod files;
 mod fs;
 mod fuzzy;
+mod held;
 pub(crate) mod session;
 mod sessions;
+mod stdio;
 mod terminal;
 mod turn;
 
@@ -68,7 +74,8 @@ use std::time::Duration;
 use tokio::sync::{mpsc, oneshot, watch};
 
 pub use fs::Workspace;
-pub(crate) use sessions::SetError;
+pub(crate) use sessions::{DraftRefused, SetError, Unopened};
+pub use stdio::DEFAULT_MAX_MESSAGE_MB;
 
 /// The agent must answer `initialize` and `session/new` within this.
 const SETUP_TIMEOUT: Duration = Duration::from_secs(60);
@@ -89,6 +96,11 @@ pub struct Config {
     pub env: crate::contain::EnvPolicy,
     /// Where the ACP traffic is recorded, if anywhere.
     pub record: Option<PathBuf>,
+    /// `--share-agent-sessions`: the agent's sessions no identity holds are listed to
+    /// every user, and the first to open one gets it.
+    pub share_sessions: bool,
+    /// The longest message read from the agent, in bytes (`--max-agent-message-mb`).
+    pub max_message: usize,
 }
 
 impl Config {
@@ -112,6 +124,8 @@ impl Config {
             allow_terminal,
             env: Default::default(),
             record: std::env::var_os(RECORD_ENV).map(PathBuf::from),
+            share_sessions: false,
+            max_message: stdio::DEFAULT_MAX_MESSAGE_MB << 20,
         })
     }
 
@@ -145,9 +159,10 @@ pub async fn stream(
     user: User,
     base: String,
     body: RequestBody,
+    seat: &crate::runs::Seat,
 ) -> Result<Response, RequestBody> {
     match bridge() {
-        Some(bridge) => turn::stream(bridge, state, user, base, body).await,
+        Some(bridge) => turn::stream(bridge, state, user, base, body, seat).await,
         None => Err(body),
     }
 }
@@ -187,6 +202,8 @@ pub(crate) struct Conn {
     pub list_sessions: bool,
     /// `sessionCapabilities.resume`: `session/resume`.
     pub resume_session: bool,
+    /// `sessionCapabilities.close`: `session/close`.
+    pub close_session: bool,
     /// What the agent takes in a prompt besides text and links.
     pub prompt: PromptCapabilities,
     /// Why the connection ended, once it has.
@@ -251,10 +268,10 @@ pub struct Bridge {
     files: Option<files::Files>,
     recorder: Option<Arc<Mutex<std::fs::File>>>,
     shutdown: watch::Receiver<bool>,
-    /// What each ACP session offers (`session`), by session id.
-    sessions: Mutex<HashMap<String, session::Held>>,
-    /// Each user's draft session (`acp.session.get` without a thread): `(generation, id)`.
-    drafts: Mutex<HashMap<String, (u64, String)>>,
+    /// What each ACP session offers (`session`), by session id, bounded per owner.
+    sessions: Mutex<held::HeldSessions>,
+    /// Each user's draft session (`acp.session.get` without a thread), by user.
+    drafts: Mutex<HashMap<String, sessions::Draft>>,
     /// Taken while a draft session is being opened.
     draft_lock: tokio::sync::Mutex<()>,
     /// Session-level updates of sessions not held yet (sent before the answer that opens
@@ -306,7 +323,7 @@ impl Bridge {
             terminals,
             recorder,
             shutdown,
-            sessions: Mutex::new(HashMap::new()),
+            sessions: Mutex::default(),
             drafts: Mutex::new(HashMap::new()),
             draft_lock: tokio::sync::Mutex::new(()),
             elicitations: Mutex::new(HashMap::new()),
@@ -322,13 +339,13 @@ impl Bridge {
         let _ = self.app.set(Arc::downgrade(state));
     }
 
-    fn held(&self) -> std::sync::MutexGuard<'_, HashMap<String, session::Held>> {
+    fn held(&self) -> std::sync::MutexGuard<'_, held::HeldSessions> {
         self.sessions.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Keeps what `session` offers now (a `session/new`, `load` or `resume` answer) and
-    /// tells the thread's channels.
-    pub(crate) fn hold(&self, session: &str, mut held: session::Held) {
+    /// Keeps what `owner`'s `session` offers now (a `session/new`, `load` or `resume`
+    /// answer) and tells the thread's channels.
+    pub(crate) fn hold(&self, owner: &str, session: &str, mut held: session::Held) {
         let early = self
             .early
             .lock()
@@ -339,21 +356,7 @@ impl Bridge {
         }
         let thread = held.thread.clone();
         let state = self.state_of(&held);
-        {
-            let mut all = self.held();
-            if all.len() >= session::MAX_SESSIONS && !all.contains_key(session) {
-                // Forget a draft first, else any other.
-                let victim = all
-                    .iter()
-                    .find(|(_, h)| h.thread.is_none())
-                    .or_else(|| all.iter().next())
-                    .map(|(id, _)| id.clone());
-                if let Some(victim) = victim {
-                    all.remove(&victim);
-                }
-            }
-            all.insert(session.to_owned(), held);
-        }
+        self.held().insert(owner, session, held);
         if let Some(thread) = thread {
             self.publish(&thread, &state);
         }
@@ -384,7 +387,7 @@ impl Bridge {
         &self,
         session: &str,
     ) -> Option<chat_shell_core::protocol::chatkit::SessionState> {
-        self.held().get(session).map(|h| self.state_of(h))
+        self.held().get_mut(session).map(|h| self.state_of(h))
     }
 
     /// What the page is told of `held`, with what the runtime itself offers.
@@ -402,17 +405,6 @@ impl Bridge {
     /// A copy of what `session` offers.
     pub(crate) fn held_copy(&self, session: &str) -> Option<session::Held> {
         self.held().get(session).cloned()
-    }
-
-    /// The draft sessions of users other than `user`.
-    pub(crate) fn drafts_of_others(&self, user: &str) -> Vec<String> {
-        self.drafts
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .iter()
-            .filter(|(owner, _)| owner.as_str() != user)
-            .map(|(_, (_, id))| id.clone())
-            .collect()
     }
 
     fn lists_sessions(&self) -> bool {
@@ -460,7 +452,7 @@ impl Bridge {
         let Ok(update) = serde_json::to_value(update) else {
             return;
         };
-        let held = self.held().contains_key(session);
+        let held = self.held().contains(session);
         if held {
             self.change(session, |held| held.apply(&update));
         } else {
@@ -536,7 +528,10 @@ impl Bridge {
 
     async fn start(&self) -> Result<Conn, String> {
         let generation = self.generation.fetch_add(1, Ordering::SeqCst) + 1;
-        let mut agent = AcpAgent::new(crate::contain::agent(&self.config.agent, &self.config.env));
+        let mut agent = stdio::AgentProcess::new(
+            crate::contain::agent(&self.config.agent, &self.config.env),
+            self.config.max_message,
+        );
         if let Some(recorder) = self.recorder.clone() {
             agent = agent.with_debug(move |line, direction| {
                 let dir = match direction {
@@ -595,6 +590,7 @@ impl Bridge {
         let prompt = answered.agent_capabilities.prompt_capabilities.clone();
         let sessions = &answered.agent_capabilities.session_capabilities;
         let (list_sessions, resume_session) = (sessions.list.is_some(), sessions.resume.is_some());
+        let close_session = sessions.close.is_some();
         self.lists_sessions.store(list_sessions, Ordering::Relaxed);
         println!(
             "ACP agent `{}` started (load_session={load_session}, list={list_sessions}, resume={resume_session})",
@@ -606,6 +602,7 @@ impl Bridge {
             load_session,
             list_sessions,
             resume_session,
+            close_session,
             prompt,
             ended: ended_rx,
         })
@@ -662,7 +659,7 @@ impl Handlers {
 
     async fn connect(
         self,
-        agent: AcpAgent,
+        agent: stdio::AgentProcess,
         cx_tx: oneshot::Sender<ConnectionTo<Agent>>,
     ) -> Result<(), Error> {
         let (h1, h2, h3, h4, h5, h6, h7, h8) = (

@@ -36,8 +36,6 @@ pub const MAX_TEXT_CHARS: usize = 1024;
 /// One session's state, serialized, stays under this many bytes: past it, commands, then
 /// choices, then options are dropped from the end until it fits.
 pub const MAX_STATE_BYTES: usize = 128 * 1024;
-/// The bridge keeps the state of at most this many sessions.
-pub const MAX_SESSIONS: usize = 256;
 /// The name of the control made of the session modes.
 pub const MODE_NAME: &str = "Mode";
 /// The id of that control.
@@ -267,11 +265,13 @@ impl Held {
     }
 }
 
-/// `s` cut to `max` characters.
+/// `s` without controls and bidi formatting (the agent's labels must read as they are,
+/// `crate::labels`), cut to `max` characters.
 pub(crate) fn clip(s: &str, max: usize) -> String {
+    let s = crate::labels::strip(s);
     match s.char_indices().nth(max) {
         Some((end, _)) => s[..end].to_owned(),
-        None => s.to_owned(),
+        None => s,
     }
 }
 
@@ -403,7 +403,8 @@ fn usage(update: &Value) -> Option<Usage> {
             currency: clip(c.get("currency")?.as_str()?, 16),
         })
     });
-    Some(Usage {
+    // Out of range: unknown, as the page would show it.
+    chat_shell_core::session::checked_usage(&Usage {
         used: update.get("used")?.as_u64()?,
         size: update.get("size")?.as_u64()?,
         cost,

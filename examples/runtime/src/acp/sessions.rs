@@ -8,16 +8,39 @@
 use super::session::{self, Held, Target};
 use super::turn::SESSION_KEY;
 use super::{error_text, Bridge, Conn, Incoming, SETUP_TIMEOUT};
+use crate::auth::User;
+use crate::clients::{Client, Clients, Kind, Refused, Share};
+use crate::store::UserStore;
 use agent_client_protocol::v1::schema::{
-    ContentBlock as AcpBlock, CreateElicitationResponse, ElicitationAction, ListSessionsRequest,
-    LoadSessionRequest, NewSessionRequest, RequestPermissionOutcome, RequestPermissionResponse,
-    ResumeSessionRequest, SessionConfigOptionValue, SessionUpdate, SetSessionConfigOptionRequest,
-    SetSessionModeRequest,
+    CloseSessionRequest, ContentBlock as AcpBlock, CreateElicitationResponse, ElicitationAction,
+    ListSessionsRequest, LoadSessionRequest, NewSessionRequest, RequestPermissionOutcome,
+    RequestPermissionResponse, ResumeSessionRequest, SessionConfigOptionValue, SessionUpdate,
+    SetSessionConfigOptionRequest, SetSessionModeRequest,
 };
 use chat_shell_core::protocol::chatkit::{AgentSession, SessionState, Thread};
 use serde_json::Value;
-use std::time::Duration;
+use std::sync::{Arc, Weak};
+use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
+
+/// How long a draft session counts for its client when nobody takes it up.
+const DRAFT_KEPT: Duration = Duration::from_secs(10 * 60);
+
+/// A user's draft session: of which agent process, its id, and its client's place.
+pub(crate) struct Draft {
+    generation: u64,
+    id: String,
+    made: Instant,
+    share: Share,
+}
+
+/// Why no draft session was opened.
+pub(crate) enum DraftRefused {
+    /// The agent could not (its error, for the answer).
+    Agent(String),
+    /// The client holds as many drafts as its cap.
+    TooMany(Refused),
+}
 
 /// The agent has this long to answer a change of a control.
 pub const SET_TIMEOUT: Duration = Duration::from_secs(30);
@@ -45,15 +68,39 @@ pub(crate) enum SetError {
     Agent(String),
 }
 
+/// Why the agent did not open a session again.
+#[derive(Debug)]
+pub(crate) enum Unopened {
+    /// It answered with an error (for one, that it has no such session).
+    Refused(String),
+    /// It did not answer in time.
+    Late,
+    /// It could not be started.
+    Unavailable(String),
+}
+
+impl Unopened {
+    /// What the reader of a thread whose earlier session did not open is told.
+    fn sentence(&self) -> String {
+        match self {
+            Unopened::Refused(why) | Unopened::Unavailable(why) => format!(
+                "The agent could not load this thread's earlier session ({why}); it starts a new one without that context."
+            ),
+            Unopened::Late => "The agent did not load this thread's earlier session in time; it starts a new one without that context.".into(),
+        }
+    }
+}
+
 /// One message of a replayed session: the user's (`true`) or the agent's, its text.
 pub(crate) type Replayed = Vec<(bool, String)>;
 
 impl Bridge {
     /// Opens `thread`'s session in `conn`: the one open already, the saved one
     /// (`session/resume` when `prefer_resume` and the agent offers it, else
-    /// `session/load`), the user's draft (`adopt`: a new thread), or a new one. Without `create` (a request that is
-    /// not a turn) only an existing session is opened: `None` for a saved one that cannot
-    /// be reopened (the next turn opens a new one and says so) or none at all.
+    /// `session/load`) if the thread still holds it, the user's draft (`adopt`: a new
+    /// thread), or a new one. Without `create` (a request that is not a turn) only an
+    /// existing session is opened: `None` for a saved one that cannot be reopened (the next
+    /// turn opens a new one and says so) or none at all.
     pub(crate) async fn open_thread(
         &self,
         conn: &Conn,
@@ -66,8 +113,14 @@ impl Bridge {
         let key = thread.id.to_string();
         let opening = self.slot(&key, |s| s.opening.clone());
         let _opening = opening.lock().await;
-        if let Some((generation, id)) = self.slot(&key, |s| s.session.clone()) {
-            if generation == conn.generation {
+        let (open, turn) = self.slot(&key, |s| {
+            let turn = s.turn.as_ref().is_some_and(|t| !t.is_closed());
+            (s.session.clone(), turn)
+        });
+        if let Some((generation, id)) = open {
+            // A state given up for the owner's newer sessions is opened again, unless a
+            // turn is using the session.
+            if generation == conn.generation && (turn || self.held().contains(&id)) {
                 return Ok(Some(Opening {
                     id,
                     notices: Vec::new(),
@@ -82,10 +135,19 @@ impl Bridge {
             .and_then(Value::as_str)
             .map(str::to_owned);
         if let Some(id) = saved {
-            match self.reopen(conn, &id, prefer_resume).await {
+            let (claimed, thread_id) = (id.clone(), thread.id.clone());
+            let held = self
+                .records(user, move |db| db.claim_session(&claimed, &thread_id))
+                .await?;
+            let reopened = if held {
+                self.reopen(conn, &id, prefer_resume).await
+            } else {
+                Err(Unopened::Refused("it is no longer this thread's".into()))
+            };
+            match reopened {
                 Ok(Some((answer, how))) => {
                     println!("ACP: thread {key} {how} session {id}");
-                    self.opened(conn, Some(&key), &id, &answer);
+                    self.opened(conn, user, Some(&key), &id, &answer);
                     return Ok(Some(Opening {
                         id,
                         notices,
@@ -95,7 +157,7 @@ impl Bridge {
                 Ok(None) => notices.push(
                     "The agent was restarted and cannot load earlier sessions (no session/load): it does not remember this thread's earlier messages.".into(),
                 ),
-                Err(e) => notices.push(e),
+                Err(e) => notices.push(e.sentence()),
             }
         }
         if !create {
@@ -108,12 +170,22 @@ impl Bridge {
         } else {
             let mut drafts = self.drafts.lock().unwrap_or_else(|e| e.into_inner());
             match drafts.get(user) {
-                Some((generation, _)) if *generation == conn.generation => drafts.remove(user),
+                Some(draft) if draft.generation == conn.generation => drafts.remove(user),
                 _ => None,
             }
         };
-        let id = match draft {
-            Some((_, id)) => {
+        let adopted = match draft {
+            Some(Draft { id, .. }) => {
+                let (claimed, thread_id) = (id.clone(), thread.id.clone());
+                let claimed = self
+                    .records(user, move |db| db.claim_session(&claimed, &thread_id))
+                    .await?;
+                claimed.then_some(id)
+            }
+            None => None,
+        };
+        let id = match adopted {
+            Some(id) => {
                 println!("ACP: thread {key} adopted the draft session {id}");
                 self.change(&id, |held| {
                     held.thread = Some(key.clone());
@@ -123,7 +195,12 @@ impl Bridge {
             }
             None => {
                 let (id, answer) = self.new_session(conn).await?;
-                self.opened(conn, Some(&key), &id, &answer);
+                let (recorded, thread_id) = (id.clone(), thread.id.clone());
+                self.records(user, move |db| {
+                    db.record_session(&recorded, Some(&thread_id))
+                })
+                .await?;
+                self.opened(conn, user, Some(&key), &id, &answer);
                 id
             }
         };
@@ -150,13 +227,13 @@ impl Bridge {
     }
 
     /// Opens the agent's session `id` again: its answer (as JSON), `None` when the agent
-    /// can neither load nor resume, or why it failed (a sentence for the reader).
+    /// can neither load nor resume, or why it failed.
     async fn reopen(
         &self,
         conn: &Conn,
         id: &str,
         prefer_resume: bool,
-    ) -> Result<Option<(Value, &'static str)>, String> {
+    ) -> Result<Option<(Value, &'static str)>, Unopened> {
         let resume = conn.resume_session && (prefer_resume || !conn.load_session);
         let how = if resume { "resumed" } else { "loaded" };
         let answer = if resume {
@@ -174,22 +251,20 @@ impl Bridge {
         };
         match answer {
             Ok(Ok(answer)) => Ok(Some((answer, how))),
-            Ok(Err(e)) => Err(format!(
-                "The agent could not load this thread's earlier session ({}); it starts a new one without that context.",
-                error_text(&e)
-            )),
-            Err(_) => Err("The agent did not load this thread's earlier session in time; it starts a new one without that context.".into()),
+            Ok(Err(e)) => Err(Unopened::Refused(error_text(&e))),
+            Err(_) => Err(Unopened::Late),
         }
     }
 
-    /// Session `id` is open in `conn` (for `thread`, if any): what it offers is kept.
-    fn opened(&self, conn: &Conn, thread: Option<&str>, id: &str, answer: &Value) {
+    /// `owner`'s session `id` is open in `conn` (for `thread`, if any): what it offers is
+    /// kept.
+    fn opened(&self, conn: &Conn, owner: &str, thread: Option<&str>, id: &str, answer: &Value) {
         let mut held = Held::from_answer(answer, thread.map(str::to_owned));
         // Reopened: the title and commands it had are kept until the agent says others.
         if let Some(old) = self.held_copy(id) {
             held.keep_reported(&old);
         }
-        self.hold(id, held);
+        self.hold(owner, id, held);
         if let Some(thread) = thread {
             self.slot(thread, |s| {
                 s.session = Some((conn.generation, id.to_owned()))
@@ -197,28 +272,50 @@ impl Bridge {
         }
     }
 
-    /// `user`'s draft session: the one open in the running agent, or a new one.
-    pub(crate) async fn draft(&self, user: &str) -> Result<String, String> {
-        let conn = self.connection().await?;
+    /// `user`'s draft session: the one open in the running agent, or a new one, counted
+    /// for `client` (refused at its cap: a client minting identities would otherwise make
+    /// the agent open a session for each).
+    pub(crate) async fn draft(
+        &self,
+        user: &str,
+        clients: &Arc<Clients>,
+        client: Client,
+    ) -> Result<String, DraftRefused> {
+        let conn = self.connection().await.map_err(DraftRefused::Agent)?;
         let _drafting = self.draft_lock.lock().await;
-        let current = self
-            .drafts
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(user)
-            .cloned();
-        if let Some((generation, id)) = current {
-            if generation == conn.generation && self.held_copy(&id).is_some() {
-                return Ok(id);
+        let share = {
+            let mut drafts = self.drafts.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(draft) = drafts.get(user) {
+                if draft.generation == conn.generation && self.held_copy(&draft.id).is_some() {
+                    return Ok(draft.id.clone());
+                }
             }
-        }
-        let (id, answer) = self.new_session(&conn).await?;
-        self.opened(&conn, None, &id, &answer);
+            drafts.remove(user);
+            // Drafts nobody took up in a while give their client's place back.
+            drafts.retain(|_, d| d.made.elapsed() < DRAFT_KEPT || d.share.client() != client);
+            clients
+                .take(Kind::Draft, client)
+                .map_err(DraftRefused::TooMany)?
+        };
+        let (id, answer) = self.new_session(&conn).await.map_err(DraftRefused::Agent)?;
+        let recorded = id.clone();
+        self.records(user, move |db| db.record_session(&recorded, None))
+            .await
+            .map_err(DraftRefused::Agent)?;
+        self.opened(&conn, user, None, &id, &answer);
         println!("ACP: a draft session {id} is open");
         self.drafts
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .insert(user.to_owned(), (conn.generation, id.clone()));
+            .insert(
+                user.to_owned(),
+                Draft {
+                    generation: conn.generation,
+                    id: id.clone(),
+                    made: Instant::now(),
+                    share,
+                },
+            );
         Ok(id)
     }
 
@@ -321,15 +418,23 @@ impl Bridge {
         Ok(Ok((sessions, next)))
     }
 
-    /// Opens the agent's session `id` for a new thread `thread`: `session/load` (its
+    /// Whether the running agent can open its sessions again (`session/load` or
+    /// `session/resume`).
+    pub(crate) async fn reopens(&self) -> Result<bool, String> {
+        let conn = self.connection().await?;
+        Ok(conn.load_session || conn.resume_session)
+    }
+
+    /// Opens `owner`'s agent session `id` for a new thread `thread`: `session/load` (its
     /// replay: the user's and the agent's messages) or `session/resume` (nothing
     /// replayed). `Ok(None)`: the agent can do neither.
     pub(crate) async fn open_listed(
         &self,
+        owner: &str,
         thread: &str,
         id: &str,
-    ) -> Result<Option<Replayed>, String> {
-        let conn = self.connection().await?;
+    ) -> Result<Option<Replayed>, Unopened> {
+        let conn = self.connection().await.map_err(Unopened::Unavailable)?;
         if !conn.load_session && !conn.resume_session {
             return Ok(None);
         }
@@ -391,8 +496,72 @@ impl Bridge {
                 _ => replayed.push((user, text)),
             }
         }
-        self.opened(&conn, Some(thread), id, &answer);
+        self.opened(&conn, owner, Some(thread), id, &answer);
         Ok(Some(replayed))
+    }
+
+    /// `f` on `user`'s view of the store, where the sessions' owners are recorded.
+    async fn records<T: Send + 'static>(
+        &self,
+        user: &str,
+        f: impl FnOnce(&UserStore<'_>) -> crate::store::Result<T> + Send + 'static,
+    ) -> Result<T, String> {
+        let app = self
+            .app
+            .get()
+            .and_then(Weak::upgrade)
+            .ok_or_else(|| "the runtime is stopping".to_owned())?;
+        crate::state::blocking(app.store.clone(), User(user.to_owned()), f)
+            .await
+            .map_err(|e| {
+                eprintln!("chat-shell-runtime: cannot record an agent session's owner: {e}");
+                "the agent session's owner could not be recorded".to_owned()
+            })
+    }
+
+    /// Whether the agent's sessions no identity holds are offered to every user.
+    pub(crate) fn shares_sessions(&self) -> bool {
+        self.config.share_sessions
+    }
+
+    /// `thread` was deleted: its session is forgotten, and closed in the agent where the
+    /// agent offers `session/close`.
+    pub(crate) fn thread_deleted(self: &Arc<Self>, thread: &str) {
+        let open = self
+            .threads
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(thread)
+            .and_then(|slot| slot.session);
+        let Some((generation, id)) = open else {
+            return;
+        };
+        self.held().remove(&id);
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let bridge = self.clone();
+        runtime.spawn(async move {
+            let Some(conn) = bridge.conn.lock().await.clone() else {
+                return;
+            };
+            if !conn.alive() || conn.generation != generation || !conn.close_session {
+                return;
+            }
+            let request = CloseSessionRequest::new(id.clone());
+            match tokio::time::timeout(SET_TIMEOUT, conn.cx.send_request(request).block_task())
+                .await
+            {
+                Ok(Ok(_)) => println!("ACP: session {id} closed (its thread was deleted)"),
+                Ok(Err(e)) => eprintln!(
+                    "chat-shell-runtime: the agent did not close session {id}: {}",
+                    error_text(&e)
+                ),
+                Err(_) => {
+                    eprintln!("chat-shell-runtime: the agent did not close session {id} in time")
+                }
+            }
+        });
     }
 
     /// The title the agent gave session `id`, if it did.

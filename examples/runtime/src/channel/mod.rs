@@ -34,6 +34,7 @@
 pub mod outbox;
 
 use crate::auth::User;
+use crate::clients::{Client, Kind, Share};
 use crate::errors::{bad_request, internal, not_found};
 use crate::runs::Joined;
 use crate::sse::sse;
@@ -54,6 +55,10 @@ use tokio::time::Instant as TokioInstant;
 pub const RUN_STARTED: &str = "data: {\"type\":\"thread.run.started\"}\n\n";
 /// The default pause before an idle channel gets a `: keepalive` comment.
 pub const DEFAULT_KEEPALIVE_MS: u64 = 15_000;
+/// How long a channel lives before it is closed, unless `--channel-lifetime-secs` says
+/// otherwise: held channels cost a connection each, so none is held for ever. The element
+/// reconnects from its cursor.
+pub const DEFAULT_LIFETIME: std::time::Duration = std::time::Duration::from_secs(30 * 60);
 /// The frame cache is swept of frames nobody holds once it has this many entries.
 const FRAME_CACHE_SWEEP: usize = 256;
 
@@ -302,7 +307,16 @@ fn view_frame(record: &ViewRecord) -> String {
 
 /// `threads.subscribe` on `POST /chatkit` (`request` is the whole body): the thread's
 /// channel, for `user`'s threads only.
-pub async fn subscribe(state: &Arc<AppState>, user: User, request: &Value) -> Response {
+pub async fn subscribe(
+    state: &Arc<AppState>,
+    user: User,
+    client: Client,
+    request: &Value,
+) -> Response {
+    let share = match state.clients.take(Kind::Channel, client) {
+        Ok(share) => share,
+        Err(refused) => return state.clients.too_many(refused),
+    };
     let params = request.get("params").unwrap_or(&Value::Null);
     let Some(thread_id) = params.get("thread_id").and_then(Value::as_str) else {
         return bad_request("invalid request: threads.subscribe needs params.thread_id");
@@ -412,7 +426,9 @@ pub async fn subscribe(state: &Arc<AppState>, user: User, request: &Value) -> Re
         snapshot: snapshot.unwrap_or_default().into(),
         remote,
         last_write: TokioInstant::now(),
+        expires: TokioInstant::now() + state.channel_lifetime,
         shutdown: state.shutdown.clone(),
+        _share: share,
     };
     sse(Body::from_stream(futures_util::stream::unfold(
         feed,
@@ -437,7 +453,11 @@ struct Feed {
     /// last to send (later ones come through the queue).
     remote: Option<(String, i32, i32)>,
     last_write: TokioInstant,
+    /// When the channel is closed (at the next pause in its thread's runs).
+    expires: TokioInstant,
     shutdown: watch::Receiver<bool>,
+    /// The channel's count for its client address.
+    _share: Share,
 }
 
 impl Feed {
@@ -483,6 +503,18 @@ impl Feed {
                 },
                 _ = tokio::time::sleep_until(self.last_write + keepalive) => {
                     return Some(Bytes::from_static(b": keepalive\n\n"));
+                }
+                _ = tokio::time::sleep_until(self.expires) => {
+                    // Not in the middle of a run the channel shows, unless that run has
+                    // outlasted a second lifetime.
+                    let overdue = self.expires + self.state.channel_lifetime;
+                    if !self.state.runs.under_way(&self.user, &self.thread)
+                        || TokioInstant::now() >= overdue
+                    {
+                        println!("channel expired: thread={} (--channel-lifetime-secs)", self.thread);
+                        return None;
+                    }
+                    self.expires = TokioInstant::now() + keepalive;
                 }
                 changed = self.shutdown.changed() => {
                     if changed.is_err() {

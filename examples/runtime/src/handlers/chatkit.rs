@@ -6,6 +6,7 @@
 use super::attachments::{self, MAX_MIME_CHARS};
 use super::{base_url, items, json_body, stream, threads, transcribe};
 use crate::auth::User;
+use crate::clients::Client;
 use crate::errors::{bad_request, internal};
 use crate::labels;
 use crate::routes::logged;
@@ -33,6 +34,7 @@ pub const MAX_NAME_CHARS: usize = 255;
 pub(crate) async fn chatkit(
     State(state): State<Arc<AppState>>,
     Extension(user): Extension<User>,
+    Extension(client): Extension<Client>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
@@ -52,12 +54,22 @@ pub(crate) async fn chatkit(
         Err(refused) => return log("-", refused),
     };
     let raw = serde_json::from_slice::<Value>(&body);
+    if let Some(field) = raw.as_ref().ok().and_then(labels::nul_id_field) {
+        let kind = raw
+            .as_ref()
+            .ok()
+            .and_then(|r| r.get("type")?.as_str().map(log_safe));
+        return log(
+            kind.as_deref().unwrap_or("-"),
+            bad_request(&format!("{field} holds a NUL: not an id or cursor")),
+        );
+    }
     // The live channel of a thread and the cancel of its run: extensions the protocol's
     // request types do not know.
     if let Ok(request) = &raw {
         match request.get("type").and_then(Value::as_str) {
             Some("threads.subscribe") => {
-                let response = channel::subscribe(&state, user, request).await;
+                let response = channel::subscribe(&state, user, client, request).await;
                 return log("threads.subscribe", response);
             }
             Some("threads.cancel_run") => {
@@ -69,7 +81,7 @@ pub(crate) async fn chatkit(
                 kind @ ("acp.session.get" | "acp.session.set" | "acp.sessions.list"
                 | "acp.sessions.open"),
             ) => {
-                let response = super::session::request(&state, user, request).await;
+                let response = super::session::request(&state, user, client, request).await;
                 return log(kind, response);
             }
             // The workspace's files for @-mentions (`handlers::files`).
@@ -98,7 +110,7 @@ pub(crate) async fn chatkit(
     }
     let base = base_url(&state, &headers);
     let response = if request.body.is_streaming() {
-        stream::stream(&state, user, base, request.body).await
+        stream::stream(&state, user, client, base, request.body).await
     } else {
         json_request(&state, user, base, request.body).await
     };

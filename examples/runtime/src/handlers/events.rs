@@ -10,6 +10,7 @@
 //! JSON only (415), at most [`MAX_BODY`] bytes (413), a valid body (400).
 
 use crate::auth::User;
+use crate::clients::{self, Client, Kind};
 use crate::errors::bad_request;
 use crate::handlers;
 use crate::routes;
@@ -403,6 +404,7 @@ pub async fn events(
     State(state): State<Arc<AppState>>,
     // Every request has an identity (the guard's); this runtime keeps nothing per user.
     Extension(_user): Extension<User>,
+    Extension(client): Extension<Client>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
@@ -416,13 +418,20 @@ pub async fn events(
         Ok(last) => last.to_owned(),
         Err(message) => return log("-", bad_request(&message)),
     };
+    let share = match state.clients.take(Kind::Run, client) {
+        Ok(share) => share,
+        Err(refused) => return log("-", state.clients.too_many(refused)),
+    };
     let scenario = EventsScenario::pick(&last);
     let mut run = Run::new(state.pace);
     respond(&mut run, &last);
     let name = format!("{scenario:?}").to_lowercase();
     log(
         &name,
-        stream(state.clone(), "events", name.clone(), run.into_steps()),
+        clients::held(
+            stream(state.clone(), "events", name.clone(), run.into_steps()),
+            share,
+        ),
     )
 }
 

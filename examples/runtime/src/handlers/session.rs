@@ -17,18 +17,21 @@
 //!   does not offer, or a value it does not take, is 400; an agent that does not answer
 //!   in time 504; one that cannot start 502.
 //! - `list {cursor}`: a page of the agent's `session/list` (400 `not_supported` if it does
-//!   not list), each naming the user's thread that holds it already; the sessions of
-//!   another user's threads (and drafts) are left out.
+//!   not list), each naming the user's thread that holds it already. Listed: the user's
+//!   own sessions, and with `--share-agent-sessions` the sessions no identity holds (the
+//!   agent had them before); never another user's, nor one whose thread was deleted.
 //! - `open {session_id}`: that thread, or a new one: `session/load` (its replay stored as
-//!   the thread's user and assistant messages) or `session/resume` (nothing replayed).
-//!   Another user's session is 404.
+//!   the thread's user and assistant messages) or `session/resume` (nothing replayed). A
+//!   session nobody holds is claimed by the first user to open it. A session the user
+//!   may not open is the same 404 as one that does not exist.
 
-use crate::acp::{self, session::clip, SetError};
+use crate::acp::{self, session::clip, DraftRefused, SetError, Unopened};
 use crate::auth::User;
+use crate::clients::Client;
 use crate::errors::{bad_request, json_error, not_found};
 use crate::labels;
 use crate::state::AppState;
-use crate::store::now_iso;
+use crate::store::{now_iso, Whose};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -49,7 +52,12 @@ pub const MAX_SESSION_ID_CHARS: usize = 256;
 const SESSION_KEY: &str = "acp_session_id";
 
 /// An `acp.*` request (`request` is the whole body).
-pub async fn request(state: &Arc<AppState>, user: User, request: &Value) -> Response {
+pub async fn request(
+    state: &Arc<AppState>,
+    user: User,
+    client: Client,
+    request: &Value,
+) -> Response {
     let request = match serde_json::from_value::<SessionRequest>(request.clone()) {
         Ok(request) => request,
         Err(e) => return bad_request(&format!("invalid request: {e}")),
@@ -70,7 +78,8 @@ pub async fn request(state: &Arc<AppState>, user: User, request: &Value) -> Resp
     bridge.attach(state);
     match request {
         SessionRequest::Get { thread_id } => {
-            let session = match session_of(&bridge, state, &user, thread_id.as_ref()).await {
+            let session = match session_of(&bridge, state, &user, client, thread_id.as_ref()).await
+            {
                 Ok(session) => session,
                 Err(response) => return response,
             };
@@ -82,7 +91,8 @@ pub async fn request(state: &Arc<AppState>, user: User, request: &Value) -> Resp
             control_id,
             value,
         } => {
-            let session = match session_of(&bridge, state, &user, thread_id.as_ref()).await {
+            let session = match session_of(&bridge, state, &user, client, thread_id.as_ref()).await
+            {
                 Ok(Some(session)) => session,
                 Ok(None) => {
                     return json_error(
@@ -106,25 +116,24 @@ pub async fn request(state: &Arc<AppState>, user: User, request: &Value) -> Resp
         }
         SessionRequest::List { cursor } => match bridge.list(cursor).await {
             Ok(Ok((sessions, next_cursor))) => {
-                // Another user's sessions (their threads', their drafts) are not listed.
-                let drafts = bridge.drafts_of_others(&user.0);
-                let sessions: Vec<AgentSession> = sessions
-                    .into_iter()
-                    .filter(|s| !drafts.contains(&s.session_id))
-                    .collect();
+                let shared = bridge.shares_sessions();
                 let found = state
                     .db(&user, move |db| {
-                        let mut mine = Vec::new();
-                        for mut session in sessions {
-                            let id = session.session_id.clone();
-                            match db.thread_with_metadata(SESSION_KEY, &id)? {
-                                Some(thread) => session.thread_id = Some(thread.id),
-                                None if db.metadata_held_by_others(SESSION_KEY, &id)? => continue,
-                                None => {}
-                            }
-                            mine.push(session);
-                        }
-                        Ok(mine)
+                        let ids: Vec<String> =
+                            sessions.iter().map(|s| s.session_id.clone()).collect();
+                        let whose = db.whose_sessions(&ids)?;
+                        Ok(sessions
+                            .into_iter()
+                            .zip(whose)
+                            .filter_map(|(mut session, whose)| match whose {
+                                Whose::Mine(thread) => {
+                                    session.thread_id = thread;
+                                    Some(session)
+                                }
+                                Whose::Nobody if shared => Some(session),
+                                Whose::Nobody | Whose::Unavailable => None,
+                            })
+                            .collect::<Vec<AgentSession>>())
                     })
                     .await;
                 match found {
@@ -193,14 +202,15 @@ async fn session_of(
     bridge: &acp::Bridge,
     state: &Arc<AppState>,
     user: &User,
+    client: Client,
     thread: Option<&ThreadId>,
 ) -> Result<Option<String>, Response> {
     let Some(thread_id) = thread else {
-        return bridge
-            .draft(&user.0)
-            .await
-            .map(Some)
-            .map_err(|e| agent_error(&e));
+        return match bridge.draft(&user.0, &state.clients, client).await {
+            Ok(id) => Ok(Some(id)),
+            Err(DraftRefused::Agent(e)) => Err(agent_error(&e)),
+            Err(DraftRefused::TooMany(refused)) => Err(state.clients.too_many(refused)),
+        };
     };
     let id = thread_id.clone();
     let thread = match state.db(user, move |db| db.thread(&id)).await? {
@@ -225,7 +235,10 @@ async fn session_of(
     Ok(Some(opening.id))
 }
 
-/// `acp.sessions.open`: the user's thread holding `session_id`, or a new one.
+/// `acp.sessions.open`: the user's thread holding `session_id`, or a new one holding it.
+/// A session that is not the user's to open (another user's, one whose thread was deleted,
+/// one the agent had before unless sessions are shared, one another user claimed first)
+/// gets the answer of a session that does not exist.
 async fn open(
     bridge: &acp::Bridge,
     state: &Arc<AppState>,
@@ -233,48 +246,68 @@ async fn open(
     session_id: String,
 ) -> Response {
     let id = session_id.clone();
-    let found = state
-        .db(user, move |db| {
-            Ok((
-                db.thread_with_metadata(SESSION_KEY, &id)?,
-                db.metadata_held_by_others(SESSION_KEY, &id)?,
-            ))
-        })
-        .await;
-    match found {
-        Ok((Some(thread), _)) => {
-            return Json(OpenedSession {
-                thread_id: thread.id,
-            })
-            .into_response()
+    let whose = state
+        .db(user, move |db| db.whose_sessions(&[id]))
+        .await
+        .map(|w| w.into_iter().next());
+    match whose {
+        Ok(Some(Whose::Mine(Some(thread_id)))) => {
+            return Json(OpenedSession { thread_id }).into_response()
         }
-        // Another user's session: the same answer as for one that does not exist.
-        Ok((None, true)) => return not_found(&format!("unknown session {session_id}")),
-        Ok((None, false)) if bridge.drafts_of_others(&user.0).contains(&session_id) => {
-            return not_found(&format!("unknown session {session_id}"))
-        }
-        Ok((None, false)) => {}
+        Ok(_) => {}
         Err(response) => return response,
     }
-    // The thread first (its id names the session's slot), dropped if the agent fails.
+    // Whatever the session, an agent that cannot open sessions again says so first.
+    match bridge.reopens().await {
+        Ok(true) => {}
+        Ok(false) => return cannot_reopen(),
+        Err(why) => return agent_error(&why),
+    }
+    match whose {
+        Ok(Some(Whose::Mine(None))) => {}
+        Ok(Some(Whose::Nobody)) if bridge.shares_sessions() => {}
+        _ => return unknown_session(),
+    }
+    // The thread first: its id names the session's slot and holds the claim.
     let thread = match state.db(user, |db| db.create_thread()).await {
         Ok(thread) => thread,
         Err(response) => return response,
     };
-    let replayed = match bridge.open_listed(thread.id.as_str(), &session_id).await {
+    let (claimed, thread_id) = (session_id.clone(), thread.id.clone());
+    let claim = state
+        .db(user, move |db| db.claim_session(&claimed, &thread_id))
+        .await;
+    if !matches!(claim, Ok(true)) {
+        let id = thread.id.clone();
+        let _ = state
+            .db(user, move |db| db.delete_thread(&id).map(drop))
+            .await;
+        // Claimed by another identity in the meantime: as if it did not exist.
+        return claim.err().unwrap_or_else(unknown_session);
+    }
+    let replayed = match bridge
+        .open_listed(&user.0, thread.id.as_str(), &session_id)
+        .await
+    {
         Ok(Some(replayed)) => replayed,
         failed => {
-            let id = thread.id.clone();
+            // The claim is given up before the thread goes (deleting a thread ends its
+            // session for everyone).
+            let (released, id) = (session_id.clone(), thread.id.clone());
             let _ = state
-                .db(user, move |db| db.delete_thread(&id).map(drop))
+                .db(user, move |db| {
+                    db.release_session(&released, &id)?;
+                    db.delete_thread(&id).map(drop)
+                })
                 .await;
             return match failed {
-                Ok(_) => json_error(
-                    StatusCode::BAD_REQUEST,
-                    "not_supported",
-                    "the agent can neither load nor resume its sessions",
-                ),
-                Err(why) => agent_error(&why),
+                Ok(_) => cannot_reopen(),
+                Err(Unopened::Refused(why)) => {
+                    println!("ACP: the agent did not open session {session_id}: {why}");
+                    unknown_session()
+                }
+                Err(Unopened::Late) => agent_error("the agent did not answer in time"),
+                Err(Unopened::Unavailable(why)) => agent_error(&why),
             };
         }
     };
@@ -313,6 +346,19 @@ async fn open(
         .into_response(),
         Err(response) => response,
     }
+}
+
+/// A session this user cannot open, whether it exists or not: one answer for both.
+fn unknown_session() -> Response {
+    not_found("unknown session")
+}
+
+fn cannot_reopen() -> Response {
+    json_error(
+        StatusCode::BAD_REQUEST,
+        "not_supported",
+        "the agent can neither load nor resume its sessions",
+    )
 }
 
 /// A replayed message as a thread item.

@@ -6,6 +6,7 @@ use super::items::{message_text, user_message};
 use super::threads::{unknown_thread, with_items};
 use crate::agent;
 use crate::auth::User;
+use crate::clients::Client;
 use crate::errors::{bad_request, internal, json_error, not_found};
 use crate::scripts::{self, Script};
 use crate::sse::sse;
@@ -24,16 +25,17 @@ use std::sync::Arc;
 pub(crate) async fn stream(
     state: &Arc<AppState>,
     user: User,
+    client: Client,
     base: String,
     body: RequestBody,
 ) -> Response {
     // Held until the run has started (or the request is answered without one).
-    let _seat = match state.runs.admit(&user) {
+    let seat = match state.runs.admit(&user, client) {
         Ok(seat) => seat,
         Err(refused) => return refused,
     };
     // With --acp, messages, retries and permission answers go to the agent.
-    let body = match crate::acp::stream(state, user.clone(), base.clone(), body).await {
+    let body = match crate::acp::stream(state, user.clone(), base.clone(), body, &seat).await {
         Ok(response) => return response,
         Err(body) => body,
     };
@@ -55,7 +57,7 @@ pub(crate) async fn stream(
                 .await
             };
             return match answered {
-                Ok(Ok(Ok(p))) => sse(spawn_writer(state.clone(), user, kind, p)),
+                Ok(Ok(Ok(p))) => sse(spawn_writer(state.clone(), user, kind, p, &seat)),
                 Ok(Ok(Err(refused))) => refused,
                 Ok(Err(e)) => internal(e),
                 Err(e) => internal(e),
@@ -68,7 +70,7 @@ pub(crate) async fn stream(
         tokio::task::spawn_blocking(move || prepare(&state, &user, &base, body)).await
     };
     match prepared {
-        Ok(Ok(Some(p))) => sse(spawn_writer(state.clone(), user, kind, p)),
+        Ok(Ok(Some(p))) => sse(spawn_writer(state.clone(), user, kind, p, &seat)),
         // What the SDK does for a thread it does not know (or, here, that belongs to
         // someone else): 200 and not a single event.
         Ok(Ok(None)) => sse(Body::empty()),

@@ -64,9 +64,12 @@ pub(crate) fn update(
     })
 }
 
-/// `threads.delete`: the thread with its items and attachments.
+/// `threads.delete`: the thread with its items and attachments; its agent session ends.
 pub(crate) fn delete(store: &UserStore<'_>, thread_id: &ThreadId) -> store::Result<Response> {
     Ok(if store.delete_thread(thread_id)? {
+        if let Some(bridge) = crate::acp::bridge() {
+            bridge.thread_deleted(thread_id.as_str());
+        }
         Json(json!({})).into_response()
     } else {
         unknown_thread(thread_id)

@@ -39,6 +39,9 @@ pub async fn upload(
     Path(id): Path<String>,
     req: Request,
 ) -> Response {
+    if crate::labels::bad_id(&id) {
+        return bad_request("the attachment id holds a NUL");
+    }
     let max = state.max_upload;
     let lookup = id.clone();
     let record = match state.db(&user, move |db| db.attachment(&lookup)).await {
@@ -161,6 +164,9 @@ pub async fn preview(
     Extension(user): Extension<User>,
     Path(id): Path<String>,
 ) -> Response {
+    if crate::labels::bad_id(&id) {
+        return bad_request("the attachment id holds a NUL");
+    }
     let lookup = id.clone();
     match state.db(&user, move |db| db.upload(&lookup)).await {
         Ok(Some((mime, bytes))) => (

@@ -5,7 +5,7 @@ use super::saver::Saver;
 use super::{Frame, KEEPALIVE};
 use crate::agent;
 use crate::auth::User;
-use crate::runs::{Outcome, Run, RunHandle};
+use crate::runs::{Outcome, Run, RunHandle, Seat};
 use crate::scripts::{Script, Step};
 use crate::state::{AppState, Waiter};
 use axum::body::{Body, Bytes};
@@ -34,10 +34,11 @@ pub(crate) fn spawn_writer(
     user: User,
     kind: &'static str,
     p: Prepared,
+    seat: &Seat,
 ) -> Body {
     let (tx, rx) = mpsc::channel::<Frame>(16);
     // Registered before the response goes out: a cancel sent right after it finds the run.
-    let run = state.runs.start(&user, &p.thread.id, &tx);
+    let run = state.runs.start(&user, &p.thread.id, &tx, seat);
     tokio::spawn(write_stream(state, user, kind, p, run, tx));
     Body::from_stream(futures_util::stream::unfold(rx, |mut rx| async move {
         rx.recv().await.map(|frame| (frame, rx))
@@ -402,7 +403,10 @@ mod tests {
         let hub = runs::Runs::default();
         let (user, thread) = (User("u".into()), ThreadId::from("thr_1"));
         let (tx, mut rx) = mpsc::channel::<Frame>(16);
-        let handle = hub.start(&user, &thread, &tx);
+        let seat = hub
+            .admit(&user, crate::clients::Client::of([127, 0, 0, 2].into()))
+            .unwrap();
+        let handle = hub.start(&user, &thread, &tx, &seat);
         let run = handle.run.clone();
         let (_stop_tx, shutdown) = watch::channel(false);
         let mut w = Writer {

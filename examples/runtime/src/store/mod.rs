@@ -13,12 +13,14 @@
 //!
 //! The interface the rest of the runtime uses is [`Store`] (the process's handle: open,
 //! the identity secret, claims, views) and [`UserStore`] (one user's threads, items,
-//! feedback and attachments, in `user`); views are in `views`, the seeded thread in
-//! `seed`. Ids and timestamps ([`new_id`], [`now_iso`]) do not depend on SQLite.
+//! feedback and attachments, in `user`); views are in `views`, whose each agent session is
+//! in `agent_sessions`, the seeded thread in `seed`. Ids and timestamps ([`new_id`],
+//! [`now_iso`]) do not depend on SQLite.
 //!
 //! Both backends answer every method the same way (the tests in `tests` run on both);
 //! each `UserStore` method hands over to `pg` first when the store is PostgreSQL.
 
+mod agent_sessions;
 pub mod pg;
 mod seed;
 #[cfg(test)]
@@ -26,6 +28,7 @@ pub mod tests;
 mod user;
 mod views;
 
+pub use agent_sessions::Whose;
 pub use views::ViewRecord;
 
 use chat_shell_core::protocol::chatkit::{ItemKind, Page, Thread, ThreadId, ThreadItem};
@@ -128,6 +131,7 @@ CREATE TABLE IF NOT EXISTS meta (
 const INDEXES: &str = "
 CREATE INDEX IF NOT EXISTS threads_by_owner ON threads (owner, created_at);
 CREATE INDEX IF NOT EXISTS attachments_by_thread ON attachments (thread_id);
+CREATE INDEX IF NOT EXISTS agent_sessions_by_thread ON agent_sessions (thread_id);
 ";
 
 /// Inserts or updates one item: `?1` id, `?2` thread, `?3` created_at, `?4` json, `?5` owner.
@@ -189,6 +193,7 @@ impl Store {
     fn init(conn: Connection) -> Result<Store> {
         conn.execute_batch(SCHEMA)?;
         migrate(&conn)?;
+        agent_sessions::create_sqlite(&conn)?;
         conn.execute_batch(INDEXES)?;
         conn.execute(
             "INSERT OR IGNORE INTO meta (key, value) VALUES ('cookie_secret', ?1)",
@@ -313,6 +318,10 @@ impl Store {
         tx.execute("UPDATE items SET owner = ?1 WHERE owner IS NULL", [owner])?;
         tx.execute(
             "UPDATE attachments SET owner = ?1 WHERE owner IS NULL",
+            [owner],
+        )?;
+        tx.execute(
+            "UPDATE agent_sessions SET owner = ?1 WHERE owner IS NULL",
             [owner],
         )?;
         tx.commit()?;

@@ -99,6 +99,7 @@ const MIGRATIONS: &[(i32, &str)] = &[
             PRIMARY KEY (run_id, seq)
         );",
     ),
+    (3, agent_sessions::PG_MIGRATION),
 ];
 
 /// The PostgreSQL store: a pool, and the URL (never logged: it may hold a password) for
@@ -217,6 +218,10 @@ impl Pg {
         tx.execute("UPDATE items SET owner = $1 WHERE owner IS NULL", &[&owner])?;
         tx.execute(
             "UPDATE attachments SET owner = $1 WHERE owner IS NULL",
+            &[&owner],
+        )?;
+        tx.execute(
+            "UPDATE agent_sessions SET owner = $1 WHERE owner IS NULL",
             &[&owner],
         )?;
         tx.commit()?;
@@ -412,31 +417,6 @@ impl PgUser<'_> {
             .transpose()
     }
 
-    pub fn thread_with_metadata(&self, key: &str, value: &str) -> Result<Option<Thread>> {
-        self.conn()?
-            .query_opt(
-                &format!(
-                    "{THREAD_COLUMNS} WHERE owner = $1 AND metadata_json::jsonb ->> $2 = $3 \
-                     ORDER BY created_at DESC LIMIT 1"
-                ),
-                &[&self.owner, &key, &value],
-            )?
-            .as_ref()
-            .map(thread_from_pg)
-            .transpose()
-    }
-
-    pub fn metadata_held_by_others(&self, key: &str, value: &str) -> Result<bool> {
-        Ok(self
-            .conn()?
-            .query_opt(
-                "SELECT 1 FROM threads WHERE owner IS DISTINCT FROM $1 \
-                 AND metadata_json::jsonb ->> $2 = $3 LIMIT 1",
-                &[&self.owner, &key, &value],
-            )?
-            .is_some())
-    }
-
     pub fn save_thread(&self, thread: &Thread) -> Result<bool> {
         let n = self.conn()?.execute(
             "UPDATE threads SET title = $2, status_json = $3, metadata_json = $4 WHERE id = $1 AND owner = $5",
@@ -513,6 +493,7 @@ impl PgUser<'_> {
             &args,
         )?;
         tx.execute("DELETE FROM views WHERE thread_id = $1", &[&id.as_str()])?;
+        tx.execute(agent_sessions::END_PG, &args)?;
         tx.commit()?;
         Ok(true)
     }

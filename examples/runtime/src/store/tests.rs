@@ -579,3 +579,179 @@ fn instances_on_one_postgres_database_share_rows_the_secret_and_view_numbers() {
     assert_eq!(seqs, (1..=40).collect::<Vec<_>>());
     assert_eq!(latest, 40);
 }
+
+fn set_session(store: &UserStore<'_>, thread: &mut Thread, session: &str) {
+    thread.metadata.insert(
+        "acp_session_id".into(),
+        serde_json::Value::String(session.into()),
+    );
+    store.save_thread(thread).unwrap();
+}
+
+#[test]
+fn agent_sessions_are_claimed_once_and_end_with_their_thread() {
+    use agent_sessions::Whose;
+    for db in backends() {
+        let (alice, bob) = (db.user("alice"), db.user("bob"));
+        let thread = alice.create_thread().unwrap();
+        let ids = |s: &[&str]| s.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        // Made by the agent for alice's thread, and a draft of hers.
+        alice.record_session("s1", Some(&thread.id)).unwrap();
+        alice.record_session("draft", None).unwrap();
+        assert_eq!(
+            alice.whose_sessions(&ids(&["s1", "draft", "old"])).unwrap(),
+            [
+                Whose::Mine(Some(thread.id.clone())),
+                Whose::Mine(None),
+                Whose::Nobody
+            ]
+        );
+        assert_eq!(
+            bob.whose_sessions(&ids(&["s1", "draft", "old"])).unwrap(),
+            [Whose::Unavailable, Whose::Unavailable, Whose::Nobody]
+        );
+        // Another user's, or held by another thread: not claimed.
+        let bobs = bob.create_thread().unwrap();
+        assert!(!bob.claim_session("s1", &bobs.id).unwrap());
+        assert!(!bob.claim_session("draft", &bobs.id).unwrap());
+        let other = alice.create_thread().unwrap();
+        assert!(!alice.claim_session("s1", &other.id).unwrap());
+        // Claiming is idempotent for the thread holding it; a draft goes to a thread.
+        assert!(alice.claim_session("s1", &thread.id).unwrap());
+        assert!(alice.claim_session("draft", &other.id).unwrap());
+        // Nobody's: the first claim wins.
+        assert!(bob.claim_session("old", &bobs.id).unwrap());
+        assert!(!alice.claim_session("old", &other.id).unwrap());
+        assert_eq!(
+            alice.whose_sessions(&ids(&["old"])).unwrap(),
+            [Whose::Unavailable]
+        );
+        // Given up: still bob's, held by no thread.
+        bob.release_session("old", &bobs.id).unwrap();
+        assert_eq!(
+            bob.whose_sessions(&ids(&["old"])).unwrap(),
+            [Whose::Mine(None)]
+        );
+        // Deleting the thread ends its session, for its owner too; another user's delete
+        // of it does nothing.
+        assert!(!bob.delete_thread(&thread.id).unwrap());
+        assert!(alice.delete_thread(&thread.id).unwrap());
+        for store in [&alice, &bob] {
+            assert_eq!(
+                store.whose_sessions(&ids(&["s1"])).unwrap(),
+                [Whose::Unavailable]
+            );
+        }
+        assert!(!alice.claim_session("s1", &other.id).unwrap());
+        // The agent reusing the id for a new session: that one is recorded.
+        bob.record_session("s1", Some(&bobs.id)).unwrap();
+        assert_eq!(
+            bob.whose_sessions(&ids(&["s1"])).unwrap(),
+            [Whose::Mine(Some(bobs.id.clone()))]
+        );
+        assert!(alice.whose_sessions(&[]).unwrap().is_empty());
+    }
+}
+
+#[test]
+fn agent_sessions_are_found_through_indexes() {
+    let db = Store::open_in_memory().unwrap();
+    let conn = db.conn();
+    let plan = |sql: &str, n: usize| -> Vec<String> {
+        let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+        let args: Vec<String> = (0..n).map(|i| i.to_string()).collect();
+        stmt.query_map(rusqlite::params_from_iter(args), |r| r.get::<_, String>(3))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap()
+    };
+    let whose = plan(&agent_sessions::whose_sqlite(3), 3);
+    assert!(
+        whose.iter().all(|s| !s.starts_with("SCAN")) && whose.iter().any(|s| s.contains("INDEX")),
+        "{whose:?}"
+    );
+    let end = plan(agent_sessions::END_SQLITE, 2);
+    assert!(
+        end.iter().any(|s| s.contains("agent_sessions_by_thread")),
+        "{end:?}"
+    );
+    drop(conn);
+    if let Some(pg) = pg_test_store() {
+        let mut c = pg.pg().unwrap().conn().unwrap();
+        // However small the table, the plan must be able to use the index.
+        c.batch_execute("SET enable_seqscan = off").unwrap();
+        let ids = vec!["a".to_owned(), "b".to_owned()];
+        let plan: Vec<String> = c
+            .query(&format!("EXPLAIN {}", agent_sessions::WHOSE_PG), &[&ids])
+            .unwrap()
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        assert!(
+            plan.iter().any(|s| s.contains("agent_sessions_pkey")),
+            "{plan:?}"
+        );
+        c.batch_execute("RESET enable_seqscan").unwrap();
+    }
+}
+
+#[test]
+fn threads_of_an_older_database_keep_their_agent_sessions() {
+    use agent_sessions::Whose;
+    let ids = vec!["s-old".to_owned()];
+    let path = std::env::temp_dir().join(format!(
+        "chat-shell-runtime-store-sessions-{}-{}.db",
+        std::process::id(),
+        now_iso()
+    ));
+    let thread = {
+        let db = Store::open(&path).unwrap();
+        let alice = db.user("alice");
+        let mut thread = alice.create_thread().unwrap();
+        set_session(&alice, &mut thread, "s-old");
+        // As a database made before sessions had owners.
+        db.conn()
+            .execute_batch("DROP TABLE agent_sessions")
+            .unwrap();
+        thread.id
+    };
+    let db = Store::open(&path).unwrap();
+    assert_eq!(
+        db.user("alice").whose_sessions(&ids).unwrap(),
+        [Whose::Mine(Some(thread.clone()))]
+    );
+    assert_eq!(
+        db.user("bob").whose_sessions(&ids).unwrap(),
+        [Whose::Unavailable]
+    );
+    drop(db);
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+    }
+    if let Some(url) = pg_test_url() {
+        let thread = {
+            let db = Store::open_postgres(&url).unwrap();
+            let alice = db.user("alice");
+            let mut thread = alice.create_thread().unwrap();
+            set_session(&alice, &mut thread, "s-old");
+            db.pg()
+                .unwrap()
+                .conn()
+                .unwrap()
+                .batch_execute(
+                    "DROP TABLE agent_sessions; DELETE FROM schema_migrations WHERE version = 3",
+                )
+                .unwrap();
+            thread.id
+        };
+        let db = Store::open_postgres(&url).unwrap();
+        assert_eq!(
+            db.user("alice").whose_sessions(&ids).unwrap(),
+            [Whose::Mine(Some(thread))]
+        );
+        assert_eq!(
+            db.user("bob").whose_sessions(&ids).unwrap(),
+            [Whose::Unavailable]
+        );
+    }
+}

@@ -69,40 +69,6 @@ impl UserStore<'_> {
             .optional()?)
     }
 
-    /// The newest of the user's threads whose metadata holds `value` at `key` (a string).
-    pub fn thread_with_metadata(&self, key: &str, value: &str) -> Result<Option<Thread>> {
-        if let Some(pg) = self.pg() {
-            return pg.thread_with_metadata(key, value);
-        }
-        Ok(self
-            .conn()
-            .query_row(
-                "SELECT id, title, created_at, status_json, metadata_json FROM threads \
-                 WHERE owner = ?1 AND json_extract(metadata_json, '$.' || ?2) = ?3 \
-                 ORDER BY created_at DESC LIMIT 1",
-                params![self.owner, key, value],
-                thread_from_row,
-            )
-            .optional()?)
-    }
-
-    /// Whether a thread of another owner (or of none) holds `value` at metadata `key`.
-    pub fn metadata_held_by_others(&self, key: &str, value: &str) -> Result<bool> {
-        if let Some(pg) = self.pg() {
-            return pg.metadata_held_by_others(key, value);
-        }
-        Ok(self
-            .conn()
-            .query_row(
-                "SELECT 1 FROM threads WHERE owner IS NOT ?1 \
-                 AND json_extract(metadata_json, '$.' || ?2) = ?3 LIMIT 1",
-                params![self.owner, key, value],
-                |_| Ok(()),
-            )
-            .optional()
-            .map(|found| found.is_some())?)
-    }
-
     /// Saves title, status and metadata. False if the thread does not exist.
     pub fn save_thread(&self, thread: &Thread) -> Result<bool> {
         if let Some(pg) = self.pg() {
@@ -212,6 +178,7 @@ impl UserStore<'_> {
             args,
         )?;
         tx.execute("DELETE FROM views WHERE thread_id = ?1", [id.as_str()])?;
+        tx.execute(agent_sessions::END_SQLITE, args)?;
         tx.commit()?;
         Ok(true)
     }

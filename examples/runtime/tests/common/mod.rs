@@ -149,6 +149,54 @@ impl Process {
         .await
     }
 
+    /// `open` from the loopback address `from` (127.0.0.2, …): another client to the runtime.
+    pub async fn open_from(&self, from: [u8; 4], cookie: Option<&str>, request: &Value) -> Stream {
+        let body = request.to_string();
+        let tcp = self.connect_from(from).await;
+        let head = self.head(
+            "POST",
+            "/chatkit",
+            Some("application/json"),
+            cookie,
+            body.len(),
+        );
+        Stream::exchange(tcp, &head, body.as_bytes()).await
+    }
+
+    /// A connection to the runtime from the loopback address `from`.
+    pub async fn connect_from(&self, from: [u8; 4]) -> TcpStream {
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket
+            .bind(std::net::SocketAddr::from((from, 0)))
+            .expect("bind a loopback source address");
+        socket
+            .connect(std::net::SocketAddr::from(([127, 0, 0, 1], self.port)))
+            .await
+            .unwrap()
+    }
+
+    /// A request head (without its final blank line, so headers can be added).
+    pub fn head(
+        &self,
+        method: &str,
+        path: &str,
+        content_type: Option<&str>,
+        cookie: Option<&str>,
+        length: usize,
+    ) -> String {
+        let mut head = format!(
+            "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Length: {length}\r\nConnection: close\r\n",
+            self.port,
+        );
+        if let Some(t) = content_type {
+            head.push_str(&format!("Content-Type: {t}\r\n"));
+        }
+        if let Some(c) = cookie {
+            head.push_str(&format!("Cookie: {c}\r\n"));
+        }
+        head
+    }
+
     /// Sends any request; the response is read as it comes.
     pub async fn send(
         &self,
@@ -190,6 +238,25 @@ impl Drop for Process {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+impl Stream {
+    /// Sends `head` (then a blank line) and `body` on `tcp`; the response is read as it comes.
+    pub async fn exchange(mut tcp: TcpStream, head: &str, body: &[u8]) -> Stream {
+        tcp.write_all(head.as_bytes()).await.unwrap();
+        tcp.write_all(b"\r\n").await.unwrap();
+        tcp.write_all(body).await.unwrap();
+        let mut stream = Stream {
+            tcp,
+            raw: Vec::new(),
+            body: Vec::new(),
+            headers: String::new(),
+            ended: false,
+            keepalives: 0,
+        };
+        stream.read_headers().await;
+        stream
     }
 }
 

@@ -180,6 +180,7 @@ pub(crate) async fn stream(
     user: User,
     base: String,
     body: RequestBody,
+    seat: &crate::runs::Seat,
 ) -> Result<Response, RequestBody> {
     let start = match body {
         RequestBody::ThreadsCreate { input } => Start::Message(None, input),
@@ -220,7 +221,7 @@ pub(crate) async fn stream(
     };
     let (tx, rx) = mpsc::channel::<Frame>(64);
     // Registered before the response goes out: a cancel sent right after it finds the run.
-    let handle = state.runs.start(&user, &prepared.thread.id, &tx);
+    let handle = state.runs.start(&user, &prepared.thread.id, &tx, seat);
     let changes = bridge.slot(prepared.thread.id.as_str(), |s| s.changes.clone());
     let out = Out::new(
         state.clone(),

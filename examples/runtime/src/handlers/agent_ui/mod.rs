@@ -46,6 +46,7 @@ use logs::*;
 use writes::*;
 
 use crate::auth::User;
+use crate::clients::{self, Client, Kind};
 use crate::errors::{bad_request, json_error};
 use crate::handlers::events::{self, Out};
 use crate::routes;
@@ -116,6 +117,7 @@ pub async fn agent_ui(
     State(state): State<Arc<AppState>>,
     // Every request has an identity (the guard's); only a live run is kept, for its owner.
     Extension(user): Extension<User>,
+    Extension(client): Extension<Client>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
@@ -125,13 +127,31 @@ pub async fn agent_ui(
         Ok(request) => request,
         Err(refused) => return log("-", refused),
     };
-    match answer(&request) {
+    let answer = answer(&request);
+    // A streamed answer counts as a run of its client until its stream ends.
+    let share = match &answer {
+        Ok(Answer::Log(..) | Answer::Long) => match state.clients.take(Kind::Run, client) {
+            Ok(share) => Some(share),
+            Err(refused) => return log("-", state.clients.too_many(refused)),
+        },
+        _ => None,
+    };
+    let streamed = |response| match share {
+        Some(share) => clients::held(response, share),
+        None => response,
+    };
+    match answer {
         Err(message) => log("-", bad_request(&message)),
         Ok(Answer::Log(name, events)) => {
             let steps = paced(events, state.pace);
             log(
                 &name,
-                events::stream(state.clone(), "agent-ui", name.clone(), steps),
+                streamed(events::stream(
+                    state.clone(),
+                    "agent-ui",
+                    name.clone(),
+                    steps,
+                )),
             )
         }
         Ok(Answer::Page(page)) => log("history", Json(page).into_response()),
@@ -140,7 +160,7 @@ pub async fn agent_ui(
                 .thread_id
                 .filter(|t| !t.is_empty())
                 .unwrap_or_else(|| "thread-long".to_owned());
-            log("long", start_long(state, &user.0, thread_id))
+            log("long", streamed(start_long(state, &user.0, thread_id)))
         }
         Ok(Answer::Turn { kind, run_id, text }) => {
             let name = format!("{}:{run_id}", kind.as_str());
