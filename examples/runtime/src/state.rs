@@ -11,7 +11,7 @@ use crate::runs::{self, Run};
 use crate::shared::Shared;
 use crate::store::{self, Store, UserStore};
 use axum::response::Response;
-use chat_shell_core::protocol::chatkit::{ItemId, ThreadItem};
+use chat_shell_core::protocol::chatkit::{ItemId, ItemKind, ThreadItem};
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::path::PathBuf;
@@ -177,7 +177,14 @@ impl AppState {
         let Some(user) = waiting else {
             return Ok(());
         };
-        if let Some(decided) = self.store.user(&user.0).item(&thread.into(), item)? {
+        let Some(decided) = self.store.user(&user.0).item(&thread.into(), item)? else {
+            return Ok(());
+        };
+        // A notification alone is not trusted (anyone who can reach the database can send
+        // one): the stored item must hold the answer, or the waiter stays for the real one.
+        let answered = matches!(&decided.kind, ItemKind::AcpToolCall(call)
+            if call.permission.as_ref().is_some_and(|p| p.outcome.is_some()));
+        if answered {
             if self.hand_to_waiter(&user, Box::new(decided)).is_ok() {
                 println!("permission answered on another instance: thread={thread} item={item}");
             }

@@ -1,6 +1,7 @@
 //! Two instances on one PostgreSQL database: a Stop passed between them is acted on only
-//! once the run's row says it was asked; a forged `NOTIFY` (anyone who can reach the
-//! database can send one) stops nothing. The real binary over HTTP/1.1; skipped unless
+//! once the run's row says it was asked, a permission answer only once the stored item
+//! holds it; a forged `NOTIFY` (anyone who can reach the database can send one) stops and
+//! answers nothing. The real binary over HTTP/1.1; skipped unless
 //! `CHAT_SHELL_TEST_DATABASE_URL` names a server.
 
 mod common;
@@ -136,4 +137,82 @@ async fn a_forged_stop_notification_is_ignored_and_a_real_one_stops_the_run() {
     let row = run_row(&scoped, &thread);
     assert_eq!(row["cancel_requested"], true, "{row}");
     assert_eq!(row["outcome"], "cancelled", "{row}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_forged_permission_notification_is_ignored_and_the_real_answer_goes_through() {
+    let Some((scoped, _)) = tokio::task::spawn_blocking(postgres_url).await.unwrap() else {
+        return;
+    };
+    let args = vec![
+        "--dist".to_owned(),
+        "/nonexistent".to_owned(),
+        "--database".to_owned(),
+        scoped.clone(),
+    ];
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (a, b) = (
+        Process::start(&args, &[], true),
+        Process::start(&args, &[], true),
+    );
+    let cookie = a.new_identity().await;
+    // A run on A that waits for the answer to a permission request.
+    let mut origin = a.open(Some(&cookie), &create("permission")).await;
+    let read = origin
+        .until("the permission request", |e| {
+            e["update"]["type"] == "acp_tool_call.permission_requested"
+        })
+        .await;
+    let thread = read
+        .iter()
+        .find(|e| e["type"] == "thread.created")
+        .and_then(|e| e["thread"]["id"].as_str())
+        .expect("thread.created")
+        .to_owned();
+    let call = read
+        .iter()
+        .filter(|e| e["item"]["type"] == "acp_tool_call")
+        .last()
+        .map(|e| e["item"].clone())
+        .expect("the tool call");
+    let (item, tool_call) = (
+        call["id"].as_str().unwrap().to_owned(),
+        call["tool_call"]["toolCallId"].as_str().unwrap().to_owned(),
+    );
+
+    // "Answered on another instance", forged: nothing is answered in the store.
+    let forged = format!("p ins_forged {thread} {item}");
+    sql(&scoped, move |c| {
+        c.execute("SELECT pg_notify('chat_shell', $1)", &[&forged])
+            .unwrap();
+        Value::Null
+    });
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(
+        !a.output()
+            .contains("permission answered on another instance"),
+        "{}",
+        a.output()
+    );
+
+    // The real answer, on B, still reaches the run on A, which goes on to its end.
+    let mut answer = b
+        .open(Some(&cookie), &json!({"type": "threads.custom_action", "params": {
+            "thread_id": thread, "item_id": item,
+            "action": {"type": "acp.permission_response",
+                       "payload": {"toolCallId": tool_call, "outcome": {"outcome": "selected", "optionId": "allow-once"}}}
+        }}))
+        .await;
+    assert_eq!(answer.status(), 200);
+    answer.rest().await;
+    a.wait_for_line(&format!(
+        "permission answered on another instance: thread={thread} item={item}"
+    ))
+    .unwrap_or_else(|| panic!("{}", a.output()));
+    let rest = origin.rest().await;
+    assert!(
+        rest.iter().any(|e| e["type"] == "thread.item.updated"
+            && e["update"]["type"] == "acp_tool_call.permission_resolved"),
+        "{rest:#?}"
+    );
 }

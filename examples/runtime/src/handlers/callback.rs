@@ -70,7 +70,9 @@ pub fn parse_update(body: &[u8]) -> Result<ViewUpdate, String> {
         None => return Err("type must be \"view_update\"".into()),
     }
     let group_id = match object.get("group_id").and_then(Value::as_str) {
-        Some(id) if !id.is_empty() && id.len() <= 128 => id.to_owned(),
+        Some(id) if !id.is_empty() && id.len() <= 128 && !crate::labels::bad_id(id) => {
+            id.to_owned()
+        }
         _ => return Err("group_id must be a thread id".into()),
     };
     let view_type = match object.get("view_type").and_then(Value::as_str) {
@@ -215,6 +217,8 @@ mod tests {
             br#"{"type":"view_update","group_id":"thr_1","view_type":"diff","content":[]}"#,
             br#"{"type":"view_update","group_id":"thr_1","view_type":"diff","content":"x"}"#,
             br#"{"type":"view_update","group_id":"thr_1","view_type":"diff"}"#,
+            // PostgreSQL refuses a NUL in text: a 400 here, not a 500 at the store.
+            br#"{"type":"view_update","group_id":"thr\u0000","view_type":"diff","content":{}}"#,
             b"nope",
         ] {
             assert!(
