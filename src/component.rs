@@ -25,7 +25,7 @@ pub fn ChatShell(
     /// Sent as `metadata` with every request.
     #[prop(optional)]
     metadata: Option<JsonMap>,
-    /// `light` (default), `dark`, or `auto` (follows `prefers-color-scheme`).
+    /// `light`, `dark`, or `auto` (the default: follows `prefers-color-scheme`).
     #[prop(optional, into)]
     theme: MaybeProp<String>,
     /// Language of the UI strings (`en`, `fr`, `de`, `ar`…); right-to-left ones flip the layout.

@@ -54,8 +54,9 @@ pub fn ShellHeader(history_button: NodeRef<html::Button>) -> impl IntoView {
                     class="cs-button cs-button--ghost"
                     aria-label=tr(shell, Text::NewChat)
                     title=tr(shell, Text::NewChat)
-                    on:click=move |_| {
+                    on:click=move |e: web_sys::MouseEvent| {
                         shell.with(|rt| rt.new_chat());
+                        super::focus_next(e.current_target(), &["textarea"]);
                     }
                 >
                     <span aria-hidden="true">"+"</span>

@@ -90,6 +90,9 @@ impl MarkdownDom {
         container.set_inner_html("");
         let tail = document.create_element("div").ok()?;
         tail.set_class_name("cs-md__tail");
+        // Each block reads in the direction of its own text: an English answer in a
+        // right-to-left page keeps its full stop on the right.
+        let _ = tail.set_attribute("dir", "auto");
         container.append_child(&tail).ok()?;
         Some(MarkdownDom {
             stream: Stream::new(),
@@ -171,7 +174,7 @@ impl MarkdownDom {
             // sanitized fragment, so wrapping it in its own div cannot change its meaning.
             let html = self.stream.blocks_html(
                 self.rendered_blocks,
-                "<div class=\"cs-md__block\">",
+                "<div class=\"cs-md__block\" dir=\"auto\">",
                 "</div>",
             );
             let _ = self

@@ -97,3 +97,32 @@ pub(crate) fn trf(shell: Shell, text: Text, args: Vec<(&'static str, String)>) -
 pub(crate) fn strings(shell: Shell) -> Strings {
     shell.signals().map(|s| s.strings.get()).unwrap_or_default()
 }
+
+/// After this frame's re-render, moves the focus to the first element of `from`'s root
+/// (the element's shadow root, or the page for the Leptos component) that matches one of
+/// `selectors`, tried in order: an action that takes its own control away (a permission
+/// answered, a conversation replaced) never leaves the focus on `<body>`.
+pub(crate) fn focus_next(from: Option<web_sys::EventTarget>, selectors: &'static [&'static str]) {
+    use wasm_bindgen::JsCast;
+    let Some(from) = from.and_then(|t| t.dyn_into::<web_sys::Node>().ok()) else {
+        return;
+    };
+    let root = from.get_root_node();
+    let find = move |selector: &str| -> Option<web_sys::Element> {
+        match root.dyn_ref::<web_sys::ShadowRoot>() {
+            Some(shadow) => shadow.query_selector(selector).ok().flatten(),
+            None => root
+                .dyn_ref::<web_sys::Document>()
+                .and_then(|d| d.query_selector(selector).ok().flatten()),
+        }
+    };
+    request_animation_frame(move || {
+        if let Some(el) = selectors
+            .iter()
+            .find_map(|s| find(s))
+            .and_then(|el| el.dyn_into::<web_sys::HtmlElement>().ok())
+        {
+            let _ = el.focus();
+        }
+    });
+}

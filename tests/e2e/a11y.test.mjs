@@ -70,3 +70,19 @@ test('an error with Retry', async () => {
   assert.deepEqual(await axeViolations(page), []);
   assert.deepEqual(page.consoleErrors, []);
 });
+
+test('dark: with no theme the element follows a dark OS scheme, light still forces light; axe is clean', async () => {
+  const bg = () => page.evaluate(() => getComputedStyle(document.querySelector('chat-shell')).getPropertyValue('--cs-bg').trim());
+  await page.emulateMedia({ colorScheme: 'dark' });
+  try {
+    assert.equal(await page.evaluate(() => document.querySelector('chat-shell').hasAttribute('theme')), false);
+    assert.equal(await bg(), '#15171c');
+    assert.deepEqual(await axeViolations(page), []);
+    await page.evaluate(() => document.querySelector('chat-shell').setAttribute('theme', 'light'));
+    assert.equal(await bg(), '#ffffff');
+  } finally {
+    await page.evaluate(() => document.querySelector('chat-shell').removeAttribute('theme'));
+    await page.emulateMedia({ colorScheme: 'light' });
+  }
+  assert.equal(await bg(), '#ffffff');
+});

@@ -126,6 +126,10 @@ test('each thread keeps its own draft, and the new chat its own', async () => {
   await composer(page).fill('unsent text for two');
   await page.getByRole('button', { name: 'New chat' }).click();
   assert.equal(await composer(page).inputValue(), '', 'the new chat took the draft of thread two');
+  await waitFor(() => composer(page).evaluate((box) => box.getRootNode().activeElement === box), {
+    timeout: 3_000,
+    message: 'New chat puts the focus in the composer',
+  });
   await composer(page).fill('unsent text for a new chat');
 
   await selectThread(page, 'Draft thread one');

@@ -551,3 +551,38 @@ test('scrolling: the view stays where the reader put it, Scroll to bottom return
   await page.close();
   await paced.close();
 });
+
+test('the liveness warning shows only once a stream has been silent a while, with Stop', async () => {
+  const page = await open();
+  await sendMessage(page, 'stall');
+  const liveness = page.locator('[data-part="liveness"]');
+  const startedAt = Date.now();
+  // The stalled answer said its first words, then nothing: after 5 s of silence, a warning.
+  await liveness.waitFor({ timeout: 10_000 });
+  assert.ok(Date.now() - startedAt >= 4_000, `shown after ${Date.now() - startedAt} ms, not at once`);
+  assert.match(await liveness.textContent(), /last event \ds ago/);
+  assert.equal(await page.getByRole('button', { name: 'Stop' }).count(), 1, 'with a way out');
+  await page.getByRole('button', { name: 'Stop' }).click();
+  await liveness.waitFor({ state: 'detached', timeout: 5_000 });
+  assert.deepEqual(page.consoleErrors, [], page.logs());
+});
+
+test('a working indicator shows from Send until the first content, then goes', async () => {
+  const page = await open();
+  // A server slow to answer: nothing of the answer for a second and a half.
+  await page.route('**/chatkit', async (route) => {
+    if (JSON.parse(route.request().postData() ?? '{}').type === 'threads.create') await sleep(1_500);
+    await route.continue();
+  });
+  const working = page.locator('[data-part="working"]');
+  await sendMessage(page, 'hello there');
+  await working.waitFor({ timeout: 1_000 });
+  assert.equal(await working.getAttribute('role'), 'status');
+  assert.ok((await working.textContent()).trim().length > 0, 'a text alternative');
+  assert.equal(await page.locator('article[data-role="assistant"]').count(), 0, 'before the first byte');
+  await page.locator('article[data-role="assistant"]').first().waitFor({ timeout: 10_000 });
+  await working.waitFor({ state: 'detached', timeout: 5_000 });
+  await waitForIdle(page);
+  assert.equal(await working.count(), 0);
+  assert.deepEqual(page.consoleErrors, [], page.logs());
+});

@@ -388,3 +388,31 @@ test('under locale="fr" the main states show no English word of the table', asyn
   assert.deepEqual(errors, [], 'console errors');
   await page.close();
 });
+
+test('under locale="ar" code, paths and inline code read left to right, and an English answer keeps its own direction', async () => {
+  const page = await newPage(context, runtime.url);
+  await page.evaluate(() => document.querySelector('chat-shell').setAttribute('locale', 'ar'));
+  const composer = page.locator('chat-shell textarea').first();
+  await composer.waitFor();
+  // The scripted answer: English prose with inline code, a list and a Rust code block.
+  await composer.fill('hello');
+  await composer.press('Enter');
+  const answer = page.locator('article[data-role="assistant"]').last();
+  await answer.locator('pre code').first().waitFor({ timeout: 10_000 });
+  await answer.locator('[data-part="code-copy"]').first().waitFor({ timeout: 10_000 });
+  const directions = await answer.evaluate((article) => {
+    const dir = (el) => (el ? getComputedStyle(el).direction : null);
+    return {
+      page: dir(article.closest('[dir]') ?? article),
+      pre: dir(article.querySelector('pre')),
+      code: dir(article.querySelector('pre code')),
+      inline: dir(article.querySelector('p code, li code')),
+      paragraph: dir(article.querySelector('p')),
+      item: dir(article.querySelector('li')),
+    };
+  });
+  assert.deepEqual(directions, { page: 'rtl', pre: 'ltr', code: 'ltr', inline: 'ltr', paragraph: 'ltr', item: 'ltr' });
+  // The UI around the answer stays right to left.
+  assert.equal(await page.locator('chat-shell').evaluate((el) => getComputedStyle(el.shadowRoot.querySelector('textarea')).direction), 'rtl');
+  assert.deepEqual(page.consoleErrors, []);
+});

@@ -237,7 +237,7 @@ texts! {
     NewFile = "new_file" => "New file",
     LinesUnchanged = "lines_unchanged" => "{count} unchanged lines",
     OutputTruncated = "output_truncated" => "Output truncated",
-    TerminalOutput = "terminal_output" => "Terminal {id}",
+    TerminalOutput = "terminal_output" => "Terminal",
     ToolLocations = "tool_locations" => "Files",
     ToolCallsFolded = "tool_calls_folded" => "{count} tool calls",
     ExitCode = "exit_code" => "Exit code {code}",
@@ -556,7 +556,7 @@ queue_refused = L'exécution s'est terminée avant que votre message l'atteigne 
 new_file = Nouveau fichier
 lines_unchanged = {count} lignes inchangées
 output_truncated = Sortie tronquée
-terminal_output = Terminal {id}
+terminal_output = Terminal
 tool_locations = Fichiers
 exit_code = Code de sortie {code}
 exit_signal = Arrêté par le signal {signal}
@@ -864,7 +864,7 @@ queue_refused = Der Lauf war zu Ende, bevor Ihre Nachricht ihn erreichte; sie st
 new_file = Neue Datei
 lines_unchanged = {count} unveränderte Zeilen
 output_truncated = Ausgabe gekürzt
-terminal_output = Terminal {id}
+terminal_output = Terminal
 tool_locations = Dateien
 exit_code = Exit-Code {code}
 exit_signal = Durch Signal {signal} beendet
@@ -1172,7 +1172,7 @@ queue_refused = انتهى التشغيل قبل أن تصله رسالتك؛ أ
 new_file = ملف جديد
 lines_unchanged = {count} سطرًا دون تغيير
 output_truncated = تم اقتطاع المخرجات
-terminal_output = الطرفية {id}
+terminal_output = الطرفية
 tool_locations = الملفات
 exit_code = رمز الخروج {code}
 exit_signal = أُنهي بالإشارة {signal}

@@ -213,6 +213,22 @@ fn unfinished_calls_are_interrupted_when_the_run_ends_however_it_ends() {
 }
 
 #[test]
+fn a_turn_waits_on_the_user_while_a_permission_is_unanswered() {
+    let mut state = streaming();
+    assert!(!state.waits_on_user());
+    add_call(
+        &mut state,
+        "tc_1",
+        json!({"toolCallId": "tc_1", "title": "rm -rf target", "kind": "execute"}),
+    );
+    assert!(!state.waits_on_user(), "a running call waits on nobody");
+    request_permission(&mut state, "tc_1");
+    assert!(state.waits_on_user());
+    resolve(&mut state, "tc_1", "once");
+    assert!(!state.waits_on_user(), "answered");
+}
+
+#[test]
 fn a_permission_is_decided_only_when_the_server_confirms_it() {
     let mut state = streaming();
     add_call(

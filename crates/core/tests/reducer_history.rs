@@ -5,10 +5,11 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use chat_shell_core::adapters::chatkit as chatkit_adapter;
+use chat_shell_core::model::EntryKind;
 use chat_shell_core::protocol::chatkit::*;
 use chat_shell_core::protocol::JsonMap;
 use chat_shell_core::reducer::{
-    is_ghost, reduce, ChatState, Effect, Input, OutgoingMessage, GHOST_OPTION,
+    is_ghost, reduce, ChatState, Effect, Input, OutgoingMessage, Streamed, GHOST_OPTION,
 };
 use serde_json::json;
 
@@ -157,6 +158,61 @@ fn a_ghost_echo_stays_hidden_with_or_without_a_local_message() {
         })),
     );
     assert!(visible_ids(&state).is_empty());
+}
+
+#[test]
+fn a_failed_message_comes_back_not_an_earlier_one_the_server_never_echoed() {
+    // As over the events envelope: the server never echoes, so every sent message stays
+    // this client's own.
+    let mut state = ChatState::new();
+    let send = |state: &mut ChatState, text: &str| {
+        reduce(
+            state,
+            Input::SendStarted(OutgoingMessage {
+                content: Vec::new(),
+                text: text.into(),
+                ..Default::default()
+            }),
+        )
+    };
+    for (n, text) in ["first one", "second one"].into_iter().enumerate() {
+        send(&mut state, text);
+        let id = format!("a{n}");
+        reduce(
+            &mut state,
+            Input::Stream(Streamed::ItemDone(chatkit_adapter::entry(answer(
+                &id, "ok",
+            )))),
+        );
+        reduce(&mut state, Input::StreamEnded);
+    }
+    send(&mut state, "the one that failed");
+    assert!(
+        !state.turn_has_content(),
+        "nothing shown yet: the working indicator's time"
+    );
+    let out = reduce(
+        &mut state,
+        Input::StreamFailed {
+            message: "connection lost".into(),
+            allow_retry: false,
+        },
+    );
+    let restored: Vec<&str> = out
+        .effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::RestoreDraft { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(restored, ["the one that failed"]);
+    let users = state
+        .items()
+        .iter()
+        .filter(|i| matches!(&i.item.kind, EntryKind::UserMessage(_)))
+        .count();
+    assert_eq!(users, 2, "the earlier messages stay in the conversation");
 }
 
 #[test]

@@ -84,6 +84,9 @@ pub fn OrchestrationView() -> impl IntoView {
     }
 }
 
+/// Seconds of silence before the liveness hint shows.
+const STALE_AFTER_SECS: u64 = 5;
+
 /// Between the transcript and the composer: the budget banner (the run was stopped; the
 /// composer stays usable) and, while a run is active, a quiet liveness hint.
 #[component]
@@ -123,7 +126,14 @@ pub fn RunBar() -> impl IntoView {
         let last = signals.last_event.get()?;
         Some(((now.get() - last) / 1000.0).max(0.0).floor() as u64)
     });
-    let shown = Memo::new(move |_| seconds.get().is_some());
+    // A warning, not a ticker: only once the stream has been silent a while, and never
+    // while the run waits on the user (a permission, a question).
+    let shown = Memo::new(move |_| {
+        seconds.get().is_some_and(|s| s >= STALE_AFTER_SECS)
+            && !shell
+                .with(|rt| rt.with_state(|s| s.waits_on_user()))
+                .unwrap_or(false)
+    });
     let liveness = move || {
         shown.get().then(|| {
             view! {

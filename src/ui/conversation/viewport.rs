@@ -372,6 +372,7 @@ pub fn StreamViewport() -> impl IntoView {
                             }
                         })
                 }}
+                <WorkingIndicator />
                 <TurnErrorView />
             </div>
             <Show when=move || !at_bottom.get()>
@@ -520,5 +521,37 @@ fn StarterButton(prompt: StarterPrompt) -> impl IntoView {
             {icon}
             <span class="cs-start__title">{prompt.title}</span>
         </button>
+    }
+}
+
+/// Between Send and the turn's first content: an assistant placeholder, so waiting never
+/// looks like nothing. It goes as soon as anything of the answer shows (a loader hint
+/// replaces it too).
+#[component]
+fn WorkingIndicator() -> impl IntoView {
+    let shell = use_shell();
+    let signals = shell.signals().expect("runtime exists while mounted");
+    let shown = Memo::new(move |_| {
+        signals.last_event.track();
+        signals.order.track();
+        signals.streaming.get().is_some()
+            && signals.progress.with(Option::is_none)
+            && !shell
+                .with(|rt| rt.with_state(|s| s.turn_has_content()))
+                .unwrap_or(true)
+    });
+    move || {
+        shown.get().then(|| {
+            view! {
+                <div class="cs-working" data-part="working" role="status">
+                    <span class="cs-working__dots" aria-hidden="true">
+                        <span></span>
+                        <span></span>
+                        <span></span>
+                    </span>
+                    <span class="cs-sr-only">{tr(shell, Text::Thinking)}</span>
+                </div>
+            }
+        })
     }
 }

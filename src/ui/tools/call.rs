@@ -363,9 +363,10 @@ fn content_view(
             }
         },
         ToolCallContent::Diff(d) => diff_view(&d.path, d.old_text.as_deref(), &d.new_text, strings),
-        ToolCallContent::Terminal(t) => {
+        // The terminal's id is the agent's handle, nothing a reader can use: not shown.
+        ToolCallContent::Terminal(_) => {
             let output = tool_output::terminal_output(raw_output);
-            let label = strings.format(Text::TerminalOutput, &[("id", &t.terminal_id)]);
+            let label = strings.get(Text::TerminalOutput).to_owned();
             let exit = tool_output::exit_status(raw_output).map(|e| match e {
                 ExitStatus::Code(code) => (code != 0, strings.format(Text::ExitCode, &[("code", &code.to_string())])),
                 ExitStatus::Signal(signal) => (true, strings.format(Text::ExitSignal, &[("signal", &signal)])),

@@ -180,7 +180,7 @@ fn option_button(
 ) -> impl IntoView {
     let item_id = id.clone();
     let option_id = option.option_id.clone();
-    let on_click = move |_| {
+    let on_click = move |e: web_sys::MouseEvent| {
         if !armed.get_untracked() || answered {
             return;
         }
@@ -189,6 +189,14 @@ fn option_button(
             option_id: option_id.clone(),
         };
         shell.with(|rt| rt.dispatch(input));
+        // The card folds: on to the next request still waiting, else the composer.
+        crate::ui::focus_next(
+            e.current_target(),
+            &[
+                "[data-part=\"permission-option\"]:not([disabled])",
+                "textarea",
+            ],
+        );
     };
     view! {
         <button

@@ -192,10 +192,23 @@ fn set_turn_user_message(state: &mut ChatState, id: ItemId) {
     }
 }
 
+/// The oldest user message the server has not echoed yet: echoes come in the order sent.
 fn first_local_user_message(state: &ChatState) -> Option<ItemId> {
     state
         .items()
         .iter()
+        .find(|i| i.local && matches!(i.item.kind, EntryKind::UserMessage(_)))
+        .map(|i| i.item.id.clone())
+}
+
+/// The user message this client sent last that the server has not echoed: the failed
+/// turn's own. (Where the server never echoes, as over the events envelope, every sent
+/// message stays local: the first would be an earlier turn's.)
+fn last_local_user_message(state: &ChatState) -> Option<ItemId> {
+    state
+        .items()
+        .iter()
+        .rev()
         .find(|i| i.local && matches!(i.item.kind, EntryKind::UserMessage(_)))
         .map(|i| i.item.id.clone())
 }
@@ -648,7 +661,7 @@ fn fail_turn(
     finish_streaming_items(state, ItemStatus::Failed);
     run::interrupt_tool_calls(state);
     if retry_after.is_none() {
-        if let Some(local) = first_local_user_message(state) {
+        if let Some(local) = last_local_user_message(state) {
             if let Some(removed) = state.remove_item(&local).filter(|r| !r.hidden) {
                 if let EntryKind::UserMessage(m) = removed.item.kind {
                     out.effects.push(Effect::RestoreDraft {

@@ -1,6 +1,6 @@
 //! What the views render: the thread, its items in order, and the turn in progress.
 
-use crate::model::Entry;
+use crate::model::{Entry, EntryKind};
 use crate::protocol::chatkit::{ItemId, NoticeEvent, ThreadId, ThreadStatus};
 
 use super::run::{AgentInfo, Budget, Diagnostics, Orchestration, RunError, ToolCallMark};
@@ -224,6 +224,34 @@ impl ChatState {
 
     pub fn is_streaming(&self) -> bool {
         self.turn.is_some()
+    }
+
+    /// Whether the turn under way has shown anything since the user's message: a word of
+    /// an answer, a tool call, a widget… (an empty answer bubble is nothing yet).
+    pub fn turn_has_content(&self) -> bool {
+        self.items
+            .iter()
+            .rev()
+            .take_while(|i| !matches!(i.item.kind, EntryKind::UserMessage(_)))
+            .any(|i| match &i.item.kind {
+                EntryKind::AssistantText(m) => m.content.iter().any(|p| !p.text.is_empty()),
+                EntryKind::EndOfTurn(_) => false,
+                _ => !i.hidden,
+            })
+    }
+
+    /// Whether the turn under way waits on the user: a permission request or an agent's
+    /// question since the last user message is unanswered. A silent stream is then no
+    /// sign of trouble.
+    pub fn waits_on_user(&self) -> bool {
+        self.items
+            .iter()
+            .rev()
+            .take_while(|i| !matches!(i.item.kind, EntryKind::UserMessage(_)))
+            .any(|i| match &i.item.kind {
+                EntryKind::Elicitation(e) => e.outcome.is_none(),
+                _ => i.tool_call_state() == Some(super::run::ToolCallState::AwaitingPermission),
+            })
     }
 
     /// What changed since the last call.
