@@ -105,12 +105,14 @@ test('agent-ui: a team: the roster in status order, owners on bubbles and calls,
   await roster.waitFor({ timeout: 5_000 });
   const rows = roster.getByRole('listitem');
   const order = await rows.evaluateAll((els) => els.filter((e) => e.dataset.agent).map((e) => [e.dataset.agent, e.dataset.status]));
+  // The run is over: those last reported running read as unknown, never as running.
   assert.deepEqual(order, [
     ['reviewer@remote', 'input_required'],
-    ['lead@delivery', 'running'],
-    ['writer@delivery', 'running'],
     ['researcher@delivery', 'completed'],
+    ['lead@delivery', 'unknown'],
+    ['writer@delivery', 'unknown'],
   ]);
+  assert.equal(await roster.locator('[data-part="teammate"][data-status="running"]').count(), 0);
   assert.match(await roster.locator('[data-agent="reviewer@remote"]').textContent(), /Which release should I review\?/);
   assert.match(await roster.locator('[data-agent="researcher@delivery"]').textContent(), /Child of lead/);
   // Each bubble says who wrote it; the handoff does not rewrite the lead's message.

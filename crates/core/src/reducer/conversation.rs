@@ -720,6 +720,7 @@ fn end_turn(state: &mut ChatState, out: &mut Outcome) {
     if state.turn.take().is_some() {
         state.mark().turn = true;
         out.emit(ChatEvent::ResponseEnd);
+        super::team::run_ended(state);
     }
     clear_progress(state);
 }

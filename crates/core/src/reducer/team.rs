@@ -87,6 +87,31 @@ pub fn status_rank(status: Option<&str>) -> u8 {
     }
 }
 
+/// Statuses that say a teammate is at work: after its run ended, nobody knows that any
+/// more, so they become unknown (Agent UI: unknown is shown as unknown, never guessed).
+const AT_WORK: &[&str] = &["running", "working", "in_progress", "active", "busy"];
+
+/// The run ended: a teammate last reported at work is now of unknown status.
+pub(super) fn run_ended(state: &mut ChatState) {
+    let Some(team) = state.team.as_mut() else {
+        return;
+    };
+    let mut changed = false;
+    for member in &mut team.members {
+        if member
+            .status
+            .as_deref()
+            .is_some_and(|s| AT_WORK.contains(&s))
+        {
+            member.status = None;
+            changed = true;
+        }
+    }
+    if changed {
+        state.mark().run = true;
+    }
+}
+
 impl Team {
     /// The members by [`status_rank`], then in order of appearance.
     pub fn by_status(&self) -> Vec<&Member> {

@@ -530,17 +530,19 @@ fn check_11_team_state_comes_from_agent_facts_not_prose() {
     let team = state.team.as_ref().expect("a team");
     let status = |id: &str| team.member(id).and_then(|m| m.status.clone());
     assert_eq!(status("researcher@delivery").as_deref(), Some("completed"));
-    assert_eq!(status("writer@delivery").as_deref(), Some("running"));
+    // Running when the run ended: nobody knows any more, so unknown, never "running".
+    assert_eq!(status("writer@delivery"), None);
+    assert_eq!(status("lead@delivery"), None);
     assert_eq!(status("reviewer@remote").as_deref(), Some("input_required"));
-    // The roster's order: needs input first, done last.
+    // The roster's order: needs input first, then done, unknown last.
     let order: Vec<&str> = team.by_status().iter().map(|m| m.id.as_str()).collect();
     assert_eq!(
         order,
         [
             "reviewer@remote",
+            "researcher@delivery",
             "lead@delivery",
-            "writer@delivery",
-            "researcher@delivery"
+            "writer@delivery"
         ]
     );
 }
