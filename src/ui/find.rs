@@ -4,6 +4,7 @@
 //! screen does not need (`crate::parts::views::find_bar`).
 
 use super::{tr, trf, use_shell};
+use crate::ui::glyphs::{glyph, Glyph};
 use chat_shell_core::find;
 use chat_shell_core::strings::Text;
 use leptos::ev;
@@ -108,18 +109,18 @@ pub(crate) fn FindBar() -> impl IntoView {
                 on:keydown=on_keydown
             />
             <span class="cs-find__status" role="status" aria-live="polite">{status}</span>
-            {icon_button(shell, Text::FindPrevious, "↑", Signal::derive(none), move || step(false))}
-            {icon_button(shell, Text::FindNext, "↓", Signal::derive(none), move || step(true))}
-            {icon_button(shell, Text::FindClose, "×", Signal::from(false), close)}
+            {icon_button(shell, Text::FindPrevious, Glyph::ArrowUp, Signal::derive(none), move || step(false))}
+            {icon_button(shell, Text::FindNext, Glyph::ArrowDown, Signal::derive(none), move || step(true))}
+            {icon_button(shell, Text::FindClose, Glyph::Close, Signal::from(false), close)}
         </div>
     }
 }
 
-/// A button shown as a glyph, named (and titled) by `name`.
+/// A button shown as an icon, named (and titled) by `name`.
 fn icon_button(
     shell: crate::runtime::Shell,
     name: Text,
-    glyph: &'static str,
+    icon: Glyph,
     disabled: Signal<bool>,
     on_click: impl Fn() + 'static,
 ) -> impl IntoView {
@@ -132,7 +133,7 @@ fn icon_button(
             disabled=disabled
             on:click=move |_| on_click()
         >
-            <span aria-hidden="true">{glyph}</span>
+            {glyph(icon)}
         </button>
     }
 }

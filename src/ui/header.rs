@@ -47,7 +47,7 @@ pub fn ShellHeader(history_button: NodeRef<html::Button>) -> impl IntoView {
                     data-part="find-toggle"
                     on:click=move |_| signals.find_open.update(|o| *o = !*o)
                 >
-                    <span aria-hidden="true">"⌕"</span>
+                    {crate::ui::glyphs::glyph(crate::ui::glyphs::Glyph::Search)}
                 </button>
                 <button
                     type="button"
@@ -59,7 +59,7 @@ pub fn ShellHeader(history_button: NodeRef<html::Button>) -> impl IntoView {
                         super::focus_next(e.current_target(), &["textarea"]);
                     }
                 >
-                    <span aria-hidden="true">"+"</span>
+                    {crate::ui::glyphs::glyph(crate::ui::glyphs::Glyph::Plus)}
                     <span class="cs-button__label">{tr(shell, Text::NewChat)}</span>
                 </button>
                 <button
@@ -75,7 +75,7 @@ pub fn ShellHeader(history_button: NodeRef<html::Button>) -> impl IntoView {
                         shell.with(|rt| rt.toggle_history());
                     }
                 >
-                    <span aria-hidden="true">"☰"</span>
+                    {crate::ui::glyphs::glyph(crate::ui::glyphs::Glyph::History)}
                     <span class="cs-button__label">{tr(shell, Text::History)}</span>
                 </button>
             </div>

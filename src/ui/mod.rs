@@ -19,6 +19,7 @@ pub(crate) mod composer;
 pub(crate) mod conversation;
 mod diff;
 pub(crate) mod find;
+pub(crate) mod glyphs;
 pub(crate) mod header;
 pub(crate) mod history;
 pub(crate) mod markdown;

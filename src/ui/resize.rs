@@ -137,7 +137,7 @@ pub fn ResizeHandles() -> impl IntoView {
                     on:pointerup=move |_| up()
                     on:pointercancel=move |_| drag.set(None)
                 >
-                    <span aria-hidden="true">"⤡"</span>
+                    {crate::ui::glyphs::glyph(crate::ui::glyphs::Glyph::Resize)}
                 </button>
             }
         })

@@ -86,3 +86,19 @@ test('dark: with no theme the element follows a dark OS scheme, light still forc
   }
   assert.equal(await bg(), '#ffffff');
 });
+
+test('the chrome draws its icons: no typed glyph stands for one', async () => {
+  await page.getByRole('button', { name: 'Find in conversation' }).click();
+  await page.getByRole('button', { name: 'Next match' }).waitFor();
+  const found = await page.evaluate(() => {
+    const root = document.querySelector('chat-shell').shadowRoot;
+    const buttons = [...root.querySelectorAll('button')];
+    return {
+      glyphs: buttons.map((b) => b.textContent.trim()).filter((t) => t && /^[\p{S}\p{P}]+$/u.test(t)),
+      drawn: buttons.filter((b) => b.querySelector('svg.cs-glyph')).length,
+    };
+  });
+  assert.deepEqual(found.glyphs, [], 'buttons whose only text is a symbol');
+  assert.ok(found.drawn >= 4, `${found.drawn} buttons with a drawn icon`);
+  await page.keyboard.press('Escape');
+});

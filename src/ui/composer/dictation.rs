@@ -151,7 +151,7 @@ pub fn Dictation(textarea: NodeRef<html::Textarea>) -> impl IntoView {
                     aria-label=tr(shell, Text::Dismiss)
                     on:click=move |_| error.set(None)
                 >
-                    "×"
+                    {crate::ui::glyphs::glyph(crate::ui::glyphs::Glyph::Close)}
                 </button>
             </div>
         })}
@@ -188,7 +188,7 @@ pub fn Dictation(textarea: NodeRef<html::Textarea>) -> impl IntoView {
                     title=tr(shell, Text::CancelDictation)
                     on:click=move |_| cancel()
                 >
-                    "×"
+                    {crate::ui::glyphs::glyph(crate::ui::glyphs::Glyph::Close)}
                 </button>
             })}
         </div>

@@ -267,7 +267,7 @@ fn Composer() -> impl IntoView {
                     }
                 }
             >
-                <span class="cs-composer__plus" aria-hidden="true">"+"</span>
+                <span class="cs-composer__plus">{crate::ui::glyphs::glyph(crate::ui::glyphs::Glyph::Plus)}</span>
             </button>
             <textarea
                 class="cs-composer__input"
@@ -378,7 +378,7 @@ fn AttachmentTray() -> impl IntoView {
                         aria-label=tr(shell, Text::Dismiss)
                         on:click=move |_| tray.error.set(None)
                     >
-                        "×"
+                        {crate::ui::glyphs::glyph(crate::ui::glyphs::Glyph::Close)}
                     </button>
                 </div>
             })

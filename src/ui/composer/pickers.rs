@@ -96,7 +96,7 @@ pub fn ChatKitPickers() -> impl IntoView {
                             }
                         }
                     >
-                        <span aria-hidden="true">"×"</span>
+                        {crate::ui::glyphs::glyph(crate::ui::glyphs::Glyph::Close)}
                     </button>
                 </span>
             }

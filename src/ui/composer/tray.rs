@@ -84,7 +84,7 @@ fn TrayItem(local: u64) -> impl IntoView {
                         shell.with(|rt| rt.remove_attachment(local));
                     }
                 >
-                    "×"
+                    {crate::ui::glyphs::glyph(crate::ui::glyphs::Glyph::Close)}
                 </button>
             </div>
             <span class="cs-tray__name" title=name.clone()>{name.clone()}</span>

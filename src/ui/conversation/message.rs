@@ -1,6 +1,7 @@
 //! User and assistant messages, each an `article` with `data-role`.
 
 use crate::runtime::ItemView;
+use crate::ui::glyphs::{glyph, Glyph};
 use crate::ui::markdown::{
     handle_code_copy, now_ms, reduced_motion, CodeLabels, MarkdownDom, Pacer,
 };
@@ -310,7 +311,8 @@ fn MessageActions(id: ItemId) -> impl IntoView {
     view! {
         <div class="cs-actions" data-part="message-actions">
             <button type="button" class="cs-button cs-button--ghost" on:click=copy>
-                {move || tr(shell, if copied.get() { Text::Copied } else { Text::Copy }).get()}
+                {move || glyph(if copied.get() { Glyph::Check } else { Glyph::Copy })}
+                <span>{move || tr(shell, if copied.get() { Text::Copied } else { Text::Copy }).get()}</span>
             </button>
             <button
                 type="button"
@@ -342,7 +344,8 @@ fn MessageActions(id: ItemId) -> impl IntoView {
                         }
                     }
                 >
-                    {tr(shell, Text::Retry)}
+                    {glyph(Glyph::Retry)}
+                    <span>{tr(shell, Text::Retry)}</span>
                 </button>
             </Show>
         </div>

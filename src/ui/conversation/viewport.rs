@@ -386,7 +386,7 @@ pub fn StreamViewport() -> impl IntoView {
                         at_bottom.set(true);
                     }
                 >
-                    "↓"
+                    {crate::ui::glyphs::glyph(crate::ui::glyphs::Glyph::ArrowDown)}
                 </button>
             </Show>
         </div>
@@ -454,7 +454,7 @@ fn Notices() -> impl IntoView {
                                     shell.with(|rt| rt.dismiss_notice(id));
                                 }
                             >
-                                "×"
+                                {crate::ui::glyphs::glyph(crate::ui::glyphs::Glyph::Close)}
                             </button>
                         </div>
                     }

@@ -3,6 +3,7 @@
 
 use crate::runtime::Shell;
 use crate::ui::diff::diff_view;
+use crate::ui::glyphs::{glyph, Glyph};
 use crate::ui::use_shell;
 use crate::ui::{strings, tr, trf};
 use chat_shell_core::model::{EntryKind, Permission};
@@ -26,15 +27,15 @@ const ARM_DELAY: Duration = Duration::from_millis(400);
 /// rest. A channel that never catches up does not keep the user from answering.
 const CATCH_UP_LIMIT: Duration = Duration::from_secs(5);
 
-/// The glyph of a permission option: ✓ allow, ✕ reject, doubled when remembered; a
-/// neutral dot for a kind this client does not know.
-fn option_glyph(kind: &PermissionOptionKind) -> &'static str {
+/// The icon of a permission option: a check to allow, a cross to reject, doubled or
+/// barred when remembered; none for a kind this client does not know.
+fn option_glyph(kind: &PermissionOptionKind) -> Option<Glyph> {
     match kind {
-        PermissionOptionKind::AllowOnce => "✓",
-        PermissionOptionKind::AllowAlways => "✓✓",
-        PermissionOptionKind::RejectOnce => "✕",
-        PermissionOptionKind::RejectAlways => "✕✕",
-        PermissionOptionKind::Unknown(_) => "•",
+        PermissionOptionKind::AllowOnce => Some(Glyph::Check),
+        PermissionOptionKind::AllowAlways => Some(Glyph::CheckDouble),
+        PermissionOptionKind::RejectOnce => Some(Glyph::Close),
+        PermissionOptionKind::RejectAlways => Some(Glyph::Block),
+        PermissionOptionKind::Unknown(_) => None,
     }
 }
 
@@ -207,7 +208,7 @@ fn option_button(
             disabled=move || answered || !armed.get()
             on:click=on_click
         >
-            <span class="cs-permission__glyph" aria-hidden="true">{option_glyph(&option.kind)}</span>
+            {option_glyph(&option.kind).map(glyph)}
             <span>{option.name.clone()}</span>
         </button>
     }
