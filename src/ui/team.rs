@@ -41,10 +41,12 @@ pub fn TeamRoster() -> impl IntoView {
     });
     move || {
         let team: Team = team.get()?;
-        let heading = match (&team.name, &team.topology) {
+        // The runtime's word (`coordinator_team`) as words: "Coordinator team".
+        let topology = team.topology.as_deref().map(as_words);
+        let heading = match (&team.name, topology) {
             (Some(name), Some(topology)) => format!("{name} · {topology}"),
             (Some(name), None) => name.clone(),
-            (None, Some(topology)) => topology.clone(),
+            (None, Some(topology)) => topology,
             (None, None) => String::new(),
         };
         let members = team
@@ -187,7 +189,7 @@ fn member_row(
             .map(|l| view! { <li>{l.text.clone()}</li> })
             .collect_view();
         let (id, toggled) = (m.id.clone(), m.id.clone());
-        let count = m.transcript.len().to_string();
+        let count = m.transcript.len();
         let list = NodeRef::<Ol>::new();
         let more = load_earlier(shell, m, earlier, list);
         view! {
@@ -208,7 +210,7 @@ fn member_row(
                     });
                 }
             >
-                <summary>{trf(shell, Text::TeammateTranscript, vec![("count", count)])}</summary>
+                <summary>{move || crate::ui::strings(shell).count(Text::TeammateTranscriptOne, Text::TeammateTranscript, count)}</summary>
                 {more}
                 <ol class="cs-team__transcript" data-part="teammate-transcript" data-has-more=m.transcript_has_more.to_string() tabindex="-1" node_ref=list>{lines}</ol>
             </details>
@@ -441,4 +443,15 @@ fn QuestionCard(
         </form>
     }
     .into_any()
+}
+
+/// A snake_case or kebab-case word of the runtime as a phrase: `coordinator_team` ->
+/// "Coordinator team".
+fn as_words(word: &str) -> String {
+    let spaced = word.replace(['_', '-'], " ");
+    let mut chars = spaced.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
 }

@@ -113,6 +113,10 @@ test('agent-ui: a team: the roster in status order, owners on bubbles and calls,
     ['writer@delivery', 'unknown'],
   ]);
   assert.equal(await roster.locator('[data-part="teammate"][data-status="running"]').count(), 0);
+  // The topology reads as words, not as the runtime's identifier.
+  const team = await page.locator('[data-part="team"]').textContent();
+  assert.match(team, /Coordinator team/);
+  assert.doesNotMatch(team, /coordinator_team/);
   assert.match(await roster.locator('[data-agent="reviewer@remote"]').textContent(), /Which release should I review\?/);
   assert.match(await roster.locator('[data-agent="researcher@delivery"]').textContent(), /Child of lead/);
   // Each bubble says who wrote it; the handoff does not rewrite the lead's message.

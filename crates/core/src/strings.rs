@@ -224,6 +224,7 @@ texts! {
     QuestionSending = "question_sending" => "Answer sent; waiting for the agent to confirm it…",
     ChildOf = "child_of" => "Child of {parent}",
     TeammateTranscript = "teammate_transcript" => "Transcript ({count} messages)",
+    TeammateTranscriptOne = "teammate_transcript_one" => "Transcript ({count} message)",
     LoadEarlier = "load_earlier" => "Load earlier messages",
     EarlierFailed = "earlier_failed" => "Earlier messages could not be loaded. {error}",
     Queue = "queue" => "Queue",
@@ -240,6 +241,7 @@ texts! {
     TerminalOutput = "terminal_output" => "Terminal",
     ToolLocations = "tool_locations" => "Files",
     ToolCallsFolded = "tool_calls_folded" => "{count} tool calls",
+    ToolCallsFoldedOne = "tool_calls_folded_one" => "{count} tool call",
     ExitCode = "exit_code" => "Exit code {code}",
     ExitSignal = "exit_signal" => "Ended by signal {signal}",
     OneLineUnchanged = "one_line_unchanged" => "1 unchanged line",
@@ -543,6 +545,7 @@ question_waiting = En attente de votre réponse
 question_sending = Réponse envoyée ; en attente de la confirmation de l'agent…
 child_of = Enfant de {parent}
 teammate_transcript = Transcription ({count} messages)
+teammate_transcript_one = Transcription ({count} message)
 load_earlier = Charger les messages précédents
 earlier_failed = Les messages précédents n’ont pas pu être chargés. {error}
 queue = Mettre en file
@@ -562,6 +565,7 @@ exit_code = Code de sortie {code}
 exit_signal = Arrêté par le signal {signal}
 one_line_unchanged = 1 ligne inchangée
 tool_calls_folded = {count} appels d'outils
+tool_calls_folded_one = {count} appel d'outil
 tool_calls_failed = {count} en échec
 tool_calls_unknown = {count} à l'issue inconnue
 raw_input = Entrée
@@ -851,6 +855,7 @@ question_waiting = Wartet auf Ihre Antwort
 question_sending = Antwort gesendet; wartet auf die Bestätigung des Agenten…
 child_of = Kind von {parent}
 teammate_transcript = Verlauf ({count} Nachrichten)
+teammate_transcript_one = Verlauf ({count} Nachricht)
 load_earlier = Frühere Nachrichten laden
 earlier_failed = Frühere Nachrichten konnten nicht geladen werden. {error}
 queue = Einreihen
@@ -870,6 +875,7 @@ exit_code = Exit-Code {code}
 exit_signal = Durch Signal {signal} beendet
 one_line_unchanged = 1 unveränderte Zeile
 tool_calls_folded = {count} Werkzeugaufrufe
+tool_calls_folded_one = {count} Werkzeugaufruf
 tool_calls_failed = {count} fehlgeschlagen
 tool_calls_unknown = {count} mit unbekanntem Ausgang
 raw_input = Eingabe
@@ -1159,6 +1165,7 @@ question_waiting = في انتظار إجابتك
 question_sending = أُرسلت الإجابة؛ في انتظار تأكيد الوكيل…
 child_of = تابع لـ {parent}
 teammate_transcript = السجل ({count} رسائل)
+teammate_transcript_one = السجل ({count} رسالة)
 load_earlier = تحميل الرسائل السابقة
 earlier_failed = تعذّر تحميل الرسائل السابقة. {error}
 queue = إضافة إلى الانتظار
@@ -1178,6 +1185,7 @@ exit_code = رمز الخروج {code}
 exit_signal = أُنهي بالإشارة {signal}
 one_line_unchanged = سطر واحد دون تغيير
 tool_calls_folded = {count} من استدعاءات الأدوات
+tool_calls_folded_one = {count} استدعاء أداة
 tool_calls_failed = {count} فشل
 tool_calls_unknown = {count} نتيجته غير معروفة
 raw_input = المدخلات
@@ -1340,6 +1348,17 @@ impl Strings {
     }
 
     /// `get` with `{name}` placeholders filled in.
+    /// `count` things in the locale's grammatical number: `one` for what it counts as one
+    /// (1, and 0 too in French), `other` otherwise; `{count}` filled in either way.
+    pub fn count(&self, one: Text, other: Text, count: usize) -> String {
+        let singular = match primary_subtag(&self.locale) {
+            "fr" => count <= 1,
+            _ => count == 1,
+        };
+        let text = if singular { one } else { other };
+        self.format(text, &[("count", &count.to_string())])
+    }
+
     pub fn format(&self, text: Text, args: &[(&str, &str)]) -> String {
         let mut out = self.get(text).to_owned();
         for (name, value) in args {
@@ -1387,6 +1406,20 @@ fn primary_subtag(locale: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_take_the_locales_grammatical_number() {
+        let one = Text::ToolCallsFoldedOne;
+        let other = Text::ToolCallsFolded;
+        let en = Strings::default();
+        assert_eq!(en.count(one, other, 1), "1 tool call");
+        assert_eq!(en.count(one, other, 0), "0 tool calls");
+        assert_eq!(en.count(one, other, 2), "2 tool calls");
+        let fr = Strings::new("fr");
+        assert_eq!(fr.count(one, other, 0), "0 appel d'outil");
+        assert_eq!(fr.count(one, other, 1), "1 appel d'outil");
+        assert_eq!(fr.count(one, other, 3), "3 appels d'outils");
+    }
     use serde_json::json;
 
     #[test]

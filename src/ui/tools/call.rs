@@ -226,8 +226,7 @@ pub fn ToolCallsView(members: Vec<ItemId>) -> impl IntoView {
             failed,
             unknown,
         } = summary.get();
-        let mut parts =
-            vec![strings.format(Text::ToolCallsFolded, &[("count", &calls.to_string())])];
+        let mut parts = vec![strings.count(Text::ToolCallsFoldedOne, Text::ToolCallsFolded, calls)];
         if failed > 0 {
             parts.push(strings.format(Text::ToolCallsFailed, &[("count", &failed.to_string())]));
         }
