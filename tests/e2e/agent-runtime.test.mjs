@@ -229,6 +229,13 @@ test('permission: the card names its options and arms late; the runtime confirms
     [...document.querySelector('chat-shell').shadowRoot.querySelectorAll('article[data-role="assistant"]')].at(-1).textContent,
   );
   assert.match(answer, /ran in \/repo \(you chose Allow once\)/);
+  // The turn's text came in two parts around the card: one action bar, after the whole turn.
+  assert.equal(await page.getByRole('button', { name: 'Copy', exact: true }).count(), 1, 'one Copy per turn');
+  assert.equal(
+    await page.locator('article[data-role="assistant"]').last().getByRole('button', { name: 'Copy', exact: true }).count(),
+    1,
+    'in the turn\'s last answer',
+  );
   await openToolCalls(page);
   assert.match(
     await page.evaluate(() => document.querySelector('chat-shell').shadowRoot.querySelector('[data-part="tool-call"] [data-part="terminal"] pre')?.textContent ?? ''),

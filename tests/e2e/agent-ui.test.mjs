@@ -122,6 +122,9 @@ test('agent-ui: a team: the roster in status order, owners on bubbles and calls,
   // Each bubble says who wrote it; the handoff does not rewrite the lead's message.
   const bubbles = await page.locator('article[data-role="assistant"]').evaluateAll((els) => els.map((e) => e.dataset.agent));
   assert.deepEqual(bubbles, ['lead@delivery', 'writer@delivery']);
+  // One action bar for the team's whole turn, in its last answer.
+  assert.equal(await page.getByRole('button', { name: 'Copy', exact: true }).count(), 1, 'one Copy per turn');
+  assert.equal(await page.locator('article[data-role="assistant"]').last().getByRole('button', { name: 'Copy', exact: true }).count(), 1);
   const handoff = page.locator('[data-part="handoff"]');
   assert.match(await handoff.textContent(), /from lead to writer/);
   assert.match(await handoff.textContent(), /The writer drafts the release notes\./);

@@ -1,5 +1,6 @@
 //! User and assistant messages, each an `article` with `data-role`.
 
+use super::viewport::Turns;
 use crate::runtime::ItemView;
 use crate::ui::glyphs::{glyph, Glyph};
 use crate::ui::markdown::{
@@ -171,6 +172,8 @@ pub fn AssistantMessageView(id: ItemId) -> impl IntoView {
         (!cited.is_empty()).then(|| view! { <SourcesList cited=cited /> })
     };
     let actions_id = id.clone();
+    let signals = shell.signals().expect("runtime exists while mounted");
+    let turns = use_context::<Turns>();
     // The agent that owns this bubble in a multi-agent run: its id (or name) as
     // `data-agent`, its name shown as text.
     let agent_id = id.clone();
@@ -203,8 +206,16 @@ pub fn AssistantMessageView(id: ItemId) -> impl IntoView {
                     .then(|| view! { <p class="cs-msg__note" data-part="stopped">{tr(shell, Text::Stopped)}</p> })
             }}
             {move || {
-                (status.get() != ItemStatus::Streaming)
-                    .then(|| view! { <MessageActions id=actions_id.clone() /> })
+                // One bar per finished turn, in its last answer: none mid-turn, none after
+                // each fragment of an agent's or a team's turn.
+                let answers = match turns {
+                    Some(turns) => turns.ending(&actions_id)?,
+                    None => vec![actions_id.clone()],
+                };
+                let latest = turns.is_some_and(|t| t.is_latest(&actions_id));
+                let done = status.get() != ItemStatus::Streaming
+                    && !(latest && signals.streaming.get().is_some());
+                done.then(|| view! { <MessageActions id=actions_id.clone() answers=answers latest=latest /> })
             }}
         </article>
     }
@@ -265,17 +276,23 @@ fn SourcesList(cited: Vec<Citation>) -> impl IntoView {
 /// Copy, Good response / Bad response, and Retry for the last answer. After a failed
 /// answer the error owns the one Retry (and offers none when the server forbids it).
 #[component]
-fn MessageActions(id: ItemId) -> impl IntoView {
+fn MessageActions(id: ItemId, answers: Vec<ItemId>, latest: bool) -> impl IntoView {
     let shell = use_shell();
     let signals = shell.signals().expect("runtime exists while mounted");
     let feedback = RwSignal::new(None::<FeedbackKind>);
     let copied = RwSignal::new(false);
-    let copy_id = id.clone();
+    // Copy takes the whole turn's answer, every fragment in order.
     let copy = move |_| {
         let text = shell
-            .with(|rt| rt.with_item(&copy_id, assistant_text))
-            .flatten()
-            .flatten();
+            .with(|rt| {
+                answers
+                    .iter()
+                    .filter_map(|a| rt.with_item(a, assistant_text).flatten())
+                    .filter(|t| !t.is_empty())
+                    .collect::<Vec<_>>()
+                    .join("\n\n")
+            })
+            .filter(|t| !t.is_empty());
         if let (Some(text), Some(window)) = (text, web_sys::window()) {
             let _ = window.navigator().clipboard().write_text(&text);
             copied.set(true);
@@ -309,7 +326,7 @@ fn MessageActions(id: ItemId) -> impl IntoView {
     let retry_id = id.clone();
     let offers_retry = move || is_last() && signals.error.with(Option::is_none);
     view! {
-        <div class="cs-actions" data-part="message-actions">
+        <div class="cs-actions" data-part="message-actions" data-latest=latest.to_string()>
             <button type="button" class="cs-button cs-button--ghost" on:click=copy>
                 {move || glyph(if copied.get() { Glyph::Check } else { Glyph::Copy })}
                 <span>{move || tr(shell, if copied.get() { Text::Copied } else { Text::Copy }).get()}</span>
