@@ -226,14 +226,17 @@ pub fn ToolCallsView(members: Vec<ItemId>) -> impl IntoView {
             failed,
             unknown,
         } = summary.get();
-        let mut parts = vec![strings.count(Text::ToolCallsFoldedOne, Text::ToolCallsFolded, calls)];
-        if failed > 0 {
-            parts.push(strings.format(Text::ToolCallsFailed, &[("count", &failed.to_string())]));
-        }
-        if unknown > 0 {
-            parts.push(strings.format(Text::ToolCallsUnknown, &[("count", &unknown.to_string())]));
-        }
-        parts.join(" · ")
+        let calls = strings.count(Text::ToolCallsFoldedOne, Text::ToolCallsFolded, calls);
+        // Failures in the failure colour, the unknown as unknown.
+        let failed = (failed > 0).then(|| {
+            let text = strings.format(Text::ToolCallsFailed, &[("count", &failed.to_string())]);
+            view! { " · "<span class="cs-agent-tools__failed">{text}</span> }
+        });
+        let unknown = (unknown > 0).then(|| {
+            let text = strings.format(Text::ToolCallsUnknown, &[("count", &unknown.to_string())]);
+            view! { " · "<span class="cs-agent-tools__unknown">{text}</span> }
+        });
+        view! { <span>{calls}</span>{failed}{unknown} }
     };
     let first = members[0].clone();
     let open_folds = shell.signals().map(|s| s.open_folds);
