@@ -211,7 +211,7 @@ test('ACP tool calls: kinds, statuses, content, diffs, terminal, locations; perm
   });
   assert.equal(details.markdown, 'bold', 'text content is markdown');
   assert.deepEqual(details.locations, [`/repo/${'<img src=x onerror="window.__xss=1;alert(1)">'}.md:3`, '/repo/src/lib.rs']);
-  assert.match(details.raw, /"path": "README.md"/);
+  assert.match(details.raw, /^path: README\.md$/m, 'the raw input reads as text, not as JSON');
   assert.deepEqual(details.newFile, ['true', 'false']);
   assert.ok(details.newFileBadge, 'a new file says so');
   assert.equal(details.newPath, `/repo/${XSS}main.rs`);

@@ -134,7 +134,8 @@ test('agent: tool calls of each kind with statuses, locations, diffs (a new file
   assert.match(seen.terminal, /Compiling.*demo v0\.1\.0/);
   assert.match(seen.terminalLabel, /^Terminal/, 'the terminal is labelled');
   assert.doesNotMatch(seen.terminalLabel, /term_/, 'no internal terminal id on screen');
-  assert.match(seen.rawOutput, /"exitCode": 0/, 'the exit status is in the raw output');
+  assert.match(seen.rawOutput, /exitCode: 0/, 'the exit status is in the raw output');
+  assert.doesNotMatch(seen.rawOutput, /\\u001b|\u001b|"exitCode"/, 'decoded text: no escape codes, no JSON quoting');
   assert.deepEqual(seen.plan, [
     ['Read the range parser', 'completed', 'high'],
     ['Check the documented semantics', 'completed', 'low'],

@@ -247,8 +247,8 @@ texts! {
     OneLineUnchanged = "one_line_unchanged" => "1 unchanged line",
     ToolCallsFailed = "tool_calls_failed" => "{count} failed",
     ToolCallsUnknown = "tool_calls_unknown" => "{count} outcome unknown",
-    RawInput = "raw_input" => "Input",
-    RawOutput = "raw_output" => "Output",
+    RawInput = "raw_input" => "Raw input",
+    RawOutput = "raw_output" => "Raw output",
     PermissionNeeded = "permission_needed" => "Permission needed",
     PlanDecision = "plan_decision" => "A plan for your decision",
     PermissionAgent = "permission_agent" => "Asked by {agent}",
@@ -568,8 +568,8 @@ tool_calls_folded = {count} appels d'outils
 tool_calls_folded_one = {count} appel d'outil
 tool_calls_failed = {count} en échec
 tool_calls_unknown = {count} à l'issue inconnue
-raw_input = Entrée
-raw_output = Sortie
+raw_input = Entrée brute
+raw_output = Sortie brute
 permission_needed = Autorisation requise
 plan_decision = Un plan à décider
 permission_agent = Demandé par {agent}
@@ -878,8 +878,8 @@ tool_calls_folded = {count} Werkzeugaufrufe
 tool_calls_folded_one = {count} Werkzeugaufruf
 tool_calls_failed = {count} fehlgeschlagen
 tool_calls_unknown = {count} mit unbekanntem Ausgang
-raw_input = Eingabe
-raw_output = Ausgabe
+raw_input = Rohe Eingabe
+raw_output = Rohe Ausgabe
 permission_needed = Erlaubnis erforderlich
 plan_decision = Ein Plan zur Entscheidung
 permission_agent = Angefragt von {agent}
@@ -1188,8 +1188,8 @@ tool_calls_folded = {count} من استدعاءات الأدوات
 tool_calls_folded_one = {count} استدعاء أداة
 tool_calls_failed = {count} فشل
 tool_calls_unknown = {count} نتيجته غير معروفة
-raw_input = المدخلات
-raw_output = المخرجات
+raw_input = المدخلات الخام
+raw_output = المخرجات الخام
 permission_needed = مطلوب إذن
 plan_decision = خطة بانتظار قرارك
 permission_agent = طلبه {agent}

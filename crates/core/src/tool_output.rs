@@ -21,10 +21,89 @@ pub fn bounded(text: &str, limit: usize) -> (String, bool) {
     (text[..end].to_owned(), true)
 }
 
-/// Raw input or output as pretty JSON, bounded by [`RAW_LIMIT`].
-pub fn raw_json(value: &Value) -> (String, bool) {
-    let pretty = serde_json::to_string_pretty(value).unwrap_or_default();
-    bounded(&pretty, RAW_LIMIT)
+/// Raw input or output as a reader sees it, bounded by [`RAW_LIMIT`]: text as text
+/// (terminal escapes and other control characters gone, never JSON-escaped), objects as
+/// `key: value` lines and lists as `- item` lines, nested by indent.
+pub fn raw_text(value: &Value) -> (String, bool) {
+    let mut out = String::new();
+    write_raw(&mut out, value, 0);
+    bounded(out.trim_end(), RAW_LIMIT)
+}
+
+fn write_raw(out: &mut String, value: &Value, depth: usize) {
+    let pad = "  ".repeat(depth);
+    match value {
+        Value::Object(fields) if !fields.is_empty() => {
+            for (key, v) in fields {
+                out.push_str(&pad);
+                out.push_str(&readable(key));
+                out.push(':');
+                write_nested(out, v, depth);
+            }
+        }
+        Value::Array(items) if !items.is_empty() => {
+            for v in items {
+                out.push_str(&pad);
+                out.push('-');
+                write_nested(out, v, depth);
+            }
+        }
+        scalar => {
+            out.push_str(&pad);
+            out.push_str(&scalar_text(scalar));
+            out.push('\n');
+        }
+    }
+}
+
+/// After `key:` or `-`: a one-line value on the same line, anything else below it.
+fn write_nested(out: &mut String, value: &Value, depth: usize) {
+    let text = match value {
+        Value::Object(o) if !o.is_empty() => None,
+        Value::Array(a) if !a.is_empty() => None,
+        scalar => Some(scalar_text(scalar)),
+    };
+    match text {
+        Some(t) if !t.contains('\n') => {
+            out.push(' ');
+            out.push_str(&t);
+            out.push('\n');
+        }
+        Some(t) => {
+            out.push('\n');
+            let pad = "  ".repeat(depth + 1);
+            for line in t.lines() {
+                out.push_str(&pad);
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+        None => {
+            out.push('\n');
+            write_raw(out, value, depth + 1);
+        }
+    }
+}
+
+fn scalar_text(value: &Value) -> String {
+    match value {
+        Value::String(s) => readable(s),
+        Value::Object(_) => "{}".into(),
+        Value::Array(_) => "[]".into(),
+        other => other.to_string(),
+    }
+}
+
+/// `text` with terminal escape sequences and other control characters (but newlines and
+/// tabs) removed.
+fn readable(text: &str) -> String {
+    crate::ansi::styled_runs(text)
+        .into_iter()
+        .map(|r| r.text)
+        .collect::<String>()
+        .chars()
+        .filter(|c| !c.is_control() || matches!(c, '\n' | '\t'))
+        .collect()
 }
 
 /// The command a tool call would run, from its raw input: `command` as a string, or as
@@ -142,12 +221,21 @@ mod tests {
     }
 
     #[test]
-    fn raw_json_is_pretty_and_bounded() {
+    fn raw_text_is_readable_decoded_and_bounded() {
+        assert_eq!(raw_text(&json!({"a": 1})), ("a: 1".into(), false));
+        let (text, _) = raw_text(&json!({
+            "output": "\u{1b}[32mok\u{1b}[0m 3 passed\nline two\u{7}",
+            "exitStatus": {"exitCode": 0, "signal": null},
+            "args": ["-v", {"deep": true}],
+            "empty": {}
+        }));
         assert_eq!(
-            raw_json(&json!({"a": 1})),
-            ("{\n  \"a\": 1\n}".into(), false)
+            text,
+            "args:\n  - -v\n  -\n    deep: true\nempty: {}\nexitStatus:\n  exitCode: 0\n  signal: \
+             null\noutput:\n  ok 3 passed\n  line two"
         );
-        let (text, cut) = raw_json(&json!({ "big": "x".repeat(10_000) }));
+        assert!(!text.contains('\u{1b}') && !text.contains("\\u"), "{text}");
+        let (text, cut) = raw_text(&json!({ "big": "x".repeat(10_000) }));
         assert!(cut && text.len() == RAW_LIMIT);
     }
 

@@ -314,7 +314,7 @@ fn tool_call_body(
     });
     let raw = |value: Option<&serde_json::Value>, label: Text| {
         value.map(|v| {
-            let (text, cut) = tool_output::raw_json(v);
+            let (text, cut) = tool_output::raw_text(v);
             view! {
                 <details class="cs-agent-tool__raw" data-part="tool-call-raw">
                     <summary>{strings.get(label).to_owned()}</summary>
