@@ -94,6 +94,15 @@ test('find reaches loaded items outside the mounted window, steps through matche
   await field.fill('seeded ANSWER 195:');
   await waitStatus(status, '1 of 1');
   await waitShown(page, /Seeded answer 195:/);
+  // The matched words themselves are marked (CSS Custom Highlight API), not only the item.
+  const marks = await waitFor(
+    () => page.evaluate(() => {
+      const h = CSS.highlights.get('cs-find');
+      return h && h.size ? [...h].map((r) => r.toString()) : null;
+    }),
+    { message: 'the matched words marked' },
+  );
+  assert.deepEqual(marks.map((t) => t.toLowerCase()), ['seeded answer 195:']);
 
   // Eleven matches: questions 19 and 190–199. The newest first, then back and around.
   await field.fill('Seeded question 19');
@@ -124,6 +133,7 @@ test('find reaches loaded items outside the mounted window, steps through matche
   await waitFor(() => toggle.evaluate((el) => el.getRootNode().activeElement === el), { message: 'focus back on the find button' });
   assert.equal(await toggle.getAttribute('aria-expanded'), 'false');
   assert.equal(await page.evaluate(() => document.querySelector('chat-shell').shadowRoot.querySelectorAll('.cs-found').length), 0, 'no mark left');
+  assert.equal(await page.evaluate(() => CSS.highlights.has('cs-find')), false, 'no word marks left');
 
   // The header's button opens it too.
   await toggle.click();
