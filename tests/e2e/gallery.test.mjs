@@ -1,0 +1,62 @@
+// The gallery: screenshots of the element's main states in light, dark, right to left and
+// at phone width, written under target/gallery/ to be looked at (the README says where).
+// Each shot must be a real picture of the element; any page error fails the test.
+
+import assert from 'node:assert/strict';
+import { mkdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { ROOT, close, newChatPage, openBrowser, startRuntime, waitFor } from './harness.mjs';
+
+const OUT = path.join(ROOT, 'target', 'gallery');
+let runtime;
+
+before(async () => {
+  runtime = await startRuntime({ paceMs: 0 });
+  await mkdir(OUT, { recursive: true });
+});
+after(close);
+
+const VARIANTS = [
+  { name: 'light', viewport: { width: 1280, height: 860 }, scheme: 'light' },
+  { name: 'dark', viewport: { width: 1280, height: 860 }, scheme: 'dark' },
+  { name: 'rtl', viewport: { width: 1280, height: 860 }, scheme: 'light', locale: 'ar' },
+  { name: 'phone', viewport: { width: 390, height: 844 }, scheme: 'light' },
+];
+
+for (const v of VARIANTS) {
+  test(`gallery: ${v.name}`, async () => {
+    const context = await openBrowser({ viewport: v.viewport });
+    const page = await newChatPage(context, `${runtime.url}/`);
+    await page.emulateMedia({ colorScheme: v.scheme });
+    if (v.locale) await page.evaluate((l) => document.querySelector('chat-shell').setAttribute('locale', l), v.locale);
+    const shoot = async (state) => {
+      const file = path.join(OUT, `${state}-${v.name}.png`);
+      await page.locator('chat-shell').screenshot({ path: file });
+      assert.ok((await stat(file)).size > 5_000, `${file} is a picture`);
+    };
+    await shoot('start');
+    // The composer, and the answers: found by role and state, which read the same in
+    // every locale.
+    const composer = page.locator('chat-shell textarea').first();
+    const answered = async (n) =>
+      waitFor(
+        () => page.evaluate((n) => {
+          const root = document.querySelector('chat-shell').shadowRoot;
+          return root.querySelectorAll('article[data-role="assistant"]').length >= n &&
+            !root.querySelector('article[aria-busy="true"]') && !root.querySelector('[data-part="working"]');
+        }, n),
+        { timeout: 15_000, message: `answer ${n} finished` },
+      );
+    await composer.fill('hello');
+    await composer.press('Enter');
+    await answered(1);
+    await shoot('answer');
+    await composer.fill('approval');
+    await composer.press('Enter');
+    await answered(2);
+    await shoot('approval');
+    assert.deepEqual(page.consoleErrors, []);
+    await context.close();
+  });
+}
