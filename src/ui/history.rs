@@ -1,5 +1,6 @@
-//! HistoryView: past conversations, newest first, in place of the conversation while it
-//! is open. Each row opens its thread; rename and delete happen inline in the row. More
+//! HistoryView: past conversations, newest first in groups by day (today, yesterday, the
+//! week before, then by month), over the conversation while it is open, with a filter; the
+//! conversation shown is marked (`aria-current`). Each row opens its thread; rename and delete happen inline in the row. More
 //! rows load when the end of the list scrolls into view. Escape closes it; focus moves
 //! into the list when it opens and back to the History button when it closes.
 
@@ -7,7 +8,7 @@ use super::sentinel::Sentinel;
 use super::{strings, tr, trf};
 use crate::runtime::{Shell, ThreadRow};
 use crate::ui::use_shell;
-use chat_shell_core::history::relative_date;
+use chat_shell_core::history::{date_group, relative_date, DateGroup};
 use chat_shell_core::protocol::chatkit::ThreadId;
 use chat_shell_core::strings::Text;
 use leptos::html;
@@ -118,9 +119,35 @@ pub fn HistoryView(history_button: NodeRef<html::Button>) -> impl IntoView {
             close();
         }
     };
-    let rows = move || list.with(|l| l.rows.clone());
+    // The rows the filter keeps, in groups by day (today, yesterday, the week before,
+    // then by month), newest first as the server lists them.
+    let filter = RwSignal::new(String::new());
+    let groups = move || {
+        let needle = filter.with(|f| f.trim().to_lowercase());
+        let now = js_sys::Date::now();
+        let offset = js_sys::Date::new_0().get_timezone_offset() as i64;
+        let mut groups: Vec<(Option<DateGroup>, Vec<ThreadRow>)> = Vec::new();
+        list.with(|l| {
+            for row in &l.rows {
+                if !needle.is_empty() && !row.label.to_lowercase().contains(&needle) {
+                    continue;
+                }
+                let group = date_group(&row.created_at, now, offset);
+                match groups.last_mut() {
+                    Some((g, rows)) if *g == group => rows.push(row.clone()),
+                    _ => groups.push((group, vec![row.clone()])),
+                }
+            }
+        });
+        groups
+    };
     let empty =
         move || list.with(|l| l.loaded && !l.loading && l.error.is_none() && l.rows.is_empty());
+    let none_match = move || {
+        filter.with(|f| !f.trim().is_empty())
+            && list.with(|l| !l.rows.is_empty())
+            && groups().is_empty()
+    };
     view! {
         <section
             class="cs-history"
@@ -134,16 +161,41 @@ pub fn HistoryView(history_button: NodeRef<html::Button>) -> impl IntoView {
         >
             <div class="cs-history__scroller" node_ref=scroller>
                 <AgentSessions />
-                <ul class="cs-history__list" aria-label=tr(shell, Text::Conversations) aria-busy=move || list.with(|l| l.loading).to_string()>
+                <input
+                    type="search"
+                    class="cs-history__filter"
+                    data-part="history-filter"
+                    aria-label=tr(shell, Text::HistoryFilter)
+                    placeholder=tr(shell, Text::HistoryFilter)
+                    prop:value=move || filter.get()
+                    on:input=move |e| filter.set(event_target_value(&e))
+                />
+                <div class="cs-history__groups" aria-busy=move || list.with(|l| l.loading).to_string()>
                     <For
-                        each=rows
-                        // The label is part of the key: a renamed row renders afresh.
-                        key=|row| (row.id.clone(), row.label.clone())
-                        children=move |row| view! { <HistoryRow row=row /> }
+                        each=groups
+                        // The rows are part of the key: a group whose rows changed renders
+                        // afresh (a history is a few pages of rows).
+                        key=|(group, rows)| {
+                            (*group, rows.iter().map(|r| (r.id.clone(), r.label.clone())).collect::<Vec<_>>())
+                        }
+                        children=move |(group, rows)| {
+                            let label = group_label(shell, group);
+                            view! {
+                                <section class="cs-history__group" data-part="history-group">
+                                    <h3 class="cs-history__group-title">{label.clone()}</h3>
+                                    <ul class="cs-history__list" aria-label=label>
+                                        {rows.into_iter().map(|row| view! { <HistoryRow row=row /> }).collect_view()}
+                                    </ul>
+                                </section>
+                            }
+                        }
                     />
-                </ul>
+                </div>
                 <Show when=empty>
                     <p class="cs-history__empty" data-part="history-empty">{tr(shell, Text::NoConversations)}</p>
+                </Show>
+                <Show when=none_match>
+                    <p class="cs-history__empty" data-part="history-no-match">{tr(shell, Text::HistoryNoMatch)}</p>
                 </Show>
                 {move || list.with(|l| l.loading).then(|| view! {
                     <p class="cs-history__status" role="status">{tr(shell, Text::LoadingConversations)}</p>
@@ -206,15 +258,23 @@ fn HistoryRow(row: ThreadRow) -> impl IntoView {
     let id = row.id.clone();
 
     let open_id = id.clone();
+    // The conversation shown is marked.
+    let current = {
+        let id = id.clone();
+        let signals = shell.signals();
+        move || signals.is_some_and(|s| s.thread.with(|t| t.as_ref().is_some_and(|t| t.id == id)))
+    };
     let normal = {
         let label = label.clone();
         move || {
             let open_id = open_id.clone();
+            let current = current.clone();
             view! {
                 <button
                     type="button"
                     class="cs-history__open"
                     data-part="history-open"
+                    aria-current=move || current().then_some("true")
                     on:click=move |_| {
                         shell.with(|rt| rt.select_thread(open_id.clone()));
                     }
@@ -527,5 +587,25 @@ fn AgentSessions() -> impl IntoView {
                 </section>
             }
         })
+    }
+}
+
+/// A group's heading: "Today", "Yesterday", "Previous 7 days", or the month and year in
+/// the element's language ("March 2026"); "Older" stands in for unreadable dates.
+fn group_label(shell: Shell, group: Option<DateGroup>) -> String {
+    let text = |t| strings(shell).get(t).to_owned();
+    match group {
+        Some(DateGroup::Today) => text(Text::HistoryToday),
+        Some(DateGroup::Yesterday) => text(Text::HistoryYesterday),
+        Some(DateGroup::PreviousWeek) => text(Text::HistoryPreviousWeek),
+        Some(DateGroup::Month { year, month }) => {
+            let date = js_sys::Date::new_with_year_month_day(year as u32, month as i32 - 1, 1);
+            let options = js_sys::Object::new();
+            let _ = js_sys::Reflect::set(&options, &"month".into(), &"long".into());
+            let _ = js_sys::Reflect::set(&options, &"year".into(), &"numeric".into());
+            let locale = strings(shell).locale().to_owned();
+            String::from(date.to_locale_date_string(&locale, &options))
+        }
+        None => text(Text::Conversations),
     }
 }

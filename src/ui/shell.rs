@@ -102,11 +102,12 @@ pub fn ShellRoot(shell: Shell) -> impl IntoView {
         >
             <header::ShellHeader history_button=history_button />
             <div class="cs-body" part="body">
-                // Hidden, not unmounted, while the history covers it: its scroll position,
-                // rendered messages and draft stay as they were.
+                // Hidden, not unmounted, while a view covers it: its scroll position,
+                // rendered messages and draft stay as they were. The history is a panel
+                // over it, beside which it stays in sight.
                 <div
                     class="cs-conversation"
-                    class:cs-conversation--covered=move || history_open() || view_shown()
+                    class:cs-conversation--covered=view_shown
                     id=tabs::CHAT_PANEL
                     role=move || has_views.get().then_some("tabpanel")
                     aria-labelledby=move || has_views.get().then_some("cs-tab-chat")

@@ -78,11 +78,13 @@ test('history: empty state, newest first, more rows on scroll, Escape and focus'
   const page = await open(runtime);
 
   assert.equal(await historyButton(page).getAttribute('aria-expanded'), 'false');
+  await page.getByRole('textbox', { name: 'Message' }).fill('a draft kept beside the history');
   await openHistory(page);
   assert.equal(await historyButton(page).getAttribute('aria-expanded'), 'true');
   await historyRegion(page).getByText('No conversations yet').waitFor({ timeout: 5_000 });
-  // The conversation is replaced: its composer is out of reach.
-  assert.equal(await page.getByRole('textbox', { name: 'Message' }).count(), 0, 'the composer is still exposed');
+  // The history is a panel over the conversation: the conversation and its draft stay.
+  assert.equal(await page.getByRole('textbox', { name: 'Message' }).inputValue(), 'a draft kept beside the history');
+  await page.getByRole('textbox', { name: 'Message' }).fill('');
   await waitFor(async () => (await focused(page)) === 'History' && (await historyRegion(page).evaluate((s) => s.matches(':focus'))), {
     message: 'focus inside the history section',
   });
@@ -120,6 +122,20 @@ test('history: empty state, newest first, more rows on scroll, Escape and focus'
   const all = await historyRegion(page).locator('[data-part="history-open"]').allTextContents();
   assert.equal(all.at(-1), 'Topic 01');
   assert.equal(new Set(all).size, 25, 'duplicate rows');
+  // Grouped by day: all made just now.
+  assert.deepEqual(await historyRegion(page).locator('.cs-history__group-title').allTextContents(), ['Today']);
+  // The filter narrows the rows, and says so when none is left.
+  const filter = historyRegion(page).getByRole('searchbox', { name: 'Filter conversations' });
+  await filter.fill('topic 2');
+  await waitFor(async () => (await rows(page).count()) === 7, { message: async () => `7 rows for "topic 2" (got ${await rows(page).count()})` });
+  assert.deepEqual(
+    (await historyRegion(page).locator('[data-part="history-open"]').allTextContents()).sort(),
+    ['Topic 02', 'Topic 20', 'Topic 21', 'Topic 22', 'Topic 23', 'Topic 24', 'Topic 25'],
+  );
+  await filter.fill('no such topic');
+  await historyRegion(page).locator('[data-part="history-no-match"]').waitFor();
+  await filter.fill('');
+  await waitFor(async () => (await rows(page).count()) === 25, { message: 'every row back' });
   assert.equal(runtime.linesMatching('threads.list').length, listsBefore + 2);
   const second = runtime.lines.filter((l) => l.includes('threads.list')).at(-1);
   assert.match(second, / 200 /);
@@ -144,8 +160,11 @@ test('history: select a thread, rename it inline, delete with confirmation', asy
   await waitFor(async () => (await focused(page)) === 'History', { message: 'focus back on the History button' });
   await runtime.waitForLine('threads.get_by_id 200');
 
-  // Rename: Escape cancels, Enter saves.
+  // The conversation shown is marked in the history.
   await openHistory(page);
+  assert.equal(await historyRegion(page).getByRole('button', { name: 'Beta', exact: true }).getAttribute('aria-current'), 'true');
+  assert.equal(await historyRegion(page).locator('[aria-current="true"]').count(), 1);
+  // Rename: Escape cancels, Enter saves.
   await historyRegion(page).getByRole('button', { name: 'Rename Beta' }).click();
   const field = historyRegion(page).getByRole('textbox', { name: 'Conversation title' });
   await field.waitFor({ timeout: 5_000 });

@@ -100,6 +100,52 @@ pub fn parse_timestamp_ms(text: &str) -> Option<f64> {
     Some(secs * 1000.0)
 }
 
+/// Where the history list puts a conversation, by the day it was made in the reader's
+/// time zone: today, yesterday, the seven days before, then by month.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DateGroup {
+    Today,
+    Yesterday,
+    PreviousWeek,
+    /// `month` 1..=12.
+    Month {
+        year: i64,
+        month: u32,
+    },
+}
+
+/// The group of a conversation made at `created_at`, seen at `now_ms`, in a time zone
+/// `offset_minutes` behind UTC (JavaScript's `getTimezoneOffset`). `None` when the
+/// timestamp cannot be read. A time in the future (clocks disagree) is today.
+pub fn date_group(created_at: &str, now_ms: f64, offset_minutes: i64) -> Option<DateGroup> {
+    let day = |ms: f64| ((ms / 1000.0 - (offset_minutes * 60) as f64) / 86_400.0).floor() as i64;
+    let then = day(parse_timestamp_ms(created_at)?);
+    Some(match day(now_ms) - then {
+        i64::MIN..=0 => DateGroup::Today,
+        1 => DateGroup::Yesterday,
+        2..=7 => DateGroup::PreviousWeek,
+        _ => {
+            let (year, month, _) = civil_from_days(then);
+            DateGroup::Month { year, month }
+        }
+    })
+}
+
+/// The date of a day number (days since 1970-01-01): `(year, month, day)`; the inverse of
+/// [`days_from_civil`].
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
 /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
 fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
     let y = if month <= 2 { year - 1 } else { year };
@@ -144,6 +190,45 @@ pub fn relative_date(created_at: &str, now_ms: f64, strings: &Strings) -> Option
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn conversations_group_by_the_readers_day_then_by_month() {
+        // 2026-03-15 10:00 UTC.
+        let now = parse_timestamp_ms("2026-03-15T10:00:00Z").unwrap();
+        let g = |t: &str, offset| date_group(t, now, offset);
+        assert_eq!(g("2026-03-15T00:30:00", 0), Some(DateGroup::Today));
+        assert_eq!(
+            g("2026-03-16T08:00:00", 0),
+            Some(DateGroup::Today),
+            "the future"
+        );
+        assert_eq!(g("2026-03-14T23:59:00", 0), Some(DateGroup::Yesterday));
+        // In UTC−11 (offset 660) it is 23:00 on the 14th: 00:30 UTC on the 15th was 13:30
+        // on the 14th there (today), 10:00 UTC on the 14th was 23:00 on the 13th.
+        assert_eq!(g("2026-03-15T00:30:00", 660), Some(DateGroup::Today));
+        assert_eq!(g("2026-03-14T10:00:00", 660), Some(DateGroup::Yesterday));
+        assert_eq!(g("2026-03-13T10:00:00", 660), Some(DateGroup::PreviousWeek));
+        assert_eq!(g("2026-03-08T12:00:00", 0), Some(DateGroup::PreviousWeek));
+        assert_eq!(
+            g("2026-03-07T12:00:00", 0),
+            Some(DateGroup::Month {
+                year: 2026,
+                month: 3
+            })
+        );
+        assert_eq!(
+            g("2025-12-31T23:00:00", 0),
+            Some(DateGroup::Month {
+                year: 2025,
+                month: 12
+            })
+        );
+        assert_eq!(g("not a date", 0), None);
+        for days in [-1000, -1, 0, 1, 59, 60, 365, 10_957, 20_000] {
+            let (y, m, d) = civil_from_days(days);
+            assert_eq!(days_from_civil(y, m, d), days, "{days}");
+        }
+    }
     use crate::protocol::chatkit::{Page, ThreadItem};
 
     const T0: &str = "2025-11-27T14:23:46.724911";

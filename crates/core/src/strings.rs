@@ -113,6 +113,11 @@ texts! {
     SourcesFound = "sources_found" => "Sources found",
     // History.
     Conversations = "conversations" => "Conversations",
+    HistoryToday = "history_today" => "Today",
+    HistoryYesterday = "history_yesterday" => "Yesterday",
+    HistoryPreviousWeek = "history_previous_week" => "Previous 7 days",
+    HistoryFilter = "history_filter" => "Filter conversations",
+    HistoryNoMatch = "history_no_match" => "No conversation matches.",
     NoConversations = "no_conversations" => "No conversations yet",
     LoadingConversations = "loading_conversations" => "Loading conversations…",
     HistoryError = "history_error" => "The conversations could not be loaded. {error}",
@@ -436,6 +441,11 @@ searches = Recherches
 sources_found = Sources trouvées
 # History.
 conversations = Conversations
+history_today = Aujourd'hui
+history_yesterday = Hier
+history_previous_week = 7 derniers jours
+history_filter = Filtrer les conversations
+history_no_match = Aucune conversation ne correspond.
 no_conversations = Aucune conversation pour l'instant
 loading_conversations = Chargement des conversations…
 history_error = Impossible de charger les conversations. {error}
@@ -747,6 +757,11 @@ searches = Suchanfragen
 sources_found = Gefundene Quellen
 # History.
 conversations = Unterhaltungen
+history_today = Heute
+history_yesterday = Gestern
+history_previous_week = Letzte 7 Tage
+history_filter = Unterhaltungen filtern
+history_no_match = Keine Unterhaltung passt.
 no_conversations = Noch keine Unterhaltungen
 loading_conversations = Unterhaltungen werden geladen…
 history_error = Die Unterhaltungen konnten nicht geladen werden. {error}
@@ -1058,6 +1073,11 @@ searches = عمليات البحث
 sources_found = المصادر التي عُثر عليها
 # History.
 conversations = المحادثات
+history_today = اليوم
+history_yesterday = أمس
+history_previous_week = الأيام السبعة الماضية
+history_filter = تصفية المحادثات
+history_no_match = لا توجد محادثة مطابقة.
 no_conversations = لا توجد محادثات بعد
 loading_conversations = جارٍ تحميل المحادثات…
 history_error = تعذّر تحميل المحادثات. {error}
