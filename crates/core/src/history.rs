@@ -131,9 +131,9 @@ pub fn date_group(created_at: &str, now_ms: f64, offset_minutes: i64) -> Option<
     })
 }
 
-/// The date of a day number (days since 1970-01-01): `(year, month, day)`; the inverse of
-/// [`days_from_civil`].
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
+/// The date of a day number (days since 1970-01-01): `(year, month, day)` in the
+/// proleptic Gregorian calendar; the inverse of [`days_from_civil`] (Howard Hinnant's).
+pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);

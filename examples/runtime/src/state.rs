@@ -184,10 +184,8 @@ impl AppState {
         // one): the stored item must hold the answer, or the waiter stays for the real one.
         let answered = matches!(&decided.kind, ItemKind::AcpToolCall(call)
             if call.permission.as_ref().is_some_and(|p| p.outcome.is_some()));
-        if answered {
-            if self.hand_to_waiter(&user, Box::new(decided)).is_ok() {
-                println!("permission answered on another instance: thread={thread} item={item}");
-            }
+        if answered && self.hand_to_waiter(&user, Box::new(decided)).is_ok() {
+            println!("permission answered on another instance: thread={thread} item={item}");
         }
         Ok(())
     }

@@ -144,7 +144,7 @@ async fn a_forged_permission_notification_is_ignored_and_the_real_answer_goes_th
     let Some((scoped, _)) = tokio::task::spawn_blocking(postgres_url).await.unwrap() else {
         return;
     };
-    let args = vec![
+    let args = [
         "--dist".to_owned(),
         "/nonexistent".to_owned(),
         "--database".to_owned(),
@@ -171,8 +171,8 @@ async fn a_forged_permission_notification_is_ignored_and_the_real_answer_goes_th
         .to_owned();
     let call = read
         .iter()
-        .filter(|e| e["item"]["type"] == "acp_tool_call")
-        .last()
+        .rev()
+        .find(|e| e["item"]["type"] == "acp_tool_call")
         .map(|e| e["item"].clone())
         .expect("the tool call");
     let (item, tool_call) = (

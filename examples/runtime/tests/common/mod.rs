@@ -206,31 +206,9 @@ impl Process {
         cookie: Option<&str>,
         body: &[u8],
     ) -> Stream {
-        let mut tcp = TcpStream::connect(("127.0.0.1", self.port)).await.unwrap();
-        let mut head = format!(
-            "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Length: {}\r\nConnection: close\r\n",
-            self.port,
-            body.len()
-        );
-        if let Some(t) = content_type {
-            head.push_str(&format!("Content-Type: {t}\r\n"));
-        }
-        if let Some(c) = cookie {
-            head.push_str(&format!("Cookie: {c}\r\n"));
-        }
-        head.push_str("\r\n");
-        tcp.write_all(head.as_bytes()).await.unwrap();
-        tcp.write_all(body).await.unwrap();
-        let mut stream = Stream {
-            tcp,
-            raw: Vec::new(),
-            body: Vec::new(),
-            headers: String::new(),
-            ended: false,
-            keepalives: 0,
-        };
-        stream.read_headers().await;
-        stream
+        let tcp = TcpStream::connect(("127.0.0.1", self.port)).await.unwrap();
+        let head = self.head(method, path, content_type, cookie, body.len());
+        Stream::exchange(tcp, &head, body).await
     }
 }
 
