@@ -38,6 +38,12 @@
 #  3. The pack (scripts/pack.mjs): the first module and the parts the loader fetches anyway,
 #     in order of need, in one file, chat-shell.pack, read by src/chat-shell-pack.js as it
 #     arrives. Every file stays beside it, fetched by itself if the pack breaks off.
+#  4. The names (scripts/hash.mjs): every file but the entry chat-shell.js and the pages
+#     gets a content hash in its name, and the references to it follow, so a server can let
+#     browsers keep those files for good.
+#  5. Precompressed copies, release builds only: `<file>.br` and `<file>.gz` beside every
+#     file worth it, for servers that pick one by Accept-Encoding (the reference runtime
+#     does) instead of compressing per request.
 # Every URL between these files is relative to the file that names it, so dist/ can be
 # served as it is, under any path.
 set -euo pipefail
@@ -66,9 +72,31 @@ mv "$stage/chat-shell.js" "$stage/chat-shell-core.js"
 cp src/chat-shell.js "$stage/chat-shell.js"
 cp src/chat-shell-pack.js "$stage/chat-shell-pack.js"
 
+# Steps 4 and 5, after the split and the pack (or without them).
+finish() {
+  node scripts/hash.mjs "$stage"
+  if [ "$profile" = release ]; then
+    compress
+  fi
+}
+
+# Beside every file worth it, its brotli and gzip copies (quality 11 and -9, as
+# scripts/sizes.sh counts), kept only where smaller. Not in debug builds: their wasm is
+# tens of megabytes, minutes at quality 11.
+compress() {
+  find "$stage" -type f \( -name '*.js' -o -name '*.wasm' -o -name '*.pack' -o -name '*.html' \
+    -o -name '*.css' -o -name '*.svg' -o -name '*.json' \) -print0 |
+    xargs -0 -n 1 -P "$(nproc)" sh -c '
+      brotli -q 11 -f -k -o "$1.br" "$1" && gzip -9 -n -c "$1" >"$1.gz" || exit 255
+      for c in "$1.br" "$1.gz"; do
+        [ "$(wc -c <"$c")" -lt "$(wc -c <"$1")" ] || rm "$c"
+      done' sh
+}
+
 input="$target/wasm32-unknown-unknown/$profile/chat_shell.wasm"
 if ! grep -q "__wasm_split_00" "$input"; then
-  exit 0 # no split points: trunk's module stands, and the loader finds no pack
+  finish # no split points: trunk's module stands, and the loader finds no pack
+  exit 0
 fi
 
 out="$target/wasm-split/$profile"
@@ -101,3 +129,4 @@ for part in "$out/parts/"*.wasm; do
   [ "$name" = main.wasm ] || opt "$part" "$stage/$name"
 done
 node scripts/pack.mjs build "$stage"
+finish

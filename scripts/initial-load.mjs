@@ -20,6 +20,7 @@
 
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { logicalName } from './hash.mjs';
 import { readIndex } from './pack.mjs';
 
 const dist = process.argv[2] ?? 'dist';
@@ -46,7 +47,7 @@ function visit(file) {
   const text = readFileSync(full, 'utf8');
   const dir = path.dirname(rel);
   for (const m of text.matchAll(STATIC_IMPORT)) visit(path.join(dir, m[1]));
-  if (path.basename(rel) === SPLIT_LOADER) return;
+  if (logicalName(path.basename(rel)) === SPLIT_LOADER) return;
   for (const m of text.matchAll(WASM_URL)) visit(path.join(dir, m[1]));
   for (const m of text.matchAll(PACK_URL)) packs.add(path.join(dir, m[1]));
 }
@@ -60,7 +61,9 @@ for (const pack of packs) {
   const full = path.join(dist, pack);
   if (!existsSync(full)) throw new Error(`initial-load: ${full} is named by the import graph but missing`);
   for (const { name, offset, length } of readIndex(readFileSync(full))) {
-    const file = order.find((f) => f === path.join(dist, path.dirname(pack), name));
+    // The index keeps the files' names from before hashing (scripts/hash.mjs).
+    const dir = path.join(dist, path.dirname(pack));
+    const file = order.find((f) => path.dirname(f) === dir && logicalName(path.basename(f)) === name);
     if (!file) continue;
     fromPack.add(file);
     prefix.set(full, Math.max(prefix.get(full) ?? 0, offset + length));

@@ -97,8 +97,9 @@ else
   background wasm-split-cli quick_install wasm_split_cli_support --locked --version "$WASM_SPLIT_VERSION" --features build-binary
 fi
 
-# 4. Debian packages: the browser, its driver, brotli (sizes), PostgreSQL (the runtime's
-#    shared-database tests run a throwaway server: scripts/postgres.sh).
+# 4. Debian packages: the browser, its driver, brotli and gzip (sizes, the build's
+#    precompressed copies), PostgreSQL (the runtime's shared-database tests run a throwaway
+#    server: scripts/postgres.sh).
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 [ -x /usr/bin/chromedriver ] || missing+=(chromium-driver)

@@ -48,15 +48,17 @@ sizes_of() { # file [bytes: its first bytes only] -> "raw gz br"
 # The files the pack holds (scripts/pack.mjs) come in it: each is listed as `packed` (its
 # size alone, for comparison) and counted once, in the pack's own line.
 packed_files=""
-if [ -f "$dist/chat-shell.pack" ]; then
-  packed_files="$(node scripts/pack.mjs list "$dist/chat-shell.pack" | cut -d' ' -f1)"
+pack="$(find "$dist" -maxdepth 1 -name 'chat-shell*.pack' | head -n1)"
+if [ -n "$pack" ]; then
+  packed_files="$(node scripts/pack.mjs list "$pack" | cut -d' ' -f1)"
 fi
 
 total_raw=0 total_gz=0 total_br=0
 report() {
   local kind="$1" file="$2" raw gz br
   read -r raw gz br < <(sizes_of "$file")
-  if [ "$kind" = wasm ] && grep -qxF "$(basename "$file")" <<<"$packed_files"; then
+  # The pack's index names the files as they were before hashing (scripts/hash.mjs).
+  if [ "$kind" = wasm ] && grep -qxF "$(basename "$file" | sed -E 's/-[0-9a-f]{16}(\.[^.]+)$/\1/')" <<<"$packed_files"; then
     kind=packed
   else
     total_raw=$((total_raw + raw)) total_gz=$((total_gz + gz)) total_br=$((total_br + br))

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DIST, startRuntime, openBrowser, newPage, newChatPage, sendMessage, waitFor, waitForIdle } from './harness.mjs';
+import { DIST, logicalName, startRuntime, openBrowser, newPage, newChatPage, sendMessage, waitFor, waitForIdle } from './harness.mjs';
 
 let runtime, browser, page;
 
@@ -104,7 +104,7 @@ test('dist/ copied as it is under a sub-path: one module tag, every file fetched
     await waitFor(async () => (await answer.locator('strong').count()) > 0, { timeout: 15_000, message: 'the answer rendered' });
     await sendMessage(page, 'widget');
     await page.locator('[data-part="widget"]').first().waitFor({ timeout: 15_000 });
-    const names = files.map((f) => f.pathname);
+    const names = files.map((f) => logicalName(f.pathname));
     for (const name of ['chat-shell.js', 'chat-shell.pack']) {
       assert.ok(names.includes(`${base}${name}`), `${name} fetched from ${base}: ${names}`);
     }

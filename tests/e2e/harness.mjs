@@ -10,7 +10,7 @@
 // E2E_RUNTIME_BIN=path runs another runtime binary.
 
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -18,6 +18,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { logicalName } from '../../scripts/hash.mjs';
 import { readIndex } from '../../scripts/pack.mjs';
 
 export { sleep };
@@ -223,9 +224,22 @@ export async function openBrowser({ viewport = { width: 1280, height: 900 }, ext
   return context;
 }
 
-/** The entries of dist's chat-shell.pack (scripts/pack.mjs): [{ name, offset, length }]. */
+export { logicalName };
+
+/**
+ * The name in dist/ of the element's file `name`, as the build named it before hashing
+ * (`split_widgets.wasm` -> `split_widgets-<hash>.wasm`, scripts/hash.mjs).
+ */
+export function distName(name) {
+  const found = readdirSync(DIST).filter((file) => logicalName(file) === name);
+  if (found.length !== 1) throw new Error(`dist/ has ${found.length} files named ${name}: ${found}`);
+  return found[0];
+}
+
+/** The entries of dist's chat-shell.pack (scripts/pack.mjs): [{ name, offset, length }],
+ *  named as before hashing. */
 export function packEntries() {
-  return readIndex(readFileSync(path.join(DIST, 'chat-shell.pack')));
+  return readIndex(readFileSync(path.join(DIST, distName('chat-shell.pack'))));
 }
 
 /**
@@ -234,11 +248,12 @@ export function packEntries() {
  * page must fetch the rest file by file. Returns how many times the pack was asked for.
  */
 export async function breakPack(context, name) {
-  const bytes = readFileSync(path.join(DIST, 'chat-shell.pack'));
+  const pack = distName('chat-shell.pack');
+  const bytes = readFileSync(path.join(DIST, pack));
   const entry = readIndex(bytes).find((e) => e.name === name);
   if (!entry) throw new Error(`breakPack: the pack does not hold ${name}`);
   const asked = { count: 0 };
-  await context.route('**/chat-shell.pack', async (route) => {
+  await context.route(`**/${pack}`, async (route) => {
     asked.count += 1;
     await route.fulfill({ status: 200, contentType: 'application/octet-stream', body: bytes.subarray(0, entry.offset + Math.floor(entry.length / 2)) });
   });

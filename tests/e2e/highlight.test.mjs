@@ -64,7 +64,7 @@ const hlStats = (page) =>
   }));
 
 const highlighterFetched = (page) =>
-  page.evaluate(() => performance.getEntriesByType('resource').some((e) => /split_highlight\.wasm/.test(e.name)));
+  page.evaluate(() => performance.getEntriesByType('resource').some((e) => /split_highlight-[0-9a-f]{16}\.wasm/.test(e.name)));
 
 test('code in an answer is highlighted once per closed fence; hostile code stays text', async () => {
   const page = await newChatPage(context, `${runtime.url}/`);

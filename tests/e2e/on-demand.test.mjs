@@ -18,11 +18,9 @@
 
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { breakPack, close, createdThreadId, newChatPage, newPage, openBrowser, packEntries, recordEvents, sendMessage, sleep, startRuntime, waitFor, waitForIdle } from './harness.mjs';
+import { breakPack, close, createdThreadId, distName, logicalName, newChatPage, newPage, openBrowser, packEntries, recordEvents, sendMessage, sleep, startRuntime, waitFor, waitForIdle } from './harness.mjs';
 
 after(close);
-
-const CHUNK = '**/split_widgets.wasm';
 
 /**
  * Cuts the fetch of a part (a connection reset) while `cut.failing`, then lets it through;
@@ -30,7 +28,7 @@ const CHUNK = '**/split_widgets.wasm';
  */
 async function cutPart(context, file) {
   const cut = { failing: true, asked: 0 };
-  await context.route(`**/${file}`, async (route) => {
+  await context.route(`**/${distName(file)}`, async (route) => {
     cut.asked += 1;
     if (cut.failing) await route.abort('connectionreset');
     else await route.continue();
@@ -40,7 +38,7 @@ async function cutPart(context, file) {
 
 /** The page's console errors, less the loader's reports of the fetches of `file` that were cut. */
 function otherErrors(page, file) {
-  const reports = new RegExp(`${file.replace('.', '\\.')}|Failed to fetch|ERR_CONNECTION_RESET|TypeError`);
+  const reports = new RegExp(`${distName(file).replace('.', '\\.')}|Failed to fetch|ERR_CONNECTION_RESET|TypeError`);
   return page.consoleErrors.filter((e) => !reports.test(e));
 }
 
@@ -107,7 +105,7 @@ test('the first module and the parts fetched anyway come in one pack, instantiat
   assert.deepEqual(at, [...at].sort((a, b) => a - b), 'the pack holds them in that order');
   assert.equal(at[0], 0, 'the first module first');
   // One fetch for all of them, and none of their files by itself.
-  const fetched = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name.split('/').pop()));
+  const fetched = (await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name.split('/').pop()))).map(logicalName);
   assert.equal(fetched.filter((name) => name === 'chat-shell.pack').length, 1, `the pack fetched once: ${fetched}`);
   assert.deepEqual(fetched.filter((name) => entries.some((e) => e.name === name)), [], 'no file of the pack fetched by itself');
   assert.deepEqual(page.consoleErrors, [], 'console errors on the page');
@@ -123,7 +121,7 @@ test('a pack that breaks off within the first module: the page fetches each file
   await answerRenders(page);
   await sendMessage(page, 'widget');
   await page.locator('[data-part="widget"]').first().waitFor({ timeout: 15_000 });
-  const fetched = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name.split('/').pop()));
+  const fetched = (await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name.split('/').pop()))).map(logicalName);
   for (const file of ['chat-shell_bg.wasm', 'split_decoders.wasm', 'split_widgets.wasm', 'split_renderer.wasm']) {
     assert.ok(fetched.includes(file), `${file} fetched by itself: ${fetched}`);
   }
@@ -136,7 +134,7 @@ test('a pack that stalls counts as broken off after 10 s: the page then fetches 
   const context = await openBrowser();
   let unstall;
   const stalled = new Promise((resolve) => { unstall = resolve; });
-  await context.route('**/chat-shell.pack', async (route) => {
+  await context.route(`**/${distName('chat-shell.pack')}`, async (route) => {
     await stalled; // no byte, not even the headers
     await route.abort('connectionreset').catch(() => {});
   });
@@ -162,7 +160,7 @@ test('the widgets part is prefetched, and holding it back delays nothing the fir
   let asked = 0;
   // The pack breaks off in the widgets' part: it comes by itself, held here.
   await breakPack(context, 'split_widgets.wasm');
-  await context.route(CHUNK, async (route) => {
+  await context.route(`**/${distName('split_widgets.wasm')}`, async (route) => {
     asked += 1;
     await released;
     await route.continue();

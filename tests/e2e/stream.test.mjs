@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { breakPack, close, newPage, openBrowser, sleep, startRuntime, waitFor } from './harness.mjs';
+import { breakPack, close, distName, newPage, openBrowser, sleep, startRuntime, waitFor } from './harness.mjs';
 
 after(close);
 
@@ -184,7 +184,7 @@ test('an answer that finishes before the renderer arrives shows as escaped text,
   let held = 0;
   // The pack breaks off in the renderer chunk, which then comes by itself, held here.
   await breakPack(context, 'split_renderer.wasm');
-  await context.route('**/split_renderer.wasm', async (route) => {
+  await context.route(`**/${distName('split_renderer.wasm')}`, async (route) => {
     held += 1;
     await released;
     await route.continue();

@@ -4,8 +4,9 @@
 //! Where each behaviour lives:
 //! - `routes`: the routes and the layers every request passes (`guard`: Host, Origin and
 //!   identity, `auth`; `headers`: the pages' security headers; `connections`: limits and
-//!   timeouts; `clients`: the share of each client address); `errors`: the JSON error
-//!   answers; `state`: what handlers share.
+//!   timeouts; `clients`: the share of each client address; `static_files`: `--dist`,
+//!   precompressed and cacheable); `errors`: the JSON error answers; `state`: what handlers
+//!   share.
 //! - `handlers/`: one module per resource or endpoint: `chatkit` (POST /chatkit, dispatching
 //!   to `threads`, `items`, `attachments`, streamed answers in `stream`), `upload`,
 //!   `callback` (views pushed by tools), `events` and `agent_ui` (the other wire formats).
@@ -43,6 +44,7 @@ mod scripts;
 mod shared;
 mod sse;
 mod state;
+mod static_files;
 mod store;
 
 use cli::Config;

@@ -5,6 +5,7 @@ use crate::errors::status_error;
 use crate::guard;
 use crate::handlers::{agent_ui, callback, chatkit, events, health, upload};
 use crate::state::AppState;
+use crate::static_files;
 use axum::extract::{DefaultBodyLimit, Request};
 use axum::http::header;
 use axum::middleware::{self, Next};
@@ -14,7 +15,6 @@ use axum::Router;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
-use tower_http::services::ServeDir;
 
 pub fn router(state: Arc<AppState>, dist: &Path) -> Router {
     // Multipart uploads are read through axum's extractor, which stops at this limit.
@@ -38,8 +38,11 @@ pub fn router(state: Arc<AppState>, dist: &Path) -> Router {
             "/callback",
             post(callback::callback).layer(DefaultBodyLimit::max(callback::MAX_CALLBACK_BODY)),
         )
-        .fallback_service(ServeDir::new(dist))
+        .fallback_service(static_files::service(dist))
         .layer(middleware::from_fn_with_state(state.clone(), guard::check))
+        .layer(middleware::map_response(
+            static_files::no_cookie_for_everyone,
+        ))
         // After the guard: a load balancer probes by address, with no identity.
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(health::readyz))
