@@ -1,7 +1,8 @@
 //! The views a first screen does not need: widgets, client tools, structured input, agent
 //! tool calls, plans and thoughts, team notes and the roster, tasks and workflows,
 //! generated images, the view tabs and their panels (the Diff view, the artifact), the
-//! conversation history, the find bar and the attachment tray's files.
+//! conversation history, the find bar, a finished turn's action bar, the header's "More"
+//! menu and the attachment tray's files.
 //!
 //! Each is an entry point of a chunk (`crate::parts`): `widgets`, which the loader
 //! prefetches as soon as the first module runs (`prefetch_widgets`), `on_demand`, the
@@ -21,11 +22,12 @@ use crate::ui::composer::pickers::ChatKitPickers;
 use crate::ui::composer::tray::tray_list;
 use crate::ui::conversation::elicitation::ElicitationView;
 use crate::ui::conversation::image::GeneratedImageView;
+use crate::ui::conversation::message::MessageActions;
 use crate::ui::conversation::plan::{AgentPlanView, AgentThoughtView};
 use crate::ui::conversation::tasks::ProcessView;
 use crate::ui::conversation::window::{self, WindowHooks};
 use crate::ui::find::FindBar;
-use crate::ui::header::UsageMeter;
+use crate::ui::header::{MoreMenu, UsageMeter};
 use crate::ui::history::HistoryView;
 use crate::ui::resize::ResizeHandles;
 use crate::ui::team::{NoteView, TeamRoster};
@@ -33,6 +35,7 @@ use crate::ui::tools::call::{AgentToolCallView, ToolCallsView};
 use crate::ui::tools::tabs::{self, ViewTabs};
 use crate::ui::tr;
 use crate::ui::widgets::{ClientWidgetView, StructuredInputView, ToolCallView, WidgetView};
+use chat_shell_core::protocol::chatkit::ItemId;
 use chat_shell_core::strings::Text;
 use leptos::html;
 use leptos::prelude::*;
@@ -87,6 +90,14 @@ entry_points! {
     on_demand:
         fn build_find_bar() -> AnyView {
             untrack(move || view! { <FindBar /> }.into_any())
+        }
+    on_demand:
+        fn build_more_menu() -> AnyView {
+            untrack(move || view! { <MoreMenu /> }.into_any())
+        }
+    on_demand:
+        fn build_message_actions(id: ItemId, answers: Vec<ItemId>, latest: bool) -> AnyView {
+            untrack(move || view! { <MessageActions id=id answers=answers latest=latest /> }.into_any())
         }
     on_demand:
         fn linked_window_hooks() -> &'static dyn WindowHooks {
@@ -220,6 +231,23 @@ pub(crate) fn team_roster(shell: Shell) -> AnyView {
 /// The find bar, while it is open.
 pub(crate) fn find_bar(shell: Shell) -> AnyView {
     when_loaded(shell, entry::build_find_bar)
+}
+
+/// The header's "More" menu (shown on narrow elements only).
+pub(crate) fn more_menu(shell: Shell) -> AnyView {
+    when_loaded(shell, entry::build_more_menu)
+}
+
+/// A finished turn's action bar (Copy, feedback, Retry), in its last answer.
+pub(crate) fn message_actions(
+    shell: Shell,
+    id: ItemId,
+    answers: Vec<ItemId>,
+    latest: bool,
+) -> AnyView {
+    when_loaded(shell, move || {
+        entry::build_message_actions(id.clone(), answers.clone(), latest)
+    })
 }
 
 /// The resize handles, once the host makes the element resizable.

@@ -80,7 +80,7 @@ pub fn ShellHeader(history_button: NodeRef<html::Button>) -> impl IntoView {
                     {crate::ui::glyphs::glyph(crate::ui::glyphs::Glyph::History)}
                     <span class="cs-button__label">{tr(shell, Text::History)}</span>
                 </button>
-                <MoreMenu />
+                {crate::parts::views::more_menu(shell)}
             </div>
         </header>
     }
@@ -144,7 +144,7 @@ pub(crate) fn UsageMeter() -> impl IntoView {
 /// so the header stays one row with room for the title. The stylesheet shows either the
 /// buttons or this menu, by the element's width.
 #[component]
-fn MoreMenu() -> impl IntoView {
+pub(crate) fn MoreMenu() -> impl IntoView {
     let shell = use_shell();
     let open = RwSignal::new(false);
     let button = NodeRef::<html::Button>::new();

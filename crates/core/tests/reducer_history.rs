@@ -186,10 +186,24 @@ fn a_failed_message_comes_back_not_an_earlier_one_the_server_never_echoed() {
         );
         reduce(&mut state, Input::StreamEnded);
     }
+    // Each finished turn's one answer ends it; the second is the latest.
+    assert_eq!(
+        state.turn_answers(&ItemId::from("a0")),
+        Some((vec![ItemId::from("a0")], false))
+    );
+    assert_eq!(
+        state.turn_answers(&ItemId::from("a1")),
+        Some((vec![ItemId::from("a1")], true))
+    );
     send(&mut state, "the one that failed");
     assert!(
         !state.turn_has_content(),
         "nothing shown yet: the working indicator's time"
+    );
+    assert_eq!(
+        state.turn_answers(&ItemId::from("a1")),
+        Some((vec![ItemId::from("a1")], false)),
+        "a new turn began"
     );
     let out = reduce(
         &mut state,
@@ -213,6 +227,35 @@ fn a_failed_message_comes_back_not_an_earlier_one_the_server_never_echoed() {
         .filter(|i| matches!(&i.item.kind, EntryKind::UserMessage(_)))
         .count();
     assert_eq!(users, 2, "the earlier messages stay in the conversation");
+}
+
+#[test]
+fn a_turn_of_several_answers_has_one_end_and_copies_them_all() {
+    let mut state = ChatState::new();
+    reduce(
+        &mut state,
+        Input::SendStarted(OutgoingMessage {
+            content: Vec::new(),
+            text: "team, go".into(),
+            ..Default::default()
+        }),
+    );
+    for id in ["lead", "writer"] {
+        reduce(
+            &mut state,
+            Input::Stream(Streamed::ItemDone(chatkit_adapter::entry(answer(id, id)))),
+        );
+    }
+    assert_eq!(
+        state.turn_answers(&ItemId::from("lead")),
+        None,
+        "not the turn's last"
+    );
+    assert_eq!(
+        state.turn_answers(&ItemId::from("writer")),
+        Some((vec![ItemId::from("lead"), ItemId::from("writer")], true))
+    );
+    assert_eq!(state.turn_answers(&ItemId::from("nope")), None);
 }
 
 #[test]

@@ -75,16 +75,18 @@ fn TrayItem(local: u64) -> impl IntoView {
                     }
                     .into_any(),
                 }}
+                // Named by its own (visually hidden) text: the item's text then differs
+                // from the thumbnail's alternative, which would otherwise read twice.
                 <button
                     type="button"
                     class="cs-tray__remove"
-                    aria-label=remove_label
                     title=remove_label
                     on:click=move |_| {
                         shell.with(|rt| rt.remove_attachment(local));
                     }
                 >
                     {crate::ui::glyphs::glyph(crate::ui::glyphs::Glyph::Close)}
+                    <span class="cs-sr-only">{remove_label}</span>
                 </button>
             </div>
             <span class="cs-tray__name" title=name.clone()>{name.clone()}</span>

@@ -1,6 +1,5 @@
 //! User and assistant messages, each an `article` with `data-role`.
 
-use super::viewport::Turns;
 use crate::runtime::ItemView;
 use crate::ui::glyphs::{glyph, Glyph};
 use crate::ui::markdown::{
@@ -173,7 +172,6 @@ pub fn AssistantMessageView(id: ItemId) -> impl IntoView {
     };
     let actions_id = id.clone();
     let signals = shell.signals().expect("runtime exists while mounted");
-    let turns = use_context::<Turns>();
     // The agent that owns this bubble in a multi-agent run: its id (or name) as
     // `data-agent`, its name shown as text.
     let agent_id = id.clone();
@@ -208,14 +206,13 @@ pub fn AssistantMessageView(id: ItemId) -> impl IntoView {
             {move || {
                 // One bar per finished turn, in its last answer: none mid-turn, none after
                 // each fragment of an agent's or a team's turn.
-                let answers = match turns {
-                    Some(turns) => turns.ending(&actions_id)?,
-                    None => vec![actions_id.clone()],
-                };
-                let latest = turns.is_some_and(|t| t.is_latest(&actions_id));
+                signals.order.track();
+                let (answers, latest) = shell
+                    .with(|rt| rt.with_state(|s| s.turn_answers(&actions_id)))
+                    .flatten()?;
                 let done = status.get() != ItemStatus::Streaming
                     && !(latest && signals.streaming.get().is_some());
-                done.then(|| view! { <MessageActions id=actions_id.clone() answers=answers latest=latest /> })
+                done.then(|| crate::parts::views::message_actions(shell, actions_id.clone(), answers, latest))
             }}
         </article>
     }
@@ -276,7 +273,7 @@ fn SourcesList(cited: Vec<Citation>) -> impl IntoView {
 /// Copy, Good response / Bad response, and Retry for the last answer. After a failed
 /// answer the error owns the one Retry (and offers none when the server forbids it).
 #[component]
-fn MessageActions(id: ItemId, answers: Vec<ItemId>, latest: bool) -> impl IntoView {
+pub(crate) fn MessageActions(id: ItemId, answers: Vec<ItemId>, latest: bool) -> impl IntoView {
     let shell = use_shell();
     let signals = shell.signals().expect("runtime exists while mounted");
     let feedback = RwSignal::new(None::<FeedbackKind>);

@@ -18,7 +18,6 @@ use chat_shell_core::strings::Text;
 use chat_shell_core::window::Window;
 use leptos::html;
 use leptos::prelude::*;
-use std::collections::HashMap;
 use wasm_bindgen::prelude::*;
 use web_sys::Element;
 
@@ -83,7 +82,6 @@ pub fn StreamViewport() -> impl IntoView {
             .with(|rt| rt.with_state(|s| s.team.is_some()))
             .unwrap_or(false)
     });
-    provide_context(Turns::new(signals.order));
     let viewport = NodeRef::<html::Div>::new();
     let content = NodeRef::<html::Div>::new();
     let items = NodeRef::<html::Section>::new();
@@ -555,50 +553,5 @@ fn WorkingIndicator() -> impl IntoView {
                 </div>
             }
         })
-    }
-}
-
-/// The turns of the conversation, for the one action bar each: by the id of a turn's last
-/// answer, the ids of all its answers in order (what Copy copies), and which turn is the
-/// last. Worked out once per change of the order, not once per message.
-#[derive(Clone, Copy)]
-pub(crate) struct Turns(Memo<TurnEnds>);
-
-/// Each turn's answers by its last one, and the last turn's last answer.
-type TurnEnds = (HashMap<ItemId, Vec<ItemId>>, Option<ItemId>);
-
-impl Turns {
-    fn new(order: RwSignal<Vec<ItemKey>>) -> Self {
-        Turns(Memo::new(move |_| {
-            order.with(|o| {
-                let mut ends = HashMap::new();
-                let mut answers: Vec<ItemId> = Vec::new();
-                let mut close = |answers: &mut Vec<ItemId>| {
-                    if let Some(last) = answers.last().cloned() {
-                        ends.insert(last, std::mem::take(answers));
-                    }
-                };
-                for key in o {
-                    match key.view {
-                        ItemView::UserMessage => close(&mut answers),
-                        ItemView::AssistantMessage => answers.push(key.id.clone()),
-                        _ => {}
-                    }
-                }
-                let last = answers.last().cloned();
-                close(&mut answers);
-                (ends, last)
-            })
-        }))
-    }
-
-    /// The answers of the turn `id` ends, if it is a turn's last answer.
-    pub(crate) fn ending(&self, id: &ItemId) -> Option<Vec<ItemId>> {
-        self.0.with(|(ends, _)| ends.get(id).cloned())
-    }
-
-    /// Whether `id` is the last answer of the conversation's last turn.
-    pub(crate) fn is_latest(&self, id: &ItemId) -> bool {
-        self.0.with(|(_, last)| last.as_ref() == Some(id))
     }
 }

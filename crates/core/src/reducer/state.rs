@@ -226,6 +226,37 @@ impl ChatState {
         self.turn.is_some()
     }
 
+    /// When `id` is the last answer of its turn (no other answer before the next user
+    /// message): every answer of that turn in order, and whether it is the conversation's
+    /// last turn. `None` for any other item. The turn's one action bar goes there.
+    pub fn turn_answers(&self, id: &ItemId) -> Option<(Vec<ItemId>, bool)> {
+        let at = *self.positions.get(id)?;
+        let is_answer =
+            |i: &ItemState| matches!(i.item.kind, EntryKind::AssistantText(_)) && !i.hidden;
+        let is_user = |i: &ItemState| matches!(i.item.kind, EntryKind::UserMessage(_)) && !i.hidden;
+        if !is_answer(&self.items[at]) {
+            return None;
+        }
+        let after = &self.items[at + 1..];
+        let next_user = after.iter().position(is_user);
+        if after[..next_user.unwrap_or(after.len())]
+            .iter()
+            .any(is_answer)
+        {
+            return None;
+        }
+        let start = self.items[..at]
+            .iter()
+            .rposition(is_user)
+            .map_or(0, |u| u + 1);
+        let answers = self.items[start..=at]
+            .iter()
+            .filter(|i| is_answer(i))
+            .map(|i| i.item.id.clone())
+            .collect();
+        Some((answers, next_user.is_none()))
+    }
+
     /// Whether the turn under way has shown anything since the user's message: a word of
     /// an answer, a tool call, a widget… (an empty answer bubble is nothing yet).
     pub fn turn_has_content(&self) -> bool {
