@@ -1,8 +1,8 @@
 //! The views a first screen does not need: widgets, client tools, structured input, agent
 //! tool calls, plans and thoughts, team notes and the roster, tasks and workflows,
 //! generated images, the view tabs and their panels (the Diff view, the artifact), the
-//! conversation history, the find bar, a finished turn's action bar, the header's "More"
-//! menu and the attachment tray's files.
+//! conversation history, the find bar, a finished turn's action bar and an answer's
+//! sources, the header's "More" menu and the attachment tray's files.
 //!
 //! Each is an entry point of a chunk (`crate::parts`): `widgets`, which the loader
 //! prefetches as soon as the first module runs (`prefetch_widgets`), `on_demand`, the
@@ -22,7 +22,7 @@ use crate::ui::composer::pickers::ChatKitPickers;
 use crate::ui::composer::tray::tray_list;
 use crate::ui::conversation::elicitation::ElicitationView;
 use crate::ui::conversation::image::GeneratedImageView;
-use crate::ui::conversation::message::MessageActions;
+use crate::ui::conversation::message::{MessageActions, SourcesList};
 use crate::ui::conversation::plan::{AgentPlanView, AgentThoughtView};
 use crate::ui::conversation::tasks::ProcessView;
 use crate::ui::conversation::window::{self, WindowHooks};
@@ -35,6 +35,7 @@ use crate::ui::tools::call::{AgentToolCallView, ToolCallsView};
 use crate::ui::tools::tabs::{self, ViewTabs};
 use crate::ui::tr;
 use crate::ui::widgets::{ClientWidgetView, StructuredInputView, ToolCallView, WidgetView};
+use chat_shell_core::citations::Citation;
 use chat_shell_core::protocol::chatkit::ItemId;
 use chat_shell_core::strings::Text;
 use leptos::html;
@@ -90,6 +91,10 @@ entry_points! {
     on_demand:
         fn build_find_bar() -> AnyView {
             untrack(move || view! { <FindBar /> }.into_any())
+        }
+    on_demand:
+        fn build_sources(cited: Vec<Citation>) -> AnyView {
+            untrack(move || view! { <SourcesList cited=cited /> }.into_any())
         }
     on_demand:
         fn build_more_menu() -> AnyView {
@@ -231,6 +236,11 @@ pub(crate) fn team_roster(shell: Shell) -> AnyView {
 /// The find bar, while it is open.
 pub(crate) fn find_bar(shell: Shell) -> AnyView {
     when_loaded(shell, entry::build_find_bar)
+}
+
+/// The numbered sources under an answer that cites some.
+pub(crate) fn sources(shell: Shell, cited: Vec<Citation>) -> AnyView {
+    when_loaded(shell, move || entry::build_sources(cited.clone()))
 }
 
 /// The header's "More" menu (shown on narrow elements only).

@@ -168,7 +168,7 @@ pub fn AssistantMessageView(id: ItemId) -> impl IntoView {
     };
     let sources = move || {
         let cited = meta.with(|m| number_sources(&m.1));
-        (!cited.is_empty()).then(|| view! { <SourcesList cited=cited /> })
+        (!cited.is_empty()).then(|| crate::parts::views::sources(shell, cited))
     };
     let actions_id = id.clone();
     let signals = shell.signals().expect("runtime exists while mounted");
@@ -220,7 +220,7 @@ pub fn AssistantMessageView(id: ItemId) -> impl IntoView {
 
 /// The numbered sources under a message.
 #[component]
-fn SourcesList(cited: Vec<Citation>) -> impl IntoView {
+pub(crate) fn SourcesList(cited: Vec<Citation>) -> impl IntoView {
     let shell = use_shell();
     let rows = cited
         .into_iter()
