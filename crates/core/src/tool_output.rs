@@ -223,11 +223,13 @@ mod tests {
     #[test]
     fn raw_text_is_readable_decoded_and_bounded() {
         assert_eq!(raw_text(&json!({"a": 1})), ("a: 1".into(), false));
+        // Keys in sorted order: the map keeps insertion order where serde_json's
+        // `preserve_order` is on (in the workspace), sorted order elsewhere.
         let (text, _) = raw_text(&json!({
-            "output": "\u{1b}[32mok\u{1b}[0m 3 passed\nline two\u{7}",
-            "exitStatus": {"exitCode": 0, "signal": null},
             "args": ["-v", {"deep": true}],
-            "empty": {}
+            "empty": {},
+            "exitStatus": {"exitCode": 0, "signal": null},
+            "output": "\u{1b}[32mok\u{1b}[0m 3 passed\nline two\u{7}"
         }));
         assert_eq!(
             text,
