@@ -10,13 +10,16 @@ use common::{create, Process, Stream};
 use serde_json::{json, Value};
 use std::time::Duration;
 
-/// The URL of a fresh schema on the test PostgreSQL server, and the schema.
+/// The URL of a fresh schema on the test PostgreSQL server, and the server's.
 fn postgres_url() -> Option<(String, String)> {
     let Ok(url) = std::env::var("CHAT_SHELL_TEST_DATABASE_URL") else {
         eprintln!("note: CHAT_SHELL_TEST_DATABASE_URL is not set: PostgreSQL is skipped");
         return None;
     };
-    let schema = format!("instances_{}", std::process::id());
+    // One schema per test: the tests of this file run side by side.
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let schema = format!("instances_{}_{n}", std::process::id());
     let mut admin = postgres::Client::connect(&url, postgres::NoTls).unwrap();
     admin
         .batch_execute(&format!(
