@@ -97,8 +97,8 @@ entry_points! {
             untrack(move || view! { <SourcesList cited=cited /> }.into_any())
         }
     on_demand:
-        fn build_more_menu() -> AnyView {
-            untrack(move || view! { <MoreMenu /> }.into_any())
+        fn build_more_menu(open: RwSignal<bool>, button: NodeRef<html::Button>) -> AnyView {
+            untrack(move || view! { <MoreMenu open=open button=button /> }.into_any())
         }
     on_demand:
         fn build_message_actions(id: ItemId, answers: Vec<ItemId>, latest: bool) -> AnyView {
@@ -243,9 +243,13 @@ pub(crate) fn sources(shell: Shell, cited: Vec<Citation>) -> AnyView {
     when_loaded(shell, move || entry::build_sources(cited.clone()))
 }
 
-/// The header's "More" menu (shown on narrow elements only).
-pub(crate) fn more_menu(shell: Shell) -> AnyView {
-    when_loaded(shell, entry::build_more_menu)
+/// The header's "More" menu, once opened (its button shows on narrow elements only).
+pub(crate) fn more_menu(
+    shell: Shell,
+    open: RwSignal<bool>,
+    button: NodeRef<html::Button>,
+) -> AnyView {
+    when_loaded(shell, move || entry::build_more_menu(open, button))
 }
 
 /// A finished turn's action bar (Copy, feedback, Retry), in its last answer.

@@ -80,7 +80,7 @@ pub fn ShellHeader(history_button: NodeRef<html::Button>) -> impl IntoView {
                     {crate::ui::glyphs::glyph(crate::ui::glyphs::Glyph::History)}
                     <span class="cs-button__label">{tr(shell, Text::History)}</span>
                 </button>
-                {crate::parts::views::more_menu(shell)}
+                <MoreButton />
             </div>
         </header>
     }
@@ -140,14 +140,38 @@ pub(crate) fn UsageMeter() -> impl IntoView {
     }
 }
 
-/// On a narrow element (a phone) the secondary actions fold into a menu named "More",
-/// so the header stays one row with room for the title. The stylesheet shows either the
-/// buttons or this menu, by the element's width.
+/// On a narrow element (a phone) the secondary actions fold into a menu named "More", so
+/// the header stays one row with room for the title. The stylesheet shows either the
+/// buttons or this one, by the element's width; the menu's code comes in a part, asked
+/// for only once it is opened.
 #[component]
-pub(crate) fn MoreMenu() -> impl IntoView {
+fn MoreButton() -> impl IntoView {
     let shell = use_shell();
     let open = RwSignal::new(false);
     let button = NodeRef::<html::Button>::new();
+    view! {
+        <div class="cs-header__more">
+            <button
+                type="button"
+                class="cs-button cs-button--ghost"
+                node_ref=button
+                aria-label=tr(shell, Text::MoreActions)
+                title=tr(shell, Text::MoreActions)
+                aria-haspopup="menu"
+                aria-expanded=move || open.get().to_string()
+                on:click=move |_| open.update(|o| *o = !*o)
+            >
+                {crate::ui::glyphs::glyph(crate::ui::glyphs::Glyph::More)}
+            </button>
+            {move || open.get().then(|| crate::parts::views::more_menu(shell, open, button))}
+        </div>
+    }
+}
+
+/// The open "More" menu: its items, arrows between them, Escape back to the button.
+#[component]
+pub(crate) fn MoreMenu(open: RwSignal<bool>, button: NodeRef<html::Button>) -> impl IntoView {
+    let shell = use_shell();
     let menu = NodeRef::<html::Div>::new();
     let close = move |refocus: bool| {
         open.set(false);
@@ -224,44 +248,32 @@ pub(crate) fn MoreMenu() -> impl IntoView {
         }
     };
     view! {
-        <div class="cs-header__more" on:keydown=on_keydown>
-            <button
-                type="button"
-                class="cs-button cs-button--ghost"
-                node_ref=button
-                aria-label=tr(shell, Text::MoreActions)
-                title=tr(shell, Text::MoreActions)
-                aria-haspopup="menu"
-                aria-expanded=move || open.get().to_string()
-                on:click=move |_| open.update(|o| *o = !*o)
-            >
-                {crate::ui::glyphs::glyph(crate::ui::glyphs::Glyph::More)}
-            </button>
-            <div
-                class="cs-menu"
-                role="menu"
-                aria-label=tr(shell, Text::MoreActions)
-                node_ref=menu
-                hidden=move || !open.get()
-                on:focusout=move |e: leptos::ev::FocusEvent| {
-                    // Closed when the focus leaves it (a click elsewhere, Tab away).
-                    let inside = e
-                        .related_target()
-                        .and_then(|t| t.dyn_into::<web_sys::Node>().ok())
-                        .zip(menu.get_untracked())
-                        .is_some_and(|(t, m)| m.contains(Some(&t)));
-                    if !inside {
-                        open.set(false);
-                    }
+        <div
+            class="cs-menu"
+            role="menu"
+            aria-label=tr(shell, Text::MoreActions)
+            node_ref=menu
+            on:keydown=on_keydown
+            on:focusout=move |e: leptos::ev::FocusEvent| {
+                // Closed when the focus leaves it (a click elsewhere, Tab away); a click on
+                // the button toggles it itself.
+                let to = e.related_target().and_then(|t| t.dyn_into::<web_sys::Node>().ok());
+                let inside = to.as_ref().zip(menu.get_untracked()).is_some_and(|(t, m)| m.contains(Some(t)));
+                let to_button = to.as_ref().zip(button.get_untracked()).is_some_and(|(t, b)| {
+                    let b: &web_sys::Node = b.as_ref();
+                    b.contains(Some(t))
+                });
+                if !inside && !to_button {
+                    open.set(false);
                 }
-            >
+            }
+        >
                 {item(Text::FindInConversation, |shell| {
                     if let Some(s) = shell.signals() {
                         s.find_open.set(true);
                     }
                 })}
-                {item(Text::History, |shell| shell.with(|rt| rt.toggle_history()).unwrap_or(()))}
-            </div>
+            {item(Text::History, |shell| shell.with(|rt| rt.toggle_history()).unwrap_or(()))}
         </div>
     }
 }

@@ -172,6 +172,18 @@ pub fn AssistantMessageView(id: ItemId) -> impl IntoView {
     };
     let actions_id = id.clone();
     let signals = shell.signals().expect("runtime exists while mounted");
+    // One bar per finished turn, in its last answer: none mid-turn, none after each
+    // fragment of an agent's or a team's turn. A memo: a new page of older items changes
+    // the order, not this answer's turn, and must not rebuild its bar.
+    let turn = {
+        let id = id.clone();
+        Memo::new(move |_| {
+            signals.order.track();
+            shell
+                .with(|rt| rt.with_state(|s| s.turn_answers(&id)))
+                .flatten()
+        })
+    };
     // The agent that owns this bubble in a multi-agent run: its id (or name) as
     // `data-agent`, its name shown as text.
     let agent_id = id.clone();
@@ -204,12 +216,7 @@ pub fn AssistantMessageView(id: ItemId) -> impl IntoView {
                     .then(|| view! { <p class="cs-msg__note" data-part="stopped">{tr(shell, Text::Stopped)}</p> })
             }}
             {move || {
-                // One bar per finished turn, in its last answer: none mid-turn, none after
-                // each fragment of an agent's or a team's turn.
-                signals.order.track();
-                let (answers, latest) = shell
-                    .with(|rt| rt.with_state(|s| s.turn_answers(&actions_id)))
-                    .flatten()?;
+                let (answers, latest) = turn.get()?;
                 let done = status.get() != ItemStatus::Streaming
                     && !(latest && signals.streaming.get().is_some());
                 done.then(|| crate::parts::views::message_actions(shell, actions_id.clone(), answers, latest))
