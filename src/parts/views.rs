@@ -2,7 +2,7 @@
 //! tool calls, plans and thoughts, team notes and the roster, tasks and workflows,
 //! generated images, the view tabs and their panels (the Diff view, the artifact), the
 //! conversation history, the find bar, a finished turn's action bar and an answer's
-//! sources, the header's "More" menu and the attachment tray's files.
+//! sources, and the attachment tray's files.
 //!
 //! Each is an entry point of a chunk (`crate::parts`): `widgets`, which the loader
 //! prefetches as soon as the first module runs (`prefetch_widgets`), `on_demand`, the
@@ -27,7 +27,7 @@ use crate::ui::conversation::plan::{AgentPlanView, AgentThoughtView};
 use crate::ui::conversation::tasks::ProcessView;
 use crate::ui::conversation::window::{self, WindowHooks};
 use crate::ui::find::FindBar;
-use crate::ui::header::{MoreMenu, UsageMeter};
+use crate::ui::header::UsageMeter;
 use crate::ui::history::HistoryView;
 use crate::ui::resize::ResizeHandles;
 use crate::ui::team::{NoteView, TeamRoster};
@@ -95,10 +95,6 @@ entry_points! {
     on_demand:
         fn build_sources(cited: Vec<Citation>) -> AnyView {
             untrack(move || view! { <SourcesList cited=cited /> }.into_any())
-        }
-    on_demand:
-        fn build_more_menu(open: RwSignal<bool>, button: NodeRef<html::Button>) -> AnyView {
-            untrack(move || view! { <MoreMenu open=open button=button /> }.into_any())
         }
     on_demand:
         fn build_message_actions(id: ItemId, answers: Vec<ItemId>, latest: bool) -> AnyView {
@@ -241,15 +237,6 @@ pub(crate) fn find_bar(shell: Shell) -> AnyView {
 /// The numbered sources under an answer that cites some.
 pub(crate) fn sources(shell: Shell, cited: Vec<Citation>) -> AnyView {
     when_loaded(shell, move || entry::build_sources(cited.clone()))
-}
-
-/// The header's "More" menu, once opened (its button shows on narrow elements only).
-pub(crate) fn more_menu(
-    shell: Shell,
-    open: RwSignal<bool>,
-    button: NodeRef<html::Button>,
-) -> AnyView {
-    when_loaded(shell, move || entry::build_more_menu(open, button))
 }
 
 /// A finished turn's action bar (Copy, feedback, Retry), in its last answer.

@@ -19,8 +19,6 @@ pub enum Glyph {
     /// Rejected always.
     Block,
     Resize,
-    /// A menu of more actions.
-    More,
     Copy,
     Retry,
 }
@@ -39,7 +37,6 @@ impl Glyph {
             Glyph::CheckDouble => "M2 12.5l4.5 4.5L16 7M11 15.5l1.5 1.5L22 7",
             Glyph::Block => "M12 3a9 9 0 1 0 0 18a9 9 0 1 0 0-18zM5.6 5.6l12.8 12.8",
             Glyph::Resize => "M14 4h6v6M10 20H4v-6M20 4l-7 7M4 20l7-7",
-            Glyph::More => "M4.5 12a1 1 0 1 0 2 0a1 1 0 1 0-2 0M11 12a1 1 0 1 0 2 0a1 1 0 1 0-2 0M17.5 12a1 1 0 1 0 2 0a1 1 0 1 0-2 0",
             Glyph::Copy => "M9 9h10v11H9zM5 15V4h10",
             Glyph::Retry => "M20 12a8 8 0 1 1-2.4-5.7M20 4v4h-4",
         }

@@ -1,12 +1,10 @@
 //! ShellHeader: the thread's title and the thread controls (Find, New chat, History).
 
 use super::tr;
-use crate::runtime::Shell;
 use crate::ui::use_shell;
 use chat_shell_core::strings::Text;
 use leptos::html;
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
 
 /// `history_button` is shared with the history view, which gives focus back to it when
 /// it closes.
@@ -42,7 +40,7 @@ pub fn ShellHeader(history_button: NodeRef<html::Button>) -> impl IntoView {
             <div class="cs-header__actions">
                 <button
                     type="button"
-                    class="cs-button cs-button--ghost cs-header__secondary"
+                    class="cs-button cs-button--ghost"
                     aria-label=tr(shell, Text::FindInConversation)
                     title=tr(shell, Text::FindInConversation)
                     aria-expanded=move || signals.find_open.get().to_string()
@@ -66,7 +64,7 @@ pub fn ShellHeader(history_button: NodeRef<html::Button>) -> impl IntoView {
                 </button>
                 <button
                     type="button"
-                    class="cs-button cs-button--ghost cs-header__secondary"
+                    class="cs-button cs-button--ghost"
                     node_ref=history_button
                     aria-label=tr(shell, Text::History)
                     title=tr(shell, Text::History)
@@ -80,7 +78,6 @@ pub fn ShellHeader(history_button: NodeRef<html::Button>) -> impl IntoView {
                     {crate::ui::glyphs::glyph(crate::ui::glyphs::Glyph::History)}
                     <span class="cs-button__label">{tr(shell, Text::History)}</span>
                 </button>
-                <MoreButton />
             </div>
         </header>
     }
@@ -137,143 +134,5 @@ pub(crate) fn UsageMeter() -> impl IntoView {
                 </div>
             })
         })
-    }
-}
-
-/// On a narrow element (a phone) the secondary actions fold into a menu named "More", so
-/// the header stays one row with room for the title. The stylesheet shows either the
-/// buttons or this one, by the element's width; the menu's code comes in a part, asked
-/// for only once it is opened.
-#[component]
-fn MoreButton() -> impl IntoView {
-    let shell = use_shell();
-    let open = RwSignal::new(false);
-    let button = NodeRef::<html::Button>::new();
-    view! {
-        <div class="cs-header__more">
-            <button
-                type="button"
-                class="cs-button cs-button--ghost"
-                node_ref=button
-                aria-label=tr(shell, Text::MoreActions)
-                title=tr(shell, Text::MoreActions)
-                aria-haspopup="menu"
-                aria-expanded=move || open.get().to_string()
-                on:click=move |_| open.update(|o| *o = !*o)
-            >
-                {crate::ui::glyphs::glyph(crate::ui::glyphs::Glyph::More)}
-            </button>
-            {move || open.get().then(|| crate::parts::views::more_menu(shell, open, button))}
-        </div>
-    }
-}
-
-/// The open "More" menu: its items, arrows between them, Escape back to the button.
-#[component]
-pub(crate) fn MoreMenu(open: RwSignal<bool>, button: NodeRef<html::Button>) -> impl IntoView {
-    let shell = use_shell();
-    let menu = NodeRef::<html::Div>::new();
-    let close = move |refocus: bool| {
-        open.set(false);
-        if refocus {
-            if let Some(b) = button.get_untracked() {
-                let _ = b.focus();
-            }
-        }
-    };
-    // Opened: the focus goes to its first item.
-    Effect::new(move |_| {
-        if open.get() {
-            if let Some(first) = menu
-                .get()
-                .and_then(|m| m.query_selector("[role=menuitem]").ok().flatten())
-                .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
-            {
-                let _ = first.focus();
-            }
-        }
-    });
-    let on_keydown = move |e: leptos::ev::KeyboardEvent| {
-        let step = match e.key().as_str() {
-            "Escape" => {
-                e.prevent_default();
-                return close(true);
-            }
-            "ArrowDown" => 1,
-            "ArrowUp" => -1,
-            _ => return,
-        };
-        e.prevent_default();
-        let Some(m) = menu.get_untracked() else {
-            return;
-        };
-        let Ok(items) = m.query_selector_all("[role=menuitem]") else {
-            return;
-        };
-        let active = m
-            .get_root_node()
-            .dyn_into::<web_sys::ShadowRoot>()
-            .ok()
-            .and_then(|r| r.active_element());
-        let n = items.length() as i32;
-        let at = (0..n)
-            .find(|&i| {
-                items
-                    .item(i as u32)
-                    .map(|x| x.unchecked_into::<web_sys::Element>())
-                    == active
-            })
-            .unwrap_or(-1);
-        let next = (at + step).rem_euclid(n.max(1));
-        if let Some(el) = items
-            .item(next as u32)
-            .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
-        {
-            let _ = el.focus();
-        }
-    };
-    let item = move |text: Text, action: fn(Shell)| {
-        view! {
-            <button
-                type="button"
-                role="menuitem"
-                class="cs-menu__item"
-                on:click=move |_| {
-                    close(false);
-                    action(shell);
-                }
-            >
-                {tr(shell, text)}
-            </button>
-        }
-    };
-    view! {
-        <div
-            class="cs-menu"
-            role="menu"
-            aria-label=tr(shell, Text::MoreActions)
-            node_ref=menu
-            on:keydown=on_keydown
-            on:focusout=move |e: leptos::ev::FocusEvent| {
-                // Closed when the focus leaves it (a click elsewhere, Tab away); a click on
-                // the button toggles it itself.
-                let to = e.related_target().and_then(|t| t.dyn_into::<web_sys::Node>().ok());
-                let inside = to.as_ref().zip(menu.get_untracked()).is_some_and(|(t, m)| m.contains(Some(t)));
-                let to_button = to.as_ref().zip(button.get_untracked()).is_some_and(|(t, b)| {
-                    let b: &web_sys::Node = b.as_ref();
-                    b.contains(Some(t))
-                });
-                if !inside && !to_button {
-                    open.set(false);
-                }
-            }
-        >
-                {item(Text::FindInConversation, |shell| {
-                    if let Some(s) = shell.signals() {
-                        s.find_open.set(true);
-                    }
-                })}
-            {item(Text::History, |shell| shell.with(|rt| rt.toggle_history()).unwrap_or(()))}
-        </div>
     }
 }

@@ -1,5 +1,5 @@
 // Phones: at 390 px the header is one row with room for the title, the Chat/Diff tabs are
-// never clipped, the secondary actions fold into "More", and nothing scrolls sideways;
+// never clipped, the actions show as named icons, and nothing scrolls sideways;
 // axe is clean, target sizes included. Real runtime, headless Chromium at phone width.
 
 import assert from 'node:assert/strict';
@@ -49,7 +49,7 @@ function headerGeometry(page) {
   });
 }
 
-test('at 390 px the header is one row, the title keeps 60 px, the tabs are whole, secondary actions are in More', async () => {
+test('at 390 px the header is one row, the title keeps 60 px, the tabs are whole, the actions are named icons', async () => {
   const page = await newChatPage(context, `${runtime.url}/`);
   await page.evaluate(() => {
     window.__threads = [];
@@ -77,16 +77,9 @@ test('at 390 px the header is one row, the title keeps 60 px, the tabs are whole
   assert.deepEqual(g.tabs.map((t) => [t.name, t.clipped]), [['Chat', false], ['Diff', false]]);
   assert.equal(g.sideways || g.shellSideways, false, 'nothing scrolls sideways');
 
-  // History and Find fold into More, which opens a menu.
-  assert.equal(await page.getByRole('button', { name: 'History', exact: true }).count(), 0);
-  const more = page.getByRole('button', { name: 'More' });
-  await more.click();
-  assert.equal(await more.getAttribute('aria-expanded'), 'true');
-  const history = page.getByRole('menuitem', { name: 'History' });
-  await history.waitFor();
-  await page.keyboard.press('Escape');
-  assert.equal(await more.getAttribute('aria-expanded'), 'false');
-  await more.click();
+  // The actions show as icons only, still named, and still work.
+  const history = page.getByRole('button', { name: 'History', exact: true });
+  assert.equal(await history.evaluate((b) => b.querySelector('.cs-button__label').getBoundingClientRect().width), 0, 'icon only');
   await history.click();
   await page.getByRole('region', { name: 'History' }).waitFor({ timeout: 5_000 });
   await page.keyboard.press('Escape');

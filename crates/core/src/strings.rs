@@ -309,7 +309,6 @@ texts! {
     AgentSessions = "agent_sessions" => "The agent's sessions",
     UntitledSession = "untitled_session" => "Untitled session",
     MoreSessions = "more_sessions" => "More sessions",
-    MoreActions = "more_actions" => "More",
     SessionsFailed = "sessions_failed" => "The agent's sessions could not be listed: {reason}",
     // ChatKit's model picker and tool menu (`composer.models`, `composer.tools`).
     PickModel = "pick_model" => "Model",
@@ -634,7 +633,6 @@ usage_cost = {amount} {currency}
 agent_sessions = Les sessions de l'agent
 untitled_session = Session sans titre
 more_sessions = Plus de sessions
-more_actions = Plus
 sessions_failed = Les sessions de l'agent n'ont pas pu être listées : {reason}
 pick_model = Modèle
 pick_tools = Outils
@@ -950,7 +948,6 @@ usage_cost = {amount} {currency}
 agent_sessions = Die Sitzungen des Agenten
 untitled_session = Sitzung ohne Titel
 more_sessions = Weitere Sitzungen
-more_actions = Mehr
 sessions_failed = Die Sitzungen des Agenten konnten nicht aufgelistet werden: {reason}
 pick_model = Modell
 pick_tools = Werkzeuge
@@ -1266,7 +1263,6 @@ usage_cost = {amount} {currency}
 agent_sessions = جلسات الوكيل
 untitled_session = جلسة بلا عنوان
 more_sessions = مزيد من الجلسات
-more_actions = المزيد
 sessions_failed = تعذّر سرد جلسات الوكيل: {reason}
 pick_model = النموذج
 pick_tools = الأدوات
