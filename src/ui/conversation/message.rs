@@ -219,7 +219,13 @@ pub fn AssistantMessageView(id: ItemId) -> impl IntoView {
                 let (answers, latest) = turn.get()?;
                 let done = status.get() != ItemStatus::Streaming
                     && !(latest && signals.streaming.get().is_some());
-                done.then(|| crate::parts::views::message_actions(shell, actions_id.clone(), answers, latest))
+                // The bar's room is taken at once: its code comes in a part, and an answer
+                // that grew when it arrived would move a reader following the end.
+                done.then(|| view! {
+                    <div class="cs-msg__actions">
+                        {crate::parts::views::message_actions(shell, actions_id.clone(), answers, latest)}
+                    </div>
+                })
             }}
         </article>
     }
