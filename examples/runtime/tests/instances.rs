@@ -10,26 +10,6 @@ use common::{create, Process, Stream};
 use serde_json::{json, Value};
 use std::time::Duration;
 
-/// The URL of a fresh schema on the test PostgreSQL server, and the server's.
-fn postgres_url() -> Option<(String, String)> {
-    let Ok(url) = std::env::var("CHAT_SHELL_TEST_DATABASE_URL") else {
-        eprintln!("note: CHAT_SHELL_TEST_DATABASE_URL is not set: PostgreSQL is skipped");
-        return None;
-    };
-    // One schema per test: the tests of this file run side by side.
-    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let schema = format!("instances_{}_{n}", std::process::id());
-    let mut admin = postgres::Client::connect(&url, postgres::NoTls).unwrap();
-    admin
-        .batch_execute(&format!(
-            "DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}"
-        ))
-        .unwrap();
-    let sep = if url.contains('?') { '&' } else { '?' };
-    Some((format!("{url}{sep}options=-csearch_path%3D{schema}"), url))
-}
-
 fn sql(url: &str, f: impl FnOnce(&mut postgres::Client) -> Value + Send + 'static) -> Value {
     let url = url.to_owned();
     std::thread::spawn(move || {
@@ -78,7 +58,10 @@ async fn read_deltas(stream: &mut Stream, n: usize) -> Vec<Value> {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_forged_stop_notification_is_ignored_and_a_real_one_stops_the_run() {
-    let Some((scoped, _)) = tokio::task::spawn_blocking(postgres_url).await.unwrap() else {
+    let Some(scoped) = tokio::task::spawn_blocking(|| common::postgres_schema("instances"))
+        .await
+        .unwrap()
+    else {
         return;
     };
     let args = |pace| {
@@ -144,7 +127,10 @@ async fn a_forged_stop_notification_is_ignored_and_a_real_one_stops_the_run() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_forged_permission_notification_is_ignored_and_the_real_answer_goes_through() {
-    let Some((scoped, _)) = tokio::task::spawn_blocking(postgres_url).await.unwrap() else {
+    let Some(scoped) = tokio::task::spawn_blocking(|| common::postgres_schema("instances"))
+        .await
+        .unwrap()
+    else {
         return;
     };
     let args = [

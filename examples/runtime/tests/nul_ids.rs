@@ -8,23 +8,6 @@ mod common;
 use common::{add_message, create, Process};
 use serde_json::{json, Value};
 
-/// The URL of a fresh schema on the test PostgreSQL server, if one is given.
-fn postgres_url() -> Option<String> {
-    let Ok(url) = std::env::var("CHAT_SHELL_TEST_DATABASE_URL") else {
-        eprintln!("note: CHAT_SHELL_TEST_DATABASE_URL is not set: PostgreSQL is skipped");
-        return None;
-    };
-    let schema = format!("nul_ids_{}", std::process::id());
-    let mut admin = postgres::Client::connect(&url, postgres::NoTls).unwrap();
-    admin
-        .batch_execute(&format!(
-            "DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}"
-        ))
-        .unwrap();
-    let sep = if url.contains('?') { '&' } else { '?' };
-    Some(format!("{url}{sep}options=-csearch_path%3D{schema}"))
-}
-
 /// Every request naming an id or a cursor, with `id` there.
 fn requests(thread: &str, id: &str) -> Vec<Value> {
     let input = json!({"content": [{"type": "input_text", "text": "hi"}],
@@ -102,7 +85,10 @@ async fn a_nul_in_an_id_or_cursor_is_a_400_on_sqlite() {
 
 #[tokio::test]
 async fn a_nul_in_an_id_or_cursor_is_a_400_on_postgres() {
-    let Some(url) = tokio::task::spawn_blocking(postgres_url).await.unwrap() else {
+    let Some(url) = tokio::task::spawn_blocking(|| common::postgres_schema("nul_ids"))
+        .await
+        .unwrap()
+    else {
         return;
     };
     nul_ids_are_refused(&["--database", &url]).await;

@@ -460,3 +460,24 @@ pub fn temp_dir(prefix: &str, name: &str) -> std::path::PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir.canonicalize().unwrap()
 }
+
+/// The URL of a fresh schema (named after `prefix`, one per call) on the test PostgreSQL
+/// server of `CHAT_SHELL_TEST_DATABASE_URL`; `None` (said once on stderr) when none is
+/// given. Blocking: call it from `spawn_blocking` in an async test.
+pub fn postgres_schema(prefix: &str) -> Option<String> {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let Ok(url) = std::env::var("CHAT_SHELL_TEST_DATABASE_URL") else {
+        eprintln!("note: CHAT_SHELL_TEST_DATABASE_URL is not set: PostgreSQL is skipped");
+        return None;
+    };
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let schema = format!("{prefix}_{}_{n}", std::process::id());
+    let mut admin = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    admin
+        .batch_execute(&format!(
+            "DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}"
+        ))
+        .unwrap();
+    let sep = if url.contains('?') { '&' } else { '?' };
+    Some(format!("{url}{sep}options=-csearch_path%3D{schema}"))
+}
