@@ -41,6 +41,10 @@ function instance(database) {
     extraArgs: [
       ...db, '--callback-token', TOKEN, '--token', IDENTITY, '--max-channels', '100000',
       '--max-runs', '100000', '--max-connections', '5000', '--channel-keepalive-ms', '5000',
+      // One address plays every client here, so its fair share is the whole server.
+      '--max-connections-per-client', '5000', '--max-channels-per-client', '100000',
+      '--max-runs-per-client', '100000', '--max-runs-total', '100000',
+      '--max-new-identities-per-minute', '100000',
     ],
   });
 }
@@ -56,6 +60,11 @@ function chatkit(runtime, body, onData = () => {}) {
         headers: { 'content-type': 'application/json', authorization: `Bearer ${IDENTITY}` },
       },
       (res) => {
+        if (res.statusCode !== 200) {
+          res.resume();
+          reject(new Error(`${body.type}: HTTP ${res.statusCode}`));
+          return;
+        }
         res.setEncoding('utf8');
         let all = '';
         res.on('data', (chunk) => {
@@ -88,7 +97,7 @@ function subscribe(runtime, thread, onFrame) {
         if (frame.includes('thread.channel.ready')) resolve(res);
         onFrame(frame, now);
       }
-    }).catch(reject);
+    }).then(() => reject(new Error('the channel ended before it was ready')), reject);
   });
 }
 
