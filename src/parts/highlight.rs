@@ -14,8 +14,7 @@ use chat_shell_core::diff::{rows_html_with, DiffRow};
 use chat_shell_core::highlight::{self, DiffSides, Lang};
 use chat_shell_core::markdown::SafeHtml;
 use chat_shell_core::strings::Strings;
-use leptos::prelude::*;
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use wasm_bindgen::JsCast;
 use web_sys::Element;
 
@@ -63,42 +62,26 @@ super::entry_points! {
 }
 
 thread_local! {
-    static LOADED: Cell<Option<&'static dyn Highlighter>> = const { Cell::new(None) };
-    static LOADING: Cell<bool> = const { Cell::new(false) };
-    static READY: ArcRwSignal<bool> = ArcRwSignal::new(false);
+    static HIGHLIGHTER: super::ChunkCode<dyn Highlighter> = super::ChunkCode::new();
     /// Code blocks waiting for the chunk.
     static WAITING: RefCell<Vec<Element>> = const { RefCell::new(Vec::new()) };
 }
 
 /// The highlighter if it is there (a reactive read: the caller runs again when it comes).
 fn when_ready() -> Option<&'static dyn Highlighter> {
-    if READY.with(|r| r.get()) {
-        LOADED.with(Cell::get)
-    } else {
-        None
-    }
+    HIGHLIGHTER.with(super::ChunkCode::track)
 }
 
 /// Fetches the chunk once; blocks waiting for it are highlighted when it comes. If it
 /// cannot be fetched, code stays plain text (the next code block tries again).
 fn load() {
-    if LOADED.with(Cell::get).is_some() || LOADING.with(|l| l.replace(true)) {
-        return;
-    }
-    leptos::task::spawn_local(async {
-        let loaded = entry::linked().await;
-        LOADING.with(|l| l.set(false));
-        let Ok(highlighter) = loaded else {
-            WAITING.with(|w| w.borrow_mut().clear());
-            return;
-        };
-        LOADED.with(|l| l.set(Some(highlighter)));
-        for code in WAITING.with(|w| std::mem::take(&mut *w.borrow_mut())) {
-            if code.is_connected() {
-                highlight_code(highlighter, &code);
+    super::load(&HIGHLIGHTER, entry::linked, |loaded| {
+        let waiting = WAITING.with(|w| std::mem::take(&mut *w.borrow_mut()));
+        if let Ok(highlighter) = loaded {
+            for code in waiting.iter().filter(|code| code.is_connected()) {
+                highlight_code(highlighter, code);
             }
         }
-        READY.with(|r| r.set(true));
     });
 }
 
@@ -114,7 +97,7 @@ pub fn blocks_added(container: &Element, html: &str) {
     let codes = (0..found.length())
         .filter_map(|i| found.get(i))
         .filter_map(|n| n.dyn_into::<Element>().ok());
-    match LOADED.with(Cell::get) {
+    match HIGHLIGHTER.with(super::ChunkCode::get) {
         Some(highlighter) => codes.for_each(|code| highlight_code(highlighter, &code)),
         None => {
             WAITING.with(|w| w.borrow_mut().extend(codes));

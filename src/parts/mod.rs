@@ -16,6 +16,9 @@
 //! `split_<chunk>.wasm`, which `__wasm_split.js` fetches on the first call. Without the
 //! feature (a Rust app's own build, the wasm tests) each is an ordinary `async fn`.
 //!
+//! Code the first module calls directly once it is there (the renderer, the highlighter,
+//! the hooks) is held in one kind of slot, [`ChunkCode`].
+//!
 //! The entry points reach into `ui` and `runtime`. On the views' side the seam makes no
 //! cycle: the views an entry point builds never ask for a part themselves; only the views
 //! that place a part (`Item`, the header's tab strip, the roster's slot, the tray, the
@@ -35,6 +38,89 @@ impl From<leptos::wasm_split::SplitLoaderError> for LoadFailed {
     fn from(_: leptos::wasm_split::SplitLoaderError) -> Self {
         LoadFailed
     }
+}
+
+/// Chunk code the first module calls directly, behind a trait object: the renderer, the
+/// highlighter, the mention and window hooks. It is the one way first-module code holds
+/// code of a chunk; views of a chunk come through [`views`] instead.
+///
+/// Kept in a `thread_local!` (the element runs on one thread); [`load`] and [`fetch`]
+/// bring the code in once, whoever asks first.
+pub(crate) struct ChunkCode<T: ?Sized + 'static> {
+    code: std::cell::Cell<Option<&'static T>>,
+    loading: std::cell::Cell<bool>,
+    arrived: leptos::prelude::ArcTrigger,
+}
+
+impl<T: ?Sized + 'static> ChunkCode<T> {
+    pub(crate) fn new() -> Self {
+        Self {
+            code: std::cell::Cell::new(None),
+            loading: std::cell::Cell::new(false),
+            arrived: leptos::prelude::ArcTrigger::new(),
+        }
+    }
+
+    /// The code, if it is there.
+    pub(crate) fn get(&self) -> Option<&'static T> {
+        self.code.get()
+    }
+
+    /// The code, if it is there; a reactive read, so the caller runs again when it comes.
+    pub(crate) fn track(&self) -> Option<&'static T> {
+        leptos::prelude::Track::track(&self.arrived);
+        self.code.get()
+    }
+}
+
+type Slot<T> = std::thread::LocalKey<ChunkCode<T>>;
+
+/// Brings `slot`'s code in with `link` (a chunk's entry point), unless it is there or on
+/// its way; `done` gets the outcome of the fetch this call started. A failed fetch can be
+/// tried again by the next call.
+pub(crate) fn load<T, F>(
+    slot: &'static Slot<T>,
+    link: impl FnOnce() -> F + 'static,
+    done: impl FnOnce(Result<&'static T, LoadFailed>) + 'static,
+) where
+    T: ?Sized + 'static,
+    F: std::future::Future<Output = Result<&'static T, LoadFailed>> + 'static,
+{
+    if slot.with(|s| s.code.get().is_some() || s.loading.replace(true)) {
+        return;
+    }
+    leptos::task::spawn_local(async move {
+        let linked = link().await;
+        slot.with(|s| {
+            s.loading.set(false);
+            if let Ok(code) = linked {
+                s.code.set(Some(code));
+                leptos::prelude::Notify::notify(&s.arrived);
+            }
+        });
+        done(linked);
+    });
+}
+
+/// `slot`'s code, fetched with `link` if it is not there yet.
+#[cfg_attr(feature = "inline-render", allow(dead_code))] // only the renderer awaits its code
+pub(crate) async fn fetch<T, F>(
+    slot: &'static Slot<T>,
+    link: impl FnOnce() -> F,
+) -> Result<&'static T, LoadFailed>
+where
+    T: ?Sized + 'static,
+    F: std::future::Future<Output = Result<&'static T, LoadFailed>>,
+{
+    if let Some(code) = slot.with(ChunkCode::get) {
+        return Ok(code);
+    }
+    let code = link().await?;
+    slot.with(|s| {
+        s.code.set(Some(code));
+        leptos::prelude::Notify::notify(&s.arrived);
+    });
+    Ok(code)
 }
 
 /// Declares entry points, in a module `entry`, for both builds:

@@ -226,21 +226,18 @@ impl Default for Stream {
 mod lazy {
     //! The renderer chunk, once the loader has asked for it.
 
-    use super::{Linked, Renderer};
-    use crate::parts::entry_points;
-    use leptos::prelude::*;
-    use std::cell::Cell;
+    use super::Renderer;
+    use crate::parts::{entry_points, ChunkCode};
 
     entry_points! {
         renderer:
             fn linked() -> &'static dyn Renderer {
-                &Linked
+                &super::super::Linked
             }
     }
 
     thread_local! {
-        static RENDERER: Cell<Option<&'static dyn Renderer>> = const { Cell::new(None) };
-        static READY: ArcRwSignal<bool> = ArcRwSignal::new(false);
+        static RENDERER: ChunkCode<dyn Renderer> = ChunkCode::new();
     }
 
     /// Fetches the renderer chunk: the loader (`src/chat-shell.js`) asks for it right after
@@ -249,24 +246,15 @@ mod lazy {
     /// cannot be fetched: text then stays plain.
     #[wasm_bindgen::prelude::wasm_bindgen(js_name = prefetchRenderer)]
     pub async fn prefetch_renderer() -> Result<(), wasm_bindgen::JsValue> {
-        if RENDERER.with(Cell::get).is_some() {
-            return Ok(());
-        }
-        let renderer = entry::linked().await.map_err(|_| {
-            wasm_bindgen::JsValue::from_str("the renderer chunk could not be fetched")
-        })?;
-        RENDERER.with(|r| r.set(Some(renderer)));
-        READY.with(|r| r.set(true));
-        Ok(())
+        crate::parts::fetch(&RENDERER, entry::linked)
+            .await
+            .map(|_| ())
+            .map_err(|_| wasm_bindgen::JsValue::from_str("the renderer chunk could not be fetched"))
     }
 
     /// The renderer once it is there; a reactive read, so a view that got `None` runs again
     /// when it arrives.
     pub(super) fn when_ready() -> Option<&'static dyn Renderer> {
-        if READY.with(|r| r.get()) {
-            RENDERER.with(Cell::get)
-        } else {
-            None
-        }
+        RENDERER.with(ChunkCode::track)
     }
 }

@@ -41,6 +41,8 @@ use chat_shell_core::strings::Text;
 use leptos::html;
 use leptos::prelude::*;
 use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
 
 /// A view the first module does not carry, built once its code is there.
 type Built = Result<AnyView, LoadFailed>;
@@ -179,19 +181,26 @@ pub async fn prefetch() {
     let _ = entry::preload_views().await;
 }
 
-/// Shows what `build` builds once the chunk is there; until then nothing; if the chunk
-/// cannot be fetched, a message with a way to try again.
-fn when_loaded<F, Fut>(shell: Shell, build: F) -> AnyView
+/// How to build a view from its chunk: called again on each retry.
+type Build = Arc<dyn Fn() -> Pin<Box<dyn Future<Output = Built>>> + Send + Sync>;
+
+/// `build` as a [`Build`]: the one generic step per call site is this boxing shim, so
+/// the machinery of [`when_loaded`] is in the first module once, not once per view.
+fn build<Fut>(build: impl Fn() -> Fut + Send + Sync + 'static) -> Build
 where
-    F: Fn() -> Fut + Clone + Send + Sync + 'static,
     Fut: Future<Output = Built> + 'static,
 {
+    Arc::new(move || Box::pin(build()))
+}
+
+/// Shows what `build` builds once the chunk is there; until then nothing; if the chunk
+/// cannot be fetched, a message with a way to try again.
+fn when_loaded(shell: Shell, build: Build) -> AnyView {
     let attempt = RwSignal::new(0u32);
     (move || {
         attempt.track();
-        let build = build.clone();
         // The split loader's future is not `Send`; the element runs on one thread.
-        let built = send_wrapper::SendWrapper::new(async move { build().await });
+        let built = send_wrapper::SendWrapper::new(build());
         Suspend::new(async move {
             match built.await {
                 Ok(view) => view,
@@ -216,27 +225,27 @@ fn load_failed(shell: Shell, attempt: RwSignal<u32>) -> AnyView {
 
 /// A widget, client widget, client tool call or structured input.
 pub(crate) fn widget_item(shell: Shell, key: ItemKey) -> AnyView {
-    when_loaded(shell, move || entry::build_widget_item(key.clone()))
+    when_loaded(shell, build(move || entry::build_widget_item(key.clone())))
 }
 
 /// Any other item whose view the first screen does not need.
 pub(crate) fn item(shell: Shell, key: ItemKey) -> AnyView {
-    when_loaded(shell, move || entry::build_item(key.clone()))
+    when_loaded(shell, build(move || entry::build_item(key.clone())))
 }
 
 /// The team roster, once the conversation has a team.
 pub(crate) fn team_roster(shell: Shell) -> AnyView {
-    when_loaded(shell, entry::build_team_roster)
+    when_loaded(shell, build(entry::build_team_roster))
 }
 
 /// The find bar, while it is open.
 pub(crate) fn find_bar(shell: Shell) -> AnyView {
-    when_loaded(shell, entry::build_find_bar)
+    when_loaded(shell, build(entry::build_find_bar))
 }
 
 /// The numbered sources under an answer that cites some.
 pub(crate) fn sources(shell: Shell, cited: Vec<Citation>) -> AnyView {
-    when_loaded(shell, move || entry::build_sources(cited.clone()))
+    when_loaded(shell, build(move || entry::build_sources(cited.clone())))
 }
 
 /// A finished turn's action bar (Copy, feedback, Retry), in its last answer.
@@ -246,47 +255,49 @@ pub(crate) fn message_actions(
     answers: Vec<ItemId>,
     latest: bool,
 ) -> AnyView {
-    when_loaded(shell, move || {
-        entry::build_message_actions(id.clone(), answers.clone(), latest)
-    })
+    when_loaded(
+        shell,
+        build(move || entry::build_message_actions(id.clone(), answers.clone(), latest)),
+    )
 }
 
 /// The resize handles, once the host makes the element resizable.
 pub(crate) fn resize_handles(shell: Shell) -> AnyView {
-    when_loaded(shell, entry::build_resize_handles)
+    when_loaded(shell, build(entry::build_resize_handles))
 }
 
 /// The header's tab strip, once the thread has a view.
 pub(crate) fn view_tabs(shell: Shell) -> AnyView {
-    when_loaded(shell, entry::build_view_tabs)
+    when_loaded(shell, build(entry::build_view_tabs))
 }
 
 /// The panel of a tool-pushed view (the Diff view) or of the artifact opened.
 pub(crate) fn view_panel(shell: Shell, view_type: String) -> AnyView {
-    when_loaded(shell, move || {
-        entry::build_view_panel(shell, view_type.clone())
-    })
+    when_loaded(
+        shell,
+        build(move || entry::build_view_panel(shell, view_type.clone())),
+    )
 }
 
 /// The attachment tray's list of files, once it has one (its chunk is the one that takes
 /// files: `parts::runtime`).
 pub(crate) fn tray(shell: Shell) -> AnyView {
-    when_loaded(shell, move || entry::build_tray(shell))
+    when_loaded(shell, build(move || entry::build_tray(shell)))
 }
 
 /// The conversation history, while it is open.
 pub(crate) fn history(shell: Shell, history_button: NodeRef<html::Button>) -> AnyView {
-    when_loaded(shell, move || entry::build_history(history_button))
+    when_loaded(shell, build(move || entry::build_history(history_button)))
 }
 
 /// The agent session's selectors, once the thread shown has a session.
 pub(crate) fn session_controls(shell: Shell) -> AnyView {
-    when_loaded(shell, entry::build_session_controls)
+    when_loaded(shell, build(entry::build_session_controls))
 }
 
 /// ChatKit's model picker and tool menu, once the host offers models or tools.
 pub(crate) fn pickers(shell: Shell) -> AnyView {
-    when_loaded(shell, entry::build_pickers)
+    when_loaded(shell, build(entry::build_pickers))
 }
 
 /// The slash-command list, while it is open.
@@ -306,7 +317,10 @@ pub(crate) fn mention_list(
     menu: MentionMenu,
     textarea: NodeRef<html::Textarea>,
 ) -> AnyView {
-    when_loaded(shell, move || entry::build_mention_list(menu, textarea))
+    when_loaded(
+        shell,
+        build(move || entry::build_mention_list(menu, textarea)),
+    )
 }
 
 /// The draft's mentions as chips over the textbox, while it has some.
@@ -315,21 +329,22 @@ pub(crate) fn mention_overlay(
     textarea: NodeRef<html::Textarea>,
     scrolled: RwSignal<i32>,
 ) -> AnyView {
-    when_loaded(shell, move || {
-        entry::build_mention_overlay(textarea, scrolled)
-    })
+    when_loaded(
+        shell,
+        build(move || entry::build_mention_overlay(textarea, scrolled)),
+    )
 }
 
 pub(crate) fn command_list(shell: Shell, menu: CommandMenu) -> AnyView {
-    when_loaded(shell, move || entry::build_command_list(menu))
+    when_loaded(shell, build(move || entry::build_command_list(menu)))
 }
 
 /// The composer's microphone, while the host has dictation on.
 pub(crate) fn dictation(shell: Shell, textarea: NodeRef<html::Textarea>) -> AnyView {
-    when_loaded(shell, move || entry::build_dictation(textarea))
+    when_loaded(shell, build(move || entry::build_dictation(textarea)))
 }
 
 /// The usage meter, once the agent reported its usage.
 pub(crate) fn usage_meter(shell: Shell) -> AnyView {
-    when_loaded(shell, entry::build_usage_meter)
+    when_loaded(shell, build(entry::build_usage_meter))
 }

@@ -22,7 +22,7 @@ pub fn ShellHeader(history_button: NodeRef<html::Button>) -> impl IntoView {
     let open = move || signals.history.open.get();
     // The tab strip's code comes with the view panels' (`crate::parts`): a thread has views
     // only once the channel pushed one.
-    let views = super::tools::tabs::has_views(shell);
+    let views = super::shell::has_views(shell);
     let has_views = Memo::new(move |_| views.get());
     let has_usage = Memo::new(move |_| {
         signals.session.state.with(|s| {

@@ -10,7 +10,7 @@
 //!  - `widgets`: server and client widgets, client tool calls, structured input;
 //!  - `diff`: the Diff view and the one diff row renderer;
 //!  - the shell's frame: `shell` (ShellRoot), `header`, `resize`; shared pieces:
-//!    `markdown`, `sentinel`, and here the Shell's context, `item_memo` and the strings.
+//!    `markdown`, `sentinel`, `icons` (the widget icon set, also the starter prompts'), and here the Shell's context, `item_memo` and the strings.
 //!
 //! Views the first screen does not need are built by `crate::parts::views` once their part
 //! is loaded; this module (the helpers every view uses) never asks for a part.
@@ -22,6 +22,7 @@ pub(crate) mod find;
 pub(crate) mod glyphs;
 pub(crate) mod header;
 pub(crate) mod history;
+pub(crate) mod icons;
 pub(crate) mod markdown;
 pub(crate) mod resize;
 pub(crate) mod sentinel;

@@ -2,7 +2,6 @@
 //! view panel and the history over it, resize handles), which provides the Shell to every
 //! view below it; files dropped anywhere on it join the tray.
 
-use super::tools::tabs;
 use super::{composer, conversation, header, provide_shell, use_shell};
 use crate::parts;
 use crate::runtime::Shell;
@@ -31,7 +30,7 @@ pub fn ShellRoot(shell: Shell) -> impl IntoView {
     let history_button = NodeRef::<html::Button>::new();
     let history_open = move || signals.history.open.get();
     let view_shown = move || signals.views.tab.with(Option::is_some);
-    let has_views = tabs::has_views(shell);
+    let has_views = has_views(shell);
     // Files dropped anywhere on the component join the tray.
     let dragging = RwSignal::new(false);
     let on_dragover = move |ev: web_sys::DragEvent| {
@@ -108,9 +107,9 @@ pub fn ShellRoot(shell: Shell) -> impl IntoView {
                 <div
                     class="cs-conversation"
                     class:cs-conversation--covered=view_shown
-                    id=tabs::CHAT_PANEL
+                    id=CHAT_PANEL
                     role=move || has_views.get().then_some("tabpanel")
-                    aria-labelledby=move || has_views.get().then_some("cs-tab-chat")
+                    aria-labelledby=move || has_views.get().then_some(CHAT_TAB)
                 >
                     {move || signals.find_open.get().then(|| parts::views::find_bar(shell))}
                     <conversation::viewport::StreamViewport />
@@ -154,3 +153,18 @@ fn focus_find(e: &web_sys::KeyboardEvent) {
         let _ = field.focus();
     }
 }
+
+/// Whether the thread has a view (the tab strip is shown).
+pub(crate) fn has_views(shell: Shell) -> Signal<bool> {
+    let signals = shell.signals();
+    Signal::derive(move || {
+        signals.is_some_and(|s| {
+            s.views.views.with(|v| !v.is_empty()) || s.views.artifact.with(Option::is_some)
+        })
+    })
+}
+
+/// The id of the conversation's panel (the "Chat" tab controls it).
+pub(crate) const CHAT_PANEL: &str = "cs-conversation";
+/// The id of the "Chat" tab, which labels the conversation's panel.
+pub(crate) const CHAT_TAB: &str = "cs-tab-chat";

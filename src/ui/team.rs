@@ -1,8 +1,7 @@
 //! Teams of agents (Agent UI): the roster, a list named "Team" with each teammate's
 //! status as the runtime gave it (needs input first, done last), role, model and lineage;
 //! the notes that keep their place in the conversation without being anyone's message
-//! (a worker's result, a handoff, a steer, a context boundary, an artifact); and the "resyncing"
-//! status while events missing after a gap are asked for again.
+//! (a worker's result, a handoff, a steer, a context boundary, an artifact).
 
 use super::{tr, trf};
 use crate::runtime::{OpenArtifact, Shell};
@@ -225,24 +224,6 @@ fn member_row(
             {parent.map(|p| view! { <span class="cs-team__lineage" data-part="lineage">{trf(shell, Text::ChildOf, vec![("parent", p)])}</span> })}
             {transcript}
         </li>
-    }
-}
-
-/// "Resyncing" while the client asks for events missing after a sequence gap.
-#[component]
-pub fn ResyncStatus() -> impl IntoView {
-    let shell = use_shell();
-    let signals = shell.signals().expect("runtime exists while mounted");
-    let resyncing = Memo::new(move |_| {
-        signals.run.track();
-        shell
-            .with(|rt| rt.with_state(|s| s.resync.is_some()))
-            .unwrap_or(false)
-    });
-    move || {
-        resyncing.get().then(|| {
-            view! { <p class="cs-progress" data-part="resyncing" role="status">{tr(shell, Text::Resyncing)}</p> }
-        })
     }
 }
 

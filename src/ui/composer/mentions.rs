@@ -14,7 +14,6 @@ use chat_shell_core::protocol::chatkit::UserContent;
 use chat_shell_core::strings::Text;
 use leptos::html;
 use leptos::prelude::*;
-use std::cell::Cell;
 use std::rc::Rc;
 
 /// The list's state, shared by the textbox (keys, ARIA) and the list.
@@ -182,12 +181,12 @@ impl MentionHooks for Linked {
 }
 
 thread_local! {
-    static HOOKS: Cell<Option<&'static dyn MentionHooks>> = const { Cell::new(None) };
+    static HOOKS: crate::parts::ChunkCode<dyn MentionHooks> = crate::parts::ChunkCode::new();
 }
 
 /// The hooks once their chunk is there.
 pub(crate) fn hooks() -> Option<&'static dyn MentionHooks> {
-    HOOKS.with(Cell::get)
+    HOOKS.with(crate::parts::ChunkCode::get)
 }
 
 /// The draft changed by typing: through the hooks when they are there; otherwise, when an
@@ -202,9 +201,8 @@ pub(crate) fn input(menu: MentionMenu, textarea: web_sys::HtmlTextAreaElement, n
         signals.draft.set(new);
     }
     if wants {
-        leptos::task::spawn_local(async move {
-            if let Ok(hooks) = crate::parts::views::mention_hooks().await {
-                HOOKS.with(|h| h.set(Some(hooks)));
+        crate::parts::load(&HOOKS, crate::parts::views::mention_hooks, move |linked| {
+            if let Ok(hooks) = linked {
                 hooks.input(menu, &textarea, textarea.value());
             }
         });

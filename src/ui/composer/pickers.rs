@@ -5,7 +5,7 @@
 //! picked goes out as the next message's `inference_options`
 //! (`core::composer_choice::inference_options`). Nothing shows where nothing is offered.
 
-use crate::ui::widgets::icon as widget_icon;
+use crate::ui::icons::icon as widget_icon;
 use crate::ui::{tr, trf, use_shell};
 use chat_shell_core::composer_choice::{current_model, current_tool, ToolOption};
 use chat_shell_core::options::Protocol;

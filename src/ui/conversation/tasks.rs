@@ -2,8 +2,8 @@
 //! search queries, a workflow open while it runs and archived into its summary once done.
 
 use crate::runtime::Shell;
+use crate::ui::icons::icon;
 use crate::ui::strings;
-use crate::ui::widgets::icon;
 use crate::ui::{item_memo, use_shell};
 use chat_shell_core::markdown;
 use chat_shell_core::model::EntryKind;

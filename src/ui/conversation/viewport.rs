@@ -7,9 +7,9 @@
 use super::items::Item;
 use super::run::{OrchestrationView, RunErrors};
 use crate::runtime::{ItemKey, ItemView};
+use crate::ui::icons::icon as widget_icon;
 use crate::ui::tr;
 use crate::ui::use_shell;
-use crate::ui::widgets::icon as widget_icon;
 use chat_shell_core::markdown;
 use chat_shell_core::options::StarterPrompt;
 use chat_shell_core::protocol::chatkit::ItemId;
@@ -359,7 +359,7 @@ pub fn StreamViewport() -> impl IntoView {
                 <div class="cs-spacer" aria-hidden="true" prop:style=move || spacer(false)></div>
                 <OrchestrationView />
                 {move || has_team.get().then(|| crate::parts::views::team_roster(shell))}
-                <crate::ui::team::ResyncStatus />
+                <ResyncStatus />
                 {move || {
                     signals
                         .progress
@@ -552,6 +552,24 @@ fn WorkingIndicator() -> impl IntoView {
                     <span class="cs-sr-only">{tr(shell, Text::Thinking)}</span>
                 </div>
             }
+        })
+    }
+}
+
+/// "Resyncing" while the client asks for events missing after a sequence gap.
+#[component]
+pub fn ResyncStatus() -> impl IntoView {
+    let shell = use_shell();
+    let signals = shell.signals().expect("runtime exists while mounted");
+    let resyncing = Memo::new(move |_| {
+        signals.run.track();
+        shell
+            .with(|rt| rt.with_state(|s| s.resync.is_some()))
+            .unwrap_or(false)
+    });
+    move || {
+        resyncing.get().then(|| {
+            view! { <p class="cs-progress" data-part="resyncing" role="status">{tr(shell, Text::Resyncing)}</p> }
         })
     }
 }

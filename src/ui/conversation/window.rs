@@ -9,7 +9,6 @@ use chat_shell_core::protocol::chatkit::ItemId;
 use chat_shell_core::window::{self, Window};
 use leptos::html;
 use leptos::prelude::*;
-use std::cell::Cell;
 use web_sys::Element;
 
 /// Older pages are fetched while fewer than this many loaded items are above the reader.
@@ -164,26 +163,18 @@ impl WindowHooks for Linked {
 }
 
 thread_local! {
-    static HOOKS: Cell<Option<&'static dyn WindowHooks>> = const { Cell::new(None) };
-    static ASKED: Cell<bool> = const { Cell::new(false) };
+    static HOOKS: crate::parts::ChunkCode<dyn WindowHooks> = crate::parts::ChunkCode::new();
 }
 
 /// The hooks once their chunk is there; the first call asks for it, and sets `arrived`
 /// when it is in.
 pub(crate) fn hooks(arrived: leptos::prelude::RwSignal<bool>) -> Option<&'static dyn WindowHooks> {
-    let hooks = HOOKS.with(Cell::get);
-    if hooks.is_none() && !ASKED.with(|a| a.replace(true)) {
-        leptos::task::spawn_local(async move {
-            match crate::parts::views::window_hooks().await {
-                Ok(hooks) => {
-                    HOOKS.with(|h| h.set(Some(hooks)));
-                    leptos::prelude::Set::try_set(&arrived, true);
-                }
-                Err(_) => ASKED.with(|a| a.set(false)),
-            }
-        });
-    }
-    hooks
+    crate::parts::load(&HOOKS, crate::parts::views::window_hooks, move |linked| {
+        if linked.is_ok() {
+            leptos::prelude::Set::try_set(&arrived, true);
+        }
+    });
+    HOOKS.with(crate::parts::ChunkCode::get)
 }
 
 /// The class of the item find stepped to.

@@ -5,7 +5,7 @@
 
 use super::permission::{CardData, PermissionCard};
 use crate::ui::diff::diff_view;
-use crate::ui::widgets::icon;
+use crate::ui::icons::icon;
 use crate::ui::{item_memo, use_shell};
 use crate::ui::{markdown, strings, tr};
 use chat_shell_core::ansi;

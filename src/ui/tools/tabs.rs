@@ -12,9 +12,7 @@ use chat_shell_core::views::{ChannelStatus, View};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-/// The id of the conversation's panel (the "Chat" tab controls it).
-pub const CHAT_PANEL: &str = "cs-conversation";
-const CHAT_TAB: &str = "cs-tab-chat";
+use crate::ui::shell::{CHAT_PANEL, CHAT_TAB};
 
 fn tab_id(view_type: &str) -> String {
     format!("cs-tab-{view_type}")
@@ -31,16 +29,6 @@ fn label(view_type: &str) -> Option<Text> {
         ARTIFACT_TAB => Some(Text::ArtifactLabel),
         _ => None,
     }
-}
-
-/// Whether the thread has a view (the tab strip is shown).
-pub fn has_views(shell: Shell) -> Signal<bool> {
-    let signals = shell.signals();
-    Signal::derive(move || {
-        signals.is_some_and(|s| {
-            s.views.views.with(|v| !v.is_empty()) || s.views.artifact.with(Option::is_some)
-        })
-    })
 }
 
 #[component]

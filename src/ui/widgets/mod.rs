@@ -10,15 +10,14 @@
 mod chart;
 mod client;
 mod controls;
-mod icons;
 mod layout;
 mod media;
 mod structured;
 mod text;
 mod tool_call;
 
+use crate::ui::icons;
 pub use client::ClientWidgetView;
-pub use icons::icon;
 
 pub use structured::StructuredInputView;
 pub use tool_call::ToolCallView;

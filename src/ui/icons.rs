@@ -48,7 +48,7 @@ pub fn icon(name: &str, size: Option<&'static str>, style: Option<String>) -> An
 }
 
 /// The `Icon` component: `name`, `size`, `color`.
-pub fn icon_component(node: &WidgetComponent) -> AnyView {
+pub(crate) fn icon_component(node: &WidgetComponent) -> AnyView {
     let mut s = InlineStyle::default();
     s.set("color", style::color(node.prop("color"), ColorRole::Text));
     let name = node.prop_str("name").unwrap_or_default();
