@@ -22,7 +22,10 @@
 #
 # The packaging steps (`package`), from the wasm cargo linked:
 #  1. The loader: trunk's glue `chat-shell.js` moves aside to `chat-shell-core.js`, and
-#     src/chat-shell.js takes its name; src/chat-shell-pack.js goes beside it.
+#     src/chat-shell.js takes its name; src/chat-shell-pack.js goes beside it, and
+#     style/chat-shell.css, minified, as the module `chat-shell-style.js`: the entry draws
+#     the element's frame with it before the wasm arrives, and the element adopts the same
+#     sheet (the packaged wasm does not carry it).
 #  2. The split, when the wasm has split points (feature `split`, which index.html turns
 #     on; src/split.rs):
 #       wasm-split-cli  cargo's wasm (linked with --emit-relocs, .cargo/config.toml) ->
@@ -38,7 +41,7 @@
 #  3. The pack (scripts/pack.mjs): the first module and the parts the loader fetches anyway,
 #     in order of need, in one file, chat-shell.pack, read by src/chat-shell-pack.js as it
 #     arrives. Every file stays beside it, fetched by itself if the pack breaks off.
-#  4. The names (scripts/hash.mjs): every file but the entry chat-shell.js and the pages
+#  4. The scripts minified (esbuild), then the names (scripts/hash.mjs): every file but the entry chat-shell.js and the pages
 #     gets a content hash in its name, and the references to it follow, so a server can let
 #     browsers keep those files for good.
 #  5. Precompressed copies, release builds only: `<file>.br` and `<file>.gz` beside every
@@ -71,9 +74,21 @@ target="${CARGO_TARGET_DIR:-target}"
 mv "$stage/chat-shell.js" "$stage/chat-shell-core.js"
 cp src/chat-shell.js "$stage/chat-shell.js"
 cp src/chat-shell-pack.js "$stage/chat-shell-pack.js"
+esbuild=node_modules/.bin/esbuild
+"$esbuild" style/chat-shell.css --minify --log-level=warning --outfile="$stage/chat-shell-style.css"
+node -e '
+  const fs = require("fs");
+  const [css, js] = process.argv.slice(1);
+  fs.writeFileSync(js, `export default ${JSON.stringify(fs.readFileSync(css, "utf8").trim())};\n`);
+  fs.rmSync(css);' "$stage/chat-shell-style.css" "$stage/chat-shell-style.js"
 
 # Steps 4 and 5, after the split and the pack (or without them).
 finish() {
+  for js in "$stage"/chat-shell*.js "$stage"/__wasm_split.js "$stage"/snippets/*/*.js; do
+    [ -f "$js" ] || continue
+    "$esbuild" "$js" --minify --format=esm --target=es2022 --log-level=warning \
+      --allow-overwrite --outfile="$js"
+  done
   node scripts/hash.mjs "$stage"
   if [ "$profile" = release ]; then
     compress

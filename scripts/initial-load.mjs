@@ -2,8 +2,10 @@
 // The files a page fetches before <chat-shell> can mount its composer: the loader module
 // (dist/chat-shell.js), every module it imports statically (the wasm-bindgen glue, its
 // snippets, …) and every wasm they name as `new URL('….wasm', import.meta.url)`.
-// Dynamic `import()`s and wasm fetched later are NOT followed: those are the lazily
-// loaded parts (code splitting), counted in the total but not in the initial load. The
+// The entry's own dynamic `import()`s are followed too: it awaits them to start (it imports
+// the glue after drawing the early frame). Other dynamic `import()`s and wasm fetched later
+// are NOT followed: those are the lazily loaded parts (code splitting), counted in the
+// total but not in the initial load. The
 // parts wasm-split-cli cut from the first module (scripts/build.sh) are named only in
 // their loader, __wasm_split.js, which fetches each on demand: not followed either.
 //
@@ -29,6 +31,7 @@ const entry = process.argv[3] ?? 'chat-shell.js';
 // `import x from './a.js'`, `import './a.js'`, `export { x } from './a.js'` (static only:
 // `import(` is dynamic and left out on purpose).
 const STATIC_IMPORT = /(?:^|[;\s])(?:import|export)\s*(?:[\w*{}\s,$]+?\s*from\s*)?['"](\.{1,2}\/[^'"]+)['"]/g;
+const DYNAMIC_IMPORT = /\bimport\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
 const WASM_URL = /new\s+URL\(\s*['"]([^'"]+\.wasm)['"]\s*,\s*import\.meta\.url\s*\)/g;
 const PACK_URL = /new\s+URL\(\s*['"]([^'"]+\.pack)['"]\s*,\s*import\.meta\.url\s*\)/g;
 
@@ -47,6 +50,7 @@ function visit(file) {
   const text = readFileSync(full, 'utf8');
   const dir = path.dirname(rel);
   for (const m of text.matchAll(STATIC_IMPORT)) visit(path.join(dir, m[1]));
+  if (rel === path.normalize(entry)) for (const m of text.matchAll(DYNAMIC_IMPORT)) visit(path.join(dir, m[1]));
   if (logicalName(path.basename(rel)) === SPLIT_LOADER) return;
   for (const m of text.matchAll(WASM_URL)) visit(path.join(dir, m[1]));
   for (const m of text.matchAll(PACK_URL)) packs.add(path.join(dir, m[1]));

@@ -117,7 +117,7 @@ else
   background apt apt_install "${missing[@]}"
 fi
 
-# 5. npm dev dependencies (binaryen's wasm-opt, playwright-core, axe-core).
+# 5. npm dev dependencies (binaryen's wasm-opt, esbuild, playwright-core, axe-core).
 #    A stamp file records the last successful install.
 stamp="node_modules/.chat-shell-setup-stamp"
 npm_install() {
@@ -128,7 +128,7 @@ npm_install() {
   fi
   touch "$stamp"
 }
-if [ -f "$stamp" ] && [ -x node_modules/.bin/wasm-opt ] \
+if [ -f "$stamp" ] && [ -x node_modules/.bin/wasm-opt ] && [ -x node_modules/.bin/esbuild ] \
   && [ ! package.json -nt "$stamp" ] \
   && { [ ! -f package-lock.json ] || [ ! package-lock.json -nt "$stamp" ]; }; then
   say "npm node_modules: up to date"

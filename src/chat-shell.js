@@ -2,7 +2,16 @@
 //   <script type="module" src="/path/to/chat-shell.js"></script>
 // It instantiates the wasm that sits next to it (no inline loader script, no eval: works
 // under a strict Content-Security-Policy with 'wasm-unsafe-eval') and so registers
-// <chat-shell>. The first module and what the first screen does not need come in one file,
+// <chat-shell>.
+//
+// Before any wasm arrives it draws each <chat-shell> already in the page: the frame, the
+// greeting and a real composer, styled by the component's own stylesheet
+// (./chat-shell-style.js, the same sheet the element adopts), in the element's locale.
+// Typing and pasting work in it at once; Enter (or Send) shows "Connecting…" and sends
+// once the element is there. The element takes the text, the caret, the selection and the
+// focus over when it starts (src/element/mod.rs), so nothing typed is lost.
+//
+// The first module and what the first screen does not need come in one file,
 // chat-shell.pack (./chat-shell-pack.js, scripts/pack.mjs), in order of need:
 //  1. the first module, which streams into its compiler as it arrives;
 //  2. the ChatKit decoders cut from it (the stream's events and the JSON answers:
@@ -22,18 +31,118 @@
 // needed (attachments, other envelopes' adapters) are files of their own.
 // If the pack cannot be fetched or breaks off, each file it did not deliver whole is
 // fetched by itself. All files sit next to this one.
-import init, { prefetchDecoders, prefetchRenderer, prefetchWidgets, prefetchViews } from './chat-shell-core.js';
+import css from './chat-shell-style.js';
 import { packedStream } from './chat-shell-pack.js';
 
-const firstModule = new URL('./chat-shell_bg.wasm', import.meta.url);
-const streamed = await packedStream('chat-shell_bg.wasm');
-try {
-  await init({ module_or_path: streamed ?? firstModule });
-} catch (error) {
-  if (!streamed) throw error;
-  // The pack broke off within the first module: the file itself.
-  await init({ module_or_path: firstModule });
+// The stylesheet every <chat-shell> adopts, built once (the element takes it from here).
+const sheet = new CSSStyleSheet();
+sheet.replaceSync(css);
+globalThis[Symbol.for('chat-shell.stylesheet')] = sheet;
+
+// The early frame's strings, per built-in locale: the Rust table's own
+// (crates/core/tests/early_strings.rs checks that they are the same).
+const STRINGS = /* strings */ {
+  "en": {"new_chat": "New chat", "greeting": "How can I help you today?", "composer_label": "Message", "composer_placeholder": "Message the assistant", "send": "Send", "add_attachment": "Add attachment", "connecting": "Connecting…", "start_failed": "The chat could not start. Reload the page to try again."},
+  "fr": {"new_chat": "Nouvelle conversation", "greeting": "Comment puis-je vous aider ?", "composer_label": "Message", "composer_placeholder": "Écrire à l'assistant", "send": "Envoyer", "add_attachment": "Ajouter une pièce jointe", "connecting": "Connexion…", "start_failed": "La conversation n'a pas pu démarrer. Rechargez la page pour réessayer."},
+  "de": {"new_chat": "Neuer Chat", "greeting": "Wie kann ich helfen?", "composer_label": "Nachricht", "composer_placeholder": "Nachricht an den Assistenten", "send": "Senden", "add_attachment": "Anhang hinzufügen", "connecting": "Verbindung wird hergestellt…", "start_failed": "Der Chat konnte nicht starten. Laden Sie die Seite neu, um es erneut zu versuchen."},
+  "ar": {"new_chat": "محادثة جديدة", "greeting": "كيف يمكنني مساعدتك اليوم؟", "composer_label": "رسالة", "composer_placeholder": "اكتب رسالة إلى المساعد", "send": "إرسال", "add_attachment": "إضافة مرفق", "connecting": "جارٍ الاتصال…", "start_failed": "تعذّر بدء المحادثة. أعد تحميل الصفحة للمحاولة مرة أخرى."}
+} /* end strings */;
+const RTL = new Set(['ar', 'fa', 'he', 'ur', 'ps', 'sd', 'yi', 'dv', 'ckb']);
+
+function element(tag, props = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [name, value] of Object.entries(props)) {
+    if (value != null) el.setAttribute(name, value);
+  }
+  el.append(...children);
+  return el;
 }
+
+// The frame of a <chat-shell> not started yet, in its shadow root: the same classes as the
+// element's (src/ui/shell.rs, header.rs, conversation/viewport.rs, composer/mod.rs), so the
+// element replaces it without anything moving.
+function drawEarly(host) {
+  if (host.shadowRoot) return;
+  const locale = host.getAttribute('locale') || 'en';
+  const primary = locale.split(/[-_]/)[0].toLowerCase();
+  const t = STRINGS[primary] ?? STRINGS.en;
+  const root = host.attachShadow({ mode: 'open' });
+  root.adoptedStyleSheets = [sheet];
+  const textarea = element('textarea', {
+    class: 'cs-composer__input',
+    rows: '1',
+    'aria-label': t.composer_label,
+    placeholder: host.getAttribute('placeholder') || t.composer_placeholder,
+  });
+  const send = element('button', { type: 'submit', class: 'cs-button cs-button--primary' }, t.send);
+  const status = element('p', { class: 'cs-composer__blocked', 'data-part': 'connecting', role: 'status', hidden: '' });
+  const attach = element('button', {
+    type: 'button', class: 'cs-button cs-button--ghost cs-composer__attach', 'aria-label': t.add_attachment,
+    title: t.add_attachment, disabled: '', hidden: host.getAttribute('allow-attachments') === 'false' ? '' : null,
+  }, element('span', { class: 'cs-composer__plus' }));
+  const form = element('form', { class: 'cs-composer', 'data-part': 'composer' }, status, attach, textarea, send);
+  const frame = element('div', { class: 'cs-root', 'data-early': '' },
+    element('div', { class: 'cs-shell', part: 'shell', lang: locale, dir: RTL.has(primary) ? 'rtl' : null },
+      element('header', { class: 'cs-header', part: 'header' },
+        element('h2', { class: 'cs-header__title', 'data-part': 'thread-title' }, t.new_chat)),
+      element('div', { class: 'cs-body', part: 'body' },
+        element('div', { class: 'cs-conversation' },
+          element('div', { class: 'cs-viewport', part: 'viewport' },
+            element('div', { class: 'cs-viewport__content' },
+              element('div', { class: 'cs-start', 'data-part': 'start-screen' },
+                element('p', { class: 'cs-start__greeting' }, host.getAttribute('greeting') || t.greeting))))),
+        element('div', { class: 'cs-dock', part: 'composer' }, form))));
+  const grow = () => {
+    textarea.style.height = 'auto';
+    textarea.style.height = `${Math.min(textarea.scrollHeight, 200)}px`;
+  };
+  const sendLater = () => {
+    if (!textarea.value.trim() || frame.dataset.send) return;
+    frame.dataset.send = 'true';
+    textarea.readOnly = true;
+    send.disabled = true;
+    status.textContent = t.connecting;
+    status.hidden = false;
+  };
+  textarea.addEventListener('input', grow);
+  textarea.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+      e.preventDefault();
+      sendLater();
+    }
+  });
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    sendLater();
+  });
+  frame.failed = () => {
+    status.textContent = t.start_failed;
+    status.setAttribute('role', 'alert');
+    status.hidden = false;
+  };
+  root.append(frame);
+}
+
+const early = [...document.querySelectorAll('chat-shell')];
+if (!customElements.get('chat-shell')) early.forEach(drawEarly);
+
+const firstModule = new URL('./chat-shell_bg.wasm', import.meta.url);
+let core;
+try {
+  core = await import('./chat-shell-core.js');
+  const streamed = await packedStream('chat-shell_bg.wasm');
+  try {
+    await core.default({ module_or_path: streamed ?? firstModule });
+  } catch (error) {
+    if (!streamed) throw error;
+    // The pack broke off within the first module: the file itself.
+    await core.default({ module_or_path: firstModule });
+  }
+} catch (error) {
+  for (const host of early) host.shadowRoot?.querySelector('[data-early]')?.failed?.();
+  throw error;
+}
+const { prefetchDecoders, prefetchRenderer, prefetchWidgets, prefetchViews } = core;
 
 const WAIT_MS = 3000;
 const atMost = (promise) => Promise.race([promise, new Promise((resolve) => setTimeout(resolve, WAIT_MS))]);

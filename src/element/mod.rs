@@ -15,7 +15,10 @@ use wasm_bindgen::prelude::*;
 use web_sys::{HtmlElement, ShadowRoot};
 
 /// The component's stylesheet, adopted by each shadow root (no inline `<style>`: pages
-/// with a strict Content-Security-Policy allow constructed stylesheets).
+/// with a strict Content-Security-Policy allow constructed stylesheets). In the element's
+/// packaged build (`split`) it is not in the wasm: src/chat-shell.js builds it from
+/// chat-shell-style.js (scripts/build.sh) before the wasm arrives, for the frame it draws.
+#[cfg(not(feature = "split"))]
 const STYLESHEET: &str = include_str!("../../style/chat-shell.css");
 
 #[wasm_bindgen(inline_js = r#"
@@ -38,13 +41,46 @@ export function reportPanic(message) {
     }
   });
 }
+// The stylesheet src/chat-shell.js built, when it loaded this module.
+export function sharedSheet() {
+  return globalThis[Symbol.for('chat-shell.stylesheet')] ?? null;
+}
+// The frame src/chat-shell.js drew before this module was there: what was typed in it.
+function takeEarly(root) {
+  const frame = root.querySelector(':scope > [data-early]');
+  if (!frame) return null;
+  const t = frame.querySelector('textarea');
+  const taken = {
+    value: t.value, start: t.selectionStart, end: t.selectionEnd, direction: t.selectionDirection,
+    focused: root.activeElement === t, send: frame.dataset.send === 'true',
+  };
+  frame.remove();
+  return taken;
+}
+// ...given to the element's own composer, and sent if Enter was pressed meanwhile.
+function giveEarly(root, taken) {
+  const t = root.querySelector('textarea.cs-composer__input');
+  if (!t) return;
+  if (taken.value) {
+    t.value = taken.value;
+    t.dispatchEvent(new Event('input', { bubbles: true }));
+  }
+  t.setSelectionRange(taken.start, taken.end, taken.direction);
+  if (taken.focused) t.focus();
+  if (taken.send) t.form?.requestSubmit();
+}
 export function defineElement(tag, observed, connect, disconnect, attribute, register, call, forget) {
   if (customElements.get(tag)) return;
   forgetting = new FinalizationRegistry((key) => { elements.delete(key); forget(key); });
   class ChatShellElement extends HTMLElement {
     static get observedAttributes() { return observed; }
-    constructor() { super(); this.attachShadow({ mode: 'open' }); }
-    connectedCallback() { connect(this, this.shadowRoot); }
+    // The shadow root may hold the frame src/chat-shell.js drew before the module came.
+    constructor() { super(); if (!this.shadowRoot) this.attachShadow({ mode: 'open' }); }
+    connectedCallback() {
+      const taken = takeEarly(this.shadowRoot);
+      connect(this, this.shadowRoot);
+      if (taken) giveEarly(this.shadowRoot, taken);
+    }
     disconnectedCallback() { disconnect(this); }
     attributeChangedCallback(name, oldValue, value) {
       if (oldValue !== value) attribute(this, name, value);
@@ -94,6 +130,8 @@ extern "C" {
     fn watch_element(element: &HtmlElement, key: u32);
     #[wasm_bindgen(js_name = reportPanic)]
     fn report_panic(message: &str);
+    #[wasm_bindgen(js_name = sharedSheet)]
+    fn shared_sheet() -> Option<web_sys::CssStyleSheet>;
 }
 
 /// One element's runtime and, while it is in the document, its mounted view. The runtime
@@ -371,12 +409,22 @@ pub(crate) fn stylesheet() -> Option<web_sys::CssStyleSheet> {
     SHEET.with(|s| {
         let mut s = s.borrow_mut();
         if s.is_none() {
-            let sheet = web_sys::CssStyleSheet::new().ok()?;
-            sheet.replace_sync(STYLESHEET).ok()?;
-            *s = Some(sheet);
+            *s = shared_sheet().or_else(built_stylesheet);
         }
         s.clone()
     })
+}
+
+#[cfg(not(feature = "split"))]
+fn built_stylesheet() -> Option<web_sys::CssStyleSheet> {
+    let sheet = web_sys::CssStyleSheet::new().ok()?;
+    sheet.replace_sync(STYLESHEET).ok()?;
+    Some(sheet)
+}
+
+#[cfg(feature = "split")]
+fn built_stylesheet() -> Option<web_sys::CssStyleSheet> {
+    None
 }
 
 /// Test hook: whether `host` currently has a mounted view.

@@ -64,7 +64,7 @@ const statuses = async (page) => (await toolCalls(page)).map((c) => [c.kind, c.s
 async function reopen(page, threadId) {
   await page.reload({ waitUntil: 'load' });
   await waitFor(
-    () => page.evaluate(() => !!document.querySelector('chat-shell')?.shadowRoot?.querySelector('textarea')),
+    () => page.evaluate(() => !!document.querySelector('chat-shell')?.shadowRoot?.querySelector('.cs-root:not([data-early]) textarea')),
     { message: 'the composer after the reload' },
   );
   await page.emulateMedia({ reducedMotion: 'reduce' });

@@ -282,7 +282,7 @@ async function openVariant(context, pacer, variant) {
   await page.goto(url, { waitUntil: 'load' });
   if (variant.shell) {
     await waitFor(
-      () => page.evaluate(() => !!document.querySelector('chat-shell')?.shadowRoot?.querySelector('textarea')),
+      () => page.evaluate(() => !!document.querySelector('chat-shell')?.shadowRoot?.querySelector('.cs-root:not([data-early]) textarea')),
       { timeout: 15_000, message: 'the <chat-shell> composer to be mounted' },
     );
   }

@@ -190,7 +190,7 @@ async function main() {
   const context = await openBrowser();
   const page = await context.newPage();
   await page.goto(`http://127.0.0.1:${server.address().port}/`, { waitUntil: 'load' });
-  await waitFor(() => page.evaluate(() => !!document.querySelector('chat-shell')?.shadowRoot?.querySelector('textarea')), {
+  await waitFor(() => page.evaluate(() => !!document.querySelector('chat-shell')?.shadowRoot?.querySelector('.cs-root:not([data-early]) textarea')), {
     timeout: 15_000,
     message: 'the composer',
   });

@@ -168,7 +168,7 @@ async function load(context, url) {
     if (requests.has(requestId)) requests.get(requestId).bytes = encodedDataLength;
   });
   await page.goto(url, { waitUntil: 'load' });
-  await waitFor(() => page.evaluate(() => !!document.querySelector('chat-shell')?.shadowRoot?.querySelector('textarea')), {
+  await waitFor(() => page.evaluate(() => !!document.querySelector('chat-shell')?.shadowRoot?.querySelector('.cs-root:not([data-early]) textarea')), {
     timeout: 15_000,
     message: 'the composer',
   });

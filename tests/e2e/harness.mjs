@@ -286,7 +286,7 @@ export async function newPage(context, url) {
 export async function newChatPage(context, url) {
   const page = await newPage(context, url);
   await waitFor(
-    () => page.evaluate(() => !!document.querySelector('chat-shell')?.shadowRoot?.querySelector('textarea')),
+    () => page.evaluate(() => !!document.querySelector('chat-shell')?.shadowRoot?.querySelector('.cs-root:not([data-early]) textarea')),
     { timeout: 10_000, message: 'the <chat-shell> composer to be mounted' },
   );
   return page;

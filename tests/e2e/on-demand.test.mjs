@@ -141,7 +141,7 @@ test('a pack that stalls counts as broken off after 10 s: the page then fetches 
   const started = Date.now();
   const page = await newPage(context, runtime.url);
   await waitFor(
-    () => page.evaluate(() => !!document.querySelector('chat-shell')?.shadowRoot?.querySelector('textarea')),
+    () => page.evaluate(() => !!document.querySelector('chat-shell')?.shadowRoot?.querySelector('.cs-root:not([data-early]) textarea')),
     { timeout: 25_000, message: 'the composer, once the stalled pack is given up' },
   );
   const waited = Date.now() - started;

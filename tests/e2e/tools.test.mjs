@@ -20,7 +20,7 @@ before(async () => {
 
 async function chatPage(setup) {
   const page = await newPage(context, runtime.url);
-  await waitFor(() => page.evaluate(() => !!document.querySelector('chat-shell')?.shadowRoot?.querySelector('textarea')), {
+  await waitFor(() => page.evaluate(() => !!document.querySelector('chat-shell')?.shadowRoot?.querySelector('.cs-root:not([data-early]) textarea')), {
     message: 'the composer',
   });
   if (setup) await page.evaluate(setup);

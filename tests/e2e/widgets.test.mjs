@@ -49,7 +49,7 @@ async function chatPage(answer) {
     }
   });
   await page.goto(runtime.url, { waitUntil: 'load' });
-  await waitFor(() => page.evaluate(() => !!document.querySelector('chat-shell')?.shadowRoot?.querySelector('textarea')), {
+  await waitFor(() => page.evaluate(() => !!document.querySelector('chat-shell')?.shadowRoot?.querySelector('.cs-root:not([data-early]) textarea')), {
     message: 'the composer',
   });
   return { page, requests };
@@ -318,7 +318,7 @@ test('widget streaming: deltas, component and root updates end in the final widg
 test('widget streaming from the runtime re-renders the widget as deltas arrive', async () => {
   const paced = await startRuntime({ paceMs: 40 });
   const page = await newPage(context, paced.url);
-  await waitFor(() => page.evaluate(() => !!document.querySelector('chat-shell')?.shadowRoot?.querySelector('textarea')));
+  await waitFor(() => page.evaluate(() => !!document.querySelector('chat-shell')?.shadowRoot?.querySelector('.cs-root:not([data-early]) textarea')));
   await page.evaluate(() => {
     const root = document.querySelector('chat-shell').shadowRoot;
     window.__seen = new Set();

@@ -84,6 +84,9 @@ texts! {
     // Start screen and shell.
     Suggestions = "suggestions" => "Suggestions",
     ChatUnavailable = "chat_unavailable" => "This chat is no longer available.",
+    // The frame src/chat-shell.js draws before the element starts (its table: these).
+    Connecting = "connecting" => "Connecting…",
+    StartFailed = "start_failed" => "The chat could not start. Reload the page to try again.",
     Resize = "resize" => "Resize",
     ResizeHint = "resize_hint" => "Resize (arrow keys)",
     // Loading and errors.
@@ -411,6 +414,8 @@ skip = Passer
 # Start screen and shell.
 suggestions = Suggestions
 chat_unavailable = Cette conversation n'est plus disponible.
+connecting = Connexion…
+start_failed = La conversation n'a pas pu démarrer. Rechargez la page pour réessayer.
 resize = Redimensionner
 resize_hint = Redimensionner (touches fléchées)
 # Loading and errors.
@@ -726,6 +731,8 @@ skip = Überspringen
 # Start screen and shell.
 suggestions = Vorschläge
 chat_unavailable = Dieser Chat ist nicht mehr verfügbar.
+connecting = Verbindung wird hergestellt…
+start_failed = Der Chat konnte nicht starten. Laden Sie die Seite neu, um es erneut zu versuchen.
 resize = Größe ändern
 resize_hint = Größe ändern (Pfeiltasten)
 # Loading and errors.
@@ -1041,6 +1048,8 @@ skip = تخطي
 # Start screen and shell.
 suggestions = اقتراحات
 chat_unavailable = لم تعد هذه المحادثة متاحة.
+connecting = جارٍ الاتصال…
+start_failed = تعذّر بدء المحادثة. أعد تحميل الصفحة للمحاولة مرة أخرى.
 resize = تغيير الحجم
 resize_hint = تغيير الحجم (مفاتيح الأسهم)
 # Loading and errors.
