@@ -42,12 +42,20 @@ globalThis[Symbol.for('chat-shell.stylesheet')] = sheet;
 // The early frame's strings, per built-in locale: the Rust table's own
 // (crates/core/tests/early_strings.rs checks that they are the same).
 const STRINGS = /* strings */ {
-  "en": {"new_chat": "New chat", "greeting": "How can I help you today?", "composer_label": "Message", "composer_placeholder": "Message the assistant", "send": "Send", "add_attachment": "Add attachment", "connecting": "Connecting…", "start_failed": "The chat could not start. Reload the page to try again."},
-  "fr": {"new_chat": "Nouvelle conversation", "greeting": "Comment puis-je vous aider ?", "composer_label": "Message", "composer_placeholder": "Écrire à l'assistant", "send": "Envoyer", "add_attachment": "Ajouter une pièce jointe", "connecting": "Connexion…", "start_failed": "La conversation n'a pas pu démarrer. Rechargez la page pour réessayer."},
-  "de": {"new_chat": "Neuer Chat", "greeting": "Wie kann ich helfen?", "composer_label": "Nachricht", "composer_placeholder": "Nachricht an den Assistenten", "send": "Senden", "add_attachment": "Anhang hinzufügen", "connecting": "Verbindung wird hergestellt…", "start_failed": "Der Chat konnte nicht starten. Laden Sie die Seite neu, um es erneut zu versuchen."},
-  "ar": {"new_chat": "محادثة جديدة", "greeting": "كيف يمكنني مساعدتك اليوم؟", "composer_label": "رسالة", "composer_placeholder": "اكتب رسالة إلى المساعد", "send": "إرسال", "add_attachment": "إضافة مرفق", "connecting": "جارٍ الاتصال…", "start_failed": "تعذّر بدء المحادثة. أعد تحميل الصفحة للمحاولة مرة أخرى."}
+  "en": {"new_chat": "New chat", "greeting": "How can I help you today?", "suggestions": "Suggestions", "find_in_conversation": "Find in conversation", "history": "History", "composer_label": "Message", "composer_placeholder": "Message the assistant", "send": "Send", "add_attachment": "Add attachment", "connecting": "Connecting…", "start_failed": "The chat could not start. Reload the page to try again."},
+  "fr": {"new_chat": "Nouvelle conversation", "greeting": "Comment puis-je vous aider ?", "suggestions": "Suggestions", "find_in_conversation": "Rechercher dans la conversation", "history": "Historique", "composer_label": "Message", "composer_placeholder": "Écrire à l'assistant", "send": "Envoyer", "add_attachment": "Ajouter une pièce jointe", "connecting": "Connexion…", "start_failed": "La conversation n'a pas pu démarrer. Rechargez la page pour réessayer."},
+  "de": {"new_chat": "Neuer Chat", "greeting": "Wie kann ich helfen?", "suggestions": "Vorschläge", "find_in_conversation": "In der Unterhaltung suchen", "history": "Verlauf", "composer_label": "Nachricht", "composer_placeholder": "Nachricht an den Assistenten", "send": "Senden", "add_attachment": "Anhang hinzufügen", "connecting": "Verbindung wird hergestellt…", "start_failed": "Der Chat konnte nicht starten. Laden Sie die Seite neu, um es erneut zu versuchen."},
+  "ar": {"new_chat": "محادثة جديدة", "greeting": "كيف يمكنني مساعدتك اليوم؟", "suggestions": "اقتراحات", "find_in_conversation": "البحث في المحادثة", "history": "السجل", "composer_label": "رسالة", "composer_placeholder": "اكتب رسالة إلى المساعد", "send": "إرسال", "add_attachment": "إضافة مرفق", "connecting": "جارٍ الاتصال…", "start_failed": "تعذّر بدء المحادثة. أعد تحميل الصفحة للمحاولة مرة أخرى."}
 } /* end strings */;
 const RTL = new Set(['ar', 'fa', 'he', 'ur', 'ps', 'sd', 'yi', 'dv', 'ckb']);
+
+const SVG = 'http://www.w3.org/2000/svg';
+// The element's glyphs the frame shows (src/ui/glyphs.rs).
+const GLYPHS = {
+  search: 'M10.5 4a6.5 6.5 0 1 0 0 13a6.5 6.5 0 1 0 0-13zM15.5 15.5L20 20',
+  plus: 'M12 5v14M5 12h14',
+  history: 'M4 12a8 8 0 1 0 2.4-5.7M4 4v4h4M12 8v4l3 2',
+};
 
 function element(tag, props = {}, ...children) {
   const el = document.createElement(tag);
@@ -58,9 +66,32 @@ function element(tag, props = {}, ...children) {
   return el;
 }
 
-// The frame of a <chat-shell> not started yet, in its shadow root: the same classes as the
-// element's (src/ui/shell.rs, header.rs, conversation/viewport.rs, composer/mod.rs), so the
-// element replaces it without anything moving.
+function glyph(name) {
+  const svg = document.createElementNS(SVG, 'svg');
+  for (const [k, v] of Object.entries({ class: 'cs-glyph', viewBox: '0 0 24 24', 'aria-hidden': 'true', focusable: 'false' })) {
+    svg.setAttribute(k, v);
+  }
+  const path = document.createElementNS(SVG, 'path');
+  path.setAttribute('d', GLYPHS[name]);
+  svg.append(path);
+  return svg;
+}
+
+/** The starter prompts' titles from the element's attribute (none if it is not JSON). */
+function starterTitles(host) {
+  try {
+    const prompts = JSON.parse(host.getAttribute('starter-prompts') ?? '[]');
+    return Array.isArray(prompts) ? prompts.map((p) => String(p?.title ?? '')).filter(Boolean) : [];
+  } catch {
+    return [];
+  }
+}
+
+// The frame of a <chat-shell> not started yet, in its shadow root: the same markup and
+// classes as the element's (src/ui/shell.rs, header.rs, conversation/viewport.rs,
+// composer/mod.rs), so the element replaces it without anything moving. What only the
+// element can do (its header's actions, the starter prompts, attachments) is there,
+// inert, until it starts.
 function drawEarly(host) {
   if (host.shadowRoot) return;
   const locale = host.getAttribute('locale') || 'en';
@@ -74,28 +105,39 @@ function drawEarly(host) {
     'aria-label': t.composer_label,
     placeholder: host.getAttribute('placeholder') || t.composer_placeholder,
   });
-  const send = element('button', { type: 'submit', class: 'cs-button cs-button--primary' }, t.send);
+  const send = element('button', { type: 'submit', class: 'cs-button cs-button--primary', disabled: '' }, t.send);
   const status = element('p', { class: 'cs-composer__blocked', 'data-part': 'connecting', role: 'status', hidden: '' });
   const attach = element('button', {
     type: 'button', class: 'cs-button cs-button--ghost cs-composer__attach', 'aria-label': t.add_attachment,
-    title: t.add_attachment, disabled: '', hidden: host.getAttribute('allow-attachments') === 'false' ? '' : null,
-  }, element('span', { class: 'cs-composer__plus' }));
+    title: t.add_attachment, inert: '', hidden: host.getAttribute('allow-attachments') === 'false' ? '' : null,
+  }, element('span', { class: 'cs-composer__plus' }, glyph('plus')));
   const form = element('form', { class: 'cs-composer', 'data-part': 'composer' }, status, attach, textarea, send);
+  const action = (label, icon, withLabel) => element('button', {
+    type: 'button', class: 'cs-button cs-button--ghost', 'aria-label': label, title: label,
+  }, glyph(icon), ...(withLabel ? [element('span', { class: 'cs-button__label' }, label)] : []));
+  const titles = starterTitles(host);
+  const prompts = titles.length
+    ? [element('ul', { class: 'cs-start__prompts', 'aria-label': t.suggestions, inert: '' },
+      ...titles.map((title) => element('li', {},
+        element('button', { type: 'button', class: 'cs-start__prompt' },
+          element('span', { class: 'cs-start__icon' }), element('span', { class: 'cs-start__title' }, title)))))]
+    : [];
   const frame = element('div', { class: 'cs-root', 'data-early': '' },
     element('div', { class: 'cs-shell', part: 'shell', lang: locale, dir: RTL.has(primary) ? 'rtl' : null },
       element('header', { class: 'cs-header', part: 'header' },
-        element('h2', { class: 'cs-header__title', 'data-part': 'thread-title' }, t.new_chat)),
+        element('h2', { class: 'cs-header__title', 'data-part': 'thread-title' }, t.new_chat),
+        element('div', { class: 'cs-header__actions', inert: '' },
+          action(t.find_in_conversation, 'search', false),
+          action(t.new_chat, 'plus', true),
+          action(t.history, 'history', true))),
       element('div', { class: 'cs-body', part: 'body' },
         element('div', { class: 'cs-conversation' },
           element('div', { class: 'cs-viewport', part: 'viewport' },
             element('div', { class: 'cs-viewport__content' },
               element('div', { class: 'cs-start', 'data-part': 'start-screen' },
-                element('p', { class: 'cs-start__greeting' }, host.getAttribute('greeting') || t.greeting))))),
+                element('p', { class: 'cs-start__greeting' }, host.getAttribute('greeting') || t.greeting),
+                ...prompts)))),
         element('div', { class: 'cs-dock', part: 'composer' }, form))));
-  const grow = () => {
-    textarea.style.height = 'auto';
-    textarea.style.height = `${Math.min(textarea.scrollHeight, 200)}px`;
-  };
   const sendLater = () => {
     if (!textarea.value.trim() || frame.dataset.send) return;
     frame.dataset.send = 'true';
@@ -104,7 +146,15 @@ function drawEarly(host) {
     status.textContent = t.connecting;
     status.hidden = false;
   };
-  textarea.addEventListener('input', grow);
+  // Grows with its text, as the element's composer does.
+  const grow = () => {
+    textarea.style.height = 'auto';
+    textarea.style.height = `${Math.min(textarea.scrollHeight, 200)}px`;
+  };
+  textarea.addEventListener('input', () => {
+    grow();
+    send.disabled = !textarea.value.trim() || !!frame.dataset.send;
+  });
   textarea.addEventListener('keydown', (e) => {
     if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
       e.preventDefault();
@@ -121,6 +171,7 @@ function drawEarly(host) {
     status.hidden = false;
   };
   root.append(frame);
+  grow();
 }
 
 const early = [...document.querySelectorAll('chat-shell')];

@@ -177,11 +177,19 @@ fn named(module: &[String], code: &str, children: &[String]) -> Vec<Vec<String>>
             let absolute = match first.as_str() {
                 "crate" => path[1..].to_vec(),
                 "chat_shell_core" => path.clone(),
-                "self" => module.iter().cloned().chain(path[1..].iter().cloned()).collect(),
+                "self" => module
+                    .iter()
+                    .cloned()
+                    .chain(path[1..].iter().cloned())
+                    .collect(),
                 "super" => {
                     let ups = path.iter().take_while(|s| *s == "super").count();
                     let keep = module.len().saturating_sub(ups);
-                    module[..keep].iter().cloned().chain(path[ups..].iter().cloned()).collect()
+                    module[..keep]
+                        .iter()
+                        .cloned()
+                        .chain(path[ups..].iter().cloned())
+                        .collect()
                 }
                 name if path.len() > 1 && children.iter().any(|c| c == name) => {
                     module.iter().cloned().chain(path.iter().cloned()).collect()
@@ -241,7 +249,10 @@ fn first_module_code_reaches_chunk_only_code_only_through_parts() {
             crossing.push(format!("{}: {path}", file.display()));
         }
     }
-    assert!(checked > 30, "the first module's files were read ({checked})");
+    assert!(
+        checked > 30,
+        "the first module's files were read ({checked})"
+    );
     assert!(
         crossing.is_empty(),
         "first-module code names chunk-only code; call it through crate::parts instead:\n{}",
@@ -258,11 +269,23 @@ fn the_seam_check_catches_each_way_of_naming_a_chunk() {
     let shell = module("ui::shell");
     let none: Vec<String> = Vec::new();
     for (code, expected) in [
-        ("use crate::ui::history::HistoryView;", "ui::history::HistoryView"),
-        ("use crate::ui::{header, tools::tabs::ViewTabs};", "ui::tools::tabs::ViewTabs"),
+        (
+            "use crate::ui::history::HistoryView;",
+            "ui::history::HistoryView",
+        ),
+        (
+            "use crate::ui::{header, tools::tabs::ViewTabs};",
+            "ui::tools::tabs::ViewTabs",
+        ),
         ("let x = super::team::TeamRoster();", "ui::team::TeamRoster"),
-        ("chat_shell_core::highlight::code_html(l, c)", "chat_shell_core::highlight::code_html"),
-        ("use crate::ui::composer::{self, pickers::{A, B}};", "ui::composer::pickers::A"),
+        (
+            "chat_shell_core::highlight::code_html(l, c)",
+            "chat_shell_core::highlight::code_html",
+        ),
+        (
+            "use crate::ui::composer::{self, pickers::{A, B}};",
+            "ui::composer::pickers::A",
+        ),
     ] {
         let found = violations(&shell, code, &none);
         assert!(found.iter().any(|f| f == expected), "{code}: {found:?}");
@@ -278,6 +301,9 @@ fn the_seam_check_catches_each_way_of_naming_a_chunk() {
         "chat_shell_core::widgets::icons::drawing(n)",
         "// crate::ui::history::HistoryView in a comment",
     ] {
-        assert!(violations(&shell, &self::code(code), &none).is_empty(), "{code}");
+        assert!(
+            violations(&shell, &self::code(code), &none).is_empty(),
+            "{code}"
+        );
     }
 }

@@ -47,7 +47,7 @@ export function sharedSheet() {
 }
 // The frame src/chat-shell.js drew before this module was there: what was typed in it.
 function takeEarly(root) {
-  const frame = root.querySelector(':scope > [data-early]');
+  const frame = [...root.children].find((child) => child.hasAttribute('data-early'));
   if (!frame) return null;
   const t = frame.querySelector('textarea');
   const taken = {
@@ -65,8 +65,12 @@ function giveEarly(root, taken) {
     t.value = taken.value;
     t.dispatchEvent(new Event('input', { bubbles: true }));
   }
-  t.setSelectionRange(taken.start, taken.end, taken.direction);
+  const select = () => t.setSelectionRange(taken.start, taken.end, taken.direction);
+  select();
   if (taken.focused) t.focus();
+  // The element writes the draft back once its effects run, which puts the caret at the
+  // end: the selection goes back where it was, unless the text changed since.
+  setTimeout(() => t.value === taken.value && select());
   if (taken.send) t.form?.requestSubmit();
 }
 export function defineElement(tag, observed, connect, disconnect, attribute, register, call, forget) {

@@ -1,28 +1,32 @@
-// Figure, not a test: time from navigation to a usable composer on a slow connection.
+// Figure, not a test: a first visit on a slow connection, from navigation to a composer that
+// takes typing, to the element ready, to the first answer; and a returning visit.
 //
 //   node tests/e2e/bench-first-load.mjs        (E2E_DIST=… for another build)
 //
 // Chromium is throttled through CDP: 1.6 Mbit/s down and up, 150 ms round trip
 // (Network.emulateNetworkConditions) and a CPU four times slower
 // (Emulation.setCPUThrottlingRate). Each run opens a fresh page with the cache disabled
-// (Network.setCacheDisabled), starts the clock just before `page.goto` and stops it when
-// the composer (role textbox, name "Message") is enabled. It then sends "hello" at once and
-// takes two more times: when the answer's words first show (as plain text until the
-// renderer is there), and when it shows as rendered markdown (its list items, and
-// no `.cs-md__plain` text left waiting for the renderer): the first answer, which must not
-// wait for what loads after the composer. A second fresh page per run sends "widget" and
-// takes the time to the first widget (the showcase card's Confirm button).
+// (Network.setCacheDisabled) and starts the clock just before `page.goto`:
+//  - typing: the composer (role textbox, name "Message") is enabled: the frame
+//    src/chat-shell.js draws before the wasm, or the element's own;
+//  - ready: the element has started (its own composer replaced that frame);
+//  - "hello" is typed and sent with Enter at once, at typing: then the time the answer's
+//    words first show (as plain text until the renderer is there) and the time it shows
+//    as rendered markdown (its list items, no `.cs-md__plain` left);
+//  - a second fresh page per run sends "widget" and takes the time to the first widget
+//    (the showcase card's Confirm button);
+//  - the bytes that came over the wire before ready;
+//  - then, with the cache on, a returning visit: the wasm bytes it fetched (hashed files
+//    are served `immutable`, so none are expected).
 //
-// How the bytes travel matters more than anything here. BENCH_ENCODINGS (comma-separated,
-// default `br`) picks how the page's files are sent:
-//  - `br`: brotli-compressed (quality 11, as scripts/sizes.sh counts them), as a
-//    production server or CDN sends them;
-//  - `identity`: uncompressed, as the reference runtime's static file server sends them
-//    (BENCH_ENCODINGS=br,identity measures both).
-// A small proxy in this script serves dist/ that way and passes every other request
-// (/chatkit, …) to the runtime unchanged (Host and Origin rewritten to the runtime's own).
+// BENCH_ENCODINGS (comma-separated, default `runtime`) picks how the page's files travel:
+//  - `runtime`: served by the reference runtime itself, as users serve the element
+//    (precompressed brotli, cache headers: examples/runtime/src/static_files.rs);
+//  - `br`: brotli (quality 11) from a small proxy in this script, which passes every
+//    other request (/chatkit, …) to the runtime (Host and Origin rewritten), no-store;
+//  - `identity`: uncompressed, from that proxy.
 // BENCH_RUNS (default 3) runs per encoding. Prints one line per encoding:
-//   bench first load (1.6 Mbit/s, 150 ms RTT, CPU x4, br): Xms to usable composer, Tms to the first answer's words, Zms to a rendered first answer, Wms to a first widget (median of N; transferred Y kB)
+//   bench first load (1.6 Mbit/s, 150 ms RTT, CPU x4, runtime): Tms to typing, Rms to ready, …
 // and the single runs on stderr.
 
 import http from 'node:http';
@@ -32,7 +36,7 @@ import zlib from 'node:zlib';
 import { DIST, close, openBrowser, startRuntime, waitFor } from './harness.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
-const ENCODINGS = (process.env.BENCH_ENCODINGS ?? 'br').split(',');
+const ENCODINGS = (process.env.BENCH_ENCODINGS ?? 'runtime').split(',');
 const NETWORK = { offline: false, latency: 150, downloadThroughput: 1.6e6 / 8, uploadThroughput: 1.6e6 / 8 };
 const CPU_RATE = 4;
 const TIMEOUT = 120_000;
@@ -97,24 +101,35 @@ const proxy = http.createServer(async (req, res) => {
   req.pipe(upstream);
 });
 await new Promise((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-const url = `http://127.0.0.1:${proxy.address().port}/`;
+const proxied = `http://127.0.0.1:${proxy.address().port}/`;
+const urlFor = (enc) => (enc === 'runtime' ? `${runtime.url}/` : proxied);
 
 const context = await openBrowser();
 
-/**
- * Opens a fresh throttled page, times navigation to a usable composer, sends `message` at
- * once and times (from navigation) until `done(page)` holds, and until `early(page)` first
- * holds (checked on the way).
- */
-async function firstLoad(message, done, early = null) {
-  const page = await context.newPage();
+const throttle = async (page, cacheDisabled) => {
   const cdp = await context.newCDPSession(page);
   await cdp.send('Network.enable');
-  await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+  await cdp.send('Network.setCacheDisabled', { cacheDisabled });
   await cdp.send('Network.emulateNetworkConditions', NETWORK);
   await cdp.send('Emulation.setCPUThrottlingRate', { rate: CPU_RATE });
+  return cdp;
+};
+
+const ready = (page) => page.evaluate(() => {
+  const root = document.querySelector('chat-shell')?.shadowRoot;
+  return !!customElements.get('chat-shell') && !!root?.querySelector('.cs-root:not([data-early]) textarea');
+});
+
+/**
+ * Opens a fresh throttled page at `url`, times navigation to a composer that takes typing,
+ * types and sends `message` at once, times the element ready, then (from navigation) until
+ * `done(page)` holds, and until `early(page)` first holds (checked on the way).
+ */
+async function firstLoad(url, message, done, early = null) {
+  const page = await context.newPage();
+  const cdp = await throttle(page, true);
   // Bytes as they come, not as each response ends: the pack (scripts/pack.mjs) is still
-  // arriving when the composer is usable, and what came of it by then counts.
+  // arriving when the element is ready, and what came of it by then counts.
   let bytes = 0;
   cdp.on('Network.dataReceived', (e) => (bytes += e.encodedDataLength));
   const errors = [];
@@ -128,10 +143,12 @@ async function firstLoad(message, done, early = null) {
     interval: 10,
     message: () => `the composer to be enabled (page errors: ${errors.join('; ') || 'none'})`,
   });
-  const usable = performance.now() - started;
-  const before = bytes;
+  const typing = performance.now() - started;
   await composer.fill(message);
   await composer.press('Enter');
+  await waitFor(() => ready(page), { timeout: TIMEOUT, interval: 10, message: 'the element to start' });
+  const readyAt = performance.now() - started;
+  const before = bytes;
   let earlyAt;
   await waitFor(async () => {
     if (early && earlyAt === undefined && (await early(page))) earlyAt = performance.now() - started;
@@ -140,22 +157,44 @@ async function firstLoad(message, done, early = null) {
   const finished = performance.now() - started;
   await cdp.detach();
   await page.close();
-  return { composer: usable, done: finished, early: earlyAt ?? finished, bytes: before };
+  return { typing, ready: readyAt, done: finished, early: earlyAt ?? finished, bytes: before };
+}
+
+/** A returning visit (cache on, after one visit filled it): the wasm bytes it fetched. */
+async function revisit(url) {
+  const page = await context.newPage();
+  const cdp = await throttle(page, false);
+  const wasm = new Set();
+  let bytes = 0;
+  cdp.on('Network.responseReceived', (e) => {
+    if (/\.(wasm|pack)$/.test(new URL(e.response.url).pathname)) wasm.add(e.requestId);
+  });
+  cdp.on('Network.dataReceived', (e) => {
+    if (wasm.has(e.requestId)) bytes += e.encodedDataLength;
+  });
+  await page.goto(url, { waitUntil: 'commit', timeout: TIMEOUT });
+  await waitFor(() => ready(page), { timeout: TIMEOUT, interval: 10, message: 'the element to start again' });
+  await page.waitForTimeout(1000); // the parts fetched after ready
+  await cdp.detach();
+  await page.close();
+  return bytes;
 }
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 try {
   for (const enc of ENCODINGS) {
     encoding = enc;
-    await warm(enc);
-    const times = [];
+    if (enc !== 'runtime') await warm(enc);
+    const url = urlFor(enc);
+    const typing = [];
+    const readies = [];
     const answers = [];
     const words = [];
-    let transferred = 0;
     const widgets = [];
+    let transferred = 0;
     for (let run = 0; run < RUNS; run++) {
       // One fresh page for the first answer, one for the first widget.
-      const answer = await firstLoad('hello', (page) =>
+      const answer = await firstLoad(url, 'hello', (page) =>
         page
           .locator('article[data-role="assistant"]')
           .evaluateAll((els) => els.some((el) => el.querySelector('li') && !el.querySelector('.cs-md__plain'))),
@@ -163,23 +202,30 @@ try {
         page
           .locator('article[data-role="assistant"]')
           .evaluateAll((els) => els.some((el) => (el.textContent ?? '').trim().length > 0)));
-      times.push(answer.composer);
+      typing.push(answer.typing);
+      readies.push(answer.ready);
       answers.push(answer.done);
       words.push(answer.early);
-      // What came over the wire before the composer was usable (the initial load).
+      // What came over the wire before the element was ready (the initial load).
       transferred = answer.bytes;
-      const widget = await firstLoad('widget', (page) =>
+      const widget = await firstLoad(url, 'widget', (page) =>
         page.locator('[data-part="widget"] button').evaluateAll((els) => els.some((el) => el.textContent.includes('Confirm'))));
-      times.push(widget.composer);
+      typing.push(widget.typing);
+      readies.push(widget.ready);
       widgets.push(widget.done);
     }
+    // The cache is the context's: a visit with the cache on fills it, the next one uses it.
+    const warmCache = enc === 'runtime' ? (await revisit(url), await revisit(url)) : null;
+    const ms = (xs) => xs.map((t) => t.toFixed(0)).join(', ');
     process.stderr.write(
-      `first load ${enc}: runs (ms) ${times.map((t) => t.toFixed(0)).join(', ')}; first words ${words.map((t) => t.toFixed(0)).join(', ')}; first answer ${answers.map((t) => t.toFixed(0)).join(', ')}; first widget ${widgets.map((t) => t.toFixed(0)).join(', ')}; ${transferred} bytes over the wire\n`,
+      `first load ${enc}: typing (ms) ${ms(typing)}; ready ${ms(readies)}; first words ${ms(words)}; first answer ${ms(answers)}; first widget ${ms(widgets)}; ${transferred} bytes over the wire before ready\n`,
     );
     console.log(
-      `bench first load (1.6 Mbit/s, 150 ms RTT, CPU x${CPU_RATE}, ${enc}): ${median(times).toFixed(0)}ms to usable composer, ${median(words).toFixed(0)}ms to the first answer's words, ` +
+      `bench first load (1.6 Mbit/s, 150 ms RTT, CPU x${CPU_RATE}, ${enc}): ${median(typing).toFixed(0)}ms to a composer taking typing, ` +
+        `${median(readies).toFixed(0)}ms to ready, ${median(words).toFixed(0)}ms to the first answer's words, ` +
         `${median(answers).toFixed(0)}ms to a rendered first answer, ${median(widgets).toFixed(0)}ms to a first widget ` +
-        `(median of ${RUNS}, composer of ${times.length}; transferred ${(transferred / 1000).toFixed(0)} kB)`,
+        `(median of ${RUNS}, typing and ready of ${typing.length}; ${(transferred / 1000).toFixed(0)} kB over the wire before ready` +
+        `${warmCache === null ? '' : `; a warm-cache revisit fetched ${warmCache} bytes of wasm`})`,
     );
   }
 } finally {

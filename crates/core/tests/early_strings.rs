@@ -53,6 +53,10 @@ fn the_early_frame_lays_out_the_same_locales_right_to_left() {
     ];
     for locale in tags {
         let rtl = Strings::new(locale).direction() == "rtl";
-        assert_eq!(line.contains(&format!("'{locale}'")), rtl, "{locale}: {line}");
+        assert_eq!(
+            line.contains(&format!("'{locale}'")),
+            rtl,
+            "{locale}: {line}"
+        );
     }
 }
