@@ -215,16 +215,19 @@ fn ToolMenu(button: NodeRef<html::Button>) -> impl IntoView {
         active.set(next);
         focus_active();
     };
-    let on_button_key = move |ev: web_sys::KeyboardEvent| match ev.key().as_str() {
-        "ArrowDown" => {
-            ev.prevent_default();
-            open_at(false);
+    // An arrow key opens the menu; one pressed again before the menu took the focus (it
+    // does so on the next frame) moves in it, as it would once it has.
+    let on_button_key = move |ev: web_sys::KeyboardEvent| {
+        let key = ev.key();
+        if !matches!(key.as_str(), "ArrowDown" | "ArrowUp") {
+            return;
         }
-        "ArrowUp" => {
-            ev.prevent_default();
-            open_at(true);
+        if open.get_untracked() {
+            on_menu_key(ev);
+            return;
         }
-        _ => {}
+        ev.prevent_default();
+        open_at(key == "ArrowUp");
     };
     // Focus leaving the button and its menu closes the menu.
     let on_focusout = move |ev: web_sys::FocusEvent| {

@@ -9,6 +9,8 @@
 
 pub mod citations;
 #[cfg(feature = "render")]
+mod direct;
+#[cfg(feature = "render")]
 mod idn;
 #[cfg(feature = "render")]
 mod open_html;
@@ -55,8 +57,20 @@ pub fn render(text: &str) -> SafeHtml {
     if looks_like_html(text) {
         sanitize_html(text)
     } else {
-        sanitize_rendered(&markdown_to_html(text, &RefDefs::new(), RawHtml::Server))
+        render_markdown(text, &RefDefs::new(), RawHtml::Server)
     }
+}
+
+#[cfg(feature = "render")]
+/// Markdown to safe HTML: straight from the parser when the text holds no raw HTML
+/// (`direct.rs`), through the sanitizer otherwise.
+fn render_markdown(text: &str, defs: &RefDefs, raw: RawHtml) -> SafeHtml {
+    let direct = match raw {
+        RawHtml::Server => direct::render_direct(text, defs),
+        // The renderer's own marked markup (citations) is the sanitizer's to keep.
+        RawHtml::Marked => None,
+    };
+    direct.unwrap_or_else(|| sanitize_rendered(&markdown_to_html(text, defs, raw)))
 }
 
 #[cfg(feature = "render")]

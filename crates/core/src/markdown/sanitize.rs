@@ -106,6 +106,15 @@ impl HtmlWriter {
 }
 
 #[cfg(feature = "render")]
+impl SafeHtml {
+    /// HTML that `direct.rs` wrote in the form the sanitizer leaves it (its tests hold the
+    /// two to the same DOM).
+    pub(super) fn from_sanitized(html: String) -> SafeHtml {
+        SafeHtml(html)
+    }
+}
+
+#[cfg(feature = "render")]
 /// Sanitize untrusted HTML with the crate's allowlist.
 pub fn sanitize_html(untrusted: &str) -> SafeHtml {
     sanitize_rendered(&scrub(untrusted))
@@ -309,7 +318,7 @@ const FORCED: &[(&str, &str, &str)] = &[
 ];
 
 /// Schemes ammonia lets through at all; `url_allowed` narrows them per attribute.
-const URL_SCHEMES: &[&str] = &["http", "https", "mailto", "data"];
+pub(super) const URL_SCHEMES: &[&str] = &["http", "https", "mailto", "data"];
 
 /// `data:` URLs allowed as `img src` (raster formats only: no SVG, which can carry script).
 const DATA_IMAGE_PREFIXES: &[&str] = &[
@@ -369,7 +378,7 @@ fn filter_attribute<'u>(element: &str, attribute: &str, value: &'u str) -> Optio
 /// raster `data:image/…;base64,` on `img src`. Whitespace and control characters are ignored
 /// when reading the scheme (browsers ignore them too: `java\tscript:`), and ASCII case is
 /// folded (schemes are ASCII; browsers fold nothing else).
-fn url_allowed(element: &str, attribute: &str, value: &str) -> bool {
+pub(super) fn url_allowed(element: &str, attribute: &str, value: &str) -> bool {
     let normalized: String = value
         .chars()
         .filter(|c| !c.is_whitespace() && !c.is_control())
@@ -405,22 +414,32 @@ fn filter_classes<'u>(element: &str, value: &'u str) -> Option<Cow<'u, str>> {
         .filter_map(|token| match token.strip_prefix(TRUSTED) {
             Some(own) => is_hook(element, "class", own).then_some(own),
             None => match element {
-                "blockquote" => ALERT_CLASSES.contains(&token).then_some(token),
+                "blockquote" => is_alert_class(token).then_some(token),
                 "code" => token
                     .strip_prefix("language-")
-                    .is_some_and(|lang| {
-                        !lang.is_empty()
-                            && lang.len() <= 40
-                            && lang
-                                .bytes()
-                                .all(|b| b.is_ascii_alphanumeric() || b"_+#.-".contains(&b))
-                    })
+                    .is_some_and(keeps_language)
                     .then_some(token),
                 _ => None,
             },
         })
         .collect();
     (!kept.is_empty()).then(|| kept.join(" ").into())
+}
+
+#[cfg(feature = "render")]
+/// Whether `class` is a GFM alert box's class, which any HTML may carry.
+pub(super) fn is_alert_class(class: &str) -> bool {
+    ALERT_CLASSES.contains(&class)
+}
+
+#[cfg(feature = "render")]
+/// Whether a code element keeps its `language-<lang>` class: a plain, short name.
+pub(super) fn keeps_language(lang: &str) -> bool {
+    !lang.is_empty()
+        && lang.len() <= 40
+        && lang
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_+#.-".contains(&b))
 }
 
 /// A link target from the server, if it is safe to put in `href`: `http:`, `https:` or

@@ -26,8 +26,9 @@
 use super::citations::CitedText;
 use super::looks_like_html;
 use super::open_html::OpenHtml;
+use super::render_markdown;
 use super::sanitize::{sanitize_html, sanitize_rendered, scrub, SafeHtml};
-use super::to_html::{markdown_to_html, normalize_label, parser, RawHtml, RefDefs};
+use super::to_html::{normalize_label, parser, RawHtml, RefDefs};
 use pulldown_cmark::{Event, Tag, TagEnd};
 
 /// Incremental renderer for a streamed markdown (or HTML) text.
@@ -171,9 +172,8 @@ impl MarkdownStream {
             for to in cuts.take_while(|&s| s <= split) {
                 let block = &open[from..to];
                 parsed += block.len();
-                self.blocks.push(sanitize_rendered(&markdown_to_html(
-                    block, &self.defs, self.raw,
-                )));
+                self.blocks
+                    .push(render_markdown(block, &self.defs, self.raw));
                 from = to;
             }
             self.committed += split;
@@ -184,7 +184,7 @@ impl MarkdownStream {
         self.tail = if tail.trim().is_empty() {
             SafeHtml::default()
         } else {
-            sanitize_rendered(&markdown_to_html(tail, &self.defs, self.raw))
+            render_markdown(tail, &self.defs, self.raw)
         };
         self.last_parse_len = parsed;
     }

@@ -271,7 +271,7 @@ fn linkify(text: &str) -> Vec<Event<'static>> {
 
 /// The byte range of the first bare URL in `text`, GFM style: it starts a word, runs to
 /// whitespace or `<`, and loses trailing punctuation and an unbalanced `)`.
-fn find_url(text: &str) -> Option<(usize, usize)> {
+pub(super) fn find_url(text: &str) -> Option<(usize, usize)> {
     let mut from = 0;
     while from < text.len() {
         let found = ["https://", "http://", "www."]
