@@ -109,11 +109,17 @@ const VARIANTS = [
   { name: 'chat-shell', shell: true, reduced: false },
   { name: 'chat-shell RM', shell: true, reduced: true },
   { name: 'floor', shell: false, reduced: false, blocks: true },
+  // The naive renderer chat front ends start with: marked + DOMPurify over the whole text
+  // on every delta, into innerHTML.
+  // All at once only: paced, it re-renders 100 kB per delta and falls far behind.
+  { name: 'marked+DOMPurify', shell: false, reduced: false, naive: true, modes: ['once'] },
 ];
 if (process.env.BENCH_FLOOR_TEXT === '1') VARIANTS.push({ name: 'floor text', shell: false, reduced: false, blocks: false });
 if (process.env.BENCH_FLOOR_FOLLOW === '1') VARIANTS.push({ name: 'floor follow', shell: false, reduced: false, blocks: true, follow: true });
 // The floors' keys take < 16 ms (as good as Event Timing can tell): measured on request only.
-const INPUT_VARIANTS = VARIANTS.filter((v) => v.shell || process.env.BENCH_INPUT_FLOOR === '1');
+const INPUT_VARIANTS = VARIANTS.filter((v) => v.shell || (process.env.BENCH_INPUT_FLOOR === '1' && !v.naive));
+/** Whether `variant` runs in `mode` ('rate' or 'once'). */
+const inMode = (variant, mode) => !variant.modes || variant.modes.includes(mode);
 const MODES = ['rate', 'once'];
 
 let pacerServer = null;
@@ -131,11 +137,22 @@ const HOP_BY_HOP = ['connection', 'keep-alive', 'transfer-encoding', 'content-le
  */
 async function startPacer() {
   const floorHtml = await readFile(FLOOR_PAGE);
+  // The naive renderer's libraries (devDependencies), for the floor page's `naive` mode.
+  const scripts = {
+    '/__bench/marked.js': await readFile(path.join(HERE, '..', '..', 'node_modules/marked/lib/marked.umd.js')),
+    '/__bench/purify.js': await readFile(path.join(HERE, '..', '..', 'node_modules/dompurify/dist/purify.min.js')),
+  };
   const pacer = { mode: 'rate', upstream: null, streams: [], server: null, port: 0 };
   pacer.server = http.createServer({ noDelay: true }, (req, res) => {
-    if (req.url.split('?')[0] === FLOOR_URL) {
+    const at = req.url.split('?')[0];
+    if (at === FLOOR_URL) {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
       res.end(floorHtml);
+      return;
+    }
+    if (scripts[at]) {
+      res.writeHead(200, { 'content-type': 'text/javascript', 'cache-control': 'no-store' });
+      res.end(scripts[at]);
       return;
     }
     const up = http.request(
@@ -278,7 +295,8 @@ async function openVariant(context, pacer, variant) {
   page.on('console', (msg) => msg.type() === 'error' && page.consoleErrors.push(`console.error: ${msg.text()}`));
   if (variant.reduced) await page.emulateMedia({ reducedMotion: 'reduce' });
   const base = `http://127.0.0.1:${pacer.port}`;
-  const url = variant.shell ? `${base}/` : `${base}${FLOOR_URL}${variant.blocks ? '?blocks' : ''}${variant.follow ? '&follow' : ''}`;
+  const query = variant.naive ? '?naive' : `${variant.blocks ? '?blocks' : ''}${variant.follow ? '&follow' : ''}`;
+  const url = variant.shell ? `${base}/` : `${base}${FLOOR_URL}${query}`;
   await page.goto(url, { waitUntil: 'load' });
   if (variant.shell) {
     await waitFor(
@@ -557,7 +575,7 @@ async function main() {
     for (const mode of MODES) {
       for (const v of VARIANTS) {
         const slot = results[mode][v.name];
-        if (slot.broken) continue;
+        if (slot.broken || !inMode(v, mode)) continue;
         try {
           slot.runs.push(await measure(context, pacer, v, mode));
         } catch (err) {
@@ -596,11 +614,12 @@ async function main() {
     `bench stream rate: the long answer (${DELTAS} deltas, ~100 kB of markdown); medians of ${RUNS} interleaved runs; ` +
       'RM = reduced motion; floor = a text node per delta, a new block per paragraph, no markdown',
   );
-  const serverRate = median(VARIANTS.flatMap((v) => results.rate[v.name].runs.map((r) => r.serverRate)));
-  const reads = median(VARIANTS.flatMap((v) => results.rate[v.name].runs.map((r) => r.reads)));
+  const paced = VARIANTS.filter((v) => inMode(v, 'rate'));
+  const serverRate = median(paced.flatMap((v) => results.rate[v.name].runs.map((r) => r.serverRate)));
+  const reads = median(paced.flatMap((v) => results.rate[v.name].runs.map((r) => r.reads)));
   out.push(`${RATE} events/s, one event per write (achieved ${fmt(serverRate, 1)}/s; the pages read the answer in ${fmt(reads, 0)} chunks):`);
   out.push(
-    table(VARIANTS, [
+    table(paced, [
       { title: '', get: (v) => v.name },
       { title: 'busy ms', get: cell('rate', 0, (v) => med('rate', v.name, 'busy')) },
       { title: 'busy %', get: cell('rate', 1, (v) => med('rate', v.name, 'busyPct')) },
@@ -617,7 +636,7 @@ async function main() {
   );
   out.push(`the same, main-thread CPU time (thread time of the same trace events: little affected by the machine's load):`);
   out.push(
-    table(VARIANTS, [
+    table(paced, [
       { title: '', get: (v) => v.name },
       { title: 'cpu ms', get: cell('rate', 0, (v) => med('rate', v.name, 'cpu')) },
       { title: 'cpu %', get: cell('rate', 1, (v) => med('rate', v.name, 'cpuPct')) },
@@ -676,9 +695,13 @@ async function main() {
     if (results.once[name].broken) continue;
     const over50 = med('once', name, 'over50');
     const busyX = ratio('once', name, 'busy');
+    const longest = med('once', name, 'longest');
+    const shown = med('once', name, 'span');
+    const naive = results.once['marked+DOMPurify'].broken ? NaN : med('once', 'marked+DOMPurify', 'span');
     out.push(
       `  all at once ${name}: ${fmt(over50, 0)} tasks > 50 ms (none ${goal(over50, over50 === 0)}), ` +
-        `busy ${fmt(busyX, 2)}x floor [cpu ${fmt(ratio('once', name, 'cpu'), 2)}x] (<= 4 ${goal(busyX, busyX <= 4)})`,
+        `longest ${fmt(longest)} ms, busy ${fmt(busyX, 2)}x floor [cpu ${fmt(ratio('once', name, 'cpu'), 2)}x] (<= 4 ${goal(busyX, busyX <= 4)}), ` +
+        `final text shown at ${fmt(shown, 0)} ms, marked+DOMPurify's at ${fmt(naive, 0)} ms (no later ${goal(shown - naive, shown <= naive)})`,
     );
   }
   if (INPUT_RUNS > 0) {
@@ -689,7 +712,7 @@ async function main() {
     }
   }
   const broken = [
-    ...MODES.flatMap((m) => VARIANTS.filter((v) => results[m][v.name].broken).map((v) => `${m === 'rate' ? `${RATE}/s` : 'all at once'} ${v.name}: ${results[m][v.name].broken}`)),
+    ...MODES.flatMap((m) => VARIANTS.filter((v) => inMode(v, m) && results[m][v.name].broken).map((v) => `${m === 'rate' ? `${RATE}/s` : 'all at once'} ${v.name}: ${results[m][v.name].broken}`)),
     ...VARIANTS.filter((v) => inputs[v.name].broken).map((v) => `input latency ${v.name}: ${inputs[v.name].broken}`),
   ];
   if (broken.length) {
