@@ -42,10 +42,10 @@ globalThis[Symbol.for('chat-shell.stylesheet')] = sheet;
 // The early frame's strings, per built-in locale: the Rust table's own
 // (crates/core/tests/early_strings.rs checks that they are the same).
 const STRINGS = /* strings */ {
-  "en": {"new_chat": "New chat", "greeting": "How can I help you today?", "suggestions": "Suggestions", "find_in_conversation": "Find in conversation", "history": "History", "composer_label": "Message", "composer_placeholder": "Message the assistant", "send": "Send", "add_attachment": "Add attachment", "connecting": "Connecting…", "start_failed": "The chat could not start. Reload the page to try again."},
-  "fr": {"new_chat": "Nouvelle conversation", "greeting": "Comment puis-je vous aider ?", "suggestions": "Suggestions", "find_in_conversation": "Rechercher dans la conversation", "history": "Historique", "composer_label": "Message", "composer_placeholder": "Écrire à l'assistant", "send": "Envoyer", "add_attachment": "Ajouter une pièce jointe", "connecting": "Connexion…", "start_failed": "La conversation n'a pas pu démarrer. Rechargez la page pour réessayer."},
-  "de": {"new_chat": "Neuer Chat", "greeting": "Wie kann ich helfen?", "suggestions": "Vorschläge", "find_in_conversation": "In der Unterhaltung suchen", "history": "Verlauf", "composer_label": "Nachricht", "composer_placeholder": "Nachricht an den Assistenten", "send": "Senden", "add_attachment": "Anhang hinzufügen", "connecting": "Verbindung wird hergestellt…", "start_failed": "Der Chat konnte nicht starten. Laden Sie die Seite neu, um es erneut zu versuchen."},
-  "ar": {"new_chat": "محادثة جديدة", "greeting": "كيف يمكنني مساعدتك اليوم؟", "suggestions": "اقتراحات", "find_in_conversation": "البحث في المحادثة", "history": "السجل", "composer_label": "رسالة", "composer_placeholder": "اكتب رسالة إلى المساعد", "send": "إرسال", "add_attachment": "إضافة مرفق", "connecting": "جارٍ الاتصال…", "start_failed": "تعذّر بدء المحادثة. أعد تحميل الصفحة للمحاولة مرة أخرى."}
+  "en": {"new_chat": "New chat", "greeting": "How can I help you today?", "suggestions": "Suggestions", "find_in_conversation": "Find in conversation", "export": "Export", "history": "History", "more": "More", "composer_label": "Message", "composer_placeholder": "Message the assistant", "send": "Send", "add_attachment": "Add attachment", "connecting": "Connecting…", "start_failed": "The chat could not start. Reload the page to try again."},
+  "fr": {"new_chat": "Nouvelle conversation", "greeting": "Comment puis-je vous aider ?", "suggestions": "Suggestions", "find_in_conversation": "Rechercher dans la conversation", "export": "Exporter", "history": "Historique", "more": "Plus", "composer_label": "Message", "composer_placeholder": "Écrire à l'assistant", "send": "Envoyer", "add_attachment": "Ajouter une pièce jointe", "connecting": "Connexion…", "start_failed": "La conversation n'a pas pu démarrer. Rechargez la page pour réessayer."},
+  "de": {"new_chat": "Neuer Chat", "greeting": "Wie kann ich helfen?", "suggestions": "Vorschläge", "find_in_conversation": "In der Unterhaltung suchen", "export": "Exportieren", "history": "Verlauf", "more": "Mehr", "composer_label": "Nachricht", "composer_placeholder": "Nachricht an den Assistenten", "send": "Senden", "add_attachment": "Anhang hinzufügen", "connecting": "Verbindung wird hergestellt…", "start_failed": "Der Chat konnte nicht starten. Laden Sie die Seite neu, um es erneut zu versuchen."},
+  "ar": {"new_chat": "محادثة جديدة", "greeting": "كيف يمكنني مساعدتك اليوم؟", "suggestions": "اقتراحات", "find_in_conversation": "البحث في المحادثة", "export": "تصدير", "history": "السجل", "more": "المزيد", "composer_label": "رسالة", "composer_placeholder": "اكتب رسالة إلى المساعد", "send": "إرسال", "add_attachment": "إضافة مرفق", "connecting": "جارٍ الاتصال…", "start_failed": "تعذّر بدء المحادثة. أعد تحميل الصفحة للمحاولة مرة أخرى."}
 } /* end strings */;
 const RTL = new Set(['ar', 'fa', 'he', 'ur', 'ps', 'sd', 'yi', 'dv', 'ckb']);
 
@@ -55,6 +55,8 @@ const GLYPHS = {
   search: 'M10.5 4a6.5 6.5 0 1 0 0 13a6.5 6.5 0 1 0 0-13zM15.5 15.5L20 20',
   plus: 'M12 5v14M5 12h14',
   history: 'M4 12a8 8 0 1 0 2.4-5.7M4 4v4h4M12 8v4l3 2',
+  download: 'M12 4v11M7 10l5 5l5-5M5 20h14',
+  more: 'M5 11a1 1 0 1 0 0 2a1 1 0 1 0 0-2zM12 11a1 1 0 1 0 0 2a1 1 0 1 0 0-2zM19 11a1 1 0 1 0 0 2a1 1 0 1 0 0-2z',
 };
 
 function element(tag, props = {}, ...children) {
@@ -112,9 +114,10 @@ function drawEarly(host) {
     title: t.add_attachment, inert: '', hidden: host.getAttribute('allow-attachments') === 'false' ? '' : null,
   }, element('span', { class: 'cs-composer__plus' }, glyph('plus')));
   const form = element('form', { class: 'cs-composer', 'data-part': 'composer' }, status, attach, textarea, send);
-  const action = (label, icon, withLabel) => element('button', {
-    type: 'button', class: 'cs-button cs-button--ghost', 'aria-label': label, title: label,
+  const action = (label, icon, withLabel, extra = '') => element('button', {
+    type: 'button', class: `cs-button cs-button--ghost${extra}`, 'aria-label': label, title: label,
   }, glyph(icon), ...(withLabel ? [element('span', { class: 'cs-button__label' }, label)] : []));
+  const menu = (label, icon, where) => element('span', { class: `cs-header__menu ${where}` }, action(label, icon, false));
   const titles = starterTitles(host);
   const prompts = titles.length
     ? [element('ul', { class: 'cs-start__prompts', 'aria-label': t.suggestions, inert: '' },
@@ -127,9 +130,11 @@ function drawEarly(host) {
       element('header', { class: 'cs-header', part: 'header' },
         element('h2', { class: 'cs-header__title', 'data-part': 'thread-title' }, t.new_chat),
         element('div', { class: 'cs-header__actions', inert: '' },
-          action(t.find_in_conversation, 'search', false),
+          action(t.find_in_conversation, 'search', false, ' cs-header__wide'),
+          menu(t.export, 'download', 'cs-header__wide'),
           action(t.new_chat, 'plus', true),
-          action(t.history, 'history', true))),
+          action(t.history, 'history', true),
+          menu(t.more, 'more', 'cs-header__narrow'))),
       element('div', { class: 'cs-body', part: 'body' },
         element('div', { class: 'cs-conversation' },
           element('div', { class: 'cs-viewport', part: 'viewport' },

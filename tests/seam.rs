@@ -19,6 +19,7 @@ const CHUNK_ONLY: &[&str] = &[
     "ui::team",
     "ui::resize",
     "ui::diff",
+    "ui::menu",
     "ui::composer::controls",
     "ui::composer::dictation",
     "ui::composer::pickers",
@@ -29,10 +30,11 @@ const CHUNK_ONLY: &[&str] = &[
     "ui::conversation::tasks",
 ];
 
-/// Modules of the core whose code only chunks run: the highlighter, diffs, find, terminal
+/// Modules of the core whose code only chunks run: the export, the highlighter, diffs, find, terminal
 /// colours, tool output, forms, charts, approvals and structured input. Paths from
 /// `chat_shell_core`.
 const CORE_CHUNK_ONLY: &[&str] = &[
+    "export",
     "highlight",
     "diff",
     "find",

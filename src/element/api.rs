@@ -1,5 +1,6 @@
 //! The element's JavaScript API: `setOptions(options)` (and the `options` property) for
-//! what attributes cannot carry, and the methods a host page calls. Methods that do work
+//! what attributes cannot carry, and the methods a host page calls (`exportConversation`
+//! resolves with the conversation shown as Markdown or JSON). Methods that do work
 //! return a Promise that settles when it is done.
 
 use crate::runtime::{Runtime, SendOptions, Shell};
@@ -52,6 +53,26 @@ pub(super) fn call(host: HtmlElement, method: String, arg: JsValue) -> Result<Js
         "hideHistory" => {
             rt.close_history();
             Ok(JsValue::UNDEFINED)
+        }
+        "exportConversation" => {
+            // `{format: "markdown" | "json"}`, Markdown when absent.
+            let format = Reflect::get(&arg, &"format".into())
+                .ok()
+                .and_then(|f| f.as_string())
+                .unwrap_or_else(|| "markdown".to_owned());
+            Ok(future_to_promise(async move {
+                match crate::parts::views::exported(shell, format.clone()).await {
+                    Ok(Some(text)) => Ok(JsValue::from_str(&text)),
+                    Ok(None) => Err(js_sys::TypeError::new(&format!(
+                        "chat-shell: exportConversation: format must be \"markdown\" or \"json\", not \"{format}\""
+                    ))
+                    .into()),
+                    Err(_) => Err(JsValue::from_str(
+                        "chat-shell: the export's code could not be loaded; try again",
+                    )),
+                }
+            })
+            .into())
         }
         "fetchUpdates" => {
             let Some(current) = rt.with_state(|s| s.thread_id().cloned()) else {

@@ -114,6 +114,8 @@ export function defineElement(tag, observed, connect, disconnect, attribute, reg
     hideHistory() { call(this, 'hideHistory', null); }
     /** Reload the open thread from the server; resolves when done. */
     fetchUpdates() { return call(this, 'fetchUpdates', null); }
+    /** The conversation shown, `{format: "markdown" | "json"}`: resolves with its text. */
+    exportConversation(options) { return call(this, 'exportConversation', options ?? {}); }
   }
   customElements.define(tag, ChatShellElement);
 }

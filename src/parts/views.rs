@@ -2,7 +2,7 @@
 //! tool calls, plans and thoughts, team notes and the roster, tasks and workflows,
 //! generated images, the view tabs and their panels (the Diff view, the artifact), the
 //! conversation history, the find bar, a finished turn's action bar and an answer's
-//! sources, and the attachment tray's files.
+//! sources, the header's menus and the export, and the attachment tray's files.
 //!
 //! Each is an entry point of a chunk (`crate::parts`): `widgets`, which the loader
 //! prefetches as soon as the first module runs (`prefetch_widgets`), `on_demand`, the
@@ -29,6 +29,7 @@ use crate::ui::conversation::window::{self, WindowHooks};
 use crate::ui::find::FindBar;
 use crate::ui::header::UsageMeter;
 use crate::ui::history::HistoryView;
+use crate::ui::menu::{self, ExportMenu, MoreMenu};
 use crate::ui::resize::ResizeHandles;
 use crate::ui::team::{NoteView, TeamRoster};
 use crate::ui::tools::call::{AgentToolCallView, ToolCallsView};
@@ -121,6 +122,19 @@ entry_points! {
     on_demand:
         fn build_dictation(textarea: NodeRef<html::Textarea>) -> AnyView {
             untrack(move || view! { <Dictation textarea=textarea /> }.into_any())
+        }
+    on_demand:
+        fn build_export_menu(button: NodeRef<html::Button>, open: RwSignal<bool>) -> AnyView {
+            untrack(move || view! { <ExportMenu button=button open=open /> }.into_any())
+        }
+    on_demand:
+        fn build_more_menu(button: NodeRef<html::Button>, open: RwSignal<bool>) -> AnyView {
+            untrack(move || view! { <MoreMenu button=button open=open /> }.into_any())
+        }
+    on_demand:
+        fn exported(shell: Shell, format: String) -> Option<String> {
+            chat_shell_core::export::Format::from_name(&format)
+                .and_then(|format| menu::exported(shell, format))
         }
     on_demand:
         fn build_usage_meter() -> AnyView {
@@ -342,6 +356,29 @@ pub(crate) fn command_list(shell: Shell, menu: CommandMenu) -> AnyView {
 /// The composer's microphone, while the host has dictation on.
 pub(crate) fn dictation(shell: Shell, textarea: NodeRef<html::Textarea>) -> AnyView {
     when_loaded(shell, build(move || entry::build_dictation(textarea)))
+}
+
+/// The header's "Export" menu, while it is open.
+pub(crate) fn export_menu(
+    shell: Shell,
+    button: NodeRef<html::Button>,
+    open: RwSignal<bool>,
+) -> AnyView {
+    when_loaded(shell, build(move || entry::build_export_menu(button, open)))
+}
+
+/// The narrow header's "More" menu, while it is open.
+pub(crate) fn more_menu(
+    shell: Shell,
+    button: NodeRef<html::Button>,
+    open: RwSignal<bool>,
+) -> AnyView {
+    when_loaded(shell, build(move || entry::build_more_menu(button, open)))
+}
+
+/// The conversation shown as `format` (`"markdown"` or `"json"`; `None` for another).
+pub(crate) async fn exported(shell: Shell, format: String) -> Result<Option<String>, LoadFailed> {
+    entry::exported(shell, format).await
 }
 
 /// The usage meter, once the agent reported its usage.

@@ -21,6 +21,9 @@ pub enum Glyph {
     Resize,
     Copy,
     Retry,
+    Download,
+    /// Three dots: more actions.
+    More,
 }
 
 impl Glyph {
@@ -39,6 +42,8 @@ impl Glyph {
             Glyph::Resize => "M14 4h6v6M10 20H4v-6M20 4l-7 7M4 20l7-7",
             Glyph::Copy => "M9 9h10v11H9zM5 15V4h10",
             Glyph::Retry => "M20 12a8 8 0 1 1-2.4-5.7M20 4v4h-4",
+            Glyph::Download => "M12 4v11M7 10l5 5l5-5M5 20h14",
+            Glyph::More => "M5 11a1 1 0 1 0 0 2a1 1 0 1 0 0-2zM12 11a1 1 0 1 0 0 2a1 1 0 1 0 0-2zM19 11a1 1 0 1 0 0 2a1 1 0 1 0 0-2z",
         }
     }
 }

@@ -1,10 +1,15 @@
-//! ShellHeader: the thread's title and the thread controls (Find, New chat, History).
+//! ShellHeader: the thread's title and the thread controls (Find, Export, New chat,
+//! History). On a narrow screen Find and Export fold into "More" (the stylesheet shows one
+//! or the other); the menus themselves come with their part (`crate::parts::views`).
 
 use super::tr;
+use crate::runtime::Shell;
+use crate::ui::glyphs::{glyph, Glyph};
 use crate::ui::use_shell;
 use chat_shell_core::strings::Text;
 use leptos::html;
 use leptos::prelude::*;
+use wasm_bindgen::JsCast;
 
 /// `history_button` is shared with the history view, which gives focus back to it when
 /// it closes.
@@ -32,6 +37,10 @@ pub fn ShellHeader(history_button: NodeRef<html::Button>) -> impl IntoView {
                 .is_some()
         })
     });
+    let export_button = NodeRef::<html::Button>::new();
+    let export_open = RwSignal::new(false);
+    let more_button = NodeRef::<html::Button>::new();
+    let more_open = RwSignal::new(false);
     view! {
         <header class="cs-header" part="header">
             <h2 class="cs-header__title" data-part="thread-title">{title}</h2>
@@ -40,7 +49,7 @@ pub fn ShellHeader(history_button: NodeRef<html::Button>) -> impl IntoView {
             <div class="cs-header__actions">
                 <button
                     type="button"
-                    class="cs-button cs-button--ghost"
+                    class="cs-button cs-button--ghost cs-header__wide"
                     aria-label=tr(shell, Text::FindInConversation)
                     title=tr(shell, Text::FindInConversation)
                     aria-expanded=move || signals.find_open.get().to_string()
@@ -49,6 +58,7 @@ pub fn ShellHeader(history_button: NodeRef<html::Button>) -> impl IntoView {
                 >
                     {crate::ui::glyphs::glyph(crate::ui::glyphs::Glyph::Search)}
                 </button>
+                {menu_button(shell, export_button, export_open, Text::Export, Glyph::Download, "export-toggle", "cs-header__wide", crate::parts::views::export_menu)}
                 <button
                     type="button"
                     class="cs-button cs-button--ghost"
@@ -78,8 +88,60 @@ pub fn ShellHeader(history_button: NodeRef<html::Button>) -> impl IntoView {
                     {crate::ui::glyphs::glyph(crate::ui::glyphs::Glyph::History)}
                     <span class="cs-button__label">{tr(shell, Text::History)}</span>
                 </button>
+                {menu_button(shell, more_button, more_open, Text::More, Glyph::More, "more-toggle", "cs-header__narrow", crate::parts::views::more_menu)}
             </div>
         </header>
+    }
+}
+
+/// A header button that opens a menu under it (`menu` builds the menu while it is open):
+/// a click or ArrowDown opens it; leaving the button and its menu closes it.
+#[allow(clippy::too_many_arguments)]
+fn menu_button(
+    shell: Shell,
+    button: NodeRef<html::Button>,
+    open: RwSignal<bool>,
+    label: Text,
+    icon: Glyph,
+    part: &'static str,
+    class: &'static str,
+    menu: fn(Shell, NodeRef<html::Button>, RwSignal<bool>) -> AnyView,
+) -> impl IntoView {
+    let on_focusout = move |e: web_sys::FocusEvent| {
+        let inside = e
+            .related_target()
+            .zip(e.current_target())
+            .is_some_and(|(to, this)| {
+                this.unchecked_ref::<web_sys::Node>()
+                    .contains(to.dyn_ref::<web_sys::Node>())
+            });
+        if !inside {
+            open.set(false);
+        }
+    };
+    view! {
+        <span class=format!("cs-header__menu {class}") on:focusout=on_focusout>
+            <button
+                type="button"
+                class="cs-button cs-button--ghost"
+                node_ref=button
+                aria-label=tr(shell, label)
+                title=tr(shell, label)
+                aria-haspopup="menu"
+                aria-expanded=move || open.get().to_string()
+                data-part=part
+                on:click=move |_| open.update(|o| *o = !*o)
+                on:keydown=move |e: web_sys::KeyboardEvent| {
+                    if e.key() == "ArrowDown" && !open.get_untracked() {
+                        e.prevent_default();
+                        open.set(true);
+                    }
+                }
+            >
+                {glyph(icon)}
+            </button>
+            {move || open.get().then(|| menu(shell, button, open))}
+        </span>
     }
 }
 

@@ -6,6 +6,7 @@
 //!    thoughts, the run's errors and banner, sent attachments);
 //!  - `composer`: the composer dock and the attachment tray;
 //!  - `history`: past conversations; `team`: the roster and the team's notes;
+//!  - `menu`: the header's menus (Export, and More on narrow screens);
 //!  - `tools`: agents' tool calls and permission cards, the view tabs and their panels;
 //!  - `widgets`: server and client widgets, client tool calls, structured input;
 //!  - `diff`: the Diff view and the one diff row renderer;
@@ -24,6 +25,7 @@ pub(crate) mod header;
 pub(crate) mod history;
 pub(crate) mod icons;
 pub(crate) mod markdown;
+pub(crate) mod menu;
 pub(crate) mod resize;
 pub(crate) mod sentinel;
 mod shell;

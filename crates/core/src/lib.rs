@@ -13,6 +13,7 @@ pub mod attachments;
 pub mod composer_choice;
 pub mod dictation;
 pub mod diff;
+pub mod export;
 pub mod find;
 pub mod form;
 pub mod highlight;

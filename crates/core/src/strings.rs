@@ -84,6 +84,18 @@ texts! {
     // Start screen and shell.
     Suggestions = "suggestions" => "Suggestions",
     ChatUnavailable = "chat_unavailable" => "This chat is no longer available.",
+    // Export (the header's "Export", `exportConversation`) and the narrow header's menu.
+    Export = "export" => "Export",
+    ExportMarkdown = "export_markdown" => "Markdown (.md)",
+    ExportJson = "export_json" => "JSON (.json)",
+    More = "more" => "More",
+    ExportYou = "export_you" => "You",
+    ExportAssistant = "export_assistant" => "Assistant",
+    ExportToolCall = "export_tool_call" => "Tool call: {title} ({status})",
+    ExportDone = "export_done" => "done",
+    ExportFailed = "export_failed" => "failed",
+    ExportUnfinished = "export_unfinished" => "not finished",
+    ExportAttachments = "export_attachments" => "Attachments: {names}",
     // The frame src/chat-shell.js draws before the element starts (its table: these).
     Connecting = "connecting" => "Connecting…",
     StartFailed = "start_failed" => "The chat could not start. Reload the page to try again.",
@@ -415,6 +427,17 @@ skip = Passer
 suggestions = Suggestions
 chat_unavailable = Cette conversation n'est plus disponible.
 connecting = Connexion…
+export = Exporter
+export_markdown = Markdown (.md)
+export_json = JSON (.json)
+more = Plus
+export_you = Vous
+export_assistant = Assistant
+export_tool_call = Appel d'outil : {title} ({status})
+export_done = terminé
+export_failed = échec
+export_unfinished = inachevé
+export_attachments = Pièces jointes : {names}
 start_failed = La conversation n'a pas pu démarrer. Rechargez la page pour réessayer.
 resize = Redimensionner
 resize_hint = Redimensionner (touches fléchées)
@@ -732,6 +755,17 @@ skip = Überspringen
 suggestions = Vorschläge
 chat_unavailable = Dieser Chat ist nicht mehr verfügbar.
 connecting = Verbindung wird hergestellt…
+export = Exportieren
+export_markdown = Markdown (.md)
+export_json = JSON (.json)
+more = Mehr
+export_you = Sie
+export_assistant = Assistent
+export_tool_call = Werkzeugaufruf: {title} ({status})
+export_done = fertig
+export_failed = fehlgeschlagen
+export_unfinished = nicht abgeschlossen
+export_attachments = Anhänge: {names}
 start_failed = Der Chat konnte nicht starten. Laden Sie die Seite neu, um es erneut zu versuchen.
 resize = Größe ändern
 resize_hint = Größe ändern (Pfeiltasten)
@@ -1049,6 +1083,17 @@ skip = تخطي
 suggestions = اقتراحات
 chat_unavailable = لم تعد هذه المحادثة متاحة.
 connecting = جارٍ الاتصال…
+export = تصدير
+export_markdown = Markdown (.md)
+export_json = JSON (.json)
+more = المزيد
+export_you = أنت
+export_assistant = المساعد
+export_tool_call = استدعاء أداة: {title} ({status})
+export_done = اكتمل
+export_failed = فشل
+export_unfinished = لم يكتمل
+export_attachments = المرفقات: {names}
 start_failed = تعذّر بدء المحادثة. أعد تحميل الصفحة للمحاولة مرة أخرى.
 resize = تغيير الحجم
 resize_hint = تغيير الحجم (مفاتيح الأسهم)
