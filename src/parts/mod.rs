@@ -177,4 +177,4 @@ pub(crate) use entry_points;
 /// to spare for the alignment padding it adds (a few hundred bytes with today's parts).
 #[cfg(feature = "split")]
 #[used]
-static SPLIT_SLACK: [u8; 2048] = [0x5a; 2048];
+static SPLIT_SLACK: [u8; 8192] = [0x5a; 8192];

@@ -61,6 +61,33 @@ test('a streamed markdown answer renders with zero CSP violations', async () => 
   }
 });
 
+test('math renders as MathML under the policy: inline and displayed, in both delimiters, a formula that does not parse as its source', async () => {
+  const box = page.getByRole('textbox', { name: 'Message' });
+  await box.fill('math');
+  await box.press('Enter');
+  const answer = page.locator('article[data-role="assistant"][data-status="done"]').last();
+  await answer.waitFor({ timeout: 15000 });
+  await waitFor(async () => (await answer.locator('math').count()) >= 4, { message: 'the formulas rendered' });
+  const found = await answer.evaluate((el) => ({
+    math: [...el.querySelectorAll('math')].map((m) => ({ display: m.getAttribute('display'), ns: m.namespaceURI, attrs: [...m.querySelectorAll('*')].flatMap((n) => [...n.attributes].map((a) => a.name)) })),
+    code: [...el.querySelectorAll('code')].map((c) => c.textContent),
+    text: el.textContent,
+  }));
+  assert.equal(found.math.length, 4, JSON.stringify(found.math));
+  assert.deepEqual(found.math.map((m) => m.display), [null, null, 'block', 'block']);
+  assert.ok(found.math.every((m) => m.ns === 'http://www.w3.org/1998/Math/MathML'), 'MathML elements');
+  for (const m of found.math) {
+    for (const a of m.attrs) assert.ok(!['style', 'href', 'class'].includes(a) && !a.startsWith('on'), `attribute ${a}`);
+  }
+  assert.ok(found.code.includes('$\\frac{1}$'), `the formula that does not parse, as code: ${found.code}`);
+  assert.match(found.text, /costs \$5 or \$10/, 'money is not math');
+  // A block formula lays out as a block, wider than it is tall.
+  const box2 = await answer.locator('math[display="block"]').first().boundingBox();
+  assert.ok(box2 && box2.width > 50 && box2.height > 10, JSON.stringify(box2));
+  assert.deepEqual(await page.evaluate(() => window.__csp), []);
+  assert.deepEqual(page.consoleErrors, []);
+});
+
 test('widgets, tasks and workflows add no inline style or script under the policy', async () => {
   const box = page.getByRole('textbox', { name: 'Message' });
   const ended = () => page.locator('#events li', { hasText: /^chat\.response\.end / }).count();

@@ -93,6 +93,15 @@ const PAYLOADS = [
   '<math><maction actiontype="statusline" xlink:href="javascript:alert(1)">maction</maction></math>',
   '<math href="javascript:alert(1)">math href</math>',
   '<math><mtext><table><mglyph><style><img src=x onerror=alert(1)>',
+  '<math><annotation-xml encoding="text/html"><img src=x onerror=alert(1)></annotation-xml></math>',
+  '<math><semantics><mi>x</mi><annotation-xml encoding="application/xhtml+xml"><a href="javascript:alert(1)">y</a></annotation-xml></semantics></math>',
+  '<math><mglyph src="javascript:alert(1)"></mglyph><mi style="color:red" class="cs-code" href="javascript:alert(1)">z</mi></math>',
+  // LaTeX formulas (math-core writes MathML; the sanitizer keeps MathML Core only)
+  '$\\text{<img src=x onerror=alert(1)>}$',
+  '$\\href{javascript:alert(1)}{click}$',
+  '$$\\text{</math><img src=x onerror=alert(1)>}$$',
+  '\\(\\unicode{<script>alert(1)</script>}\\)',
+  '\\[\\style{background:url(javascript:alert(1))}{x}\\]',
   '<template><script>alert(1)</script></template>',
   '<noscript><p title="</noscript><img src=x onerror=alert(1)>">',
   '<xmp><img src=x onerror=alert(1)></xmp>',
@@ -353,7 +362,10 @@ before(async () => {
     // The rules every element in the shadow DOM must follow (used by scan() and the live watch).
     window.__xssRules = (el, composer) => {
       const bad = [];
-      const FORBIDDEN = new Set(['script', 'iframe', 'object', 'embed', 'form', 'meta', 'base', 'link', 'style', 'svg', 'math', 'frame', 'frameset', 'applet', 'portal', 'isindex']);
+      const FORBIDDEN = new Set(['script', 'iframe', 'object', 'embed', 'form', 'meta', 'base', 'link', 'style', 'svg', 'frame', 'frameset', 'applet', 'portal', 'isindex']);
+      // Formulas are MathML Core, and nothing of MathML beyond it: no link, style or class.
+      const MATHML = 'http://www.w3.org/1998/Math/MathML';
+      const MATHML_CORE = new Set(['math', 'semantics', 'annotation', 'merror', 'mfrac', 'mi', 'mmultiscripts', 'mn', 'mo', 'mover', 'mpadded', 'mphantom', 'mprescripts', 'mroot', 'mrow', 'ms', 'mspace', 'msqrt', 'mstyle', 'msub', 'msubsup', 'msup', 'mtable', 'mtd', 'mtext', 'mtr', 'munder', 'munderover']);
       const URL_ATTRS = new Set(['href', 'src', 'action', 'formaction', 'xlink:href', 'srcset', 'poster', 'background', 'data', 'ping', 'lowsrc', 'dynsrc', 'cite', 'codebase', 'manifest']);
       const show = () => el.outerHTML.slice(0, 160);
       const tag = el.localName;
@@ -372,7 +384,14 @@ before(async () => {
         return /url\s*\(|expression/i.test(style) ? [`style attribute on an icon: ${show()}`] : [];
       }
       if (FORBIDDEN.has(tag) && el !== composer) bad.push(`<${tag}> element: ${show()}`);
-      if (el.namespaceURI !== 'http://www.w3.org/1999/xhtml') bad.push(`foreign element ${el.namespaceURI} ${tag}: ${show()}`);
+      if (el.namespaceURI === MATHML) {
+        if (!MATHML_CORE.has(tag)) bad.push(`MathML beyond MathML Core, <${tag}>: ${show()}`);
+        for (const attr of el.attributes) {
+          if (['style', 'class', 'href', 'src'].includes(attr.name.toLowerCase()) || attr.name.includes(':')) bad.push(`${attr.name} on MathML: ${show()}`);
+        }
+      } else if (el.namespaceURI !== 'http://www.w3.org/1999/xhtml') {
+        bad.push(`foreign element ${el.namespaceURI} ${tag}: ${show()}`);
+      }
       for (const attr of el.attributes) {
         const name = attr.name.toLowerCase();
         const value = attr.value;

@@ -94,7 +94,8 @@ pub(super) fn render_direct(text: &str, defs: &RefDefs) -> Option<SafeHtml> {
             } else {
                 "<input disabled=\"\" type=\"checkbox\">\n"
             }),
-            // Raw HTML is the sanitizer's, and nothing else occurs in this dialect.
+            // Raw HTML and math (MathML from a formula) are the sanitizer's, and nothing else
+            // occurs in this dialect.
             _ => return None,
         }
     }
@@ -614,6 +615,8 @@ mod tests {
         "[t](https://e.example/\u{0}?\u{a0})",
         "![a\nb\u{0}](https://i.example/x.png)",
         "[t\n*u*](https://e.example)",
+        "$x^2$",
+        "$$\\frac{a}{b}$$",
         "x<y",
         "a > b",
         "<b>",
@@ -639,8 +642,9 @@ mod tests {
                 Some(out) => {
                     prop_assert_eq!(dom(&out), dom(&sanitized(&text)), "text {:?}", text);
                 }
-                // Without `<` there is no raw HTML: nothing else may fall back.
-                None => prop_assert!(text.contains('<'), "fell back: {:?}", text),
+                // Without `<` there is no raw HTML, without `$` no math: nothing else may
+                // fall back.
+                None => prop_assert!(text.contains(['<', '$']), "fell back: {:?}", text),
             }
         }
     }

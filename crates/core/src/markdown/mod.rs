@@ -13,6 +13,8 @@ mod direct;
 #[cfg(feature = "render")]
 mod idn;
 #[cfg(feature = "render")]
+mod math;
+#[cfg(feature = "render")]
 mod open_html;
 #[cfg(feature = "render")]
 mod plain;
@@ -41,7 +43,8 @@ use sanitize::sanitize_rendered;
 #[cfg(feature = "render")]
 use to_html::{markdown_to_html, RawHtml, RefDefs};
 
-/// The markdown dialect: CommonMark plus GFM tables, strikethrough, task lists and alerts.
+/// The markdown dialect: CommonMark plus GFM tables, strikethrough, task lists and alerts,
+/// and math (`$…$`, `$$…$$`).
 #[cfg(feature = "render")]
 pub(crate) fn options() -> pulldown_cmark::Options {
     use pulldown_cmark::Options;
@@ -49,6 +52,7 @@ pub(crate) fn options() -> pulldown_cmark::Options {
         | Options::ENABLE_STRIKETHROUGH
         | Options::ENABLE_TASKLISTS
         | Options::ENABLE_GFM
+        | Options::ENABLE_MATH
 }
 
 #[cfg(feature = "render")]
@@ -65,6 +69,7 @@ pub fn render(text: &str) -> SafeHtml {
 /// Markdown to safe HTML: straight from the parser when the text holds no raw HTML
 /// (`direct.rs`), through the sanitizer otherwise.
 fn render_markdown(text: &str, defs: &RefDefs, raw: RawHtml) -> SafeHtml {
+    let text = &math::delimiters(text);
     let direct = match raw {
         RawHtml::Server => direct::render_direct(text, defs),
         // The renderer's own marked markup (citations) is the sanitizer's to keep.

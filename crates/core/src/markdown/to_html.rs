@@ -161,6 +161,12 @@ impl<'a, I: Iterator<Item = Event<'a>>> Iterator for Rewrite<I> {
                     self.cell += 1;
                     Event::Html(format!("</{}>", self.cell_tag()).into())
                 }
+                Event::InlineMath(latex) => Event::InlineHtml(
+                    format!("{TAG_BREAK}{}", super::math::to_html(&latex, false)).into(),
+                ),
+                Event::DisplayMath(latex) => Event::InlineHtml(
+                    format!("{TAG_BREAK}{}", super::math::to_html(&latex, true)).into(),
+                ),
                 Event::Html(html) if self.raw == RawHtml::Server => Event::Html(scrub_cow(html)),
                 Event::InlineHtml(html) if self.raw == RawHtml::Server => {
                     Event::InlineHtml(scrub_cow(html))

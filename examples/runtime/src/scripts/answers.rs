@@ -24,6 +24,9 @@ use std::time::Duration;
 pub enum Scenario {
     Markdown,
     Code,
+    /// Formulas, inline and displayed, in each of the four delimiters (`$…$`, `\(…\)`,
+    /// `$$…$$`, `\[…\]`), and one that does not parse.
+    Math,
     Long,
     Slow,
     NoCancel,
@@ -65,6 +68,7 @@ pub const KEYWORDS: &[(&str, Scenario)] = &[
     ("markdown", Scenario::Markdown),
     ("long", Scenario::Long),
     ("code", Scenario::Code),
+    ("math", Scenario::Math),
     ("slow", Scenario::Slow),
     ("nocancel", Scenario::NoCancel),
     ("progress", Scenario::Progress),
@@ -130,6 +134,21 @@ pub fn pick_keyword<T: Copy>(table: &[(&str, T)], text: &str) -> Option<T> {
     best.map(|(_, _, value)| value)
 }
 
+/// The `math` answer.
+const MATH_MARKDOWN: &str = "Euler's identity, $e^{i\\pi} + 1 = 0$, and the same with \
+other delimiters: \\(a^2 + b^2 = c^2\\).
+
+The quadratic formula:
+
+$$x = \\frac{-b \\pm \\sqrt{b^2 - 4ac}}{2a}$$
+
+A sum:
+
+\\[\\sum_{k=1}^{n} k = \\frac{n(n+1)}{2}\\]
+
+This one does not parse: $\\frac{1}$. Money is not math: it costs $5 or $10.
+";
+
 // --- answers to a user message -----------------------------------------------------------
 
 /// Streams the answer to the user message `user_id` whose text is `text`. `attempt` counts
@@ -152,6 +171,10 @@ pub fn respond(s: &mut Script<'_>, user_id: &ItemId, text: &str, attempt: u32) {
         Scenario::Markdown => {
             let md = default_markdown(text);
             s.message(&md, ragged_chunks(&md), pace, Vec::new());
+        }
+        Scenario::Math => {
+            let md = MATH_MARKDOWN;
+            s.message(md, ragged_chunks(md), pace, Vec::new());
         }
         Scenario::Code => {
             // `code big`: one 2,000-line block, streamed fast (the highlighting benchmark).
