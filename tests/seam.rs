@@ -231,7 +231,7 @@ fn violations(module: &[String], code: &str, children: &[String]) -> Vec<String>
 }
 
 fn first_module(module: &[String]) -> bool {
-    !module.first().is_some_and(|m| m == "parts") && !chunk_only(module)
+    module.first().is_none_or(|m| m != "parts") && !chunk_only(module)
 }
 
 #[test]
