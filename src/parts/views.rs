@@ -207,14 +207,14 @@ where
     Arc::new(move || Box::pin(build()))
 }
 
-/// Shows what `build` builds once the chunk is there; until then nothing; if the chunk
+/// Shows what `make` builds once the chunk is there; until then nothing; if the chunk
 /// cannot be fetched, a message with a way to try again.
-fn when_loaded(shell: Shell, build: Build) -> AnyView {
+fn when_loaded(shell: Shell, make: Build) -> AnyView {
     let attempt = RwSignal::new(0u32);
     (move || {
         attempt.track();
         // The split loader's future is not `Send`; the element runs on one thread.
-        let built = send_wrapper::SendWrapper::new(build());
+        let built = send_wrapper::SendWrapper::new(make());
         Suspend::new(async move {
             match built.await {
                 Ok(view) => view,

@@ -249,44 +249,9 @@ fn item_json(item: &ItemState) -> Option<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reducer::reduce;
     use serde_json::json;
 
-    fn thread(title: &str, items: Vec<Value>) -> ChatState {
-        let thread = serde_json::from_value(json!({
-            "id": "thr_1", "title": title, "created_at": "2025-01-01T00:00:00Z",
-            "status": {"type": "active"},
-            "items": {"data": items, "has_more": false, "after": null}
-        }))
-        .expect("a thread");
-        let mut state = ChatState::new();
-        reduce(&mut state, crate::adapters::chatkit::thread_loaded(thread));
-        state
-    }
-
-    fn item(id: &str, body: Value) -> Value {
-        let mut v = json!({"id": id, "thread_id": "thr_1", "created_at": "2025-01-01T00:00:00Z"});
-        for (k, val) in body.as_object().expect("an object") {
-            v[k] = val.clone();
-        }
-        v
-    }
-
-    fn user(id: &str, text: &str) -> Value {
-        item(
-            id,
-            json!({"type": "user_message",
-            "content": [{"type": "input_text", "text": text}], "attachments": []}),
-        )
-    }
-
-    fn answer(id: &str, text: &str) -> Value {
-        item(
-            id,
-            json!({"type": "assistant_message",
-            "content": [{"type": "output_text", "text": text, "annotations": []}]}),
-        )
-    }
+    use crate::test_threads::{answer, item, loaded as thread, user};
 
     fn conversation() -> ChatState {
         thread(

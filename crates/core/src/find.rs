@@ -83,32 +83,13 @@ pub fn step(current: Option<usize>, count: usize, forward: bool) -> Option<usize
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reducer::reduce;
     use proptest::prelude::*;
     use serde_json::json;
 
+    use crate::test_threads::{answer, loaded, user};
+
     fn thread(items: Vec<serde_json::Value>) -> ChatState {
-        let thread = serde_json::from_value(json!({
-            "id": "thr_1", "title": "t", "created_at": "2025-01-01T00:00:00Z",
-            "status": {"type": "active"},
-            "items": {"data": items, "has_more": false, "after": null}
-        }))
-        .expect("a thread");
-        let mut state = ChatState::new();
-        reduce(&mut state, crate::adapters::chatkit::thread_loaded(thread));
-        state
-    }
-
-    fn user(id: &str, text: &str) -> serde_json::Value {
-        json!({"type": "user_message", "id": id, "thread_id": "thr_1",
-               "created_at": "2025-01-01T00:00:00Z",
-               "content": [{"type": "input_text", "text": text}], "attachments": []})
-    }
-
-    fn answer(id: &str, text: &str) -> serde_json::Value {
-        json!({"type": "assistant_message", "id": id, "thread_id": "thr_1",
-               "created_at": "2025-01-01T00:00:00Z",
-               "content": [{"type": "output_text", "text": text, "annotations": []}]})
+        loaded("t", items)
     }
 
     fn ids(found: Vec<ItemId>) -> Vec<String> {

@@ -32,6 +32,8 @@ pub mod reducer;
 pub mod session;
 pub mod sse;
 pub mod strings;
+#[cfg(test)]
+mod test_threads;
 pub mod tool_output;
 pub mod views;
 pub mod widgets;
