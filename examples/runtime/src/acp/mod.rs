@@ -552,11 +552,15 @@ impl Bridge {
             terminals: self.terminals.clone(),
         };
         let command = self.config.command.clone();
+        let exit = agent.exit();
         tokio::spawn(async move {
             let result = handlers.connect(agent, cx_tx).await;
-            let why = match result {
-                Ok(()) => "the agent closed its output".to_owned(),
-                Err(e) => error_text(&e),
+            // A clean end (the end of the agent's output) waited for its exit: how it
+            // exited is the better reason.
+            let exit_error = exit.borrow().clone().and_then(Result::err);
+            let why = match (result, exit_error) {
+                (Err(e), _) | (Ok(()), Some(e)) => error_text(&e),
+                (Ok(()), None) => "the agent closed its output".to_owned(),
             };
             eprintln!("chat-shell-runtime: ACP agent `{command}` ended: {why}");
             let _ = ended_tx.send(Some(why));
@@ -673,6 +677,7 @@ impl Handlers {
             self.clone(),
         );
         let (h9, h10, h11) = (self.clone(), self.clone(), self.clone());
+        let exit = agent.exit();
         Client
             .v1()
             .name("chat-shell-runtime")
@@ -894,6 +899,7 @@ impl Handlers {
             .connect_with(agent, async move |cx: ConnectionTo<Agent>| {
                 let _ = cx_tx.send(cx.clone());
                 cx.incoming_closed().await;
+                stdio::exit_after_output(exit).await;
                 Ok(())
             })
             .await

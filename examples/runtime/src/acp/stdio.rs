@@ -11,7 +11,8 @@
 //!
 //! The process is started and stopped as `AcpAgent` does it: its own process group,
 //! killed with it; an exit other than 0 ends the connection with the status and the tail of
-//! its stderr.
+//! its stderr. The exit is also published on [`AgentProcess::exit`]: the connection ends
+//! at the agent's end of output, and may drop this transport before it saw the exit.
 
 use agent_client_protocol::{Agent, Client, ConnectTo, Error, LineDirection, Lines};
 use futures_util::future::{select, Either};
@@ -41,11 +42,15 @@ const GRACE: Duration = Duration::from_secs(1);
 
 type Debug = Arc<dyn Fn(&str, LineDirection) + Send + Sync>;
 
+/// How the agent's process ended: `None` while it runs, then `Ok` for an exit with 0.
+pub(crate) type Exit = Option<Result<(), Error>>;
+
 /// The agent to start, and the limit on what it says.
 pub(crate) struct AgentProcess {
     config: agent_client_protocol::AcpAgentConfig,
     max_message: usize,
     debug: Option<Debug>,
+    exit: tokio::sync::watch::Sender<Exit>,
 }
 
 impl AgentProcess {
@@ -54,7 +59,13 @@ impl AgentProcess {
             config,
             max_message,
             debug: None,
+            exit: tokio::sync::watch::channel(None).0,
         }
+    }
+
+    /// How the process ended, once it has.
+    pub fn exit(&self) -> tokio::sync::watch::Receiver<Exit> {
+        self.exit.subscribe()
     }
 
     /// Calls `f` with every line read or written (and of stderr).
@@ -78,7 +89,8 @@ impl ConnectTo<Client> for AgentProcess {
         #[cfg(unix)]
         command.process_group(0);
         let mut child = command.spawn().map_err(Error::into_internal_error)?;
-        let _group = Group(child.id());
+        let group = Group(child.id(), Arc::default());
+        let killed = group.1.clone();
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
@@ -112,19 +124,33 @@ impl ConnectTo<Client> for AgentProcess {
         });
         let lines = Lines::new(Box::pin(outgoing), Box::pin(incoming));
         let protocol = Box::pin(ConnectTo::<Client>::connect_to(lines, client));
-        let wait = Box::pin(async move { child.wait().await });
+        // Reaped apart from this future, which the connection may drop first; the group's
+        // kill (when this future ends) makes sure there is an exit to reap.
+        let published = self.exit.clone();
+        tokio::spawn(async move {
+            let status = child.wait().await;
+            // Killed with its group once the connection was over: not the agent's failure.
+            let ended = match killed.load(std::sync::atomic::Ordering::SeqCst) && by_kill(&status) {
+                true => Ok(()),
+                false => exited(status, tail, stderr).await,
+            };
+            published.send_replace(Some(ended));
+        });
+        let mut exit = self.exit.subscribe();
+        let wait = Box::pin(async move {
+            match exit.wait_for(Option::is_some).await {
+                Ok(ended) => ended.clone().unwrap_or(Ok(())),
+                Err(_) => Ok(()),
+            }
+        });
         match select(protocol, wait).await {
             Either::Left((result, wait)) => {
                 result?;
                 // The protocol's end closed the agent's input: it should exit now.
-                match tokio::time::timeout(GRACE, wait).await {
-                    Ok(status) => exited(status, &tail, stderr).await,
-                    // Still running: killed with its group.
-                    Err(_) => Ok(()),
-                }
+                tokio::time::timeout(GRACE, wait).await.unwrap_or(Ok(()))
             }
-            Either::Right((status, protocol)) => {
-                exited(status, &tail, stderr).await?;
+            Either::Right((ended, protocol)) => {
+                ended?;
                 // What it wrote before exiting is still read.
                 let _ = tokio::time::timeout(GRACE, protocol).await;
                 Ok(())
@@ -133,10 +159,16 @@ impl ConnectTo<Client> for AgentProcess {
     }
 }
 
+/// Waits (a little) for the agent's exit once its output ended: the connection, which ends
+/// there, would otherwise drop the process before its exit status is known.
+pub(crate) async fn exit_after_output(mut exit: tokio::sync::watch::Receiver<Exit>) {
+    let _ = tokio::time::timeout(GRACE, exit.wait_for(Option::is_some)).await;
+}
+
 /// The connection's end once the agent exited: an error unless it exited with 0.
 async fn exited(
     status: std::io::Result<std::process::ExitStatus>,
-    tail: &Mutex<VecDeque<u8>>,
+    tail: Arc<Mutex<VecDeque<u8>>>,
     stderr: tokio::task::JoinHandle<()>,
 ) -> Result<(), Error> {
     let status = status.map_err(Error::into_internal_error)?;
@@ -156,6 +188,20 @@ async fn exited(
         format!("Process exited with {status}: {tail}")
     };
     Err(Error::internal_error().data(message))
+}
+
+/// Whether the process ended by SIGKILL (the group's kill, when it ran on).
+fn by_kill(status: &std::io::Result<std::process::ExitStatus>) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        matches!(status, Ok(s) if s.signal() == Some(9))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = status;
+        false
+    }
 }
 
 /// Keeps the last [`STDERR_TAIL`] bytes of the agent's stderr.
@@ -190,11 +236,12 @@ async fn drain_stderr(
     }
 }
 
-/// The agent's process group, killed when the connection ends.
-struct Group(Option<u32>);
+/// The agent's process group, killed when the connection ends (and marked so).
+struct Group(Option<u32>, Arc<std::sync::atomic::AtomicBool>);
 
 impl Drop for Group {
     fn drop(&mut self) {
+        self.1.store(true, std::sync::atomic::Ordering::SeqCst);
         #[cfg(unix)]
         if let Some(pid) = self
             .0
@@ -516,6 +563,70 @@ mod tests {
         assert!(got.contains("\"error\""), "{got}");
         assert!(reader.line.capacity() <= 1 << 20);
         assert_eq!(reader.next().await.unwrap(), None);
+    }
+
+    /// An agent that closes its output and exits with 3 a moment later: the connection
+    /// ends cleanly at the end of output, and the exit is still known, with its stderr.
+    #[cfg(unix)]
+    #[tokio::test]
+    async fn an_exit_after_the_end_of_output_is_still_reported() {
+        use agent_client_protocol::v1::ConnectionTo;
+        let config = agent_client_protocol::AcpAgentConfig::new("/bin/sh")
+            .arg("-c")
+            .arg("exec >&-; sleep 0.3; echo gone on purpose >&2; exit 3");
+        let agent = AgentProcess::new(config, 1 << 20);
+        let (mut exit, waited) = (agent.exit(), agent.exit());
+        let ended = Client
+            .v1()
+            .connect_with(agent, async move |cx: ConnectionTo<Agent>| {
+                cx.incoming_closed().await;
+                exit_after_output(waited).await;
+                Ok(())
+            })
+            .await;
+        // A clean end or the exit's error, as the transport saw it first.
+        if let Err(e) = &ended {
+            assert!(format!("{e:?}").contains("exit status: 3"), "{e:?}");
+        }
+        let exit = tokio::time::timeout(Duration::from_secs(5), exit.wait_for(Option::is_some))
+            .await
+            .expect("the exit is published")
+            .unwrap()
+            .clone();
+        let error = exit.unwrap().expect_err("exit 3 is a failure");
+        let text = format!("{error:?}");
+        assert!(text.contains("exit status: 3"), "{text}");
+        assert!(text.contains("gone on purpose"), "{text}");
+    }
+
+    /// The group's kill once the connection is over is not reported as the agent's failure.
+    #[cfg(unix)]
+    #[tokio::test]
+    async fn the_runtime_s_own_kill_is_not_a_failure() {
+        use agent_client_protocol::v1::ConnectionTo;
+        // Closes its output but runs on: the connection's end kills it.
+        let config = agent_client_protocol::AcpAgentConfig::new("/bin/sh")
+            .arg("-c")
+            .arg("exec >&-; exec sleep 30");
+        let agent = AgentProcess::new(config, 1 << 20);
+        let (mut exit, waited) = (agent.exit(), agent.exit());
+        let started = std::time::Instant::now();
+        let ended = Client
+            .v1()
+            .connect_with(agent, async move |cx: ConnectionTo<Agent>| {
+                cx.incoming_closed().await;
+                exit_after_output(waited).await;
+                Ok(())
+            })
+            .await;
+        assert!(ended.is_ok(), "{ended:?}");
+        let exit = tokio::time::timeout(Duration::from_secs(5), exit.wait_for(Option::is_some))
+            .await
+            .expect("killed and reaped")
+            .unwrap()
+            .clone();
+        assert!(matches!(exit, Some(Ok(()))), "{exit:?}");
+        assert!(started.elapsed() < Duration::from_secs(10));
     }
 
     #[test]
