@@ -562,7 +562,7 @@ impl NearWatch {
 
 /// A file change as a diff: path, "new file" when there was none, numbered lines.
 pub(crate) fn diff_view(
-    path: &str,
+    path: &crate::ui::tools::ShownPath,
     old: Option<&str>,
     new: &str,
     strings: &chat_shell_core::strings::Strings,
@@ -570,13 +570,13 @@ pub(crate) fn diff_view(
     let diff = line_diff(old, new);
     let (new_file, truncated) = (diff.new_file, diff.truncated);
     let rows = {
-        let (path, strings) = (path.to_owned(), strings.clone());
+        let (path, strings) = (path.full.clone(), strings.clone());
         move || diff_rows(&diff.rows, DiffLayout::Unified, &strings, Some(&path))
     };
     view! {
         <div class="cs-diff" data-part="diff" data-new-file=new_file.to_string()>
             <p class="cs-diff__path">
-                <span data-part="diff-path">{path.to_owned()}</span>
+                <span data-part="diff-path" title=path.title()>{path.shown.clone()}</span>
                 {new_file.then(|| view! { <span class="cs-chip" data-part="diff-new-file">{strings.get(Text::NewFile).to_owned()}</span> })}
             </p>
             {rows}

@@ -26,6 +26,8 @@ pub fn TeamRoster() -> impl IntoView {
     // The teammates whose transcript the reader opened: view state, kept while the roster
     // re-renders with new facts.
     let opened = RwSignal::new(std::collections::HashSet::<String>::new());
+    // The reader folded the roster to its summary line.
+    let folded = RwSignal::new(false);
     let earlier = Earlier {
         loading: RwSignal::new(std::collections::HashSet::new()),
         failed: RwSignal::new(std::collections::HashMap::new()),
@@ -53,13 +55,81 @@ pub fn TeamRoster() -> impl IntoView {
             .into_iter()
             .map(|m| member_row(shell, m, &team, opened, earlier))
             .collect_view();
+        let asking = team.members.iter().filter(|m| m.needs_input()).count();
+        let asking = (asking > 0).then(|| {
+            let text = crate::ui::strings(shell).count(
+                Text::TeamNeedsInputOne,
+                Text::TeamNeedsInput,
+                asking,
+            );
+            view! { <span class="cs-team__asking" data-part="team-asking">{text}</span> }
+        });
+        // Folds to its one-line summary; the reader's choice holds while it re-renders.
         Some(view! {
-            <section class="cs-team" data-part="team" data-topology=team.topology.clone()>
-                <p class="cs-team__title">{tr(shell, Text::TeamRoster)} {(!heading.is_empty()).then(|| view! { <span class="cs-team__name">{heading}</span> })}</p>
+            <details
+                class="cs-team"
+                data-part="team"
+                data-topology=team.topology.clone()
+                prop:open=move || !folded.get()
+                on:toggle=move |ev| {
+                    let el: web_sys::HtmlDetailsElement = event_target(&ev);
+                    folded.set(!el.open());
+                }
+            >
+                <summary class="cs-team__title">
+                    {tr(shell, Text::TeamRoster)}
+                    {(!heading.is_empty()).then(|| view! { <span class="cs-team__name">{heading}</span> })}
+                    {asking}
+                </summary>
                 <ul class="cs-team__members" aria-label=tr(shell, Text::TeamRoster)>{members}</ul>
-            </section>
+            </details>
         })
     }
+}
+
+/// Takes the reader to where `agent` waits on them: its open question, form or permission
+/// request, brought into view with its first control focused; else the composer (a
+/// teammate that asked in words is answered by a message).
+fn go_to_question(shell: Shell, agent: &str, from: web_sys::Element) {
+    let asking = shell
+        .with(|rt| rt.with_state(|s| s.asking(agent).cloned()))
+        .flatten();
+    let root = from
+        .get_root_node()
+        .dyn_into::<web_sys::ShadowRoot>()
+        .map(web_sys::DocumentFragment::from);
+    let Ok(root) = root else { return };
+    let Some(item) = asking else {
+        if let Ok(Some(t)) = root.query_selector(".cs-composer__input") {
+            let _ = t.unchecked_into::<web_sys::HtmlElement>().focus();
+        }
+        return;
+    };
+    if let Some(signals) = shell.signals() {
+        signals.reveal.set(Some(item.clone()));
+    }
+    // Mounted and in view by the frame after next (the window's own reveal).
+    request_animation_frame(move || {
+        request_animation_frame(move || {
+            let Ok(wrappers) = root.query_selector_all("[data-item]") else {
+                return;
+            };
+            let wrapper = (0..wrappers.length())
+                .filter_map(|i| wrappers.item(i)?.dyn_into::<web_sys::Element>().ok())
+                .find(|w| w.get_attribute("data-item").as_deref() == Some(item.0.as_str()));
+            let control = wrapper.and_then(|w| {
+                w.query_selector(
+                    "textarea:not([disabled]), input:not([disabled]), select:not([disabled]), \
+                     button:not([disabled])",
+                )
+                .ok()
+                .flatten()
+            });
+            if let Some(c) = control {
+                let _ = c.unchecked_into::<web_sys::HtmlElement>().focus();
+            }
+        });
+    });
 }
 
 /// Older messages loading on demand, by teammate: view state kept while the roster
@@ -222,6 +292,23 @@ fn member_row(
             {(!details.is_empty()).then(|| view! { <span class="cs-team__details">{details}</span> })}
             {m.message.clone().map(|t| view! { <span class="cs-team__message">{t}</span> })}
             {parent.map(|p| view! { <span class="cs-team__lineage" data-part="lineage">{trf(shell, Text::ChildOf, vec![("parent", p)])}</span> })}
+            {m.needs_input().then(|| {
+                let agent = m.id.clone();
+                view! {
+                    <button
+                        type="button"
+                        class="cs-link-button cs-team__answer"
+                        data-part="teammate-answer"
+                        on:click=move |ev| {
+                            if let Some(el) = ev.current_target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) {
+                                go_to_question(shell, &agent, el);
+                            }
+                        }
+                    >
+                        {trf(shell, Text::TeammateAnswer, vec![("agent", m.label().to_owned())])}
+                    </button>
+                }
+            })}
             {transcript}
         </li>
     }
@@ -251,7 +338,13 @@ pub fn NoteView(id: ItemId) -> impl IntoView {
                 let facts = [
                     status.clone(),
                     duration_ms.map(|ms| format!("{:.1} s", ms as f64 / 1000.0)),
-                    tool_count.map(|n| format!("{n} tools")),
+                    tool_count.map(|n| {
+                        crate::ui::strings(shell).count(
+                            Text::ToolCallsFoldedOne,
+                            Text::ToolCallsFolded,
+                            n as usize,
+                        )
+                    }),
                 ]
                 .into_iter()
                 .flatten()

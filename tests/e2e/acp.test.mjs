@@ -6,7 +6,7 @@
 // reasons, an agent that exits mid-turn, and the workspace confinement.
 
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import {
@@ -277,6 +277,18 @@ test('ACP workspace: the agent writes and reads inside it, its attempts to leave
   assert.equal(byTitle['Write /tmp/chat-shell-escape.txt'], 'failed');
   await openToolCalls(page);
   assert.match(await shownText(page), /outside the workspace/);
+  // Paths inside the workspace read relative to it, the full path in the tooltip; one
+  // outside it reads as given.
+  const chips = await page
+    .locator('chat-shell')
+    .locator('[data-part="tool-call-location"]')
+    .evaluateAll((els) => els.map((e) => ({ text: e.textContent, title: e.getAttribute('title') })));
+  const notes = chips.find((c) => c.text === 'chat-shell-notes.txt');
+  assert.ok(notes, `a relative location in ${JSON.stringify(chips)}`);
+  assert.equal(notes.title, path.join(realpathSync(WORKSPACE), 'chat-shell-notes.txt'));
+  assert.ok(chips.some((c) => c.text === '../outside-the-workspace.txt'), JSON.stringify(chips));
+  assert.ok(chips.some((c) => c.text === '/tmp/chat-shell-escape.txt' && c.title === null), JSON.stringify(chips));
+  assert.ok(!chips.some((c) => c.text.includes(realpathSync(WORKSPACE))), `no workspace path on screen: ${JSON.stringify(chips)}`);
   assert.ok(existsSync(path.join(WORKSPACE, 'chat-shell-notes.txt')));
   // The write is in the thread's Diff view, pushed over its channel: a new file.
   const diffTab = page.getByRole('tab', { name: 'Diff' });

@@ -183,7 +183,45 @@ test('ACP tool calls: kinds, statuses, content, diffs, terminal, locations; perm
   const folded = page.locator('[data-part="tool-call"][hidden]');
   assert.equal(await folded.count(), 11, 'its calls are hidden');
   assert.equal((await summary.getAttribute('aria-controls')).split(' ').length, 11);
+  // Opening the fold moves nothing the reader looks at: at the end of a conversation that
+  // follows its end, the summary they clicked holds its place while the calls open below.
+  const size = page.viewportSize();
+  const place = () =>
+    page.evaluate(() => {
+      const root = document.querySelector('chat-shell').shadowRoot;
+      const v = root.querySelector('.cs-viewport');
+      v.scrollTop = v.scrollHeight;
+      return new Promise((done) =>
+        requestAnimationFrame(() =>
+          requestAnimationFrame(() => {
+            const s = root.querySelector('[data-part="tool-call-summary"]').getBoundingClientRect();
+            const r = v.getBoundingClientRect();
+            done({ top: s.top, inView: s.top >= r.top && s.bottom <= r.bottom, scrolls: v.scrollHeight > v.clientHeight + 20 });
+          }),
+        ),
+      );
+    });
+  // The tallest page where the view scrolls and the summary still shows at its end.
+  let before;
+  for (const height of [560, 500, 460, 420, 380, 340]) {
+    await page.setViewportSize({ width: size.width, height });
+    before = await place();
+    if (before.inView && before.scrolls) break;
+  }
+  assert.ok(before.inView && before.scrolls, `the summary in view at the end of a long view: ${JSON.stringify(before)}`);
   await summary.click();
+  const after = await page.evaluate(
+    () =>
+      new Promise((done) =>
+        requestAnimationFrame(() =>
+          requestAnimationFrame(() =>
+            done(document.querySelector('chat-shell').shadowRoot.querySelector('[data-part="tool-call-summary"]').getBoundingClientRect().top),
+          ),
+        ),
+      ),
+  );
+  assert.ok(Math.abs(after - before.top) < 2, `the summary moved from ${before.top} to ${after}`);
+  await page.setViewportSize(size);
   assert.equal(await summary.getAttribute('aria-expanded'), 'true');
   assert.equal(await folded.count(), 0, 'opening it shows the calls');
   assert.equal(await page.locator('[data-part="tool-call"]').first().isVisible(), true);
@@ -222,7 +260,7 @@ test('ACP tool calls: kinds, statuses, content, diffs, terminal, locations; perm
   ]);
   // Word-level highlight: only what changed inside a replaced line is marked; an
   // unrelated replacement is not marked end to end.
-  assert.deepEqual(details.editMarks, [[], ['1;'], ['2;'], [], [], []]);
+  assert.deepEqual(details.editMarks, [[], ['1'], ['2'], [], [], []]);
   // ANSI colours become a styled span, other escapes vanish, the markup stays text.
   assert.equal(details.terminal, `error: ${XSS}\n`);
   assert.deepEqual(details.terminalStyled, [['cs-ansi-fg-1 cs-ansi-bold', XSS]]);

@@ -431,6 +431,23 @@ test('agent-ui: a clarification is a question with its own answer field; answere
   assert.match(await question.getByRole('status').textContent(), /Waiting for your answer/);
   assert.equal(await page.getByRole('list', { name: 'Team' }).locator('[data-agent="writer@delivery"]').getAttribute('data-status'), 'needs_input');
   const field = question.getByRole('textbox', { name: 'Which release should the notes cover?' });
+  // The roster's "input required" takes the reader to the question, its field focused.
+  await page.locator('chat-shell').locator('.cs-composer__input').focus();
+  await page.getByRole('button', { name: 'Answer writer' }).click();
+  await waitFor(
+    () => field.evaluate((el) => el.getRootNode().activeElement === el),
+    { timeout: 3_000, message: 'the question field to have the focus' },
+  );
+  // The roster folds to one line and opens again.
+  const team = page.locator('[data-part="team"]');
+  assert.match(await team.locator('summary').textContent(), /1 needs your input/);
+  await team.locator('summary').click();
+  const folded = await team.evaluate((el) => ({ open: el.open, height: el.getBoundingClientRect().height }));
+  assert.equal(folded.open, false);
+  assert.ok(folded.height < 44, `one line when folded: ${folded.height}px`);
+  assert.equal(await page.getByRole('list', { name: 'Team' }).count(), 0, 'its list is out of the way');
+  await team.locator('summary').click();
+  await page.getByRole('list', { name: 'Team' }).waitFor({ timeout: 2_000 });
   assert.equal(await field.getAttribute('placeholder'), 'e.g. 2.4');
   const answer = question.getByRole('button', { name: 'Answer' });
   assert.equal(await answer.isDisabled(), true, 'nothing to send yet');

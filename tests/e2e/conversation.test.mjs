@@ -519,6 +519,14 @@ test('scrolling: the view stays where the reader put it, Scroll to bottom return
     { timeout: 3_000, message: async () => `the viewport to scroll up: ${JSON.stringify(await metrics())}` },
   );
   await page.getByRole('button', { name: 'Scroll to bottom' }).waitFor({ state: 'visible', timeout: 2_000 });
+  // It takes its own row under the conversation: it covers none of the text.
+  const overlap = await page.evaluate(() => {
+    const root = document.querySelector('chat-shell').shadowRoot;
+    const b = root.querySelector('[aria-label="Scroll to bottom"]').getBoundingClientRect();
+    const v = root.querySelector('.cs-viewport').getBoundingClientRect();
+    return Math.max(0, Math.min(b.bottom, v.bottom) - Math.max(b.top, v.top));
+  });
+  assert.equal(overlap, 0, 'the button lies outside the conversation');
   await sleep(200);
   const settled = await metrics();
   // Text keeps arriving; the view stays put.

@@ -197,7 +197,7 @@ export async function startRuntime({ paceMs = 0, extraArgs = [], startTimeout = 
  * tests/e2e/.profiles. Returns the Playwright BrowserContext; its close() (or
  * the module's close()) also removes the profile folder.
  */
-export async function openBrowser({ viewport = { width: 1280, height: 900 }, extraArgs = [] } = {}) {
+export async function openBrowser({ viewport = { width: 1280, height: 900 }, extraArgs = [], touch = false } = {}) {
   await mkdir(PROFILES, { recursive: true });
   const profile = await mkdtemp(path.join(PROFILES, 'run-'));
   let context;
@@ -207,6 +207,8 @@ export async function openBrowser({ viewport = { width: 1280, height: 900 }, ext
       headless: true,
       args: [...CHROMIUM_ARGS, ...extraArgs],
       viewport,
+      // A phone: touch events and a coarse pointer (what `@media (pointer: coarse)` sees).
+      ...(touch ? { hasTouch: true, isMobile: true, deviceScaleFactor: 3 } : {}),
     });
   } catch (err) {
     await rm(profile, { recursive: true, force: true });

@@ -12,7 +12,7 @@ let context;
 
 before(async () => {
   runtime = await startRuntime({ extraArgs: ['--callback-token', TOKEN] });
-  context = await openBrowser({ viewport: { width: 390, height: 844 } });
+  context = await openBrowser({ viewport: { width: 390, height: 844 }, touch: true });
 });
 after(close);
 
@@ -97,5 +97,21 @@ test('at 390 px the header is one row, the title keeps 60 px, the tabs are whole
     return r.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(' | ')}`);
   });
   assert.deepEqual(targets, [], 'WCAG 2.2 target size');
+  // A coarse pointer (touch) gets 44 px primary controls.
+  const coarse = await page.evaluate(() => matchMedia('(pointer: coarse)').matches);
+  assert.equal(coarse, true, 'the page sees a touch screen');
+  await page.getByRole('tab', { name: 'Chat' }).click();
+  const primary = await page.evaluate(() => {
+    const root = document.querySelector('chat-shell').shadowRoot;
+    return ['.cs-composer .cs-button--primary', '.cs-composer__attach']
+      .map((sel) => root.querySelector(sel))
+      .filter(Boolean)
+      .map((el) => {
+        const r = el.getBoundingClientRect();
+        return { name: el.getAttribute('aria-label') || el.textContent.trim(), w: r.width, h: r.height };
+      });
+  });
+  assert.ok(primary.length >= 1, 'the composer has its primary controls');
+  for (const b of primary) assert.ok(b.w >= 44 && b.h >= 44, `${b.name} is ${b.w}x${b.h} on touch`);
   assert.deepEqual(page.consoleErrors, []);
 });

@@ -245,6 +245,9 @@ texts! {
     ChildOf = "child_of" => "Child of {parent}",
     TeammateTranscript = "teammate_transcript" => "Transcript ({count} messages)",
     TeammateTranscriptOne = "teammate_transcript_one" => "Transcript ({count} message)",
+    TeammateAnswer = "teammate_answer" => "Answer {agent}",
+    TeamNeedsInput = "team_needs_input" => "{count} need your input",
+    TeamNeedsInputOne = "team_needs_input_one" => "{count} needs your input",
     LoadEarlier = "load_earlier" => "Load earlier messages",
     EarlierFailed = "earlier_failed" => "Earlier messages could not be loaded. {error}",
     Queue = "queue" => "Queue",
@@ -584,6 +587,9 @@ question_sending = Réponse envoyée ; en attente de la confirmation de l'agent�
 child_of = Enfant de {parent}
 teammate_transcript = Transcription ({count} messages)
 teammate_transcript_one = Transcription ({count} message)
+teammate_answer = Répondre à {agent}
+team_needs_input = {count} attendent votre réponse
+team_needs_input_one = {count} attend votre réponse
 load_earlier = Charger les messages précédents
 earlier_failed = Les messages précédents n’ont pas pu être chargés. {error}
 queue = Mettre en file
@@ -912,6 +918,9 @@ question_sending = Antwort gesendet; wartet auf die Bestätigung des Agenten…
 child_of = Kind von {parent}
 teammate_transcript = Verlauf ({count} Nachrichten)
 teammate_transcript_one = Verlauf ({count} Nachricht)
+teammate_answer = {agent} antworten
+team_needs_input = {count} brauchen Ihre Eingabe
+team_needs_input_one = {count} braucht Ihre Eingabe
 load_earlier = Frühere Nachrichten laden
 earlier_failed = Frühere Nachrichten konnten nicht geladen werden. {error}
 queue = Einreihen
@@ -1240,6 +1249,9 @@ question_sending = أُرسلت الإجابة؛ في انتظار تأكيد ا
 child_of = تابع لـ {parent}
 teammate_transcript = السجل ({count} رسائل)
 teammate_transcript_one = السجل ({count} رسالة)
+teammate_answer = الرد على {agent}
+team_needs_input = {count} بانتظار ردك
+team_needs_input_one = {count} بانتظار ردك
 load_earlier = تحميل الرسائل السابقة
 earlier_failed = تعذّر تحميل الرسائل السابقة. {error}
 queue = إضافة إلى الانتظار

@@ -142,6 +142,23 @@ pub fn cwd(raw_input: Option<&Value>) -> Option<String> {
         .map(str::to_owned)
 }
 
+/// `path` as the reader needs it: relative to the session's working directory `root` when
+/// it lies inside it (`.` for the root itself), else as given. Only whole path components
+/// match: `/repo-old/x` is not inside `/repo`.
+pub fn relative_path<'p>(path: &'p str, root: Option<&str>) -> &'p str {
+    let Some(root) = root
+        .map(|r| r.trim_end_matches('/'))
+        .filter(|r| !r.is_empty())
+    else {
+        return path;
+    };
+    match path.strip_prefix(root) {
+        Some("" | "/") => ".",
+        Some(rest) if rest.starts_with('/') => rest.trim_start_matches('/'),
+        _ => path,
+    }
+}
+
 /// Terminal output from a raw output shaped like ACP's `terminal/output` answer
 /// (`{output, truncated, exitStatus}`) or a plain string, bounded by
 /// [`TERMINAL_LIMIT`]; the flag says the server or this bound cut it.
@@ -255,5 +272,27 @@ mod tests {
         assert_eq!(e(json!({"output": "still going"})), None);
         assert_eq!(e(json!({"exitStatus": {"exitCode": "x"}})), None);
         assert_eq!(exit_status(None), None);
+    }
+
+    #[test]
+    fn paths_inside_the_working_directory_read_relative() {
+        let root = Some("/work/repo");
+        assert_eq!(relative_path("/work/repo/src/main.rs", root), "src/main.rs");
+        assert_eq!(relative_path("/work/repo", root), ".");
+        assert_eq!(relative_path("/work/repo/", root), ".");
+        assert_eq!(
+            relative_path("/work/repo/src/main.rs", Some("/work/repo/")),
+            "src/main.rs"
+        );
+        // Outside, a sibling with the same start, or no root: as given.
+        assert_eq!(
+            relative_path("/work/repo-old/a.rs", root),
+            "/work/repo-old/a.rs"
+        );
+        assert_eq!(relative_path("/etc/passwd", root), "/etc/passwd");
+        assert_eq!(relative_path("src/lib.rs", root), "src/lib.rs");
+        assert_eq!(relative_path("/work/repo/a", None), "/work/repo/a");
+        assert_eq!(relative_path("/a/b", Some("/")), "/a/b");
+        assert_eq!(relative_path("/a/b", Some("")), "/a/b");
     }
 }

@@ -226,6 +226,26 @@ pub fn StreamViewport() -> impl IntoView {
             end_top.set_value(v.scroll_top());
         }
     };
+    // The disclosure (a fold's summary, a `<details>`'s) the reader just toggled, and where
+    // it was on screen: what opens or closes must not move it, even at the end, where
+    // the view would otherwise follow the end. Kept for the frame of the change only.
+    let held = StoredValue::new_local(None::<(Element, f64)>);
+    let on_click = move |ev: web_sys::MouseEvent| {
+        let Some(target) = ev.target().and_then(|t| t.dyn_into::<Element>().ok()) else {
+            return;
+        };
+        let Ok(Some(toggle)) = target.closest("summary, button[aria-expanded]") else {
+            return;
+        };
+        let top = toggle.get_bounding_client_rect().top();
+        held.set_value(Some((toggle, top)));
+        // Cleared after the frame that lays the change out (observers run before paint).
+        request_animation_frame(move || {
+            request_animation_frame(move || {
+                held.try_set_value(None);
+            })
+        });
+    };
     let thread_id = Memo::new(move |_| signals.thread.with(|t| t.as_ref().map(|t| t.id.clone())));
     // Another thread, or a message sent from here (the reader may have scrolled up, and
     // the window with them): start at its newest items.
@@ -253,10 +273,24 @@ pub fn StreamViewport() -> impl IntoView {
             return;
         }
         let follow = Closure::<dyn FnMut()>::new(move || {
-            let Some(at_bottom) = at_bottom.try_get_untracked() else {
+            let Some(following) = at_bottom.try_get_untracked() else {
                 return;
             };
-            if at_bottom {
+            // A disclosure the reader just toggled stays where it was, end or not.
+            if let Some((el, before)) = held.try_update_value(Option::take).flatten() {
+                if let (true, Some(v)) = (el.is_connected(), viewport.get_untracked()) {
+                    let moved = el.get_bounding_client_rect().top() - before;
+                    if moved.abs() >= 1.0 {
+                        v.set_scroll_top(v.scroll_top() + moved.round() as i32);
+                    }
+                    at_bottom
+                        .set(v.scroll_height() - v.scroll_top() - v.client_height() < STICK_PX);
+                    record_anchor();
+                    schedule_settle();
+                    return;
+                }
+            }
+            if following {
                 scroll_to_end();
             } else {
                 keep_place();
@@ -314,6 +348,7 @@ pub fn StreamViewport() -> impl IntoView {
             part="viewport"
             node_ref=viewport
             on:scroll=on_scroll
+            on:click=on_click
             aria-busy=move || opening().to_string()
         >
             <div class="cs-viewport__content" node_ref=content>
@@ -375,7 +410,10 @@ pub fn StreamViewport() -> impl IntoView {
                 <WorkingIndicator />
                 <TurnErrorView />
             </div>
-            <Show when=move || !at_bottom.get()>
+        </div>
+        // Under the conversation, not over it: it takes its own row, so it never covers
+        // what the reader is reading.
+        <Show when=move || !at_bottom.get()>
                 <button
                     type="button"
                     class="cs-button cs-scroll-end"
@@ -388,8 +426,7 @@ pub fn StreamViewport() -> impl IntoView {
                 >
                     {crate::ui::glyphs::glyph(crate::ui::glyphs::Glyph::ArrowDown)}
                 </button>
-            </Show>
-        </div>
+        </Show>
     }
 }
 

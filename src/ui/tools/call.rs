@@ -4,6 +4,7 @@
 //! markdown content, which goes through the one sanitizer.
 
 use super::permission::{CardData, PermissionCard};
+use super::ShownPath;
 use crate::ui::diff::diff_view;
 use crate::ui::icons::icon;
 use crate::ui::{item_memo, use_shell};
@@ -158,7 +159,13 @@ pub fn AgentToolCallView(id: ItemId) -> impl IntoView {
             })
             .flatten()
             .flatten()?;
-        Some(tool_call_body(&call, asking, &strings(shell)))
+        let cwd = super::session_cwd(shell);
+        Some(tool_call_body(
+            &call,
+            asking,
+            cwd.as_deref(),
+            &strings(shell),
+        ))
     };
     // Folded into a finished turn's summary: hidden until the reader opens the summary.
     let fold_id = id.clone();
@@ -294,19 +301,27 @@ fn tool_call_dom_id(id: &ItemId) -> String {
 fn tool_call_body(
     call: &ToolCall,
     asking: bool,
+    cwd: Option<&str>,
     strings: &chat_shell_core::strings::Strings,
 ) -> AnyView {
     let content = call
         .content
         .iter()
         .filter(|c| !(asking && matches!(c, ToolCallContent::Diff(_))))
-        .map(|c| content_view(c, call.raw_output.as_ref(), strings))
+        .map(|c| content_view(c, call.raw_output.as_ref(), cwd, strings))
         .collect_view();
     let locations = (!call.locations.is_empty()).then(|| {
         let chips = call
             .locations
             .iter()
-            .map(|l| view! { <li class="cs-chip" data-part="tool-call-location">{l.label()}</li> })
+            .map(|l| {
+                let path = ShownPath::new(&l.path, cwd);
+                let label = match l.line {
+                    Some(line) => format!("{}:{line}", path.shown),
+                    None => path.shown.clone(),
+                };
+                view! { <li class="cs-chip" data-part="tool-call-location" title=path.title()>{label}</li> }
+            })
             .collect_view();
         view! {
             <ul class="cs-agent-tool__locations" aria-label=strings.get(Text::ToolLocations).to_owned()>{chips}</ul>
@@ -336,6 +351,7 @@ fn tool_call_body(
 fn content_view(
     content: &ToolCallContent,
     raw_output: Option<&serde_json::Value>,
+    cwd: Option<&str>,
     strings: &chat_shell_core::strings::Strings,
 ) -> AnyView {
     match content {
@@ -364,7 +380,12 @@ fn content_view(
                 ().into_any()
             }
         },
-        ToolCallContent::Diff(d) => diff_view(&d.path, d.old_text.as_deref(), &d.new_text, strings),
+        ToolCallContent::Diff(d) => diff_view(
+            &ShownPath::new(&d.path, cwd),
+            d.old_text.as_deref(),
+            &d.new_text,
+            strings,
+        ),
         // The terminal's id is the agent's handle, nothing a reader can use: not shown.
         ToolCallContent::Terminal(_) => {
             let output = tool_output::terminal_output(raw_output);

@@ -4,6 +4,7 @@
 use crate::runtime::Shell;
 use crate::ui::diff::diff_view;
 use crate::ui::glyphs::{glyph, Glyph};
+use crate::ui::tools::{session_cwd, ShownPath};
 use crate::ui::use_shell;
 use crate::ui::{strings, tr, trf};
 use chat_shell_core::model::{EntryKind, Permission};
@@ -129,11 +130,14 @@ pub(crate) fn PermissionCard(id: ItemId, data: CardData) -> impl IntoView {
                     <code data-part="permission-command">{c}</code>
                 </p>
             })}
-            {cwd.map(|c| view! {
-                <p class="cs-permission__what">
-                    <span class="cs-permission__label">{tr(shell, Text::WorkingDirectory)}</span>
-                    <code data-part="permission-cwd">{c}</code>
-                </p>
+            {cwd.map(|c| {
+                let c = ShownPath::new(&c, session_cwd(shell).as_deref());
+                view! {
+                    <p class="cs-permission__what">
+                        <span class="cs-permission__label">{tr(shell, Text::WorkingDirectory)}</span>
+                        <code data-part="permission-cwd" title=c.title()>{c.shown.clone()}</code>
+                    </p>
+                }
             })}
             <PermissionDiffs id=id.clone() />
             <div class="cs-permission__options">{buttons}</div>
@@ -148,6 +152,7 @@ pub(crate) fn PermissionCard(id: ItemId, data: CardData) -> impl IntoView {
 fn PermissionDiffs(id: ItemId) -> impl IntoView {
     let shell = use_shell();
     let strings = strings(shell);
+    let cwd = session_cwd(shell);
     shell
         .with(|rt| {
             rt.with_item(&id, |i| match &i.item.kind {
@@ -157,7 +162,7 @@ fn PermissionDiffs(id: ItemId) -> impl IntoView {
                     .iter()
                     .filter_map(|c| match c {
                         ToolCallContent::Diff(d) => Some(diff_view(
-                            &d.path,
+                            &ShownPath::new(&d.path, cwd.as_deref()),
                             d.old_text.as_deref(),
                             &d.new_text,
                             &strings,

@@ -331,6 +331,29 @@ mod tests {
     }
 
     #[test]
+    fn a_word_mark_covers_only_the_changed_tokens() {
+        let d = line_diff(
+            Some("    let x = rows.iter().position(|r| r.ok()).then_some((start, end));\n"),
+            "    let x = rows.iter().position(|r| r.ok()).then_some((start - 1, end));\n",
+        );
+        let marked: Vec<Vec<String>> = d
+            .rows
+            .iter()
+            .filter_map(|r| match r {
+                DiffRow::Line(l) => Some(
+                    l.pieces()
+                        .into_iter()
+                        .filter(|p| p.1)
+                        .map(|p| p.0.to_owned())
+                        .collect(),
+                ),
+                DiffRow::Folded(_) => None,
+            })
+            .collect();
+        assert_eq!(marked, [vec![], vec![" - 1".to_owned()]]);
+    }
+
+    #[test]
     fn word_marks_pair_runs_are_idempotent_and_skip_huge_lines() {
         let mut rows = vec![
             row(LineKind::Removed, "let a = 1;"),
@@ -353,8 +376,8 @@ mod tests {
                 .collect(),
             DiffRow::Folded(_) => Vec::new(),
         };
-        assert_eq!(changed(&rows[0]), ["1;"]);
-        assert_eq!(changed(&rows[2]), ["10;"]);
+        assert_eq!(changed(&rows[0]), ["1"]);
+        assert_eq!(changed(&rows[2]), ["10"]);
         assert!(changed(&rows[1]).is_empty(), "no added line left to pair");
         assert!(changed(&rows[4]).is_empty(), "a kept line ends the run");
         let long = "x ".repeat(MAX_WORD_DIFF);

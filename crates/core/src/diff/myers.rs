@@ -157,18 +157,35 @@ pub(super) fn lines(text: &str) -> Vec<&str> {
     out
 }
 
-/// Runs of non-whitespace and runs of whitespace.
+/// The tokens a changed line is compared by: runs of letters, digits and `_` (a word or
+/// a number), runs of whitespace, and each other character on its own, so a change to
+/// `start - 1` marks ` - 1`, not the whole `).then_some((start,`.
 pub(super) fn words(text: &str) -> Vec<&str> {
+    #[derive(PartialEq, Clone, Copy)]
+    enum Class {
+        Word,
+        Space,
+        Other,
+    }
+    let class = |c: char| {
+        if c.is_alphanumeric() || c == '_' {
+            Class::Word
+        } else if c.is_whitespace() {
+            Class::Space
+        } else {
+            Class::Other
+        }
+    };
     let mut out = Vec::new();
     let mut start = 0;
-    let mut space = None;
+    let mut last = None;
     for (i, c) in text.char_indices() {
-        let is_space = c.is_whitespace();
-        if space.is_some_and(|s| s != is_space) {
+        let now = class(c);
+        if last.is_some_and(|l| l != now || now == Class::Other) {
             out.push(&text[start..i]);
             start = i;
         }
-        space = Some(is_space);
+        last = Some(now);
     }
     if start < text.len() {
         out.push(&text[start..]);
@@ -180,6 +197,34 @@ pub(super) fn words(text: &str) -> Vec<&str> {
 mod tests {
     use super::*;
     use LineKind::{Added as A, Kept as K, Removed as R};
+
+    #[test]
+    fn tokens_are_words_spaces_and_single_marks() {
+        assert_eq!(
+            words("  ).then_some((start - 1, é2)"),
+            [
+                "  ",
+                ")",
+                ".",
+                "then_some",
+                "(",
+                "(",
+                "start",
+                " ",
+                "-",
+                " ",
+                "1",
+                ",",
+                " ",
+                "é2",
+                ")"
+            ]
+        );
+        assert_eq!(words(""), Vec::<&str>::new());
+        // Every byte is in exactly one token, in order.
+        let text = "fn a<'b>(x: &'b str) -> Option<&'b str> { x.get(1..) }";
+        assert_eq!(words(text).concat(), text);
+    }
 
     #[test]
     fn the_shortest_script() {
@@ -219,7 +264,7 @@ mod tests {
         assert_eq!(lines("a\n"), ["a\n"]);
         assert_eq!(
             words("let x =  1;"),
-            ["let", " ", "x", " ", "=", "  ", "1;"]
+            ["let", " ", "x", " ", "=", "  ", "1", ";"]
         );
         assert_eq!(words(""), Vec::<&str>::new());
     }

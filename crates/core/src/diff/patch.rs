@@ -451,8 +451,8 @@ copy to lib_copy.rs
             .all(|l| l.changed.is_empty()));
         file.mark_words();
         let marked = lines(&file.hunks[0].rows);
-        assert_eq!(marked[1].pieces()[1], ("count;", true));
-        assert_eq!(marked[2].pieces()[1], ("amount;", true));
+        assert_eq!(marked[1].pieces()[1], ("count", true));
+        assert_eq!(marked[2].pieces()[1], ("amount", true));
         assert!(
             marked[3].changed.is_empty(),
             "the second added line has no pair"

@@ -106,14 +106,22 @@ mod tests {
             "let total = price * amount;\nkeep\n",
         );
         let (old, new) = (lines(&d, LineKind::Removed), lines(&d, LineKind::Added));
-        // Words are what whitespace separates.
+        // Only the changed word: not its punctuation.
         assert_eq!(
             old[0].pieces(),
-            [("let total = price * ", false), ("count;", true)]
+            [
+                ("let total = price * ", false),
+                ("count", true),
+                (";", false)
+            ]
         );
         assert_eq!(
             new[0].pieces(),
-            [("let total = price * ", false), ("amount;", true)]
+            [
+                ("let total = price * ", false),
+                ("amount", true),
+                (";", false)
+            ]
         );
         // Unpaired and kept lines are one plain piece.
         let kept = lines(&d, LineKind::Kept);

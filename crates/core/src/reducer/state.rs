@@ -285,6 +285,31 @@ impl ChatState {
             })
     }
 
+    /// The newest item where the agent `agent` (a teammate's id, or its name where it has
+    /// no id) waits on the user: its unanswered question, form or permission request.
+    /// `None`: nothing of its is open in the loaded items.
+    pub fn asking(&self, agent: &str) -> Option<&ItemId> {
+        self.items
+            .iter()
+            .rev()
+            .filter(|i| {
+                i.agent
+                    .as_ref()
+                    .is_some_and(|a| a.id.as_deref().unwrap_or(&a.name) == agent)
+            })
+            .find(|i| match &i.item.kind {
+                EntryKind::Elicitation(e) => e.outcome.is_none(),
+                EntryKind::Note(crate::protocol::chatkit::Note::Question { answer, .. }) => {
+                    answer.is_none()
+                }
+                EntryKind::StructuredInput(s) => {
+                    s.status == crate::protocol::chatkit::StructuredInputStatus::Pending
+                }
+                _ => i.tool_call_state() == Some(super::run::ToolCallState::AwaitingPermission),
+            })
+            .map(|i| &i.item.id)
+    }
+
     /// What changed since the last call.
     pub fn take_changes(&mut self) -> Changes {
         std::mem::take(&mut self.changes)

@@ -70,6 +70,11 @@ impl Member {
     pub fn label(&self) -> &str {
         self.name.as_deref().unwrap_or(&self.id)
     }
+
+    /// It waits on the user (needs input, input or auth required).
+    pub fn needs_input(&self) -> bool {
+        status_rank(self.status.as_deref()) == 0
+    }
 }
 
 /// The roster's order: needs input > plan ready > failed > running > idle > done; a status

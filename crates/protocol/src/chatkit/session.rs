@@ -65,6 +65,10 @@ pub struct SessionState {
     /// message goes to the agent as a `resource_link`.
     #[serde(default)]
     pub file_mentions: bool,
+    /// The session's working directory: the agent's paths under it are shown relative to
+    /// it (the full path stays in a tooltip).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
 }
 
 /// One selector: an ACP config option, or the session modes.

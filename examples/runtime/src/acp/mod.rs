@@ -394,6 +394,7 @@ impl Bridge {
     fn state_of(&self, held: &session::Held) -> chat_shell_core::protocol::chatkit::SessionState {
         let mut state = held.state(self.lists_sessions());
         state.file_mentions = self.files.is_some();
+        state.cwd = Some(self.cwd.display().to_string());
         state
     }
 

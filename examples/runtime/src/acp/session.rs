@@ -110,6 +110,7 @@ impl Held {
             lists_sessions,
             // The bridge's to say (`Bridge::state_of`): it is not the agent's.
             file_mentions: false,
+            cwd: None,
         }
     }
 

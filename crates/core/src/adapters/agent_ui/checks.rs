@@ -379,6 +379,14 @@ fn check_07_a_clarification_is_a_question_answered_only_when_the_owner_confirms(
         .and_then(|i| i.agent.as_ref())
         .and_then(|a| a.id.clone());
     assert_eq!(owner.as_deref(), Some("writer@delivery"));
+    // The roster's "input required" leads to it; nobody else asks anything.
+    let question_id = state
+        .items()
+        .iter()
+        .find(|i| matches!(i.item.kind, EntryKind::Note(Note::Question { .. })))
+        .map(|i| i.item.id.clone());
+    assert_eq!(state.asking("writer@delivery").cloned(), question_id);
+    assert_eq!(state.asking("reviewer@remote"), None);
     // The stream ended, but the run is not finished: the teammate still needs input.
     let writer = state
         .team
@@ -398,6 +406,11 @@ fn check_07_a_clarification_is_a_question_answered_only_when_the_owner_confirms(
     let text = r#"{"type": "text.delta", "sequence": 8, "runId": "run-clarify", "messageId": "msg-notes", "agentId": "writer@delivery", "payload": {"delta": "Drafting."}}"#;
     feed(&mut state, &mut AgentUiAdapter::new(), &[confirmed, text]);
     assert_eq!(question(&state).unwrap().1.as_deref(), Some("2.4"));
+    assert_eq!(
+        state.asking("writer@delivery"),
+        None,
+        "answered: it asks nothing more"
+    );
     // The later stream does not repeat the teammate's name; the roster has it.
     let notes = state.items().last().and_then(|i| i.agent.as_ref());
     assert_eq!(notes.map(|a| a.name.as_str()), Some("writer"));
