@@ -52,10 +52,35 @@ for (const v of VARIANTS) {
     await composer.press('Enter');
     await answered(1);
     await shoot('answer');
+    // An agent's run: its plan, its tool calls folded and then opened, one with its diff.
+    await page.emulateMedia({ colorScheme: v.scheme, reducedMotion: 'reduce' });
+    await composer.fill('agent run');
+    await composer.press('Enter');
+    await page.locator('chat-shell [data-part="tool-call-summary"]').waitFor({ timeout: 15_000 });
+    await waitFor(() => page.evaluate(() => !document.querySelector('chat-shell').shadowRoot.querySelector('[data-part="working"]')), { timeout: 15_000, message: 'the run to settle' });
+    await page.locator('chat-shell [data-part="tool-call-summary"]').click();
+    const edit = page.locator('chat-shell [data-part="tool-call"][data-kind="edit"]').first();
+    await edit.locator('summary.cs-agent-tool__head').click();
+    await edit.locator('[data-part="diff"]').waitFor({ timeout: 5_000 });
+    await edit.locator('[data-part="diff"]').scrollIntoViewIfNeeded();
+    await shoot('tools');
+    const shown = await page.evaluate(() => document.querySelector('chat-shell').shadowRoot.querySelectorAll('article[data-role="assistant"]').length);
     await composer.fill('approval');
     await composer.press('Enter');
-    await answered(2);
+    await answered(shown + 1);
     await shoot('approval');
+    // A team (Agent UI): the roster with a teammate that needs input.
+    await page.evaluate(() => {
+      const el = document.querySelector('chat-shell');
+      el.setAttribute('protocol', 'agent-ui');
+      el.setAttribute('endpoint', '/agent-ui');
+      el.setThreadId(null);
+    });
+    await composer.fill('team, plan the release');
+    await composer.press('Enter');
+    await page.locator('chat-shell [data-part="team"]').waitFor({ timeout: 15_000 });
+    await answered(1);
+    await shoot('team');
     assert.deepEqual(page.consoleErrors, []);
     await context.close();
   });
