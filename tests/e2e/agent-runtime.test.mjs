@@ -472,6 +472,30 @@ test('a call cut mid-run is still interrupted when its thread is opened again', 
   await finish(page);
 });
 
+test('a connection dropped mid-answer on /envelope/ loses nothing: the failed message, never an earlier one, is what comes back', async () => {
+  const page = await newChatPage(context, `${runtime.url}/envelope/`);
+  await page.emulateMedia({ reducedMotion: 'reduce' });
+  const composer = page.locator('chat-shell').getByRole('textbox', { name: 'Message' });
+  await sendMessage(page, 'first one');
+  await waitForIdle(page);
+  await sendMessage(page, 'second one');
+  await waitForIdle(page);
+  await sendMessage(page, 'cut');
+  await page.locator('chat-shell [data-part="error"], chat-shell [data-part="run-error"]').first().waitFor({ timeout: 10_000 });
+  await waitForIdle(page);
+  const draft = await composer.inputValue();
+  const sent = await page.locator('chat-shell article[data-role="user"]').allTextContents();
+  assert.notEqual(draft, 'first one', 'an earlier message is not put back');
+  assert.ok(
+    draft === 'cut' || sent.some((t) => t.includes('cut')),
+    `the failed message is kept, in the composer or the conversation: ${JSON.stringify({ draft, sent })}`,
+  );
+  // The earlier messages stay where they were.
+  assert.ok(sent.some((t) => t.includes('first one')) && sent.some((t) => t.includes('second one')), JSON.stringify(sent));
+  dropCutLog(page, '/events');
+  await finish(page);
+});
+
 test('the demo page for the events envelope talks to POST /events out of the box', async () => {
   const page = await newChatPage(context, `${runtime.url}/envelope/`);
   await page.emulateMedia({ reducedMotion: 'reduce' });
