@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, close, newPage, openBrowser, sleep, sseBody, startRuntime, waitFor } from './harness.mjs';
+import { ROOT, axeViolations, close, newPage, openBrowser, sleep, sseBody, startRuntime, waitFor } from './harness.mjs';
 
 after(close);
 
@@ -414,5 +414,8 @@ test('under locale="ar" code, paths and inline code read left to right, and an E
   assert.deepEqual(directions, { page: 'rtl', pre: 'ltr', code: 'ltr', inline: 'ltr', paragraph: 'ltr', item: 'ltr' });
   // The UI around the answer stays right to left.
   assert.equal(await page.locator('chat-shell').evaluate((el) => getComputedStyle(el.shadowRoot.querySelector('textarea')).direction), 'rtl');
+  // axe is clean right to left too.
+  await waitFor(() => page.evaluate(() => !document.querySelector('chat-shell').shadowRoot.querySelector('article[aria-busy="true"]')), { message: 'the answer to finish' });
+  assert.deepEqual(await axeViolations(page), []);
   assert.deepEqual(page.consoleErrors, []);
 });
