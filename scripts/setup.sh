@@ -97,27 +97,57 @@ else
   background wasm-split-cli quick_install wasm_split_cli_support --locked --version "$WASM_SPLIT_VERSION" --features build-binary
 fi
 
+# The AG-UI framework test server's Python packages (tests/e2e/agui/framework/requirements.txt) go
+# in a venv of Debian's python3 (step 5b); a stamp records the last successful install.
+AGUI_VENV="target/agui-venv"
+AGUI_REQUIREMENTS="tests/e2e/agui/framework/requirements.txt"
+agui_stamp="$AGUI_VENV/.chat-shell-setup-stamp"
+agui_venv_fresh=0
+if [ -f "$agui_stamp" ] && [ -x "$AGUI_VENV/bin/python" ] && [ ! "$AGUI_REQUIREMENTS" -nt "$agui_stamp" ]; then
+  agui_venv_fresh=1
+fi
+agui_venv() {
+  /usr/bin/python3 -m venv --clear "$AGUI_VENV"
+  "$AGUI_VENV/bin/pip" install --quiet --disable-pip-version-check --no-input -r "$AGUI_REQUIREMENTS"
+  touch "$agui_stamp"
+}
+
 # 4. Debian packages: the browser, its driver, brotli and gzip (sizes, the build's
 #    precompressed copies), PostgreSQL (the runtime's shared-database tests run a throwaway
-#    server: scripts/postgres.sh).
+#    server: scripts/postgres.sh), and python3-venv when the AG-UI venv is to be made (Debian
+#    ships venv's ensurepip apart from python3).
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 [ -x /usr/bin/chromedriver ] || missing+=(chromium-driver)
 command -v brotli >/dev/null || missing+=(brotli)
 command -v gzip >/dev/null || missing+=(gzip)
 compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)
+agui_venv_after_apt=0
+if [ "$agui_venv_fresh" -eq 0 ] && ! /usr/bin/python3 -c 'import ensurepip' 2>/dev/null; then
+  missing+=(python3-venv)
+  agui_venv_after_apt=1
+fi
 apt_install() {
   as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@"
 }
+# The venv needs python3-venv first: the same background job makes it.
+apt_install_then_agui_venv() {
+  apt_install "$@"
+  agui_venv
+}
 if [ "${#missing[@]}" -eq 0 ]; then
   say "apt chromium chromium-driver brotli postgresql: present"
+elif [ "$agui_venv_after_apt" -eq 1 ]; then
+  say "apt ${missing[*]}, then the AG-UI venv: installing in the background (~40 s)"
+  background apt apt_install_then_agui_venv "${missing[@]}"
 else
   say "apt ${missing[*]}: installing in the background (~30 s)"
   background apt apt_install "${missing[@]}"
 fi
 
-# 5. npm dev dependencies (binaryen's wasm-opt, esbuild, playwright-core, axe-core).
+# 5. npm dev dependencies (binaryen's wasm-opt, esbuild, playwright-core, axe-core, the
+#    AG-UI SDK the AG-UI test server is built on).
 #    A stamp file records the last successful install.
 stamp="node_modules/.chat-shell-setup-stamp"
 npm_install() {
@@ -135,6 +165,16 @@ if [ -f "$stamp" ] && [ -x node_modules/.bin/wasm-opt ] && [ -x node_modules/.bi
 else
   say "npm ci: in the background (~10 s)"
   background npm npm_install
+fi
+
+# 5b. The AG-UI framework test server's venv (see above step 4): Pydantic AI and uvicorn, pinned.
+if [ "$agui_venv_fresh" -eq 1 ]; then
+  say "python venv $AGUI_VENV: up to date"
+elif [ "$agui_venv_after_apt" -eq 1 ]; then
+  say "python venv $AGUI_VENV: made after apt (above)"
+else
+  say "python venv $AGUI_VENV: pip install in the background (~10 s)"
+  background agui-venv agui_venv
 fi
 
 # 6. Crates, so that trunk (offline = true) and the tests never need the network.
