@@ -72,6 +72,20 @@ pub enum ChatEvent {
         kind: &'static str,
         name: String,
     },
+    /// The agent's shared state changed (AG-UI): the whole of it.
+    AgentState {
+        state: Value,
+    },
+    /// An AG-UI `CUSTOM` event, for the host: never shown.
+    Custom {
+        name: String,
+        value: Value,
+    },
+    /// An AG-UI `RAW` event (a framework's own event passed through), for the host.
+    Raw {
+        event: Value,
+        source: Option<String>,
+    },
 }
 
 /// What went wrong, for `chat.error`.
@@ -164,6 +178,9 @@ impl ChatEvent {
             ChatEvent::EntityClick(_) => "chat.entity.click",
             ChatEvent::BudgetExhausted { .. } => "chat.budget.exhausted",
             ChatEvent::Diagnostic { .. } => "chat.diagnostic",
+            ChatEvent::AgentState { .. } => "chat.state",
+            ChatEvent::Custom { .. } => "chat.custom",
+            ChatEvent::Raw { .. } => "chat.raw",
         }
     }
 
@@ -213,6 +230,9 @@ impl ChatEvent {
             ChatEvent::EntityClick(source) => source.clone(),
             ChatEvent::BudgetExhausted { message } => json!({ "message": message }),
             ChatEvent::Diagnostic { kind, name } => json!({ "kind": kind, "name": name }),
+            ChatEvent::AgentState { state } => json!({ "state": state }),
+            ChatEvent::Custom { name, value } => json!({ "name": name, "value": value }),
+            ChatEvent::Raw { event, source } => json!({ "event": event, "source": source }),
         }
     }
 }

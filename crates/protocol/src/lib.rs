@@ -10,6 +10,7 @@
 extern crate self as chat_shell_protocol;
 
 pub mod acp;
+pub mod ag_ui;
 pub mod agent_ui;
 pub mod chatkit;
 pub mod decode;

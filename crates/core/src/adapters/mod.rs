@@ -4,6 +4,7 @@
 //! stream events.
 
 pub mod acp;
+pub mod ag_ui;
 pub mod agent_ui;
 pub mod chatkit;
 pub mod events;

@@ -646,6 +646,42 @@ pub(super) fn stream_failed(
     fail_turn(state, message, "stream.error".into(), allow_retry, out);
 }
 
+/// The agent said its run failed (AG-UI `RUN_ERROR`): it had the user's message, which
+/// stays, and the error offers Retry, which runs the same messages again.
+pub(super) fn run_failed(
+    state: &mut ChatState,
+    message: String,
+    code: Option<String>,
+    out: &mut Outcome,
+) {
+    if state.turn.is_none() {
+        return;
+    }
+    let sent = last_local_user_message(state);
+    if let Some(turn) = state.turn.as_mut() {
+        turn.user_message = turn.user_message.take().or(sent);
+    }
+    run::unsend_permissions(state);
+    fail_turn(
+        state,
+        message,
+        code.unwrap_or_else(|| "run_error".into()),
+        true,
+        out,
+    );
+    if let Some(error) = state.error.as_mut() {
+        error.by_agent = true;
+    }
+}
+
+/// The agent's messages replaced whole (AG-UI `MESSAGES_SNAPSHOT`): what the thread holds
+/// now, in its order, whatever was shown before. The turn goes on.
+pub(super) fn items_replaced(state: &mut ChatState, entries: Vec<Entry>) {
+    state.tool_queue.clear();
+    state.set_items(entries.into_iter().map(loaded_item).collect());
+    state.mark().order = true;
+}
+
 /// The turn failed: keep what was streamed, mark it, show the error. If the server never
 /// saw the user message (no echo), give the text back to the composer.
 fn fail_turn(
@@ -684,6 +720,7 @@ fn fail_turn(
         allow_retry,
         retry_after,
         after_item,
+        by_agent: false,
     });
     state.mark().error = true;
     end_turn(state, out);

@@ -134,6 +134,18 @@ pub enum Input {
         /// The answers it took, for structured input (by question id).
         answers: Option<JsonMap>,
     },
+    /// The agent said its run failed (AG-UI `RUN_ERROR`): shown with Retry; the user's
+    /// message stays.
+    RunFailed {
+        message: String,
+        code: Option<String>,
+    },
+    /// The agent's shared state, whole (AG-UI).
+    AgentState(Value),
+    /// The conversation's items replaced whole by the agent's (AG-UI `MESSAGES_SNAPSHOT`).
+    ItemsReplaced(Vec<Entry>),
+    /// An event for the host only (AG-UI `CUSTOM` and `RAW`): emitted, never shown.
+    ForHost(ChatEvent),
     /// A sequence gap opened (`Some`) or was filled (`None`).
     Resync(Option<SequenceGap>),
     /// A runtime diagnostic or metric (`kind` names which): for the host, not the page.
@@ -364,6 +376,17 @@ pub fn reduce(state: &mut ChatState, input: Input) -> Outcome {
             output,
         } => run::tool_result(state, item_id, success, output, &mut out),
         Input::RunError { message, code } => run::run_error(state, message, code, &mut out),
+        Input::RunFailed { message, code } => {
+            conversation::run_failed(state, message, code, &mut out)
+        }
+        Input::AgentState(value) => {
+            out.emit(ChatEvent::AgentState {
+                state: value.clone(),
+            });
+            state.agent_state = Some(value);
+        }
+        Input::ItemsReplaced(entries) => conversation::items_replaced(state, entries),
+        Input::ForHost(event) => out.emit(event),
         Input::BudgetExhausted { message } => run::budget_exhausted(state, message, &mut out),
         Input::AgentChanged(agent) => run::agent_changed(state, agent),
         Input::Orchestration(update) => run::orchestration(state, update),

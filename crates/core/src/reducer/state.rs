@@ -44,6 +44,9 @@ pub struct ChatState {
     /// The coordinator's plan and status of this run, for the process area (never the
     /// answer). Cleared when a run starts.
     pub orchestration: Option<Orchestration>,
+    /// The agent's shared state (AG-UI `STATE_SNAPSHOT`/`STATE_DELTA`), for the host
+    /// (`el.agentState`); `None` until the agent sends one. Cleared with the thread.
+    pub agent_state: Option<serde_json::Value>,
     /// The team of agents of this conversation (Agent UI), as the runtime described it.
     /// Kept across runs; cleared with the thread.
     pub team: Option<super::team::Team>,
@@ -166,6 +169,8 @@ pub struct TurnError {
     pub retry_after: Option<ItemId>,
     /// Shown after this item (the partial answer), or at the end.
     pub after_item: Option<ItemId>,
+    /// The agent itself said its run failed (AG-UI `RUN_ERROR`), not the connection.
+    pub by_agent: bool,
 }
 
 /// What changed since the views last looked: drained once per animation frame.
