@@ -32,6 +32,13 @@ pub(super) fn call(host: HtmlElement, method: String, arg: JsValue) -> Result<Js
             Ok(JsValue::UNDEFINED)
         }
         "getOptions" => read_options(&rt),
+        "getAgentState" => Ok(rt
+            .agent_state()
+            .and_then(|s| {
+                s.serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+                    .ok()
+            })
+            .unwrap_or(JsValue::NULL)),
         "sendUserMessage" => send_user_message(rt, &arg),
         "setThreadId" => Ok(set_thread_id(rt, arg.as_string()).into()),
         "focusComposer" => {

@@ -92,8 +92,11 @@ export function defineElement(tag, observed, connect, disconnect, attribute, reg
     /** Render `client_widget` items named `name`: `(args, context) => Node`, or the tag
      *  name of a custom element that receives `args` and `context` as properties. */
     registerClientWidget(name, fnOrTagName) { register(this, 'widget', name, fnOrTagName); }
-    /** Run `client_tool_call`s named `name`: `async (args, context) => result`. */
-    registerClientTool(name, fn) { register(this, 'tool', name, fn); }
+    /** Run `client_tool_call`s named `name`: `async (args, context) => result`. With
+     *  `{description, parameters}` (AG-UI) the tool is declared to the agent too. */
+    registerClientTool(name, fn, declaration) {
+      register(this, 'tool', name, fn && declaration ? { ...declaration, handler: fn } : fn);
+    }
     /** Handle widget actions of type `type` whose handler is "client": `(action, context)`. */
     registerClientAction(type, fn) { register(this, 'action', type, fn); }
     /** Handle `client_effect`s named `name`: `(data, name)`. */
@@ -102,6 +105,8 @@ export function defineElement(tag, observed, connect, disconnect, attribute, reg
      *  keeps the only copy; a call with a wrong value throws and changes nothing. */
     setOptions(options) { call(this, 'setOptions', options); }
     get options() { return call(this, 'getOptions', null); }
+    /** The agent's shared state (AG-UI), or `null` before it sends one. */
+    get agentState() { return call(this, 'getAgentState', null); }
     set options(options) { this.setOptions(options); }
     /** `{text, attachments?, newThread?, ghost?, metadata?}`; resolves with `{threadId}`
      *  when the answer has finished. */
@@ -343,7 +348,12 @@ fn register_from_page(
 /// One checked registry entry; a `None` handler unregisters the name.
 pub(crate) enum Registration {
     Widget(String, Option<ClientWidgetRenderer>),
-    Tool(String, Option<ClientTool>),
+    /// A client tool and, for AG-UI, its declaration to the agent.
+    Tool(
+        String,
+        Option<ClientTool>,
+        Option<chat_shell_core::protocol::ag_ui::Tool>,
+    ),
     Action(String, Option<Handler>),
     Effect(String, Option<Handler>),
 }
@@ -352,7 +362,10 @@ impl Registration {
     pub(crate) fn apply(self, rt: &Runtime) {
         match self {
             Registration::Widget(name, r) => rt.register_client_widget(&name, r),
-            Registration::Tool(name, t) => rt.register_client_tool(&name, t),
+            Registration::Tool(name, t, declared) => {
+                rt.register_client_tool(&name, t);
+                rt.declare_client_tool(&name, declared);
+            }
             Registration::Action(name, h) => rt.register_client_action(&name, h),
             Registration::Effect(name, h) => rt.register_effect(&name, h),
         }
@@ -369,7 +382,33 @@ pub(crate) fn check_registration(
         return Err(js_sys::TypeError::new("chat-shell: a name is required").into());
     }
     let remove = value.is_null() || value.is_undefined();
-    let function = value.dyn_ref::<js_sys::Function>().cloned();
+    let mut function = value.dyn_ref::<js_sys::Function>().cloned();
+    // A tool may come as `{handler, description, parameters}`: declared to the agent.
+    let mut declaration = None;
+    if kind == "tool" && function.is_none() && value.is_object() {
+        let handler = js_sys::Reflect::get(value, &"handler".into()).unwrap_or_default();
+        function = handler.dyn_ref::<js_sys::Function>().cloned();
+        let text = |key: &str| {
+            js_sys::Reflect::get(value, &key.into())
+                .ok()
+                .and_then(|v| v.as_string())
+        };
+        let parameters = js_sys::Reflect::get(value, &"parameters".into())
+            .ok()
+            .filter(|p| !p.is_undefined() && !p.is_null())
+            .map(serde_wasm_bindgen::from_value::<serde_json::Value>)
+            .transpose()
+            .map_err(|_| {
+                js_sys::TypeError::new(&format!(
+                    "chat-shell: tool `{name}`: `parameters` must be a JSON Schema object"
+                ))
+            })?;
+        declaration = Some(chat_shell_core::protocol::ag_ui::Tool {
+            name: name.clone(),
+            description: text("description").unwrap_or_default(),
+            parameters,
+        });
+    }
     let type_error = |what: &str| -> Result<Registration, JsValue> {
         Err(js_sys::TypeError::new(&format!("chat-shell: {kind} `{name}` needs {what}")).into())
     };
@@ -388,7 +427,11 @@ pub(crate) fn check_registration(
         return type_error("a function");
     }
     match kind {
-        "tool" => Ok(Registration::Tool(name, function.map(ClientTool::Js))),
+        "tool" => Ok(Registration::Tool(
+            name,
+            function.map(ClientTool::Js),
+            declaration,
+        )),
         "action" => Ok(Registration::Action(name, function.map(Handler::Js))),
         "effect" => Ok(Registration::Effect(name, function.map(Handler::Js))),
         _ => type_error("a known registry"),

@@ -26,10 +26,13 @@
 
 use super::{entry_points, LoadFailed};
 use crate::runtime::transport::TransportError;
+use crate::runtime::AgUiShared as Shared;
 use crate::runtime::Runtime;
+use chat_shell_core::adapters::ag_ui::AgUiAdapter;
 use chat_shell_core::adapters::agent_ui::AgentUiAdapter;
 use chat_shell_core::adapters::events::EventsAdapter;
 use chat_shell_core::protocol::acp::{PermissionOutcome, ToolCallId};
+use chat_shell_core::protocol::ag_ui::{Resume, ResumeStatus};
 use chat_shell_core::protocol::chatkit::{
     Attachment, ItemId, Page, SessionRequest, SubscribeRequest, SyncCustomActionResponse, Thread,
     ThreadId, ThreadItem,
@@ -87,6 +90,33 @@ entry_points! {
     adapters:
         fn agent_ui(adapter: &mut AgentUiAdapter, frame: SseFrame) -> Vec<Input> {
             adapter.push(frame)
+        }
+    adapters:
+        fn ag_ui(adapter: &mut AgUiAdapter, conversation: Shared, frame: SseFrame) -> Vec<Input> {
+            match conversation.borrow_mut().as_mut() {
+                Some(c) => adapter.push(frame, c),
+                None => Vec::new(),
+            }
+        }
+    adapters:
+        fn ag_ui_end(adapter: &mut AgUiAdapter, conversation: Shared) -> Vec<Input> {
+            match conversation.borrow_mut().as_mut() {
+                Some(c) => adapter.end(c),
+                None => Vec::new(),
+            }
+        }
+    adapters:
+        fn ag_ui_start(runtime: Rc<Runtime>, generation: u64, resume: Vec<Resume>) -> () {
+            runtime.run_ag_ui(generation, resume)
+        }
+    adapters:
+        fn ag_ui_answer(
+            runtime: Rc<Runtime>,
+            item_id: ItemId,
+            status: ResumeStatus,
+            payload: Option<Value>
+        ) -> () {
+            runtime.answer_ag_ui(&item_id, status, payload)
         }
     widgets:
         fn client_tool(runtime: Rc<Runtime>, item_id: ItemId, name: String, arguments: Value) -> ToolRun {
@@ -203,6 +233,39 @@ pub(crate) async fn prefetch_adapters() {
 /// The reducer inputs of one frame of the `events` envelope.
 pub(crate) async fn events(adapter: &mut EventsAdapter, frame: SseFrame) -> Inputs {
     entry::events(adapter, frame).await
+}
+
+/// The reducer inputs of one frame of an AG-UI run.
+pub(crate) async fn ag_ui(
+    adapter: &mut AgUiAdapter,
+    conversation: Shared,
+    frame: SseFrame,
+) -> Inputs {
+    entry::ag_ui(adapter, conversation, frame).await
+}
+
+/// What an AG-UI run's stream says at its end (a run left unfinished).
+pub(crate) async fn ag_ui_end(adapter: &mut AgUiAdapter, conversation: Shared) -> Inputs {
+    entry::ag_ui_end(adapter, conversation).await
+}
+
+/// Start an AG-UI run (`Runtime::run_ag_ui`).
+pub(crate) async fn ag_ui_start(
+    runtime: Rc<Runtime>,
+    generation: u64,
+    resume: Vec<Resume>,
+) -> Result<(), LoadFailed> {
+    entry::ag_ui_start(runtime, generation, resume).await
+}
+
+/// Answer an AG-UI interrupt (`Runtime::answer_ag_ui`).
+pub(crate) async fn ag_ui_answer(
+    runtime: Rc<Runtime>,
+    item_id: ItemId,
+    status: ResumeStatus,
+    payload: Option<Value>,
+) -> Result<(), LoadFailed> {
+    entry::ag_ui_answer(runtime, item_id, status, payload).await
 }
 
 /// The reducer inputs of one frame of the `agent-ui` envelope.

@@ -23,6 +23,11 @@ impl Runtime {
         outcome: ElicitationOutcome,
         settled: impl FnOnce(Option<String>) + 'static,
     ) {
+        // AG-UI: the form is an interrupt's, answered by a resumed run.
+        if self.options(|o| o.protocol) == chat_shell_core::options::Protocol::AgUi {
+            self.answer_interrupt_form(&item_id, &outcome);
+            return settled(None);
+        }
         let Some(thread_id) = self.state.borrow().thread_id().cloned() else {
             return settled(Some("no thread".into()));
         };

@@ -97,6 +97,7 @@ impl Runtime {
         match self.options(|o| o.protocol) {
             Protocol::Events => self.start_events(metadata),
             Protocol::AgentUi => self.start_agent_ui(metadata, None),
+            Protocol::AgUi => self.start_ag_ui(Vec::new()),
             Protocol::ChatKit => self.start_request(body.with_metadata(metadata)),
         }
         true
@@ -134,6 +135,13 @@ impl Runtime {
 
     /// Retry the failed answer.
     pub fn retry(self: &Rc<Self>) {
+        if self.options(|o| o.protocol) == Protocol::AgUi {
+            let failed = self.with_state(|s| s.error.as_ref().and_then(|e| e.retry_after.clone()));
+            if let Some(user_message) = failed {
+                self.retry_ag_ui(user_message);
+            }
+            return;
+        }
         let (thread_id, item_id) = {
             let state = self.state.borrow();
             let Some(thread_id) = state.thread_id().cloned() else {
@@ -174,6 +182,9 @@ impl Runtime {
             };
             (thread_id, user.item.id.clone())
         };
+        if self.options(|o| o.protocol) == Protocol::AgUi {
+            return self.retry_ag_ui(user_message);
+        }
         self.dispatch(Input::RetryStarted {
             user_message: user_message.clone(),
         });

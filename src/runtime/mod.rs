@@ -2,6 +2,8 @@
 //! reducer's effects, and publishes what changed to the views once per animation frame.
 
 mod actions;
+mod ag_ui;
+pub(crate) use ag_ui::Shared as AgUiShared;
 mod attachments;
 mod channel;
 pub(crate) mod dictation;
@@ -183,6 +185,8 @@ pub struct Runtime {
     events_runs: Cell<u64>,
     /// Client widgets, tools, action and effect handlers; actions awaiting their answer.
     registry: actions::Registry,
+    /// AG-UI's conversation facts and declared tools.
+    ag_ui: ag_ui::AgUi,
     threads: threads::Threads,
     uploads: attachments::Uploads,
     channel: channel::Channel,
@@ -244,6 +248,7 @@ impl Runtime {
             pending_tools: RefCell::new(Vec::new()),
             events_runs: Cell::new(0),
             registry: actions::Registry::default(),
+            ag_ui: Default::default(),
             threads: Default::default(),
             uploads: Default::default(),
             channel: Default::default(),

@@ -5,6 +5,7 @@
 
 use super::transport::{self, EventStream, TransportError};
 use super::Runtime;
+use chat_shell_core::adapters::ag_ui::AgUiAdapter;
 use chat_shell_core::adapters::agent_ui::AgentUiAdapter;
 use chat_shell_core::adapters::events::{self as events_adapter, EventsAdapter};
 use chat_shell_core::protocol::acp::{PermissionOutcome, ToolCallId};
@@ -21,12 +22,14 @@ use wasm_bindgen::JsCast;
 use web_sys::AbortController;
 
 /// How the frames of one answer stream become reducer inputs.
-enum Frames {
+pub(crate) enum Frames {
     ChatKit,
     /// One adapter per stream, with its own run number (its item ids are unique).
     Events(Box<EventsAdapter>),
     /// One adapter per run: the stream that fills a gap feeds the same one.
     AgentUi(Box<AgentUiAdapter>),
+    /// One adapter per run, with the conversation's facts it updates (`super::ag_ui`).
+    AgUi(Box<AgUiAdapter>, super::ag_ui::Shared),
 }
 
 impl Frames {
@@ -36,6 +39,9 @@ impl Frames {
             Frames::ChatKit => crate::parts::runtime::chatkit_frame(frame).await,
             Frames::Events(adapter) => crate::parts::runtime::events(adapter, frame).await,
             Frames::AgentUi(adapter) => crate::parts::runtime::agent_ui(adapter, frame).await,
+            Frames::AgUi(adapter, shared) => {
+                crate::parts::runtime::ag_ui(adapter, Rc::clone(shared), frame).await
+            }
         };
         inputs.map_err(|_| {
             TransportError::Network("the stream's decoder could not be fetched".into())
@@ -191,11 +197,23 @@ impl Reader {
             frames,
             ..
         } = self;
-        if let Frames::AgentUi(adapter) = frames {
-            if let Some((adapter, write)) = resume_gap(&runtime, adapter) {
-                let request = runtime.agent_ui_request(None, Some(write));
-                return runtime.start_post(request, Frames::AgentUi(adapter));
+        match frames {
+            Frames::AgentUi(adapter) => {
+                if let Some((adapter, write)) = resume_gap(&runtime, adapter) {
+                    let request = runtime.agent_ui_request(None, Some(write));
+                    return runtime.start_post(request, Frames::AgentUi(adapter));
+                }
             }
+            // A run the body left unfinished: the connection broke.
+            Frames::AgUi(mut adapter, shared) => {
+                if let Ok(inputs) = crate::parts::runtime::ag_ui_end(&mut adapter, shared).await {
+                    inputs.into_iter().for_each(|i| runtime.dispatch(i));
+                }
+                if runtime.generation.get() != generation {
+                    return;
+                }
+            }
+            _ => {}
         }
         // After the events' own `done` this changes nothing.
         runtime.dispatch(Input::StreamEnded);
@@ -289,7 +307,7 @@ impl Runtime {
     }
 
     /// Post `request` and read its answer stream into the state (see [`Reader`]).
-    fn start_post(self: &Rc<Self>, request: impl Serialize + 'static, frames: Frames) {
+    pub(crate) fn start_post(self: &Rc<Self>, request: impl Serialize + 'static, frames: Frames) {
         self.abort_in_flight();
         self.own_run_started();
         let generation = self.generation.get();
@@ -340,9 +358,16 @@ impl Runtime {
         tool_call_id: ToolCallId,
         outcome: PermissionOutcome,
     ) {
-        // Agent UI keeps no server thread: the action id routes the answer.
-        if self.options(|o| o.protocol) == chat_shell_core::options::Protocol::AgentUi {
-            return self.answer_action(&item_id, outcome);
+        // Agent UI keeps no server thread: the action id routes the answer; AG-UI's is
+        // an interrupt, answered by a resumed run.
+        match self.options(|o| o.protocol) {
+            chat_shell_core::options::Protocol::AgentUi => {
+                return self.answer_action(&item_id, outcome)
+            }
+            chat_shell_core::options::Protocol::AgUi => {
+                return self.answer_interrupt(&item_id, outcome)
+            }
+            _ => {}
         }
         let Some(thread_id) = self.state.borrow().thread_id().cloned() else {
             web_sys::console::warn_1(
@@ -546,6 +571,10 @@ impl Runtime {
             }
             let result = result.unwrap_or_else(|message| serde_json::json!({ "error": message }));
             this.complete_tool_call(&item_id, result.clone());
+            // AG-UI: the result is in the conversation, which the next run carries.
+            if this.options(|o| o.protocol) == chat_shell_core::options::Protocol::AgUi {
+                return this.start_ag_ui(Vec::new());
+            }
             this.start_stream(RequestBody::AddClientToolOutput { thread_id, result });
         });
     }

@@ -113,15 +113,20 @@ pub enum Protocol {
     /// envelopes ordered and mapped by `AgentUiAdapter`; controlled writes go in
     /// `metadata.agentUi`.
     AgentUi,
+    /// AG-UI (`protocol::ag_ui`): a `RunAgentInput` per run holding the whole
+    /// conversation, events mapped by `AgUiAdapter`. No server threads: the conversation
+    /// is kept in the browser (or by the host's `threads` option).
+    AgUi,
 }
 
 impl Protocol {
-    /// `chatkit`, `events` or `agent-ui`; anything else is `None`.
+    /// `chatkit`, `events`, `agent-ui` or `ag-ui`; anything else is `None`.
     pub fn parse(name: &str) -> Option<Self> {
         match name.trim().to_ascii_lowercase().as_str() {
             "chatkit" => Some(Protocol::ChatKit),
             "events" => Some(Protocol::Events),
             "agent-ui" => Some(Protocol::AgentUi),
+            "ag-ui" => Some(Protocol::AgUi),
             _ => None,
         }
     }
@@ -131,6 +136,7 @@ impl Protocol {
             Protocol::ChatKit => "chatkit",
             Protocol::Events => "events",
             Protocol::AgentUi => "agent-ui",
+            Protocol::AgUi => "ag-ui",
         }
     }
 }

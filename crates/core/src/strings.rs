@@ -246,6 +246,7 @@ texts! {
     TeammateTranscript = "teammate_transcript" => "Transcript ({count} messages)",
     TeammateTranscriptOne = "teammate_transcript_one" => "Transcript ({count} message)",
     TeammateAnswer = "teammate_answer" => "Answer {agent}",
+    InterruptExpired = "interrupt_expired" => "This request expired: it can no longer be answered. Send a message to go on.",
     TeamNeedsInput = "team_needs_input" => "{count} need your input",
     TeamNeedsInputOne = "team_needs_input_one" => "{count} needs your input",
     LoadEarlier = "load_earlier" => "Load earlier messages",
@@ -588,6 +589,7 @@ child_of = Enfant de {parent}
 teammate_transcript = Transcription ({count} messages)
 teammate_transcript_one = Transcription ({count} message)
 teammate_answer = Répondre à {agent}
+interrupt_expired = Cette demande a expiré : on ne peut plus y répondre. Envoyez un message pour continuer.
 team_needs_input = {count} attendent votre réponse
 team_needs_input_one = {count} attend votre réponse
 load_earlier = Charger les messages précédents
@@ -919,6 +921,7 @@ child_of = Kind von {parent}
 teammate_transcript = Verlauf ({count} Nachrichten)
 teammate_transcript_one = Verlauf ({count} Nachricht)
 teammate_answer = {agent} antworten
+interrupt_expired = Diese Anfrage ist abgelaufen und kann nicht mehr beantwortet werden. Senden Sie eine Nachricht, um fortzufahren.
 team_needs_input = {count} brauchen Ihre Eingabe
 team_needs_input_one = {count} braucht Ihre Eingabe
 load_earlier = Frühere Nachrichten laden
@@ -1250,6 +1253,7 @@ child_of = تابع لـ {parent}
 teammate_transcript = السجل ({count} رسائل)
 teammate_transcript_one = السجل ({count} رسالة)
 teammate_answer = الرد على {agent}
+interrupt_expired = انتهت صلاحية هذا الطلب ولم يعد من الممكن الرد عليه. أرسل رسالة للمتابعة.
 team_needs_input = {count} بانتظار ردك
 team_needs_input_one = {count} بانتظار ردك
 load_earlier = تحميل الرسائل السابقة

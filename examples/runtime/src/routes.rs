@@ -3,7 +3,7 @@
 
 use crate::errors::status_error;
 use crate::guard;
-use crate::handlers::{agent_ui, callback, chatkit, events, health, upload};
+use crate::handlers::{ag_ui, agent_ui, callback, chatkit, events, health, upload};
 use crate::state::AppState;
 use crate::static_files;
 use axum::extract::{DefaultBodyLimit, Request};
@@ -28,6 +28,10 @@ pub fn router(state: Arc<AppState>, dist: &Path) -> Router {
         .route(
             "/agent-ui",
             post(agent_ui::agent_ui).layer(DefaultBodyLimit::max(events::MAX_BODY)),
+        )
+        .route(
+            "/ag-ui",
+            post(ag_ui::ag_ui).layer(DefaultBodyLimit::max(events::MAX_BODY)),
         )
         .route(
             "/upload/{id}",

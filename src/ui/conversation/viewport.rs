@@ -442,8 +442,10 @@ fn TurnErrorView() -> impl IntoView {
             .into_iter()
             .find(|t| t.english() == error.message)
             .map_or(error.message, |t| tr(shell, t).get());
+        // The agent's own word that its run failed, or the connection's failure.
+        let part = if error.by_agent { "run-error" } else { "error" };
         Some(view! {
-            <div class="cs-error" data-part="error" role="alert">
+            <div class="cs-error" data-part=part data-code=error.by_agent.then(|| error.code.clone()) role="alert">
                 <p class="cs-error__message">{message}</p>
                 {can_retry.then(|| view! {
                     <button

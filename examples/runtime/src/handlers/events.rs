@@ -392,8 +392,19 @@ pub(crate) fn stream(
     name: String,
     steps: Vec<Out>,
 ) -> Response {
+    stream_frames(state, what, name, steps, message_frame)
+}
+
+/// [`stream`] with each event framed by `frame` (AG-UI writes `data:` alone).
+pub(crate) fn stream_frames(
+    state: Arc<AppState>,
+    what: &'static str,
+    name: String,
+    steps: Vec<Out>,
+    frame: fn(&str) -> Bytes,
+) -> Response {
     let (tx, rx) = mpsc::channel::<Frame>(16);
-    tokio::spawn(write(state, what, name, steps, tx));
+    tokio::spawn(write(state, what, name, steps, tx, frame));
     sse(Body::from_stream(futures_util::stream::unfold(
         rx,
         |mut rx| async move { rx.recv().await.map(|frame| (frame, rx)) },
@@ -448,6 +459,7 @@ async fn write(
     name: String,
     steps: Vec<Out>,
     tx: mpsc::Sender<Frame>,
+    frame: fn(&str) -> Bytes,
 ) {
     let mut shutdown = state.shutdown.clone();
     let mut last_write = TokioInstant::now();
@@ -466,7 +478,7 @@ async fn write(
         }
         match step {
             Out::Send { data, .. } => {
-                if tx.send(Ok(message_frame(&data))).await.is_err() {
+                if tx.send(Ok(frame(&data))).await.is_err() {
                     return;
                 }
                 sent += 1;

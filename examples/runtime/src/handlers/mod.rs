@@ -5,6 +5,7 @@
 //! wire formats; `health` answers load balancers. Thread channels (`threads.subscribe`) are `crate::channel`, runs and their
 //! cancel `crate::runs`.
 
+pub mod ag_ui;
 pub mod agent_ui;
 pub mod attachments;
 pub mod callback;

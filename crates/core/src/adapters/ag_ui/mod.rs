@@ -441,6 +441,9 @@ impl AgUiAdapter {
             .as_ref()
             .and_then(|c| self.tools.iter().find(|t| &t.wire == c))
             .map(|t| (t.item.clone(), t.wire.clone()));
+        // On the agent's own call its name stays (it goes back with the conversation); a
+        // card of its own is titled by what it asks.
+        let title = on_call.is_none().then(|| text.clone());
         let (item_id, wire) = match on_call {
             Some(found) => found,
             None => {
@@ -476,7 +479,7 @@ impl AgUiAdapter {
                 session_id: None,
                 tool_call: ToolCallUpdate {
                     tool_call_id: ToolCallId(wire),
-                    title: Some(text),
+                    title,
                     ..ToolCallUpdate::default()
                 },
                 options: vec![

@@ -59,10 +59,16 @@ pub fn request(state: &ChatState, conversation: &Conversation, setup: RunSetup) 
                 if call.tool_call_id.0.starts_with("interrupt-") {
                     continue;
                 }
-                let Some(output) = &call.raw_output else {
-                    // A call with no result cannot be sent back alone.
+                // A call with no result goes back only while an interrupt waits on it (the
+                // agent resumes it); otherwise it cannot be sent back alone.
+                let awaited = conversation
+                    .interrupts
+                    .iter()
+                    .any(|i| i.tool_call_id.as_deref() == Some(call.tool_call_id.0.as_str()));
+                if call.raw_output.is_none() && !awaited {
                     continue;
-                };
+                }
+                let output = call.raw_output.as_ref();
                 let failed = call.status == ToolCallStatus::Failed;
                 let arguments = call.raw_input.clone().unwrap_or(json!({}));
                 push_call(
@@ -88,7 +94,7 @@ pub fn request(state: &ChatState, conversation: &Conversation, setup: RunSetup) 
                     &call.call_id,
                     &call.name,
                     &call.arguments,
-                    &output,
+                    Some(&output),
                     failed,
                 );
             }
@@ -123,7 +129,7 @@ pub fn request(state: &ChatState, conversation: &Conversation, setup: RunSetup) 
 }
 
 /// A tool call and its result: the call joins the turn's last assistant message (one is
-/// made for it if there is none), the result follows as a `tool` message.
+/// made for it if there is none), the result (if any) follows as a `tool` message.
 #[allow(clippy::too_many_arguments)]
 fn push_call(
     messages: &mut Vec<Message>,
@@ -133,7 +139,7 @@ fn push_call(
     call_id: &str,
     name: &str,
     arguments: &Value,
-    output: &Value,
+    output: Option<&Value>,
     failed: bool,
 ) {
     let call = ToolCall {
@@ -161,6 +167,9 @@ fn push_call(
             encrypted_value: None,
         }),
     }
+    let Some(output) = output else {
+        return;
+    };
     let text = match output {
         Value::String(s) => s.clone(),
         other => other.to_string(),

@@ -623,3 +623,46 @@ fn broken_known_events_are_malformed_and_unknown_ones_are_ignored() {
     assert_eq!(inputs.len(), 1, "the oversized piece is not kept");
     assert!(a.tools.iter().all(|t| t.args.len() <= MAX_ARGS));
 }
+
+#[test]
+fn a_call_an_interrupt_waits_on_goes_back_without_a_result() {
+    let (mut a, mut c) = (adapter(), Conversation::new("t1".into()));
+    let mut inputs = feed(
+        &mut a,
+        &mut c,
+        &[
+            started(),
+            json!({"type": "TOOL_CALL_START", "toolCallId": "d1", "toolCallName": "delete_files"}),
+            json!({"type": "TOOL_CALL_ARGS", "toolCallId": "d1", "delta": "{\"count\":3}"}),
+            json!({"type": "TOOL_CALL_END", "toolCallId": "d1"}),
+            json!({"type": "RUN_FINISHED", "threadId": "t1", "runId": "r1", "outcome": {"type": "interrupt", "interrupts": [
+                {"id": "int-d1", "reason": "tool_call", "toolCallId": "d1", "message": "Approve delete_files?",
+                 "responseSchema": {"type": "object", "properties": {"approved": {"type": "boolean"}}, "required": ["approved"]}}]}}),
+        ],
+    );
+    inputs.push(Input::StreamEnded);
+    let (state, _) = replay("approve it", inputs);
+    // A decision, not a form: the card is on the call itself.
+    assert_eq!(kinds(&state), ["user", "tool"]);
+    let EntryKind::ToolCall(call) = &state.items()[1].item.kind else {
+        panic!()
+    };
+    assert!(call.permission.is_some(), "the call asks");
+    assert_eq!(
+        call.tool_call.title, "delete_files",
+        "its name stays: it goes back"
+    );
+    let sent = serde_json::to_value(request(&state, &c, RunSetup::default())).unwrap();
+    let roles: Vec<&str> = sent["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(roles, ["user", "assistant"]);
+    assert_eq!(sent["messages"][1]["toolCalls"][0]["id"], "d1");
+    assert!(
+        sent["messages"][1].get("content").is_none(),
+        "no null content"
+    );
+}

@@ -1,0 +1,242 @@
+//! AG-UI runs (`protocol="ag-ui"`): the conversation's own facts kept beside the state (its
+//! thread id, the agent's shared state, what must go back unread, the interrupts waiting),
+//! one `RunAgentInput` per run, a declared client tool answered by a new run, an interrupt
+//! answered by a resumed run, and Retry running the same messages again. Stop aborts the
+//! request: AG-UI has no cancel call.
+
+use super::Runtime;
+use chat_shell_core::adapters::ag_ui::{AgUiAdapter, Conversation, RunSetup, APPROVE};
+use chat_shell_core::protocol::acp::{ElicitationOutcome, PermissionOutcome};
+use chat_shell_core::protocol::ag_ui::{Resume, ResumeStatus, Tool};
+use chat_shell_core::protocol::chatkit::{ItemId, Thread, ThreadId};
+use chat_shell_core::reducer::{Input, Streamed};
+use serde_json::{json, Value};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// The open conversation's facts, shared by the runtime and the stream's adapter.
+pub(crate) type Shared = Rc<RefCell<Option<Conversation>>>;
+
+/// What the runtime keeps for AG-UI.
+#[derive(Default)]
+pub(crate) struct AgUi {
+    /// The open conversation's facts; shared with the stream's adapter, which updates them.
+    pub(crate) conversation: Shared,
+    /// The page's declared client tools (`registerClientTool(name, fn, {description,
+    /// parameters})`), sent with every run.
+    pub(crate) declared: RefCell<Vec<Tool>>,
+}
+
+/// A fresh id: the browser's random UUID where there is one.
+fn fresh_id(prefix: &str) -> String {
+    let crypto = web_sys::window().and_then(|w| w.crypto().ok());
+    match crypto.map(|c| c.random_uuid()) {
+        Some(uuid) => format!("{prefix}-{uuid}"),
+        None => format!("{prefix}-{}", js_sys::Date::now() as u64),
+    }
+}
+
+impl Runtime {
+    /// Declare (or with `None` withdraw) a client tool to the agent.
+    pub fn declare_client_tool(&self, name: &str, declaration: Option<Tool>) {
+        let mut declared = self.ag_ui.declared.borrow_mut();
+        declared.retain(|t| t.name != name);
+        declared.extend(declaration);
+    }
+
+    /// The agent's shared state of the open conversation (`el.agentState`).
+    pub fn agent_state(&self) -> Option<Value> {
+        self.with_state(|s| s.agent_state.clone())
+    }
+
+    /// The open conversation's facts, made for a new conversation (and its thread shown)
+    /// when there are none for the thread open now.
+    fn ag_ui_conversation(&self) -> Conversation {
+        let open = self.state.borrow().thread_id().map(|t| t.0.clone());
+        let kept = self.ag_ui.conversation.borrow().clone();
+        match (kept, open) {
+            (Some(c), Some(open)) if c.thread_id == open => c,
+            (_, Some(open)) => Conversation::new(open),
+            (_, None) => {
+                let id = fresh_id("thread");
+                let title = self.with_state(|s| {
+                    s.items().iter().find_map(|i| match &i.item.kind {
+                        chat_shell_core::model::EntryKind::UserMessage(m) => Some(m.text()),
+                        _ => None,
+                    })
+                });
+                // Made here, not decoded: the thread decoder lives in a chunk.
+                let thread = Thread {
+                    id: ThreadId(id.clone()),
+                    title: title.map(|t| t.chars().take(80).collect()),
+                    created_at: js_sys::Date::new_0().to_iso_string().into(),
+                    status: Default::default(),
+                    metadata: Default::default(),
+                    items: None,
+                };
+                self.dispatch(Input::Stream(Streamed::ThreadCreated(thread)));
+                Conversation::new(id)
+            }
+        }
+    }
+
+    /// Start a run for the conversation as it is now (right after `SendStarted`, a client
+    /// tool's result or `RetryStarted`); `resume` answers interrupts. Its code comes with
+    /// the adapters (`crate::parts`).
+    pub(crate) fn start_ag_ui(self: &Rc<Self>, resume: Vec<Resume>) {
+        let this = Rc::clone(self);
+        let generation = self.generation.get();
+        wasm_bindgen_futures::spawn_local(async move {
+            let started = crate::parts::runtime::ag_ui_start(Rc::clone(&this), generation, resume);
+            if started.await.is_err() && this.generation.get() == generation {
+                this.dispatch(Input::StreamFailed {
+                    message: this.text(chat_shell_core::strings::Text::AnswerFailed),
+                    allow_retry: true,
+                });
+            }
+        });
+    }
+
+    /// [`Runtime::start_ag_ui`], once the adapters are here: unless a Stop or a new chat
+    /// came meanwhile (`generation`).
+    pub(crate) fn run_ag_ui(self: &Rc<Self>, generation: u64, resume: Vec<Resume>) {
+        if self.generation.get() != generation {
+            return;
+        }
+        let conversation = self.ag_ui_conversation();
+        *self.ag_ui.conversation.borrow_mut() = Some(conversation.clone());
+        let declared: Vec<Tool> = self.ag_ui.declared.borrow().clone();
+        let setup = RunSetup {
+            run_id: fresh_id("run"),
+            tools: declared.clone(),
+            resume: resume.clone(),
+            forwarded_props: self.options(|o| o.metadata.clone()).map(Value::Object),
+            context: Vec::new(),
+        };
+        let names = declared.into_iter().map(|t| t.name).collect();
+        let (request, adapter) = self.with_state(|state| {
+            let ids = state.items().iter().map(|i| i.item.id.0.clone()).collect();
+            let request = chat_shell_core::adapters::ag_ui::request(state, &conversation, setup);
+            (
+                serde_json::to_value(request).unwrap_or_default(),
+                AgUiAdapter::new(ids, names, resume),
+            )
+        });
+        let shared = Rc::clone(&self.ag_ui.conversation);
+        self.start_post(
+            request,
+            super::stream::Frames::AgUi(Box::new(adapter), shared),
+        );
+    }
+
+    /// Retry the failed run: the same messages again, up to the user message it answered.
+    pub(crate) fn retry_ag_ui(self: &Rc<Self>, user_message: ItemId) {
+        self.dispatch(Input::RetryStarted { user_message });
+        self.start_ag_ui(Vec::new());
+    }
+
+    /// Answer an interrupt's card (Approve or Reject) with a resumed run. An expired
+    /// interrupt is not answered: it says so.
+    pub(crate) fn answer_interrupt(self: &Rc<Self>, item_id: &ItemId, outcome: PermissionOutcome) {
+        let payload = match &outcome {
+            PermissionOutcome::Selected { option_id } => {
+                Some(json!({ "approved": option_id.0 == APPROVE }))
+            }
+            _ => None,
+        };
+        let status = match outcome {
+            PermissionOutcome::Selected { .. } => ResumeStatus::Resolved,
+            _ => ResumeStatus::Cancelled,
+        };
+        self.resume_interrupt(item_id, status, payload);
+    }
+
+    /// Answer an interrupt's form: its values, or cancelled (Decline, Cancel).
+    pub(crate) fn answer_interrupt_form(
+        self: &Rc<Self>,
+        item_id: &ItemId,
+        outcome: &ElicitationOutcome,
+    ) {
+        let (status, payload) = match outcome.action.as_str() {
+            "accept" => (
+                ResumeStatus::Resolved,
+                Some(Value::Object(outcome.content.clone().unwrap_or_default())),
+            ),
+            _ => (ResumeStatus::Cancelled, None),
+        };
+        self.resume_interrupt(item_id, status, payload);
+    }
+
+    fn resume_interrupt(
+        self: &Rc<Self>,
+        item_id: &ItemId,
+        status: ResumeStatus,
+        payload: Option<Value>,
+    ) {
+        let (this, item_id) = (Rc::clone(self), item_id.clone());
+        wasm_bindgen_futures::spawn_local(async move {
+            let answer = crate::parts::runtime::ag_ui_answer(
+                Rc::clone(&this),
+                item_id.clone(),
+                status,
+                payload,
+            );
+            if answer.await.is_err() {
+                this.dispatch(Input::PermissionNotSent {
+                    item_id,
+                    message: this.text(chat_shell_core::strings::Text::AnswerFailed),
+                });
+            }
+        });
+    }
+
+    /// [`Runtime::resume_interrupt`], once the adapters are here. An expired interrupt is
+    /// not answered: it says so.
+    pub(crate) fn answer_ag_ui(
+        self: &Rc<Self>,
+        item_id: &ItemId,
+        status: ResumeStatus,
+        payload: Option<Value>,
+    ) {
+        let interrupt = self
+            .ag_ui
+            .conversation
+            .borrow()
+            .as_ref()
+            .and_then(|c| c.interrupt_of(item_id).cloned());
+        let Some(interrupt) = interrupt else {
+            return self.dispatch(Input::PermissionNotSent {
+                item_id: item_id.clone(),
+                message: self.text(chat_shell_core::strings::Text::EventsMissing),
+            });
+        };
+        let expired = interrupt.expires_at.as_deref().is_some_and(|at| {
+            let at = js_sys::Date::parse(at);
+            !at.is_nan() && at < js_sys::Date::now()
+        });
+        if expired {
+            if let Some(c) = self.ag_ui.conversation.borrow_mut().as_mut() {
+                c.interrupts.retain(|i| i.id != interrupt.id);
+            }
+            self.dispatch(Input::ActionResolved {
+                action_id: interrupt.id.clone(),
+                outcome: PermissionOutcome::Cancelled,
+                answer: None,
+                answers: None,
+            });
+            return self.dispatch(Input::RunError {
+                message: self.text(chat_shell_core::strings::Text::InterruptExpired),
+                code: Some("interrupt_expired".into()),
+            });
+        }
+        if !self.is_streaming() {
+            self.dispatch(Input::TurnStarted);
+        }
+        let resume = vec![Resume {
+            interrupt_id: interrupt.id,
+            status,
+            payload,
+        }];
+        self.run_ag_ui(self.generation.get(), resume);
+    }
+}
