@@ -51,6 +51,9 @@ pub(crate) type Task = Pin<Box<dyn Future<Output = ()>>>;
 
 type Inputs = Result<Vec<Input>, LoadFailed>;
 
+/// A kept AG-UI thread opening: why it could not, if so.
+pub(crate) type Opening = Pin<Box<dyn Future<Output = Result<(), String>>>>;
+
 /// A client tool running: its result, or why there is none.
 pub(crate) type ToolRun = Pin<Box<dyn Future<Output = Result<Value, String>>>>;
 
@@ -106,6 +109,10 @@ entry_points! {
             }
         }
     adapters:
+        fn ag_ui_save(runtime: Rc<Runtime>) -> () {
+            runtime.save_local_thread()
+        }
+    adapters:
         fn ag_ui_start(runtime: Rc<Runtime>, generation: u64, resume: Vec<Resume>) -> () {
             runtime.run_ag_ui(generation, resume)
         }
@@ -134,6 +141,10 @@ entry_points! {
     on_demand:
         fn list_threads(runtime: Rc<Runtime>, after: Option<String>, token: u64) -> Task {
             Box::pin(runtime.list_threads(after, token))
+        }
+    on_demand:
+        fn ag_ui_open(runtime: Rc<Runtime>, id: ThreadId, token: u64) -> Opening {
+            Box::pin(runtime.open_local_thread(id, token))
         }
     channel:
         fn cancel_run(runtime: Rc<Runtime>, thread_id: ThreadId) -> Task {
@@ -247,6 +258,23 @@ pub(crate) async fn ag_ui(
 /// What an AG-UI run's stream says at its end (a run left unfinished).
 pub(crate) async fn ag_ui_end(adapter: &mut AgUiAdapter, conversation: Shared) -> Inputs {
     entry::ag_ui_end(adapter, conversation).await
+}
+
+/// Keep the open AG-UI thread in this browser (`Runtime::save_local_thread`).
+pub(crate) async fn ag_ui_save(runtime: Rc<Runtime>) -> Result<(), LoadFailed> {
+    entry::ag_ui_save(runtime).await
+}
+
+/// Open an AG-UI thread kept in this browser: `Ok(Err(why))` when it is not there.
+pub(crate) async fn ag_ui_open(
+    runtime: Rc<Runtime>,
+    id: ThreadId,
+    token: u64,
+) -> Result<Result<(), String>, LoadFailed> {
+    match entry::ag_ui_open(runtime, id, token).await {
+        Ok(opening) => Ok(opening.await),
+        Err(e) => Err(e),
+    }
 }
 
 /// Start an AG-UI run (`Runtime::run_ag_ui`).

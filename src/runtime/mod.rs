@@ -10,6 +10,7 @@ pub(crate) mod dictation;
 mod elicitation;
 mod http;
 mod intents;
+mod local_threads;
 mod mentions;
 mod session;
 mod stream;

@@ -217,6 +217,10 @@ impl Reader {
         }
         // After the events' own `done` this changes nothing.
         runtime.dispatch(Input::StreamEnded);
+        // AG-UI keeps its conversation in the browser: as it is now, after the run.
+        if runtime.options(|o| o.protocol) == chat_shell_core::options::Protocol::AgUi {
+            let _ = crate::parts::runtime::ag_ui_save(Rc::clone(&runtime)).await;
+        }
         // A host may send from its `chat.response.end` handler: then that request is the
         // live one, and this answer has nothing left to do.
         if runtime.generation.get() == generation {

@@ -13,6 +13,7 @@ use crate::parts::runtime::{answer, Answer};
 use chat_shell_core::history::{has_title, preview, preview_of, thread_label};
 use chat_shell_core::host_events::{ChatError, ChatEvent, ErrorKind};
 use chat_shell_core::model::EntryKind;
+use chat_shell_core::options::Protocol;
 use chat_shell_core::protocol::chatkit::{
     ListOrder, Page, RequestBody, Thread, ThreadId, ThreadItem,
 };
@@ -113,7 +114,7 @@ pub(crate) struct Threads {
     /// Bumped when a thread is opened or a new chat starts.
     pub load_token: Cell<u64>,
     /// Bumped when the history list restarts from its first page.
-    list_token: Cell<u64>,
+    pub(crate) list_token: Cell<u64>,
     /// Drafts of the threads not shown; the key `None` is the new chat.
     pub drafts: RefCell<HashMap<Option<ThreadId>, Draft>>,
     /// The first user message of untitled threads (`None`: it has none), as far as known.
@@ -259,6 +260,10 @@ impl Runtime {
 
     /// One page of the history's list, into `signals.history.list` (`fetch_threads`).
     pub(crate) async fn list_threads(self: Rc<Self>, after: Option<String>, token: u64) {
+        // AG-UI keeps no threads: the ones kept in this browser.
+        if self.options(|o| o.protocol) == Protocol::AgUi {
+            return self.list_local_threads(token).await;
+        }
         let result = self
             .json_request::<Page<Thread>>(RequestBody::ListThreads {
                 limit: Some(PAGE_SIZE),
@@ -314,6 +319,29 @@ impl Runtime {
         if title.is_empty() {
             return false;
         }
+        if self.options(|o| o.protocol) == Protocol::AgUi {
+            if !self.rename_local_thread(&id, &title).await {
+                return false;
+            }
+            self.signals.history.list.update(|l| {
+                if let Some(row) = l.rows.iter_mut().find(|r| r.id == id) {
+                    row.label = title.clone();
+                    row.titled = true;
+                }
+            });
+            let open = self.state.borrow().thread.clone();
+            if let Some(open) = open.filter(|t| t.id == id) {
+                self.dispatch(Input::Stream(Streamed::ThreadUpdated(Thread {
+                    id,
+                    title: Some(title),
+                    created_at: open.created_at,
+                    status: Default::default(),
+                    metadata: Default::default(),
+                    items: None,
+                })));
+            }
+            return true;
+        }
         let result = self
             .json_request::<Thread>(RequestBody::UpdateThread {
                 thread_id: id.clone(),
@@ -347,11 +375,19 @@ impl Runtime {
     /// Delete a thread (`threads.delete`). Deleting the open thread leaves a new chat
     /// behind the history.
     pub async fn delete_thread(self: Rc<Self>, id: ThreadId) -> bool {
-        let result = self
-            .json_request::<Value>(RequestBody::DeleteThread {
+        let result = if self.options(|o| o.protocol) == Protocol::AgUi {
+            match self.delete_local_thread(&id).await {
+                true => Ok(Value::Null),
+                false => Err(TransportError::Network(
+                    "this browser did not forget it".into(),
+                )),
+            }
+        } else {
+            self.json_request::<Value>(RequestBody::DeleteThread {
                 thread_id: id.clone(),
             })
-            .await;
+            .await
+        };
         match result {
             Ok(_) => {
                 self.signals
@@ -425,6 +461,25 @@ impl Runtime {
         self.signals.history.open_error.set(None);
         self.signals.history.older.set(OlderItems::default());
         let this = Rc::clone(self);
+        if self.options(|o| o.protocol) == Protocol::AgUi {
+            return wasm_bindgen_futures::spawn_local(async move {
+                let opened =
+                    crate::parts::runtime::ag_ui_open(Rc::clone(&this), id.clone(), token).await;
+                if this.threads.load_token.get() != token {
+                    return;
+                }
+                this.signals.history.opening.set(None);
+                if let Ok(Err(why)) | Err(why) =
+                    opened.map_err(|_| "the history's code could not be fetched".to_owned())
+                {
+                    let message =
+                        this.with_strings(|s| s.format(Text::ThreadOpenError, &[("error", &why)]));
+                    this.signals.history.open_error.set(Some(message));
+                    let shown = this.state.borrow().thread_id().cloned();
+                    this.switch_draft(Some(id), shown);
+                }
+            });
+        }
         wasm_bindgen_futures::spawn_local(async move {
             let loaded = this.fetch_thread(&id, token).await;
             if this.threads.load_token.get() != token {

@@ -33,9 +33,9 @@ after(async () => {
 });
 
 /** A page whose element talks to `server`, the server's record of requests emptied. */
-async function open(server) {
+async function open(server, browser = context) {
   await server.clearRequests();
-  const page = await newChatPage(context, `${pages.url}/page?endpoint=${encodeURIComponent(server.endpoint)}`);
+  const page = await newChatPage(browser, `${pages.url}/page?endpoint=${encodeURIComponent(server.endpoint)}`);
   await page.emulateMedia({ reducedMotion: 'reduce' });
   return page;
 }
@@ -285,6 +285,63 @@ test('hostile text in every field stays text', async () => {
   const links = await shell(page).evaluate((el) => [...el.shadowRoot.querySelectorAll('a')].map((a) => a.getAttribute('href') ?? ''));
   assert.ok(links.every((href) => !/^javascript:/i.test(href)), JSON.stringify(links));
   await finish(page);
+});
+
+test('threads are kept in the browser across a reload: History lists, opens, renames and deletes them', async () => {
+  // A browser profile of its own: only this test's threads are kept in it.
+  const own = await openBrowser();
+  const page = await open(sdk, own);
+  await sendMessage(page, 'remember me');
+  await waitForAnswer(page, /You said: “remember me”/);
+  await waitForIdle(page);
+  await sendMessage(page, 'state');
+  await waitForAnswer(page, /Counter was 0, now 2\./);
+  await waitForIdle(page);
+  const threadId = (await sdk.requests())[0].threadId;
+  // A new chat is a new thread.
+  await shell(page).getByRole('button', { name: 'New chat', exact: true }).click();
+  await sendMessage(page, 'another topic');
+  await waitForAnswer(page, /You said: “another topic”/);
+  await waitForIdle(page);
+  const other = (await sdk.requests()).at(-1).threadId;
+  assert.notEqual(other, threadId, 'New chat starts a new thread id');
+  await page.reload({ waitUntil: 'load' });
+  await waitFor(() => page.evaluate(() => !!document.querySelector('chat-shell')?.shadowRoot?.querySelector('.cs-root:not([data-early]) textarea')), {
+    message: 'the element again',
+  });
+  await shell(page).getByRole('button', { name: 'History', exact: true }).click();
+  const history = page.getByRole('region', { name: 'History' });
+  const names = history.locator('[data-part="history-open"]');
+  await waitFor(async () => (await names.count()) === 2, { message: 'two kept threads' });
+  assert.deepEqual(await names.allTextContents(), ['another topic', 'remember me'], 'newest first');
+  await names.filter({ hasText: 'remember me' }).click();
+  await waitForAnswer(page, /Counter was 0, now 2\./);
+  assert.deepEqual(await shell(page).locator('article[data-role="user"]').allTextContents(), ['remember me', 'state']);
+  assert.deepEqual(await shell(page).evaluate((el) => el.agentState), { counter: 2, items: ['a', 'b'] }, 'the state came back');
+  await sdk.clearRequests();
+  await sendMessage(page, 'and now');
+  await waitForAnswer(page, /You said: “and now”\. I have 5 messages\./);
+  await waitForIdle(page);
+  const resumed = (await sdk.requests())[0];
+  assert.equal(resumed.threadId, threadId, 'the same thread goes on');
+  assert.deepEqual(resumed.state, { counter: 2, items: ['a', 'b'] });
+  // Delete one: gone after another reload too.
+  await shell(page).getByRole('button', { name: 'History', exact: true }).click();
+  await names.first().waitFor();
+  const row = history.getByRole('listitem').filter({ hasText: 'another topic' });
+  await row.hover();
+  await row.getByRole('button', { name: /Delete/ }).click();
+  const confirm = history.getByRole('button', { name: /^Delete$/ });
+  if (await confirm.count()) await confirm.click();
+  await waitFor(async () => (await names.count()) === 1, { message: 'the row gone' });
+  await page.reload({ waitUntil: 'load' });
+  await waitFor(() => page.evaluate(() => !!document.querySelector('chat-shell')?.shadowRoot?.querySelector('.cs-root:not([data-early]) textarea')), {
+    message: 'the element again',
+  });
+  await shell(page).getByRole('button', { name: 'History', exact: true }).click();
+  await waitFor(async () => (await names.count()) === 1, { message: 'one kept thread' });
+  await finish(page);
+  await own.close();
 });
 
 test('a real framework (Pydantic AI): text, a backend tool, a client tool round trip, an approval', async () => {

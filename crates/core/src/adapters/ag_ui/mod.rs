@@ -12,7 +12,12 @@ mod snapshot;
 #[cfg(test)]
 mod tests;
 
-pub use request::{request, RunSetup};
+pub use request::{request, stored_messages, RunSetup};
+
+/// The items of stored (or snapshot) AG-UI messages, in their order.
+pub fn restored(messages: &[Value]) -> Vec<Entry> {
+    snapshot::entries(messages)
+}
 
 use crate::model::{Entry, EntryKind, Thought, ToolCall as ToolCallEntry};
 use crate::protocol::acp::{

@@ -28,6 +28,31 @@ pub struct RunSetup {
 /// The request of a run, for the state as it is right after `SendStarted` (or after a
 /// client tool's result, or with an interrupt's answer).
 pub fn request(state: &ChatState, conversation: &Conversation, setup: RunSetup) -> RunAgentInput {
+    RunAgentInput {
+        thread_id: conversation.thread_id.clone(),
+        run_id: setup.run_id,
+        protocol_version: crate::protocol::ag_ui::PROTOCOL_VERSION.into(),
+        parent_run_id: None,
+        state: match &conversation.state {
+            Value::Null => json!({}),
+            state => state.clone(),
+        },
+        messages: messages(state, conversation, false),
+        tools: setup.tools,
+        context: setup.context,
+        forwarded_props: setup.forwarded_props.unwrap_or_else(|| json!({})),
+        resume: setup.resume,
+    }
+}
+
+/// The conversation as it is kept in the browser between visits: the messages a run
+/// sends, with all reasoning (to show it again) and calls still without a result.
+pub fn stored_messages(state: &ChatState, conversation: &Conversation) -> Vec<Message> {
+    messages(state, conversation, true)
+}
+
+/// The conversation as AG-UI messages; `kept` adds what only the stored copy holds.
+fn messages(state: &ChatState, conversation: &Conversation, kept: bool) -> Vec<Message> {
     let mut messages: Vec<Message> = Vec::new();
     // Where the current turn's messages start: tool calls join an assistant message of it.
     let mut turn_start = 0;
@@ -65,7 +90,7 @@ pub fn request(state: &ChatState, conversation: &Conversation, setup: RunSetup) 
                     .interrupts
                     .iter()
                     .any(|i| i.tool_call_id.as_deref() == Some(call.tool_call_id.0.as_str()));
-                if call.raw_output.is_none() && !awaited {
+                if call.raw_output.is_none() && !awaited && !kept {
                     continue;
                 }
                 let output = call.raw_output.as_ref();
@@ -100,32 +125,19 @@ pub fn request(state: &ChatState, conversation: &Conversation, setup: RunSetup) 
             }
             EntryKind::Thought(t) => {
                 // Reasoning goes back only where the agent asked for it (its encrypted value).
-                if let Some(value) = conversation.encrypted_of(&id) {
+                let encrypted_value = conversation.encrypted_of(&id);
+                if encrypted_value.is_some() || kept {
                     messages.push(Message::Reasoning {
                         id,
                         content: t.text.clone(),
-                        encrypted_value: Some(value),
+                        encrypted_value,
                     });
                 }
             }
             _ => {}
         }
     }
-    RunAgentInput {
-        thread_id: conversation.thread_id.clone(),
-        run_id: setup.run_id,
-        protocol_version: crate::protocol::ag_ui::PROTOCOL_VERSION.into(),
-        parent_run_id: None,
-        state: match &conversation.state {
-            Value::Null => json!({}),
-            state => state.clone(),
-        },
-        messages,
-        tools: setup.tools,
-        context: setup.context,
-        forwarded_props: setup.forwarded_props.unwrap_or_else(|| json!({})),
-        resume: setup.resume,
-    }
+    messages
 }
 
 /// A tool call and its result: the call joins the turn's last assistant message (one is

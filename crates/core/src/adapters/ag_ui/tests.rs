@@ -666,3 +666,43 @@ fn a_call_an_interrupt_waits_on_goes_back_without_a_result() {
         "no null content"
     );
 }
+
+#[test]
+fn a_stored_conversation_comes_back_as_it_was_shown() {
+    let (mut a, mut c) = (adapter(), Conversation::new("t1".into()));
+    let mut inputs = feed(
+        &mut a,
+        &mut c,
+        &[
+            started(),
+            json!({"type": "REASONING_MESSAGE_CONTENT", "messageId": "r1", "delta": "Plain reasoning."}),
+            json!({"type": "REASONING_END", "messageId": "r1"}),
+            json!({"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "search_docs"}),
+            json!({"type": "TOOL_CALL_ARGS", "toolCallId": "c1", "delta": "{\"query\":\"x\"}"}),
+            json!({"type": "TOOL_CALL_RESULT", "messageId": "m9", "toolCallId": "c1", "content": "3 results"}),
+            json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "**Done.**"}),
+            finished(),
+        ],
+    );
+    inputs.push(Input::StreamEnded);
+    let (state, _) = replay("look it up", inputs);
+    let stored = serde_json::to_value(stored_messages(&state, &c)).unwrap();
+    let back = restored(stored.as_array().unwrap());
+    let mut again = ChatState::new();
+    reduce(&mut again, Input::ItemsReplaced(back));
+    assert_eq!(kinds(&again), ["user", "thought", "tool", "answer"]);
+    assert_eq!(kinds(&again), kinds(&state));
+    let EntryKind::ToolCall(call) = &again.items()[2].item.kind else {
+        panic!()
+    };
+    assert_eq!(call.tool_call.raw_output, Some(json!("3 results")));
+    assert_eq!(
+        crate::reducer::assistant_text(&again.items()[3]).as_deref(),
+        Some("**Done.**")
+    );
+    // Reasoning without an encrypted value is kept here, never sent.
+    assert!(!request(&state, &c, RunSetup::default())
+        .messages
+        .iter()
+        .any(|m| matches!(m, Message::Reasoning { .. })));
+}
