@@ -136,7 +136,11 @@ async fn the_diff_view_shows_a_patch_as_text_builds_rows_near_view_and_updates_i
     use leptos::prelude::*;
 
     let style = document().create_element("style").unwrap();
-    style.set_text_content(Some(include_str!("../style/chat-shell.css")));
+    // The element's styles and the diff's own (a part's, `style/parts/items.css`).
+    style.set_text_content(Some(concat!(
+        include_str!("../style/chat-shell.css"),
+        include_str!("../style/parts/items.css")
+    )));
     document().head().unwrap().append_child(&style).unwrap();
     let host: HtmlElement = document().create_element("div").unwrap().unchecked_into();
     host.set_class_name("cs-host");

@@ -31,6 +31,7 @@ use crate::ui::header::UsageMeter;
 use crate::ui::history::HistoryView;
 use crate::ui::menu::{self, ExportMenu, MoreMenu};
 use crate::ui::resize::ResizeHandles;
+use crate::ui::style;
 use crate::ui::team::{NoteView, TeamRoster};
 use crate::ui::tools::call::{AgentToolCallView, ToolCallsView};
 use crate::ui::tools::tabs::{self, ViewTabs};
@@ -53,14 +54,17 @@ type Built = Result<AnyView, LoadFailed>;
 entry_points! {
     widgets preload preload_widgets:
         fn build_widget_item(key: ItemKey) -> AnyView {
+            style::part(style::WIDGETS);
             untrack(move || widget_item_view(key))
         }
     on_demand preload preload_views:
         fn build_item(key: ItemKey) -> AnyView {
+            style::part(style::ITEMS);
             untrack(move || item_view(key))
         }
     on_demand:
         fn build_team_roster() -> AnyView {
+            style::part(style::TEAM);
             untrack(move || view! { <TeamRoster /> }.into_any())
         }
     on_demand:
@@ -69,6 +73,7 @@ entry_points! {
         }
     on_demand:
         fn build_view_panel(shell: Shell, view_type: String) -> AnyView {
+            style::part(style::ITEMS);
             untrack(move || tabs::panel(shell, view_type))
         }
     attachments:
@@ -93,6 +98,7 @@ entry_points! {
         }
     on_demand:
         fn build_find_bar() -> AnyView {
+            style::part(style::MENUS);
             untrack(move || view! { <FindBar /> }.into_any())
         }
     on_demand:
@@ -125,10 +131,12 @@ entry_points! {
         }
     on_demand:
         fn build_export_menu(button: NodeRef<html::Button>, open: RwSignal<bool>) -> AnyView {
+            style::part(style::MENUS);
             untrack(move || view! { <ExportMenu button=button open=open /> }.into_any())
         }
     on_demand:
         fn build_more_menu(button: NodeRef<html::Button>, open: RwSignal<bool>) -> AnyView {
+            style::part(style::MENUS);
             untrack(move || view! { <MoreMenu button=button open=open /> }.into_any())
         }
     on_demand:
@@ -142,6 +150,7 @@ entry_points! {
         }
     on_demand:
         fn build_history(history_button: NodeRef<html::Button>) -> AnyView {
+            style::part(style::HISTORY);
             untrack(move || {
                 view! { <HistoryView history_button=history_button /> }.into_any()
             })

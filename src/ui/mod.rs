@@ -29,6 +29,7 @@ pub(crate) mod menu;
 pub(crate) mod resize;
 pub(crate) mod sentinel;
 mod shell;
+pub(crate) mod style;
 pub(crate) mod team;
 pub(crate) mod tools;
 pub(crate) mod widgets;

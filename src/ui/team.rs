@@ -290,7 +290,7 @@ fn member_row(
             <span class="cs-team__member-name">{m.label().to_owned()}</span>
             <span class="cs-team__status" data-part="teammate-status">{status}</span>
             {(!details.is_empty()).then(|| view! { <span class="cs-team__details">{details}</span> })}
-            {m.message.clone().map(|t| view! { <span class="cs-team__message">{t}</span> })}
+            {m.message.clone().map(|t| view! { <span class="cs-team__message" dir="auto">{t}</span> })}
             {parent.map(|p| view! { <span class="cs-team__lineage" data-part="lineage">{trf(shell, Text::ChildOf, vec![("parent", p)])}</span> })}
             {m.needs_input().then(|| {
                 let agent = m.id.clone();
@@ -354,7 +354,7 @@ pub fn NoteView(id: ItemId) -> impl IntoView {
                     <div class="cs-note cs-note--worker" data-part="worker-notification" data-agent=agent_id data-status=status role="note">
                         <span class="cs-note__label">{trf(shell, Text::WorkerReported, vec![("agent", who)])}</span>
                         {(!facts.is_empty()).then(|| view! { <span class="cs-note__facts">{facts}</span> })}
-                        <span class="cs-note__text">{summary}</span>
+                        <span class="cs-note__text" dir="auto">{summary}</span>
                     </div>
                 }
                 .into_any()
@@ -362,14 +362,14 @@ pub fn NoteView(id: ItemId) -> impl IntoView {
             Note::Handoff { from, to, reason } => view! {
                 <div class="cs-note cs-note--handoff" data-part="handoff" data-from=from.clone() data-to=to.clone() role="note">
                     <span class="cs-note__label">{trf(shell, Text::HandoffNote, vec![("from", member_name(shell, &from)), ("to", member_name(shell, &to))])}</span>
-                    {reason.map(|r| view! { <span class="cs-note__text">{r}</span> })}
+                    {reason.map(|r| view! { <span class="cs-note__text" dir="auto">{r}</span> })}
                 </div>
             }
             .into_any(),
             Note::Steer { text, status, .. } => view! {
                 <div class="cs-note cs-note--steer" data-part="steer" data-status=status role="note">
                     <span class="cs-note__label">{tr(shell, Text::SteeredNote)}</span>
-                    <span class="cs-note__text">{text}</span>
+                    <span class="cs-note__text" dir="auto">{text}</span>
                 </div>
             }
             .into_any(),
@@ -384,7 +384,7 @@ pub fn NoteView(id: ItemId) -> impl IntoView {
             .into_any(),
             Note::Context { text } => view! {
                 <div class="cs-note cs-note--boundary" data-part="context-boundary" role="separator" aria-label=text.clone()>
-                    <span class="cs-note__text">{text.clone()}</span>
+                    <span class="cs-note__text" dir="auto">{text.clone()}</span>
                 </div>
             }
             .into_any(),
@@ -470,8 +470,8 @@ fn QuestionCard(
         return view! {
             <div class="cs-note cs-note--question" data-part="question" data-answered="true" role="group" aria-label=label>
                 <span class="cs-note__label">{asks}</span>
-                <span class="cs-note__text">{question}</span>
-                <span class="cs-note__text" data-part="question-answer">{trf(shell, Text::QuestionAnswered, vec![("answer", answer)])}</span>
+                <span class="cs-note__text" dir="auto">{question}</span>
+                <span class="cs-note__text" dir="auto" data-part="question-answer">{trf(shell, Text::QuestionAnswered, vec![("answer", answer)])}</span>
             </div>
         }
         .into_any();
