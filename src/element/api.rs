@@ -262,6 +262,8 @@ enum Change {
     Fetch(Option<Function>),
     /// `entities.onTagSearch`.
     TagSearch(Option<Function>),
+    /// `threads: {list, load, rename?, delete?}` (AG-UI's thread list, the host's).
+    Threads(Option<JsValue>),
     Register(super::Registration),
     /// `null` for a whole registry: the page's entries go.
     ClearRegistry(&'static str),
@@ -311,6 +313,20 @@ fn apply_options(rt: &Rc<Runtime>, host: &HtmlElement, options: &JsValue) -> Res
                     ));
                 }
                 changes.push(Change::TagSearch(function));
+            }
+            "threads" => {
+                // AG-UI keeps no threads: a host that does gives History its list.
+                let has =
+                    |name: &str| Reflect::get(&value, &name.into()).is_ok_and(|f| f.is_function());
+                let given = has("list") && has("load");
+                if !(cleared || given) {
+                    return Err(type_error(
+                        "option `threads` must be {list(), load(id)} (async functions; \
+                         rename(id, title) and delete(id) optional)"
+                            .into(),
+                    ));
+                }
+                changes.push(Change::Threads((!cleared).then(|| value.clone())));
             }
             "clientWidgets" | "clientTools" | "clientActions" | "effects" => {
                 let kind = match key.as_str() {
@@ -365,6 +381,7 @@ fn apply_options(rt: &Rc<Runtime>, host: &HtmlElement, options: &JsValue) -> Res
             Change::Headers(value) => rt.http_options.borrow_mut().set_headers(&value),
             Change::Fetch(fetch) => rt.http_options.borrow_mut().fetch = fetch,
             Change::TagSearch(search) => *rt.tag_search.borrow_mut() = search,
+            Change::Threads(threads) => rt.set_host_threads(threads),
             Change::Register(registration) => registration.apply(rt),
             Change::ClearRegistry(kind) => rt.clear_js_registry(kind),
         }

@@ -51,9 +51,6 @@ pub(crate) type Task = Pin<Box<dyn Future<Output = ()>>>;
 
 type Inputs = Result<Vec<Input>, LoadFailed>;
 
-/// A kept AG-UI thread opening: why it could not, if so.
-pub(crate) type Opening = Pin<Box<dyn Future<Output = Result<(), String>>>>;
-
 /// A client tool running: its result, or why there is none.
 pub(crate) type ToolRun = Pin<Box<dyn Future<Output = Result<Value, String>>>>;
 
@@ -142,9 +139,14 @@ entry_points! {
         fn list_threads(runtime: Rc<Runtime>, after: Option<String>, token: u64) -> Task {
             Box::pin(runtime.list_threads(after, token))
         }
-    on_demand:
-        fn ag_ui_open(runtime: Rc<Runtime>, id: ThreadId, token: u64) -> Opening {
-            Box::pin(runtime.open_local_thread(id, token))
+    // With the adapters: it turns messages into items as a snapshot does.
+    adapters:
+        fn ag_ui_open(runtime: Rc<Runtime>, id: ThreadId, token: u64) -> Task {
+            Box::pin(async move {
+                if let Err(why) = Rc::clone(&runtime).open_local_thread(id.clone(), token).await {
+                    runtime.local_thread_not_opened(id, token, &why);
+                }
+            })
         }
     channel:
         fn cancel_run(runtime: Rc<Runtime>, thread_id: ThreadId) -> Task {
@@ -265,16 +267,14 @@ pub(crate) async fn ag_ui_save(runtime: Rc<Runtime>) -> Result<(), LoadFailed> {
     entry::ag_ui_save(runtime).await
 }
 
-/// Open an AG-UI thread kept in this browser: `Ok(Err(why))` when it is not there.
+/// Open an AG-UI thread kept in this browser (or the host's); it says itself why not.
 pub(crate) async fn ag_ui_open(
     runtime: Rc<Runtime>,
     id: ThreadId,
     token: u64,
-) -> Result<Result<(), String>, LoadFailed> {
-    match entry::ag_ui_open(runtime, id, token).await {
-        Ok(opening) => Ok(opening.await),
-        Err(e) => Err(e),
-    }
+) -> Result<(), LoadFailed> {
+    entry::ag_ui_open(runtime, id, token).await?.await;
+    Ok(())
 }
 
 /// Start an AG-UI run (`Runtime::run_ag_ui`).

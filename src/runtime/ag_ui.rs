@@ -25,6 +25,9 @@ pub(crate) struct AgUi {
     /// The page's declared client tools (`registerClientTool(name, fn, {description,
     /// parameters})`), sent with every run.
     pub(crate) declared: RefCell<Vec<Tool>>,
+    /// The host's thread list (`setOptions({threads: {list, load, rename?, delete?}})`):
+    /// History's, instead of the threads kept in this browser.
+    pub(crate) host_threads: RefCell<Option<wasm_bindgen::JsValue>>,
 }
 
 /// A fresh id: the browser's random UUID where there is one.
@@ -42,6 +45,10 @@ impl Runtime {
         let mut declared = self.ag_ui.declared.borrow_mut();
         declared.retain(|t| t.name != name);
         declared.extend(declaration);
+    }
+
+    pub(crate) fn set_host_threads(&self, threads: Option<wasm_bindgen::JsValue>) {
+        *self.ag_ui.host_threads.borrow_mut() = threads;
     }
 
     /// The agent's shared state of the open conversation (`el.agentState`).

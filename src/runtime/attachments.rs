@@ -5,7 +5,7 @@
 use super::Runtime;
 use chat_shell_core::attachments::{effective_mime, is_previewable_image, FileFacts};
 use chat_shell_core::host_events::{ChatError, ChatEvent, ErrorKind};
-use chat_shell_core::protocol::chatkit::{Attachment, AttachmentId, RequestBody};
+use chat_shell_core::protocol::chatkit::{Attachment, AttachmentId, AttachmentKind, RequestBody};
 use chat_shell_core::strings::Text;
 use leptos::prelude::*;
 use serde_json::Value;
@@ -173,6 +173,9 @@ impl Runtime {
         let Some(entry) = self.tray_entry(local) else {
             return;
         };
+        if self.options(|o| o.protocol) == chat_shell_core::options::Protocol::AgUi {
+            return self.read_for_ag_ui(local, entry).await;
+        }
         if entry.attachment.is_some() {
             return self.upload_bytes(local);
         }
@@ -203,6 +206,49 @@ impl Runtime {
                 this.update_entry(local, |entry| entry.status = UploadStatus::Failed(message));
             }
         }
+    }
+
+    /// AG-UI has no upload: the file goes with the message, as the input content of the
+    /// user's message, read here (a data URL, which also previews it).
+    async fn read_for_ag_ui(self: Rc<Self>, local: u64, entry: TrayEntry) {
+        let Some(file) = self.uploads.files.borrow().get(&local).cloned() else {
+            return self
+                .update_entry_status(local, UploadStatus::Failed(self.text(Text::UploadFileGone)));
+        };
+        self.update_entry_status(local, UploadStatus::Uploading(None));
+        let bytes = match wasm_bindgen_futures::JsFuture::from(file.array_buffer()).await {
+            Ok(buffer) => js_sys::Uint8Array::new(&buffer).to_vec(),
+            Err(_) => {
+                return self.update_entry_status(
+                    local,
+                    UploadStatus::Failed(self.text(Text::UploadFileGone)),
+                )
+            }
+        };
+        let data = format!(
+            "data:{};base64,{}",
+            entry.mime_type,
+            chat_shell_core::dictation::base64(&bytes)
+        );
+        let image = entry.mime_type.starts_with("image/");
+        let attachment = Attachment {
+            id: AttachmentId(format!("local-{local}")),
+            name: entry.name.clone(),
+            mime_type: entry.mime_type.clone(),
+            kind: if image {
+                AttachmentKind::Image
+            } else {
+                AttachmentKind::File
+            },
+            preview_url: Some(data),
+            upload_url: None,
+            upload_descriptor: None,
+            thread_id: None,
+        };
+        self.update_entry(local, |e| {
+            e.attachment = Some(attachment);
+            e.status = UploadStatus::Ready;
+        });
     }
 
     /// Phase two: the bytes, to the `upload_descriptor` (its method and headers, the raw
@@ -336,7 +382,9 @@ impl Runtime {
             if let Some(url) = &entry.preview {
                 let _ = Url::revoke_object_url(url);
             }
-            if let Some(attachment) = entry.attachment {
+            // AG-UI's files never left the page.
+            let ag_ui = self.options(|o| o.protocol) == chat_shell_core::options::Protocol::AgUi;
+            if let Some(attachment) = entry.attachment.filter(|_| !ag_ui) {
                 self.delete_on_server(attachment.id);
             }
         }

@@ -1,6 +1,8 @@
 //! AG-UI conversations kept in this browser (IndexedDB, `local_threads.js`), per endpoint:
 //! AG-UI has no thread list, so History lists what was said here, opens it, renames and
-//! deletes it; the end of every run saves its thread. All of it runs in chunks (the
+//! deletes it; the end of every run saves its thread. A host that keeps the threads itself
+//! (`setOptions({threads: {list, load, rename?, delete?}})`) is asked instead, and nothing
+//! is kept here. All of it runs in chunks (the
 //! history's and the adapters'), called through `crate::parts`.
 
 use super::threads::{ThreadList, ThreadRow};
@@ -10,7 +12,7 @@ use chat_shell_core::protocol::chatkit::{Page, Thread, ThreadId};
 use chat_shell_core::protocol::decode::Decode;
 use chat_shell_core::reducer::Input;
 use js_sys::Promise;
-use leptos::prelude::Update;
+use leptos::prelude::{Set, Update};
 use serde_json::{json, Value};
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -55,9 +57,33 @@ impl Runtime {
         self.options(|o| o.endpoint.clone())
     }
 
+    /// A call of the host's thread list (`threads.<name>(args…)`, its answer as a promise)
+    /// when the host gave one; `Some(Err)` when it lacks that function.
+    fn host_call(&self, name: &str, args: &[JsValue]) -> Option<Result<Promise, JsValue>> {
+        let host = self.ag_ui.host_threads.borrow().clone()?;
+        let function = js_sys::Reflect::get(&host, &name.into())
+            .ok()
+            .and_then(|f| f.dyn_into::<js_sys::Function>().ok());
+        let Some(function) = function else {
+            return Some(Err(js_sys::Error::new(&format!(
+                "threads.{name} is not given"
+            ))
+            .into()));
+        };
+        let args: js_sys::Array = args.iter().collect();
+        Some(
+            function
+                .apply(&host, &args)
+                .map(|answer| Promise::resolve(&answer)),
+        )
+    }
+
     /// History's list: the threads kept here, newest first, all at once.
     pub(crate) async fn list_local_threads(self: Rc<Self>, token: u64) {
-        let listed = settle(list_threads(&self.endpoint())).await;
+        let call = self
+            .host_call("list", &[])
+            .unwrap_or_else(|| list_threads(&self.endpoint()));
+        let listed = settle(call).await;
         if self.threads.list_token.get() != token {
             return;
         }
@@ -99,10 +125,14 @@ impl Runtime {
         id: ThreadId,
         token: u64,
     ) -> Result<(), String> {
-        let record = settle(load_thread(&self.endpoint(), &id.0)).await?;
+        let call = self
+            .host_call("load", &[JsValue::from_str(&id.0)])
+            .unwrap_or_else(|| load_thread(&self.endpoint(), &id.0));
+        let record = settle(call).await?;
         if self.threads.load_token.get() != token {
             return Ok(());
         }
+        self.signals.history.opening.set(None);
         if record.is_null() {
             return Err("this conversation is no longer kept in this browser".into());
         }
@@ -112,9 +142,13 @@ impl Runtime {
                 .map(Vec::as_slice)
                 .unwrap_or_default(),
         );
+        // A host's record may give only `state` beside its messages.
         let mut conversation = Conversation::decode(&record["conversation"])
             .unwrap_or_else(|_| Conversation::new(id.0.clone()));
         conversation.thread_id = id.0.clone();
+        if conversation.state.is_null() || !record["state"].is_null() {
+            conversation.state = record["state"].clone();
+        }
         let thread = Thread {
             id,
             title: record["title"].as_str().map(str::to_owned),
@@ -141,6 +175,10 @@ impl Runtime {
 
     /// Keep the open thread as it is now (after a run).
     pub(crate) fn save_local_thread(self: &Rc<Self>) {
+        // A host that lists the threads keeps them.
+        if self.ag_ui.host_threads.borrow().is_some() {
+            return;
+        }
         let Some(conversation) = self.ag_ui.conversation.borrow().clone() else {
             return;
         };
@@ -182,14 +220,20 @@ impl Runtime {
     }
 
     pub(crate) async fn rename_local_thread(&self, id: &ThreadId, title: &str) -> bool {
-        matches!(
-            settle(rename_thread(&self.endpoint(), &id.0, title)).await,
-            Ok(Value::Bool(true))
-        )
+        let call = self
+            .host_call(
+                "rename",
+                &[JsValue::from_str(&id.0), JsValue::from_str(title)],
+            )
+            .unwrap_or_else(|| rename_thread(&self.endpoint(), &id.0, title));
+        matches!(settle(call).await, Ok(Value::Bool(true)))
     }
 
     pub(crate) async fn delete_local_thread(&self, id: &ThreadId) -> bool {
-        settle(delete_thread(&self.endpoint(), &id.0)).await.is_ok()
+        let call = self
+            .host_call("delete", &[JsValue::from_str(&id.0)])
+            .unwrap_or_else(|| delete_thread(&self.endpoint(), &id.0));
+        settle(call).await.is_ok()
     }
 }
 

@@ -462,21 +462,11 @@ impl Runtime {
         self.signals.history.older.set(OlderItems::default());
         let this = Rc::clone(self);
         if self.options(|o| o.protocol) == Protocol::AgUi {
+            // Its code comes with the history's (`crate::parts`); it says why it failed.
             return wasm_bindgen_futures::spawn_local(async move {
-                let opened =
-                    crate::parts::runtime::ag_ui_open(Rc::clone(&this), id.clone(), token).await;
-                if this.threads.load_token.get() != token {
-                    return;
-                }
-                this.signals.history.opening.set(None);
-                if let Ok(Err(why)) | Err(why) =
-                    opened.map_err(|_| "the history's code could not be fetched".to_owned())
-                {
-                    let message =
-                        this.with_strings(|s| s.format(Text::ThreadOpenError, &[("error", &why)]));
-                    this.signals.history.open_error.set(Some(message));
-                    let shown = this.state.borrow().thread_id().cloned();
-                    this.switch_draft(Some(id), shown);
+                let opening = crate::parts::runtime::ag_ui_open(Rc::clone(&this), id, token);
+                if opening.await.is_err() {
+                    this.signals.history.opening.set(None);
                 }
             });
         }
@@ -504,6 +494,18 @@ impl Runtime {
                 }
             }
         });
+    }
+
+    /// A kept AG-UI thread could not be opened (`why`): said as a ChatKit one's failure is.
+    pub(crate) fn local_thread_not_opened(&self, id: ThreadId, token: u64, why: &str) {
+        if self.threads.load_token.get() != token {
+            return;
+        }
+        self.signals.history.opening.set(None);
+        let message = self.with_strings(|s| s.format(Text::ThreadOpenError, &[("error", why)]));
+        self.signals.history.open_error.set(Some(message));
+        let shown = self.state.borrow().thread_id().cloned();
+        self.switch_draft(Some(id), shown);
     }
 
     /// The thread with its newest page of items (oldest first), `has_more`/`after` of

@@ -325,9 +325,14 @@ test('threads are kept in the browser across a reload: History lists, opens, ren
   const resumed = (await sdk.requests())[0];
   assert.equal(resumed.threadId, threadId, 'the same thread goes on');
   assert.deepEqual(resumed.state, { counter: 2, items: ['a', 'b'] });
-  // Delete one: gone after another reload too.
+  // Rename one; delete another: both hold after another reload.
   await shell(page).getByRole('button', { name: 'History', exact: true }).click();
   await names.first().waitFor();
+  await history.getByRole('button', { name: 'Rename remember me' }).click();
+  const field = history.getByRole('textbox', { name: 'Conversation title' });
+  await field.fill('Remembered');
+  await field.press('Enter');
+  await history.getByRole('button', { name: 'Remembered', exact: true }).waitFor({ timeout: 5_000 });
   const row = history.getByRole('listitem').filter({ hasText: 'another topic' });
   await row.hover();
   await row.getByRole('button', { name: /Delete/ }).click();
@@ -340,8 +345,67 @@ test('threads are kept in the browser across a reload: History lists, opens, ren
   });
   await shell(page).getByRole('button', { name: 'History', exact: true }).click();
   await waitFor(async () => (await names.count()) === 1, { message: 'one kept thread' });
+  assert.deepEqual(await names.allTextContents(), ['Remembered'], 'the new title kept');
   await finish(page);
   await own.close();
+});
+
+test('a host that keeps the threads gives History its list, and an opened thread goes on where it was', async () => {
+  const page = await open(sdk);
+  await page.evaluate(() => {
+    window.__loads = [];
+    document.querySelector('chat-shell').setOptions({
+      threads: {
+        list: async () => [{ id: 'host-1', title: 'From the host', createdAt: '2026-11-01T10:00:00Z' }],
+        load: async (id) => {
+          window.__loads.push(id);
+          return {
+            title: 'From the host',
+            messages: [
+              { id: 'u1', role: 'user', content: 'Hi from before' },
+              { id: 'a1', role: 'assistant', content: 'Hello again' },
+            ],
+            state: { counter: 7 },
+          };
+        },
+      },
+    });
+  });
+  await assert.rejects(
+    page.evaluate(() => document.querySelector('chat-shell').setOptions({ threads: { list: 1 } })),
+    /option `threads` must be/,
+  );
+  await shell(page).getByRole('button', { name: 'History', exact: true }).click();
+  const names = page.getByRole('region', { name: 'History' }).locator('[data-part="history-open"]');
+  await waitFor(async () => (await names.count()) === 1, { message: 'the host\'s thread listed' });
+  await names.first().click();
+  await waitForAnswer(page, /Hello again/);
+  assert.deepEqual(await page.evaluate(() => window.__loads), ['host-1']);
+  assert.deepEqual(await shell(page).evaluate((el) => el.agentState), { counter: 7 });
+  await sendMessage(page, 'state now');
+  await waitForAnswer(page, /Counter was 7, now 9\./);
+  await waitForIdle(page);
+  const run = (await sdk.requests()).at(-1);
+  assert.equal(run.threadId, 'host-1');
+  assert.deepEqual(run.messages.slice(0, 2).map((m) => [m.role, m.content]), [['user', 'Hi from before'], ['assistant', 'Hello again']]);
+  await finish(page);
+});
+
+test('a file goes with the message as AG-UI input content, read in the page', async () => {
+  const page = await open(sdk);
+  const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+  await shell(page).locator('input[type="file"]').setInputFiles({ name: 'dot.png', mimeType: 'image/png', buffer: png });
+  await sendMessage(page, 'see the picture');
+  await waitForAnswer(page, /You said/);
+  await waitForIdle(page);
+  const content = (await sdk.requests())[0].messages[0].content;
+  assert.deepEqual(content[0], { type: 'text', text: 'see the picture' });
+  assert.equal(content[1].type, 'image');
+  assert.equal(content[1].source.type, 'data');
+  assert.equal(content[1].source.mimeType, 'image/png');
+  assert.deepEqual(Buffer.from(content[1].source.value, 'base64'), png, 'the bytes as they were');
+  assert.equal(await shell(page).locator('article[data-role="user"] img').count(), 1, 'shown with the message');
+  await finish(page);
 });
 
 test('a real framework (Pydantic AI): text, a backend tool, a client tool round trip, an approval', async () => {

@@ -8,7 +8,7 @@ use crate::protocol::acp::ToolCallStatus;
 use crate::protocol::ag_ui::{
     Context, FunctionCall, Message, Resume, RunAgentInput, Tool, ToolCall,
 };
-use crate::protocol::chatkit::ClientToolStatus;
+use crate::protocol::chatkit::{Attachment, ClientToolStatus};
 use crate::reducer::ChatState;
 use serde_json::{json, Value};
 
@@ -63,7 +63,7 @@ fn messages(state: &ChatState, conversation: &Conversation, kept: bool) -> Vec<M
                 turn_start = messages.len() + 1;
                 messages.push(Message::User {
                     id,
-                    content: Value::String(m.text()),
+                    content: user_content(&m.text(), &m.attachments),
                 });
             }
             EntryKind::AssistantText(_) => {
@@ -138,6 +138,38 @@ fn messages(state: &ChatState, conversation: &Conversation, kept: bool) -> Vec<M
         }
     }
     messages
+}
+
+/// A user message's content: its text, or its text and files as input parts (a file read
+/// in the page is a data URL: its bytes go as `data`; another URL as `url`).
+fn user_content(text: &str, attachments: &[Attachment]) -> Value {
+    if attachments.is_empty() {
+        return Value::String(text.to_owned());
+    }
+    let mut parts: Vec<Value> = Vec::new();
+    if !text.is_empty() {
+        parts.push(json!({"type": "text", "text": text}));
+    }
+    for a in attachments {
+        let Some(url) = a.preview_url.as_deref() else {
+            continue;
+        };
+        let kind = match a.mime_type.split('/').next() {
+            Some("image") => "image",
+            Some("audio") => "audio",
+            Some("video") => "video",
+            _ => "document",
+        };
+        let source = match url
+            .strip_prefix("data:")
+            .and_then(|r| r.split_once(";base64,"))
+        {
+            Some((mime, data)) => json!({"type": "data", "value": data, "mimeType": mime}),
+            None => json!({"type": "url", "value": url, "mimeType": a.mime_type}),
+        };
+        parts.push(json!({"type": kind, "source": source, "metadata": {"name": a.name}}));
+    }
+    Value::Array(parts)
 }
 
 /// A tool call and its result: the call joins the turn's last assistant message (one is

@@ -6,7 +6,8 @@ use crate::model::{Entry, EntryKind, Thought, ToolCall as ToolCallEntry};
 use crate::protocol::acp::{ToolCall, ToolCallId, ToolCallStatus, ToolKind};
 use crate::protocol::ag_ui::Message;
 use crate::protocol::chatkit::{
-    AssistantContent, AssistantMessage, InputText, ItemId, UserContent, UserMessage,
+    AssistantContent, AssistantMessage, Attachment, AttachmentId, AttachmentKind, InputText,
+    ItemId, UserContent, UserMessage,
 };
 use serde_json::Value;
 
@@ -25,6 +26,7 @@ pub(super) fn entries(messages: &[Value]) -> Vec<Entry> {
                     content: vec![UserContent::InputText(InputText {
                         text: text_of(content),
                     })],
+                    attachments: files(id, content),
                     ..UserMessage::default()
                 }),
             )),
@@ -93,6 +95,42 @@ pub(super) fn entries(messages: &[Value]) -> Vec<Entry> {
         }
     }
     out
+}
+
+/// The files of a user message's input parts, as attachments (their data as a data URL).
+fn files(message_id: &str, content: &Value) -> Vec<Attachment> {
+    let Some(parts) = content.as_array() else {
+        return Vec::new();
+    };
+    parts
+        .iter()
+        .filter(|p| p["type"] != "text")
+        .enumerate()
+        .filter_map(|(i, p)| {
+            let source = &p["source"];
+            let mime = source["mimeType"].as_str().unwrap_or_default().to_owned();
+            let value = source["value"].as_str()?;
+            let url = match source["type"].as_str() {
+                Some("data") => format!("data:{mime};base64,{value}"),
+                Some("url") => value.to_owned(),
+                _ => return None,
+            };
+            Some(Attachment {
+                id: AttachmentId(format!("{message_id}-file-{i}")),
+                name: p["metadata"]["name"].as_str().unwrap_or("file").to_owned(),
+                kind: if p["type"] == "image" {
+                    AttachmentKind::Image
+                } else {
+                    AttachmentKind::File
+                },
+                mime_type: mime,
+                preview_url: Some(url),
+                upload_url: None,
+                upload_descriptor: None,
+                thread_id: None,
+            })
+        })
+        .collect()
 }
 
 /// The text of a message's content: a string, or the text of its parts.

@@ -706,3 +706,59 @@ fn a_stored_conversation_comes_back_as_it_was_shown() {
         .iter()
         .any(|m| matches!(m, Message::Reasoning { .. })));
 }
+
+#[test]
+fn files_go_as_input_parts_and_come_back_from_the_stored_copy() {
+    use crate::protocol::chatkit::{Attachment, AttachmentId, AttachmentKind};
+    let mut state = ChatState::new();
+    let file = |name: &str, mime: &str, url: &str| Attachment {
+        id: AttachmentId(format!("local-{name}")),
+        name: name.into(),
+        mime_type: mime.into(),
+        kind: AttachmentKind::File,
+        preview_url: Some(url.into()),
+        upload_url: None,
+        upload_descriptor: None,
+        thread_id: None,
+    };
+    reduce(
+        &mut state,
+        Input::SendStarted(OutgoingMessage {
+            text: "look".into(),
+            attachments: vec![
+                file("a.png", "image/png", "data:image/png;base64,iVBORw0K"),
+                file("b.pdf", "application/pdf", "https://files.example/b.pdf"),
+            ],
+            ..Default::default()
+        }),
+    );
+    let c = Conversation::new("t1".into());
+    let sent = serde_json::to_value(request(&state, &c, RunSetup::default())).unwrap();
+    let content = &sent["messages"][0]["content"];
+    assert_eq!(content[0], json!({"type": "text", "text": "look"}));
+    assert_eq!(content[1]["type"], "image");
+    assert_eq!(
+        content[1]["source"],
+        json!({"type": "data", "value": "iVBORw0K", "mimeType": "image/png"})
+    );
+    assert_eq!(content[2]["type"], "document");
+    assert_eq!(content[2]["source"]["type"], "url");
+    let back = restored(std::slice::from_ref(&sent["messages"][0]));
+    let EntryKind::UserMessage(m) = &back[0].kind else {
+        panic!()
+    };
+    assert_eq!(m.text(), "look");
+    let urls: Vec<_> = m
+        .attachments
+        .iter()
+        .map(|a| a.preview_url.clone().unwrap())
+        .collect();
+    assert_eq!(
+        urls,
+        [
+            "data:image/png;base64,iVBORw0K",
+            "https://files.example/b.pdf"
+        ]
+    );
+    assert_eq!(m.attachments[0].name, "a.png");
+}
