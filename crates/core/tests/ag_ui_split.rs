@@ -14,6 +14,8 @@ use chat_shell_core::reducer::{assistant_text, reduce, ChatState, Input, Outgoin
 use chat_shell_core::sse::SseDecoder;
 use proptest::prelude::*;
 
+mod common;
+
 const NAMES: &[&str] = &[
     "tool", "think", "ponder", "state", "approve", "twice", "disorder", "chunk", "hostile",
     "weather", "activity", "snapshot", "fail",
@@ -60,17 +62,7 @@ fn replay(inputs: Vec<Input>) -> ChatState {
 }
 
 fn sized(bytes: &[u8], sizes: &[usize]) -> (Vec<Input>, Conversation) {
-    let mut chunks = Vec::new();
-    let mut rest = bytes;
-    for &size in sizes.iter().cycle() {
-        if rest.is_empty() {
-            break;
-        }
-        let (chunk, tail) = rest.split_at(size.clamp(1, rest.len()));
-        chunks.push(chunk);
-        rest = tail;
-    }
-    inputs(&chunks)
+    inputs(&common::chunks(bytes, sizes))
 }
 
 #[test]

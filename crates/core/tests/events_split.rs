@@ -15,6 +15,8 @@ use chat_shell_core::reducer::{
 use chat_shell_core::sse::SseDecoder;
 use proptest::prelude::*;
 
+mod common;
+
 fn fixture(name: &str) -> Vec<u8> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../../tests/fixtures/events")
@@ -60,17 +62,7 @@ fn replay(inputs: Vec<Input>) -> (ChatState, Vec<Effect>, Vec<String>) {
 }
 
 fn sized(bytes: &[u8], sizes: &[usize]) -> Vec<Input> {
-    let mut chunks = Vec::new();
-    let mut rest = bytes;
-    for &size in sizes.iter().cycle() {
-        if rest.is_empty() {
-            break;
-        }
-        let (chunk, tail) = rest.split_at(size.clamp(1, rest.len()));
-        chunks.push(chunk);
-        rest = tail;
-    }
-    inputs(&chunks)
+    inputs(&common::chunks(bytes, sizes))
 }
 
 #[test]

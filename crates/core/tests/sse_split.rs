@@ -10,6 +10,8 @@ use std::sync::OnceLock;
 use chat_shell_core::sse::{SseDecoder, SseFrame};
 use proptest::prelude::*;
 
+mod common;
+
 /// Files larger than this are not split at every offset (that is O(n²)).
 const EVERY_OFFSET_LIMIT: usize = 64 * 1024;
 /// For large files: every offset this close to either end…
@@ -77,17 +79,7 @@ fn decode_split(bytes: &[u8], at: usize) -> Vec<SseFrame> {
 
 /// Decodes `bytes` in chunks whose sizes cycle through `sizes`.
 fn decode_sized(bytes: &[u8], sizes: &[usize]) -> Vec<SseFrame> {
-    let mut chunks = Vec::new();
-    let mut rest = bytes;
-    for &size in sizes.iter().cycle() {
-        if rest.is_empty() {
-            break;
-        }
-        let (chunk, tail) = rest.split_at(size.clamp(1, rest.len()));
-        chunks.push(chunk);
-        rest = tail;
-    }
-    decode_chunks(&chunks)
+    decode_chunks(&common::chunks(bytes, sizes))
 }
 
 /// The offsets at which a file of `len` bytes is split in two.

@@ -97,3 +97,19 @@ pub fn replay_message(name: &str, text: &str) -> (ChatState, Replay) {
     let replay = replay_into(&mut state, start, &fixture(name), &[usize::MAX], |_| None);
     (state, replay)
 }
+
+/// `bytes` cut in chunks whose sizes cycle through `sizes` (each at least 1), as a network
+/// might deliver them.
+pub fn chunks<'a>(bytes: &'a [u8], sizes: &[usize]) -> Vec<&'a [u8]> {
+    let mut out = Vec::new();
+    let mut rest = bytes;
+    for &size in sizes.iter().cycle() {
+        if rest.is_empty() {
+            break;
+        }
+        let (chunk, tail) = rest.split_at(size.clamp(1, rest.len()));
+        out.push(chunk);
+        rest = tail;
+    }
+    out
+}

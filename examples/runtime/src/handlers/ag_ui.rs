@@ -24,6 +24,7 @@ use axum::extract::rejection::BytesRejection;
 use axum::extract::{Extension, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
+use chat_shell_core::adapters::ag_ui::text_of;
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -148,19 +149,6 @@ impl Run {
     fn fail(mut self, message: &str, code: &str) -> Vec<Out> {
         self.send(json!({"type": "RUN_ERROR", "message": message, "code": code}));
         self.steps
-    }
-}
-
-/// The text of a message's `content` (a string, or the text of its parts).
-fn text_of(content: &Value) -> String {
-    match content {
-        Value::String(s) => s.clone(),
-        Value::Array(parts) => parts
-            .iter()
-            .filter_map(|p| p.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
     }
 }
 

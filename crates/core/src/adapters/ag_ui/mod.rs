@@ -13,6 +13,7 @@ mod snapshot;
 mod tests;
 
 pub use request::{request, stored_messages, RunSetup};
+pub use snapshot::text_of;
 
 /// The items of stored (or snapshot) AG-UI messages, in their order.
 pub fn restored(messages: &[Value]) -> Vec<Entry> {

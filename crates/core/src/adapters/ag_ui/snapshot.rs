@@ -134,7 +134,7 @@ fn files(message_id: &str, content: &Value) -> Vec<Attachment> {
 }
 
 /// The text of a message's content: a string, or the text of its parts.
-pub(super) fn text_of(content: &Value) -> String {
+pub fn text_of(content: &Value) -> String {
     match content {
         Value::String(s) => s.clone(),
         Value::Array(parts) => parts
