@@ -565,15 +565,14 @@ mod tests {
         assert_eq!(reader.next().await.unwrap(), None);
     }
 
-    /// An agent that closes its output and exits with 3 a moment later: the connection
-    /// ends cleanly at the end of output, and the exit is still known, with its stderr.
+    /// Runs `script` (sh) as the agent, connected as the runtime connects, until its output
+    /// ends: how the connection ended, and how the process did (awaited 5 s at most).
     #[cfg(unix)]
-    #[tokio::test]
-    async fn an_exit_after_the_end_of_output_is_still_reported() {
+    async fn run_until_output_ends(script: &str) -> (Result<(), Error>, Exit) {
         use agent_client_protocol::v1::ConnectionTo;
         let config = agent_client_protocol::AcpAgentConfig::new("/bin/sh")
             .arg("-c")
-            .arg("exec >&-; sleep 0.3; echo gone on purpose >&2; exit 3");
+            .arg(script);
         let agent = AgentProcess::new(config, 1 << 20);
         let (mut exit, waited) = (agent.exit(), agent.exit());
         let ended = Client
@@ -584,15 +583,25 @@ mod tests {
                 Ok(())
             })
             .await;
-        // A clean end or the exit's error, as the transport saw it first.
-        if let Err(e) = &ended {
-            assert!(format!("{e:?}").contains("exit status: 3"), "{e:?}");
-        }
         let exit = tokio::time::timeout(Duration::from_secs(5), exit.wait_for(Option::is_some))
             .await
             .expect("the exit is published")
             .unwrap()
             .clone();
+        (ended, exit)
+    }
+
+    /// An agent that closes its output and exits with 3 a moment later: the connection
+    /// ends cleanly at the end of output, and the exit is still known, with its stderr.
+    #[cfg(unix)]
+    #[tokio::test]
+    async fn an_exit_after_the_end_of_output_is_still_reported() {
+        let (ended, exit) =
+            run_until_output_ends("exec >&-; sleep 0.3; echo gone on purpose >&2; exit 3").await;
+        // A clean end or the exit's error, as the transport saw it first.
+        if let Err(e) = &ended {
+            assert!(format!("{e:?}").contains("exit status: 3"), "{e:?}");
+        }
         let error = exit.unwrap().expect_err("exit 3 is a failure");
         let text = format!("{error:?}");
         assert!(text.contains("exit status: 3"), "{text}");
@@ -603,28 +612,10 @@ mod tests {
     #[cfg(unix)]
     #[tokio::test]
     async fn the_runtime_s_own_kill_is_not_a_failure() {
-        use agent_client_protocol::v1::ConnectionTo;
         // Closes its output but runs on: the connection's end kills it.
-        let config = agent_client_protocol::AcpAgentConfig::new("/bin/sh")
-            .arg("-c")
-            .arg("exec >&-; exec sleep 30");
-        let agent = AgentProcess::new(config, 1 << 20);
-        let (mut exit, waited) = (agent.exit(), agent.exit());
         let started = std::time::Instant::now();
-        let ended = Client
-            .v1()
-            .connect_with(agent, async move |cx: ConnectionTo<Agent>| {
-                cx.incoming_closed().await;
-                exit_after_output(waited).await;
-                Ok(())
-            })
-            .await;
+        let (ended, exit) = run_until_output_ends("exec >&-; exec sleep 30").await;
         assert!(ended.is_ok(), "{ended:?}");
-        let exit = tokio::time::timeout(Duration::from_secs(5), exit.wait_for(Option::is_some))
-            .await
-            .expect("killed and reaped")
-            .unwrap()
-            .clone();
         assert!(matches!(exit, Some(Ok(()))), "{exit:?}");
         assert!(started.elapsed() < Duration::from_secs(10));
     }
