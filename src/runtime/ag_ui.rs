@@ -126,7 +126,10 @@ impl Runtime {
             let request = chat_shell_core::adapters::ag_ui::request(state, &conversation, setup);
             (
                 serde_json::to_value(request).unwrap_or_default(),
-                AgUiAdapter::new(ids, names, resume),
+                AgUiAdapter::new(ids, names, resume).with_labels(
+                    self.text(chat_shell_core::strings::Text::Approve),
+                    self.text(chat_shell_core::strings::Text::Reject),
+                ),
             )
         });
         let shared = Rc::clone(&self.ag_ui.conversation);

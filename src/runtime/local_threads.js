@@ -48,8 +48,9 @@ export async function loadThread(endpoint, id) {
   return (await done((await store('readonly')).get([endpoint, id]))) ?? null;
 }
 
-/** Keep `record` (`{id, title, createdAt, updatedAt, messages, conversation}`). */
-export async function saveThread(endpoint, record) {
+/** Keep `json`, a record `{id, title, createdAt, updatedAt, messages, conversation}`. */
+export async function saveThread(endpoint, json) {
+  const record = JSON.parse(json);
   const threads = await store('readwrite');
   await done(threads.put({ ...record, endpoint }));
   const all = await done(threads.index('endpoint').getAll(endpoint));

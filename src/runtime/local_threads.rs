@@ -25,7 +25,7 @@ extern "C" {
     #[wasm_bindgen(js_name = loadThread, catch)]
     fn load_thread(endpoint: &str, id: &str) -> Result<Promise, JsValue>;
     #[wasm_bindgen(js_name = saveThread, catch)]
-    fn save_thread(endpoint: &str, record: &JsValue) -> Result<Promise, JsValue>;
+    fn save_thread(endpoint: &str, record: &str) -> Result<Promise, JsValue>;
     #[wasm_bindgen(js_name = deleteThread, catch)]
     fn delete_thread(endpoint: &str, id: &str) -> Result<Promise, JsValue>;
     #[wasm_bindgen(js_name = renameThread, catch)]
@@ -199,16 +199,14 @@ impl Runtime {
         let Some(record) = record else {
             return;
         };
-        if record.to_string().len() > MAX_RECORD {
+        // Written once, as JSON: measured here, read back by the store.
+        let record = record.to_string();
+        if record.len() > MAX_RECORD {
             web_sys::console::warn_1(
                 &"chat-shell: this conversation is too long to keep in this browser".into(),
             );
             return;
         }
-        let Ok(record) = record.serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        else {
-            return;
-        };
         let endpoint = self.endpoint();
         wasm_bindgen_futures::spawn_local(async move {
             if let Err(why) = settle(save_thread(&endpoint, &record)).await {
@@ -236,5 +234,3 @@ impl Runtime {
         settle(call).await.is_ok()
     }
 }
-
-use serde::Serialize as _;

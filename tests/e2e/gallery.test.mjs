@@ -81,6 +81,23 @@ for (const v of VARIANTS) {
     await page.locator('chat-shell [data-part="team"]').waitFor({ timeout: 15_000 });
     await answered(1);
     await shoot('team');
+    // AG-UI (the runtime's /ag-ui agent): an approval waiting, then a failed run
+    // with its Retry.
+    await page.evaluate(() => {
+      const el = document.querySelector('chat-shell');
+      el.setAttribute('protocol', 'ag-ui');
+      el.setAttribute('endpoint', '/ag-ui');
+      el.setThreadId(null);
+    });
+    await composer.fill('delete the logs');
+    await composer.press('Enter');
+    await page.locator('chat-shell [data-part="permission-option"]').first().waitFor({ timeout: 15_000 });
+    await shoot('ag-ui-approval');
+    await composer.fill('fail please');
+    await composer.press('Enter');
+    await page.locator('chat-shell [data-part="run-error"]').waitFor({ timeout: 15_000 });
+    await page.locator('chat-shell [data-part="run-error"]').scrollIntoViewIfNeeded();
+    await shoot('ag-ui-error');
     assert.deepEqual(page.consoleErrors, []);
     await context.close();
   });

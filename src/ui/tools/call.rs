@@ -195,7 +195,7 @@ pub fn AgentToolCallView(id: ItemId) -> impl IntoView {
         >
             <summary class="cs-agent-tool__head">
                 <span class="cs-agent-tool__icon">{move || icon(kind_icon(&kind.get()), Some("sm"), None)}</span>
-                <span class="cs-agent-tool__title" data-part="tool-call-title">{title}</span>
+                <span class="cs-agent-tool__title" data-part="tool-call-title" dir="auto">{title}</span>
                 <span class="cs-agent-tool__status" data-part="tool-call-status">{status}</span>
             </summary>
             {move || card.get().map(|data| view! { <PermissionCard id=card_id.clone() data=data /> })}

@@ -144,6 +144,8 @@ pub struct AgUiAdapter {
     /// Activity contents by message id, for their patches.
     activities: BTreeMap<String, (ItemId, String, Value)>,
     next: u64,
+    /// The names of an approval's two options, in the reader's language.
+    labels: (String, String),
 }
 
 impl AgUiAdapter {
@@ -163,7 +165,14 @@ impl AgUiAdapter {
             reasoning: None,
             activities: BTreeMap::new(),
             next: 0,
+            labels: ("Approve".into(), "Reject".into()),
         }
+    }
+
+    /// Names the approval cards' options (the element's strings for Approve and Reject).
+    pub fn with_labels(mut self, approve: String, reject: String) -> Self {
+        self.labels = (approve, reject);
+        self
     }
 
     /// The inputs one SSE frame maps to.
@@ -489,8 +498,8 @@ impl AgUiAdapter {
                     ..ToolCallUpdate::default()
                 },
                 options: vec![
-                    option(APPROVE, "Approve", PermissionOptionKind::AllowOnce),
-                    option(REJECT, "Reject", PermissionOptionKind::RejectOnce),
+                    option(APPROVE, &self.labels.0, PermissionOptionKind::AllowOnce),
+                    option(REJECT, &self.labels.1, PermissionOptionKind::RejectOnce),
                 ],
             },
             action_id: i.id.clone(),

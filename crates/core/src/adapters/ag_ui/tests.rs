@@ -762,3 +762,27 @@ fn files_go_as_input_parts_and_come_back_from_the_stored_copy() {
     );
     assert_eq!(m.attachments[0].name, "a.png");
 }
+
+#[test]
+fn an_approval_s_options_are_named_in_the_reader_s_language() {
+    let mut a = adapter().with_labels("Approuver".into(), "Refuser".into());
+    let mut c = Conversation::new("t1".into());
+    let inputs = feed(
+        &mut a,
+        &mut c,
+        &[
+            started(),
+            json!({"type": "RUN_FINISHED", "outcome": {"type": "interrupt", "interrupts": [{"id": "i1", "reason": "approval"}]}}),
+        ],
+    );
+    let names: Vec<String> = inputs
+        .iter()
+        .find_map(|i| match i {
+            Input::ActionRequired { request, .. } => {
+                Some(request.options.iter().map(|o| o.name.clone()).collect())
+            }
+            _ => None,
+        })
+        .expect("a card");
+    assert_eq!(names, ["Approuver", "Refuser"]);
+}
