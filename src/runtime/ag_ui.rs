@@ -74,6 +74,7 @@ impl Runtime {
                 });
                 // Made here, not decoded: the thread decoder lives in a chunk.
                 let thread = Thread {
+                    branching: false,
                     id: ThreadId(id.clone()),
                     title: title.map(|t| t.chars().take(80).collect()),
                     created_at: js_sys::Date::new_0().to_iso_string().into(),

@@ -150,6 +150,7 @@ impl Runtime {
             conversation.state = record["state"].clone();
         }
         let thread = Thread {
+            branching: false,
             id,
             title: record["title"].as_str().map(str::to_owned),
             created_at: text(&record, "createdAt"),

@@ -339,6 +339,7 @@ mod tests {
 
     fn thread(title: Option<&str>, items: Option<Vec<ThreadItem>>) -> Thread {
         Thread {
+            branching: false,
             id: "thr_1".into(),
             title: title.map(str::to_owned),
             created_at: T0.into(),

@@ -39,6 +39,7 @@ fn answer(id: &str, text: &str) -> ThreadItem {
 
 fn thread(items: Vec<ThreadItem>, has_more: bool, after: Option<&str>) -> Thread {
     Thread {
+        branching: false,
         id: "thr_1".into(),
         title: Some("T".into()),
         created_at: "2026-01-01T00:00:00".into(),

@@ -45,6 +45,7 @@ fn delta(id: &str, text: &str) -> Value {
 
 fn thread(id: &str, items: Vec<Value>) -> Thread {
     Thread {
+        branching: false,
         id: id.into(),
         title: None,
         created_at: String::new(),

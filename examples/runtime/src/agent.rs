@@ -950,6 +950,7 @@ mod tests {
                 &mut hydrated,
                 chat_shell_core::adapters::chatkit::thread_loaded(
                     chat_shell_core::protocol::chatkit::Thread {
+                        branching: false,
                         items: Some(chat_shell_core::protocol::chatkit::Page {
                             data: vec![done.item.clone()],
                             has_more: false,

@@ -103,6 +103,12 @@ fn open_store(config: &Config) -> Result<(store::Store, Option<String>, bool), S
         }
         (None, None) => store::Store::open_in_memory().map_err(|e| e.to_string())?,
     };
+    // An agent keeps the conversation itself and cannot go back to an earlier point.
+    let store = if config.acp.is_some() {
+        store.without_branches()
+    } else {
+        store
+    };
     let seeded = match config.seed_items {
         Some(n) => Some(
             store

@@ -976,6 +976,7 @@ mod tests {
 
     fn message(id: &str, text: &str) -> ThreadItem {
         ThreadItem {
+            branches: Vec::new(),
             id: ItemId::from(id),
             thread_id: None,
             created_at: String::new(),

@@ -17,6 +17,11 @@ pub struct ThreadItem {
     pub created_at: String,
     #[serde(flatten)]
     pub kind: ItemKind,
+    /// Extension: where the item is one of several branches (answers to one message, or
+    /// edits of one message), every branch's first item, oldest first, itself included.
+    /// Absent where there is only one (see `Thread::branching`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub branches: Vec<ItemId>,
 }
 
 /// What an item is.

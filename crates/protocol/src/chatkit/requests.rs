@@ -41,6 +41,29 @@ pub enum RequestBody {
         thread_id: ThreadId,
         item_id: ItemId,
     },
+    /// Extension (where `Thread::branching`): the user message `item_id` edited. The new
+    /// message becomes a branch beside it, and is answered; the old one keeps its answers.
+    #[serde(rename = "threads.edit_user_message")]
+    EditUserMessage {
+        thread_id: ThreadId,
+        item_id: ItemId,
+        input: UserMessageInput,
+    },
+    /// Extension (where `Thread::branching`): the user message `item_id` answered again,
+    /// as a new branch beside its answer (which `threads.retry_after_item` deletes).
+    #[serde(rename = "threads.regenerate_after_item")]
+    RegenerateAfterItem {
+        thread_id: ThreadId,
+        item_id: ItemId,
+    },
+    /// Extension (where `Thread::branching`): show the branch that starts at `item_id`
+    /// (its newest end). Answered with the thread and its first page of items, as
+    /// `threads.get_by_id`.
+    #[serde(rename = "threads.select_branch")]
+    SelectBranch {
+        thread_id: ThreadId,
+        item_id: ItemId,
+    },
     #[serde(rename = "threads.custom_action")]
     CustomAction {
         thread_id: ThreadId,
@@ -109,6 +132,8 @@ impl RequestBody {
                 | RequestBody::AddClientToolOutput { .. }
                 | RequestBody::AddStructuredInput { .. }
                 | RequestBody::RetryAfterItem { .. }
+                | RequestBody::EditUserMessage { .. }
+                | RequestBody::RegenerateAfterItem { .. }
                 | RequestBody::CustomAction { .. }
         )
     }
@@ -121,6 +146,9 @@ impl RequestBody {
             RequestBody::AddClientToolOutput { .. } => "threads.add_client_tool_output",
             RequestBody::AddStructuredInput { .. } => "threads.add_structured_input",
             RequestBody::RetryAfterItem { .. } => "threads.retry_after_item",
+            RequestBody::EditUserMessage { .. } => "threads.edit_user_message",
+            RequestBody::RegenerateAfterItem { .. } => "threads.regenerate_after_item",
+            RequestBody::SelectBranch { .. } => "threads.select_branch",
             RequestBody::CustomAction { .. } => "threads.custom_action",
             RequestBody::GetThread { .. } => "threads.get_by_id",
             RequestBody::ListThreads { .. } => "threads.list",
@@ -271,6 +299,31 @@ mod tests {
                 },
                 "threads.retry_after_item",
                 true,
+            ),
+            (
+                RequestBody::EditUserMessage {
+                    thread_id: t.clone(),
+                    item_id: i.clone(),
+                    input: UserMessageInput::text("again", Vec::new()),
+                },
+                "threads.edit_user_message",
+                true,
+            ),
+            (
+                RequestBody::RegenerateAfterItem {
+                    thread_id: t.clone(),
+                    item_id: i.clone(),
+                },
+                "threads.regenerate_after_item",
+                true,
+            ),
+            (
+                RequestBody::SelectBranch {
+                    thread_id: t.clone(),
+                    item_id: i.clone(),
+                },
+                "threads.select_branch",
+                false,
             ),
             (
                 RequestBody::CustomAction {

@@ -20,6 +20,11 @@ pub struct Thread {
     pub metadata: JsonMap,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub items: Option<Page<ThreadItem>>,
+    /// Extension: the server keeps this thread as a tree of branches and answers
+    /// `threads.edit_user_message`, `threads.regenerate_after_item` and
+    /// `threads.select_branch` for it (see `requests`). Absent: it does not.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub branching: bool,
 }
 
 /// Whether the thread accepts new messages.

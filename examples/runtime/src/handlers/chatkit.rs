@@ -212,6 +212,9 @@ fn answer_json(
             threads::update(store, &thread_id, &title)
         }
         RequestBody::DeleteThread { thread_id } => threads::delete(store, &thread_id),
+        RequestBody::SelectBranch { thread_id, item_id } => {
+            threads::select_branch(store, &thread_id, &item_id)
+        }
         RequestBody::ListItems {
             thread_id,
             limit,

@@ -89,6 +89,7 @@ pub(crate) fn user_message(
         }
     }
     Ok(ThreadItem {
+        branches: Vec::new(),
         id: ItemId(store.next_id("msg")),
         thread_id: Some(thread.clone()),
         created_at: now_iso(),

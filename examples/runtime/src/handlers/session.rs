@@ -335,7 +335,7 @@ async fn open(
         state
             .db(user, move |db| {
                 db.save_thread(&thread)?;
-                items.iter().try_for_each(|i| db.save_item(i))
+                items.iter().try_for_each(|i| db.save_item(i).map(drop))
             })
             .await
     };
@@ -382,6 +382,7 @@ fn item(thread: &ThreadId, from_user: bool, text: String) -> ThreadItem {
         )
     };
     ThreadItem {
+        branches: Vec::new(),
         id: ItemId(crate::store::new_id(prefix)),
         thread_id: Some(thread.clone()),
         created_at: now_iso(),

@@ -12,12 +12,12 @@ use crate::scripts::{self, Script};
 use crate::sse::sse;
 use crate::sse::writer::{spawn_writer, Prepared};
 use crate::state::AppState;
-use crate::store::{self, UserStore};
+use crate::store::{self, Fork, UserStore};
 use axum::body::Body;
 use axum::http::StatusCode;
 use axum::response::Response;
 use chat_shell_core::protocol::chatkit::{
-    Action, ClientToolStatus, ItemId, ItemKind, ItemUpdate, Page, RequestBody, StreamEvent,
+    Action, ClientToolStatus, ItemId, ItemKind, ItemUpdate, Page, RequestBody, StreamEvent, Thread,
     ThreadEvent, ThreadId, ACP_PERMISSION_ACTION,
 };
 use std::sync::Arc;
@@ -118,6 +118,8 @@ fn prepare(
         | RequestBody::AddClientToolOutput { thread_id, .. }
         | RequestBody::AddStructuredInput { thread_id, .. }
         | RequestBody::RetryAfterItem { thread_id, .. }
+        | RequestBody::EditUserMessage { thread_id, .. }
+        | RequestBody::RegenerateAfterItem { thread_id, .. }
         | RequestBody::CustomAction { thread_id, .. } => match store.thread(thread_id)? {
             Some(thread) => {
                 let s = Script::new(&state.store, state.pace, thread.clone());
@@ -129,7 +131,9 @@ fn prepare(
     };
     s.set_callback(state.callback_token.is_some());
     match body {
-        RequestBody::ThreadsCreate { input } | RequestBody::AddUserMessage { input, .. }
+        RequestBody::ThreadsCreate { input }
+        | RequestBody::AddUserMessage { input, .. }
+        | RequestBody::EditUserMessage { input, .. }
             if message_chars(&input) > MAX_MESSAGE_CHARS =>
         {
             // Not stored: the page keeps the draft (the element knows the limit from its
@@ -154,6 +158,31 @@ fn prepare(
                 .or_else(|| (!chat_shell_core::adapters::chatkit::is_ghost(&user)).then_some(text));
             if let Some(first) = first {
                 s.finish(&first);
+            }
+        }
+        RequestBody::EditUserMessage {
+            thread_id,
+            item_id,
+            input,
+        } => {
+            if let Some(refused) = branch_refused(store, &thread, &item_id)? {
+                s.error("stream.error", Some(refused), false);
+            } else if store.fork(&thread_id, &item_id, Fork::Beside)?.is_some() {
+                let user = user_message(store, base, &thread_id, input)?;
+                s.done(&user);
+                let attempt = state.next_attempt(&user.id);
+                scripts::respond(&mut s, &user.id, &message_text(&user), attempt);
+                finish(store, &mut s, &thread_id)?;
+            }
+        }
+        RequestBody::RegenerateAfterItem { thread_id, item_id } => {
+            if let Some(refused) = branch_refused(store, &thread, &item_id)? {
+                s.error("stream.error", Some(refused), false);
+            } else if let Some(item) = store.item(&thread_id, &item_id)? {
+                store.fork(&thread_id, &item_id, Fork::Below)?;
+                let attempt = state.next_attempt(&item_id);
+                scripts::respond(&mut s, &item_id, &message_text(&item), attempt);
+                finish(store, &mut s, &thread_id)?;
             }
         }
         RequestBody::RetryAfterItem { thread_id, item_id } => {
@@ -326,6 +355,24 @@ fn answer_permission(
         steps: s.into_steps(),
         tracked,
     }))
+}
+
+/// Why a branch cannot start at `item_id` (said in the stream), if it cannot: the thread
+/// does not branch here (`--acp`), or the item is not a user message of the thread.
+fn branch_refused(
+    store: &UserStore<'_>,
+    thread: &Thread,
+    item_id: &ItemId,
+) -> store::Result<Option<String>> {
+    if !thread.branching {
+        return Ok(Some(
+            "This conversation cannot branch: its agent keeps the conversation itself.".into(),
+        ));
+    }
+    Ok(match store.item(&thread.id, item_id)? {
+        Some(item) if matches!(item.kind, ItemKind::UserMessage(_)) => None,
+        _ => Some(format!("{item_id} is not a message of this conversation")),
+    })
 }
 
 fn finish(store: &UserStore<'_>, s: &mut Script<'_>, thread: &ThreadId) -> store::Result<()> {

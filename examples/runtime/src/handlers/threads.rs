@@ -2,11 +2,11 @@
 //! runs on a blocking thread, on the requesting user's view of the store.
 
 use super::{page_size, DEFAULT_PAGE_SIZE};
-use crate::errors::not_found;
+use crate::errors::{bad_request, not_found};
 use crate::store::{self, UserStore};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use chat_shell_core::protocol::chatkit::{ListOrder, Page, Thread, ThreadId, ThreadItem};
+use chat_shell_core::protocol::chatkit::{ItemId, ListOrder, Page, Thread, ThreadId, ThreadItem};
 use serde_json::json;
 
 /// Threads always go out with an `items` page (empty outside `threads.get_by_id`).
@@ -29,6 +29,26 @@ pub(crate) fn get(store: &UserStore<'_>, thread_id: &ThreadId) -> store::Result<
         }
         None => unknown_thread(thread_id),
     })
+}
+
+/// `threads.select_branch` (an extension, `protocol::chatkit::RequestBody::SelectBranch`):
+/// the branch `item_id` starts is the one shown from now on (a reload shows it too);
+/// answered as `threads.get_by_id`.
+pub(crate) fn select_branch(
+    store: &UserStore<'_>,
+    thread_id: &ThreadId,
+    item_id: &ItemId,
+) -> store::Result<Response> {
+    let Some(thread) = store.thread(thread_id)? else {
+        return Ok(unknown_thread(thread_id));
+    };
+    if !thread.branching {
+        return Ok(bad_request("this conversation cannot branch"));
+    }
+    if store.select_branch(thread_id, item_id)?.is_none() {
+        return Ok(not_found(&format!("unknown item {item_id}")));
+    }
+    get(store, thread_id)
 }
 
 /// `threads.list`: newest first unless the request says otherwise.

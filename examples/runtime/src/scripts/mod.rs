@@ -123,6 +123,7 @@ impl<'a> Script<'a> {
 
     pub fn item_with_id(&self, id: ItemId, kind: ItemKind) -> ThreadItem {
         ThreadItem {
+            branches: Vec::new(),
             id,
             thread_id: Some(self.thread.id.clone()),
             created_at: now_iso(),

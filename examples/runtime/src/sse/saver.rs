@@ -37,29 +37,39 @@ impl Saver {
         }
     }
 
-    /// Runs `f` on the user's store on a blocking thread; a failure is logged.
+    /// Runs `f` on the user's store on a blocking thread; a failure is logged (`None`).
     async fn save<T: Send + 'static>(
         &self,
         f: impl FnOnce(&UserStore<'_>) -> store::Result<T> + Send + 'static,
-    ) {
-        if let Err(e) = blocking(self.store.clone(), self.user.clone(), f).await {
-            eprintln!("chat-shell-runtime: cannot save the stream: {e}");
+    ) -> Option<T> {
+        blocking(self.store.clone(), self.user.clone(), f)
+            .await
+            .map_err(|e| eprintln!("chat-shell-runtime: cannot save the stream: {e}"))
+            .ok()
+    }
+
+    /// Saves the item `event` carries whole, if any, and gives it its branches.
+    pub(crate) async fn save_item_of(&mut self, event: &mut StreamEvent) {
+        if let StreamEvent::ItemAdded(e) | StreamEvent::ItemDone(e) | StreamEvent::ItemReplaced(e) =
+            event
+        {
+            let item = e.item.clone();
+            if let Some(branches) = self.save(move |db| db.save_item(&item)).await {
+                e.item.branches = branches;
+            }
+            self.dirty.remove(&e.item.id);
         }
     }
 
-    /// Saves `event` (`json`, serialized) as far as needed, then folds it into the run's
-    /// items and sends it to the thread's channels.
+    /// Saves `event` (`json`, serialized) as far as needed (its whole item is saved by
+    /// [`Saver::save_item_of`]), then folds it into the run's items and sends it to the
+    /// thread's channels.
     pub(crate) async fn apply(&mut self, event: &StreamEvent, json: &str) {
         let mut folded = None;
         match event {
             StreamEvent::ThreadCreated(e) | StreamEvent::ThreadUpdated(e) => {
                 let thread = e.thread.clone();
                 self.save(move |db| db.save_thread(&thread)).await;
-            }
-            StreamEvent::ItemAdded(e) | StreamEvent::ItemDone(e) | StreamEvent::ItemReplaced(e) => {
-                let item = e.item.clone();
-                self.save(move |db| db.save_item(&item)).await;
-                self.dirty.remove(&e.item.id);
             }
             StreamEvent::ItemRemoved(e) => {
                 let (thread, id) = (self.thread.clone(), e.item_id.clone());
@@ -99,8 +109,12 @@ impl Saver {
     async fn flush_with(&mut self, mut items: Vec<ThreadItem>) {
         items.extend(self.run.pending(std::mem::take(&mut self.dirty)));
         if !items.is_empty() {
-            self.save(move |db| items.iter().try_for_each(|item| db.save_item(item)))
-                .await;
+            self.save(move |db| {
+                items
+                    .iter()
+                    .try_for_each(|item| db.save_item(item).map(drop))
+            })
+            .await;
         }
         self.last_flush = Instant::now();
     }

@@ -242,7 +242,10 @@ async fn write_stream(
             break Some(stop);
         }
         match step {
-            Step::Emit { event, .. } => {
+            Step::Emit { mut event, .. } => {
+                // Saved before it is sent: whatever a client saw is in the store. A new
+                // item learns its branches there.
+                w.saver.save_item_of(&mut event).await;
                 let json = match serde_json::to_string(&event) {
                     Ok(json) => json,
                     Err(e) => {
@@ -258,7 +261,6 @@ async fn write_stream(
                         waits.register(&u.item_id);
                     }
                 }
-                // Saved before it is sent: whatever a client saw is in the store.
                 w.saver.apply(&event, &json).await;
                 if w.send(Bytes::from(format!("data: {json}\n\n"))).await {
                     w.sent += 1;

@@ -21,6 +21,9 @@
 //! each `UserStore` method hands over to `pg` first when the store is PostgreSQL.
 
 mod agent_sessions;
+#[cfg(test)]
+mod branch_tests;
+mod branches;
 pub mod pg;
 mod seed;
 #[cfg(test)]
@@ -29,6 +32,7 @@ mod user;
 mod views;
 
 pub use agent_sessions::Whose;
+pub use branches::Fork;
 pub use views::ViewRecord;
 
 use chat_shell_core::protocol::chatkit::{ItemKind, Page, Thread, ThreadId, ThreadItem};
@@ -88,7 +92,8 @@ CREATE TABLE IF NOT EXISTS threads (
     title TEXT,
     created_at TEXT NOT NULL,
     status_json TEXT NOT NULL,
-    metadata_json TEXT NOT NULL
+    metadata_json TEXT NOT NULL,
+    leaf TEXT
 );
 CREATE TABLE IF NOT EXISTS items (
     id TEXT NOT NULL,
@@ -97,6 +102,7 @@ CREATE TABLE IF NOT EXISTS items (
     seq INTEGER NOT NULL,
     created_at TEXT NOT NULL,
     json TEXT NOT NULL,
+    parent TEXT,
     PRIMARY KEY (thread_id, id)
 );
 CREATE INDEX IF NOT EXISTS items_by_thread ON items (thread_id, seq);
@@ -127,23 +133,24 @@ CREATE TABLE IF NOT EXISTS meta (
 );
 ";
 
-/// After [`SCHEMA`] and [`migrate`]: `owner` exists by then in databases of any age.
+/// After [`SCHEMA`] and [`migrate`]: `owner` and `parent` exist by then in databases of
+/// any age.
 const INDEXES: &str = "
+CREATE INDEX IF NOT EXISTS items_by_parent ON items (thread_id, parent);
 CREATE INDEX IF NOT EXISTS threads_by_owner ON threads (owner, created_at);
 CREATE INDEX IF NOT EXISTS attachments_by_thread ON attachments (thread_id);
 CREATE INDEX IF NOT EXISTS agent_sessions_by_thread ON agent_sessions (thread_id);
 ";
 
-/// Inserts or updates one item: `?1` id, `?2` thread, `?3` created_at, `?4` json, `?5` owner.
-const SAVE_ITEM: &str = "
-INSERT INTO items (id, thread_id, owner, seq, created_at, json)
-SELECT ?1, ?2, ?5, (SELECT COALESCE(MAX(seq), 0) + 1 FROM items WHERE thread_id = ?2), ?3, ?4
-WHERE EXISTS (SELECT 1 FROM threads WHERE id = ?2 AND owner = ?5)
-ON CONFLICT (thread_id, id) DO UPDATE SET json = excluded.json
-WHERE items.owner = excluded.owner";
-
-/// Tables that gained an `owner` column (databases made before it get it added, empty).
-const OWNED_TABLES: [&str; 3] = ["threads", "items", "attachments"];
+/// Columns added since the first release (databases made before get them, empty): the
+/// owners, and the branches (`store::branches`).
+const ADDED_COLUMNS: [(&str, &str); 5] = [
+    ("threads", "owner"),
+    ("items", "owner"),
+    ("attachments", "owner"),
+    ("threads", "leaf"),
+    ("items", "parent"),
+];
 
 /// An attachment as stored (the wire `Attachment` is built from it by the server).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -162,6 +169,9 @@ pub struct Store {
     /// Signs identity cookies: made at random once per database and kept in it, so a
     /// browser keeps its identity (and history) across restarts.
     secret: [u8; 32],
+    /// Threads offer branches (`Thread::branching`): not where an agent keeps the
+    /// conversation itself (`--acp`), since it cannot go back to an earlier point.
+    branching: bool,
 }
 
 enum Backend {
@@ -207,6 +217,7 @@ impl Store {
         Ok(Store {
             backend: Backend::Sqlite(Mutex::new(conn)),
             secret: secret_of(&stored)?,
+            branching: true,
         })
     }
 
@@ -217,7 +228,14 @@ impl Store {
         Ok(Store {
             backend: Backend::Postgres(pg),
             secret,
+            branching: true,
         })
+    }
+
+    /// Threads no longer offer branches (an agent keeps the conversation: `--acp`).
+    pub fn without_branches(mut self) -> Store {
+        self.branching = false;
+        self
     }
 
     /// The PostgreSQL backend, if this store is one.
@@ -343,6 +361,7 @@ fn page<T>(mut rows: Vec<T>, limit: usize, id: impl Fn(&T) -> String) -> Page<T>
 
 fn thread_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Thread> {
     Ok(Thread {
+        branching: false,
         id: ThreadId(row.get(0)?),
         title: row.get(1)?,
         created_at: row.get(2)?,
@@ -389,17 +408,17 @@ fn settled_permission(json: &str) -> Option<ThreadItem> {
     Some(item)
 }
 
-/// Adds `owner` to the tables of a database made before owners existed. Its rows keep an
-/// empty owner until [`Store::claim_unowned`].
+/// Adds the [`ADDED_COLUMNS`] a database made before them lacks. Its rows keep an empty
+/// owner until [`Store::claim_unowned`], and no parents until their thread branches.
 fn migrate(conn: &Connection) -> Result<()> {
-    for table in OWNED_TABLES {
-        let has_owner = conn
+    for (table, column) in ADDED_COLUMNS {
+        let has = conn
             .prepare(&format!(
-                "SELECT 1 FROM pragma_table_info('{table}') WHERE name = 'owner'"
+                "SELECT 1 FROM pragma_table_info('{table}') WHERE name = '{column}'"
             ))?
             .exists([])?;
-        if !has_owner {
-            conn.execute_batch(&format!("ALTER TABLE {table} ADD COLUMN owner TEXT"))?;
+        if !has {
+            conn.execute_batch(&format!("ALTER TABLE {table} ADD COLUMN {column} TEXT"))?;
         }
     }
     Ok(())

@@ -6,6 +6,7 @@
 //! the server's blocking threads, one pooled connection each; the runs shared between
 //! instances (`shared`) use the same pool.
 
+use super::branches::{self, Fork};
 use super::*;
 use chat_shell_core::protocol::chatkit::{ItemId, ListOrder};
 use postgres::{NoTls, Row};
@@ -100,6 +101,12 @@ const MIGRATIONS: &[(i32, &str)] = &[
         );",
     ),
     (3, agent_sessions::PG_MIGRATION),
+    (
+        4,
+        "ALTER TABLE threads ADD COLUMN leaf TEXT;
+        ALTER TABLE items ADD COLUMN parent TEXT;
+        CREATE INDEX items_by_parent ON items (thread_id, parent);",
+    ),
 ];
 
 /// The PostgreSQL store: a pool, and the URL (never logged: it may hold a password) for
@@ -336,13 +343,12 @@ fn migrate(c: &mut postgres::Client) -> Result<()> {
             applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
         )",
     )?;
-    let done: i32 = tx
-        .query_one(
-            "SELECT COALESCE(MAX(version), 0) FROM schema_migrations",
-            &[],
-        )?
-        .get(0);
-    for (version, sql) in MIGRATIONS.iter().filter(|(v, _)| *v > done) {
+    let done: Vec<i32> = tx
+        .query("SELECT version FROM schema_migrations", &[])?
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    for (version, sql) in MIGRATIONS.iter().filter(|(v, _)| !done.contains(v)) {
         tx.batch_execute(sql)?;
         tx.execute(
             "INSERT INTO schema_migrations (version) VALUES ($1)",
@@ -355,6 +361,7 @@ fn migrate(c: &mut postgres::Client) -> Result<()> {
 
 fn thread_from_pg(row: &Row) -> Result<Thread> {
     Ok(Thread {
+        branching: false,
         id: ThreadId(row.get(0)),
         title: row.get(1),
         created_at: row.get(2),
@@ -498,27 +505,8 @@ impl PgUser<'_> {
         Ok(true)
     }
 
-    pub fn save_item(&self, item: &ThreadItem) -> Result<()> {
-        let thread_id = item
-            .thread_id
-            .as_ref()
-            .map(|t| t.as_str())
-            .unwrap_or_default();
-        self.conn()?.execute(
-            "INSERT INTO items (id, thread_id, owner, created_at, json)
-             SELECT $1, $2, $5, $3, $4
-             WHERE EXISTS (SELECT 1 FROM threads WHERE id = $2 AND owner = $5)
-             ON CONFLICT (thread_id, id) DO UPDATE SET json = excluded.json
-             WHERE items.owner = excluded.owner",
-            &[
-                &item.id.as_str(),
-                &thread_id,
-                &item.created_at,
-                &to_json(item)?,
-                &self.owner,
-            ],
-        )?;
-        Ok(())
+    pub fn save_item(&self, item: &ThreadItem) -> Result<Vec<ItemId>> {
+        branches::on_pg::save_item(&mut self.conn()?, self.owner, item)
     }
 
     pub fn item(&self, thread: &ThreadId, id: &ItemId) -> Result<Option<ThreadItem>> {
@@ -587,34 +575,69 @@ impl PgUser<'_> {
             },
             None => None,
         };
-        let rows = c.query(
-            &format!(
-                "SELECT json FROM items WHERE thread_id = $1 AND owner = $4
-                 AND ($2::BIGINT IS NULL OR seq {cmp} $2)
-                 ORDER BY seq {dir} LIMIT $3"
-            ),
-            &[&thread.as_str(), &cursor, &(limit as i64 + 1), &self.owner],
-        )?;
-        let items = rows.iter().map(item_from_pg).collect::<Result<_>>()?;
+        let fetch = limit as i64 + 1;
+        let branched = branches::on_pg::leaf(&mut *c, thread, self.owner)?.is_some();
+        let rows = if branched {
+            c.query(
+                &branches::path_page_sql(order, true),
+                &[&thread.as_str(), &self.owner, &cursor, &fetch],
+            )?
+        } else {
+            c.query(
+                &format!(
+                    "SELECT json FROM items WHERE thread_id = $1 AND owner = $4
+                     AND ($2::BIGINT IS NULL OR seq {cmp} $2)
+                     ORDER BY seq {dir} LIMIT $3"
+                ),
+                &[&thread.as_str(), &cursor, &fetch, &self.owner],
+            )?
+        };
+        let mut items: Vec<ThreadItem> = rows.iter().map(item_from_pg).collect::<Result<_>>()?;
+        if branched {
+            branches::on_pg::mark_branches(&mut *c, thread, &mut items)?;
+        }
         Ok(page(items, limit, |i| i.id.to_string()))
     }
 
+    /// The branch shown, oldest first.
     pub fn all_items(&self, thread: &ThreadId) -> Result<Vec<ThreadItem>> {
-        self.conn()?
-            .query(
-                "SELECT json FROM items WHERE thread_id = $1 AND owner = $2 ORDER BY seq",
-                &[&thread.as_str(), &self.owner],
-            )?
-            .iter()
-            .map(item_from_pg)
-            .collect()
+        let mut c = self.conn()?;
+        if branches::on_pg::leaf(&mut *c, thread, self.owner)?.is_none() {
+            return c
+                .query(
+                    "SELECT json FROM items WHERE thread_id = $1 AND owner = $2 ORDER BY seq",
+                    &[&thread.as_str(), &self.owner],
+                )?
+                .iter()
+                .map(item_from_pg)
+                .collect();
+        }
+        c.query(
+            &branches::path_page_sql(ListOrder::Asc, true),
+            &[&thread.as_str(), &self.owner, &None::<i64>, &i64::MAX],
+        )?
+        .iter()
+        .map(item_from_pg)
+        .collect()
+    }
+
+    pub fn fork(&self, thread: &ThreadId, item: &ItemId, fork: Fork) -> Result<Option<()>> {
+        branches::on_pg::fork(&mut self.conn()?, self.owner, thread, item, fork)
+    }
+
+    pub fn select_branch(&self, thread: &ThreadId, item: &ItemId) -> Result<Option<()>> {
+        branches::on_pg::select_branch(&mut self.conn()?, self.owner, thread, item)
     }
 
     pub fn delete_item(&self, thread: &ThreadId, id: &ItemId) -> Result<bool> {
-        let n = self.conn()?.execute(
+        let mut c = self.conn()?;
+        let mut tx = c.transaction()?;
+        branches::on_pg::unlink(&mut tx, self.owner, thread, id)?;
+        let n = tx.execute(
             "DELETE FROM items WHERE thread_id = $1 AND id = $2 AND owner = $3",
             &[&thread.as_str(), &id.as_str(), &self.owner],
         )?;
+        tx.commit()?;
         Ok(n > 0)
     }
 
@@ -627,6 +650,9 @@ impl PgUser<'_> {
         else {
             return Ok(None);
         };
+        if let Some(n) = branches::on_pg::delete_below(&mut c, self.owner, thread, id)? {
+            return Ok(Some(n));
+        }
         let seq: i64 = row.get(0);
         let n = c.execute(
             "DELETE FROM items WHERE thread_id = $1 AND seq > $2 AND owner = $3",

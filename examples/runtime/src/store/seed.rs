@@ -19,6 +19,7 @@ impl Store {
     /// claims it.
     pub fn seed_thread(&self, n: usize, mixed: bool) -> Result<ThreadId> {
         let thread = Thread {
+            branching: false,
             id: ThreadId(new_id("thr")),
             title: Some(format!("Seeded thread ({n} items)")),
             created_at: now_iso(),
@@ -85,6 +86,7 @@ fn items(thread: &ThreadId, n: usize, mixed: bool) -> Vec<ThreadItem> {
                 }
             };
             ThreadItem {
+                branches: Vec::new(),
                 id: ItemId(new_id(prefix)),
                 thread_id: Some(thread.clone()),
                 created_at: now_iso(),

@@ -34,19 +34,20 @@ pub fn pg_test_url() -> Option<String> {
 }
 
 /// Fresh stores, one per backend (leaked: tests are short).
-fn backends() -> Vec<&'static Store> {
+pub(super) fn backends() -> Vec<&'static Store> {
     let mut all: Vec<&'static Store> = vec![Box::leak(Box::new(Store::open_in_memory().unwrap()))];
     all.extend(pg_test_store().map(|s| &*Box::leak(Box::new(s))));
     all
 }
 
 /// [`backends`] as seen by the user `alice`.
-fn stores() -> Vec<UserStore<'static>> {
+pub(super) fn stores() -> Vec<UserStore<'static>> {
     backends().into_iter().map(|db| db.user("alice")).collect()
 }
 
-fn message(store: &UserStore<'_>, thread: &ThreadId, text: &str) -> ThreadItem {
+pub(super) fn message(store: &UserStore<'_>, thread: &ThreadId, text: &str) -> ThreadItem {
     let item = ThreadItem {
+        branches: Vec::new(),
         id: ItemId(store.next_id("msg")),
         thread_id: Some(thread.clone()),
         created_at: now_iso(),
@@ -128,6 +129,7 @@ fn another_owner_sees_nothing_and_changes_nothing() {
         changed.kind = ItemKind::UserMessage(UserMessage::default());
         bob.save_item(&changed).unwrap();
         let intruder = ThreadItem {
+            branches: Vec::new(),
             id: ItemId(bob.next_id("msg")),
             ..m.clone()
         };
@@ -159,7 +161,10 @@ fn saving_an_item_uses_indexes_not_a_table_scan() {
     let db = Store::open_in_memory().unwrap();
     let conn = db.conn();
     let mut stmt = conn
-        .prepare(&format!("EXPLAIN QUERY PLAN {SAVE_ITEM}"))
+        .prepare(&format!(
+            "EXPLAIN QUERY PLAN {}",
+            super::branches::INSERT_ITEM
+        ))
         .unwrap();
     let plan: Vec<String> = stmt
         .query_map(["i", "t", "c", "{}", "o"], |r| r.get::<_, String>(3))

@@ -1,6 +1,7 @@
 //! One user's view of the store ([`UserStore`]): threads, items, feedback and attachments,
 //! each query filtered by owner.
 
+use super::branches;
 use super::*;
 use chat_shell_core::protocol::chatkit::{
     FeedbackKind, ItemId, ListOrder, Page, Thread, ThreadId, ThreadItem, ThreadStatus,
@@ -30,6 +31,7 @@ impl UserStore<'_> {
     /// Creates an active, untitled thread (without `items`).
     pub fn create_thread(&self) -> Result<Thread> {
         let thread = Thread {
+            branching: self.store.branching,
             id: ThreadId(new_id("thr")),
             title: None,
             created_at: now_iso(),
@@ -57,16 +59,24 @@ impl UserStore<'_> {
 
     /// The thread's metadata (`items` is `None`).
     pub fn thread(&self, id: &ThreadId) -> Result<Option<Thread>> {
-        if let Some(pg) = self.pg() {
-            return pg.thread(id);
-        }
-        Ok(self.conn()
-            .query_row(
-                "SELECT id, title, created_at, status_json, metadata_json FROM threads WHERE id = ?1 AND owner = ?2",
-                [id.as_str(), self.owner],
-                thread_from_row,
-            )
-            .optional()?)
+        let found = match self.pg() {
+            Some(pg) => pg.thread(id)?,
+            None => self
+                .conn()
+                .query_row(
+                    "SELECT id, title, created_at, status_json, metadata_json FROM threads WHERE id = ?1 AND owner = ?2",
+                    [id.as_str(), self.owner],
+                    thread_from_row,
+                )
+                .optional()?,
+        };
+        Ok(found.map(|t| self.offer_branches(t)))
+    }
+
+    /// The thread as this store offers it: with `branching` where threads branch.
+    fn offer_branches(&self, mut thread: Thread) -> Thread {
+        thread.branching = self.store.branching;
+        thread
     }
 
     /// Saves title, status and metadata. False if the thread does not exist.
@@ -105,9 +115,24 @@ impl UserStore<'_> {
         after: Option<&str>,
         order: ListOrder,
     ) -> Result<Page<Thread>> {
-        if let Some(pg) = self.pg() {
-            return pg.list_threads(limit, after, order);
-        }
+        let mut page = match self.pg() {
+            Some(pg) => pg.list_threads(limit, after, order)?,
+            None => self.list_threads_sqlite(limit, after, order)?,
+        };
+        page.data = page
+            .data
+            .into_iter()
+            .map(|t| self.offer_branches(t))
+            .collect();
+        Ok(page)
+    }
+
+    fn list_threads_sqlite(
+        &self,
+        limit: usize,
+        after: Option<&str>,
+        order: ListOrder,
+    ) -> Result<Page<Thread>> {
         let conn = self.conn();
         let cursor = match after {
             Some(id) => {
@@ -187,28 +212,15 @@ impl UserStore<'_> {
 
     /// Inserts or updates an item (its `thread_id` must be set, to one of the owner's
     /// threads: anything else is ignored). An update keeps the item's place in the thread;
-    /// a new item goes last: its `seq` is one more than the thread's largest, found through
-    /// the `(thread_id, seq)` index, so an insert costs the same in any size of table.
-    pub fn save_item(&self, item: &ThreadItem) -> Result<()> {
+    /// a new item goes last on the branch shown: its `seq` is one more than the thread's
+    /// largest, found through the `(thread_id, seq)` index, so an insert costs the same in
+    /// any size of table. Returns the item's branches (`store::branches`; empty where it
+    /// has none).
+    pub fn save_item(&self, item: &ThreadItem) -> Result<Vec<ItemId>> {
         if let Some(pg) = self.pg() {
             return pg.save_item(item);
         }
-        let thread_id = item
-            .thread_id
-            .as_ref()
-            .map(|t| t.as_str())
-            .unwrap_or_default();
-        self.conn().execute(
-            SAVE_ITEM,
-            params![
-                item.id.as_str(),
-                thread_id,
-                item.created_at,
-                to_json(item)?,
-                self.owner
-            ],
-        )?;
-        Ok(())
+        self.save_item_sqlite(item)
     }
 
     pub fn item(&self, thread: &ThreadId, id: &ItemId) -> Result<Option<ThreadItem>> {
@@ -259,7 +271,7 @@ impl UserStore<'_> {
         Ok(Some(decided))
     }
 
-    /// One page of a thread's items; `after` is an item id (an unknown cursor gives an
+    /// One page of the branch shown; `after` is an item id (an unknown cursor gives an
     /// empty page).
     pub fn list_items(
         &self,
@@ -292,27 +304,48 @@ impl UserStore<'_> {
             }
             None => None,
         };
-        let sql = format!(
-            "SELECT json FROM items WHERE thread_id = ?1 AND owner = ?4
-             AND (?2 IS NULL OR seq {cmp} ?2)
-             ORDER BY seq {dir} LIMIT ?3"
-        );
-        let mut stmt = conn.prepare(&sql)?;
-        let rows = stmt
-            .query_map(
-                params![thread.as_str(), cursor, limit as i64 + 1, self.owner],
-                item_from_row,
-            )?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
+        let fetch = limit as i64 + 1;
+        let branched = self.branched_sqlite(&conn, thread)?;
+        let mut rows = if branched {
+            conn.prepare_cached(&branches::path_page_sql(order, false))?
+                .query_map(
+                    params![thread.as_str(), self.owner, cursor, fetch],
+                    item_from_row,
+                )?
+                .collect::<rusqlite::Result<Vec<_>>>()?
+        } else {
+            let sql = format!(
+                "SELECT json FROM items WHERE thread_id = ?1 AND owner = ?4
+                 AND (?2 IS NULL OR seq {cmp} ?2)
+                 ORDER BY seq {dir} LIMIT ?3"
+            );
+            conn.prepare_cached(&sql)?
+                .query_map(
+                    params![thread.as_str(), cursor, fetch, self.owner],
+                    item_from_row,
+                )?
+                .collect::<rusqlite::Result<Vec<_>>>()?
+        };
+        if branched {
+            self.mark_branches_sqlite(&conn, thread, &mut rows)?;
+        }
         Ok(page(rows, limit, |i| i.id.to_string()))
     }
 
-    /// Every item of a thread, oldest first.
+    /// Every item of the branch shown, oldest first.
     pub fn all_items(&self, thread: &ThreadId) -> Result<Vec<ThreadItem>> {
         if let Some(pg) = self.pg() {
             return pg.all_items(thread);
         }
         let conn = self.conn();
+        if self.branched_sqlite(&conn, thread)? {
+            let mut stmt = conn.prepare_cached(&branches::path_page_sql(ListOrder::Asc, false))?;
+            let rows = stmt.query_map(
+                params![thread.as_str(), self.owner, None::<i64>, i64::MAX],
+                item_from_row,
+            )?;
+            return Ok(rows.collect::<rusqlite::Result<_>>()?);
+        }
         let mut stmt = conn
             .prepare("SELECT json FROM items WHERE thread_id = ?1 AND owner = ?2 ORDER BY seq")?;
         let rows = stmt.query_map([thread.as_str(), self.owner], item_from_row)?;
@@ -323,20 +356,23 @@ impl UserStore<'_> {
         if let Some(pg) = self.pg() {
             return pg.delete_item(thread, id);
         }
-        let n = self.conn().execute(
+        let conn = self.conn();
+        self.unlink_sqlite(&conn, thread, id)?;
+        let n = conn.execute(
             "DELETE FROM items WHERE thread_id = ?1 AND id = ?2 AND owner = ?3",
             [thread.as_str(), id.as_str(), self.owner],
         )?;
         Ok(n > 0)
     }
 
-    /// Deletes every item after `id` (for `threads.retry_after_item`). `None` if `id` is
-    /// not in the thread, else how many items went.
+    /// Deletes every item after `id` (for `threads.retry_after_item`): in a branched
+    /// thread every branch below it. `None` if `id` is not in the thread, else how many
+    /// items went.
     pub fn delete_items_after(&self, thread: &ThreadId, id: &ItemId) -> Result<Option<usize>> {
         if let Some(pg) = self.pg() {
             return pg.delete_items_after(thread, id);
         }
-        let conn = self.conn();
+        let mut conn = self.conn();
         let seq = conn
             .query_row(
                 "SELECT seq FROM items WHERE thread_id = ?1 AND id = ?2 AND owner = ?3",
@@ -345,6 +381,9 @@ impl UserStore<'_> {
             )
             .optional()?;
         let Some(seq) = seq else { return Ok(None) };
+        if let Some(n) = self.delete_below_sqlite(&mut conn, thread, id)? {
+            return Ok(Some(n));
+        }
         let n = conn.execute(
             "DELETE FROM items WHERE thread_id = ?1 AND seq > ?2 AND owner = ?3",
             params![thread.as_str(), seq, self.owner],

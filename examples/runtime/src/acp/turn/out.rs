@@ -188,7 +188,8 @@ impl Out {
     pub(super) async fn save(&mut self, id: &ItemId) {
         self.dirty.remove(id);
         if let Some(item) = self.items.get(id).cloned() {
-            self.save_with(move |db| db.save_item(&item)).await;
+            self.save_with(move |db| db.save_item(&item).map(drop))
+                .await;
         }
     }
 
@@ -198,7 +199,7 @@ impl Out {
             .filter_map(|id| self.items.get(&id).cloned())
             .collect();
         if !items.is_empty() {
-            self.save_with(move |db| items.iter().try_for_each(|i| db.save_item(i)))
+            self.save_with(move |db| items.iter().try_for_each(|i| db.save_item(i).map(drop)))
                 .await;
         }
         self.last_flush = Instant::now();
@@ -213,6 +214,7 @@ impl Out {
 
     pub(super) fn new_item(&self, prefix: &str, kind: ItemKind) -> ThreadItem {
         ThreadItem {
+            branches: Vec::new(),
             id: ItemId(self.store.next_id(prefix)),
             thread_id: Some(self.thread.id.clone()),
             created_at: now_iso(),
