@@ -2,7 +2,7 @@
 //! tool calls, plans and thoughts, team notes and the roster, tasks and workflows,
 //! generated images, the view tabs and their panels (the Diff view, the artifact), the
 //! conversation history, the find bar, a finished turn's action bar and an answer's
-//! sources, the header's menus and the export, and the attachment tray's files.
+//! sources, a user message's Edit and branches, the header's menus and the export, and the attachment tray's files.
 //!
 //! Each is an entry point of a chunk (`crate::parts`): `widgets`, which the loader
 //! prefetches as soon as the first module runs (`prefetch_widgets`), `on_demand`, the
@@ -20,6 +20,7 @@ use crate::ui::composer::dictation::Dictation;
 use crate::ui::composer::mentions::{self, MentionHooks, MentionList, MentionMenu, MentionOverlay};
 use crate::ui::composer::pickers::ChatKitPickers;
 use crate::ui::composer::tray::tray_list;
+use crate::ui::conversation::branches::UserMessageTools;
 use crate::ui::conversation::elicitation::ElicitationView;
 use crate::ui::conversation::image::GeneratedImageView;
 use crate::ui::conversation::message::{MessageActions, SourcesList};
@@ -107,7 +108,13 @@ entry_points! {
         }
     on_demand:
         fn build_message_actions(id: ItemId, answers: Vec<ItemId>, latest: bool) -> AnyView {
+            style::part(style::BRANCHES);
             untrack(move || view! { <MessageActions id=id answers=answers latest=latest /> }.into_any())
+        }
+    on_demand:
+        fn build_user_message_tools(id: ItemId, editing: RwSignal<bool>) -> AnyView {
+            style::part(style::BRANCHES);
+            untrack(move || view! { <UserMessageTools id=id editing=editing /> }.into_any())
         }
     on_demand:
         fn linked_window_hooks() -> &'static dyn WindowHooks {
@@ -281,6 +288,14 @@ pub(crate) fn message_actions(
     when_loaded(
         shell,
         build(move || entry::build_message_actions(id.clone(), answers.clone(), latest)),
+    )
+}
+
+/// Under a user message of a thread that branches: Edit, and the picker of its branches.
+pub(crate) fn user_message_tools(shell: Shell, id: ItemId, editing: RwSignal<bool>) -> AnyView {
+    when_loaded(
+        shell,
+        build(move || entry::build_user_message_tools(id.clone(), editing)),
     )
 }
 

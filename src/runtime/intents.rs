@@ -8,7 +8,7 @@ use chat_shell_core::host_events::{ChatError, ChatEvent, ErrorKind};
 use chat_shell_core::model::EntryKind;
 use chat_shell_core::options::{merge_metadata, Protocol};
 use chat_shell_core::protocol::chatkit::{
-    Attachment, FeedbackKind, ItemId, RequestBody, UserMessageInput,
+    Attachment, FeedbackKind, ItemId, RequestBody, ThreadId, UserMessageInput,
 };
 use chat_shell_core::protocol::JsonMap;
 use chat_shell_core::reducer::{Input, OutgoingMessage, GHOST_OPTION};
@@ -155,11 +155,21 @@ impl Runtime {
         self.dispatch(Input::RetryStarted {
             user_message: item_id.clone(),
         });
-        self.start_stream(RequestBody::RetryAfterItem { thread_id, item_id });
+        self.start_stream(self.answer_again(thread_id, item_id));
     }
 
-    /// Retry the answer `item_id` belongs to: everything after the user message before it
-    /// is dropped and answered again.
+    /// The request that answers the user message `item_id` again: beside the answer it
+    /// had where the thread branches (nothing is lost), in its place elsewhere.
+    fn answer_again(&self, thread_id: ThreadId, item_id: ItemId) -> RequestBody {
+        if self.offers_branches() {
+            RequestBody::RegenerateAfterItem { thread_id, item_id }
+        } else {
+            RequestBody::RetryAfterItem { thread_id, item_id }
+        }
+    }
+
+    /// Retry the answer `item_id` belongs to: the user message before it is answered
+    /// again (beside the old answer where the thread branches, else in its place).
     pub fn retry_item(self: &Rc<Self>, item_id: &ItemId) {
         if self.is_streaming() {
             return;
@@ -188,10 +198,7 @@ impl Runtime {
         self.dispatch(Input::RetryStarted {
             user_message: user_message.clone(),
         });
-        self.start_stream(RequestBody::RetryAfterItem {
-            thread_id,
-            item_id: user_message,
-        });
+        self.start_stream(self.answer_again(thread_id, user_message));
     }
 
     /// Send Good/Bad response feedback for an item. Resolves to whether the server took it.

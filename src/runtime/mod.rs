@@ -5,6 +5,7 @@ mod actions;
 mod ag_ui;
 pub(crate) use ag_ui::Shared as AgUiShared;
 mod attachments;
+mod branches;
 mod channel;
 pub(crate) mod dictation;
 mod elicitation;

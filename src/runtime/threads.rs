@@ -135,7 +135,7 @@ impl Runtime {
         answer(value).await
     }
 
-    fn report(&self, kind: ErrorKind, error: &TransportError) {
+    pub(crate) fn report(&self, kind: ErrorKind, error: &TransportError) {
         self.emit(&ChatEvent::Error(ChatError::new(
             kind,
             error.user_message(),

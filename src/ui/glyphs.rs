@@ -24,6 +24,11 @@ pub enum Glyph {
     Download,
     /// Three dots: more actions.
     More,
+    /// A pencil: edit.
+    Edit,
+    /// Back and forth (mirrored right to left by the stylesheet).
+    ChevronStart,
+    ChevronEnd,
 }
 
 impl Glyph {
@@ -44,6 +49,9 @@ impl Glyph {
             Glyph::Retry => "M20 12a8 8 0 1 1-2.4-5.7M20 4v4h-4",
             Glyph::Download => "M12 4v11M7 10l5 5l5-5M5 20h14",
             Glyph::More => "M5 11a1 1 0 1 0 0 2a1 1 0 1 0 0-2zM12 11a1 1 0 1 0 0 2a1 1 0 1 0 0-2zM19 11a1 1 0 1 0 0 2a1 1 0 1 0 0-2z",
+            Glyph::Edit => "M4 20h4L19 9l-4-4L4 16zM13 7l4 4",
+            Glyph::ChevronStart => "M15 6l-6 6l6 6",
+            Glyph::ChevronEnd => "M9 6l6 6l-6 6",
         }
     }
 }

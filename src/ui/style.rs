@@ -10,6 +10,7 @@ pub(crate) const ITEMS: &str = include_str!("../../style/parts/items.css");
 pub(crate) const HISTORY: &str = include_str!("../../style/parts/history.css");
 pub(crate) const TEAM: &str = include_str!("../../style/parts/team.css");
 pub(crate) const MENUS: &str = include_str!("../../style/parts/menus.css");
+pub(crate) const BRANCHES: &str = include_str!("../../style/parts/branches.css");
 
 thread_local! {
     /// The parts already added, by their text's address.

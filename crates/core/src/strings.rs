@@ -368,6 +368,14 @@ texts! {
     DictationUnsupported = "dictation_unsupported" => "This browser cannot record audio.",
     DictationMicrophoneFailed = "dictation_microphone_failed" => "The microphone could not be used.",
     DictationFailed = "dictation_failed" => "The recording could not be transcribed: {error}",
+    // Branches: an edited message, an answer regenerated.
+    Edit = "edit" => "Edit",
+    EditMessage = "edit_message" => "Edit message",
+    Branches = "branches" => "Branches",
+    PreviousBranch = "previous_branch" => "Previous branch",
+    NextBranch = "next_branch" => "Next branch",
+    BranchPosition = "branch_position" => "{n} / {count}",
+    BranchNotShown = "branch_not_shown" => "That branch could not be shown: {error}",
 }
 
 /// Built-in translations (beyond English), by language tag: one `key = text` line per
@@ -706,6 +714,13 @@ dictation_no_device = Aucun micro n'a été trouvé.
 dictation_unsupported = Ce navigateur ne peut pas enregistrer de son.
 dictation_microphone_failed = Le micro n'a pas pu être utilisé.
 dictation_failed = L'enregistrement n'a pas pu être transcrit : {error}
+edit = Modifier
+edit_message = Modifier le message
+branches = Versions
+previous_branch = Version précédente
+next_branch = Version suivante
+branch_position = {n} / {count}
+branch_not_shown = Cette version n'a pas pu être affichée : {error}
 ",
     ),
     (
@@ -1038,6 +1053,13 @@ dictation_no_device = Kein Mikrofon gefunden.
 dictation_unsupported = Dieser Browser kann kein Audio aufnehmen.
 dictation_microphone_failed = Das Mikrofon konnte nicht verwendet werden.
 dictation_failed = Die Aufnahme konnte nicht transkribiert werden: {error}
+edit = Bearbeiten
+edit_message = Nachricht bearbeiten
+branches = Versionen
+previous_branch = Vorherige Version
+next_branch = Nächste Version
+branch_position = {n} / {count}
+branch_not_shown = Diese Version konnte nicht angezeigt werden: {error}
 ",
     ),
     (
@@ -1370,6 +1392,13 @@ dictation_no_device = لم يُعثر على أي ميكروفون.
 dictation_unsupported = لا يستطيع هذا المتصفح تسجيل الصوت.
 dictation_microphone_failed = تعذّر استخدام الميكروفون.
 dictation_failed = تعذّر تفريغ التسجيل: {error}
+edit = تعديل
+edit_message = تعديل الرسالة
+branches = النسخ
+previous_branch = النسخة السابقة
+next_branch = النسخة التالية
+branch_position = {n} / {count}
+branch_not_shown = تعذّر عرض هذه النسخة: {error}
 ",
     ),
 ];

@@ -40,14 +40,27 @@ pub fn UserMessageView(id: ItemId) -> impl IntoView {
                 .collect_view()
         })
     };
+    // Edit and the branches: only where the thread branches, once the server has the
+    // message (their code comes in a part).
+    let editing = RwSignal::new(false);
+    let signals = shell.signals().expect("runtime exists while mounted");
+    let echoed = item_memo(shell, id.clone(), |i| !i.local);
+    let tools = move || {
+        (signals
+            .thread
+            .with(|t| t.as_ref().is_some_and(|t| t.branching))
+            && echoed.get())
+        .then(|| crate::parts::views::user_message_tools(shell, id.clone(), editing))
+    };
     view! {
         <article class="cs-msg cs-msg--user" data-role="user" part="message" aria-label=tr(shell, Text::YouSaid)>
-            <Show when=move || content.with(|c| c.0.iter().any(|(t, _)| !t.is_empty()))>
+            <Show when=move || !editing.get() && content.with(|c| c.0.iter().any(|(t, _)| !t.is_empty()))>
                 <div class="cs-msg__bubble">{bubble}</div>
             </Show>
             <super::attachments::SentAttachments
                 attachments=Signal::derive(move || content.with(|c| c.1.clone()))
             />
+            {tools}
         </article>
     }
 }
@@ -334,9 +347,25 @@ pub(crate) fn MessageActions(id: ItemId, answers: Vec<ItemId>, latest: bool) -> 
         }
     };
     let retry_id = id.clone();
-    let offers_retry = move || is_last() && signals.error.with(Option::is_none);
+    // Where the thread branches every answer can be regenerated (the old one stays).
+    let branching = move || {
+        signals
+            .thread
+            .with(|t| t.as_ref().is_some_and(|t| t.branching))
+    };
+    let offers_retry =
+        move || (branching() || is_last()) && !(is_last() && signals.error.with(Option::is_some));
+    // The branches of the turn's first item (answers regenerated).
+    let turn_id = id.clone();
+    let first = Memo::new(move |_| {
+        signals.order.track();
+        shell
+            .with(|rt| rt.with_state(|s| s.turn_branches(&turn_id).map(|e| e.id.clone())))
+            .flatten()
+    });
     view! {
         <div class="cs-actions" data-part="message-actions" data-latest=latest.to_string()>
+            {move || first.get().map(|id| view! { <super::branches::BranchPicker id=id /> })}
             <button type="button" class="cs-button cs-button--ghost" on:click=copy>
                 {move || glyph(if copied.get() { Glyph::Check } else { Glyph::Copy })}
                 <span>{move || tr(shell, if copied.get() { Text::Copied } else { Text::Copy }).get()}</span>

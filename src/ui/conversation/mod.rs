@@ -3,6 +3,7 @@
 //! run's inline errors and banner, and the attachments a message was sent with.
 
 pub(crate) mod attachments;
+pub(crate) mod branches;
 pub(crate) mod elicitation;
 pub(crate) mod image;
 pub(crate) mod items;

@@ -145,6 +145,7 @@ pub fn entry(item: ThreadItem) -> Entry {
         thread_id: item.thread_id,
         created_at: item.created_at,
         kind,
+        branches: item.branches,
     }
 }
 

@@ -158,6 +158,7 @@ impl EventsAdapter {
         if !self.messages.contains(&target) {
             self.messages.push(target.clone());
             inputs.push(Input::Stream(Streamed::ItemAdded(Entry {
+                branches: Vec::new(),
                 id: target.clone(),
                 thread_id: None,
                 created_at: String::new(),
@@ -197,6 +198,7 @@ impl EventsAdapter {
             answered: false,
         });
         inputs.push(Input::Stream(Streamed::ItemAdded(Entry {
+            branches: Vec::new(),
             id: item_id,
             thread_id: None,
             created_at: String::new(),

@@ -18,6 +18,10 @@ pub struct Entry {
     pub thread_id: Option<ThreadId>,
     pub created_at: String,
     pub kind: EntryKind,
+    /// Where the entry is one of several branches (edits of one message, answers to
+    /// one message): every branch's first entry, oldest first, itself included. Empty
+    /// where there is only one.
+    pub branches: Vec<ItemId>,
 }
 
 impl Entry {
@@ -27,7 +31,15 @@ impl Entry {
             thread_id: None,
             created_at: String::new(),
             kind,
+            branches: Vec::new(),
         }
+    }
+
+    /// Its place among its branches and how many there are (`(1, 2)`: the first of two);
+    /// `None` where it has none.
+    pub fn branch_position(&self) -> Option<(usize, usize)> {
+        let at = self.branches.iter().position(|b| b == &self.id)?;
+        (self.branches.len() > 1).then_some((at + 1, self.branches.len()))
     }
 }
 

@@ -345,6 +345,7 @@ fn message_parts<'a>(
         let thread_id = state.thread_id().cloned();
         let mut orphan = ItemState::new(
             Entry {
+                branches: Vec::new(),
                 id: item_id.clone(),
                 thread_id,
                 created_at: String::new(),
@@ -541,6 +542,7 @@ pub(super) fn send_started(state: &mut ChatState, message: OutgoingMessage, out:
     state.tool_queue.clear();
     let id = next_local_id(state);
     let item = Entry {
+        branches: Vec::new(),
         id: id.clone(),
         thread_id: state.thread_id().cloned(),
         created_at: String::new(),
@@ -593,6 +595,17 @@ pub(super) fn retry_started(state: &mut ChatState, user_message: &ItemId, out: &
     if let Some(turn) = state.turn.as_mut() {
         turn.user_message = Some(user_message.clone());
     }
+}
+
+pub(super) fn edit_started(
+    state: &mut ChatState,
+    edited: &ItemId,
+    message: OutgoingMessage,
+    out: &mut Outcome,
+) {
+    // The branch shown ends before the message edited until the new one arrives.
+    state.truncate_from(edited);
+    send_started(state, message, out);
 }
 
 fn begin_turn(state: &mut ChatState, out: &mut Outcome) {
@@ -875,6 +888,7 @@ impl From<Thread> for ThreadInfo {
             created_at: t.created_at,
             status: t.status,
             metadata: t.metadata,
+            branching: t.branching,
         }
     }
 }

@@ -56,6 +56,12 @@ pub enum Input {
     TurnStarted,
     /// The user retries the answer after this user message.
     RetryStarted { user_message: ItemId },
+    /// The user sent an edit of the message `edited`: the new message goes in its place,
+    /// as a branch of its own (the server keeps the old one and what followed it).
+    EditStarted {
+        edited: ItemId,
+        message: OutgoingMessage,
+    },
     /// The answer stream ended cleanly (EOF or `[DONE]`).
     StreamEnded,
     /// The answer stream broke (network, HTTP status, stall); `message` says why.
@@ -355,6 +361,9 @@ pub fn reduce(state: &mut ChatState, input: Input) -> Outcome {
         Input::TurnStarted => conversation::turn_started(state, &mut out),
         Input::RetryStarted { user_message } => {
             conversation::retry_started(state, &user_message, &mut out)
+        }
+        Input::EditStarted { edited, message } => {
+            conversation::edit_started(state, &edited, message, &mut out)
         }
         Input::StreamEnded => conversation::stream_ended(state, &mut out),
         Input::StreamFailed {

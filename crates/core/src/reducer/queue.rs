@@ -61,6 +61,7 @@ pub(super) fn turn_started(state: &mut ChatState, turn: QueuedTurn, run_id: &str
         return;
     }
     let item = Entry {
+        branches: Vec::new(),
         id: id.clone(),
         thread_id: state.thread_id().cloned(),
         created_at: String::new(),

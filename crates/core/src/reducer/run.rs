@@ -606,6 +606,7 @@ fn new_item(state: &mut ChatState, item_id: &ItemId, kind: EntryKind) {
     let thread_id = state.thread_id().cloned();
     let mut item = ItemState::new(
         Entry {
+            branches: Vec::new(),
             id: item_id.clone(),
             thread_id,
             created_at: String::new(),

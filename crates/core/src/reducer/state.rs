@@ -71,6 +71,9 @@ pub struct ThreadInfo {
     pub created_at: String,
     pub status: ThreadStatus,
     pub metadata: JsonMap,
+    /// The server keeps the thread as a tree of branches: messages can be edited and
+    /// answers regenerated beside the old ones (`Thread::branching`).
+    pub branching: bool,
 }
 
 /// One item with what the client knows about it beyond the wire.
@@ -262,6 +265,17 @@ impl ChatState {
         Some((answers, next_user.is_none()))
     }
 
+    /// The first entry of the turn `answer` belongs to (what follows its user message),
+    /// where that entry is one of several branches (answers regenerated).
+    pub fn turn_branches(&self, answer: &ItemId) -> Option<&Entry> {
+        let at = *self.positions.get(answer)?;
+        let start = self.items[..at]
+            .iter()
+            .rposition(|i| matches!(i.item.kind, EntryKind::UserMessage(_)))?;
+        let first = &self.items.get(start + 1)?.item;
+        first.branch_position().map(|_| first)
+    }
+
     /// Whether the turn under way has shown anything since the user's message: a word of
     /// an answer, a tool call, a widget… (an empty answer bubble is nothing yet).
     pub fn turn_has_content(&self) -> bool {
@@ -375,10 +389,22 @@ impl ChatState {
 
     /// Drop every item after `id` (a retry). Returns how many were dropped.
     pub(crate) fn truncate_after(&mut self, id: &ItemId) -> usize {
-        let Some(&i) = self.positions.get(id) else {
-            return 0;
-        };
-        let dropped: Vec<ItemState> = self.items.drain(i + 1..).collect();
+        match self.positions.get(id) {
+            Some(&i) => self.truncate_at(i + 1),
+            None => 0,
+        }
+    }
+
+    /// Drop `id` and every item after it (an edit). Returns how many were dropped.
+    pub(crate) fn truncate_from(&mut self, id: &ItemId) -> usize {
+        match self.positions.get(id) {
+            Some(&i) => self.truncate_at(i),
+            None => 0,
+        }
+    }
+
+    fn truncate_at(&mut self, i: usize) -> usize {
+        let dropped: Vec<ItemState> = self.items.drain(i..).collect();
         for d in &dropped {
             self.positions.remove(&d.item.id);
         }

@@ -169,7 +169,12 @@ pub fn respond(s: &mut Script<'_>, user_id: &ItemId, text: &str, attempt: u32) {
     let slow = Duration::from_millis(400);
     match scenario {
         Scenario::Markdown => {
-            let md = default_markdown(text);
+            let mut md = default_markdown(text);
+            // Answered again (a retry, an answer regenerated): said first, so the two
+            // answers differ.
+            if attempt > 1 {
+                md = format!("Answer {attempt} to this message.\n\n{md}");
+            }
             s.message(&md, ragged_chunks(&md), pace, Vec::new());
         }
         Scenario::Math => {

@@ -230,6 +230,7 @@ impl AgentUiAdapter {
     fn add(&mut self, id: ItemId, kind: EntryKind, inputs: &mut Vec<Input>) {
         if self.added.insert(id.clone()) {
             inputs.push(Input::Stream(Streamed::ItemAdded(Entry {
+                branches: Vec::new(),
                 id,
                 thread_id: None,
                 created_at: String::new(),
@@ -421,6 +422,7 @@ impl AgentUiAdapter {
             let mut content = AssistantContent::text(e.text("text").unwrap_or_default());
             content.annotations = self.citations.get(&id).cloned().unwrap_or_default();
             inputs.push(Input::Stream(Streamed::ItemDone(Entry {
+                branches: Vec::new(),
                 id,
                 thread_id: None,
                 created_at: String::new(),
@@ -691,6 +693,7 @@ impl AgentUiAdapter {
         if self.added.contains(&id) {
             // A later version replaces the card's content.
             inputs.push(Input::Stream(Streamed::ItemDone(Entry {
+                branches: Vec::new(),
                 id,
                 thread_id: None,
                 created_at: String::new(),
