@@ -107,7 +107,16 @@ entry_points! {
         }
     adapters:
         fn ag_ui_save(runtime: Rc<Runtime>) -> () {
+            runtime.mark_ag_ui_branches();
             runtime.save_local_thread()
+        }
+    adapters:
+        fn ag_ui_fork(runtime: Rc<Runtime>, at: usize) -> () {
+            runtime.fork_ag_ui(at)
+        }
+    adapters:
+        fn ag_ui_switch(runtime: Rc<Runtime>, target: ItemId) -> () {
+            runtime.switch_ag_ui(&target)
         }
     adapters:
         fn ag_ui_start(runtime: Rc<Runtime>, generation: u64, resume: Vec<Resume>) -> () {
@@ -265,6 +274,17 @@ pub(crate) async fn ag_ui_end(adapter: &mut AgUiAdapter, conversation: Shared) -
 /// Keep the open AG-UI thread in this browser (`Runtime::save_local_thread`).
 pub(crate) async fn ag_ui_save(runtime: Rc<Runtime>) -> Result<(), LoadFailed> {
     entry::ag_ui_save(runtime).await
+}
+
+/// Keep the AG-UI branch shown from `items[at]` on, before an edit or a regenerated answer
+/// replaces it (`Runtime::fork_ag_ui`).
+pub(crate) async fn ag_ui_fork(runtime: Rc<Runtime>, at: usize) -> Result<(), LoadFailed> {
+    entry::ag_ui_fork(runtime, at).await
+}
+
+/// Show the AG-UI branch `target` (`Runtime::switch_ag_ui`).
+pub(crate) async fn ag_ui_switch(runtime: Rc<Runtime>, target: ItemId) -> Result<(), LoadFailed> {
+    entry::ag_ui_switch(runtime, target).await
 }
 
 /// Open an AG-UI thread kept in this browser (or the host's); it says itself why not.

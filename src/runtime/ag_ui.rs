@@ -5,7 +5,7 @@
 //! request: AG-UI has no cancel call.
 
 use super::Runtime;
-use chat_shell_core::adapters::ag_ui::{AgUiAdapter, Conversation, RunSetup, APPROVE};
+use chat_shell_core::adapters::ag_ui::{branches, AgUiAdapter, Conversation, RunSetup, APPROVE};
 use chat_shell_core::protocol::acp::{ElicitationOutcome, PermissionOutcome};
 use chat_shell_core::protocol::ag_ui::{Resume, ResumeStatus, Tool};
 use chat_shell_core::protocol::chatkit::{ItemId, Thread, ThreadId};
@@ -73,8 +73,9 @@ impl Runtime {
                     })
                 });
                 // Made here, not decoded: the thread decoder lives in a chunk.
+                // The client keeps this conversation's branches.
                 let thread = Thread {
-                    branching: false,
+                    branching: true,
                     id: ThreadId(id.clone()),
                     title: title.map(|t| t.chars().take(80).collect()),
                     created_at: js_sys::Date::new_0().to_iso_string().into(),
@@ -141,9 +142,55 @@ impl Runtime {
     }
 
     /// Retry the failed run: the same messages again, up to the user message it answered.
+    /// The answer to `user_message` is kept as a branch, then answered again.
     pub(crate) fn retry_ag_ui(self: &Rc<Self>, user_message: ItemId) {
-        self.dispatch(Input::RetryStarted { user_message });
-        self.start_ag_ui(Vec::new());
+        let after = self.with_state(|s| {
+            s.items()
+                .iter()
+                .position(|i| i.item.id == user_message)
+                .map(|at| at + 1)
+        });
+        let this = Rc::clone(self);
+        wasm_bindgen_futures::spawn_local(async move {
+            if let Some(at) = after {
+                // Without the code to keep it, the answer is replaced as before.
+                let _ = crate::parts::runtime::ag_ui_fork(Rc::clone(&this), at).await;
+            }
+            this.dispatch(Input::RetryStarted { user_message });
+            this.start_ag_ui(Vec::new());
+        });
+    }
+
+    /// Keeps the branch shown from `items[at]` on (`adapters::ag_ui::branches::fork`).
+    pub(crate) fn fork_ag_ui(&self, at: usize) {
+        let mut conversation = self.ag_ui_conversation();
+        self.with_state(|s| branches::fork(s, &mut conversation, at));
+        *self.ag_ui.conversation.borrow_mut() = Some(conversation);
+    }
+
+    /// Shows the kept branch `target` in place of the one shown, which is kept in turn.
+    pub(crate) fn switch_ag_ui(self: &Rc<Self>, target: &ItemId) {
+        let mut conversation = self.ag_ui_conversation();
+        let entries = self.with_state(|s| branches::switch(s, &mut conversation, target));
+        *self.ag_ui.conversation.borrow_mut() = Some(conversation);
+        if let Some(entries) = entries {
+            self.dispatch(Input::ItemsReplaced(entries));
+            self.mark_ag_ui_branches();
+            self.save_local_thread();
+        }
+    }
+
+    /// Marks the entries that start a branch with their branches (after a run, a switch,
+    /// a thread opened).
+    pub(crate) fn mark_ag_ui_branches(&self) {
+        let Some(mut conversation) = self.ag_ui.conversation.borrow().clone() else {
+            return;
+        };
+        let marks = self.with_state(|s| branches::settle(s, &mut conversation));
+        *self.ag_ui.conversation.borrow_mut() = Some(conversation);
+        if !marks.is_empty() {
+            self.dispatch(Input::BranchesMarked(marks));
+        }
     }
 
     /// Answer an interrupt's card (Approve or Reject) with a resumed run. An expired

@@ -18,13 +18,21 @@ impl Runtime {
     /// Whether the thread shown branches: its messages can be edited and its answers
     /// regenerated beside the old ones. Servers without the extension never say so.
     pub fn offers_branches(&self) -> bool {
-        self.options(|o| o.protocol) == Protocol::ChatKit
-            && self
-                .state
-                .borrow()
-                .thread
-                .as_ref()
-                .is_some_and(|t| t.branching)
+        matches!(
+            self.options(|o| o.protocol),
+            Protocol::ChatKit | Protocol::AgUi
+        ) && self
+            .state
+            .borrow()
+            .thread
+            .as_ref()
+            .is_some_and(|t| t.branching)
+    }
+
+    /// Whether the client names its own messages (AG-UI): they are final as sent, never
+    /// waiting for a server's copy.
+    pub(crate) fn names_messages(&self) -> bool {
+        self.options(|o| o.protocol) == Protocol::AgUi
     }
 
     /// Sends `text` as an edit of the user message `edited`: a new branch beside it, then
@@ -33,18 +41,25 @@ impl Runtime {
         if text.trim().is_empty() || !self.can_send() || !self.offers_branches() {
             return false;
         }
+        let final_ids = self.names_messages();
         let found = self.with_state(|s| {
             let thread_id = s.thread_id().cloned()?;
-            s.visible_items()
-                .find(|i| &i.item.id == edited && !i.local)
-                .and_then(|i| match &i.item.kind {
-                    EntryKind::UserMessage(m) => Some((thread_id, m.attachments.clone())),
-                    _ => None,
-                })
+            let at = s.items().iter().position(|i| &i.item.id == edited)?;
+            let item = &s.items()[at];
+            match &item.item.kind {
+                EntryKind::UserMessage(m) if final_ids || !item.local => {
+                    Some((thread_id, at, m.attachments.clone()))
+                }
+                _ => None,
+            }
         });
-        let Some((thread_id, attachments)) = found else {
+        let Some((thread_id, at, attachments)) = found else {
             return false;
         };
+        if final_ids {
+            self.edit_ag_ui(edited.clone(), at, text, attachments);
+            return true;
+        }
         let ids = attachments.iter().map(|a| a.id.clone()).collect();
         let mut input = UserMessageInput::text(text.clone(), ids);
         let picked = self.signals.composer_pick.get_untracked();
@@ -67,9 +82,43 @@ impl Runtime {
         true
     }
 
-    /// Shows the branch that starts at `item`, as the server then has it.
+    /// AG-UI: the branch shown from the message on is kept, then the edit goes as a new
+    /// message in its place.
+    fn edit_ag_ui(
+        self: &Rc<Self>,
+        edited: ItemId,
+        at: usize,
+        text: String,
+        attachments: Vec<chat_shell_core::protocol::chatkit::Attachment>,
+    ) {
+        self.signals.sent.update(|n| *n += 1);
+        let this = Rc::clone(self);
+        wasm_bindgen_futures::spawn_local(async move {
+            // Without the code to keep it, the old branch is replaced.
+            let _ = crate::parts::runtime::ag_ui_fork(Rc::clone(&this), at).await;
+            this.dispatch(Input::EditStarted {
+                edited,
+                message: OutgoingMessage {
+                    text,
+                    attachments,
+                    ..OutgoingMessage::default()
+                },
+            });
+            this.start_ag_ui(Vec::new());
+        });
+    }
+
+    /// Shows the branch that starts at `item`: as the server then has it, or (AG-UI) as
+    /// the client kept it.
     pub fn select_branch(self: &Rc<Self>, item: ItemId) {
         if !self.can_send() || !self.offers_branches() {
+            return;
+        }
+        if self.names_messages() {
+            let this = Rc::clone(self);
+            wasm_bindgen_futures::spawn_local(async move {
+                let _ = crate::parts::runtime::ag_ui_switch(this, item).await;
+            });
             return;
         }
         let Some(thread_id) = self.with_state(|s| s.thread_id().cloned()) else {

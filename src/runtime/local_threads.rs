@@ -150,7 +150,7 @@ impl Runtime {
             conversation.state = record["state"].clone();
         }
         let thread = Thread {
-            branching: false,
+            branching: true,
             id,
             title: record["title"].as_str().map(str::to_owned),
             created_at: text(&record, "createdAt"),
@@ -171,6 +171,7 @@ impl Runtime {
         if !state.is_null() && state != json!({}) {
             self.dispatch(Input::AgentState(state));
         }
+        self.mark_ag_ui_branches();
         Ok(())
     }
 

@@ -332,7 +332,7 @@ impl Runtime {
             let open = self.state.borrow().thread.clone();
             if let Some(open) = open.filter(|t| t.id == id) {
                 self.dispatch(Input::Stream(Streamed::ThreadUpdated(Thread {
-                    branching: false,
+                    branching: open.branching,
                     id,
                     title: Some(title),
                     created_at: open.created_at,

@@ -199,3 +199,45 @@ test('no Edit where the server cannot branch: an ACP agent, and the official SDK
   await waitForIdle(page, { timeout: 20_000 });
   await finish(page);
 });
+
+test('AG-UI: the client keeps the branches, each run is sent the branch shown, and they survive a reload', async () => {
+  const page = await newChatPage(context, `${runtime.url}/ag-ui/`);
+  await page.emulateMedia({ reducedMotion: 'reduce' });
+  const runs = [];
+  page.on('request', (r) => {
+    if (r.url().endsWith('/ag-ui') && r.method() === 'POST') runs.push(JSON.parse(r.postData()).messages);
+  });
+  await twoTurns(page);
+  const box = await edit(page, 1);
+  await box.fill('second question, reworded');
+  await page.keyboard.press('Enter');
+  await waitForIdle(page);
+  await waitFor(async () => (await bubbles(page)).join('|') === 'first question|second question, reworded', { message: 'the edit shown' });
+  // The run was sent the new branch: the first turn, then the edit; not the old question.
+  const sent = runs.at(-1).filter((m) => m.role === 'user').map((m) => m.content);
+  assert.deepEqual(sent, ['first question', 'second question, reworded']);
+  const picker = users(page).nth(1).getByRole('group', { name: 'Branches' });
+  await picker.waitFor({ timeout: 5_000 });
+  assert.equal(await picker.locator('[data-part="branch-position"]').innerText(), '2 / 2');
+
+  // The first branch comes back whole; the next message goes after it.
+  await picker.getByRole('button', { name: 'Previous branch' }).click();
+  await waitFor(async () => (await bubbles(page)).join('|') === 'first question|second question', { message: 'the first branch' });
+  await waitFor(async () => /“second question”/.test((await answerTexts(page))[1] ?? ''), { message: 'with its answer' });
+  await sendMessage(page, 'third question');
+  await waitForIdle(page);
+  const third = runs.at(-1).filter((m) => m.role === 'user').map((m) => m.content);
+  assert.deepEqual(third, ['first question', 'second question', 'third question']);
+
+  // Kept in this browser: reopened from History, the branches are there.
+  await page.reload();
+  await page.getByRole('button', { name: 'History' }).click();
+  await page.getByRole('region', { name: 'History' }).getByRole('button', { name: 'first question', exact: true }).click();
+  await waitFor(async () => (await bubbles(page)).join('|') === 'first question|second question|third question', { message: 'the branch after a reload' });
+  const kept = users(page).nth(1).getByRole('group', { name: 'Branches' });
+  await kept.waitFor({ timeout: 5_000 });
+  assert.equal(await kept.locator('[data-part="branch-position"]').innerText(), '1 / 2');
+  await kept.getByRole('button', { name: 'Next branch' }).click();
+  await waitFor(async () => (await bubbles(page)).join('|') === 'first question|second question, reworded', { message: 'the edit, after a reload' });
+  await finish(page);
+});

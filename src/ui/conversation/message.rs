@@ -45,12 +45,13 @@ pub fn UserMessageView(id: ItemId) -> impl IntoView {
     let editing = RwSignal::new(false);
     let signals = shell.signals().expect("runtime exists while mounted");
     let echoed = item_memo(shell, id.clone(), |i| !i.local);
+    let final_ids = shell.with(|rt| rt.names_messages()).unwrap_or(false);
     let tools = move || {
-        (signals
+        let branching = signals
             .thread
-            .with(|t| t.as_ref().is_some_and(|t| t.branching))
-            && echoed.get())
-        .then(|| crate::parts::views::user_message_tools(shell, id.clone(), editing))
+            .with(|t| t.as_ref().is_some_and(|t| t.branching));
+        (branching && (final_ids || echoed.get()))
+            .then(|| crate::parts::views::user_message_tools(shell, id.clone(), editing))
     };
     view! {
         <article class="cs-msg cs-msg--user" data-role="user" part="message" aria-label=tr(shell, Text::YouSaid)>

@@ -61,6 +61,7 @@ fn thread_updated(state: &mut ChatState, thread: Thread) {
             info.title = thread.title;
             info.status = thread.status;
             info.metadata = thread.metadata;
+            info.branching = thread.branching;
         }
         // An update for a thread we never saw created: take it as the open thread.
         _ => switch_thread(state, ThreadInfo::from(thread)),
@@ -693,6 +694,14 @@ pub(super) fn items_replaced(state: &mut ChatState, entries: Vec<Entry>) {
     state.tool_queue.clear();
     state.set_items(entries.into_iter().map(loaded_item).collect());
     state.mark().order = true;
+}
+
+pub(super) fn branches_marked(state: &mut ChatState, marks: Vec<(ItemId, Vec<ItemId>)>) {
+    for (id, branches) in marks {
+        if let Some(item) = state.item_mut(&id).filter(|i| i.item.branches != branches) {
+            item.item.branches = branches;
+        }
+    }
 }
 
 /// The turn failed: keep what was streamed, mark it, show the error. If the server never

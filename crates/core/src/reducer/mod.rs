@@ -148,8 +148,12 @@ pub enum Input {
     },
     /// The agent's shared state, whole (AG-UI).
     AgentState(Value),
-    /// The conversation's items replaced whole by the agent's (AG-UI `MESSAGES_SNAPSHOT`).
+    /// The conversation's items replaced whole by the agent's (AG-UI `MESSAGES_SNAPSHOT`),
+    /// or by another branch the client kept.
     ItemsReplaced(Vec<Entry>),
+    /// The entries that start a branch, with every branch beside them (branches the
+    /// client keeps, for AG-UI).
+    BranchesMarked(Vec<(ItemId, Vec<ItemId>)>),
     /// An event for the host only (AG-UI `CUSTOM` and `RAW`): emitted, never shown.
     ForHost(ChatEvent),
     /// A sequence gap opened (`Some`) or was filled (`None`).
@@ -395,6 +399,7 @@ pub fn reduce(state: &mut ChatState, input: Input) -> Outcome {
             state.agent_state = Some(value);
         }
         Input::ItemsReplaced(entries) => conversation::items_replaced(state, entries),
+        Input::BranchesMarked(marks) => conversation::branches_marked(state, marks),
         Input::ForHost(event) => out.emit(event),
         Input::BudgetExhausted { message } => run::budget_exhausted(state, message, &mut out),
         Input::AgentChanged(agent) => run::agent_changed(state, agent),

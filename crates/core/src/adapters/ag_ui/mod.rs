@@ -7,6 +7,7 @@
 //! (made unique if an agent reuses one), so the messages sent back carry the ids the agent
 //! gave.
 
+pub mod branches;
 mod request;
 mod snapshot;
 #[cfg(test)]
@@ -72,6 +73,9 @@ pub struct Conversation {
     /// The interrupts the user has not answered yet.
     #[serde(default)]
     pub interrupts: Vec<Interrupt>,
+    /// Where the conversation forked, with the branches not shown (`branches`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub forks: Vec<branches::Fork>,
 }
 
 impl Conversation {

@@ -9,7 +9,7 @@ use crate::protocol::ag_ui::{
     Context, FunctionCall, Message, Resume, RunAgentInput, Tool, ToolCall,
 };
 use crate::protocol::chatkit::{Attachment, ClientToolStatus};
-use crate::reducer::ChatState;
+use crate::reducer::{ChatState, ItemState};
 use serde_json::{json, Value};
 
 /// What a run sends besides the conversation.
@@ -37,7 +37,7 @@ pub fn request(state: &ChatState, conversation: &Conversation, setup: RunSetup) 
             Value::Null => json!({}),
             state => state.clone(),
         },
-        messages: messages(state, conversation, false),
+        messages: messages(state.items(), conversation, false),
         tools: setup.tools,
         context: setup.context,
         forwarded_props: setup.forwarded_props.unwrap_or_else(|| json!({})),
@@ -48,15 +48,19 @@ pub fn request(state: &ChatState, conversation: &Conversation, setup: RunSetup) 
 /// The conversation as it is kept in the browser between visits: the messages a run
 /// sends, with all reasoning (to show it again) and calls still without a result.
 pub fn stored_messages(state: &ChatState, conversation: &Conversation) -> Vec<Message> {
-    messages(state, conversation, true)
+    messages(state.items(), conversation, true)
 }
 
-/// The conversation as AG-UI messages; `kept` adds what only the stored copy holds.
-fn messages(state: &ChatState, conversation: &Conversation, kept: bool) -> Vec<Message> {
+/// The items as AG-UI messages; `kept` adds what only the stored copy holds.
+pub(super) fn messages(
+    items: &[ItemState],
+    conversation: &Conversation,
+    kept: bool,
+) -> Vec<Message> {
     let mut messages: Vec<Message> = Vec::new();
     // Where the current turn's messages start: tool calls join an assistant message of it.
     let mut turn_start = 0;
-    for i in state.items() {
+    for i in items {
         let id = i.item.id.0.clone();
         match &i.item.kind {
             EntryKind::UserMessage(m) => {
