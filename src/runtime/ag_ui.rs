@@ -142,13 +142,15 @@ impl Runtime {
     }
 
     /// Retry the failed run: the same messages again, up to the user message it answered.
-    /// The answer to `user_message` is kept as a branch, then answered again.
-    pub(crate) fn retry_ag_ui(self: &Rc<Self>, user_message: ItemId) {
+    /// `user_message` answered again; its answer is kept as a branch if `keep` (a failed
+    /// answer is not: it is replaced).
+    pub(crate) fn retry_ag_ui(self: &Rc<Self>, user_message: ItemId, keep: bool) {
         let after = self.with_state(|s| {
             s.items()
                 .iter()
                 .position(|i| i.item.id == user_message)
                 .map(|at| at + 1)
+                .filter(|_| keep)
         });
         let this = Rc::clone(self);
         wasm_bindgen_futures::spawn_local(async move {

@@ -138,7 +138,7 @@ impl Runtime {
         if self.options(|o| o.protocol) == Protocol::AgUi {
             let failed = self.with_state(|s| s.error.as_ref().and_then(|e| e.retry_after.clone()));
             if let Some(user_message) = failed {
-                self.retry_ag_ui(user_message);
+                self.retry_ag_ui(user_message, false);
             }
             return;
         }
@@ -152,10 +152,11 @@ impl Runtime {
             };
             (thread_id, item_id)
         };
+        // The failed answer is replaced, never kept as a branch (answers beside it stay).
         self.dispatch(Input::RetryStarted {
             user_message: item_id.clone(),
         });
-        self.start_stream(self.answer_again(thread_id, item_id));
+        self.start_stream(RequestBody::RetryAfterItem { thread_id, item_id });
     }
 
     /// The request that answers the user message `item_id` again: beside the answer it
@@ -193,7 +194,7 @@ impl Runtime {
             (thread_id, user.item.id.clone())
         };
         if self.options(|o| o.protocol) == Protocol::AgUi {
-            return self.retry_ag_ui(user_message);
+            return self.retry_ag_ui(user_message, true);
         }
         self.dispatch(Input::RetryStarted {
             user_message: user_message.clone(),

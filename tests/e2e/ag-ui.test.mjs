@@ -270,7 +270,7 @@ test('chunks, snapshots, activities, custom and raw events', async () => {
     message: 'the snapshot shown',
   });
   await waitForIdle(page);
-  assert.deepEqual(await shell(page).locator('article[data-role="user"]').allTextContents(), ['Earlier question']);
+  assert.deepEqual(await shell(page).locator('article[data-role="user"] .cs-msg__bubble').allTextContents(), ['Earlier question']);
   await finish(page);
 });
 
@@ -316,7 +316,7 @@ test('threads are kept in the browser across a reload: History lists, opens, ren
   assert.deepEqual(await names.allTextContents(), ['another topic', 'remember me'], 'newest first');
   await names.filter({ hasText: 'remember me' }).click();
   await waitForAnswer(page, /Counter was 0, now 2\./);
-  assert.deepEqual(await shell(page).locator('article[data-role="user"]').allTextContents(), ['remember me', 'state']);
+  assert.deepEqual(await shell(page).locator('article[data-role="user"] .cs-msg__bubble').allTextContents(), ['remember me', 'state']);
   assert.deepEqual(await shell(page).evaluate((el) => el.agentState), { counter: 2, items: ['a', 'b'] }, 'the state came back');
   await sdk.clearRequests();
   await sendMessage(page, 'and now');

@@ -87,13 +87,14 @@ pub(crate) fn UserMessageTools(id: ItemId, editing: RwSignal<bool>) -> impl Into
             <BranchPicker id=picker_id />
             <button
                 type="button"
-                class="cs-button cs-button--ghost"
+                class="cs-button cs-button--ghost cs-msg__edit"
                 node_ref=edit_button
+                aria-label=tr(shell, Text::Edit)
+                title=tr(shell, Text::Edit)
                 disabled=busy
                 on:click=open
             >
                 {glyph(Glyph::Edit)}
-                <span>{tr(shell, Text::Edit)}</span>
             </button>
         </div>
         <Show when=move || editing.get()>

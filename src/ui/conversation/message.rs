@@ -45,13 +45,22 @@ pub fn UserMessageView(id: ItemId) -> impl IntoView {
     let editing = RwSignal::new(false);
     let signals = shell.signals().expect("runtime exists while mounted");
     let echoed = item_memo(shell, id.clone(), |i| !i.local);
+    let forked = item_memo(shell, id.clone(), |i| i.item.branch_position().is_some());
     let final_ids = shell.with(|rt| rt.names_messages()).unwrap_or(false);
     let tools = move || {
         let branching = signals
             .thread
             .with(|t| t.as_ref().is_some_and(|t| t.branching));
-        (branching && (final_ids || echoed.get()))
-            .then(|| crate::parts::views::user_message_tools(shell, id.clone(), editing))
+        // Edit takes no room (it shows beside the bubble); the picker's room is taken at
+        // once: its code comes in a part, and a message that grew when it arrived would
+        // move the reader.
+        (branching && (final_ids || echoed.get())).then(|| {
+            view! {
+                <div class="cs-msg__tools-slot" data-branches=move || forked.get().then_some("")>
+                    {crate::parts::views::user_message_tools(shell, id.clone(), editing)}
+                </div>
+            }
+        })
     };
     view! {
         <article class="cs-msg cs-msg--user" data-role="user" part="message" aria-label=tr(shell, Text::YouSaid)>

@@ -169,19 +169,37 @@ fn deleting_an_item_keeps_the_tree_whole() {
 }
 
 #[test]
-fn retry_after_an_item_deletes_every_branch_below_it() {
+fn retry_after_an_item_replaces_the_branch_shown_and_keeps_the_others() {
     for s in stores() {
-        let (t, [q1, a1, q2, _]) = two_turns(&s);
-        s.fork(&t, &q2, Fork::Beside).unwrap().unwrap();
-        message(&s, &t, "q2, edited");
-        assert_eq!(s.delete_items_after(&t, &a1).unwrap(), Some(3));
-        assert_eq!(shown(&s, &t), [q1, a1.clone()]);
-        assert!(s.select_branch(&t, &q2).unwrap().is_none(), "gone");
-        assert_eq!(s.delete_items_after(&t, &q2).unwrap(), None);
-        let next = message(&s, &t, "q2 again");
-        assert_eq!(shown(&s, &t).last(), Some(&next.id));
-        assert!(branches_of(&s, &t).iter().all(|(_, b)| b.is_empty()));
-        assert_eq!(shown(&s, &t)[1], a1);
+        let (t, [q1, a1, q2, a2]) = two_turns(&s);
+        // A second answer to q1 (a regenerate), then Retry after q1 on it: only it goes.
+        s.fork(&t, &q1, Fork::Below).unwrap().unwrap();
+        let again = message(&s, &t, "a1 again");
+        let follow = message(&s, &t, "q2 on it");
+        assert_eq!(s.delete_items_after(&t, &q1).unwrap(), Some(2));
+        assert_eq!(shown(&s, &t), std::slice::from_ref(&q1));
+        assert!(s.select_branch(&t, &again.id).unwrap().is_none(), "gone");
+        assert!(s.item(&t, &follow.id).unwrap().is_none(), "gone with it");
+        // The new answer goes beside the one kept.
+        let third = message(&s, &t, "a1, third");
+        assert_eq!(
+            branches_of(&s, &t)[1],
+            (third.id.clone(), vec![a1.clone(), third.id])
+        );
+        s.select_branch(&t, &a1).unwrap().unwrap();
+        assert_eq!(shown(&s, &t), [q1, a1, q2.clone(), a2]);
+        // At the end of the branch shown there is nothing to delete.
+        assert_eq!(
+            s.delete_items_after(&t, &shown(&s, &t)[3]).unwrap(),
+            Some(0)
+        );
+        assert_eq!(
+            s.delete_items_after(&t, &ItemId("msg_nope".into()))
+                .unwrap(),
+            None
+        );
+        assert_eq!(shown(&s, &t).len(), 4);
+        assert_eq!(shown(&s, &t)[2], q2);
     }
 }
 

@@ -46,6 +46,16 @@ WITH RECURSIVE below(id) AS (
     SELECT i.id FROM items i JOIN below b ON i.thread_id = ?1 AND i.parent = b.id
 )";
 
+/// The item after `?3` on the branch shown (`?1` thread, `?2` owner), if any.
+const NEXT_SHOWN: &str = "
+WITH RECURSIVE path(id) AS (
+    SELECT leaf FROM threads WHERE id = ?1 AND owner = ?2 AND leaf <> ''
+    UNION ALL
+    SELECT i.parent FROM items i JOIN path p ON i.thread_id = ?1 AND i.id = p.id
+    WHERE i.parent IS NOT NULL
+)
+SELECT i.id FROM items i JOIN path p ON i.thread_id = ?1 AND i.id = p.id WHERE i.parent = ?3";
+
 /// Gives a thread that never branched its parents: each row without one gets the item
 /// before it in `seq` (`?1` thread, `?2` owner). Only while the leaf is `NULL`.
 const GIVE_PARENTS: &str = "
@@ -284,9 +294,10 @@ impl UserStore<'_> {
         Ok(Some(()))
     }
 
-    /// In a branched thread, deletes everything below `item` (every branch) and shows
-    /// `item` as the end: `threads.retry_after_item`. `None`: the thread never branched
-    /// (the caller deletes by `seq`) or has no such item.
+    /// In a branched thread, deletes the branch shown after `item` (its next item there,
+    /// with everything below it) and shows `item` as the end: `threads.retry_after_item`.
+    /// Branches beside the one deleted stay. `None`: the thread never branched (the caller
+    /// deletes by `seq`).
     pub(super) fn delete_below_sqlite(
         &self,
         conn: &mut Connection,
@@ -297,18 +308,26 @@ impl UserStore<'_> {
             return Ok(None);
         }
         let tx = conn.transaction()?;
-        let args = params![thread.as_str(), self.owner, item.as_str()];
-        let n = tx.execute(
-            &format!(
-                "{SUBTREE} DELETE FROM items WHERE thread_id = ?1 AND owner = ?2 AND id <> ?3
-                 AND id IN (SELECT id FROM below)"
-            ),
-            args,
-        )?;
+        let next: Option<String> = tx
+            .query_row(
+                NEXT_SHOWN,
+                params![thread.as_str(), self.owner, item.as_str()],
+                |r| r.get(0),
+            )
+            .optional()?;
+        let n = match next {
+            Some(next) => tx.execute(
+                &format!(
+                    "{SUBTREE} DELETE FROM items WHERE thread_id = ?1 AND owner = ?2
+                     AND id IN (SELECT id FROM below)"
+                ),
+                params![thread.as_str(), self.owner, next],
+            )?,
+            None => 0,
+        };
         tx.execute(
-            "UPDATE threads SET leaf = ?3 WHERE id = ?1 AND owner = ?2
-             AND EXISTS (SELECT 1 FROM items WHERE thread_id = ?1 AND id = ?3)",
-            args,
+            "UPDATE threads SET leaf = ?3 WHERE id = ?1 AND owner = ?2",
+            params![thread.as_str(), self.owner, item.as_str()],
         )?;
         tx.commit()?;
         Ok(Some(n))
@@ -518,19 +537,25 @@ pub(super) mod on_pg {
         if leaf(&mut tx, thread, owner)?.is_none() {
             return Ok(None);
         }
-        let args: [&(dyn postgres::types::ToSql + Sync); 3] =
-            [&thread.as_str(), &owner, &item.as_str()];
-        let n = tx.execute(
-            &pg_sql(&format!(
-                "{SUBTREE} DELETE FROM items WHERE thread_id = ?1 AND owner = ?2 AND id <> ?3
-                 AND id IN (SELECT id FROM below)"
-            )),
-            &args,
-        )?;
+        let next: Option<String> = tx
+            .query_opt(
+                &pg_sql(NEXT_SHOWN),
+                &[&thread.as_str(), &owner, &item.as_str()],
+            )?
+            .map(|r| r.get(0));
+        let n = match next {
+            Some(next) => tx.execute(
+                &pg_sql(&format!(
+                    "{SUBTREE} DELETE FROM items WHERE thread_id = ?1 AND owner = ?2
+                     AND id IN (SELECT id FROM below)"
+                )),
+                &[&thread.as_str(), &owner, &next],
+            )?,
+            None => 0,
+        };
         tx.execute(
-            "UPDATE threads SET leaf = $3 WHERE id = $1 AND owner = $2
-             AND EXISTS (SELECT 1 FROM items WHERE thread_id = $1 AND id = $3)",
-            &args,
+            "UPDATE threads SET leaf = $3 WHERE id = $1 AND owner = $2",
+            &[&thread.as_str(), &owner, &item.as_str()],
         )?;
         tx.commit()?;
         Ok(Some(n as usize))
