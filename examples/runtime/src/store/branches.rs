@@ -138,6 +138,28 @@ pub enum Fork {
     Below,
 }
 
+impl Fork {
+    /// What the leaf becomes (`?1` thread, `?2` owner, `?3` the item forked at): the item
+    /// before it (`''` at the start), or the item itself.
+    fn leaf_sql(self) -> &'static str {
+        match self {
+            Fork::Beside => {
+                "SELECT COALESCE(parent, '') FROM items WHERE thread_id = ?1 AND owner = ?2 AND id = ?3"
+            }
+            Fork::Below => "SELECT id FROM items WHERE thread_id = ?1 AND owner = ?2 AND id = ?3",
+        }
+    }
+}
+
+/// The newest item at or below `?3` (`?1` thread, `?2` owner): the end of the newest branch
+/// it starts (the newest item has no child).
+fn newest_below() -> String {
+    format!(
+        "{SUBTREE} SELECT i.id FROM items i JOIN below b ON i.thread_id = ?1 AND i.id = b.id
+         ORDER BY i.seq DESC LIMIT 1"
+    )
+}
+
 impl UserStore<'_> {
     /// The thread's leaf: `None` for a thread that never branched (or is not the owner's).
     fn leaf_sqlite(conn: &Connection, thread: &ThreadId, owner: &str) -> Result<Option<String>> {
@@ -233,62 +255,32 @@ impl UserStore<'_> {
     /// Starts a branch at `item` (`fork` says beside it or below it): the branch shown
     /// ends just before where the next item goes. `None`: no such item for this owner.
     pub fn fork(&self, thread: &ThreadId, item: &ItemId, fork: Fork) -> Result<Option<()>> {
-        if let Some(pg) = self.pg() {
-            return pg.fork(thread, item, fork);
-        }
-        let mut conn = self.conn();
-        let tx = conn.transaction()?;
-        let args = params![thread.as_str(), self.owner, item.as_str()];
-        tx.execute(GIVE_PARENTS, &args[..2])?;
-        let leaf: Option<Option<String>> = tx
-            .query_row(
-                "SELECT CASE WHEN ?4 THEN COALESCE(parent, '') ELSE id END FROM items
-                 WHERE thread_id = ?1 AND owner = ?2 AND id = ?3",
-                params![
-                    thread.as_str(),
-                    self.owner,
-                    item.as_str(),
-                    fork == Fork::Beside
-                ],
-                |r| r.get(0),
-            )
-            .optional()?;
-        let Some(Some(leaf)) = leaf else {
-            return Ok(None);
-        };
-        tx.execute(
-            "UPDATE threads SET leaf = ?3 WHERE id = ?1 AND owner = ?2",
-            params![thread.as_str(), self.owner, leaf],
-        )?;
-        tx.commit()?;
-        Ok(Some(()))
+        self.show(thread, item, fork.leaf_sql())
     }
 
     /// Shows the branch `item` starts: the leaf moves to its newest item (the newest item
     /// below `item` has no child, so it ends a branch). `None`: no such item.
     pub fn select_branch(&self, thread: &ThreadId, item: &ItemId) -> Result<Option<()>> {
+        self.show(thread, item, &newest_below())
+    }
+
+    /// Moves the leaf to what `leaf_sql` finds for `item` (`?1` thread, `?2` owner, `?3`
+    /// item), giving parents first to a thread that never branched.
+    fn show(&self, thread: &ThreadId, item: &ItemId, leaf_sql: &str) -> Result<Option<()>> {
         if let Some(pg) = self.pg() {
-            return pg.select_branch(thread, item);
+            return pg.show(thread, item, leaf_sql);
         }
         let mut conn = self.conn();
         let tx = conn.transaction()?;
-        tx.execute(GIVE_PARENTS, params![thread.as_str(), self.owner])?;
-        let newest: Option<String> = tx
-            .query_row(
-                &format!(
-                    "{SUBTREE} SELECT i.id FROM items i JOIN below b ON i.thread_id = ?1 AND i.id = b.id
-                     ORDER BY i.seq DESC LIMIT 1"
-                ),
-                params![thread.as_str(), self.owner, item.as_str()],
-                |r| r.get(0),
-            )
-            .optional()?;
-        let Some(newest) = newest else {
+        let args = params![thread.as_str(), self.owner, item.as_str()];
+        tx.execute(GIVE_PARENTS, &args[..2])?;
+        let leaf: Option<String> = tx.query_row(leaf_sql, args, |r| r.get(0)).optional()?;
+        let Some(leaf) = leaf else {
             return Ok(None);
         };
         tx.execute(
             "UPDATE threads SET leaf = ?3 WHERE id = ?1 AND owner = ?2",
-            params![thread.as_str(), self.owner, newest],
+            params![thread.as_str(), self.owner, leaf],
         )?;
         tx.commit()?;
         Ok(Some(()))
@@ -455,12 +447,13 @@ pub(super) mod on_pg {
         Ok(())
     }
 
-    pub(in crate::store) fn fork(
+    /// See `UserStore::show`. The thread's row is locked while its leaf moves.
+    pub(in crate::store) fn show(
         c: &mut pg::Conn,
         owner: &str,
         thread: &ThreadId,
         item: &ItemId,
-        fork: Fork,
+        leaf_sql: &str,
     ) -> Result<Option<()>> {
         let mut tx = c.transaction()?;
         let locked = tx.query_opt(
@@ -472,14 +465,8 @@ pub(super) mod on_pg {
         }
         tx.execute(&pg_sql(GIVE_PARENTS), &[&thread.as_str(), &owner])?;
         let Some(row) = tx.query_opt(
-            "SELECT CASE WHEN $4 THEN COALESCE(parent, '') ELSE id END FROM items
-             WHERE thread_id = $1 AND owner = $2 AND id = $3",
-            &[
-                &thread.as_str(),
-                &owner,
-                &item.as_str(),
-                &(fork == Fork::Beside),
-            ],
+            &pg_sql(leaf_sql),
+            &[&thread.as_str(), &owner, &item.as_str()],
         )?
         else {
             return Ok(None);
@@ -488,40 +475,6 @@ pub(super) mod on_pg {
         tx.execute(
             "UPDATE threads SET leaf = $3 WHERE id = $1 AND owner = $2",
             &[&thread.as_str(), &owner, &leaf],
-        )?;
-        tx.commit()?;
-        Ok(Some(()))
-    }
-
-    pub(in crate::store) fn select_branch(
-        c: &mut pg::Conn,
-        owner: &str,
-        thread: &ThreadId,
-        item: &ItemId,
-    ) -> Result<Option<()>> {
-        let mut tx = c.transaction()?;
-        let locked = tx.query_opt(
-            "SELECT 1 FROM threads WHERE id = $1 AND owner = $2 FOR UPDATE",
-            &[&thread.as_str(), &owner],
-        )?;
-        if locked.is_none() {
-            return Ok(None);
-        }
-        tx.execute(&pg_sql(GIVE_PARENTS), &[&thread.as_str(), &owner])?;
-        let Some(row) = tx.query_opt(
-            &pg_sql(&format!(
-                "{SUBTREE} SELECT i.id FROM items i JOIN below b ON i.thread_id = ?1 AND i.id = b.id
-                 ORDER BY i.seq DESC LIMIT 1"
-            )),
-            &[&thread.as_str(), &owner, &item.as_str()],
-        )?
-        else {
-            return Ok(None);
-        };
-        let newest: String = row.get(0);
-        tx.execute(
-            "UPDATE threads SET leaf = $3 WHERE id = $1 AND owner = $2",
-            &[&thread.as_str(), &owner, &newest],
         )?;
         tx.commit()?;
         Ok(Some(()))

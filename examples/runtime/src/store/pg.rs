@@ -6,7 +6,7 @@
 //! the server's blocking threads, one pooled connection each; the runs shared between
 //! instances (`shared`) use the same pool.
 
-use super::branches::{self, Fork};
+use super::branches;
 use super::*;
 use chat_shell_core::protocol::chatkit::{ItemId, ListOrder};
 use postgres::{NoTls, Row};
@@ -621,12 +621,8 @@ impl PgUser<'_> {
         .collect()
     }
 
-    pub fn fork(&self, thread: &ThreadId, item: &ItemId, fork: Fork) -> Result<Option<()>> {
-        branches::on_pg::fork(&mut self.conn()?, self.owner, thread, item, fork)
-    }
-
-    pub fn select_branch(&self, thread: &ThreadId, item: &ItemId) -> Result<Option<()>> {
-        branches::on_pg::select_branch(&mut self.conn()?, self.owner, thread, item)
+    pub fn show(&self, thread: &ThreadId, item: &ItemId, leaf_sql: &str) -> Result<Option<()>> {
+        branches::on_pg::show(&mut self.conn()?, self.owner, thread, item, leaf_sql)
     }
 
     pub fn delete_item(&self, thread: &ThreadId, id: &ItemId) -> Result<bool> {
