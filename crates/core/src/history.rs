@@ -45,7 +45,7 @@ pub fn preview(items: &[ThreadItem]) -> Option<String> {
 pub fn preview_of<'a>(messages: impl IntoIterator<Item = &'a UserMessage>) -> Option<String> {
     messages
         .into_iter()
-        .find(|m| !crate::model::is_ghost_message(m))
+        .find(|m| !crate::model::is_ghost(m))
         .map(|m| one_line(&m.text()))
         .filter(|text| !text.is_empty())
 }

@@ -9,7 +9,7 @@ use chat_shell_core::model::EntryKind;
 use chat_shell_core::protocol::chatkit::*;
 use chat_shell_core::protocol::JsonMap;
 use chat_shell_core::reducer::{
-    is_ghost, reduce, ChatState, Effect, Input, OutgoingMessage, Streamed, GHOST_OPTION,
+    reduce, ChatState, Effect, Input, OutgoingMessage, Streamed, GHOST_OPTION,
 };
 use serde_json::json;
 
@@ -59,14 +59,14 @@ fn visible_ids(state: &ChatState) -> Vec<&str> {
 
 #[test]
 fn ghost_marks_are_read_from_inference_options() {
-    assert!(is_ghost(&chatkit_adapter::entry(user("m", "x", true))));
-    assert!(!is_ghost(&chatkit_adapter::entry(user("m", "x", false))));
-    assert!(!is_ghost(&chatkit_adapter::entry(answer("a", "x"))));
+    assert!(chatkit_adapter::entry(user("m", "x", true)).is_ghost());
+    assert!(!chatkit_adapter::entry(user("m", "x", false)).is_ghost());
+    assert!(!chatkit_adapter::entry(answer("a", "x")).is_ghost());
     let odd = item(
         json!({"id": "m", "type": "user_message", "content": [], "inference_options": {"ghost": "yes"}}),
     );
     assert!(
-        !is_ghost(&chatkit_adapter::entry(odd)),
+        !chatkit_adapter::entry(odd).is_ghost(),
         "only a boolean true marks a ghost"
     );
 }

@@ -12,8 +12,8 @@ use chat_shell_core::model::{Entry, EntryKind};
 use chat_shell_core::protocol::acp::PermissionOutcome;
 use chat_shell_core::protocol::chatkit::{decode_event, ClientToolStatus, ItemId, Page, Thread};
 use chat_shell_core::reducer::{
-    is_ghost, reduce, AgentInfo, ChatState, Effect, Input, OrchestrationUpdate, Outcome,
-    OutgoingMessage, Streamed, Unrecognized,
+    reduce, AgentInfo, ChatState, Effect, Input, OrchestrationUpdate, Outcome, OutgoingMessage,
+    Streamed, Unrecognized,
 };
 use common::*;
 use proptest::prelude::*;
@@ -438,7 +438,7 @@ fn check(
     // whatever replaces it under its id (short of another thread or a new chat).
     for held in state.items() {
         prop_assert!(
-            !is_ghost(&held.item) || held.hidden,
+            !held.item.is_ghost() || held.hidden,
             "ghost shown: {:?}",
             held
         );

@@ -182,8 +182,3 @@ pub fn older_items(page: Page<ThreadItem>) -> Input {
 pub fn item_synced(item: ThreadItem) -> Input {
     Input::ItemSynced(entry(item))
 }
-
-/// Whether a ChatKit item is a user message sent as a ghost (never shown).
-pub fn is_ghost(item: &ThreadItem) -> bool {
-    matches!(&item.kind, ItemKind::UserMessage(m) if crate::model::is_ghost_message(m))
-}

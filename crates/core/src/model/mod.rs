@@ -35,6 +35,11 @@ impl Entry {
         }
     }
 
+    /// Whether it is a user message sent as a ghost (never shown).
+    pub fn is_ghost(&self) -> bool {
+        matches!(&self.kind, EntryKind::UserMessage(m) if is_ghost(m))
+    }
+
     /// Its place among its branches and how many there are (`(1, 2)`: the first of two);
     /// `None` where it has none.
     pub fn branch_position(&self) -> Option<(usize, usize)> {
@@ -132,8 +137,8 @@ pub struct Thought {
 /// the mark survives a reload.
 pub const GHOST_OPTION: &str = "ghost";
 
-/// Whether a user message was sent as a ghost (never shown).
-pub fn is_ghost_message(m: &UserMessage) -> bool {
+/// Whether a user message was sent as a ghost (never shown): the one rule.
+pub fn is_ghost(m: &UserMessage) -> bool {
     m.inference_options
         .as_ref()
         .and_then(|o| o.get(GHOST_OPTION))

@@ -144,7 +144,7 @@ fn incoming_item(state: &mut ChatState, item: Entry, status: ItemStatus) {
 /// the place of a hidden one (a server need not repeat the ghost mark in an echo or a
 /// replacement). Only user messages are ever hidden.
 fn stays_hidden(previous: Option<&ItemState>, next: &Entry) -> bool {
-    is_ghost(next)
+    next.is_ghost()
         || (previous.is_some_and(|p| p.hidden) && matches!(next.kind, EntryKind::UserMessage(_)))
 }
 
@@ -839,18 +839,13 @@ pub(super) fn older_items(state: &mut ChatState, page: Page<Entry>, _out: &mut O
 /// An item read from history: finished, hidden if it was sent as a ghost, and a tool call
 /// whose run never said how it ended shown as interrupted.
 fn loaded_item(item: Entry) -> ItemState {
-    let hidden = is_ghost(&item);
+    let hidden = item.is_ghost();
     let mut state = ItemState::new(item, ItemStatus::Done);
     state.hidden = hidden;
     if super::run::left_unfinished(&state) {
         state.tool_mark = Some(super::run::ToolCallMark::Interrupted);
     }
     state
-}
-
-/// Whether an entry is a user message sent as a ghost (never shown).
-pub fn is_ghost(item: &Entry) -> bool {
-    matches!(&item.kind, EntryKind::UserMessage(m) if crate::model::is_ghost_message(m))
 }
 
 pub(super) fn reset(state: &mut ChatState, out: &mut Outcome) {

@@ -13,7 +13,7 @@ mod state;
 mod team;
 
 pub use crate::model::GHOST_OPTION;
-pub use conversation::{assistant_text, is_ghost};
+pub use conversation::assistant_text;
 pub use queue::{QueuedTurn, RunQueue};
 pub use team::{
     action_card_id, status_rank, Member, MemberUpdate, Team, TranscriptLine, TranscriptPage,

@@ -16,6 +16,7 @@ use crate::store::{self, Fork, UserStore};
 use axum::body::Body;
 use axum::http::StatusCode;
 use axum::response::Response;
+use chat_shell_core::model::is_ghost;
 use chat_shell_core::protocol::chatkit::{
     Action, ClientToolStatus, ItemId, ItemKind, ItemUpdate, Page, RequestBody, StreamEvent, Thread,
     ThreadEvent, ThreadId, ACP_PERMISSION_ACTION,
@@ -154,8 +155,9 @@ fn prepare(
             let attempt = state.next_attempt(&user.id);
             scripts::respond(&mut s, &user.id, &text, attempt);
             // A ghost message (hidden from the user) never names the thread.
-            let first = first_user_text(store, &thread.id)?
-                .or_else(|| (!chat_shell_core::adapters::chatkit::is_ghost(&user)).then_some(text));
+            let first = first_user_text(store, &thread.id)?.or_else(|| {
+                (!matches!(&user.kind, ItemKind::UserMessage(m) if is_ghost(m))).then_some(text)
+            });
             if let Some(first) = first {
                 s.finish(&first);
             }
@@ -388,7 +390,7 @@ fn first_user_text(store: &UserStore<'_>, thread: &ThreadId) -> store::Result<Op
         .into_iter()
         .find(|i| {
             matches!(i.kind, ItemKind::UserMessage(_))
-                && !chat_shell_core::adapters::chatkit::is_ghost(i)
+                && !matches!(&i.kind, ItemKind::UserMessage(m) if is_ghost(m))
         })
         .map(|i| message_text(&i)))
 }

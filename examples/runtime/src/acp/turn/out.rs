@@ -284,7 +284,7 @@ impl Out {
                     .into_iter()
                     .find_map(|i| match &i.kind {
                         ItemKind::UserMessage(m)
-                            if !chat_shell_core::adapters::chatkit::is_ghost(&i) =>
+                            if !matches!(&i.kind, ItemKind::UserMessage(m) if chat_shell_core::model::is_ghost(m)) =>
                         {
                             Some(m.text())
                         }
