@@ -12,8 +12,10 @@ import { after, before, test } from 'node:test';
 import {
   axeViolations,
   close,
+  finishPage,
   newChatPage,
   openBrowser,
+  openChat,
   ROOT,
   sendMessage,
   startRuntime,
@@ -35,16 +37,8 @@ const answers = (page) => page.locator('article[data-role="assistant"]');
 const bubbles = (page) => users(page).locator('.cs-msg__bubble').allInnerTexts();
 const answerTexts = (page) => answers(page).locator('.cs-msg__body').allInnerTexts();
 
-async function open() {
-  const page = await newChatPage(context, `${runtime.url}/`);
-  await page.emulateMedia({ reducedMotion: 'reduce' });
-  return page;
-}
-
-async function finish(page) {
-  assert.deepEqual(page.consoleErrors, [], 'console errors on the page');
-  await page.close();
-}
+const open = () => openChat(context, `${runtime.url}/`);
+const finish = finishPage;
 
 /** A conversation of two turns; returns the second answer's text. */
 async function twoTurns(page) {
@@ -201,8 +195,7 @@ test('no Edit where the server cannot branch: an ACP agent, and the official SDK
 });
 
 test('AG-UI: the client keeps the branches, each run is sent the branch shown, and they survive a reload', async () => {
-  const page = await newChatPage(context, `${runtime.url}/ag-ui/`);
-  await page.emulateMedia({ reducedMotion: 'reduce' });
+  const page = await openChat(context, `${runtime.url}/ag-ui/`);
   const runs = [];
   page.on('request', (r) => {
     if (r.url().endsWith('/ag-ui') && r.method() === 'POST') runs.push(JSON.parse(r.postData()).messages);

@@ -294,6 +294,21 @@ export async function newChatPage(context, url) {
   return page;
 }
 
+/** newChatPage() with reduced motion: answers show whole as they arrive. */
+export async function openChat(context, url) {
+  const page = await newChatPage(context, url);
+  await page.emulateMedia({ reducedMotion: 'reduce' });
+  return page;
+}
+
+/** Fails if the page logged an error or threw, then closes it. */
+export async function finishPage(page) {
+  if (page.consoleErrors.length) {
+    throw new Error(`console errors on the page:\n${page.consoleErrors.join('\n')}`);
+  }
+  await page.close();
+}
+
 /** Types `text` into the composer and sends it with Enter (Send must be enabled first). */
 export async function sendMessage(page, text) {
   const composer = page.getByRole('textbox', { name: 'Message' });
