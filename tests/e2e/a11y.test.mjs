@@ -1,15 +1,15 @@
 // Accessibility: axe-core (from npm) on the component's main states, zero violations.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { axeViolations, startRuntime, openBrowser, newPage, runOver } from './harness.mjs';
+import { axeViolations, startRuntime, openBrowser, runOver, newChatPage } from './harness.mjs';
 
 let runtime, browser, page;
 
 before(async () => {
   runtime = await startRuntime({ paceMs: 30 });
   browser = await openBrowser();
-  page = await newPage(browser, runtime.url);
-  await page.getByRole('textbox', { name: 'Message' }).waitFor();
+  // The early frame draws a composer before the wasm: wait for the element's own.
+  page = await newChatPage(browser, runtime.url);
 });
 
 after(async () => {

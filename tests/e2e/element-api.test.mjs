@@ -3,15 +3,15 @@
 // locale and strings, direction, and two independent elements on one page.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startRuntime, openBrowser, newPage, waitFor } from './harness.mjs';
+import { startRuntime, openBrowser, waitFor, newChatPage } from './harness.mjs';
 
 let runtime, browser, page;
 
 before(async () => {
   runtime = await startRuntime({ paceMs: 1 });
   browser = await openBrowser();
-  page = await newPage(browser, runtime.url);
-  await page.getByRole('textbox', { name: 'Message' }).waitFor();
+  // The early frame draws a composer before the wasm: wait for the element's own.
+  page = await newChatPage(browser, runtime.url);
   await page.evaluate(() => {
     const el = document.querySelector('chat-shell');
     window.__events = [];

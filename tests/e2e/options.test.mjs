@@ -2,15 +2,15 @@
 // runtime's one typed value, which survives connect, a move and a long detach.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startRuntime, openBrowser, newPage, waitFor, sleep } from './harness.mjs';
+import { startRuntime, openBrowser, waitFor, sleep, newChatPage } from './harness.mjs';
 
 let runtime, browser, page;
 
 before(async () => {
   runtime = await startRuntime({ paceMs: 1 });
   browser = await openBrowser();
-  page = await newPage(browser, runtime.url);
-  await page.getByRole('textbox', { name: 'Message' }).waitFor();
+  // The early frame draws a composer before the wasm: wait for the element's own.
+  page = await newChatPage(browser, runtime.url);
   // Every /chatkit request the page makes, with the headers it carried.
   page.__requests = [];
   await page.route('**/chatkit', (route) => {
