@@ -30,15 +30,15 @@
 #     on; src/split.rs):
 #       wasm-split-cli  cargo's wasm (linked with --emit-relocs, .cargo/config.toml) ->
 #                       main.wasm, one split_<chunk>.wasm per chunk (+ chunk_N.wasm for
-#                       code some of them share) and __wasm_split.js, the parts' loader;
+#                       code some of them share) and __wasm_split.js, the chunks' loader;
 #       wasm-bindgen    main.wasm -> chat-shell-core.js + chat-shell_bg.wasm, as trunk
-#                       would, keeping the exports the parts link against;
-#       wasm-opt -O1    every part, in release builds (-O1 and
+#                       would, keeping the exports the chunks link against;
+#       wasm-opt -O1    every chunk, in release builds (-O1 and
 #                       --duplicate-function-elimination chosen by brotli size), without
 #                       the `producers` and `target_features` sections nothing reads.
 #     Trunk's own wasm-opt is off for this module (data-wasm-opt="0"): its output would be
 #     replaced. `__wasm_split.js` reaches the glue through the glue's own import of it.
-#  3. The pack (scripts/pack.mjs): the first module and the parts the loader fetches anyway,
+#  3. The pack (scripts/pack.mjs): the first module and the chunks the loader fetches anyway,
 #     in order of need, in one file, chat-shell.pack, read by src/chat-shell-pack.js as it
 #     arrives. Every file stays beside it, fetched by itself if the pack breaks off.
 #  4. The scripts minified (esbuild), then the names (scripts/hash.mjs): every file but the entry chat-shell.js and the pages
@@ -59,7 +59,7 @@ if [ "${1:-}" != package ]; then
   export CARGO_UNSTABLE_BUILD_STD_FEATURES=optimize_for_size
   # Added to .cargo/config.toml's rustflags for the target (cargo joins the two lists).
   export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="-Zlocation-detail=none -Zfmt-debug=none"
-  # One build at a time: two would write the same split parts and dist/.
+  # One build at a time: two would write the same split chunks and dist/.
   mkdir -p "${CARGO_TARGET_DIR:-target}"
   exec 9>"${CARGO_TARGET_DIR:-target}/.build.lock"
   flock 9
@@ -116,16 +116,16 @@ fi
 
 out="$target/wasm-split/$profile"
 rm -rf "$out"
-mkdir -p "$out/parts" "$out/bindgen"
-wasm-split-cli "$input" "$out/parts"
+mkdir -p "$out/chunks" "$out/bindgen"
+wasm-split-cli "$input" "$out/chunks"
 wasm-bindgen --target=web --no-typescript --keep-lld-exports \
-  --out-dir="$out/bindgen" --out-name=chat-shell "$out/parts/main.wasm"
+  --out-dir="$out/bindgen" --out-name=chat-shell "$out/chunks/main.wasm"
 
 rm -rf "$stage/snippets/chat-shell-"*
 cp -r "$out/bindgen/snippets/." "$stage/snippets/" 2>/dev/null || true
 cp "$out/bindgen/chat-shell.js" "$stage/chat-shell-core.js"
-# The parts' loader imports `initSync` from the glue, which the tool calls main.js.
-sed 's#from "./main.js"#from "./chat-shell-core.js"#' "$out/parts/__wasm_split.js" >"$stage/__wasm_split.js"
+# The chunks' loader imports `initSync` from the glue, which the tool calls main.js.
+sed 's#from "./main.js"#from "./chat-shell-core.js"#' "$out/chunks/__wasm_split.js" >"$stage/__wasm_split.js"
 grep -q 'from "./chat-shell-core.js"' "$stage/__wasm_split.js" || {
   echo "build: __wasm_split.js does not import the glue as expected" >&2
   exit 1
@@ -139,9 +139,9 @@ opt() { # in out
   fi
 }
 opt "$out/bindgen/chat-shell_bg.wasm" "$stage/chat-shell_bg.wasm"
-for part in "$out/parts/"*.wasm; do
-  name="$(basename "$part")"
-  [ "$name" = main.wasm ] || opt "$part" "$stage/$name"
+for chunk in "$out/chunks/"*.wasm; do
+  name="$(basename "$chunk")"
+  [ "$name" = main.wasm ] || opt "$chunk" "$stage/$name"
 done
 node scripts/pack.mjs build "$stage"
 finish

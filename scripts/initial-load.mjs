@@ -4,9 +4,9 @@
 // snippets, …) and every wasm they name as `new URL('….wasm', import.meta.url)`.
 // The entry's own dynamic `import()`s are followed too: it awaits them to start (it imports
 // the glue after drawing the early frame). Other dynamic `import()`s and wasm fetched later
-// are NOT followed: those are the lazily loaded parts (code splitting), counted in the
+// are NOT followed: those are the lazily loaded chunks (code splitting), counted in the
 // total but not in the initial load. The
-// parts wasm-split-cli cut from the first module (scripts/build.sh) are named only in
+// chunks wasm-split-cli cut from the first module (scripts/build.sh) are named only in
 // their loader, __wasm_split.js, which fetches each on demand: not followed either.
 //
 //   node scripts/initial-load.mjs [dist] [entry]     (defaults: dist, chat-shell.js)

@@ -1,21 +1,21 @@
 #!/usr/bin/env node
 // The pack: the wasm files the loader fetches anyway after the first screen, in one file, in
 // order of need, so that they come over one compressed stream instead of one per file.
-// Compressed one by one, each file starts from nothing; in one stream, each part finds the
+// Compressed one by one, each file starts from nothing; in one stream, each chunk finds the
 // code it resembles in the files before it (its gain: docs/packaging.md).
 // src/chat-shell-pack.js reads it as it arrives and hands each file over once it is
 // complete; every file stays in dist/ beside it, fetched by itself only if the pack breaks
 // off.
 //
-//   node scripts/pack.mjs build <stage>   (scripts/build.sh, after the parts are final)
+//   node scripts/pack.mjs build <stage>   (scripts/build.sh, after the chunks are final)
 //   node scripts/pack.mjs list <pack>     prints `<name> <offset> <length>` per entry
 //
 // Layout: "CSPK", the index's byte length (u32, little-endian), the index (JSON,
 // [[name, length], …]), then each file's bytes in the index's order.
 //
-// `build` also points `__wasm_split.js` at the pack for the parts it holds: their
+// `build` also points `__wasm_split.js` at the pack for the chunks it holds: their
 // `fetch(new URL("./<part>", import.meta.url))` becomes `packed("<part>")`, falling back to
-// that fetch (src/chat-shell-pack.js). The parts fetched when first needed keep their own.
+// that fetch (src/chat-shell-pack.js). The chunks fetched when first needed keep their own.
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -27,7 +27,7 @@ const MAGIC = 'CSPK';
 // the ChatKit decoders (no answer shows without them) and the thread channel's reader
 // (asked for once the first answer has made a thread; it shares most of its code with the
 // decoders, so it costs the pack little); the widgets; the markdown renderer and sanitizer
-// (answers show as text until it is there); the other views. Each part follows the shared
+// (answers show as text until it is there); the other views. Each chunk follows the shared
 // chunks it needs that are not in the pack yet.
 export const ORDER = ['chat-shell_bg.wasm', 'decoders', 'channel', 'widgets', 'renderer', 'on_demand'];
 // Fetched by themselves when first needed (a file offered, another protocol set, the first
@@ -35,7 +35,7 @@ export const ORDER = ['chat-shell_bg.wasm', 'decoders', 'channel', 'widgets', 'r
 // before: a page that never needs them never fetches them.
 export const LEFT_OUT = ['attachments', 'adapters', 'highlight'];
 
-/** The parts `__wasm_split.js` loads: split name -> its file and the chunk files it needs. */
+/** The chunks `__wasm_split.js` loads: split name -> its file and the chunk files it needs. */
 export function splitParts(loaderText) {
   const chunkFiles = new Map();
   for (const m of loaderText.matchAll(/const (__chunk_\d+) = makeLoad\(\(\) => \{\s*const src = fetch\(new URL\("\.\/([\w.]+)", import\.meta\.url\)\)/g)) {

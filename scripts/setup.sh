@@ -88,7 +88,7 @@ else
 fi
 
 # 3b. wasm-split-cli, exactly the release of the wasm_split_helpers that leptos links
-#     (scripts/build.sh cuts the element's wasm in parts with it; src/split.rs).
+#     (scripts/build.sh cuts the element's wasm into chunks with it; src/chunks/).
 WASM_SPLIT_VERSION="0.2.3"
 if cargo install --list 2>/dev/null | grep -qx "wasm_split_cli_support v$WASM_SPLIT_VERSION:" && command -v wasm-split-cli >/dev/null; then
   say "wasm-split-cli $WASM_SPLIT_VERSION: present"

@@ -14,7 +14,7 @@
 # (scripts/initial-load.mjs follows that graph: loader, glue, snippets, the pack's reader,
 # and the first module, which comes as the first bytes of chat-shell.pack). The component
 # total is every wasm, pack, js and css file of the component in dist/ (the demo pages'
-# own files left out), the parts loaded later included. chat-shell.pack (scripts/pack.mjs)
+# own files left out), the chunks loaded later included. chat-shell.pack (scripts/pack.mjs)
 # counts once, compressed whole; the files it holds (kept beside it for a pack that breaks
 # off) are listed as `packed`, outside the total.
 #

@@ -30,7 +30,7 @@ cargo clippy --workspace --all-targets -- -D warnings
 step "cargo clippy (wasm32, chat-shell)"
 cargo clippy -p chat-shell -p chat-shell-leptos-app --target wasm32-unknown-unknown --lib --bins --tests -- -D warnings
 # The element's own build (the markdown renderer as a chunk: chat-shell without
-# `inline-render`, which the leptos-app turns on above; its on-demand parts split off, as
+# `inline-render`, which the leptos-app turns on above; its on-demand chunks split off, as
 # index.html builds it).
 cargo clippy -p chat-shell --features chat-shell/split --target wasm32-unknown-unknown --lib --tests -- -D warnings
 

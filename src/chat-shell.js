@@ -15,11 +15,11 @@
 // chat-shell.pack (./chat-shell-pack.js, scripts/pack.mjs), in order of need:
 //  1. the first module, which streams into its compiler as it arrives;
 //  2. the ChatKit decoders cut from it (the stream's events and the JSON answers:
-//     split_decoders.wasm, loaded through __wasm_split.js; src/parts/runtime.rs), and
+//     split_decoders.wasm, loaded through __wasm_split.js; src/chunks/runtime.rs), and
 //     the thread channel's reader, asked for once a thread is shown (split_channel.wasm);
 //  3. the widgets chunk (widgets, client tools, structured input: split_widgets.wasm;
-//     src/parts/views.rs);
-//  4. the markdown renderer and sanitizer (split_renderer.wasm; src/parts/renderer.rs): until
+//     src/chunks/views.rs);
+//  4. the markdown renderer and sanitizer (split_renderer.wasm; src/chunks/renderer.rs): until
 //     then answers show as plain text;
 //  5. the chunk of the other views (tool calls, the Diff view, the history…:
 //     split_on_demand.wasm).

@@ -2,7 +2,7 @@
 //! a Leptos component.
 //!
 //! This crate is the browser half: `runtime` (owns the store, carries out effects, talks
-//! to the server), `ui` (the Leptos views, by what the user sees), `parts` (the code cut
+//! to the server), `ui` (the Leptos views, by what the user sees), `chunks` (the code cut
 //! out of the first wasm module and its loading), `element` (the custom element glue) and
 //! `component` (the Leptos component). It exists only on `wasm32`. Everything that needs
 //! no DOM lives in the `chat-shell-core` crate, re-exported here under the same module
@@ -14,11 +14,11 @@ pub use chat_shell_core::{
 };
 
 #[cfg(target_arch = "wasm32")]
+mod chunks;
+#[cfg(target_arch = "wasm32")]
 pub mod component;
 #[cfg(target_arch = "wasm32")]
 pub mod element;
-#[cfg(target_arch = "wasm32")]
-mod parts;
 #[cfg(target_arch = "wasm32")]
 pub mod runtime;
 #[cfg(target_arch = "wasm32")]

@@ -1,34 +1,18 @@
 //! The seam between the first wasm module and the chunks, read from the source.
 //!
 //! `wasm-split-cli` moves into a chunk the code only the chunk's entry points reach
-//! (`src/parts`). Nothing in the compiler stops first-module code from calling such code
+//! (`src/chunks`). Nothing in the compiler stops first-module code from calling such code
 //! directly: it would then quietly move back into the first module, and the initial load
 //! grows. So the modules below are chunk-only, and this test fails when a first-module
-//! file names one: code outside `src/parts` and outside those modules may reach them only
-//! through `crate::parts`.
+//! file names one: code outside `src/chunks` and outside those modules may reach them only
+//! through `crate::chunks`.
 #![cfg(not(target_arch = "wasm32"))]
 
-use std::path::{Path, PathBuf};
+#[path = "common/chunk_only.rs"]
+mod chunk_only;
 
-/// Modules of this crate whose code only chunks run, as paths from the crate root.
-const CHUNK_ONLY: &[&str] = &[
-    "ui::widgets",
-    "ui::tools",
-    "ui::history",
-    "ui::find",
-    "ui::team",
-    "ui::resize",
-    "ui::diff",
-    "ui::menu",
-    "ui::composer::controls",
-    "ui::composer::dictation",
-    "ui::composer::pickers",
-    "ui::composer::tray",
-    "ui::conversation::elicitation",
-    "ui::conversation::image",
-    "ui::conversation::plan",
-    "ui::conversation::tasks",
-];
+use chunk_only::CHUNK_ONLY;
+use std::path::{Path, PathBuf};
 
 /// Modules of the core whose code only chunks run: the export, the highlighter, diffs, find, terminal
 /// colours, tool output, forms, charts, approvals and structured input. Paths from
@@ -64,17 +48,17 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 /// The module a file is (`ui::composer` for `src/ui/composer/mod.rs`; empty for `lib.rs`).
 fn module_of(path: &Path) -> Vec<String> {
     let rel = path.strip_prefix(src()).expect("under src");
-    let mut parts: Vec<String> = rel
+    let mut segments: Vec<String> = rel
         .components()
         .map(|c| c.as_os_str().to_str().expect("utf-8 path").to_owned())
         .collect();
-    let file = parts.pop().expect("a file name");
+    let file = segments.pop().expect("a file name");
     match file.strip_suffix(".rs") {
         Some("mod" | "lib") => {}
-        Some(stem) => parts.push(stem.to_owned()),
+        Some(stem) => segments.push(stem.to_owned()),
         None => unreachable!("only .rs files are read"),
     }
-    parts
+    segments
 }
 
 /// The child modules of `module` that exist as files.
@@ -231,11 +215,11 @@ fn violations(module: &[String], code: &str, children: &[String]) -> Vec<String>
 }
 
 fn first_module(module: &[String]) -> bool {
-    module.first().is_none_or(|m| m != "parts") && !chunk_only(module)
+    module.first().is_none_or(|m| m != "chunks") && !chunk_only(module)
 }
 
 #[test]
-fn first_module_code_reaches_chunk_only_code_only_through_parts() {
+fn first_module_code_reaches_chunk_only_code_only_through_chunks() {
     let mut files = Vec::new();
     rust_files(&src(), &mut files);
     let mut checked = 0;
@@ -257,7 +241,7 @@ fn first_module_code_reaches_chunk_only_code_only_through_parts() {
     );
     assert!(
         crossing.is_empty(),
-        "first-module code names chunk-only code; call it through crate::parts instead:\n{}",
+        "first-module code names chunk-only code; call it through crate::chunks instead:\n{}",
         crossing.join("\n")
     );
 }
@@ -298,7 +282,7 @@ fn the_seam_check_catches_each_way_of_naming_a_chunk() {
     assert_eq!(found, ["ui::composer::tray::tray_list"]);
     // What stays on the first module's side is no crossing.
     for code in [
-        "use crate::parts::views::history;",
+        "use crate::chunks::views::history;",
         "use crate::ui::header::ShellHeader;",
         "chat_shell_core::widgets::icons::drawing(n)",
         "// crate::ui::history::HistoryView in a comment",

@@ -21,8 +21,12 @@ use web_sys::HtmlElement;
 const SETTLE_TIMEOUT_MS: i32 = 120_000;
 
 /// Dispatch one method call from the element class.
-pub(super) fn call(host: HtmlElement, method: String, arg: JsValue) -> Result<JsValue, JsValue> {
-    let shell = super::shell_of(&host);
+pub(super) fn call(
+    shell: Shell,
+    host: HtmlElement,
+    method: String,
+    arg: JsValue,
+) -> Result<JsValue, JsValue> {
     let rt = shell
         .get()
         .ok_or_else(|| JsValue::from_str("chat-shell: this element is gone"))?;
@@ -68,7 +72,7 @@ pub(super) fn call(host: HtmlElement, method: String, arg: JsValue) -> Result<Js
                 .and_then(|f| f.as_string())
                 .unwrap_or_else(|| "markdown".to_owned());
             Ok(future_to_promise(async move {
-                match crate::parts::views::exported(shell, format.clone()).await {
+                match crate::chunks::views::exported(shell, format.clone()).await {
                     Ok(Some(text)) => Ok(JsValue::from_str(&text)),
                     Ok(None) => Err(js_sys::TypeError::new(&format!(
                         "chat-shell: exportConversation: format must be \"markdown\" or \"json\", not \"{format}\""
@@ -264,7 +268,7 @@ enum Change {
     TagSearch(Option<Function>),
     /// `threads: {list, load, rename?, delete?}` (AG-UI's thread list, the host's).
     Threads(Option<JsValue>),
-    Register(super::Registration),
+    Register(super::registration::Registration),
     /// `null` for a whole registry: the page's entries go.
     ClearRegistry(&'static str),
 }
@@ -347,7 +351,7 @@ fn apply_options(rt: &Rc<Runtime>, host: &HtmlElement, options: &JsValue) -> Res
                 for entry in Object::entries(registry).iter() {
                     let pair = js_sys::Array::from(&entry);
                     let name = pair.get(0).as_string().unwrap_or_default();
-                    changes.push(Change::Register(super::check_registration(
+                    changes.push(Change::Register(super::registration::check(
                         kind,
                         name,
                         &pair.get(1),
@@ -434,9 +438,4 @@ fn apply_theme(host: &HtmlElement, theme: &Value) {
             }
         }
     }
-}
-
-/// Test hook and Rust access: the shell of an element.
-pub fn shell_of_element(host: &HtmlElement) -> Shell {
-    super::shell_of(host)
 }

@@ -2,10 +2,12 @@
 //! into Rust, which mounts the Leptos views into the element's open shadow root.
 
 mod api;
+mod registration;
+mod stylesheet;
 
-pub use api::shell_of_element;
+pub(crate) use stylesheet::stylesheet;
 
-use crate::runtime::{ClientTool, ClientWidgetRenderer, Handler, Runtime, Shell};
+use crate::runtime::{Runtime, Shell};
 use crate::ui::ShellRoot;
 use chat_shell_core::host_events::ChatEvent;
 use chat_shell_core::options::{Setting, ATTRIBUTES};
@@ -13,13 +15,6 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use wasm_bindgen::prelude::*;
 use web_sys::{HtmlElement, ShadowRoot};
-
-/// The component's stylesheet, adopted by each shadow root (no inline `<style>`: pages
-/// with a strict Content-Security-Policy allow constructed stylesheets). In the element's
-/// packaged build (`split`) it is not in the wasm: src/chat-shell.js builds it from
-/// chat-shell-style.js (scripts/build.sh) before the wasm arrives, for the frame it draws.
-#[cfg(not(feature = "split"))]
-const STYLESHEET: &str = include_str!("../../style/chat-shell.css");
 
 #[wasm_bindgen(inline_js = r#"
 // An element the page dropped and the garbage collector took: its runtime goes too.
@@ -40,10 +35,6 @@ export function reportPanic(message) {
       element.deref()?.dispatchEvent(new CustomEvent('chat.error', { bubbles: true, composed: true, detail }));
     }
   });
-}
-// The stylesheet src/chat-shell.js built, when it loaded this module.
-export function sharedSheet() {
-  return globalThis[Symbol.for('chat-shell.stylesheet')] ?? null;
 }
 // The frame src/chat-shell.js drew before this module was there: what was typed in it.
 function takeEarly(root) {
@@ -141,8 +132,6 @@ extern "C" {
     fn watch_element(element: &HtmlElement, key: u32);
     #[wasm_bindgen(js_name = reportPanic)]
     fn report_panic(message: &str);
-    #[wasm_bindgen(js_name = sharedSheet)]
-    fn shared_sheet() -> Option<web_sys::CssStyleSheet>;
 }
 
 /// One element's runtime and, while it is in the document, its mounted view. The runtime
@@ -157,7 +146,6 @@ struct Instance {
 
 thread_local! {
     static INSTANCES: RefCell<HashMap<u32, Instance>> = RefCell::new(HashMap::new());
-    static SHEET: RefCell<Option<web_sys::CssStyleSheet>> = const { RefCell::new(None) };
 }
 
 /// Register `<chat-shell>` (idempotent).
@@ -175,7 +163,7 @@ pub fn register() {
         dyn FnMut(HtmlElement, String, String, JsValue) -> Result<(), JsValue>,
     >::new(register_from_page);
     let call = Closure::<dyn FnMut(HtmlElement, String, JsValue) -> Result<JsValue, JsValue>>::new(
-        api::call,
+        |host: HtmlElement, method, arg| api::call(shell_of(&host), host, method, arg),
     );
     let forget = Closure::<dyn FnMut(u32)>::new(forget);
     let observed: js_sys::Array = ATTRIBUTES.iter().map(|a| JsValue::from_str(a)).collect();
@@ -248,7 +236,7 @@ fn shell_of(host: &HtmlElement) -> Shell {
 fn connected(host: HtmlElement, root: ShadowRoot) {
     let shell = shell_of(&host);
     shell.with(|rt| rt.set_host(Some(host.clone())));
-    adopt_stylesheet(&root);
+    stylesheet::adopt(&root);
     let Some(document) = host.owner_document() else {
         return;
     };
@@ -340,140 +328,14 @@ fn register_from_page(
     name: String,
     value: JsValue,
 ) -> Result<(), JsValue> {
-    let registration = check_registration(&kind, name, &value)?;
+    let registration = registration::check(&kind, name, &value)?;
     shell_of(&host).with(|rt| registration.apply(rt));
     Ok(())
 }
 
-/// One checked registry entry; a `None` handler unregisters the name.
-pub(crate) enum Registration {
-    Widget(String, Option<ClientWidgetRenderer>),
-    /// A client tool and, for AG-UI, its declaration to the agent.
-    Tool(
-        String,
-        Option<ClientTool>,
-        Option<chat_shell_core::protocol::ag_ui::Tool>,
-    ),
-    Action(String, Option<Handler>),
-    Effect(String, Option<Handler>),
-}
-
-impl Registration {
-    pub(crate) fn apply(self, rt: &Runtime) {
-        match self {
-            Registration::Widget(name, r) => rt.register_client_widget(&name, r),
-            Registration::Tool(name, t, declared) => {
-                rt.register_client_tool(&name, t);
-                rt.declare_client_tool(&name, declared);
-            }
-            Registration::Action(name, h) => rt.register_client_action(&name, h),
-            Registration::Effect(name, h) => rt.register_effect(&name, h),
-        }
-    }
-}
-
-/// Check a page's registry entry without applying it (a `TypeError` when it is wrong).
-pub(crate) fn check_registration(
-    kind: &str,
-    name: String,
-    value: &JsValue,
-) -> Result<Registration, JsValue> {
-    if name.is_empty() {
-        return Err(js_sys::TypeError::new("chat-shell: a name is required").into());
-    }
-    let remove = value.is_null() || value.is_undefined();
-    let mut function = value.dyn_ref::<js_sys::Function>().cloned();
-    // A tool may come as `{handler, description, parameters}`: declared to the agent.
-    let mut declaration = None;
-    if kind == "tool" && function.is_none() && value.is_object() {
-        let handler = js_sys::Reflect::get(value, &"handler".into()).unwrap_or_default();
-        function = handler.dyn_ref::<js_sys::Function>().cloned();
-        let text = |key: &str| {
-            js_sys::Reflect::get(value, &key.into())
-                .ok()
-                .and_then(|v| v.as_string())
-        };
-        let parameters = js_sys::Reflect::get(value, &"parameters".into())
-            .ok()
-            .filter(|p| !p.is_undefined() && !p.is_null())
-            .map(serde_wasm_bindgen::from_value::<serde_json::Value>)
-            .transpose()
-            .map_err(|_| {
-                js_sys::TypeError::new(&format!(
-                    "chat-shell: tool `{name}`: `parameters` must be a JSON Schema object"
-                ))
-            })?;
-        declaration = Some(chat_shell_core::protocol::ag_ui::Tool {
-            name: name.clone(),
-            description: text("description").unwrap_or_default(),
-            parameters,
-        });
-    }
-    let type_error = |what: &str| -> Result<Registration, JsValue> {
-        Err(js_sys::TypeError::new(&format!("chat-shell: {kind} `{name}` needs {what}")).into())
-    };
-    if kind == "widget" {
-        let renderer = match (&function, value.as_string()) {
-            (Some(f), _) => Some(ClientWidgetRenderer::Js(f.clone())),
-            (None, Some(tag)) if is_custom_element_name(&tag) => {
-                Some(ClientWidgetRenderer::Tag(tag))
-            }
-            _ if remove => None,
-            _ => return type_error("a function or a custom element tag name"),
-        };
-        return Ok(Registration::Widget(name, renderer));
-    }
-    if function.is_none() && !remove {
-        return type_error("a function");
-    }
-    match kind {
-        "tool" => Ok(Registration::Tool(
-            name,
-            function.map(ClientTool::Js),
-            declaration,
-        )),
-        "action" => Ok(Registration::Action(name, function.map(Handler::Js))),
-        "effect" => Ok(Registration::Effect(name, function.map(Handler::Js))),
-        _ => type_error("a known registry"),
-    }
-}
-
-/// A valid custom element name: lowercase ASCII letter first, a hyphen, no uppercase.
-fn is_custom_element_name(tag: &str) -> bool {
-    tag.starts_with(|c: char| c.is_ascii_lowercase())
-        && tag.contains('-')
-        && tag
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "-._".contains(c))
-}
-
-fn adopt_stylesheet(root: &ShadowRoot) {
-    if let Some(sheet) = stylesheet() {
-        root.set_adopted_style_sheets(&js_sys::Array::of1(&sheet));
-    }
-}
-
-/// The component's stylesheet, built once per page and shared by every instance.
-pub(crate) fn stylesheet() -> Option<web_sys::CssStyleSheet> {
-    SHEET.with(|s| {
-        let mut s = s.borrow_mut();
-        if s.is_none() {
-            *s = shared_sheet().or_else(built_stylesheet);
-        }
-        s.clone()
-    })
-}
-
-#[cfg(not(feature = "split"))]
-fn built_stylesheet() -> Option<web_sys::CssStyleSheet> {
-    let sheet = web_sys::CssStyleSheet::new().ok()?;
-    sheet.replace_sync(STYLESHEET).ok()?;
-    Some(sheet)
-}
-
-#[cfg(feature = "split")]
-fn built_stylesheet() -> Option<web_sys::CssStyleSheet> {
-    None
+/// Test hook and Rust access: the shell of an element.
+pub fn shell_of_element(host: &HtmlElement) -> Shell {
+    shell_of(host)
 }
 
 /// Test hook: whether `host` currently has a mounted view.

@@ -3,6 +3,7 @@
 //! handlers and client widgets, registered by name from JavaScript (functions, or a
 //! custom element tag for widgets) or from Rust.
 
+use super::held::actions::{ActionDone, ClientTool, ClientWidgetRenderer, Handler};
 use super::transport;
 use super::Runtime;
 use chat_shell_core::host_events::{ChatError, ChatEvent, ErrorKind};
@@ -15,77 +16,11 @@ use chat_shell_core::reducer::Input;
 use chat_shell_core::widgets::form::{route, Route};
 use leptos::prelude::*;
 use serde_json::{json, Value};
-use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
-use std::future::Future;
-use std::pin::Pin;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::AbortController;
-
-/// What a client widget sees when it renders.
-#[derive(Clone, Debug)]
-pub struct ClientWidgetContext {
-    pub shell: super::Shell,
-    pub item_id: ItemId,
-    pub name: String,
-    pub args: Value,
-}
-
-/// A client widget from Rust: a function from the widget's context to a view.
-pub type RustWidget = Rc<dyn Fn(ClientWidgetContext) -> AnyView>;
-
-/// What renders a `client_widget` item of a given name.
-#[derive(Clone)]
-pub enum ClientWidgetRenderer {
-    /// `(args, context) => Node`.
-    Js(js_sys::Function),
-    /// A custom element created by tag name; it receives `args` (and `context`) as
-    /// properties.
-    Tag(String),
-    Rust(RustWidget),
-}
-
-/// What a Rust client tool returns: its result, or an error message.
-pub type ToolFuture = Pin<Box<dyn Future<Output = Result<Value, String>>>>;
-
-/// A client tool in Rust: called with the tool call's arguments.
-pub type RustTool = Rc<dyn Fn(Value) -> ToolFuture>;
-
-/// A client tool: called with its arguments, its result goes back to the server.
-#[derive(Clone)]
-pub enum ClientTool {
-    /// `async (args, context) => result`.
-    Js(js_sys::Function),
-    Rust(RustTool),
-}
-
-/// A Rust handler of client actions (`(action, context)`) or effects (`(data, name)`).
-pub type RustHandler = Rc<dyn Fn(&Value, &Value)>;
-
-/// A handler of client actions or of client effects.
-#[derive(Clone)]
-pub enum Handler {
-    Js(js_sys::Function),
-    Rust(RustHandler),
-}
-
-/// How an action ended, for whoever shows that it is running.
-pub type ActionDone = Box<dyn FnOnce(bool)>;
-
-/// The registries of one runtime and the actions waiting for their answer to end.
-#[derive(Default)]
-pub struct Registry {
-    widgets: RefCell<HashMap<String, ClientWidgetRenderer>>,
-    tools: RefCell<HashMap<String, ClientTool>>,
-    actions: RefCell<HashMap<String, Handler>>,
-    effects: RefCell<HashMap<String, Handler>>,
-    /// Ticks when a client widget is (un)registered, so items already shown re-render.
-    widgets_rev: Cell<Option<RwSignal<u64>>>,
-    /// Streamed actions, told how they ended once the turn they started is over.
-    waiting: RefCell<Vec<ActionDone>>,
-}
 
 impl Runtime {
     // ---- registries -----------------------------------------------------------------
@@ -374,7 +309,7 @@ impl Runtime {
             let answer = match this.http().await {
                 Ok(http) => match transport::post_json(&http, &request, &abort.signal()).await {
                     Ok(value) => {
-                        crate::parts::runtime::answer::<SyncCustomActionResponse>(value).await
+                        crate::chunks::runtime::answer::<SyncCustomActionResponse>(value).await
                     }
                     Err(e) => Err(e),
                 },

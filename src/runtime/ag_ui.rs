@@ -4,6 +4,7 @@
 //! answered by a resumed run, and Retry running the same messages again. Stop aborts the
 //! request: AG-UI has no cancel call.
 
+use super::stream::Frames;
 use super::Runtime;
 use chat_shell_core::adapters::ag_ui::{branches, AgUiAdapter, Conversation, RunSetup, APPROVE};
 use chat_shell_core::protocol::acp::{ElicitationOutcome, PermissionOutcome};
@@ -11,24 +12,7 @@ use chat_shell_core::protocol::ag_ui::{Resume, ResumeStatus, Tool};
 use chat_shell_core::protocol::chatkit::{ItemId, Thread, ThreadId};
 use chat_shell_core::reducer::{Input, Streamed};
 use serde_json::{json, Value};
-use std::cell::RefCell;
 use std::rc::Rc;
-
-/// The open conversation's facts, shared by the runtime and the stream's adapter.
-pub(crate) type Shared = Rc<RefCell<Option<Conversation>>>;
-
-/// What the runtime keeps for AG-UI.
-#[derive(Default)]
-pub(crate) struct AgUi {
-    /// The open conversation's facts; shared with the stream's adapter, which updates them.
-    pub(crate) conversation: Shared,
-    /// The page's declared client tools (`registerClientTool(name, fn, {description,
-    /// parameters})`), sent with every run.
-    pub(crate) declared: RefCell<Vec<Tool>>,
-    /// The host's thread list (`setOptions({threads: {list, load, rename?, delete?}})`):
-    /// History's, instead of the threads kept in this browser.
-    pub(crate) host_threads: RefCell<Option<wasm_bindgen::JsValue>>,
-}
 
 /// A fresh id: the browser's random UUID where there is one.
 fn fresh_id(prefix: &str) -> String {
@@ -91,12 +75,12 @@ impl Runtime {
 
     /// Start a run for the conversation as it is now (right after `SendStarted`, a client
     /// tool's result or `RetryStarted`); `resume` answers interrupts. Its code comes with
-    /// the adapters (`crate::parts`).
+    /// the adapters (`crate::chunks`).
     pub(crate) fn start_ag_ui(self: &Rc<Self>, resume: Vec<Resume>) {
         let this = Rc::clone(self);
         let generation = self.generation.get();
         wasm_bindgen_futures::spawn_local(async move {
-            let started = crate::parts::runtime::ag_ui_start(Rc::clone(&this), generation, resume);
+            let started = crate::chunks::runtime::ag_ui_start(Rc::clone(&this), generation, resume);
             if started.await.is_err() && this.generation.get() == generation {
                 this.dispatch(Input::StreamFailed {
                     message: this.text(chat_shell_core::strings::Text::AnswerFailed),
@@ -135,10 +119,7 @@ impl Runtime {
             )
         });
         let shared = Rc::clone(&self.ag_ui.conversation);
-        self.start_post(
-            request,
-            super::stream::Frames::AgUi(Box::new(adapter), shared),
-        );
+        self.start_post(request, Frames::AgUi(Box::new(adapter), shared));
     }
 
     /// Retry the failed run: the same messages again, up to the user message it answered.
@@ -156,7 +137,7 @@ impl Runtime {
         wasm_bindgen_futures::spawn_local(async move {
             if let Some(at) = after {
                 // Without the code to keep it, the answer is replaced as before.
-                let _ = crate::parts::runtime::ag_ui_fork(Rc::clone(&this), at).await;
+                let _ = crate::chunks::runtime::ag_ui_fork(Rc::clone(&this), at).await;
             }
             this.dispatch(Input::RetryStarted { user_message });
             this.start_ag_ui(Vec::new());
@@ -235,7 +216,7 @@ impl Runtime {
     ) {
         let (this, item_id) = (Rc::clone(self), item_id.clone());
         wasm_bindgen_futures::spawn_local(async move {
-            let answer = crate::parts::runtime::ag_ui_answer(
+            let answer = crate::chunks::runtime::ag_ui_answer(
                 Rc::clone(&this),
                 item_id.clone(),
                 status,

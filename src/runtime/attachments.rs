@@ -2,6 +2,7 @@
 //! (`attachments.create`, then the bytes, with progress), retry, removal (deleted on the
 //! server when it was created there), and what comes back when a message was not sent.
 
+use super::held::attachments::{InFlight, TrayEntry, UploadStatus};
 use super::Runtime;
 use chat_shell_core::attachments::{effective_mime, is_previewable_image, FileFacts};
 use chat_shell_core::host_events::{ChatError, ChatEvent, ErrorKind};
@@ -9,79 +10,14 @@ use chat_shell_core::protocol::chatkit::{Attachment, AttachmentId, AttachmentKin
 use chat_shell_core::strings::Text;
 use leptos::prelude::*;
 use serde_json::Value;
-use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use web_sys::{File, FormData, ProgressEvent, Url, XmlHttpRequest};
 
-/// One file in the tray (or in a draft put away with its thread).
-#[derive(Clone, Debug, PartialEq)]
-pub struct TrayEntry {
-    /// Local id, unique within the runtime.
-    pub local: u64,
-    pub name: String,
-    pub size: u64,
-    pub mime_type: String,
-    /// A `blob:` URL of the local bytes, for images: shown before any upload.
-    pub preview: Option<String>,
-    pub status: UploadStatus,
-    /// The server's attachment, once `attachments.create` answered.
-    pub attachment: Option<Attachment>,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub enum UploadStatus {
-    /// `attachments.create` is on its way.
-    Creating,
-    /// The bytes are on their way; percent when the browser knows it.
-    Uploading(Option<u8>),
-    /// Ready to be sent.
-    Ready,
-    /// Failed with this message; the user may retry or remove it.
-    Failed(String),
-}
-
-/// What the tray view subscribes to.
-#[derive(Clone, Copy)]
-pub struct TraySignals {
-    pub entries: RwSignal<Vec<TrayEntry>>,
-    /// Why files offered were refused (shown as an alert in the tray).
-    pub error: RwSignal<Option<String>>,
-}
-
-impl TraySignals {
-    /// Call inside the runtime's owner.
-    pub(crate) fn new() -> Self {
-        TraySignals {
-            entries: RwSignal::new(Vec::new()),
-            error: RwSignal::new(None),
-        }
-    }
-}
-
-/// An upload in flight: the request, and the progress listener it calls.
-struct InFlight {
-    xhr: XmlHttpRequest,
-    _progress: Closure<dyn FnMut(ProgressEvent)>,
-}
-
-/// The runtime's bookkeeping for files.
-#[derive(Default)]
-pub(crate) struct Uploads {
-    next: Cell<u64>,
-    /// The local files, kept for a retry until they are sent or removed.
-    files: RefCell<HashMap<u64, File>>,
-    in_flight: RefCell<HashMap<u64, InFlight>>,
-    /// Local previews of sent attachments, by id: the sent message shows them until the
-    /// conversation changes, sparing a download of what the browser already has.
-    previews: RefCell<HashMap<AttachmentId, String>>,
-}
-
 impl Runtime {
     /// Offer files to the tray (picker, drop or paste): those within the limits join it
     /// with a local preview and start uploading; the others are refused with a message.
-    /// The code that does it may come in a part of its own (`crate::parts`): if that cannot
+    /// The code that does it may come in a chunk of its own (`crate::chunks`): if that cannot
     /// be fetched, the tray says so and the files are not taken.
     pub fn add_files(self: &Rc<Self>, files: Vec<File>) {
         // Drops and pastes too: with attachments turned off, files are not taken.
@@ -90,7 +26,7 @@ impl Runtime {
         }
         let this = Rc::clone(self);
         wasm_bindgen_futures::spawn_local(async move {
-            if crate::parts::runtime::add_files(Rc::clone(&this), files)
+            if crate::chunks::runtime::add_files(Rc::clone(&this), files)
                 .await
                 .is_err()
             {
@@ -156,7 +92,7 @@ impl Runtime {
     fn start_upload(self: &Rc<Self>, local: u64) {
         let this = Rc::clone(self);
         wasm_bindgen_futures::spawn_local(async move {
-            match crate::parts::runtime::upload(Rc::clone(&this), local).await {
+            match crate::chunks::runtime::upload(Rc::clone(&this), local).await {
                 Ok(upload) => upload.await,
                 // Its code could not be fetched: a failure the tray offers to retry.
                 Err(_) => this.update_entry_status(

@@ -95,7 +95,7 @@ impl Runtime {
         let this = Rc::clone(self);
         wasm_bindgen_futures::spawn_local(async move {
             // Without the code to keep it, the old branch is replaced.
-            let _ = crate::parts::runtime::ag_ui_fork(Rc::clone(&this), at).await;
+            let _ = crate::chunks::runtime::ag_ui_fork(Rc::clone(&this), at).await;
             this.dispatch(Input::EditStarted {
                 edited,
                 message: OutgoingMessage {
@@ -117,7 +117,7 @@ impl Runtime {
         if self.names_messages() {
             let this = Rc::clone(self);
             wasm_bindgen_futures::spawn_local(async move {
-                let _ = crate::parts::runtime::ag_ui_switch(this, item).await;
+                let _ = crate::chunks::runtime::ag_ui_switch(this, item).await;
             });
             return;
         }

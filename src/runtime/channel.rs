@@ -4,6 +4,7 @@
 //! reconnects from its cursor with backoff; against a server without it, views are absent
 //! and only a `chat.diagnostic` says so.
 
+use super::held::channel::{RunMode, ARTIFACT_TAB};
 use super::transport::{self, TransportError};
 use super::Runtime;
 use chat_shell_core::host_events::ChatEvent;
@@ -13,111 +14,14 @@ use chat_shell_core::protocol::chatkit::{
 };
 use chat_shell_core::reducer::Input;
 use chat_shell_core::sse::{SseDecoder, SseFrame};
-use chat_shell_core::views::{ChannelStatus, ThreadViews, View, KNOWN_VIEWS};
+use chat_shell_core::views::{ChannelStatus, ThreadViews, KNOWN_VIEWS};
 use leptos::prelude::*;
-use std::cell::{Cell, RefCell};
-use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use web_sys::AbortController;
 
 /// A silent channel is dead after this long (the runtime sends a keepalive every 15 s).
 const CHANNEL_STALL_MS: u32 = 45_000;
-
-/// What the views of the thread channel read.
-#[derive(Clone, Copy)]
-pub struct ViewsSignals {
-    /// The recognised views with content, by type.
-    pub views: RwSignal<BTreeMap<String, View>>,
-    pub status: RwSignal<ChannelStatus>,
-    /// The tab shown: `None` is the conversation, else a view type (or [`ARTIFACT_TAB`]).
-    /// View state only.
-    pub tab: RwSignal<Option<String>>,
-    /// The artifact the reader opened from its card: its own tab, until another thread.
-    pub artifact: RwSignal<Option<OpenArtifact>>,
-}
-
-/// The tab of the artifact opened from the conversation (not a tool-pushed view type:
-/// those are only `core::views::KNOWN_VIEWS`).
-pub const ARTIFACT_TAB: &str = "artifact";
-
-/// An artifact opened in the views area: its card's fields, as the runtime gave them.
-#[derive(Clone, Debug, PartialEq)]
-pub struct OpenArtifact {
-    pub artifact_id: String,
-    pub title: String,
-    pub kind: Option<String>,
-    pub body: String,
-}
-
-impl ViewsSignals {
-    pub(crate) fn new() -> Self {
-        ViewsSignals {
-            views: RwSignal::new(BTreeMap::new()),
-            // No thread yet, so no channel: `sync_channel` says Connecting once there is one.
-            status: RwSignal::new(ChannelStatus::Unsupported),
-            tab: RwSignal::new(None),
-            artifact: RwSignal::new(None),
-        }
-    }
-
-    /// Show `artifact` in its tab.
-    pub fn open_artifact(&self, artifact: OpenArtifact) {
-        self.artifact.set(Some(artifact));
-        self.tab.set(Some(ARTIFACT_TAB.to_owned()));
-    }
-
-    /// Back to the conversation, with no artifact open (another conversation).
-    pub(crate) fn close_artifact(&self) {
-        self.artifact.set(None);
-        if self.tab.get_untracked().as_deref() == Some(ARTIFACT_TAB) {
-            self.tab.set(None);
-        }
-    }
-}
-
-/// Whose answer the channel's run events are.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-enum RunMode {
-    #[default]
-    None,
-    /// A run this page did not start: its events are shown as an answer streaming.
-    Showing,
-    /// This page's own answer (it has the events from its own stream), or one it stopped:
-    /// the channel's copy is ignored until the run ends.
-    Ignoring,
-}
-
-pub(crate) struct Channel {
-    thread: RefCell<Option<ThreadId>>,
-    abort: RefCell<Option<AbortController>>,
-    views: RefCell<ThreadViews>,
-    /// Bumped when the channel is closed: a connection or timer of an older one stops.
-    generation: Cell<u64>,
-    timer: Cell<Option<i32>>,
-    /// The element is out of the page: no connection until it is back (`resume_channel`).
-    paused: Cell<bool>,
-    run: Cell<RunMode>,
-    /// View types met and not rendered, each reported once.
-    reported: RefCell<BTreeSet<String>>,
-}
-
-impl Default for Channel {
-    /// No thread yet, so no channel: the same status `ViewsSignals` starts with.
-    fn default() -> Self {
-        Channel {
-            thread: RefCell::default(),
-            abort: RefCell::default(),
-            views: RefCell::new(ThreadViews::without_channel()),
-            generation: Cell::default(),
-            timer: Cell::default(),
-            paused: Cell::default(),
-            run: Cell::default(),
-            reported: RefCell::default(),
-        }
-    }
-}
-
 impl Runtime {
     /// Follow the thread shown: close the old channel, open the new thread's.
     pub(crate) fn sync_channel(&self) {
@@ -208,9 +112,9 @@ impl Runtime {
         };
         let this = Rc::clone(self);
         wasm_bindgen_futures::spawn_local(async move {
-            // Its code may come in a part of its own (`crate::parts`): if that cannot be
+            // Its code may come in a chunk of its own (`crate::chunks`): if that cannot be
             // fetched, the channel is dropped and tried again after the backoff.
-            match crate::parts::runtime::channel(Rc::clone(&this), generation, request, signal)
+            match crate::chunks::runtime::channel(Rc::clone(&this), generation, request, signal)
                 .await
             {
                 Ok(follow) => follow.await,
@@ -455,8 +359,8 @@ impl Runtime {
         }
         let this = Rc::clone(self);
         wasm_bindgen_futures::spawn_local(async move {
-            // Its code comes with the channel's (`crate::parts`).
-            match crate::parts::runtime::cancel_run(Rc::clone(&this), thread_id).await {
+            // Its code comes with the channel's (`crate::chunks`).
+            match crate::chunks::runtime::cancel_run(Rc::clone(&this), thread_id).await {
                 Ok(sending) => sending.await,
                 Err(_) => not_told_to_stop(&TransportError::Network(String::new())),
             }

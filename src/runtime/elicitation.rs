@@ -60,7 +60,7 @@ impl Runtime {
             let mut decoder = SseDecoder::with_limit(this.options(|o| o.max_event_bytes));
             while let Ok(Some(bytes)) = stream.next_chunk().await {
                 for frame in decoder.push(&bytes) {
-                    if let Ok(inputs) = crate::parts::runtime::chatkit_frame(frame).await {
+                    if let Ok(inputs) = crate::chunks::runtime::chatkit_frame(frame).await {
                         inputs.into_iter().for_each(|input| this.dispatch(input));
                     }
                 }

@@ -63,7 +63,7 @@ impl Runtime {
         let ids = options.attachments.iter().map(|a| a.id.clone()).collect();
         let mut input = UserMessageInput::text(text.clone(), ids);
         // A draft has mentions only once their code is there (`ui::composer::mentions`).
-        let content = crate::ui::composer::mentions::hooks()
+        let content = crate::chunks::views::mention_hooks()
             .filter(|_| !options.mentions.is_empty())
             .map(|h| h.content(&text, &options.mentions))
             .unwrap_or_default();

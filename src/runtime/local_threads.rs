@@ -3,9 +3,9 @@
 //! deletes it; the end of every run saves its thread. A host that keeps the threads itself
 //! (`setOptions({threads: {list, load, rename?, delete?}})`) is asked instead, and nothing
 //! is kept here. All of it runs in chunks (the
-//! history's and the adapters'), called through `crate::parts`.
+//! history's and the adapters'), called through `crate::chunks`.
 
-use super::threads::{ThreadList, ThreadRow};
+use super::held::threads::{ThreadList, ThreadRow};
 use super::Runtime;
 use chat_shell_core::adapters::ag_ui::{restored, stored_messages, Conversation};
 use chat_shell_core::protocol::chatkit::{Page, Thread, ThreadId};

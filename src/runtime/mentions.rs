@@ -1,7 +1,7 @@
 //! Where an `@` finds what it can mention: the host's `entities.onTagSearch(query)`
 //! (chatkit-js's option), or else, where the runtime says it can (`file_mentions` in the
 //! agent session's state), the agent's workspace files (`acp.files.search`). Its code comes
-//! with the channel's (`crate::parts::runtime::mention_search`).
+//! with the channel's (`crate::chunks::runtime::mention_search`).
 
 use super::{transport, Runtime};
 use chat_shell_core::mentions::{entities, Entity};

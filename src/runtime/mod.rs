@@ -1,9 +1,9 @@
 //! The runtime of one `<chat-shell>`: owns the state, runs requests, carries out the
 //! reducer's effects, and publishes what changed to the views once per animation frame.
 
+// Each concern's behaviour: `impl Runtime` blocks, which may call into the chunks.
 mod actions;
 mod ag_ui;
-pub(crate) use ag_ui::Shared as AgUiShared;
 mod attachments;
 mod branches;
 mod channel;
@@ -11,6 +11,7 @@ pub(crate) mod dictation;
 mod elicitation;
 mod http;
 mod intents;
+mod loading;
 mod local_threads;
 mod mentions;
 mod session;
@@ -18,21 +19,25 @@ mod stream;
 mod threads;
 pub mod transport;
 
-pub use actions::{
-    error_text, from_js, to_js, ActionDone, ClientTool, ClientWidgetContext, ClientWidgetRenderer,
-    Handler, RustHandler, RustTool, RustWidget, ToolFuture,
-};
+// What the runtime holds for each concern. It names no `Runtime`, so `Runtime`'s fields
+// can be typed by it while this file depends on none of the files above.
+mod held;
 
-pub use attachments::{TrayEntry, TraySignals, UploadStatus};
-pub use channel::{OpenArtifact, ViewsSignals, ARTIFACT_TAB};
+pub use actions::{error_text, from_js, to_js};
+pub use held::actions::{
+    ActionDone, ClientTool, ClientWidgetContext, ClientWidgetRenderer, Handler, RustHandler,
+    RustTool, RustWidget, ToolFuture,
+};
+pub(crate) use held::ag_ui::Shared as AgUiShared;
+pub use held::attachments::{TrayEntry, TraySignals, UploadStatus};
+pub use held::channel::{OpenArtifact, ViewsSignals, ARTIFACT_TAB};
+pub use held::session::SessionSignals;
+pub use held::threads::{HistorySignals, OlderItems, ThreadList, ThreadRow};
+pub use held::Shell;
 pub use intents::SendOptions;
-pub use session::SessionSignals;
-pub use threads::{HistorySignals, OlderItems, ThreadList, ThreadRow};
 
 use chat_shell_core::model::EntryKind;
-use chat_shell_core::protocol::acp::PermissionOutcome;
 use chat_shell_core::protocol::chatkit::ItemId;
-use chat_shell_core::strings::Text;
 
 use chat_shell_core::host_events::ChatEvent;
 use chat_shell_core::options::{Options, Setting};
@@ -53,11 +58,6 @@ thread_local! {
     static NEXT_ID: Cell<u32> = const { Cell::new(1) };
 }
 
-/// A copyable handle to one element's runtime (views hold this, not the runtime: Leptos
-/// view closures must be `Send`, the runtime is not).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Shell(u32);
-
 impl Shell {
     pub fn get(self) -> Option<Rc<Runtime>> {
         RUNTIMES.with(|r| r.borrow().get(&self.0).cloned())
@@ -77,8 +77,8 @@ impl Shell {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ItemKey {
     pub id: ItemId,
-    pub view: ItemView,
-    /// The folded tool calls of an `ItemView::ToolCalls` entry (`id` is the first); empty
+    pub view: EntryView,
+    /// The folded tool calls of an `EntryView::ToolCallSummary` entry (`id` is the first); empty
     /// for any other.
     pub members: Vec<ItemId>,
 }
@@ -90,12 +90,12 @@ impl ItemKey {
         match listed {
             Listed::Item(i) | Listed::Folded(i) => ItemKey {
                 id: i.item.id.clone(),
-                view: ItemView::of(&i.item.kind),
+                view: EntryView::of(&i.item.kind),
                 members: Vec::new(),
             },
             Listed::Summary(calls) => ItemKey {
                 id: calls[0].item.id.clone(),
-                view: ItemView::ToolCalls,
+                view: EntryView::ToolCallSummary,
                 members: calls.iter().map(|c| c.item.id.clone()).collect(),
             },
         }
@@ -160,7 +160,7 @@ pub type EventListener = Rc<dyn Fn(&ChatEvent)>;
 
 pub struct Runtime {
     /// The host's request options (headers, custom fetch).
-    pub(crate) http_options: RefCell<http::HttpOptions>,
+    pub(crate) http_options: RefCell<held::http::HttpOptions>,
     /// The host's `entities.onTagSearch(query)`: the entities an `@` offers.
     pub(crate) tag_search: RefCell<Option<js_sys::Function>>,
     pub shell: Shell,
@@ -186,13 +186,13 @@ pub struct Runtime {
     /// number, so the item ids it makes never collide.
     events_runs: Cell<u64>,
     /// Client widgets, tools, action and effect handlers; actions awaiting their answer.
-    registry: actions::Registry,
+    registry: held::actions::Registry,
     /// AG-UI's conversation facts and declared tools.
-    ag_ui: ag_ui::AgUi,
-    threads: threads::Threads,
-    uploads: attachments::Uploads,
-    channel: channel::Channel,
-    session: session::Session,
+    ag_ui: held::ag_ui::AgUi,
+    threads: held::threads::Threads,
+    uploads: held::attachments::Uploads,
+    channel: held::channel::Channel,
+    session: held::session::Session,
     owner: Owner,
 }
 
@@ -235,7 +235,7 @@ impl Runtime {
         let shell = Shell(id);
         let runtime = Runtime {
             shell,
-            http_options: RefCell::new(http::HttpOptions::default()),
+            http_options: RefCell::new(Default::default()),
             tag_search: RefCell::new(None),
             host: RefCell::new(host),
             listeners: RefCell::new(Vec::new()),
@@ -249,7 +249,7 @@ impl Runtime {
             animating: Cell::new(false),
             pending_tools: RefCell::new(Vec::new()),
             events_runs: Cell::new(0),
-            registry: actions::Registry::default(),
+            registry: Default::default(),
             ag_ui: Default::default(),
             threads: Default::default(),
             uploads: Default::default(),
@@ -327,29 +327,7 @@ impl Runtime {
                     item_id,
                     tool_call_id,
                     outcome,
-                } => {
-                    let shell = self.shell;
-                    wasm_bindgen_futures::spawn_local(async move {
-                        let Some(rt) = shell.get() else { return };
-                        // Its code comes with the permission cards' (`crate::parts`). Stop's
-                        // `cancelled` is never shown, sent or not.
-                        let shown = outcome != PermissionOutcome::Cancelled;
-                        let card = item_id.clone();
-                        let answer = crate::parts::runtime::answer_permission(
-                            Rc::clone(&rt),
-                            item_id,
-                            tool_call_id,
-                            outcome,
-                        );
-                        if answer.await.is_err() && shown {
-                            let message = rt.text(Text::ConnectionLost);
-                            rt.dispatch(Input::PermissionNotSent {
-                                item_id: card,
-                                message,
-                            });
-                        }
-                    });
-                }
+                } => self.send_permission_answer(item_id, tool_call_id, outcome),
             }
         }
     }
@@ -383,39 +361,10 @@ impl Runtime {
             && after.protocol != chat_shell_core::options::Protocol::ChatKit
         {
             // Their first answer needs the other envelopes' adapters: fetch them now.
-            wasm_bindgen_futures::spawn_local(crate::parts::runtime::prefetch_adapters());
+            self.prefetch_adapters();
         }
         if (&after.locale, &after.strings) != (&before.locale, &before.strings) {
-            // English and the host's words at once; the language's built-in table once its
-            // code is there (`parts::runtime::locale_table`).
-            self.signals.strings.set(
-                chat_shell_core::strings::Strings::with_table(&after.locale, None)
-                    .with_overrides(&after.strings),
-            );
-            if !chat_shell_core::strings::is_english(&after.locale) {
-                let (locale, overrides, strings) = (
-                    after.locale.clone(),
-                    after.strings.clone(),
-                    self.signals.strings,
-                );
-                let options = self.signals.options;
-                wasm_bindgen_futures::spawn_local(async move {
-                    let Ok(table) = crate::parts::runtime::locale_table(locale.clone()).await
-                    else {
-                        return;
-                    };
-                    // Still the locale and words asked for.
-                    let current = options
-                        .try_with_untracked(|o| o.locale == locale && o.strings == overrides)
-                        .unwrap_or(false);
-                    if current {
-                        strings.try_set(
-                            chat_shell_core::strings::Strings::with_table(&locale, table)
-                                .with_overrides(&overrides),
-                        );
-                    }
-                });
-            }
+            self.load_strings(&after);
         }
         self.signals.options.set(after);
     }
@@ -597,26 +546,26 @@ impl Runtime {
     }
 }
 
-/// Which view shows an item.
+/// Which view shows an entry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ItemView {
+pub enum EntryView {
     UserMessage,
-    AssistantMessage,
-    /// Tasks and workflows.
-    Process,
+    AssistantText,
+    /// A task, or a workflow (a group of tasks).
+    Tasks,
     GeneratedImage,
     Widget,
     ClientWidget,
     ClientToolCall,
     StructuredInput,
-    /// An agent's tool call (ACP), with its permission card.
-    AcpToolCall,
-    /// An agent's plan (ACP).
-    AcpPlan,
-    /// An agent's thoughts (ACP), collapsed.
-    AcpThought,
+    /// An agent's tool call, with its permission card.
+    ToolCall,
+    /// An agent's plan.
+    Plan,
+    /// An agent's thoughts, collapsed.
+    Thought,
     /// A finished turn's tool calls, folded into one summary line.
-    ToolCalls,
+    ToolCallSummary,
     /// Closes a turn; nothing to see.
     EndOfTurn,
     /// An Agent UI note: a worker's result, a handoff, a boundary, an artifact.
@@ -627,24 +576,24 @@ pub enum ItemView {
     Unsupported,
 }
 
-impl ItemView {
+impl EntryView {
     pub fn of(kind: &EntryKind) -> Self {
         match kind {
-            EntryKind::UserMessage(_) => ItemView::UserMessage,
-            EntryKind::AssistantText(_) => ItemView::AssistantMessage,
-            EntryKind::Task(_) | EntryKind::Workflow(_) => ItemView::Process,
-            EntryKind::GeneratedImage(_) => ItemView::GeneratedImage,
-            EntryKind::Widget(_) => ItemView::Widget,
-            EntryKind::ClientWidget(_) => ItemView::ClientWidget,
-            EntryKind::ClientToolCall(_) => ItemView::ClientToolCall,
-            EntryKind::StructuredInput(_) => ItemView::StructuredInput,
-            EntryKind::EndOfTurn(_) => ItemView::EndOfTurn,
-            EntryKind::ToolCall(_) => ItemView::AcpToolCall,
-            EntryKind::Plan(_) => ItemView::AcpPlan,
-            EntryKind::Thought(_) => ItemView::AcpThought,
-            EntryKind::Note(_) => ItemView::Note,
-            EntryKind::Elicitation(_) => ItemView::Elicitation,
-            EntryKind::Unsupported(_) => ItemView::Unsupported,
+            EntryKind::UserMessage(_) => EntryView::UserMessage,
+            EntryKind::AssistantText(_) => EntryView::AssistantText,
+            EntryKind::Task(_) | EntryKind::Workflow(_) => EntryView::Tasks,
+            EntryKind::GeneratedImage(_) => EntryView::GeneratedImage,
+            EntryKind::Widget(_) => EntryView::Widget,
+            EntryKind::ClientWidget(_) => EntryView::ClientWidget,
+            EntryKind::ClientToolCall(_) => EntryView::ClientToolCall,
+            EntryKind::StructuredInput(_) => EntryView::StructuredInput,
+            EntryKind::EndOfTurn(_) => EntryView::EndOfTurn,
+            EntryKind::ToolCall(_) => EntryView::ToolCall,
+            EntryKind::Plan(_) => EntryView::Plan,
+            EntryKind::Thought(_) => EntryView::Thought,
+            EntryKind::Note(_) => EntryView::Note,
+            EntryKind::Elicitation(_) => EntryView::Elicitation,
+            EntryKind::Unsupported(_) => EntryView::Unsupported,
         }
     }
 }

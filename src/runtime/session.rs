@@ -12,55 +12,14 @@ use super::transport;
 use super::Runtime;
 use chat_shell_core::host_events::ChatEvent;
 use chat_shell_core::protocol::chatkit::{
-    AgentSession, OpenedSession, SessionAnswer, SessionList, SessionRequest, SessionState,
-    SetAnswer, ThreadId,
+    OpenedSession, SessionAnswer, SessionList, SessionRequest, SessionState, SetAnswer, ThreadId,
 };
 use chat_shell_core::protocol::decode::Decode;
 use chat_shell_core::strings::Text;
 use leptos::prelude::*;
 use serde_json::Value;
-use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use web_sys::AbortController;
-
-/// What the session's views read.
-#[derive(Clone, Copy)]
-pub struct SessionSignals {
-    /// The shown thread's session (`None`: nothing offered, nothing shown).
-    pub state: RwSignal<Option<SessionState>>,
-    /// The control whose change is on its way.
-    pub pending: RwSignal<Option<String>>,
-    /// What the last change came to, when not as asked (refused, adjusted, failed).
-    pub note: RwSignal<Option<String>>,
-    /// The agent's sessions listed so far in History, and the cursor of the next page.
-    pub listed: RwSignal<Vec<AgentSession>>,
-    pub next: RwSignal<Option<String>>,
-    pub list_error: RwSignal<Option<String>>,
-}
-
-impl SessionSignals {
-    pub(crate) fn new() -> Self {
-        SessionSignals {
-            state: RwSignal::new(None),
-            pending: RwSignal::new(None),
-            note: RwSignal::new(None),
-            listed: RwSignal::new(Vec::new()),
-            next: RwSignal::new(None),
-            list_error: RwSignal::new(None),
-        }
-    }
-}
-
-/// The runtime's bookkeeping of the session.
-#[derive(Default)]
-pub(crate) struct Session {
-    /// The server has shown it has agent sessions (a state came).
-    known: Cell<bool>,
-    /// The thread the state is for (`Some(None)`: the new chat).
-    shown: RefCell<Option<Option<ThreadId>>>,
-    /// The draft session was asked for, for the new chat shown.
-    asked: Cell<bool>,
-}
 
 impl Runtime {
     /// Follow the thread shown: its state comes on its channel; a new chat asks for the
@@ -127,15 +86,15 @@ impl Runtime {
     fn session_request(self: &Rc<Self>, request: SessionRequest) {
         let this = Rc::clone(self);
         wasm_bindgen_futures::spawn_local(async move {
-            // Its code comes with the channel's (`crate::parts`).
-            match crate::parts::runtime::session(Rc::clone(&this), request.clone()).await {
+            // Its code comes with the channel's (`crate::chunks`).
+            match crate::chunks::runtime::session(Rc::clone(&this), request.clone()).await {
                 Ok(task) => task.await,
                 Err(_) => this.session_failed(&request, "connection lost".into()),
             }
         });
     }
 
-    /// Sends `request` and shows its answer (`parts::runtime::session`).
+    /// Sends `request` and shows its answer (`chunks::runtime::session`).
     pub(crate) async fn send_session(self: Rc<Self>, request: SessionRequest) {
         let asked_for = self.state.borrow().thread_id().cloned();
         let answer = async {

@@ -3,6 +3,7 @@
 //! every frame and SSE comment counts as life; stale answers (after Stop, a new chat or a
 //! thread switch) are dropped. Permission answers go out here too.
 
+use super::held::ag_ui::Shared;
 use super::transport::{self, EventStream, TransportError};
 use super::Runtime;
 use chat_shell_core::adapters::ag_ui::AgUiAdapter;
@@ -28,19 +29,19 @@ pub(crate) enum Frames {
     Events(Box<EventsAdapter>),
     /// One adapter per run: the stream that fills a gap feeds the same one.
     AgentUi(Box<AgentUiAdapter>),
-    /// One adapter per run, with the conversation's facts it updates (`super::ag_ui`).
-    AgUi(Box<AgUiAdapter>, super::ag_ui::Shared),
+    /// One adapter per run, with the conversation's facts it updates (`held::ag_ui`).
+    AgUi(Box<AgUiAdapter>, Shared),
 }
 
 impl Frames {
-    /// `Err` only when the code that decodes the frames could not be fetched (`crate::parts`).
+    /// `Err` only when the code that decodes the frames could not be fetched (`crate::chunks`).
     async fn inputs(&mut self, frame: SseFrame) -> Result<Vec<Input>, TransportError> {
         let inputs = match self {
-            Frames::ChatKit => crate::parts::runtime::chatkit_frame(frame).await,
-            Frames::Events(adapter) => crate::parts::runtime::events(adapter, frame).await,
-            Frames::AgentUi(adapter) => crate::parts::runtime::agent_ui(adapter, frame).await,
+            Frames::ChatKit => crate::chunks::runtime::chatkit_frame(frame).await,
+            Frames::Events(adapter) => crate::chunks::runtime::events(adapter, frame).await,
+            Frames::AgentUi(adapter) => crate::chunks::runtime::agent_ui(adapter, frame).await,
             Frames::AgUi(adapter, shared) => {
-                crate::parts::runtime::ag_ui(adapter, Rc::clone(shared), frame).await
+                crate::chunks::runtime::ag_ui(adapter, Rc::clone(shared), frame).await
             }
         };
         inputs.map_err(|_| {
@@ -206,7 +207,7 @@ impl Reader {
             }
             // A run the body left unfinished: the connection broke.
             Frames::AgUi(mut adapter, shared) => {
-                if let Ok(inputs) = crate::parts::runtime::ag_ui_end(&mut adapter, shared).await {
+                if let Ok(inputs) = crate::chunks::runtime::ag_ui_end(&mut adapter, shared).await {
                     inputs.into_iter().for_each(|i| runtime.dispatch(i));
                 }
                 if runtime.generation.get() != generation {
@@ -219,7 +220,7 @@ impl Reader {
         runtime.dispatch(Input::StreamEnded);
         // AG-UI keeps its conversation in the browser: as it is now, after the run.
         if runtime.options(|o| o.protocol) == chat_shell_core::options::Protocol::AgUi {
-            let _ = crate::parts::runtime::ag_ui_save(Rc::clone(&runtime)).await;
+            let _ = crate::chunks::runtime::ag_ui_save(Rc::clone(&runtime)).await;
         }
         // A host may send from its `chat.response.end` handler: then that request is the
         // live one, and this answer has nothing left to do.
@@ -351,6 +352,37 @@ impl Runtime {
         });
     }
 
+    /// The reducer's `AnswerPermission`: answered by [`Runtime::answer_permission`] once its
+    /// code is here (it comes with the permission cards', `crate::chunks`). If that cannot
+    /// be fetched, a picked card offers its options again; Stop's `cancelled` is never
+    /// shown, sent or not.
+    pub(super) fn send_permission_answer(
+        &self,
+        item_id: ItemId,
+        tool_call_id: ToolCallId,
+        outcome: PermissionOutcome,
+    ) {
+        let shell = self.shell;
+        wasm_bindgen_futures::spawn_local(async move {
+            let Some(rt) = shell.get() else { return };
+            let shown = outcome != PermissionOutcome::Cancelled;
+            let card = item_id.clone();
+            let answer = crate::chunks::runtime::answer_permission(
+                Rc::clone(&rt),
+                item_id,
+                tool_call_id,
+                outcome,
+            );
+            if answer.await.is_err() && shown {
+                let message = rt.text(chat_shell_core::strings::Text::ConnectionLost);
+                rt.dispatch(Input::PermissionNotSent {
+                    item_id: card,
+                    message,
+                });
+            }
+        });
+    }
+
     /// Answer an ACP permission request (`threads.custom_action` with the tool call's item
     /// id). A pick with no answer streaming starts a turn whose stream is the answer; a
     /// pick while the run still streams goes out beside it and its events are applied; a
@@ -416,9 +448,10 @@ impl Runtime {
             while let Ok(Some(bytes)) = stream.next_chunk().await {
                 for frame in decoder.push(&bytes) {
                     // The decoders are in by now: the request being answered came through them.
-                    if let (false, Ok(inputs)) =
-                        (cancelled, crate::parts::runtime::chatkit_frame(frame).await)
-                    {
+                    if let (false, Ok(inputs)) = (
+                        cancelled,
+                        crate::chunks::runtime::chatkit_frame(frame).await,
+                    ) {
                         inputs.into_iter().for_each(|input| this.dispatch(input));
                     }
                 }
@@ -553,9 +586,9 @@ impl Runtime {
         let generation = self.generation.get();
         let this = Rc::clone(self);
         wasm_bindgen_futures::spawn_local(async move {
-            // The code that runs the tool comes with the widgets' (`crate::parts`): if it
+            // The code that runs the tool comes with the widgets' (`crate::chunks`): if it
             // cannot be fetched, the tool did not run, and the server is told so.
-            let tool = crate::parts::runtime::client_tool(
+            let tool = crate::chunks::runtime::client_tool(
                 Rc::clone(&this),
                 item_id.clone(),
                 name,

@@ -6,10 +6,10 @@
 //! every answer that arrives for an older token is dropped, so a slow answer for a thread
 //! the user already left never replaces the one shown.
 
-use super::attachments::TrayEntry;
+use super::held::threads::{Draft, OlderItems, ThreadList, ThreadRow};
 use super::transport::{self, TransportError};
 use super::Runtime;
-use crate::parts::runtime::{answer, Answer};
+use crate::chunks::runtime::{answer, Answer};
 use chat_shell_core::history::{has_title, preview, preview_of, thread_label};
 use chat_shell_core::host_events::{ChatError, ChatEvent, ErrorKind};
 use chat_shell_core::model::EntryKind;
@@ -21,8 +21,6 @@ use chat_shell_core::reducer::{Input, Streamed};
 use chat_shell_core::strings::Text;
 use leptos::prelude::*;
 use serde_json::Value;
-use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::rc::Rc;
 use web_sys::AbortController;
 
@@ -34,93 +32,6 @@ pub const PAGE_SIZE: u32 = 20;
 pub const OLDER_PAGE_SIZE: u32 = 40;
 /// Items asked for to find an untitled thread's first user message.
 const PREVIEW_ITEMS: u32 = 4;
-
-/// One row of the history list.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ThreadRow {
-    pub id: ThreadId,
-    /// The title, or what stands in for it (see [`thread_label`], and
-    /// [`Runtime::want_preview`] for threads the server sent without a title).
-    pub label: String,
-    /// Whether `label` is the server's title.
-    pub titled: bool,
-    /// Naive ISO timestamp, UTC.
-    pub created_at: String,
-}
-
-/// The history list as far as it was loaded.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct ThreadList {
-    pub rows: Vec<ThreadRow>,
-    /// The cursor for the next page, when `has_more`.
-    pub after: Option<String>,
-    pub has_more: bool,
-    /// A page is on its way.
-    pub loading: bool,
-    /// The first page arrived: until then an empty list does not mean "no conversations".
-    pub loaded: bool,
-    pub error: Option<String>,
-}
-
-/// Whether the open thread has older items to load, and whether a page is on its way.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct OlderItems {
-    pub more: bool,
-    pub loading: bool,
-}
-
-/// What the history view and the viewport subscribe to.
-#[derive(Clone, Copy)]
-pub struct HistorySignals {
-    /// The history view replaces the conversation while this is true.
-    pub open: RwSignal<bool>,
-    pub list: RwSignal<ThreadList>,
-    /// The thread being opened, until its items arrive.
-    pub opening: RwSignal<Option<ThreadId>>,
-    /// Why the last thread could not be opened.
-    pub open_error: RwSignal<Option<String>>,
-    pub older: RwSignal<OlderItems>,
-}
-
-impl HistorySignals {
-    /// Call inside the runtime's owner.
-    pub(crate) fn new() -> Self {
-        HistorySignals {
-            open: RwSignal::new(false),
-            list: RwSignal::new(ThreadList::default()),
-            opening: RwSignal::new(None),
-            open_error: RwSignal::new(None),
-            older: RwSignal::new(OlderItems::default()),
-        }
-    }
-}
-
-/// What was typed and attached for one thread (or for the new chat) and not sent.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Draft {
-    pub text: String,
-    pub tray: Vec<TrayEntry>,
-}
-
-impl Draft {
-    fn is_empty(&self) -> bool {
-        self.text.is_empty() && self.tray.is_empty()
-    }
-}
-
-/// The runtime's bookkeeping for threads.
-#[derive(Default)]
-pub(crate) struct Threads {
-    /// Bumped when a thread is opened or a new chat starts.
-    pub load_token: Cell<u64>,
-    /// Bumped when the history list restarts from its first page.
-    pub(crate) list_token: Cell<u64>,
-    /// Drafts of the threads not shown; the key `None` is the new chat.
-    pub drafts: RefCell<HashMap<Option<ThreadId>, Draft>>,
-    /// The first user message of untitled threads (`None`: it has none), as far as known.
-    previews: RefCell<HashMap<ThreadId, Option<String>>>,
-}
-
 impl Runtime {
     /// POST a JSON request to the endpoint with the configured metadata.
     pub(crate) async fn json_request<T: Answer>(
@@ -247,8 +158,8 @@ impl Runtime {
         });
         let this = Rc::clone(self);
         wasm_bindgen_futures::spawn_local(async move {
-            // Its code comes with the history panel's (`crate::parts`).
-            match crate::parts::runtime::list_threads(Rc::clone(&this), after, token).await {
+            // Its code comes with the history panel's (`crate::chunks`).
+            match crate::chunks::runtime::list_threads(Rc::clone(&this), after, token).await {
                 Ok(listing) => listing.await,
                 Err(_) => this.threads_not_listed(
                     token,
@@ -463,9 +374,9 @@ impl Runtime {
         self.signals.history.older.set(OlderItems::default());
         let this = Rc::clone(self);
         if self.options(|o| o.protocol) == Protocol::AgUi {
-            // Its code comes with the history's (`crate::parts`); it says why it failed.
+            // Its code comes with the history's (`crate::chunks`); it says why it failed.
             return wasm_bindgen_futures::spawn_local(async move {
-                let opening = crate::parts::runtime::ag_ui_open(Rc::clone(&this), id, token);
+                let opening = crate::chunks::runtime::ag_ui_open(Rc::clone(&this), id, token);
                 if opening.await.is_err() {
                     this.signals.history.opening.set(None);
                 }

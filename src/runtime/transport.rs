@@ -254,7 +254,7 @@ fn readable_error(body: &str) -> String {
 }
 
 /// POST a JSON request and parse its JSON answer, all within `first_byte_ms`. The caller
-/// decodes it into its type (`parts::runtime::answer`: the decoders are not in the first
+/// decodes it into its type (`chunks::runtime::answer`: the decoders are not in the first
 /// module).
 pub async fn post_json(
     http: &Http,

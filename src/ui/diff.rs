@@ -41,7 +41,7 @@ pub enum DiffLayout {
 /// The `.cs-diff__lines` block of some rows: set with one HTML parse (a 2,000-line diff is
 /// thousands of nodes), from markup the core writes around escaped text
 /// (`diff::rows_html`), in chunks that layout skips off screen. The lines are highlighted
-/// when `path` names a language (`parts::highlight`; a reactive read, so the caller's
+/// when `path` names a language (`chunks::highlight`; a reactive read, so the caller's
 /// closure runs again when the highlighter comes).
 pub(crate) fn diff_rows(
     rows: &[DiffRow],
@@ -50,7 +50,7 @@ pub(crate) fn diff_rows(
     path: Option<&str>,
 ) -> AnyView {
     let side_by_side = layout == DiffLayout::SideBySide;
-    let html = crate::parts::highlight::diff_html(path, rows, side_by_side, strings).into_string();
+    let html = crate::chunks::highlight::diff_html(path, rows, side_by_side, strings).into_string();
     view! {
         <div class="cs-diff__lines" class:cs-diff__lines--split=side_by_side inner_html=html></div>
     }

@@ -1,7 +1,7 @@
 //! The find bar: searches every loaded item of the conversation (`core::find`), not only
 //! the window of them that is mounted, and steps through the matches, the conversation
 //! bringing each one into view (`ViewSignals::reveal`). In the chunk of the views a first
-//! screen does not need (`crate::parts::views::find_bar`).
+//! screen does not need (`crate::chunks::views::find_bar`).
 
 use super::{tr, trf, use_shell};
 use crate::ui::glyphs::{glyph, Glyph};

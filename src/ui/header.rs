@@ -1,6 +1,6 @@
 //! ShellHeader: the thread's title and the thread controls (Find, Export, New chat,
 //! History). On a narrow screen Find and Export fold into "More" (the stylesheet shows one
-//! or the other); the menus themselves come with their part (`crate::parts::views`).
+//! or the other); the menus themselves come with their chunk (`crate::chunks::views`).
 
 use super::tr;
 use crate::runtime::Shell;
@@ -25,9 +25,9 @@ pub fn ShellHeader(history_button: NodeRef<html::Button>) -> impl IntoView {
             .unwrap_or_else(|| tr(shell, Text::NewChat).get())
     };
     let open = move || signals.history.open.get();
-    // The tab strip's code comes with the view panels' (`crate::parts`): a thread has views
+    // The tab strip's code comes with the view panels' (`crate::chunks`): a thread has views
     // only once the channel pushed one.
-    let views = super::shell::has_views(shell);
+    let views = super::has_views(shell);
     let has_views = Memo::new(move |_| views.get());
     let has_usage = Memo::new(move |_| {
         signals.session.state.with(|s| {
@@ -44,8 +44,8 @@ pub fn ShellHeader(history_button: NodeRef<html::Button>) -> impl IntoView {
     view! {
         <header class="cs-header" part="header">
             <h2 class="cs-header__title" data-part="thread-title">{title}</h2>
-            {move || has_views.get().then(|| crate::parts::views::view_tabs(shell))}
-            {move || has_usage.get().then(|| crate::parts::views::usage_meter(shell))}
+            {move || has_views.get().then(|| crate::chunks::views::view_tabs(shell))}
+            {move || has_usage.get().then(|| crate::chunks::views::usage_meter(shell))}
             <div class="cs-header__actions">
                 <button
                     type="button"
@@ -58,7 +58,7 @@ pub fn ShellHeader(history_button: NodeRef<html::Button>) -> impl IntoView {
                 >
                     {crate::ui::glyphs::glyph(crate::ui::glyphs::Glyph::Search)}
                 </button>
-                {menu_button(shell, export_button, export_open, Text::Export, Glyph::Download, "export-toggle", "cs-header__wide", crate::parts::views::export_menu)}
+                {menu_button(shell, export_button, export_open, Text::Export, Glyph::Download, "export-toggle", "cs-header__wide", crate::chunks::views::export_menu)}
                 <button
                     type="button"
                     class="cs-button cs-button--ghost"
@@ -88,7 +88,7 @@ pub fn ShellHeader(history_button: NodeRef<html::Button>) -> impl IntoView {
                     {crate::ui::glyphs::glyph(crate::ui::glyphs::Glyph::History)}
                     <span class="cs-button__label">{tr(shell, Text::History)}</span>
                 </button>
-                {menu_button(shell, more_button, more_open, Text::More, Glyph::More, "more-toggle", "cs-header__narrow", crate::parts::views::more_menu)}
+                {menu_button(shell, more_button, more_open, Text::More, Glyph::More, "more-toggle", "cs-header__narrow", crate::chunks::views::more_menu)}
             </div>
         </header>
     }
@@ -142,59 +142,5 @@ fn menu_button(
             </button>
             {move || open.get().then(|| menu(shell, button, open))}
         </span>
-    }
-}
-
-/// The context window as the agent last reported it (`usage_update`): a meter with its
-/// text beside, hidden when the agent reported nothing. Never estimated.
-#[component]
-pub(crate) fn UsageMeter() -> impl IntoView {
-    let shell = use_shell();
-    let signals = shell.signals().expect("runtime exists while mounted");
-    let usage = Memo::new(move |_| {
-        signals
-            .session
-            .state
-            // A usage out of range is unknown: no meter.
-            .with(|s| {
-                s.as_ref()
-                    .and_then(|s| s.usage.as_ref())
-                    .and_then(chat_shell_core::session::checked_usage)
-            })
-    });
-    move || {
-        usage.get().and_then(|usage| {
-            // The cost too, where the agent reports one: "12k / 200k · 0.03 USD".
-            let (text, short) = signals.strings.with(|t| {
-                Some((
-                    chat_shell_core::session::usage_text(&usage, t)?,
-                    chat_shell_core::session::usage_short(&usage, t)?,
-                ))
-            })?;
-            Some(view! {
-                <div
-                    class="cs-usage"
-                    data-part="usage"
-                    role="meter"
-                    aria-label=tr(shell, Text::UsageLabel)
-                    aria-valuemin="0"
-                    aria-valuemax=usage.size.to_string()
-                    aria-valuenow=usage.used.min(usage.size).to_string()
-                    aria-valuetext=text.clone()
-                    title=text
-                >
-                    // The bar is drawn by the browser's own meter: no inline style (the page's
-                    // CSP may forbid it).
-                    <meter
-                        class="cs-usage__bar"
-                        aria-hidden="true"
-                        min="0"
-                        max=usage.size.to_string()
-                        value=usage.used.min(usage.size).to_string()
-                    ></meter>
-                    <span class="cs-usage__text" aria-hidden="true">{short}</span>
-                </div>
-            })
-        })
     }
 }

@@ -1,7 +1,7 @@
 //! Streams markdown into the DOM: completed blocks are appended once and never touched,
 //! only the open tail block is rewritten. `inner_html` is set only from `SafeHtml`.
 
-use crate::parts::renderer::Stream;
+use crate::chunks::renderer::Stream;
 pub use chat_shell_core::pacing::Pacer;
 use chat_shell_core::protocol::chatkit::Annotation;
 use chat_shell_core::strings::{Strings, Text};
@@ -68,7 +68,7 @@ fn escape(text: &str) -> String {
 /// Escaped text until the renderer is there (`renderer::ready`, which a reactive caller
 /// is subscribed to through this call).
 pub fn render(markdown: &str, strings: &Strings) -> String {
-    let html = crate::parts::renderer::render(markdown);
+    let html = crate::chunks::renderer::render(markdown);
     match CodeLabels::new(strings).apply(&html) {
         std::borrow::Cow::Borrowed(_) => html,
         std::borrow::Cow::Owned(localized) => localized,
@@ -180,7 +180,7 @@ impl MarkdownDom {
             let _ = self
                 .tail
                 .insert_adjacent_html("beforebegin", &self.labels.apply(&html));
-            crate::parts::renderer::blocks_added(&self.container, &html);
+            crate::chunks::renderer::blocks_added(&self.container, &html);
         }
         self.rendered_blocks = count;
         let tail = self.stream.tail_html();

@@ -13,8 +13,8 @@
 //!  - the shell's frame: `shell` (ShellRoot), `header`, `resize`; shared pieces:
 //!    `markdown`, `sentinel`, `icons` (the widget icon set, also the starter prompts'), and here the Shell's context, `item_memo` and the strings.
 //!
-//! Views the first screen does not need are built by `crate::parts::views` once their part
-//! is loaded; this module (the helpers every view uses) never asks for a part.
+//! Views the first screen does not need are built by `crate::chunks::views` once their chunk
+//! is loaded; this module (the helpers every view uses) never asks for a chunk.
 
 pub(crate) mod composer;
 pub(crate) mod conversation;
@@ -32,6 +32,7 @@ mod shell;
 pub(crate) mod style;
 pub(crate) mod team;
 pub(crate) mod tools;
+pub(crate) mod usage;
 pub(crate) mod widgets;
 
 use crate::runtime::Shell;
@@ -131,3 +132,18 @@ pub(crate) fn focus_next(from: Option<web_sys::EventTarget>, selectors: &'static
         }
     });
 }
+
+/// Whether the thread has a view (the tab strip is shown).
+pub(crate) fn has_views(shell: Shell) -> Signal<bool> {
+    let signals = shell.signals();
+    Signal::derive(move || {
+        signals.is_some_and(|s| {
+            s.views.views.with(|v| !v.is_empty()) || s.views.artifact.with(Option::is_some)
+        })
+    })
+}
+
+/// The id of the conversation's panel (the "Chat" tab controls it).
+pub(crate) const CHAT_PANEL: &str = "cs-conversation";
+/// The id of the "Chat" tab, which labels the conversation's panel.
+pub(crate) const CHAT_TAB: &str = "cs-tab-chat";

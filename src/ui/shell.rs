@@ -2,8 +2,9 @@
 //! view panel and the history over it, resize handles), which provides the Shell to every
 //! view below it; files dropped anywhere on it join the tray.
 
-use super::{composer, conversation, header, provide_shell, use_shell};
-use crate::parts;
+use super::{composer, conversation, has_views, header, provide_shell, use_shell};
+use super::{CHAT_PANEL, CHAT_TAB};
+use crate::chunks;
 use crate::runtime::Shell;
 use chat_shell_core::strings::Text;
 use leptos::html;
@@ -111,20 +112,20 @@ pub fn ShellRoot(shell: Shell) -> impl IntoView {
                     role=move || has_views.get().then_some("tabpanel")
                     aria-labelledby=move || has_views.get().then_some(CHAT_TAB)
                 >
-                    {move || signals.find_open.get().then(|| parts::views::find_bar(shell))}
+                    {move || signals.find_open.get().then(|| chunks::views::find_bar(shell))}
                     <conversation::viewport::StreamViewport />
                     <conversation::run::RunBar />
                     <composer::ComposerDock />
                 </div>
                 <ViewPanel />
                 <Show when=history_open>
-                    {parts::views::history(shell, history_button)}
+                    {chunks::views::history(shell, history_button)}
                 </Show>
             </div>
             <div class="cs-sr-only" role="status" aria-live="polite" aria-atomic="true">
-                {move || signals.announce.with(|answer| crate::parts::renderer::announcement(answer))}
+                {move || signals.announce.with(|answer| crate::chunks::renderer::announcement(answer))}
             </div>
-            {move || signals.options.with(|o| o.resizable).then(|| parts::views::resize_handles(shell))}
+            {move || signals.options.with(|o| o.resizable).then(|| chunks::views::resize_handles(shell))}
         </div>
     }
     .into_any()
@@ -138,7 +139,7 @@ fn ViewPanel() -> impl IntoView {
     let views = signals.views;
     let shown = move || views.tab.get();
     view! {
-        {move || shown().map(|view_type| parts::views::view_panel(shell, view_type))}
+        {move || shown().map(|view_type| chunks::views::view_panel(shell, view_type))}
     }
 }
 
@@ -153,18 +154,3 @@ fn focus_find(e: &web_sys::KeyboardEvent) {
         let _ = field.focus();
     }
 }
-
-/// Whether the thread has a view (the tab strip is shown).
-pub(crate) fn has_views(shell: Shell) -> Signal<bool> {
-    let signals = shell.signals();
-    Signal::derive(move || {
-        signals.is_some_and(|s| {
-            s.views.views.with(|v| !v.is_empty()) || s.views.artifact.with(Option::is_some)
-        })
-    })
-}
-
-/// The id of the conversation's panel (the "Chat" tab controls it).
-pub(crate) const CHAT_PANEL: &str = "cs-conversation";
-/// The id of the "Chat" tab, which labels the conversation's panel.
-pub(crate) const CHAT_TAB: &str = "cs-tab-chat";

@@ -1,24 +1,24 @@
-//! The styles of the parts (`style/parts/*.css`): each comes with its chunk, not with the
+//! The styles of the chunks (`style/chunks/*.css`): each comes with its chunk, not with the
 //! first load, and joins the element's one stylesheet (shared by every element and the
-//! document) the first time the part shows. Parsed by the browser's own CSS parser, then
-//! appended rule by rule, so the order within a part holds and every root sees it at once.
+//! document) the first time the chunk's views show. Parsed by the browser's own CSS parser, then
+//! appended rule by rule, so the order within a stylesheet holds and every root sees it at once.
 
 use std::cell::RefCell;
 
-pub(crate) const WIDGETS: &str = include_str!("../../style/parts/widgets.css");
-pub(crate) const ITEMS: &str = include_str!("../../style/parts/items.css");
-pub(crate) const HISTORY: &str = include_str!("../../style/parts/history.css");
-pub(crate) const TEAM: &str = include_str!("../../style/parts/team.css");
-pub(crate) const MENUS: &str = include_str!("../../style/parts/menus.css");
-pub(crate) const BRANCHES: &str = include_str!("../../style/parts/branches.css");
+pub(crate) const WIDGETS: &str = include_str!("../../style/chunks/widgets.css");
+pub(crate) const ITEMS: &str = include_str!("../../style/chunks/items.css");
+pub(crate) const HISTORY: &str = include_str!("../../style/chunks/history.css");
+pub(crate) const TEAM: &str = include_str!("../../style/chunks/team.css");
+pub(crate) const MENUS: &str = include_str!("../../style/chunks/menus.css");
+pub(crate) const BRANCHES: &str = include_str!("../../style/chunks/branches.css");
 
 thread_local! {
-    /// The parts already added, by their text's address.
+    /// The stylesheets already added, by their text's address.
     static ADDED: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Add `css` (one of this module's parts) to the element's stylesheet, once.
-pub(crate) fn part(css: &'static str) {
+/// Add `css` (one of this module's stylesheets) to the element's stylesheet, once.
+pub(crate) fn add(css: &'static str) {
     let key = css.as_ptr() as usize;
     if ADDED.with(|a| a.borrow().contains(&key)) {
         return;

@@ -26,7 +26,7 @@ pub(crate) struct MentionMenu {
     typed_at: StoredValue<Option<(usize, usize)>>,
     /// The latest search: an answer to an older one is dropped.
     search: StoredValue<u32>,
-    shell: Shell,
+    pub(crate) shell: Shell,
 }
 
 impl Listbox for MentionMenu {
@@ -82,7 +82,7 @@ impl MentionMenu {
         self.search.update_value(|n| *n += 1);
         let search = self.search.get_value();
         let menu = *self;
-        let done: crate::parts::runtime::MentionsFound = Box::new(move |found| {
+        let done: crate::chunks::runtime::MentionsFound = Box::new(move |found| {
             if menu.search.try_get_value() != Some(search) {
                 return;
             }
@@ -92,7 +92,7 @@ impl MentionMenu {
             menu.items.set(found);
         });
         leptos::task::spawn_local(async move {
-            if let Ok(task) = crate::parts::runtime::mention_search(runtime, query, done).await {
+            if let Ok(task) = crate::chunks::runtime::mention_search(runtime, query, done).await {
                 task.await;
             }
         });
@@ -136,7 +136,7 @@ impl MentionMenu {
 }
 
 /// The mention code the composer calls, in the chunk of the views a first screen does not
-/// need (`crate::parts::views::mention_hooks`): only what points at the list stays in the
+/// need (`crate::chunks::views::mention_hooks`): only what points at the list stays in the
 /// first module, the rest comes with the first `@` (a draft has mentions only after it).
 pub(crate) trait MentionHooks {
     /// The draft changed by the user's edit (`edited`), then the `@query` search (`typed`);
@@ -177,35 +177,6 @@ impl MentionHooks for Linked {
 
     fn content(&self, text: &str, mentions: &[Mention]) -> Vec<UserContent> {
         chat_shell_core::mentions::content(text, mentions)
-    }
-}
-
-thread_local! {
-    static HOOKS: crate::parts::ChunkCode<dyn MentionHooks> = crate::parts::ChunkCode::new();
-}
-
-/// The hooks once their chunk is there.
-pub(crate) fn hooks() -> Option<&'static dyn MentionHooks> {
-    HOOKS.with(crate::parts::ChunkCode::get)
-}
-
-/// The draft changed by typing: through the hooks when they are there; otherwise, when an
-/// `@` was typed where something can be mentioned, fetches them and runs them then.
-pub(crate) fn input(menu: MentionMenu, textarea: web_sys::HtmlTextAreaElement, new: String) {
-    if let Some(hooks) = hooks() {
-        hooks.input(menu, &textarea, new);
-        return;
-    }
-    let wants = new.contains('@') && menu.shell.with(|rt| rt.can_mention()).unwrap_or(false);
-    if let Some(signals) = menu.shell.signals() {
-        signals.draft.set(new);
-    }
-    if wants {
-        crate::parts::load(&HOOKS, crate::parts::views::mention_hooks, move |linked| {
-            if let Ok(hooks) = linked {
-                hooks.input(menu, &textarea, textarea.value());
-            }
-        });
     }
 }
 

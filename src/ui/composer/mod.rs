@@ -9,7 +9,7 @@ pub(crate) mod mentions;
 pub(crate) mod pickers;
 pub(crate) mod tray;
 
-use crate::parts;
+use crate::chunks;
 use crate::runtime::{Runtime, Shell};
 use crate::ui::tr;
 use crate::ui::use_shell;
@@ -33,7 +33,7 @@ pub fn ComposerDock() -> impl IntoView {
         shell.with(|rt| rt.sync_session());
     });
     // Their views come with the code of the views a first screen does not need
-    // (`crate::parts`): asked for once there is something to show.
+    // (`crate::chunks`): asked for once there is something to show.
     let has_session = Memo::new(move |_| {
         signals.session.state.with(Option::is_some) || signals.session.note.with(Option::is_some)
     });
@@ -47,8 +47,8 @@ pub fn ComposerDock() -> impl IntoView {
         <div class="cs-dock" part="composer">
             <QueuedTurns />
             <AttachmentTray />
-            {move || has_session.get().then(|| parts::views::session_controls(shell))}
-            {move || has_picks.get().then(|| parts::views::pickers(shell))}
+            {move || has_session.get().then(|| chunks::views::session_controls(shell))}
+            {move || has_picks.get().then(|| chunks::views::pickers(shell))}
             <Composer />
         </div>
     }
@@ -172,7 +172,10 @@ fn Composer() -> impl IntoView {
         if commands.key(&ev) {
             return;
         }
-        if let (Some(t), Some(hooks)) = (textarea.get_untracked(), mentions::hooks()) {
+        if let (Some(t), Some(hooks)) = (
+            textarea.get_untracked(),
+            crate::chunks::views::mention_hooks(),
+        ) {
             if hooks.key(mention_menu, &ev, &t) {
                 return;
             }
@@ -210,7 +213,7 @@ fn Composer() -> impl IntoView {
             .unwrap_or_default()
     });
     let draft_empty = move || signals.draft.with(|d| d.trim().is_empty());
-    // The microphone comes with the views a first screen does not need (`crate::parts`).
+    // The microphone comes with the views a first screen does not need (`crate::chunks`).
     let dictation = Memo::new(move |_| {
         signals.options.with(|o| {
             o.composer_dictation && o.protocol == chat_shell_core::options::Protocol::ChatKit
@@ -242,8 +245,8 @@ fn Composer() -> impl IntoView {
             {move || tray_blocker().map(|reason| view! {
                 <p class="cs-composer__blocked" data-part="composer-waiting" role="status">{tr(shell, reason)}</p>
             })}
-            {move || commands.is_open().then(|| parts::views::command_list(shell, commands))}
-            {move || mention_menu.is_open().then(|| parts::views::mention_list(shell, mention_menu, textarea))}
+            {move || commands.is_open().then(|| chunks::views::command_list(shell, commands))}
+            {move || mention_menu.is_open().then(|| chunks::views::mention_list(shell, mention_menu, textarea))}
             <input
                 type="file"
                 class="cs-composer__picker"
@@ -285,7 +288,7 @@ fn Composer() -> impl IntoView {
                 on:input=move |ev| {
                     let value = event_target_value(&ev);
                     match textarea.get_untracked() {
-                        Some(t) => mentions::input(mention_menu, t, value),
+                        Some(t) => crate::chunks::views::mention_input(mention_menu, t, value),
                         None => signals.draft.set(value),
                     }
                     commands.typed();
@@ -298,8 +301,8 @@ fn Composer() -> impl IntoView {
                 on:keydown=on_keydown
                 on:paste=on_paste
             ></textarea>
-            {move || has_mentions.get().then(|| parts::views::mention_overlay(shell, textarea, scrolled))}
-            {move || dictation.get().then(|| parts::views::dictation(shell, textarea))}
+            {move || has_mentions.get().then(|| chunks::views::mention_overlay(shell, textarea, scrolled))}
+            {move || dictation.get().then(|| chunks::views::dictation(shell, textarea))}
             <Show
                 when=can_stop
                 fallback=move || view! {
@@ -359,7 +362,7 @@ fn run_control(
 }
 
 /// The files waiting to go with the next message, and why some were refused. The list's
-/// views come with the code that takes files (`crate::parts`), so they are asked for only once
+/// views come with the code that takes files (`crate::chunks`), so they are asked for only once
 /// the tray has an entry.
 #[component]
 fn AttachmentTray() -> impl IntoView {
@@ -383,6 +386,6 @@ fn AttachmentTray() -> impl IntoView {
                 </div>
             })
         }}
-        {move || filled.get().then(|| parts::views::tray(shell))}
+        {move || filled.get().then(|| chunks::views::tray(shell))}
     }
 }

@@ -1,5 +1,5 @@
 //! The attachment tray's list of files: local previews, upload progress, errors, retry
-//! and remove. Its code comes in the part that takes files (`crate::parts`).
+//! and remove. Its code comes in the chunk that takes files (`crate::chunks`).
 
 use crate::runtime::{Shell, TrayEntry, UploadStatus};
 use crate::ui::use_shell;

@@ -1,7 +1,7 @@
 //! Branches in the conversation: Edit on a user message (its text in a textbox, sent as
 //! a new branch beside it), and the picker that steps between an item's branches
-//! ("Previous branch", "2 / 3", "Next branch"). In a part: only threads that branch load
-//! it (`crate::parts::views`).
+//! ("Previous branch", "2 / 3", "Next branch"). In a chunk: only threads that branch load
+//! it (`crate::chunks::views`).
 
 use crate::ui::glyphs::{glyph, Glyph};
 use crate::ui::{item_memo, tr, trf, use_shell};

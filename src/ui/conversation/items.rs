@@ -1,11 +1,11 @@
-//! One view per item, chosen by the runtime's `ItemView` of the item: messages, turn ends
+//! One view per item, chosen by the runtime's `EntryView` of the item: messages, turn ends
 //! and unsupported content here, in the first module; every other kind's view comes in a
-//! part (`crate::parts::views`), shown in place once loaded. A kind this client does not
+//! chunk (`crate::chunks::views`), shown in place once loaded. A kind this client does not
 //! know shows an honest "unsupported content" card.
 
 use super::message::{AssistantMessageView, UserMessageView};
-use crate::parts;
-use crate::runtime::{ItemKey, ItemView};
+use crate::chunks;
+use crate::runtime::{EntryView, ItemKey};
 use crate::ui::use_shell;
 use crate::ui::{tr, trf};
 use chat_shell_core::model::EntryKind;
@@ -17,15 +17,15 @@ use leptos::prelude::*;
 pub fn Item(key: ItemKey) -> impl IntoView {
     let shell = use_shell();
     match key.view {
-        ItemView::UserMessage
-        | ItemView::AssistantMessage
-        | ItemView::EndOfTurn
-        | ItemView::Unsupported => first_screen_item(key),
-        ItemView::Widget
-        | ItemView::ClientWidget
-        | ItemView::ClientToolCall
-        | ItemView::StructuredInput => parts::views::widget_item(shell, key),
-        _ => parts::views::item(shell, key),
+        EntryView::UserMessage
+        | EntryView::AssistantText
+        | EntryView::EndOfTurn
+        | EntryView::Unsupported => first_screen_item(key),
+        EntryView::Widget
+        | EntryView::ClientWidget
+        | EntryView::ClientToolCall
+        | EntryView::StructuredInput => chunks::views::widget_item(shell, key),
+        _ => chunks::views::item(shell, key),
     }
 }
 
@@ -33,9 +33,9 @@ pub fn Item(key: ItemKey) -> impl IntoView {
 fn first_screen_item(key: ItemKey) -> AnyView {
     let id = key.id;
     match key.view {
-        ItemView::UserMessage => view! { <UserMessageView id=id /> }.into_any(),
-        ItemView::AssistantMessage => view! { <AssistantMessageView id=id /> }.into_any(),
-        ItemView::EndOfTurn => view! { <EndOfTurnView id=id /> }.into_any(),
+        EntryView::UserMessage => view! { <UserMessageView id=id /> }.into_any(),
+        EntryView::AssistantText => view! { <AssistantMessageView id=id /> }.into_any(),
+        EntryView::EndOfTurn => view! { <EndOfTurnView id=id /> }.into_any(),
         _ => view! { <UnsupportedView id=id /> }.into_any(),
     }
 }

@@ -1,18 +1,14 @@
 //! User and assistant messages, each an `article` with `data-role`.
 
-use crate::runtime::ItemView;
-use crate::ui::glyphs::{glyph, Glyph};
 use crate::ui::markdown::{
     handle_code_copy, now_ms, reduced_motion, CodeLabels, MarkdownDom, Pacer,
 };
 use crate::ui::tr;
 use crate::ui::{item_memo, use_shell};
-use chat_shell_core::citations::{number_sources, Citation};
-use chat_shell_core::host_events::ChatEvent;
-use chat_shell_core::markdown::safe_url;
+use chat_shell_core::citations::number_sources;
 use chat_shell_core::model::EntryKind;
-use chat_shell_core::protocol::chatkit::{Annotation, FeedbackKind, ItemId, SourceKind};
-use chat_shell_core::reducer::{assistant_text, ItemStatus};
+use chat_shell_core::protocol::chatkit::{Annotation, ItemId};
+use chat_shell_core::reducer::ItemStatus;
 use chat_shell_core::strings::Text;
 use leptos::html;
 use leptos::prelude::*;
@@ -41,7 +37,7 @@ pub fn UserMessageView(id: ItemId) -> impl IntoView {
         })
     };
     // Edit and the branches: only where the thread branches, once the server has the
-    // message (their code comes in a part).
+    // message (their code comes in a chunk).
     let editing = RwSignal::new(false);
     let signals = shell.signals().expect("runtime exists while mounted");
     let echoed = item_memo(shell, id.clone(), |i| !i.local);
@@ -52,12 +48,12 @@ pub fn UserMessageView(id: ItemId) -> impl IntoView {
             .thread
             .with(|t| t.as_ref().is_some_and(|t| t.branching));
         // Edit takes no room (it shows beside the bubble); the picker's room is taken at
-        // once: its code comes in a part, and a message that grew when it arrived would
+        // once: its code comes in a chunk, and a message that grew when it arrived would
         // move the reader.
         (branching && (final_ids || echoed.get())).then(|| {
             view! {
                 <div class="cs-msg__tools-slot" data-branches=move || forked.get().then_some("")>
-                    {crate::parts::views::user_message_tools(shell, id.clone(), editing)}
+                    {crate::chunks::views::user_message_tools(shell, id.clone(), editing)}
                 </div>
             }
         })
@@ -134,7 +130,7 @@ pub fn AssistantMessageView(id: ItemId) -> impl IntoView {
             rev.track();
         }
         // Rendered again once the markdown renderer has loaded (plain text until then).
-        crate::parts::renderer::ready();
+        crate::chunks::renderer::ready();
         let Some(container) = body.get() else { return };
         let mut more = false;
         shell.with(|rt| {
@@ -191,7 +187,7 @@ pub fn AssistantMessageView(id: ItemId) -> impl IntoView {
     };
     let sources = move || {
         let cited = meta.with(|m| number_sources(&m.1));
-        (!cited.is_empty()).then(|| crate::parts::views::sources(shell, cited))
+        (!cited.is_empty()).then(|| crate::chunks::views::sources(shell, cited))
     };
     let actions_id = id.clone();
     let signals = shell.signals().expect("runtime exists while mounted");
@@ -242,197 +238,14 @@ pub fn AssistantMessageView(id: ItemId) -> impl IntoView {
                 let (answers, latest) = turn.get()?;
                 let done = status.get() != ItemStatus::Streaming
                     && !(latest && signals.streaming.get().is_some());
-                // The bar's room is taken at once: its code comes in a part, and an answer
+                // The bar's room is taken at once: its code comes in a chunk, and an answer
                 // that grew when it arrived would move a reader following the end.
                 done.then(|| view! {
                     <div class="cs-msg__actions">
-                        {crate::parts::views::message_actions(shell, actions_id.clone(), answers, latest)}
+                        {crate::chunks::views::message_actions(shell, actions_id.clone(), answers, latest)}
                     </div>
                 })
             }}
         </article>
-    }
-}
-
-/// The numbered sources under a message.
-#[component]
-pub(crate) fn SourcesList(cited: Vec<Citation>) -> impl IntoView {
-    let shell = use_shell();
-    let rows = cited
-        .into_iter()
-        .map(|c| {
-            let number = format!("[{}]", c.number);
-            let title = if c.source.title.trim().is_empty() { None } else { Some(c.source.title.clone()) };
-            let row = match &c.source.kind {
-                SourceKind::Url(u) => {
-                    let label = title.unwrap_or_else(|| u.url.clone());
-                    match safe_url(&u.url) {
-                        Some(href) => view! {
-                            <a href=href target="_blank" rel="noopener noreferrer nofollow">{label}</a>
-                            {u.attribution.clone().map(|a| view! { <span class="cs-source__meta">{a}</span> })}
-                        }
-                        .into_any(),
-                        None => view! { <span>{label}</span> }.into_any(),
-                    }
-                }
-                SourceKind::File(f) => view! {
-                    <span class="cs-source__file">{title.unwrap_or_else(|| f.filename.clone())}</span>
-                    <span class="cs-source__meta">{f.filename.clone()}</span>
-                }
-                .into_any(),
-                SourceKind::Entity(e) => {
-                    let label = title.or_else(|| e.label.clone()).unwrap_or_else(|| e.id.clone());
-                    let detail = serde_json::to_value(&c.source).unwrap_or_default();
-                    let icon = e.icon.clone().map(|i| view! { <span class="cs-source__icon" data-icon=i aria-hidden="true"></span> });
-                    view! {
-                        {icon}
-                        <button
-                            type="button"
-                            class="cs-link-button"
-                            on:click=move |_| {
-                                shell.with(|rt| rt.emit(&ChatEvent::EntityClick(detail.clone())));
-                            }
-                        >
-                            {label}
-                        </button>
-                    }
-                    .into_any()
-                }
-                SourceKind::Other(_) => view! { <span>{title.unwrap_or_default()}</span> }.into_any(),
-            };
-            view! { <li class="cs-source" data-part="source"><span class="cs-source__number">{number}</span>" "{row}</li> }
-        })
-        .collect_view();
-    view! { <ol class="cs-sources" aria-label=tr(shell, Text::Sources) data-part="sources">{rows}</ol> }
-}
-
-/// Copy, Good response / Bad response, and Retry for the last answer. After a failed
-/// answer the error owns the one Retry (and offers none when the server forbids it).
-#[component]
-pub(crate) fn MessageActions(id: ItemId, answers: Vec<ItemId>, latest: bool) -> impl IntoView {
-    let shell = use_shell();
-    let signals = shell.signals().expect("runtime exists while mounted");
-    let feedback = RwSignal::new(None::<FeedbackKind>);
-    let copied = RwSignal::new(false);
-    // Copy takes the whole turn's answer, every fragment in order.
-    let copy = move |_| {
-        let text = shell
-            .with(|rt| {
-                answers
-                    .iter()
-                    .filter_map(|a| rt.with_item(a, assistant_text).flatten())
-                    .filter(|t| !t.is_empty())
-                    .collect::<Vec<_>>()
-                    .join("\n\n")
-            })
-            .filter(|t| !t.is_empty());
-        if let (Some(text), Some(window)) = (text, web_sys::window()) {
-            let _ = window.navigator().clipboard().write_text(&text);
-            copied.set(true);
-        }
-    };
-    let send_feedback = {
-        let id = id.clone();
-        move |kind: FeedbackKind| {
-            let id = id.clone();
-            let Some(rt) = shell.get() else { return };
-            wasm_bindgen_futures::spawn_local(async move {
-                // The message's view may be gone by the answer (the element removed).
-                if rt.feedback(id, kind).await {
-                    feedback.try_set(Some(kind));
-                }
-            });
-        }
-    };
-    let good = send_feedback.clone();
-    let is_last = {
-        let id = id.clone();
-        move || {
-            signals.order.with(|o| {
-                o.iter()
-                    .rev()
-                    .find(|k| k.view == ItemView::AssistantMessage)
-                    .is_some_and(|k| k.id == id)
-            })
-        }
-    };
-    let retry_id = id.clone();
-    // Where the thread branches every answer can be regenerated (the old one stays).
-    let branching = move || {
-        signals
-            .thread
-            .with(|t| t.as_ref().is_some_and(|t| t.branching))
-    };
-    let offers_retry =
-        move || (branching() || is_last()) && !(is_last() && signals.error.with(Option::is_some));
-    // The branches of the turn's first item (answers regenerated).
-    let turn_id = id.clone();
-    let first = Memo::new(move |_| {
-        signals.order.track();
-        shell
-            .with(|rt| rt.with_state(|s| s.turn_branches(&turn_id).map(|e| e.id.clone())))
-            .flatten()
-    });
-    view! {
-        <div class="cs-actions" data-part="message-actions" data-latest=latest.to_string()>
-            {move || first.get().map(|id| view! { <super::branches::BranchPicker id=id /> })}
-            <button type="button" class="cs-button cs-button--ghost" on:click=copy>
-                {move || glyph(if copied.get() { Glyph::Check } else { Glyph::Copy })}
-                <span>{move || tr(shell, if copied.get() { Text::Copied } else { Text::Copy }).get()}</span>
-            </button>
-            <button
-                type="button"
-                class="cs-button cs-button--ghost"
-                aria-label=tr(shell, Text::GoodResponse)
-                aria-pressed=move || (feedback.get() == Some(FeedbackKind::Positive)).to_string()
-                on:click=move |_| good(FeedbackKind::Positive)
-            >
-                {thumb(false)}
-            </button>
-            <button
-                type="button"
-                class="cs-button cs-button--ghost"
-                aria-label=tr(shell, Text::BadResponse)
-                aria-pressed=move || (feedback.get() == Some(FeedbackKind::Negative)).to_string()
-                on:click=move |_| send_feedback(FeedbackKind::Negative)
-            >
-                {thumb(true)}
-            </button>
-            <Show when=offers_retry>
-                <button
-                    type="button"
-                    class="cs-button cs-button--ghost"
-                    disabled=move || signals.streaming.get().is_some()
-                    on:click={
-                        let retry_id = retry_id.clone();
-                        move |_| {
-                            shell.with(|rt| rt.retry_item(&retry_id));
-                        }
-                    }
-                >
-                    {glyph(Glyph::Retry)}
-                    <span>{tr(shell, Text::Retry)}</span>
-                </button>
-            </Show>
-        </div>
-    }
-}
-
-/// A thumbs-up outline (flipped for thumbs-down): drawn, so it shows the same everywhere
-/// (emoji fonts vary). Decorative: the button carries the name.
-fn thumb(down: bool) -> impl IntoView {
-    // The path is built on its own (a path written inline in `view!` gets wrapped in a
-    // `<g>`), so the icon is the same plain svg + path as every other icon.
-    let path = view! { <path d="M7 10v10H4V10zM7 10l4-7a2 2 0 0 1 3 2l-1 4h5a2 2 0 0 1 2 2.3l-1.3 7A2 2 0 0 1 16.7 20H7"></path> };
-    view! {
-        <svg
-            class="cs-glyph"
-            class:cs-glyph--flip=down
-            viewBox="0 0 24 24"
-            aria-hidden="true"
-            focusable="false"
-        >
-            {path}
-        </svg>
     }
 }

@@ -10,7 +10,7 @@ use leptos::prelude::*;
 
 /// An agent's plan: its entries with their status.
 #[component]
-pub fn AgentPlanView(id: ItemId) -> impl IntoView {
+pub fn PlanView(id: ItemId) -> impl IntoView {
     let shell = use_shell();
     let entries = item_memo(shell, id.clone(), |i| match &i.item.kind {
         EntryKind::Plan(p) => p.entries.clone(),
@@ -30,7 +30,7 @@ pub fn AgentPlanView(id: ItemId) -> impl IntoView {
 
 /// An agent's thoughts: collapsed reasoning, never answer text.
 #[component]
-pub fn AgentThoughtView(id: ItemId) -> impl IntoView {
+pub fn ThoughtView(id: ItemId) -> impl IntoView {
     let shell = use_shell();
     let text = item_memo(shell, id.clone(), |i| match &i.item.kind {
         EntryKind::Thought(t) => t.text.clone(),

@@ -18,7 +18,7 @@ use leptos::prelude::*;
 /// element across updates: open while it runs, closed once done (the running process is
 /// visible, the finished one archived into its summary), and toggled freely by the reader.
 #[component]
-pub(crate) fn ProcessView(id: ItemId) -> impl IntoView {
+pub(crate) fn TasksView(id: ItemId) -> impl IntoView {
     let shell = use_shell();
     let signals = shell.signals().expect("runtime exists while mounted");
     let snapshot = item_memo(shell, id.clone(), |i| Some((i.item.kind.clone(), i.status)));

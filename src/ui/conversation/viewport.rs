@@ -6,7 +6,7 @@
 
 use super::items::Item;
 use super::run::{OrchestrationView, RunErrors};
-use crate::runtime::{ItemKey, ItemView};
+use crate::runtime::{EntryView, ItemKey};
 use crate::ui::icons::icon as widget_icon;
 use crate::ui::tr;
 use crate::ui::use_shell;
@@ -169,7 +169,7 @@ pub fn StreamViewport() -> impl IntoView {
         if !long && !hooks_in.get_untracked() {
             return;
         }
-        let Some(hooks) = super::window::hooks(hooks_in) else {
+        let Some(hooks) = crate::chunks::views::window_hooks(hooks_in) else {
             return;
         };
         let Some((w, px, cap)) = window.try_get_untracked() else {
@@ -323,7 +323,7 @@ pub fn StreamViewport() -> impl IntoView {
         if id.is_none() && found.with_value(Option::is_none) {
             return;
         }
-        if let Some(hooks) = super::window::hooks(hooks_in) {
+        if let Some(hooks) = crate::chunks::views::window_hooks(hooks_in) {
             hooks.reveal(super::window::Reveal {
                 id,
                 signals,
@@ -378,7 +378,7 @@ pub fn StreamViewport() -> impl IntoView {
                         children=move |k| {
                             // A summary line is followed by its calls, which carry their
                             // own errors.
-                            let errors = (k.view != ItemView::ToolCalls).then(|| {
+                            let errors = (k.view != EntryView::ToolCallSummary).then(|| {
                                 view! { <RunErrors after=Some(k.id.clone()) /> }
                             });
                             let item_id = k.id.to_string();
@@ -393,7 +393,7 @@ pub fn StreamViewport() -> impl IntoView {
                 </section>
                 <div class="cs-spacer" aria-hidden="true" prop:style=move || spacer(false)></div>
                 <OrchestrationView />
-                {move || has_team.get().then(|| crate::parts::views::team_roster(shell))}
+                {move || has_team.get().then(|| crate::chunks::views::team_roster(shell))}
                 <ResyncStatus />
                 {move || {
                     signals

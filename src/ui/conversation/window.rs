@@ -1,6 +1,6 @@
 //! Moving the mounted window of a long thread (`core::window`) to where the reader is,
 //! and fetching older pages ahead of them. In the chunk of the views a first screen does
-//! not need (`crate::parts::views::window_hooks`), fetched with the viewport's first
+//! not need (`crate::chunks::views::window_hooks`), fetched with the viewport's first
 //! settle once a thread is longer than a window or has older pages; until it is there
 //! the newest items show, and nothing older is fetched.
 
@@ -162,21 +162,6 @@ impl WindowHooks for Linked {
     }
 }
 
-thread_local! {
-    static HOOKS: crate::parts::ChunkCode<dyn WindowHooks> = crate::parts::ChunkCode::new();
-}
-
-/// The hooks once their chunk is there; the first call asks for it, and sets `arrived`
-/// when it is in.
-pub(crate) fn hooks(arrived: leptos::prelude::RwSignal<bool>) -> Option<&'static dyn WindowHooks> {
-    crate::parts::load(&HOOKS, crate::parts::views::window_hooks, move |linked| {
-        if linked.is_ok() {
-            leptos::prelude::Set::try_set(&arrived, true);
-        }
-    });
-    HOOKS.with(crate::parts::ChunkCode::get)
-}
-
 /// The class of the item find stepped to.
 const FOUND_CLASS: &str = "cs-found";
 
@@ -189,7 +174,7 @@ fn mounted(section: &Element, id: &str) -> Option<Element> {
 }
 
 /// Scroll the mounted item `id` to the middle of the view and mark it, once it has a box:
-/// its view may come in a part, so a few frames are waited for it. The window is held
+/// its view may come in a chunk, so a few frames are waited for it. The window is held
 /// (`revealing`) until then.
 fn bring_into_view(
     items: NodeRef<html::Section>,

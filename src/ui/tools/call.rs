@@ -74,7 +74,7 @@ struct ToolCallSnapshot {
 /// input/output; the permission card while the agent asks. Open while it runs or asks,
 /// folded into its one-line summary once it is over (the reader may open it again).
 #[component]
-pub fn AgentToolCallView(id: ItemId) -> impl IntoView {
+pub fn ToolCallView(id: ItemId) -> impl IntoView {
     let shell = use_shell();
     let item_id = id.clone();
     let snapshot = item_memo(shell, item_id, |i| {
@@ -207,7 +207,7 @@ pub fn AgentToolCallView(id: ItemId) -> impl IntoView {
 /// A finished turn's tool calls folded into one line ("7 tool calls · 2 failed"): a
 /// disclosure button that shows or hides the calls, which follow it in the list.
 #[component]
-pub fn ToolCallsView(members: Vec<ItemId>) -> impl IntoView {
+pub fn ToolCallSummaryView(members: Vec<ItemId>) -> impl IntoView {
     let shell = use_shell();
     let revs: Vec<_> = members
         .iter()

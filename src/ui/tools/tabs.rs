@@ -12,7 +12,7 @@ use chat_shell_core::views::{ChannelStatus, View};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::ui::shell::{CHAT_PANEL, CHAT_TAB};
+use crate::ui::{CHAT_PANEL, CHAT_TAB};
 
 fn tab_id(view_type: &str) -> String {
     format!("cs-tab-{view_type}")
@@ -162,7 +162,7 @@ fn updated_text(shell: Shell, view: &View) -> Option<(String, String)> {
     Some((text, at.to_owned()))
 }
 
-/// The panel of the view shown (its code is in the part fetched after first paint).
+/// The panel of the view shown (its code is in the chunk fetched after first paint).
 pub(crate) fn panel(shell: Shell, view_type: String) -> AnyView {
     let views = shell.signals().expect("runtime exists while mounted").views;
     if view_type == ARTIFACT_TAB {

@@ -3,11 +3,12 @@
 //! Rust view function), the built-in approval card for `tool_approval_request`, or a
 //! neutral "Unsupported content" card.
 
-use super::settle_into;
-use super::{icons, spinner};
+use super::ctx::settle_into;
+use super::ctx::spinner;
 use crate::runtime::{
     error_text, from_js, to_js, ClientWidgetContext, ClientWidgetRenderer, Shell,
 };
+use crate::ui::icons;
 use crate::ui::{item_memo, use_shell};
 use crate::ui::{strings, tr};
 use chat_shell_core::model::EntryKind;

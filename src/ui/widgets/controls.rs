@@ -2,7 +2,8 @@
 //! editable Text. Each field keeps what the user typed in the widget's typed-values store
 //! (so a rebuilt widget shows it again) and submits under its `name`.
 
-use super::{classes, icons, spinner, Ctx};
+use super::ctx::{classes, spinner, Ctx};
+use crate::ui::icons;
 use crate::ui::tr;
 use chat_shell_core::protocol::chatkit::WidgetComponent;
 use chat_shell_core::protocol::JsonMap;

@@ -2,7 +2,8 @@
 //! Spacer, Divider, Transition, and the fallback for component types this client does
 //! not know.
 
-use super::{children, classes, icons, spinner, Ctx};
+use super::ctx::{children, classes, spinner, Ctx};
+use crate::ui::icons;
 use crate::ui::tr;
 use chat_shell_core::protocol::chatkit::{Action, WidgetComponent};
 use chat_shell_core::protocol::decode::Decode;
@@ -321,7 +322,7 @@ pub fn basic(ctx: Ctx, node: &WidgetComponent, path: &str, is_root: bool) -> Any
     let content = if node.kind == "Basic" {
         children(ctx, node, path)
     } else {
-        vec![super::render(ctx, node, path)]
+        vec![(ctx.render)(ctx, node, path)]
     };
     let style = if node.kind == "Basic" {
         style::box_style(node).to_attr()

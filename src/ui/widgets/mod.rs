@@ -10,6 +10,7 @@
 mod chart;
 mod client;
 mod controls;
+mod ctx;
 mod layout;
 mod media;
 mod structured;
@@ -18,203 +19,17 @@ mod tool_call;
 
 use crate::ui::icons;
 pub use client::ClientWidgetView;
+use ctx::Ctx;
 
 pub use structured::StructuredInputView;
-pub use tool_call::ToolCallView;
+pub use tool_call::ClientToolCallView;
 
-use crate::runtime::Shell;
 use crate::ui::{item_memo, use_shell};
 use chat_shell_core::model::EntryKind;
-use chat_shell_core::protocol::chatkit::{Action, ItemId, WidgetComponent};
-use chat_shell_core::protocol::decode::Decode;
-use chat_shell_core::widgets::form::{self, FieldValue, Loading, Trigger, TypedValues};
+use chat_shell_core::protocol::chatkit::{ItemId, WidgetComponent};
 use leptos::html;
 use leptos::prelude::*;
-use std::collections::HashMap;
 use wasm_bindgen::JsCast;
-
-/// What shows that an action of this widget is running.
-#[derive(Clone, Debug, PartialEq)]
-enum Busy {
-    /// The whole widget.
-    Container,
-    /// The component at this path (a button, a row, a form's submit button).
-    Node(String),
-}
-
-/// What every component of one widget item renders with. Copy, so event handlers and
-/// reactive closures take it freely.
-#[derive(Clone, Copy)]
-struct Ctx {
-    shell: Shell,
-    item: StoredValue<ItemId>,
-    /// Unique per widget view: prefixes DOM ids and radio group names.
-    seq: u32,
-    typed: StoredValue<TypedValues>,
-    /// A small number per field identity, for DOM ids and focus restoring.
-    field_ids: StoredValue<HashMap<String, u32>>,
-    /// Field name → label text, from the Labels of the widget (filled before each build).
-    labels: StoredValue<HashMap<String, String>>,
-    /// Field name → number of the first field with that name (for `<label for>`).
-    names: StoredValue<HashMap<String, u32>>,
-    busy: RwSignal<Option<Busy>>,
-    /// Paths of ListViews shown in full and Cards expanded by the user.
-    opened: RwSignal<Vec<String>>,
-}
-
-impl Ctx {
-    fn new(shell: Shell, item: ItemId) -> Self {
-        thread_local!(static NEXT: std::cell::Cell<u32> = const { std::cell::Cell::new(1) });
-        let seq = NEXT.with(|n| {
-            let v = n.get();
-            n.set(v.wrapping_add(1));
-            v
-        });
-        Ctx {
-            shell,
-            item: StoredValue::new(item),
-            seq,
-            typed: StoredValue::new(TypedValues::new()),
-            field_ids: StoredValue::new(HashMap::new()),
-            labels: StoredValue::new(HashMap::new()),
-            names: StoredValue::new(HashMap::new()),
-            busy: RwSignal::new(None),
-            opened: RwSignal::new(Vec::new()),
-        }
-    }
-
-    /// The field number of an identity (allocated on first use).
-    fn field_id(&self, identity: &str) -> u32 {
-        let mut id = 0;
-        self.field_ids.update_value(|ids| {
-            let next = ids.len() as u32 + 1;
-            id = *ids.entry(identity.to_owned()).or_insert(next);
-        });
-        id
-    }
-
-    fn dom_id(&self, field: u32) -> String {
-        format!("cs-w{}-f{field}", self.seq)
-    }
-
-    /// The current value of a field.
-    fn value(&self, node: &WidgetComponent) -> Option<FieldValue> {
-        self.typed
-            .with_value(|typed| form::current_value(node, typed))
-    }
-
-    fn set_value(&self, identity: &str, value: FieldValue) {
-        self.typed.update_value(|typed| {
-            typed.insert(identity.to_owned(), value);
-        });
-    }
-
-    /// Before a build: number every field and note the Labels, so a Label can point at a
-    /// field rendered after it.
-    fn prepare(&self, root: &WidgetComponent) {
-        fn walk(
-            ctx: &Ctx,
-            node: &WidgetComponent,
-            names: &mut HashMap<String, u32>,
-            labels: &mut HashMap<String, String>,
-        ) {
-            if let (Some(identity), Some(name)) =
-                (form::field_identity(node), form::field_name(node))
-            {
-                let number = ctx.field_id(&identity);
-                names.entry(name.to_owned()).or_insert(number);
-            }
-            if node.kind == "Label" {
-                if let (Some(field), Some(text)) =
-                    (node.prop_str("fieldName"), node.prop_str("value"))
-                {
-                    labels
-                        .entry(field.to_owned())
-                        .or_insert_with(|| text.to_owned());
-                }
-            }
-            for c in &node.children {
-                walk(ctx, c, names, labels);
-            }
-        }
-        let mut names = HashMap::new();
-        let mut labels = HashMap::new();
-        walk(self, root, &mut names, &mut labels);
-        self.names.set_value(names);
-        self.labels.set_value(labels);
-    }
-
-    /// The DOM id of the first field named `name`.
-    fn field_dom_id(&self, name: &str) -> Option<String> {
-        self.names
-            .with_value(|n| n.get(name).copied())
-            .map(|n| self.dom_id(n))
-    }
-
-    /// The text of the Label whose `fieldName` is `name`.
-    fn label_of(&self, name: &str) -> Option<String> {
-        self.labels.with_value(|l| l.get(name).cloned())
-    }
-
-    fn container_busy(&self) -> bool {
-        self.busy.with(|b| b == &Some(Busy::Container))
-    }
-
-    fn node_busy(&self, path: &str) -> bool {
-        self.busy
-            .with(|b| matches!(b, Some(Busy::Node(p)) if p == path))
-    }
-
-    /// Fields and buttons are disabled while the whole widget is busy.
-    fn locked(&self) -> bool {
-        self.container_busy()
-    }
-
-    fn is_open(&self, path: &str) -> bool {
-        self.opened.with(|o| o.iter().any(|p| p == path))
-    }
-
-    fn toggle_open(&self, path: &str) {
-        self.opened
-            .update(|o| match o.iter().position(|p| p == path) {
-                Some(i) => {
-                    o.remove(i);
-                }
-                None => o.push(path.to_owned()),
-            });
-    }
-
-    /// Run a widget action; one at a time per widget. `loadingBehavior` picks what shows
-    /// it running until the runtime says it is over.
-    fn run_action(&self, action: Action, trigger: Trigger, path: &str) {
-        if self.busy.with_untracked(Option::is_some) {
-            return;
-        }
-        let target = match form::loading(&action, trigger) {
-            Loading::None => None,
-            Loading::Itself => Some(Busy::Node(path.to_owned())),
-            Loading::Container => Some(Busy::Container),
-        };
-        let busy = self.busy;
-        busy.set(target);
-        let item = Some(self.item.get_value());
-        let started = self
-            .shell
-            .with(|rt| {
-                rt.send_action(
-                    item,
-                    action,
-                    Box::new(move |_| {
-                        busy.try_set(None);
-                    }),
-                )
-            })
-            .unwrap_or(false);
-        if !started {
-            busy.set(None);
-        }
-    }
-}
 
 /// A server widget item.
 #[component]
@@ -225,7 +40,7 @@ pub fn WidgetView(id: ItemId) -> impl IntoView {
         EntryKind::Widget(w) => Some(w.widget.clone()),
         _ => None,
     });
-    let ctx = Ctx::new(shell, id);
+    let ctx = Ctx::new(shell, id, render);
     let holder = NodeRef::<html::Div>::new();
     move || {
         let root = root.get()?;
@@ -280,35 +95,6 @@ fn render(ctx: Ctx, node: &WidgetComponent, path: &str) -> AnyView {
         "Chart" => chart::chart(ctx.shell, node),
         _ => layout::unknown(ctx, node, path),
     }
-}
-
-/// The children of a component: its `children` list, or a single child object (as
-/// `Transition` has).
-fn children(ctx: Ctx, node: &WidgetComponent, path: &str) -> Vec<AnyView> {
-    if node.children.is_empty() {
-        if let Some(single) = node
-            .prop("children")
-            .filter(|c| c.is_object())
-            .and_then(|c| WidgetComponent::decode(c).ok())
-        {
-            return vec![render(ctx, &single, &format!("{path}.0"))];
-        }
-    }
-    node.children
-        .iter()
-        .enumerate()
-        .map(|(i, c)| render(ctx, c, &format!("{path}.{i}")))
-        .collect()
-}
-
-/// Class names from optional parts (all built from static tokens).
-fn classes(parts: impl IntoIterator<Item = Option<String>>) -> String {
-    parts.into_iter().flatten().collect::<Vec<_>>().join(" ")
-}
-
-/// A small busy indicator for a button or row.
-fn spinner() -> impl IntoView {
-    view! { <span class="cs-spinner" aria-hidden="true"></span> }
 }
 
 /// The field that had focus in this widget, with its selection.
@@ -369,18 +155,4 @@ fn restore_focus(holder: NodeRef<html::Div>, focus: Focus) {
             }
         })
     });
-}
-
-/// What a card does when the answer to its request ends: stop spinning, and remember that
-/// it went out (`try_set`: the card may be gone by then).
-fn settle_into(
-    pending: RwSignal<Option<bool>>,
-    sent: RwSignal<bool>,
-) -> crate::runtime::ActionDone {
-    Box::new(move |ok| {
-        pending.try_set(None);
-        if ok {
-            sent.try_set(true);
-        }
-    })
 }

@@ -2,8 +2,8 @@
 //! area per question, Submit and Skip) answered with `threads.add_structured_input`; once
 //! the server echoes it answered (or skipped), a read-only summary.
 
-use super::settle_into;
-use super::spinner;
+use super::ctx::settle_into;
+use super::ctx::spinner;
 use crate::runtime::Shell;
 use crate::ui::{item_memo, use_shell};
 use crate::ui::{strings, tr};

@@ -1,7 +1,8 @@
 //! Text components: Text, Title, Caption, Markdown, Badge, Label. Their values are the
 //! server's text: text nodes for all but Markdown, which goes through the sanitizer.
 
-use super::{classes, controls, Ctx};
+use super::controls;
+use super::ctx::{classes, Ctx};
 use chat_shell_core::protocol::chatkit::WidgetComponent;
 use chat_shell_core::widgets::style::{self, token};
 use leptos::prelude::*;

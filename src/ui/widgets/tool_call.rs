@@ -1,7 +1,8 @@
 //! A client tool call as one compact row: the tool's name and whether it is running, done
 //! or failed (with the error the page's handler gave, or that it is missing).
 
-use super::{icons, spinner};
+use super::ctx::spinner;
+use crate::ui::icons;
 use crate::ui::{item_memo, use_shell};
 use crate::ui::{tr, trf};
 use chat_shell_core::model::EntryKind;
@@ -19,7 +20,7 @@ struct Call {
 }
 
 #[component]
-pub fn ToolCallView(id: ItemId) -> impl IntoView {
+pub fn ClientToolCallView(id: ItemId) -> impl IntoView {
     let shell = use_shell();
     let Some(signals) = shell.signals() else {
         return ().into_any();

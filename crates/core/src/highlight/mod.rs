@@ -4,20 +4,28 @@
 //! `markup`: HTML/XML, CSS, JSON, YAML, TOML, Markdown, diff) cuts each line into tokens of
 //! one documented set of kinds ([`Kind`], the class `cs-tok-<kind>`), carrying what a line
 //! leaves open (a block comment, a multi-line string, a tag) to the next in [`State`]. The
-//! output is built from those tokens around escaped text ([`HtmlWriter`]), so a code sample
-//! can never become markup. It is not a parser: a token it does not know is plain text.
+//! output is built from those tokens around escaped text
+//! ([`HtmlWriter`](crate::markdown::HtmlWriter)), so a code sample can never become markup.
+//! It is not a parser: a token it does not know is plain text.
 //!
 //! Chosen over the maintained highlighters by measure (docs/highlighting.md): syntect and
 //! synoptic bring a regex engine and grammars to the page, ~20–40× the bytes of this part.
 //! In the element the highlighter is a part of its own, fetched with the first code block
-//! (`src/parts/highlight.rs`); only [`Token`], [`Kind`], [`Lang`] and the writers below are
-//! shared with the views.
+//! (`src/chunks/highlight.rs`); only [`Token`], [`Kind`], [`Lang`] and the writers
+//! (`html`) are shared with the views.
+//!
+//! This file holds the shared words (kinds, tokens, languages, what a line leaves open);
+//! `lines` cuts lines into tokens with the lexer each language uses, `html` writes them.
 
+mod html;
 mod langs;
 mod lexer;
+mod lines;
 mod markup;
 
-use crate::markdown::{HtmlWriter, SafeHtml};
+pub use html::{code_html, write_line};
+pub use lines::{line_tokens, DiffSides, LineHighlighter};
+
 use std::ops::Range;
 
 /// A token's kind; its class is `cs-tok-<name>` ([`Kind::class`]).
@@ -261,153 +269,6 @@ enum Carry {
     Tag,
     /// Inside YAML/TOML/Markdown front matter or a Markdown fence.
     Fence,
-}
-
-/// Cuts one line (without its line break) into tokens, appended to `out` in order.
-pub fn line_tokens(lang: Lang, line: &str, state: &mut State, out: &mut Vec<Token>) {
-    match lang {
-        Lang::Html => markup::html(line, state, out),
-        Lang::Css => markup::css(line, state, out),
-        Lang::Json => markup::json(line, state, out),
-        Lang::Yaml => markup::yaml(line, out),
-        Lang::Toml => markup::toml(line, state, out),
-        Lang::Markdown => markup::markdown(line, state, out),
-        Lang::Diff => markup::diff(line, out),
-        _ => lexer::code(langs::syntax(lang), line, state, out),
-    }
-}
-
-/// A code block's text as highlighted markup (tokens in their spans, the rest as text),
-/// with how many lines it has.
-pub fn code_html(lang: Lang, code: &str) -> (SafeHtml, usize) {
-    let mut out = HtmlWriter::with_capacity(code.len() * 2);
-    let mut state = State::default();
-    let mut tokens = Vec::new();
-    let mut lines = 0;
-    for (i, line) in code.split('\n').enumerate() {
-        if i > 0 {
-            out.markup("\n");
-        }
-        // A `\r` before the break stays in the text, not in a token.
-        let body = line.strip_suffix('\r').unwrap_or(line);
-        tokens.clear();
-        line_tokens(lang, body, &mut state, &mut tokens);
-        write_line(&mut out, line, &tokens, &[]);
-        lines += 1;
-    }
-    (out.finish(), lines)
-}
-
-/// Tokens for a diff's lines, asked for in the order the lines are shown
-/// (`diff::rows_html_with`).
-pub trait LineHighlighter {
-    /// The tokens of a line of the old side, the new side, or both (an unchanged line in
-    /// one column).
-    fn tokens(&mut self, text: &str, old_side: bool, new_side: bool, out: &mut Vec<Token>);
-    /// Lines were folded away: what they left open is not known.
-    fn skip(&mut self);
-}
-
-/// A diff's two sides in one language, each lexed in order with what its lines leave open.
-pub struct DiffSides {
-    lang: Lang,
-    old: State,
-    new: State,
-}
-
-impl DiffSides {
-    pub fn new(lang: Lang) -> Self {
-        DiffSides {
-            lang,
-            old: State::default(),
-            new: State::default(),
-        }
-    }
-}
-
-impl LineHighlighter for DiffSides {
-    fn tokens(&mut self, text: &str, old_side: bool, new_side: bool, out: &mut Vec<Token>) {
-        if new_side {
-            line_tokens(self.lang, text, &mut self.new, out);
-            if old_side {
-                // An unchanged line leaves the old side as it leaves the new one.
-                self.old = self.new;
-            }
-        } else if old_side {
-            line_tokens(self.lang, text, &mut self.old, out);
-        }
-    }
-
-    fn skip(&mut self) {
-        self.old = State::default();
-        self.new = State::default();
-    }
-}
-
-/// One line's text with its tokens in spans and its `marks` (sorted byte ranges, e.g. a
-/// diff's changed words) in `<mark class="cs-diff__word">`, a mark around its spans.
-pub fn write_line(out: &mut HtmlWriter, text: &str, tokens: &[Token], marks: &[Range<usize>]) {
-    let mut cursor = Cursor {
-        text,
-        tokens,
-        at: 0,
-        next: 0,
-    };
-    for mark in marks {
-        let (start, end) = (mark.start.min(text.len()), mark.end.min(text.len()));
-        if start < cursor.at
-            || start >= end
-            || !text.is_char_boundary(start)
-            || !text.is_char_boundary(end)
-        {
-            continue;
-        }
-        cursor.write_to(out, start);
-        out.markup(r#"<mark class="cs-diff__word">"#);
-        cursor.write_to(out, end);
-        out.markup("</mark>");
-    }
-    cursor.write_to(out, text.len());
-}
-
-/// How far [`write_line`] has written its line, and the next token to write.
-struct Cursor<'a> {
-    text: &'a str,
-    tokens: &'a [Token],
-    at: usize,
-    next: usize,
-}
-
-impl Cursor<'_> {
-    /// Writes the text up to `end`, tokens cut at `end` (the rest of a cut token follows).
-    fn write_to(&mut self, out: &mut HtmlWriter, end: usize) {
-        while self.at < end {
-            let token = match self.tokens.get(self.next) {
-                Some(t) if t.range.end <= self.at => {
-                    self.next += 1;
-                    continue;
-                }
-                Some(t) if t.range.start < end => t,
-                _ => {
-                    out.text(&self.text[self.at..end]);
-                    self.at = end;
-                    return;
-                }
-            };
-            let start = token.range.start.max(self.at);
-            if start > self.at {
-                out.text(&self.text[self.at..start]);
-            }
-            let stop = token.range.end.min(end);
-            out.markup(token.kind.open_tag())
-                .text(&self.text[start..stop])
-                .markup("</span>");
-            self.at = stop;
-            if token.range.end <= end {
-                self.next += 1;
-            }
-        }
-    }
 }
 
 #[cfg(test)]

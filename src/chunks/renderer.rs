@@ -1,6 +1,6 @@
 //! The markdown renderer and the one sanitizer as the views see them: there from the start
 //! (feature `inline-render`), or, in the `<chat-shell>` element, the `renderer` chunk
-//! (`crate::parts`: pulldown-cmark, ammonia and html5ever, cut into `split_renderer.wasm`),
+//! (`crate::chunks`: pulldown-cmark, ammonia and html5ever, cut into `split_renderer.wasm`),
 //! which the loader asks for right after first paint ([`lazy::prefetch_renderer`]).
 //!
 //! Until it is there, text shows escaped (`markdown::escape_text`), never as HTML:
@@ -19,7 +19,7 @@ trait Renderer {
     fn announcement(&self, markdown: &str) -> String;
     fn stream(&self) -> Box<dyn StreamBackend>;
     /// Rendered blocks went into `container`: their code blocks are highlighted
-    /// (`parts::highlight`; here so that its code comes with the renderer's).
+    /// (`chunks::highlight`; here so that its code comes with the renderer's).
     fn blocks_added(&self, container: &web_sys::Element, html: &str);
 }
 
@@ -51,7 +51,7 @@ impl Renderer for Linked {
     }
 
     fn blocks_added(&self, container: &web_sys::Element, html: &str) {
-        crate::parts::highlight::blocks_added(container, html);
+        crate::chunks::highlight::blocks_added(container, html);
     }
 }
 
@@ -227,7 +227,7 @@ mod lazy {
     //! The renderer chunk, once the loader has asked for it.
 
     use super::Renderer;
-    use crate::parts::{entry_points, ChunkCode};
+    use crate::chunks::{entry_points, ChunkCode};
 
     entry_points! {
         renderer:
@@ -246,7 +246,7 @@ mod lazy {
     /// cannot be fetched: text then stays plain.
     #[wasm_bindgen::prelude::wasm_bindgen(js_name = prefetchRenderer)]
     pub async fn prefetch_renderer() -> Result<(), wasm_bindgen::JsValue> {
-        crate::parts::fetch(&RENDERER, entry::linked)
+        crate::chunks::fetch(&RENDERER, entry::linked)
             .await
             .map(|_| ())
             .map_err(|_| wasm_bindgen::JsValue::from_str("the renderer chunk could not be fetched"))

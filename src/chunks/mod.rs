@@ -1,13 +1,13 @@
-//! The parts: code the first screen does not run, cut out of the first wasm module, and
+//! The chunks: code the first screen does not run, cut out of the first wasm module, and
 //! how it is loaded. This is the one seam between the app and its packaging; nothing else
-//! knows which code is in which part.
-//!  - `runtime`: the runtime's code in parts (the decoders, the other envelopes' adapters,
+//! knows which code is in which chunk.
+//!  - `runtime`: the runtime's code in chunks (the decoders, the other envelopes' adapters,
 //!    the thread channel, client tools, permission answers, the history's list, files);
-//!  - `views`: the views in parts (widgets, the other item views, the team roster, the
+//!  - `views`: the views in chunks (widgets, the other item views, the team roster, the
 //!    view tabs and panels, the history, the tray's list), shown in place once loaded;
 //!  - `renderer`: the markdown renderer and sanitizer, linked in (`inline-render`) or a
-//!    part of its own;
-//!  - `highlight`: the syntax highlighter, a part of its own fetched with the first code
+//!    chunk of its own;
+//!  - `highlight`: the syntax highlighter, a chunk of its own fetched with the first code
 //!    block to highlight.
 //!
 //! In the `<chat-shell>` element's build (feature `split`) each entry point is a split
@@ -20,9 +20,9 @@
 //! the hooks) is held in one kind of slot, [`ChunkCode`].
 //!
 //! The entry points reach into `ui` and `runtime`. On the views' side the seam makes no
-//! cycle: the views an entry point builds never ask for a part themselves; only the views
-//! that place a part (`Item`, the header's tab strip, the roster's slot, the tray, the
-//! history and the view panel) call `parts::views`.
+//! cycle: the views an entry point builds never ask for a chunk themselves; only the views
+//! that place a chunk's view (`Item`, the header's tab strip, the roster's slot, the tray, the
+//! history and the view panel) call `chunks::views`.
 
 pub(crate) mod highlight;
 pub(crate) mod renderer;
@@ -143,7 +143,7 @@ macro_rules! entry_points {
                     fallible
                     $(, preload($preload))?
                 )]
-                pub(super) fn $name($($arg: $ty),*) -> Result<$out, $crate::parts::LoadFailed> {
+                pub(super) fn $name($($arg: $ty),*) -> Result<$out, $crate::chunks::LoadFailed> {
                     Ok($body)
                 }
             )*
@@ -154,11 +154,11 @@ macro_rules! entry_points {
             use super::*;
             $(
                 $(
-                    pub(super) async fn $preload() -> Result<(), $crate::parts::LoadFailed> {
+                    pub(super) async fn $preload() -> Result<(), $crate::chunks::LoadFailed> {
                         Ok(())
                     }
                 )?
-                pub(super) async fn $name($($arg: $ty),*) -> Result<$out, $crate::parts::LoadFailed> {
+                pub(super) async fn $name($($arg: $ty),*) -> Result<$out, $crate::chunks::LoadFailed> {
                     Ok($body)
                 }
             )*
@@ -171,10 +171,10 @@ pub(crate) use entry_points;
 ///
 /// The splitter lays each output's share of a data segment out again, the first module's
 /// first, each share aligned, and if the result is longer than the segment it keeps the
-/// whole segment in the first module: every part's tables and strings (the renderer's
+/// whole segment in the first module: every chunk's tables and strings (the renderer's
 /// entity table among them) would load before the composer. Nothing
 /// reads these bytes, so no output includes them, and the re-laid segment has this much
-/// to spare for the alignment padding it adds (a few hundred bytes with today's parts).
+/// to spare for the alignment padding it adds (a few hundred bytes with today's chunks).
 #[cfg(feature = "split")]
 #[used]
 static SPLIT_SLACK: [u8; 8192] = [0x5a; 8192];

@@ -1,5 +1,5 @@
 //! Runtime code a first screen does not run, fetched when it is needed (the runtime's side of
-//! `parts::views`):
+//! `chunks::views`):
 //!  - the ChatKit decoders, which turn the stream's frames and the JSON answers (threads,
 //!    items, attachments, synchronous actions) into typed values (`split_decoders.wasm`):
 //!    the loader fetches them first of all, right after the first module; a frame or an
@@ -11,13 +11,13 @@
 //!  - the thread channel's reader and Stop's word to the server (`split_channel.wasm`),
 //!    fetched when the first thread is shown;
 //!  - running client tools, with the widgets' views (`split_widgets.wasm`,
-//!    `parts::views`);
+//!    `chunks::views`);
 //!  - listing the history's threads and answering permission requests, with the views that
-//!    ask for them (`split_on_demand.wasm`, `parts::views`);
+//!    ask for them (`split_on_demand.wasm`, `chunks::views`);
 //!  - taking files and uploading them (`split_attachments.wasm`, with the tray's views),
 //!    fetched when the first file is offered.
 //!
-//! Each is an entry point of a chunk (`crate::parts`). If a chunk cannot be fetched, the
+//! Each is an entry point of a chunk (`crate::chunks`). If a chunk cannot be fetched, the
 //! caller says so in its own way: an answer or a request fails with "connection lost" (a
 //! message goes back to the composer), the channel retries after its backoff (Stop's word
 //! to the server is logged as not sent), a permission card offers its options again, a client tool

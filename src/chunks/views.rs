@@ -4,16 +4,16 @@
 //! conversation history, the find bar, a finished turn's action bar and an answer's
 //! sources, a user message's Edit and branches, the header's menus and the export, and the attachment tray's files.
 //!
-//! Each is an entry point of a chunk (`crate::parts`): `widgets`, which the loader
+//! Each is an entry point of a chunk (`crate::chunks`): `widgets`, which the loader
 //! prefetches as soon as the first module runs (`prefetch_widgets`), `on_demand`, the
 //! others, which it prefetches once the renderer is in (`prefetch`), and
 //! `attachments`, the tray's, which comes with the code that takes files
-//! (`parts::runtime`). A view asked for before its chunk is there shows nothing until
+//! (`chunks::runtime`). A view asked for before its chunk is there shows nothing until
 //! it arrives, then appears in place. If the chunk cannot be fetched, the view says so and
 //! offers to try again; nothing else on the page is affected.
 
-use super::{entry_points, LoadFailed};
-use crate::runtime::{ItemKey, ItemView, Shell};
+use super::{entry_points, ChunkCode, LoadFailed};
+use crate::runtime::{EntryView, ItemKey, Shell};
 use crate::ui::composer::commands::{CommandList, CommandMenu};
 use crate::ui::composer::controls::SessionControls;
 use crate::ui::composer::dictation::Dictation;
@@ -23,21 +23,22 @@ use crate::ui::composer::tray::tray_list;
 use crate::ui::conversation::branches::UserMessageTools;
 use crate::ui::conversation::elicitation::ElicitationView;
 use crate::ui::conversation::image::GeneratedImageView;
-use crate::ui::conversation::message::{MessageActions, SourcesList};
-use crate::ui::conversation::plan::{AgentPlanView, AgentThoughtView};
-use crate::ui::conversation::tasks::ProcessView;
+use crate::ui::conversation::message_actions::MessageActions;
+use crate::ui::conversation::plan::{PlanView, ThoughtView};
+use crate::ui::conversation::sources::SourcesList;
+use crate::ui::conversation::tasks::TasksView;
 use crate::ui::conversation::window::{self, WindowHooks};
 use crate::ui::find::FindBar;
-use crate::ui::header::UsageMeter;
 use crate::ui::history::HistoryView;
 use crate::ui::menu::{self, ExportMenu, MoreMenu};
 use crate::ui::resize::ResizeHandles;
 use crate::ui::style;
 use crate::ui::team::{NoteView, TeamRoster};
-use crate::ui::tools::call::{AgentToolCallView, ToolCallsView};
+use crate::ui::tools::call::{ToolCallSummaryView, ToolCallView};
 use crate::ui::tools::tabs::{self, ViewTabs};
 use crate::ui::tr;
-use crate::ui::widgets::{ClientWidgetView, StructuredInputView, ToolCallView, WidgetView};
+use crate::ui::usage::UsageMeter;
+use crate::ui::widgets::{ClientToolCallView, ClientWidgetView, StructuredInputView, WidgetView};
 use chat_shell_core::citations::Citation;
 use chat_shell_core::protocol::chatkit::ItemId;
 use chat_shell_core::strings::Text;
@@ -55,17 +56,17 @@ type Built = Result<AnyView, LoadFailed>;
 entry_points! {
     widgets preload preload_widgets:
         fn build_widget_item(key: ItemKey) -> AnyView {
-            style::part(style::WIDGETS);
+            style::add(style::WIDGETS);
             untrack(move || widget_item_view(key))
         }
     on_demand preload preload_views:
         fn build_item(key: ItemKey) -> AnyView {
-            style::part(style::ITEMS);
+            style::add(style::ITEMS);
             untrack(move || item_view(key))
         }
     on_demand:
         fn build_team_roster() -> AnyView {
-            style::part(style::TEAM);
+            style::add(style::TEAM);
             untrack(move || view! { <TeamRoster /> }.into_any())
         }
     on_demand:
@@ -74,7 +75,7 @@ entry_points! {
         }
     on_demand:
         fn build_view_panel(shell: Shell, view_type: String) -> AnyView {
-            style::part(style::ITEMS);
+            style::add(style::ITEMS);
             untrack(move || tabs::panel(shell, view_type))
         }
     attachments:
@@ -99,7 +100,7 @@ entry_points! {
         }
     on_demand:
         fn build_find_bar() -> AnyView {
-            style::part(style::MENUS);
+            style::add(style::MENUS);
             untrack(move || view! { <FindBar /> }.into_any())
         }
     on_demand:
@@ -108,12 +109,12 @@ entry_points! {
         }
     on_demand:
         fn build_message_actions(id: ItemId, answers: Vec<ItemId>, latest: bool) -> AnyView {
-            style::part(style::BRANCHES);
+            style::add(style::BRANCHES);
             untrack(move || view! { <MessageActions id=id answers=answers latest=latest /> }.into_any())
         }
     on_demand:
         fn build_user_message_tools(id: ItemId, editing: RwSignal<bool>) -> AnyView {
-            style::part(style::BRANCHES);
+            style::add(style::BRANCHES);
             untrack(move || view! { <UserMessageTools id=id editing=editing /> }.into_any())
         }
     on_demand:
@@ -138,12 +139,12 @@ entry_points! {
         }
     on_demand:
         fn build_export_menu(button: NodeRef<html::Button>, open: RwSignal<bool>) -> AnyView {
-            style::part(style::MENUS);
+            style::add(style::MENUS);
             untrack(move || view! { <ExportMenu button=button open=open /> }.into_any())
         }
     on_demand:
         fn build_more_menu(button: NodeRef<html::Button>, open: RwSignal<bool>) -> AnyView {
-            style::part(style::MENUS);
+            style::add(style::MENUS);
             untrack(move || view! { <MoreMenu button=button open=open /> }.into_any())
         }
     on_demand:
@@ -157,7 +158,7 @@ entry_points! {
         }
     on_demand:
         fn build_history(history_button: NodeRef<html::Button>) -> AnyView {
-            style::part(style::HISTORY);
+            style::add(style::HISTORY);
             untrack(move || {
                 view! { <HistoryView history_button=history_button /> }.into_any()
             })
@@ -169,10 +170,10 @@ entry_points! {
 fn widget_item_view(key: ItemKey) -> AnyView {
     let id = key.id;
     match key.view {
-        ItemView::Widget => view! { <WidgetView id=id /> }.into_any(),
-        ItemView::ClientWidget => view! { <ClientWidgetView id=id /> }.into_any(),
-        ItemView::ClientToolCall => view! { <ToolCallView id=id /> }.into_any(),
-        ItemView::StructuredInput => view! { <StructuredInputView id=id /> }.into_any(),
+        EntryView::Widget => view! { <WidgetView id=id /> }.into_any(),
+        EntryView::ClientWidget => view! { <ClientWidgetView id=id /> }.into_any(),
+        EntryView::ClientToolCall => view! { <ClientToolCallView id=id /> }.into_any(),
+        EntryView::StructuredInput => view! { <StructuredInputView id=id /> }.into_any(),
         // `ui::conversation::items::Item` sends only those here.
         _ => ().into_any(),
     }
@@ -182,14 +183,14 @@ fn widget_item_view(key: ItemKey) -> AnyView {
 fn item_view(key: ItemKey) -> AnyView {
     let ItemKey { id, view, members } = key;
     match view {
-        ItemView::Process => view! { <ProcessView id=id /> }.into_any(),
-        ItemView::GeneratedImage => view! { <GeneratedImageView id=id /> }.into_any(),
-        ItemView::AcpToolCall => view! { <AgentToolCallView id=id /> }.into_any(),
-        ItemView::AcpPlan => view! { <AgentPlanView id=id /> }.into_any(),
-        ItemView::AcpThought => view! { <AgentThoughtView id=id /> }.into_any(),
-        ItemView::ToolCalls => view! { <ToolCallsView members=members /> }.into_any(),
-        ItemView::Note => view! { <NoteView id=id /> }.into_any(),
-        ItemView::Elicitation => view! { <ElicitationView id=id /> }.into_any(),
+        EntryView::Tasks => view! { <TasksView id=id /> }.into_any(),
+        EntryView::GeneratedImage => view! { <GeneratedImageView id=id /> }.into_any(),
+        EntryView::ToolCall => view! { <ToolCallView id=id /> }.into_any(),
+        EntryView::Plan => view! { <PlanView id=id /> }.into_any(),
+        EntryView::Thought => view! { <ThoughtView id=id /> }.into_any(),
+        EntryView::ToolCallSummary => view! { <ToolCallSummaryView members=members /> }.into_any(),
+        EntryView::Note => view! { <NoteView id=id /> }.into_any(),
+        EntryView::Elicitation => view! { <ElicitationView id=id /> }.into_any(),
         // The first screen's views: `ui::conversation::items::Item` shows those itself.
         _ => ().into_any(),
     }
@@ -318,7 +319,7 @@ pub(crate) fn view_panel(shell: Shell, view_type: String) -> AnyView {
 }
 
 /// The attachment tray's list of files, once it has one (its chunk is the one that takes
-/// files: `parts::runtime`).
+/// files: `chunks::runtime`).
 pub(crate) fn tray(shell: Shell) -> AnyView {
     when_loaded(shell, build(move || entry::build_tray(shell)))
 }
@@ -338,15 +339,50 @@ pub(crate) fn pickers(shell: Shell) -> AnyView {
     when_loaded(shell, build(entry::build_pickers))
 }
 
-/// The slash-command list, while it is open.
-/// The composer's mention code (`ui::composer::mentions::MentionHooks`).
-pub(crate) async fn mention_hooks() -> Result<&'static dyn MentionHooks, LoadFailed> {
-    entry::linked_mention_hooks().await
+thread_local! {
+    static MENTION_HOOKS: ChunkCode<dyn MentionHooks> = ChunkCode::new();
+    static WINDOW_HOOKS: ChunkCode<dyn WindowHooks> = ChunkCode::new();
 }
 
-/// The code that moves a long thread's window (`ui::conversation::window::WindowHooks`).
-pub(crate) async fn window_hooks() -> Result<&'static dyn WindowHooks, LoadFailed> {
-    entry::linked_window_hooks().await
+/// The composer's mention code (`ui::composer::mentions::MentionHooks`) once its chunk is
+/// there.
+pub(crate) fn mention_hooks() -> Option<&'static dyn MentionHooks> {
+    MENTION_HOOKS.with(ChunkCode::get)
+}
+
+/// The draft changed by typing: through the mention code when it is there; otherwise,
+/// when an `@` was typed where something can be mentioned, fetches it and runs it then.
+pub(crate) fn mention_input(
+    menu: MentionMenu,
+    textarea: web_sys::HtmlTextAreaElement,
+    new: String,
+) {
+    if let Some(hooks) = mention_hooks() {
+        hooks.input(menu, &textarea, new);
+        return;
+    }
+    let wants = new.contains('@') && menu.shell.with(|rt| rt.can_mention()).unwrap_or(false);
+    if let Some(signals) = menu.shell.signals() {
+        signals.draft.set(new);
+    }
+    if wants {
+        super::load(&MENTION_HOOKS, entry::linked_mention_hooks, move |linked| {
+            if let Ok(hooks) = linked {
+                hooks.input(menu, &textarea, textarea.value());
+            }
+        });
+    }
+}
+
+/// The code that moves a long thread's window (`ui::conversation::window::WindowHooks`)
+/// once its chunk is there; the first call asks for it, and sets `arrived` when it is in.
+pub(crate) fn window_hooks(arrived: RwSignal<bool>) -> Option<&'static dyn WindowHooks> {
+    super::load(&WINDOW_HOOKS, entry::linked_window_hooks, move |linked| {
+        if linked.is_ok() {
+            arrived.try_set(true);
+        }
+    });
+    WINDOW_HOOKS.with(ChunkCode::get)
 }
 
 /// The mention list, while an `@` has matches.
@@ -373,6 +409,7 @@ pub(crate) fn mention_overlay(
     )
 }
 
+/// The slash-command list, while it is open.
 pub(crate) fn command_list(shell: Shell, menu: CommandMenu) -> AnyView {
     when_loaded(shell, build(move || entry::build_command_list(menu)))
 }
