@@ -169,6 +169,7 @@ async fn run(config: Config) -> Result<(), String> {
     // The `edit` scenario's scratch folders; removed on the way out.
     let scratch_root =
         std::env::temp_dir().join(format!("chat-shell-runtime-{}-scratch", std::process::id()));
+    let mut bridge = None;
     if let Some(command) = &config.acp {
         let mut acp =
             acp::Config::new(command, config.workspace.as_deref(), config.allow_terminal)?;
@@ -186,7 +187,7 @@ async fn run(config: Config) -> Result<(), String> {
             }
             Err(e) => eprintln!("chat-shell-runtime: cannot settle old permission requests: {e}"),
         }
-        acp::install(acp, stop_rx.clone());
+        bridge = Some(acp::Bridge::new(acp, stop_rx.clone()));
     }
     let shared = shared::Shared::new(&store, Duration::from_secs(config.lease_secs));
     let clients = clients::Clients::new(config.clients);
@@ -206,6 +207,7 @@ async fn run(config: Config) -> Result<(), String> {
             clients: clients.clone(),
             channel_lifetime: config.channel_lifetime,
             trusted_proxies: config.trusted_proxies.clone(),
+            acp: bridge,
         },
         unowned,
         stop_rx.clone(),

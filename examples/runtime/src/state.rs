@@ -1,6 +1,7 @@
 //! What every handler shares: the store, the settings the command line chose, the run and
-//! channel hubs, and the permission requests runs are waiting for.
+//! channel hubs, the ACP bridge, and the permission requests runs are waiting for.
 
+use crate::acp;
 use crate::auth::{Auth, User};
 use crate::channel;
 use crate::clients::Clients;
@@ -47,6 +48,8 @@ pub struct Settings {
     pub channel_lifetime: Duration,
     /// Proxies whose `X-Forwarded-For` names the client (`--trust-proxy`).
     pub trusted_proxies: Vec<IpAddr>,
+    /// The ACP bridge, with `--acp`.
+    pub acp: Option<Arc<acp::Bridge>>,
 }
 
 /// What every handler shares.
@@ -86,6 +89,8 @@ pub struct AppState {
     pub(crate) channel_lifetime: Duration,
     /// Proxies whose `X-Forwarded-For` names the client (`--trust-proxy`).
     pub(crate) trusted_proxies: Vec<IpAddr>,
+    /// The ACP bridge, with `--acp`: every ACP request goes through it.
+    pub(crate) acp: Option<Arc<acp::Bridge>>,
 }
 
 /// A run waiting for a permission decision (see `Step::AwaitPermission`).
@@ -121,6 +126,7 @@ impl AppState {
             clients: settings.clients,
             channel_lifetime: settings.channel_lifetime,
             trusted_proxies: settings.trusted_proxies,
+            acp: settings.acp,
             live: agent_ui::LiveRuns::default(),
             unclaimed: AtomicBool::new(unclaimed),
             attempts: Mutex::new(HashMap::new()),

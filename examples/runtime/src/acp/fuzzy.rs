@@ -1,125 +1,94 @@
-//! Fuzzy matching of a typed query against workspace paths, for @-mentions: pure, no I/O.
+//! The ranking of workspace paths for @-mentions: which match a typed query, best first.
+//! Pure, no I/O; the scores come from `nucleo-matcher` (fzf's algorithm, path bonuses).
 //!
 //! A path matches when the query's characters (whitespace dropped) appear in it in order,
-//! case-insensitively. Of the ways they can appear, the best one is scored (a dynamic
-//! programme over query × path, so `main` in `domain/main.rs` is taken in the file name):
-//! each matched character scores, more at the start of a segment (after `/`) or of a word
-//! (after `_`, `-`, `.`, a space, or a lower-case letter before an upper-case one), more
-//! right after the previous match (runs), more inside the file name; every character skipped
-//! between two matches costs a little. [`rank`] orders by score, then the shorter path,
-//! then the path itself.
+//! case-insensitively. The matches rank in tiers: the file name (or the whole path) equal
+//! to the query, or the file name without its extension; then the file name (or the path)
+//! starting with it; then the query found within the file name; then only across folders.
+//! Within a tier, by nucleo's score (of the file name when the query is in it, otherwise
+//! of the path: runs, and the starts of segments and words, `_ - .` and camelCase, score
+//! most), then the shorter path, then the path itself.
 
-/// What a matched character is worth, before bonuses.
-const MATCH: i32 = 16;
-/// After `/` (or at the very start).
-const SEGMENT_START: i32 = 24;
-/// After `_`, `-`, `.`, a space, or a lower-to-upper case change.
-const WORD_START: i32 = 16;
-/// Right after the previous matched character.
-const RUN: i32 = 16;
-/// Inside the file name (after the last `/`).
-const IN_NAME: i32 = 12;
-/// Per character skipped between two matched ones.
-const GAP: i32 = 1;
-/// Paths longer than this (in characters) are matched only up to it: a bound on the work.
-const MAX_PATH_CHARS: usize = 1024;
+use nucleo_matcher::pattern::{Atom, AtomKind, CaseMatching, Normalization};
+use nucleo_matcher::{Config, Matcher, Utf32Str};
+use std::cmp::Reverse;
 
-/// The query as it is matched: lower case, without whitespace.
-pub fn needle(query: &str) -> Vec<char> {
-    query
-        .chars()
-        .filter(|c| !c.is_whitespace())
-        .map(lower)
-        .collect()
+/// The query as it is matched: without whitespace (nucleo folds its case).
+pub fn needle(query: &str) -> String {
+    query.chars().filter(|c| !c.is_whitespace()).collect()
 }
 
-fn lower(c: char) -> char {
-    // One character for one: indexes stay aligned (a few letters lower to two).
-    c.to_lowercase().next().unwrap_or(c)
+/// How a path matches the needle, the best first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Tier {
+    /// The file name, its stem or the path is the needle.
+    Exact,
+    /// The file name or the path starts with it.
+    Prefix,
+    /// The needle is within the file name.
+    Name,
+    /// Only across folders.
+    Path,
 }
 
-/// How well `path` matches `needle` (from [`needle`]), higher is better; `None` when it
-/// does not. An empty needle matches everything with 0.
-pub fn score(needle: &[char], path: &str) -> Option<i32> {
-    if needle.is_empty() {
-        return Some(0);
-    }
-    let original: Vec<char> = path.chars().take(MAX_PATH_CHARS).collect();
-    let hay: Vec<char> = original.iter().copied().map(lower).collect();
-    // The cheap test first: most paths do not match at all.
-    let mut rest = needle.iter().peekable();
-    for c in &hay {
-        if rest.peek() == Some(&c) {
-            rest.next();
-        }
-    }
-    if rest.peek().is_some() {
-        return None;
-    }
-    let name_start = original
-        .iter()
-        .rposition(|&c| c == '/')
-        .map_or(0, |i| i + 1);
-    let bonus: Vec<i32> = (0..hay.len())
-        .map(|j| {
-            let start = match j.checked_sub(1).map(|k| original[k]) {
-                None | Some('/') => SEGMENT_START,
-                Some('_' | '-' | '.' | ' ') => WORD_START,
-                Some(prev) if prev.is_lowercase() && original[j].is_uppercase() => WORD_START,
-                Some(_) => 0,
-            };
-            MATCH + start + if j >= name_start { IN_NAME } else { 0 }
-        })
-        .collect();
-    // best[j]: the best score of the needle so far with its last character at j.
-    const NONE: i32 = i32::MIN / 2;
-    let mut best: Vec<i32> = hay
-        .iter()
-        .zip(&bonus)
-        .map(|(&c, &b)| if c == needle[0] { b } else { NONE })
-        .collect();
-    let mut next = vec![NONE; hay.len()];
-    for &q in &needle[1..] {
-        // carry: the best of the previous row before j, less the gap to j.
-        let mut carry = NONE;
-        for j in 0..hay.len() {
-            let (before, run) = match j.checked_sub(1) {
-                Some(k) => {
-                    carry = carry.saturating_sub(GAP).max(best[k]);
-                    (carry, best[k].saturating_add(RUN))
-                }
-                None => (NONE, NONE),
-            };
-            next[j] = if hay[j] == q && before > NONE {
-                before.max(run) + bonus[j]
-            } else {
-                NONE
-            };
-        }
-        std::mem::swap(&mut best, &mut next);
-    }
-    best.into_iter().max().filter(|&s| s > NONE)
-}
+/// What a match ranks by, the least first: its tier, its score (the highest first), its
+/// length in characters (then the path itself breaks ties).
+type Rank = (Tier, Reverse<u16>, usize);
 
-/// The paths that match `query`, best first, at most `limit`: by score, then the shorter
-/// path, then the path.
+/// The paths that match `query`, best first, at most `limit` (see the module's text). An
+/// empty query matches every path: the shorter first, then by path.
 pub fn rank<'a>(
     query: &str,
     paths: impl IntoIterator<Item = &'a str>,
     limit: usize,
 ) -> Vec<&'a str> {
     let needle = needle(query);
-    let mut found: Vec<(i32, &str)> = paths
+    let atom = Atom::new(
+        &needle,
+        CaseMatching::Ignore,
+        Normalization::Never,
+        AtomKind::Fuzzy,
+        false,
+    );
+    let mut matcher = Matcher::new(Config::DEFAULT.match_paths());
+    let mut buf = Vec::new();
+    let mut score = |text: &str| atom.score(Utf32Str::new(text, &mut buf), &mut matcher);
+    let lower = needle.to_lowercase();
+    let mut found: Vec<(Rank, &str)> = paths
         .into_iter()
-        .filter_map(|p| score(&needle, p).map(|s| (s, p)))
+        .filter_map(|path| {
+            if needle.is_empty() {
+                return Some(((Tier::Path, Reverse(0), path.chars().count()), path));
+            }
+            let in_path = score(path)?;
+            let name = path.rsplit('/').next().unwrap_or(path);
+            let in_name = score(name);
+            let tier = tier(&lower, path, name, in_name.is_some());
+            let points = in_name.unwrap_or(in_path);
+            Some(((tier, Reverse(points), path.chars().count()), path))
+        })
         .collect();
-    found.sort_by(|a, b| {
-        b.0.cmp(&a.0)
-            .then(a.1.chars().count().cmp(&b.1.chars().count()))
-            .then(a.1.cmp(b.1))
-    });
+    found.sort_unstable();
     found.truncate(limit);
-    found.into_iter().map(|(_, p)| p).collect()
+    found.into_iter().map(|(_, path)| path).collect()
+}
+
+/// The tier of a path that matches, its file name `name` holding the needle or not
+/// (compared in lower case: `needle` is).
+fn tier(needle: &str, path: &str, name: &str, in_name: bool) -> Tier {
+    let (path, name) = (path.to_lowercase(), name.to_lowercase());
+    let stem = name
+        .rsplit_once('.')
+        .map_or(name.as_str(), |(stem, _)| stem);
+    if name == needle || stem == needle || path == needle {
+        Tier::Exact
+    } else if name.starts_with(needle) || path.starts_with(needle) {
+        Tier::Prefix
+    } else if in_name {
+        Tier::Name
+    } else {
+        Tier::Path
+    }
 }
 
 #[cfg(test)]
@@ -142,6 +111,10 @@ mod tests {
         rank(query, PATHS.iter().copied(), 3)
     }
 
+    fn first<'a>(query: &str, paths: &[&'a str]) -> &'a str {
+        rank(query, paths.iter().copied(), 1)[0]
+    }
+
     #[test]
     fn the_file_name_s_initials_come_first() {
         assert_eq!(top("mrs")[0], "src/main.rs");
@@ -154,18 +127,58 @@ mod tests {
         // `main` is in both `domain` and `main.rs`: the file name's is taken.
         let ranked = rank("main", ["domain/main.rs", "src/main_window/view.rs"], 5);
         assert_eq!(ranked, ["domain/main.rs", "src/main_window/view.rs"]);
-        let n = needle("main");
-        assert!(score(&n, "domain/main.rs") > score(&n, "main/domain.rs"));
+        let ranked = rank("main", ["main/domain.rs", "domain/main.rs"], 5);
+        assert_eq!(ranked, ["domain/main.rs", "main/domain.rs"]);
+    }
+
+    #[test]
+    fn exact_names_then_prefixes_come_first() {
+        let paths = [
+            "src/lib/parser.rs",
+            "a/b/lib_tools.rs",
+            "z/lib.rs",
+            "l_i_b.rs",
+        ];
+        assert_eq!(
+            rank("lib", paths, 4),
+            [
+                "z/lib.rs",
+                "a/b/lib_tools.rs",
+                "l_i_b.rs",
+                "src/lib/parser.rs"
+            ]
+        );
+        assert_eq!(
+            first("readme", &["docs/reader_me.md", "README.md"]),
+            "README.md"
+        );
+        // A path typed from its start.
+        assert_eq!(
+            first("src/ma", &["src/lib/ma.rs", "src/main.rs"]),
+            "src/main.rs"
+        );
+        assert_eq!(
+            first("src/lib/ma.rs", &["src/lib/ma.rs.bak", "src/lib/ma.rs"]),
+            "src/lib/ma.rs"
+        );
     }
 
     #[test]
     fn runs_and_word_starts_beat_scattered_letters() {
-        let n = needle("view");
-        assert!(score(&n, "src/view.rs") > score(&n, "src/vie_w.rs"));
+        assert_eq!(
+            first("view", &["src/vie_w.rs", "src/view.rs"]),
+            "src/view.rs"
+        );
+        assert_eq!(first("vw", &["src/vxxxw.rs", "src/vw.rs"]), "src/vw.rs");
         // A camelCase word start counts like one after `_`.
-        let n = needle("mw");
-        assert!(score(&n, "src/mainWindow.rs") > score(&n, "src/mainwindow.rs"));
-        assert!(score(&n, "src/main_window.rs") > score(&n, "src/mainwindow.rs"));
+        assert_eq!(
+            first("mw", &["src/mainwindow.rs", "src/mainWindow.rs"]),
+            "src/mainWindow.rs"
+        );
+        assert_eq!(
+            first("mw", &["src/mainwindow.rs", "src/main_window.rs"]),
+            "src/main_window.rs"
+        );
     }
 
     #[test]
@@ -184,34 +197,35 @@ mod tests {
 
     #[test]
     fn an_empty_query_matches_everything_in_the_order_given_by_length_and_name() {
-        assert_eq!(score(&needle(""), "anything"), Some(0));
-        assert_eq!(score(&needle("  "), "anything"), Some(0));
         assert_eq!(rank("", ["bb", "a", "ab"], 2), ["a", "ab"]);
+        assert_eq!(rank("  ", ["bb", "a", "ab"], 5), ["a", "ab", "bb"]);
+        assert!(needle(" \t").is_empty());
     }
 
     #[test]
     fn what_is_not_a_subsequence_does_not_match() {
-        assert_eq!(score(&needle("zz"), "src/main.rs"), None);
-        assert!(score(&needle("sm"), "src/main.rs").is_some());
-        assert_eq!(score(&needle("nm"), "main"), None, "order matters");
-        assert_eq!(score(&needle("a"), ""), None);
+        assert!(rank("zz", ["src/main.rs"], 5).is_empty());
+        assert_eq!(rank("sm", ["src/main.rs"], 5), ["src/main.rs"]);
+        assert!(rank("nm", ["main"], 5).is_empty(), "order matters");
+        assert!(rank("a", [""], 5).is_empty());
         assert!(rank("qqq", PATHS.iter().copied(), 50).is_empty());
         assert_eq!(
             rank("", PATHS.iter().copied(), 4).len(),
             4,
             "the limit holds"
         );
+        assert_eq!(rank("s", PATHS.iter().copied(), 2).len(), 2);
+        assert!(rank("s", PATHS.iter().copied(), 0).is_empty());
     }
 
     #[test]
     fn long_paths_and_odd_letters_are_fine() {
         let long = format!("{}/end.rs", "a/".repeat(5000));
-        assert!(score(&needle("aaa"), &long).is_some());
-        // Matched only up to the bound: `end.rs` is past it.
-        assert_eq!(score(&needle("end"), &long), None);
-        assert!(score(&needle("İ"), "İstanbul.txt").is_some());
-        assert!(score(&needle("ß"), "straße.md").is_some());
-        assert!(score(&needle("日本"), "docs/日本語.md").is_some());
+        assert_eq!(rank("aaa", [long.as_str()], 1).len(), 1);
+        assert_eq!(rank("end", [long.as_str()], 1).len(), 1);
+        assert_eq!(rank("İ", ["İstanbul.txt"], 1).len(), 1);
+        assert_eq!(rank("ß", ["straße.md"], 1).len(), 1);
+        assert_eq!(rank("日本", ["docs/日本語.md"], 1).len(), 1);
     }
 
     /// xorshift64*: a reproducible stream of numbers from a seed.
@@ -229,7 +243,7 @@ mod tests {
         }
         fn text(&mut self, max: usize) -> String {
             const ALPHABET: &[char] = &[
-                'a', 'B', 'c', 'm', 'R', 's', '/', '.', '_', '-', ' ', 'é', 'İ', '日',
+                'a', 'B', 'c', 'm', 'R', 's', '/', '.', '_', '-', ' ', 'é', 'É', '日',
             ];
             (0..self.below(max + 1))
                 .map(|_| ALPHABET[self.below(ALPHABET.len())])
@@ -237,10 +251,10 @@ mod tests {
         }
     }
 
-    fn is_subsequence(needle: &[char], hay: &str) -> bool {
-        let mut rest = needle.iter().peekable();
-        for c in hay.chars().map(lower) {
-            if rest.peek() == Some(&&c) {
+    fn is_subsequence(needle: &str, hay: &str) -> bool {
+        let mut rest = needle.chars().peekable();
+        for c in hay.to_lowercase().chars() {
+            if rest.peek() == Some(&c) {
                 rest.next();
             }
         }
@@ -249,7 +263,7 @@ mod tests {
 
     /// For random queries and paths (a fresh seed each run, printed on failure): a path
     /// matches exactly when the query is a subsequence of it, case does not matter, and
-    /// `rank` keeps only matches, best first, within its limit.
+    /// `rank` keeps only matches, within its limit, the same whatever order it is given.
     #[test]
     fn property_matches_are_exactly_the_subsequences() {
         let mut seed = [0u8; 8];
@@ -259,28 +273,26 @@ mod tests {
         for _ in 0..2000 {
             let query = rng.text(6);
             let paths: Vec<String> = (0..8).map(|_| rng.text(24)).collect();
-            let n = needle(&query);
+            let n = needle(&query).to_lowercase();
+            let all = rank(&query, paths.iter().map(String::as_str), paths.len());
             for p in &paths {
-                let s = score(&n, p);
                 assert_eq!(
-                    s.is_some(),
+                    all.contains(&p.as_str()),
                     is_subsequence(&n, p),
                     "seed {seed}: {query:?} in {p:?}"
                 );
-                let upper = needle(&query.to_ascii_uppercase());
-                assert_eq!(score(&upper, p), s, "seed {seed}: {query:?} in {p:?}");
             }
+            let upper = rank(
+                &query.to_uppercase(),
+                paths.iter().map(String::as_str),
+                paths.len(),
+            );
+            assert_eq!(upper, all, "seed {seed}: {query:?}");
+            let reversed = rank(&query, paths.iter().rev().map(String::as_str), paths.len());
+            assert_eq!(reversed, all, "seed {seed}: {query:?}");
             let limit = rng.below(5);
             let ranked = rank(&query, paths.iter().map(String::as_str), limit);
-            assert!(ranked.len() <= limit, "seed {seed}");
-            let scores: Vec<i32> = ranked
-                .iter()
-                .map(|p| score(&n, p).expect("a match"))
-                .collect();
-            assert!(
-                scores.windows(2).all(|w| w[0] >= w[1]),
-                "seed {seed}: {scores:?}"
-            );
+            assert_eq!(ranked, all[..limit.min(all.len())], "seed {seed}");
         }
     }
 }

@@ -411,7 +411,11 @@ pub async fn subscribe(
         "data: {{\"type\":\"thread.channel.ready\",\"seq\":{latest}}}\n\n"
     )));
     // The ACP session's controls, when the thread's session is open.
-    if let Some(session) = crate::acp::bridge().and_then(|b| b.thread_state(thread.as_str())) {
+    if let Some(session) = state
+        .acp
+        .as_ref()
+        .and_then(|b| b.thread_state(thread.as_str()))
+    {
         prelude.extend(session_frame(&session));
     }
     if snapshot.is_some() {

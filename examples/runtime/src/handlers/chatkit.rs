@@ -211,7 +211,9 @@ fn answer_json(
         RequestBody::UpdateThread { thread_id, title } => {
             threads::update(store, &thread_id, &title)
         }
-        RequestBody::DeleteThread { thread_id } => threads::delete(store, &thread_id),
+        RequestBody::DeleteThread { thread_id } => {
+            threads::delete(store, &thread_id, state.acp.as_ref())
+        }
         RequestBody::SelectBranch { thread_id, item_id } => {
             threads::select_branch(store, &thread_id, &item_id)
         }

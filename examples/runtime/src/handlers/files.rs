@@ -61,7 +61,7 @@ pub async fn search(state: &Arc<AppState>, user: User, request: &Value) -> Respo
     if !(1..=MAX_LIMIT).contains(&limit) {
         return bad_request(&format!("limit is 1 to {MAX_LIMIT}"));
     }
-    let Some(bridge) = acp::bridge() else {
+    let Some(bridge) = state.acp.clone() else {
         return json_error(
             StatusCode::BAD_REQUEST,
             "no_agent",

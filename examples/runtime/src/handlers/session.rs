@@ -65,7 +65,7 @@ pub async fn request(
     if let Err(why) = check(&request) {
         return bad_request(&why);
     }
-    let Some(bridge) = acp::bridge() else {
+    let Some(bridge) = state.acp.clone() else {
         return match request {
             SessionRequest::Get { .. } => Json(SessionAnswer { session: None }).into_response(),
             _ => json_error(

@@ -8,6 +8,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use chat_shell_core::protocol::chatkit::{ItemId, ListOrder, Page, Thread, ThreadId, ThreadItem};
 use serde_json::json;
+use std::sync::Arc;
 
 /// Threads always go out with an `items` page (empty outside `threads.get_by_id`).
 pub(crate) fn with_items(mut thread: Thread, items: Page<ThreadItem>) -> Thread {
@@ -84,10 +85,15 @@ pub(crate) fn update(
     })
 }
 
-/// `threads.delete`: the thread with its items and attachments; its agent session ends.
-pub(crate) fn delete(store: &UserStore<'_>, thread_id: &ThreadId) -> store::Result<Response> {
+/// `threads.delete`: the thread with its items and attachments; its agent session ends
+/// (`bridge`: the ACP bridge, with `--acp`).
+pub(crate) fn delete(
+    store: &UserStore<'_>,
+    thread_id: &ThreadId,
+    bridge: Option<&Arc<crate::acp::Bridge>>,
+) -> store::Result<Response> {
     Ok(if store.delete_thread(thread_id)? {
-        if let Some(bridge) = crate::acp::bridge() {
+        if let Some(bridge) = bridge {
             bridge.thread_deleted(thread_id.as_str());
         }
         Json(json!({})).into_response()

@@ -1,5 +1,5 @@
 use super::answers::Scenario;
-use super::png::{base64, crc32, sample_png};
+use super::png::sample_png;
 use super::rich::structured_questions;
 use super::texts::{even_chunks, long_text};
 use super::widgets::{showcase_card, widget, widget_item};
@@ -332,11 +332,24 @@ fn last_text(evs: &[StreamEvent]) -> String {
 
 #[test]
 fn sample_png_is_a_valid_png() {
-    let url = sample_png(4);
-    assert!(url.starts_with("data:image/png;base64,iVBORw0KGgo"));
-    assert_eq!(base64(b"Man"), "TWFu");
-    assert_eq!(base64(b"Ma"), "TWE=");
-    assert_eq!(base64(b"M"), "TQ==");
-    assert_eq!(crc32(b"IEND"), 0xae42_6082);
-    assert_ne!(sample_png(8), sample_png(1));
+    use base64::Engine as _;
+    let mut seen = Vec::new();
+    for block in [1, 4, 8] {
+        let url = sample_png(block);
+        let base64 = url.strip_prefix("data:image/png;base64,").expect(&url);
+        let png = base64::engine::general_purpose::STANDARD
+            .decode(base64)
+            .unwrap();
+        assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"));
+        // IHDR first: 48×32, 8-bit RGB.
+        assert_eq!(&png[12..16], b"IHDR");
+        assert_eq!(&png[16..29], [0, 0, 0, 48, 0, 0, 0, 32, 8, 2, 0, 0, 0]);
+        // IEND last (its CRC is fixed).
+        assert!(png.ends_with(b"\0\0\0\0IEND\xae\x42\x60\x82"));
+        seen.push(png);
+    }
+    // Each stage differs, and the blurrier the smaller.
+    assert!(seen[0].len() > seen[1].len() && seen[1].len() > seen[2].len());
+    assert_eq!(sample_png(0), sample_png(1));
+    assert_eq!(sample_png(5), sample_png(4));
 }

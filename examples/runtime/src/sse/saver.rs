@@ -14,7 +14,7 @@ const FLUSH_EVERY: Duration = Duration::from_millis(250);
 
 /// Mirrors the run into the store as it goes, so `threads.get_by_id` returns what the
 /// client saw, partial items included. Each write runs on a blocking thread and is awaited
-/// before the event goes out. The items' state is the run's (`runs::RunItems`).
+/// before the event goes out. The items' state is the run's (`runs::fold::RunItems`).
 pub(crate) struct Saver {
     store: Arc<Store>,
     user: User,

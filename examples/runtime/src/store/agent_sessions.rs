@@ -10,52 +10,6 @@ use chat_shell_core::protocol::chatkit::ThreadId;
 use rusqlite::{params, params_from_iter};
 use std::collections::HashMap;
 
-/// The SQLite table, made by [`create_sqlite`] (its index is in the store's `INDEXES`).
-const SQLITE_TABLE: &str = "
-CREATE TABLE agent_sessions (
-    id TEXT PRIMARY KEY,
-    owner TEXT,
-    thread_id TEXT,
-    ended INTEGER NOT NULL DEFAULT 0
-)";
-
-/// The PostgreSQL migration: the table, its index, and the sessions threads already hold.
-pub(super) const PG_MIGRATION: &str = "
-CREATE TABLE agent_sessions (
-    id TEXT PRIMARY KEY,
-    owner TEXT,
-    thread_id TEXT,
-    ended BOOLEAN NOT NULL DEFAULT false
-);
-CREATE INDEX agent_sessions_by_thread ON agent_sessions (thread_id);
-INSERT INTO agent_sessions (id, owner, thread_id)
-SELECT DISTINCT ON (session) session, owner, id
-FROM (SELECT metadata_json::jsonb ->> 'acp_session_id' AS session, owner, id, created_at, n
-      FROM threads) held
-WHERE session IS NOT NULL
-ORDER BY session, created_at, n
-ON CONFLICT (id) DO NOTHING;";
-
-/// Makes the table in a SQLite database that has none, recording the sessions its threads
-/// already hold (the oldest thread wins a session two of them name).
-pub(super) fn create_sqlite(conn: &Connection) -> Result<()> {
-    let exists = conn
-        .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'agent_sessions'")?
-        .exists([])?;
-    if exists {
-        return Ok(());
-    }
-    conn.execute_batch(SQLITE_TABLE)?;
-    conn.execute(
-        "INSERT OR IGNORE INTO agent_sessions (id, owner, thread_id)
-         SELECT json_extract(metadata_json, '$.acp_session_id'), owner, id FROM threads
-         WHERE json_extract(metadata_json, '$.acp_session_id') IS NOT NULL
-         ORDER BY created_at, rowid",
-        [],
-    )?;
-    Ok(())
-}
-
 /// Records a session the agent has just created (`session/new`): the id names that new
 /// session now, whatever it named before (an agent restarted may number its sessions anew).
 const RECORD_SQLITE: &str = "

@@ -14,8 +14,9 @@
 //! The interface the rest of the runtime uses is [`Store`] (the process's handle: open,
 //! the identity secret, claims, views) and [`UserStore`] (one user's threads, items,
 //! feedback and attachments, in `user`); views are in `views`, whose each agent session is
-//! in `agent_sessions`, the seeded thread in `seed`. Ids and timestamps ([`new_id`],
-//! [`now_iso`]) do not depend on SQLite.
+//! in `agent_sessions`, the seeded thread in `seed`. Both backends' schemas come from
+//! versioned migrations, applied at open by one runner (`migrations`). Ids and timestamps
+//! ([`new_id`], [`now_iso`]) do not depend on SQLite.
 //!
 //! Both backends answer every method the same way (the tests in `tests` run on both);
 //! each `UserStore` method hands over to `pg` first when the store is PostgreSQL.
@@ -24,6 +25,9 @@ mod agent_sessions;
 #[cfg(test)]
 mod branch_tests;
 mod branches;
+#[cfg(test)]
+mod migration_tests;
+mod migrations;
 pub mod pg;
 mod seed;
 #[cfg(test)]
@@ -39,7 +43,6 @@ use chat_shell_core::protocol::chatkit::{ItemKind, Page, Thread, ThreadId, Threa
 use rusqlite::{params, Connection};
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 /// A store failure: for the log only (handlers answer a bare 500, see `errors::internal`).
 #[derive(Debug)]
@@ -84,73 +87,6 @@ impl From<r2d2::Error> for Error {
 }
 
 pub type Result<T> = std::result::Result<T, Error>;
-
-const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS threads (
-    id TEXT PRIMARY KEY,
-    owner TEXT,
-    title TEXT,
-    created_at TEXT NOT NULL,
-    status_json TEXT NOT NULL,
-    metadata_json TEXT NOT NULL,
-    leaf TEXT
-);
-CREATE TABLE IF NOT EXISTS items (
-    id TEXT NOT NULL,
-    thread_id TEXT NOT NULL,
-    owner TEXT,
-    seq INTEGER NOT NULL,
-    created_at TEXT NOT NULL,
-    json TEXT NOT NULL,
-    parent TEXT,
-    PRIMARY KEY (thread_id, id)
-);
-CREATE INDEX IF NOT EXISTS items_by_thread ON items (thread_id, seq);
-CREATE TABLE IF NOT EXISTS attachments (
-    id TEXT PRIMARY KEY,
-    owner TEXT,
-    name TEXT NOT NULL,
-    mime_type TEXT NOT NULL,
-    size INTEGER NOT NULL,
-    thread_id TEXT,
-    bytes BLOB
-);
-CREATE TABLE IF NOT EXISTS feedback (
-    item_id TEXT PRIMARY KEY,
-    kind TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS views (
-    thread_id TEXT NOT NULL,
-    view_type TEXT NOT NULL,
-    seq INTEGER NOT NULL,
-    content_json TEXT NOT NULL,
-    updated_at TEXT NOT NULL,
-    PRIMARY KEY (thread_id, view_type)
-);
-CREATE TABLE IF NOT EXISTS meta (
-    key TEXT PRIMARY KEY,
-    value BLOB NOT NULL
-);
-";
-
-/// After [`SCHEMA`] and [`migrate`]: `owner` and `parent` exist by then in databases of
-/// any age.
-const INDEXES: &str = "
-CREATE INDEX IF NOT EXISTS items_by_parent ON items (thread_id, parent);
-CREATE INDEX IF NOT EXISTS threads_by_owner ON threads (owner, created_at);
-CREATE INDEX IF NOT EXISTS attachments_by_thread ON attachments (thread_id);
-CREATE INDEX IF NOT EXISTS agent_sessions_by_thread ON agent_sessions (thread_id);
-";
-
-/// Columns added since the first release (databases made before get them, empty): the
-/// owners, and the branches (`store::branches`).
-const ADDED_COLUMNS: [(&str, &str); 5] = [
-    ("threads", "owner"),
-    ("items", "owner"),
-    ("attachments", "owner"),
-    ("threads", "leaf"),
-    ("items", "parent"),
-];
 
 /// An attachment as stored (the wire `Attachment` is built from it by the server).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -200,11 +136,8 @@ impl Store {
         Store::init(Connection::open_in_memory()?)
     }
 
-    fn init(conn: Connection) -> Result<Store> {
-        conn.execute_batch(SCHEMA)?;
-        migrate(&conn)?;
-        agent_sessions::create_sqlite(&conn)?;
-        conn.execute_batch(INDEXES)?;
+    fn init(mut conn: Connection) -> Result<Store> {
+        migrations::sqlite(&mut conn)?;
         conn.execute(
             "INSERT OR IGNORE INTO meta (key, value) VALUES ('cookie_secret', ?1)",
             [random_bytes::<32>().as_slice()],
@@ -408,22 +341,6 @@ fn settled_permission(json: &str) -> Option<ThreadItem> {
     Some(item)
 }
 
-/// Adds the [`ADDED_COLUMNS`] a database made before them lacks. Its rows keep an empty
-/// owner until [`Store::claim_unowned`], and no parents until their thread branches.
-fn migrate(conn: &Connection) -> Result<()> {
-    for (table, column) in ADDED_COLUMNS {
-        let has = conn
-            .prepare(&format!(
-                "SELECT 1 FROM pragma_table_info('{table}') WHERE name = '{column}'"
-            ))?
-            .exists([])?;
-        if !has {
-            conn.execute_batch(&format!("ALTER TABLE {table} ADD COLUMN {column} TEXT"))?;
-        }
-    }
-    Ok(())
-}
-
 /// `N` bytes from the operating system's CSPRNG.
 pub fn random_bytes<const N: usize>() -> [u8; N] {
     let mut bytes = [0u8; N];
@@ -444,20 +361,24 @@ pub fn new_id(prefix: &str) -> String {
 
 /// The current UTC time as the SDK writes it: naive ISO 8601 with microseconds.
 pub fn now_iso() -> String {
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or_default();
-    format_iso(now.as_secs(), now.subsec_micros())
+    iso(jiff::Timestamp::now())
 }
 
+/// [`iso`] of `secs` and `micros` since the epoch (a time past jiff's range, the year 9999,
+/// reads as its last instant).
+#[cfg(test)]
 fn format_iso(secs: u64, micros: u32) -> String {
-    let days = (secs / 86_400) as i64;
-    let rem = secs % 86_400;
-    let (y, m, d) = chat_shell_core::history::civil_from_days(days);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{micros:06}",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
+    let at = i64::try_from(secs)
+        .ok()
+        .and_then(|secs| jiff::Timestamp::new(secs, micros as i32 * 1000).ok())
+        .unwrap_or(jiff::Timestamp::MAX);
+    iso(at)
+}
+
+/// `at` in UTC as `2026-11-21T08:28:56.274912`: no offset, always six fraction digits.
+fn iso(at: jiff::Timestamp) -> String {
+    jiff::tz::Offset::UTC
+        .to_datetime(at)
+        .strftime("%Y-%m-%dT%H:%M:%S.%6f")
+        .to_string()
 }

@@ -1,10 +1,10 @@
 //! The PostgreSQL backend (`--database postgres://…`): the tables and answers of the
 //! SQLite one, on a pool of connections, so that several instances can share a database.
 //!
-//! The schema comes from versioned migrations ([`MIGRATIONS`]), applied once each at start
-//! under an advisory lock (instances starting together do not race). Statements run on
-//! the server's blocking threads, one pooled connection each; the runs shared between
-//! instances (`shared`) use the same pool.
+//! The schema comes from versioned migrations (`migrations::POSTGRES`), applied once each
+//! at start under an advisory lock (instances starting together do not race). Statements
+//! run on the server's blocking threads, one pooled connection each; the runs shared
+//! between instances (`shared`) use the same pool.
 
 use super::branches;
 use super::*;
@@ -22,93 +22,6 @@ const POOL_SIZE: u32 = 16;
 const POOL_WAIT: Duration = Duration::from_secs(10);
 /// Connecting gives up after this long when the URL does not say.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
-/// The advisory lock the migrations run under (any fixed number; "chatshel" in ASCII).
-const MIGRATION_LOCK: i64 = 0x6368_6174_7368_656c;
-
-/// The schema, one version at a time; a database keeps the versions it has in
-/// `schema_migrations`. Append, never edit a released one.
-const MIGRATIONS: &[(i32, &str)] = &[
-    (
-        1,
-        "CREATE TABLE threads (
-            n BIGSERIAL NOT NULL,
-            id TEXT PRIMARY KEY,
-            owner TEXT,
-            title TEXT,
-            created_at TEXT NOT NULL,
-            status_json TEXT NOT NULL,
-            metadata_json TEXT NOT NULL
-        );
-        CREATE INDEX threads_by_owner ON threads (owner, created_at, n);
-        -- One sequence for every thread's items: an item's place never needs a lock.
-        CREATE SEQUENCE item_seq;
-        CREATE TABLE items (
-            id TEXT NOT NULL,
-            thread_id TEXT NOT NULL,
-            owner TEXT,
-            seq BIGINT NOT NULL DEFAULT nextval('item_seq'),
-            created_at TEXT NOT NULL,
-            json TEXT NOT NULL,
-            PRIMARY KEY (thread_id, id)
-        );
-        CREATE INDEX items_by_thread ON items (thread_id, seq);
-        CREATE TABLE attachments (
-            id TEXT PRIMARY KEY,
-            owner TEXT,
-            name TEXT NOT NULL,
-            mime_type TEXT NOT NULL,
-            size BIGINT NOT NULL,
-            thread_id TEXT,
-            bytes BYTEA
-        );
-        CREATE INDEX attachments_by_thread ON attachments (thread_id);
-        CREATE TABLE feedback (item_id TEXT PRIMARY KEY, kind TEXT NOT NULL);
-        CREATE TABLE views (
-            thread_id TEXT NOT NULL,
-            view_type TEXT NOT NULL,
-            seq BIGINT NOT NULL,
-            content_json TEXT NOT NULL,
-            updated_at TEXT NOT NULL,
-            PRIMARY KEY (thread_id, view_type)
-        );
-        CREATE TABLE meta (key TEXT PRIMARY KEY, value BYTEA NOT NULL);",
-    ),
-    (
-        2,
-        "CREATE TABLE instances (
-            id TEXT PRIMARY KEY,
-            heartbeat TIMESTAMPTZ NOT NULL DEFAULT now()
-        );
-        CREATE TABLE runs (
-            id TEXT PRIMARY KEY,
-            thread_id TEXT NOT NULL,
-            owner TEXT NOT NULL,
-            instance TEXT NOT NULL,
-            started_at TIMESTAMPTZ NOT NULL DEFAULT now(),
-            cancel_requested BOOLEAN NOT NULL DEFAULT false,
-            waiting_item TEXT,
-            outcome TEXT,
-            ended_at TIMESTAMPTZ
-        );
-        -- One shared run per thread: the one every instance's channels follow.
-        CREATE UNIQUE INDEX runs_live_by_thread ON runs (thread_id) WHERE outcome IS NULL;
-        CREATE INDEX runs_by_instance ON runs (instance) WHERE outcome IS NULL;
-        CREATE TABLE run_events (
-            run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
-            seq INTEGER NOT NULL,
-            json TEXT NOT NULL,
-            PRIMARY KEY (run_id, seq)
-        );",
-    ),
-    (3, agent_sessions::PG_MIGRATION),
-    (
-        4,
-        "ALTER TABLE threads ADD COLUMN leaf TEXT;
-        ALTER TABLE items ADD COLUMN parent TEXT;
-        CREATE INDEX items_by_parent ON items (thread_id, parent);",
-    ),
-];
-
 /// The PostgreSQL store: a pool, and the URL (never logged: it may hold a password) for
 /// the listener's own connection.
 pub struct Pg {
@@ -140,7 +53,7 @@ impl Pg {
             pool: Some(pool),
             config,
         };
-        migrate(&mut *pg.conn()?)?;
+        super::migrations::postgres(&mut *pg.conn()?)?;
         Ok(pg)
     }
 
@@ -331,32 +244,6 @@ impl Drop for Pg {
             std::thread::spawn(move || drop(pool));
         }
     }
-}
-
-/// Brings the schema up to the last of [`MIGRATIONS`], in one transaction.
-fn migrate(c: &mut postgres::Client) -> Result<()> {
-    let mut tx = c.transaction()?;
-    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])?;
-    tx.batch_execute(
-        "CREATE TABLE IF NOT EXISTS schema_migrations (
-            version INTEGER PRIMARY KEY,
-            applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
-        )",
-    )?;
-    let done: Vec<i32> = tx
-        .query("SELECT version FROM schema_migrations", &[])?
-        .iter()
-        .map(|r| r.get(0))
-        .collect();
-    for (version, sql) in MIGRATIONS.iter().filter(|(v, _)| !done.contains(v)) {
-        tx.batch_execute(sql)?;
-        tx.execute(
-            "INSERT INTO schema_migrations (version) VALUES ($1)",
-            &[version],
-        )?;
-    }
-    tx.commit()?;
-    Ok(())
 }
 
 fn thread_from_pg(row: &Row) -> Result<Thread> {

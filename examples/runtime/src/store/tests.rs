@@ -714,9 +714,9 @@ fn threads_of_an_older_database_keep_their_agent_sessions() {
         let alice = db.user("alice");
         let mut thread = alice.create_thread().unwrap();
         set_session(&alice, &mut thread, "s-old");
-        // As a database made before sessions had owners.
+        // As a database made before sessions had owners (and versions were recorded).
         db.conn()
-            .execute_batch("DROP TABLE agent_sessions")
+            .execute_batch("DROP TABLE agent_sessions; DROP TABLE schema_migrations")
             .unwrap();
         thread.id
     };
