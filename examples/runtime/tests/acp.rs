@@ -7,26 +7,13 @@
 
 mod common;
 
-use common::{agent_bin, Process, Stream};
+use common::{agent_bin, Request, Runtime, Stream};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 fn temp_dir(name: &str) -> PathBuf {
     common::temp_dir("acp", name)
-}
-
-struct Runtime {
-    process: Process,
-    cookie: Mutex<Option<String>>,
-}
-
-impl std::ops::Deref for Runtime {
-    type Target = Process;
-    fn deref(&self) -> &Process {
-        &self.process
-    }
 }
 
 /// The agent command for `--acp`.
@@ -34,32 +21,22 @@ fn agent(extra: &str) -> String {
     format!("{} --pace-ms 2 {extra}", agent_bin().display())
 }
 
+/// The file's runtimes and requests, as one browser ([`Runtime::post`]).
 impl Runtime {
     fn start(args: &[&str]) -> Runtime {
         Runtime::start_env(args, &[])
     }
 
     fn start_env(args: &[&str], env: &[(&str, &str)]) -> Runtime {
-        let mut all = vec!["--dist", "/nonexistent"];
-        all.extend_from_slice(args);
-        Runtime {
-            process: Process::start(&all, env, true),
-            cookie: Mutex::new(None),
-        }
-    }
-
-    /// Opens `POST /chatkit` with `request`; the identity cookie goes along and is kept.
-    async fn open(&self, request: Value) -> Stream {
-        let cookie = self.cookie.lock().unwrap().clone();
-        let stream = self.process.open(cookie.as_deref(), &request).await;
-        if let Some(pair) = stream.cookie() {
-            *self.cookie.lock().unwrap() = Some(pair);
-        }
-        stream
+        Runtime::builder()
+            .args(&["--dist", "/nonexistent"])
+            .args(args)
+            .envs(env)
+            .start()
     }
 
     async fn json(&self, request: Value) -> Value {
-        self.open(request).await.json().await
+        self.post(request).await.json().await
     }
 
     /// A message in a new thread (`None`) or `thread`; returns the open stream.
@@ -71,7 +48,7 @@ impl Runtime {
                 json!({"type": "threads.add_user_message", "params": {"thread_id": t, "input": input}})
             }
         };
-        self.open(request).await
+        self.post(request).await
     }
 
     async fn items(&self, thread: &str) -> Vec<Value> {
@@ -92,15 +69,11 @@ impl Runtime {
             .json(json!({"type": "attachments.create", "params": {"name": name, "size": bytes.len(), "mime_type": mime}}))
             .await;
         let id = created["id"].as_str().unwrap();
-        let cookie = self.cookie.lock().unwrap().clone();
         let mut put = self
-            .process
-            .send(
-                "PUT",
-                &format!("/upload/{id}"),
-                Some(mime),
-                cookie.as_deref(),
-                bytes,
+            .browse(
+                Request::new("PUT", &format!("/upload/{id}"))
+                    .content_type(Some(mime))
+                    .body(bytes),
             )
             .await;
         assert_eq!(put.status(), 200);
@@ -111,7 +84,7 @@ impl Runtime {
     /// The thread's Diff view as its channel replays it (`None` when it has none).
     async fn diff_view(&self, thread: &str) -> Option<Value> {
         let mut s = self
-            .open(json!({"type": "threads.subscribe", "params": {"thread_id": thread, "after": null}}))
+            .post(json!({"type": "threads.subscribe", "params": {"thread_id": thread, "after": null}}))
             .await;
         let events = s
             .until("thread.channel.ready", |e| {
@@ -133,7 +106,7 @@ impl Runtime {
         outcome: Value,
     ) -> Vec<Value> {
         let mut s = self
-            .open(json!({"type": "threads.custom_action", "params": {
+            .post(json!({"type": "threads.custom_action", "params": {
                 "thread_id": thread, "item_id": item,
                 "action": {"type": "acp.permission_response", "payload": {"toolCallId": tool_call, "outcome": outcome}}
             }}))
@@ -525,7 +498,7 @@ async fn stop_cancels_a_long_run_and_keeps_what_was_said() {
     ))
     .unwrap_or_else(|| panic!("no leave line in:\n{}", rt.output()));
     let mut channel = rt
-        .open(json!({"type": "threads.subscribe", "params": {"thread_id": thread, "after": null}}))
+        .post(json!({"type": "threads.subscribe", "params": {"thread_id": thread, "after": null}}))
         .await;
     let opened = channel
         .until("the snapshot's message", |e| {
@@ -696,7 +669,7 @@ async fn attachments_reach_the_agent_as_acp_content() {
         "inference_options": {},
     });
     let events = rt
-        .open(json!({"type": "threads.create", "params": {"input": input}}))
+        .post(json!({"type": "threads.create", "params": {"input": input}}))
         .await
         .rest()
         .await;
@@ -742,11 +715,11 @@ async fn a_thread_loads_its_session_after_a_restart() {
     let (thread, cookie) = {
         let rt = Runtime::start(&args);
         let events = rt.say(None, "my first words").await.rest().await;
-        let cookie = rt.cookie.lock().unwrap().clone();
+        let cookie = rt.cookie();
         (thread_id(&events), cookie)
     };
     let rt = Runtime::start(&args);
-    *rt.cookie.lock().unwrap() = cookie;
+    rt.set_cookie(cookie);
     let events = rt.say(Some(&thread), "recall").await.rest().await;
     assert!(!events.iter().any(|e| e["type"] == "notice"), "{events:#?}");
     let items = rt.items(&thread).await;
@@ -776,12 +749,12 @@ async fn a_permission_left_asking_by_a_crash_is_settled_after_a_restart() {
         let events = s
             .until("the permission request", permission_requested)
             .await;
-        let cookie = rt.cookie.lock().unwrap().clone();
+        let cookie = rt.cookie();
         (thread_id(&events), cookie)
         // The runtime is killed here, with the card asking.
     };
     let rt = Runtime::start(&args);
-    *rt.cookie.lock().unwrap() = cookie;
+    rt.set_cookie(cookie);
     let items = rt.items(&thread).await;
     let asked = tool_calls(&items)
         .into_iter()

@@ -7,10 +7,9 @@
 
 mod common;
 
-use common::{agent_bin, Process, Stream};
+use common::{agent_bin, Runtime, Stream};
 use serde_json::{json, Value};
 use std::path::PathBuf;
-use std::sync::Mutex;
 use std::time::Duration;
 
 fn temp_dir(name: &str) -> PathBuf {
@@ -22,37 +21,21 @@ fn agent(extra: &str) -> String {
     format!("{} --pace-ms 2 {extra}", agent_bin().display())
 }
 
-struct Runtime {
-    process: Process,
-    cookie: Mutex<Option<String>>,
-}
-
+/// The file's runtimes and requests, as one browser.
 impl Runtime {
     fn start(args: &[&str]) -> Runtime {
         let mut all = vec!["--dist", "/nonexistent"];
         all.extend_from_slice(args);
-        Runtime {
-            process: Process::start(&all, &[], true),
-            cookie: Mutex::new(None),
-        }
+        Runtime::spawn(&all)
     }
 
     fn acp() -> Runtime {
         Runtime::start(&["--memory", "--acp", &agent("")])
     }
 
-    async fn open(&self, request: Value) -> Stream {
-        let cookie = self.cookie.lock().unwrap().clone();
-        let stream = self.process.open(cookie.as_deref(), &request).await;
-        if let Some(pair) = stream.cookie() {
-            *self.cookie.lock().unwrap() = Some(pair);
-        }
-        stream
-    }
-
     /// A JSON request: its status and body.
     async fn call(&self, request: Value) -> (u16, Value) {
-        let mut s = self.open(request).await;
+        let mut s = self.post(request).await;
         let status = s.status();
         (status, s.json().await)
     }
@@ -77,7 +60,7 @@ impl Runtime {
     }
 
     async fn say(&self, thread: Option<&str>, text: &str) -> Stream {
-        self.open(match thread {
+        self.post(match thread {
             None => common::create(text),
             Some(t) => common::add_message(t, text),
         })
@@ -92,7 +75,7 @@ impl Runtime {
     }
 
     async fn elicitation_response(&self, thread: &str, item: &str, payload: Value) -> Vec<Value> {
-        self.open(json!({"type": "threads.custom_action", "params": {
+        self.post(json!({"type": "threads.custom_action", "params": {
             "thread_id": thread, "item_id": item,
             "action": {"type": "acp.elicitation_response", "payload": payload}
         }}))
@@ -217,9 +200,9 @@ async fn the_draft_session_is_adopted_by_the_first_message() {
     assert!(!events.iter().any(|e| e["type"] == "error"), "{events:#?}");
     let thread = thread_id(&events);
     assert!(
-        rt.process.output().contains("adopted the draft session"),
+        rt.output().contains("adopted the draft session"),
         "{}",
-        rt.process.output()
+        rt.output()
     );
     // The thread's session is the draft, with the mode set before the message.
     let session = rt.get(Some(&thread)).await;
@@ -234,11 +217,8 @@ async fn the_channel_carries_the_session_state() {
     let rt = Runtime::acp();
     let events = rt.say(None, "hello").await.rest().await;
     let thread = thread_id(&events);
-    let cookie = rt.cookie.lock().unwrap().clone().unwrap();
-    let mut channel = rt
-        .process
-        .open(Some(&cookie), &common::subscribe(&thread))
-        .await;
+    let cookie = rt.identity();
+    let mut channel = rt.open(Some(&cookie), &common::subscribe(&thread)).await;
     let seen = channel
         .until("thread.session.updated", |e| {
             e["type"] == "thread.session.updated"
@@ -302,12 +282,12 @@ async fn another_user_cannot_touch_a_thread_session() {
     let events = rt.say(None, "hello").await.rest().await;
     let thread = thread_id(&events);
     assert!(rt.get(Some(&thread)).await.is_object());
-    let other = rt.process.new_identity().await;
+    let other = rt.new_identity().await;
     for request in [
         json!({"type": "acp.session.get", "params": {"thread_id": thread}}),
         json!({"type": "acp.session.set", "params": {"thread_id": thread, "control_id": "mode", "value": "code"}}),
     ] {
-        let mut s = rt.process.open(Some(&other), &request).await;
+        let mut s = rt.open(Some(&other), &request).await;
         assert_eq!(s.status(), 404, "{request}");
         assert_eq!(s.json().await["code"], "not_found");
     }
@@ -472,13 +452,13 @@ async fn sessions_are_listed_and_opened_after_a_restart() {
     let (thread, cookie) = {
         let rt = Runtime::start(&args);
         let events = rt.say(None, "my first words").await.rest().await;
-        let cookie = rt.cookie.lock().unwrap().clone();
+        let cookie = rt.cookie();
         (thread_id(&events), cookie)
     };
     let session_id = {
         // A restarted runtime: its user lists the agent's sessions, its thread named.
         let rt = Runtime::start(&args);
-        *rt.cookie.lock().unwrap() = cookie;
+        rt.set_cookie(cookie);
         let draft = rt.get(None).await;
         assert_eq!(draft["lists_sessions"], true, "{draft:#}");
         let list = rt
@@ -495,9 +475,8 @@ async fn sessions_are_listed_and_opened_after_a_restart() {
             .await;
         assert_eq!(opened["thread_id"], thread.as_str());
         // Another user neither sees nor opens it.
-        let other = rt.process.new_identity().await;
+        let other = rt.new_identity().await;
         let mut s = rt
-            .process
             .open(
                 Some(&other),
                 &json!({"type": "acp.sessions.list", "params": {"cursor": null}}),
@@ -513,7 +492,6 @@ async fn sessions_are_listed_and_opened_after_a_restart() {
             "{theirs:#}"
         );
         let s = rt
-            .process
             .open(
                 Some(&other),
                 &json!({"type": "acp.sessions.open", "params": {"session_id": session_id}}),
@@ -552,12 +530,7 @@ async fn sessions_are_listed_and_opened_after_a_restart() {
         .filter(|i| i["type"] == "user_message")
         .map(|i| i["content"][0]["text"].as_str().unwrap())
         .collect();
-    assert_eq!(
-        user_text,
-        ["my first words"],
-        "{items:#?}\n{}",
-        rt.process.output()
-    );
+    assert_eq!(user_text, ["my first words"], "{items:#?}\n{}", rt.output());
     assert!(
         items.iter().any(|i| i["type"] == "assistant_message"),
         "{items:#?}"

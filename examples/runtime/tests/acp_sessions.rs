@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{agent_bin, Process};
+use common::{agent_bin, Runtime};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -21,21 +21,21 @@ fn agent(sessions: Option<&Path>) -> String {
     command
 }
 
-fn start(agent: &str, more: &[&str]) -> Process {
+fn start(agent: &str, more: &[&str]) -> Runtime {
     let mut args = vec!["--dist", "/nonexistent", "--memory", "--acp", agent];
     args.extend_from_slice(more);
-    Process::start(&args, &[], true)
+    Runtime::spawn(&args)
 }
 
 /// A JSON request as `cookie`: its status and raw body.
-async fn call(rt: &Process, cookie: &str, request: Value) -> (u16, Vec<u8>) {
+async fn call(rt: &Runtime, cookie: &str, request: Value) -> (u16, Vec<u8>) {
     let mut s = rt.open(Some(cookie), &request).await;
     let status = s.status();
     s.read_to_end().await;
     (status, s.body)
 }
 
-async fn ok(rt: &Process, cookie: &str, request: Value) -> Value {
+async fn ok(rt: &Runtime, cookie: &str, request: Value) -> Value {
     let (status, body) = call(rt, cookie, request.clone()).await;
     let body: Value = serde_json::from_slice(&body).unwrap();
     assert_eq!(status, 200, "{request} -> {body}");
@@ -47,7 +47,7 @@ fn open_request(session: &str) -> Value {
 }
 
 /// The session ids `cookie` is offered by `acp.sessions.list`, with their threads.
-async fn listed(rt: &Process, cookie: &str) -> Vec<(String, Option<String>)> {
+async fn listed(rt: &Runtime, cookie: &str) -> Vec<(String, Option<String>)> {
     let list = ok(
         rt,
         cookie,
@@ -68,7 +68,7 @@ async fn listed(rt: &Process, cookie: &str) -> Vec<(String, Option<String>)> {
 }
 
 /// A new thread of `cookie` after one message: its id and its agent session's.
-async fn thread_with_session(rt: &Process, cookie: &str, text: &str) -> (String, String) {
+async fn thread_with_session(rt: &Runtime, cookie: &str, text: &str) -> (String, String) {
     let events = rt
         .open(Some(cookie), &common::create(text))
         .await
@@ -94,7 +94,7 @@ async fn thread_with_session(rt: &Process, cookie: &str, text: &str) -> (String,
 }
 
 /// What opening a session that does not exist answers.
-async fn not_found(rt: &Process, cookie: &str) -> (u16, Vec<u8>) {
+async fn not_found(rt: &Runtime, cookie: &str) -> (u16, Vec<u8>) {
     let answer = call(rt, cookie, open_request("sess-0-404")).await;
     assert_eq!(answer.0, 404, "{}", String::from_utf8_lossy(&answer.1));
     answer
@@ -250,7 +250,7 @@ fn control(session: &Value, id: &str) -> Value {
 
 /// A new thread of `cookie` (its first message says `n`), waiting for a turn of its own
 /// when its answers under way are at their limit.
-async fn new_thread(rt: &Process, cookie: &str, n: usize) {
+async fn new_thread(rt: &Runtime, cookie: &str, n: usize) {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         let mut s = rt

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{Process, Stream};
+use common::{Request, Runtime, Stream};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
@@ -48,23 +48,25 @@ fn ask(text: &str) -> Vec<u8> {
     body(json!([{ "role": "user", "content": text }]), None)
 }
 
-async fn post(rt: &Process, content_type: Option<&str>, body: &[u8]) -> Stream {
-    rt.send("POST", "/agent-ui", content_type, None, body).await
+async fn post(rt: &Runtime, content_type: Option<&str>, body: &[u8]) -> Stream {
+    rt.fetch(
+        Request::post("/agent-ui")
+            .content_type(content_type)
+            .body(body),
+    )
+    .await
 }
 
 /// The whole stream of a request that must succeed.
-async fn stream(rt: &Process, body: &[u8]) -> Vec<Value> {
+async fn stream(rt: &Runtime, body: &[u8]) -> Vec<Value> {
     let mut reply = post(rt, Some("application/json"), body).await;
     assert_eq!(reply.status(), 200);
-    assert_eq!(
-        reply.header("content-type").as_deref(),
-        Some("text/event-stream")
-    );
+    assert_eq!(reply.header("content-type"), Some("text/event-stream"));
     reply.rest().await
 }
 
 /// A request that must be refused with `status`; returns its error message.
-async fn refused(rt: &Process, content_type: Option<&str>, body: &[u8], status: u16) -> String {
+async fn refused(rt: &Runtime, content_type: Option<&str>, body: &[u8], status: u16) -> String {
     let mut reply = post(rt, content_type, body).await;
     assert_eq!(reply.status(), status);
     let error = reply.json().await;
@@ -76,7 +78,7 @@ async fn refused(rt: &Process, content_type: Option<&str>, body: &[u8], status: 
 
 #[tokio::test]
 async fn each_keyword_streams_exactly_its_log() {
-    let rt = Process::start(&["--memory"], &[], false);
+    let rt = Runtime::builder().args(&["--memory"]).quiet().start();
     for (text, fixture, name) in [
         ("hello there", STATUS, "status"),
         ("show me the team", TEAM, "team"),
@@ -98,7 +100,7 @@ async fn each_keyword_streams_exactly_its_log() {
 
 #[tokio::test]
 async fn frames_are_data_lines_and_the_stream_just_ends() {
-    let rt = Process::start(&["--memory"], &[], false);
+    let rt = Runtime::builder().args(&["--memory"]).quiet().start();
     let mut reply = post(&rt, Some("application/json"), &ask("child")).await;
     assert_eq!(reply.status(), 200);
     reply.read_to_end().await;
@@ -117,7 +119,7 @@ async fn frames_are_data_lines_and_the_stream_just_ends() {
 
 #[tokio::test]
 async fn the_gap_run_repeats_one_and_skips_two_then_resumes_in_full() {
-    let rt = Process::start(&["--memory"], &[], false);
+    let rt = Runtime::builder().args(&["--memory"]).quiet().start();
     let golden = log(GAP);
     let events = stream(&rt, &ask("show a gap")).await;
     assert_eq!(sequences(&events), [1, 2, 3, 3, 4, 7, 8, 9]);
@@ -166,7 +168,7 @@ fn respond(option: &str) -> Vec<u8> {
 
 #[tokio::test]
 async fn an_approval_goes_on_with_the_golden_continuation() {
-    let rt = Process::start(&["--memory"], &[], false);
+    let rt = Runtime::builder().args(&["--memory"]).quiet().start();
     let waiting = stream(&rt, &ask("deploy build 42")).await;
     assert_eq!(waiting.last().unwrap()["type"], "run.status");
     let required = waiting
@@ -183,7 +185,7 @@ async fn an_approval_goes_on_with_the_golden_continuation() {
 
 #[tokio::test]
 async fn a_teammates_older_messages_load_a_page_at_a_time_as_json() {
-    let rt = Process::start(&["--memory"], &[], false);
+    let rt = Runtime::builder().args(&["--memory"]).quiet().start();
     let hydrated = stream(&rt, &ask("child: load the tables")).await;
     let newest = hydrated
         .iter()
@@ -198,10 +200,7 @@ async fn a_teammates_older_messages_load_a_page_at_a_time_as_json() {
     };
     let mut reply = post(&rt, Some("application/json"), &page("an-1")).await;
     assert_eq!(reply.status(), 200);
-    assert_eq!(
-        reply.header("content-type").as_deref(),
-        Some("application/json")
-    );
+    assert_eq!(reply.header("content-type"), Some("application/json"));
     let first = reply.json().await;
     assert_eq!(first["type"], "session.hydrated");
     assert_eq!(first["agentId"], "analyst@data");
@@ -235,7 +234,7 @@ async fn a_teammates_older_messages_load_a_page_at_a_time_as_json() {
 
 #[tokio::test]
 async fn a_question_is_answered_with_text_and_the_run_confirms_that_answer() {
-    let rt = Process::start(&["--memory"], &[], false);
+    let rt = Runtime::builder().args(&["--memory"]).quiet().start();
     let waiting = stream(&rt, &ask("clarify the release notes")).await;
     let required = waiting
         .iter()
@@ -279,7 +278,7 @@ async fn a_question_is_answered_with_text_and_the_run_confirms_that_answer() {
 
 #[tokio::test]
 async fn a_plan_decision_is_confirmed_then_the_plan_runs_or_waits_for_revision() {
-    let rt = Process::start(&["--memory"], &[], false);
+    let rt = Runtime::builder().args(&["--memory"]).quiet().start();
     let waiting = stream(&rt, &ask("plan the release notes")).await;
     let required = waiting
         .iter()
@@ -318,7 +317,7 @@ async fn a_plan_decision_is_confirmed_then_the_plan_runs_or_waits_for_revision()
 
 #[tokio::test]
 async fn structured_input_is_answered_by_question_id_and_the_run_confirms_those_answers() {
-    let rt = Process::start(&["--memory"], &[], false);
+    let rt = Runtime::builder().args(&["--memory"]).quiet().start();
     let waiting = stream(&rt, &ask("fill in the release form")).await;
     let required = waiting
         .iter()
@@ -361,7 +360,7 @@ async fn structured_input_is_answered_by_question_id_and_the_run_confirms_those_
 
 #[tokio::test]
 async fn a_rejection_fails_the_tool_and_says_so() {
-    let rt = Process::start(&["--memory"], &[], false);
+    let rt = Runtime::builder().args(&["--memory"]).quiet().start();
     let events = stream(&rt, &respond("reject")).await;
     assert_eq!(sequences(&events), (7..=12).collect::<Vec<_>>());
     let types: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
@@ -402,7 +401,7 @@ async fn a_rejection_fails_the_tool_and_says_so() {
 
 #[tokio::test]
 async fn what_is_not_a_request_is_refused() {
-    let rt = Process::start(&["--memory"], &[], false);
+    let rt = Runtime::builder().args(&["--memory"]).quiet().start();
     let json_type = Some("application/json");
     let user = json!([{ "role": "user", "content": "deploy" }]);
     for (write, says) in [
@@ -469,7 +468,10 @@ async fn what_is_not_a_request_is_refused() {
 
 #[tokio::test]
 async fn events_come_pace_apart() {
-    let rt = Process::start(&["--memory", "--pace-ms", "25"], &[], false);
+    let rt = Runtime::builder()
+        .args(&["--memory", "--pace-ms", "25"])
+        .quiet()
+        .start();
     let started = Instant::now();
     let events = stream(&rt, &ask("child")).await;
     assert_eq!(events, log(CHILD));
@@ -485,13 +487,10 @@ async fn events_come_pace_apart() {
 
 /// Opens a live run with `body`; its stream and the identity cookie it was given (a queue
 /// or a steer must come from the same identity).
-async fn open_live(rt: &Process, body: &[u8]) -> (Stream, String) {
+async fn open_live(rt: &Runtime, body: &[u8]) -> (Stream, String) {
     let reply = post(rt, Some("application/json"), body).await;
     assert_eq!(reply.status(), 200);
-    assert_eq!(
-        reply.header("content-type").as_deref(),
-        Some("text/event-stream")
-    );
+    assert_eq!(reply.header("content-type"), Some("text/event-stream"));
     let cookie = reply.cookie().expect("an identity cookie");
     (reply, cookie)
 }
@@ -511,7 +510,7 @@ fn turn_body(kind: &str, run_id: &str, text: &str) -> Vec<u8> {
 
 /// POSTs a queue or a steer as `cookie` (`None`: a new identity); its status and JSON.
 async fn turn(
-    rt: &Process,
+    rt: &Runtime,
     cookie: Option<&str>,
     kind: &str,
     run_id: &str,
@@ -519,17 +518,19 @@ async fn turn(
 ) -> (u16, Value) {
     let body = turn_body(kind, run_id, text);
     let mut reply = rt
-        .send("POST", "/agent-ui", Some("application/json"), cookie, &body)
+        .fetch(
+            Request::post("/agent-ui")
+                .content_type(Some("application/json"))
+                .cookie(cookie)
+                .body(body),
+        )
         .await;
-    assert_eq!(
-        reply.header("content-type").as_deref(),
-        Some("application/json")
-    );
+    assert_eq!(reply.header("content-type"), Some("application/json"));
     (reply.status(), reply.json().await)
 }
 
 /// A queue or steer that must be accepted; its turn id.
-async fn accepted(rt: &Process, cookie: &str, kind: &str, run_id: &str, text: &str) -> String {
+async fn accepted(rt: &Runtime, cookie: &str, kind: &str, run_id: &str, text: &str) -> String {
     let (status, reply) = turn(rt, Some(cookie), kind, run_id, text).await;
     assert_eq!(status, 202, "{reply}");
     assert_eq!(reply["accepted"], kind);
@@ -540,7 +541,7 @@ async fn accepted(rt: &Process, cookie: &str, kind: &str, run_id: &str, text: &s
 }
 
 /// A queue or steer refused as not active (409).
-async fn not_active(rt: &Process, cookie: Option<&str>, kind: &str, run_id: &str) {
+async fn not_active(rt: &Runtime, cookie: Option<&str>, kind: &str, run_id: &str) {
     let (status, reply) = turn(rt, cookie, kind, run_id, "hello").await;
     assert_eq!(status, 409, "{kind} {run_id}: {reply}");
     assert_eq!(
@@ -597,7 +598,7 @@ fn assert_started(event: &Value) {
 
 #[tokio::test]
 async fn a_long_run_is_live_and_streams_forty_steps() {
-    let rt = Process::start(&["--memory"], &[], false);
+    let rt = Runtime::builder().args(&["--memory"]).quiet().start();
     let started = Instant::now();
     let with_thread = ask("write something long");
     let no_thread = json!({ "messages": [{ "role": "user", "content": "a Long one" }] })
@@ -647,7 +648,7 @@ async fn a_long_run_is_live_and_streams_forty_steps() {
 
 #[tokio::test]
 async fn queued_turns_run_next_on_the_same_stream() {
-    let rt = Process::start(&["--memory"], &[], false);
+    let rt = Runtime::builder().args(&["--memory"]).quiet().start();
     let (mut live, cookie) = open_live(&rt, &ask("write something long")).await;
     let first = live
         .next_event(Duration::from_secs(5))
@@ -746,7 +747,7 @@ async fn queued_turns_run_next_on_the_same_stream() {
 
 #[tokio::test]
 async fn a_steer_changes_course_mid_run() {
-    let rt = Process::start(&["--memory"], &[], false);
+    let rt = Runtime::builder().args(&["--memory"]).quiet().start();
     let (mut live, cookie) = open_live(&rt, &ask("write something long")).await;
     let mut events = live
         .until("the third step", |e| {
@@ -806,7 +807,7 @@ async fn a_steer_changes_course_mid_run() {
 
 #[tokio::test]
 async fn queue_and_steer_need_an_active_run_of_yours() {
-    let rt = Process::start(&["--memory"], &[], false);
+    let rt = Runtime::builder().args(&["--memory"]).quiet().start();
     let (mut live, cookie) = open_live(&rt, &ask("long")).await;
     let first = live
         .next_event(Duration::from_secs(5))
@@ -858,7 +859,7 @@ async fn queue_and_steer_need_an_active_run_of_yours() {
 
 #[tokio::test]
 async fn a_client_that_leaves_ends_its_live_run() {
-    let rt = Process::start(&["--memory"], &[], false);
+    let rt = Runtime::builder().args(&["--memory"]).quiet().start();
     let (mut live, cookie) = open_live(&rt, &ask("long")).await;
     let first = live
         .next_event(Duration::from_secs(5))

@@ -6,10 +6,10 @@
 
 mod common;
 
-use common::{agent_bin, Process};
+use common::{agent_bin, rss_mib, Runtime};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// What one 25 MB message may add to the runtime's memory while it is read, in MiB (held
@@ -18,31 +18,16 @@ const PEAK_BOUND_MIB: f64 = 64.0;
 /// What it may leave behind, in MiB.
 const AFTER_BOUND_MIB: f64 = 32.0;
 
-struct Runtime {
-    process: Arc<Process>,
-    cookie: Mutex<Option<String>>,
-}
-
+/// The file's runtime and requests, as one browser.
 impl Runtime {
     fn acp() -> Runtime {
         let agent = format!("{} --pace-ms 1", agent_bin().display());
-        Runtime {
-            process: Arc::new(Process::start(
-                &["--dist", "/nonexistent", "--memory", "--acp", &agent],
-                &[],
-                true,
-            )),
-            cookie: Mutex::new(None),
-        }
+        Runtime::spawn(&["--dist", "/nonexistent", "--memory", "--acp", &agent])
     }
 
     /// Sends `request`; the events (or the JSON body) of the answer.
     async fn call(&self, request: Value) -> (u16, Vec<Value>) {
-        let cookie = self.cookie.lock().unwrap().clone();
-        let mut stream = self.process.open(cookie.as_deref(), &request).await;
-        if let Some(pair) = stream.cookie() {
-            *self.cookie.lock().unwrap() = Some(pair);
-        }
+        let mut stream = self.post(request).await;
         let status = stream.status();
         let streamed = stream
             .header("content-type")
@@ -84,14 +69,14 @@ impl Runtime {
     /// Samples the runtime's memory until stopped; the highest seen.
     fn sample_peak(&self) -> (Arc<AtomicBool>, tokio::task::JoinHandle<f64>) {
         let stop = Arc::new(AtomicBool::new(false));
-        let (process, stopped) = (self.process.clone(), stop.clone());
+        let (pid, stopped) = (self.pid(), stop.clone());
         let peak = tokio::spawn(async move {
             let mut peak: f64 = 0.0;
             while !stopped.load(Ordering::Relaxed) {
-                peak = peak.max(process.rss_mib());
+                peak = peak.max(rss_mib(pid));
                 tokio::time::sleep(Duration::from_millis(5)).await;
             }
-            peak.max(process.rss_mib())
+            peak.max(rss_mib(pid))
         });
         (stop, peak)
     }
@@ -109,7 +94,7 @@ async fn a_25_mb_agent_message_is_refused_and_memory_stays_near_its_idle_size() 
     let rt = Runtime::acp();
     // The agent runs, and the runtime has answered once: its idle size.
     let (thread, _) = rt.say(None, "hello").await;
-    let idle = rt.process.rss_mib();
+    let idle = rt.rss_mib();
     let (stop, peak) = rt.sample_peak();
     let (_, events) = rt.say(Some(&thread), "huge reply").await;
     stop.store(true, Ordering::Relaxed);
@@ -117,11 +102,9 @@ async fn a_25_mb_agent_message_is_refused_and_memory_stays_near_its_idle_size() 
     // The message is refused and logged; what came before and after is there, and the
     // turn ended as the agent said.
     assert!(
-        rt.process
-            .output()
-            .contains("ACP: refused a message of the agent"),
+        rt.output().contains("ACP: refused a message of the agent"),
         "{}",
-        rt.process.output()
+        rt.output()
     );
     let text = said(&events);
     assert!(text.contains("Before the huge message."), "{text}");
@@ -136,7 +119,7 @@ async fn a_25_mb_agent_message_is_refused_and_memory_stays_near_its_idle_size() 
     for _ in 0..3 {
         rt.say(Some(&thread), "huge reply").await;
     }
-    let after = rt.process.rss_mib();
+    let after = rt.rss_mib();
     assert!(
         after - idle < AFTER_BOUND_MIB,
         "idle {idle:.1} MiB, after {after:.1} MiB"
@@ -150,7 +133,7 @@ async fn a_25_mb_agent_message_is_refused_and_memory_stays_near_its_idle_size() 
 async fn an_option_of_100k_choices_is_clipped_as_it_is_read() {
     let rt = Runtime::acp();
     let (thread, _) = rt.say(None, "hello").await;
-    let idle = rt.process.rss_mib();
+    let idle = rt.rss_mib();
     let (stop, peak) = rt.sample_peak();
     let (_, events) = rt.say(Some(&thread), "huge choices").await;
     stop.store(true, Ordering::Relaxed);

@@ -7,9 +7,8 @@
 
 mod common;
 
-use common::{add_message, create, find, subscribe, Process, Stream};
+use common::{add_message, create, find, subscribe, Runtime, Stream};
 use serde_json::{json, Value};
-use std::path::PathBuf;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};
@@ -25,26 +24,7 @@ const VIEW_BOUND_MIB: f64 = 128.0;
 /// The element's limit on one line (`maxEventBytes`).
 const MAX_LINE: usize = 8 * 1024 * 1024;
 
-struct Runtime {
-    process: Process,
-    /// The identity cookie (`name=value`) every request comes with.
-    cookie: String,
-    dir: PathBuf,
-}
-
-impl std::ops::Deref for Runtime {
-    type Target = Process;
-    fn deref(&self) -> &Process {
-        &self.process
-    }
-}
-
-impl Drop for Runtime {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
+/// The file's runtimes and requests, as one browser with its identity.
 impl Runtime {
     /// A store on disk (what is kept is not counted as the channels' memory), the callback
     /// on with [`TOKEN`], then `extra`.
@@ -63,28 +43,20 @@ impl Runtime {
             TOKEN,
         ];
         args.extend_from_slice(extra);
-        let process = Process::start(&args, &[], true);
-        let cookie = process.new_identity().await;
-        Runtime {
-            process,
-            cookie,
-            dir,
-        }
-    }
-
-    async fn open(&self, request: Value) -> Stream {
-        self.process.open(Some(&self.cookie), &request).await
+        let rt = Runtime::builder().args(&args).owning(dir.clone()).start();
+        rt.set_cookie(Some(rt.new_identity().await));
+        rt
     }
 
     async fn json(&self, request: Value) -> Value {
-        let mut reply = self.open(request).await;
+        let mut reply = self.post(request).await;
         assert_eq!(reply.status(), 200);
         reply.json().await
     }
 
     /// A new thread, answered in full; its id.
     async fn thread(&self) -> String {
-        let events = self.open(create("hello")).await.rest().await;
+        let events = self.post(create("hello")).await.rest().await;
         events
             .iter()
             .find(|e| e["type"] == "thread.created")
@@ -96,30 +68,28 @@ impl Runtime {
 
     /// One more answer on `thread`, read to its end.
     async fn answer(&self, thread: &str, text: &str) {
-        let events = self.open(add_message(thread, text)).await.rest().await;
+        let events = self.post(add_message(thread, text)).await.rest().await;
         assert!(!events.is_empty());
     }
 
     /// Opens `thread`'s channel and reads it up to `thread.channel.ready`.
     async fn subscribe(&self, cookie: &str, thread: &str) -> Stream {
-        self.process.open_channel(cookie, thread).await
+        self.open_channel(cookie, thread).await
     }
 
     /// Opens `thread`'s channel and never reads past its response head: a client that
     /// stopped reading, its socket open (a small receive buffer, so the stall shows soon).
+    /// A raw socket on purpose: nothing reads it.
     async fn stalled(&self, thread: &str) -> TcpStream {
         let socket = TcpSocket::new_v4().unwrap();
         socket.set_recv_buffer_size(4096).unwrap();
-        let mut tcp = socket
-            .connect(([127, 0, 0, 1], self.port).into())
-            .await
-            .unwrap();
+        let mut tcp = socket.connect(self.addr()).await.unwrap();
         let body = subscribe(thread).to_string();
         let head = format!(
-            "POST /chatkit HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\n\
+            "POST /chatkit HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
              Cookie: {}\r\nContent-Length: {}\r\n\r\n",
-            self.port,
-            self.cookie,
+            self.host(),
+            self.identity(),
             body.len()
         );
         tcp.write_all(head.as_bytes()).await.unwrap();
@@ -145,25 +115,19 @@ impl Runtime {
     /// `POST /callback` with `body` and the token; (status, JSON body).
     async fn callback(&self, body: &[u8]) -> (u16, Value) {
         let auth = format!("Bearer {TOKEN}");
-        let mut tcp = TcpStream::connect(("127.0.0.1", self.port)).await.unwrap();
-        let head = format!(
-            "POST /callback HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\n\
-             Authorization: {auth}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-            self.port,
-            body.len()
-        );
-        tcp.write_all(head.as_bytes()).await.unwrap();
-        // A refused body may be cut short by the server.
-        let _ = tcp.write_all(body).await;
-        let mut raw = Vec::new();
-        tokio::time::timeout(Duration::from_secs(30), tcp.read_to_end(&mut raw))
-            .await
-            .expect("the callback's answer within 30 s")
-            .unwrap();
-        let split = find(&raw, b"\r\n\r\n").expect("a response head");
-        let status = String::from_utf8_lossy(&raw[9..12]).parse().unwrap();
-        let body = serde_json::from_slice(&raw[split + 4..]).unwrap_or(Value::Null);
-        (status, body)
+        let reply = self
+            .request(
+                "POST",
+                "/callback",
+                &[
+                    ("Content-Type", "application/json"),
+                    ("Authorization", &auth),
+                ],
+                body,
+            )
+            .await;
+        let body = serde_json::from_slice(&reply.body).unwrap_or(Value::Null);
+        (reply.status, body)
     }
 
     /// Pushes a `diff` view of `bytes` bytes of patch (`fill` repeated) to `thread`.
@@ -205,7 +169,7 @@ async fn stalled_channels_and_many_runs_keep_memory_bounded() {
         .wait_for_line(&format!("channel fell behind: thread={thread}"))
         .is_some());
     // A channel that reads gets what comes next.
-    let mut channel = rt.subscribe(&rt.cookie, &thread).await;
+    let mut channel = rt.subscribe(&rt.identity(), &thread).await;
     rt.answer(&thread, "hello").await;
     channel
         .until("thread.run.ended", |e| e["type"] == "thread.run.ended")
@@ -241,7 +205,7 @@ async fn stalled_channels_and_a_large_view_pushed_again_keep_memory_bounded() {
         "idle {idle:.1} MiB, subscribed {subscribed:.1} MiB, pushed {pushed:.1} MiB"
     );
     // A channel that reads gets the latest.
-    let mut channel = rt.process.open(Some(&rt.cookie), &subscribe(&thread)).await;
+    let mut channel = rt.open(Some(&rt.identity()), &subscribe(&thread)).await;
     let events = channel
         .until("thread.channel.ready", |e| {
             e["type"] == "thread.channel.ready"
@@ -262,20 +226,15 @@ async fn a_channel_past_the_cap_closes_the_oldest_of_the_identity() {
     let thread = rt.thread().await;
     let mut channels = Vec::new();
     for _ in 0..16 {
-        channels.push(rt.subscribe(&rt.cookie, &thread).await);
+        channels.push(rt.subscribe(&rt.identity(), &thread).await);
     }
     // Another identity's channels are its own.
-    let other = rt.process.new_identity().await;
-    let events = rt
-        .process
-        .open(Some(&other), &create("hello"))
-        .await
-        .rest()
-        .await;
+    let other = rt.new_identity().await;
+    let events = rt.open(Some(&other), &create("hello")).await.rest().await;
     let other_thread = events[0]["thread"]["id"].as_str().unwrap().to_owned();
     let mut elsewhere = rt.subscribe(&other, &other_thread).await;
     // The 17th closes the first.
-    let mut newest = rt.subscribe(&rt.cookie, &thread).await;
+    let mut newest = rt.subscribe(&rt.identity(), &thread).await;
     let mut oldest = channels.remove(0);
     assert_eq!(oldest.next_event(Duration::from_secs(10)).await, None);
     assert!(oldest.ended, "the oldest channel is closed");
@@ -309,11 +268,11 @@ async fn runs_past_the_cap_are_refused_and_a_run_nobody_reads_is_stopped() {
     .await;
     let (a, b, c) = (rt.thread().await, rt.thread().await, rt.thread().await);
     // `permission` waits ten minutes for an answer, with keepalives.
-    let mut first = rt.open(add_message(&a, "permission")).await;
-    let mut second = rt.open(add_message(&b, "permission")).await;
+    let mut first = rt.post(add_message(&a, "permission")).await;
+    let mut second = rt.post(add_message(&b, "permission")).await;
     first.next_event(Duration::from_secs(10)).await.unwrap();
     second.next_event(Duration::from_secs(10)).await.unwrap();
-    let mut refused = rt.open(add_message(&c, "hello")).await;
+    let mut refused = rt.post(add_message(&c, "hello")).await;
     assert_eq!(refused.status(), 429);
     let body = refused.json().await;
     assert_eq!(body["code"], "too_many_runs", "{body}");
@@ -323,12 +282,12 @@ async fn runs_past_the_cap_are_refused_and_a_run_nobody_reads_is_stopped() {
         .await;
     assert_eq!(items["data"].as_array().unwrap().len(), 2, "{items}");
     // Another identity has its own runs.
-    let other = rt.process.new_identity().await;
-    let mut elsewhere = rt.process.open(Some(&other), &create("hello")).await;
+    let other = rt.new_identity().await;
+    let mut elsewhere = rt.open(Some(&other), &create("hello")).await;
     assert_eq!(elsewhere.status(), 200);
     elsewhere.rest().await;
     // Both clients leave; one thread has a channel open.
-    let channel = rt.subscribe(&rt.cookie, &b).await;
+    let channel = rt.subscribe(&rt.identity(), &b).await;
     drop(first);
     drop(second);
     // A client's leaving shows at its run's next keepalive (every 10 s).
@@ -363,11 +322,11 @@ async fn runs_past_the_cap_are_refused_and_a_run_nobody_reads_is_stopped() {
 async fn the_callback_refuses_a_missing_or_wrong_token_before_the_body() {
     let rt = Runtime::start("callback", &[]).await;
     for auth in [None, Some("Bearer wrong-token-0123456789abc")] {
-        let mut tcp = TcpStream::connect(("127.0.0.1", rt.port)).await.unwrap();
+        let mut tcp = rt.connect().await;
         let mut head = format!(
-            "POST /callback HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\n\
+            "POST /callback HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
              Content-Length: 8000000\r\n",
-            rt.port
+            rt.host()
         );
         if let Some(a) = auth {
             head.push_str(&format!("Authorization: {a}\r\n"));
@@ -397,7 +356,7 @@ async fn the_callback_refuses_a_missing_or_wrong_token_before_the_body() {
 async fn a_view_too_large_for_a_channel_line_is_refused() {
     let rt = Runtime::start("large", &[]).await;
     let thread = rt.thread().await;
-    let mut channel = rt.subscribe(&rt.cookie, &thread).await;
+    let mut channel = rt.subscribe(&rt.identity(), &thread).await;
     let wrapper = |patch: usize| {
         json!({"type": "view_update", "group_id": thread, "view_type": "diff",
                "content": {"patch": "x".repeat(patch)}})

@@ -5,24 +5,24 @@
 
 mod common;
 
-use common::{add_message, agent_bin, create, Process};
+use common::{add_message, agent_bin, create, Runtime};
 use serde_json::{json, Value};
 
-fn start(extra: &[&str]) -> Process {
+fn start(extra: &[&str]) -> Runtime {
     let mut args = vec!["--memory", "--dist", "/nonexistent"];
     args.extend_from_slice(extra);
-    Process::start(&args, &[], true)
+    Runtime::spawn(&args)
 }
 
 /// The events of a streamed request as `cookie`.
-async fn stream(rt: &Process, cookie: &str, request: Value) -> Vec<Value> {
+async fn stream(rt: &Runtime, cookie: &str, request: Value) -> Vec<Value> {
     let mut s = rt.open(Some(cookie), &request).await;
     assert_eq!(s.status(), 200);
     s.rest().await
 }
 
 /// A JSON request as `cookie`: its status and body.
-async fn json_request(rt: &Process, cookie: &str, request: Value) -> (u16, Value) {
+async fn json_request(rt: &Runtime, cookie: &str, request: Value) -> (u16, Value) {
     let mut s = rt.open(Some(cookie), &request).await;
     (s.status(), s.json().await)
 }
@@ -52,7 +52,7 @@ fn edit(thread: &str, item: &str, text: &str) -> Value {
 }
 
 /// The texts of the items of the branch shown, in order.
-async fn shown(rt: &Process, cookie: &str, thread: &str) -> Vec<String> {
+async fn shown(rt: &Runtime, cookie: &str, thread: &str) -> Vec<String> {
     let (status, body) = json_request(
         rt,
         cookie,

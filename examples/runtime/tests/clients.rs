@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{create, subscribe, Process, Stream};
+use common::{create, subscribe, Request, Runtime, Stream};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -15,10 +15,10 @@ const ATTACKER: [u8; 4] = [127, 0, 0, 2];
 const OTHER: [u8; 4] = [127, 0, 0, 3];
 const THIRD: [u8; 4] = [127, 0, 0, 4];
 
-fn start(extra: &[&str]) -> Process {
+fn start(extra: &[&str]) -> Runtime {
     let mut args = vec!["--memory", "--dist", "/nonexistent"];
     args.extend_from_slice(extra);
-    Process::start(&args, &[], true)
+    Runtime::spawn(&args)
 }
 
 fn list() -> Value {
@@ -26,7 +26,7 @@ fn list() -> Value {
 }
 
 /// A new identity from `from` with a thread of its own: (cookie, thread id).
-async fn identity_with_thread(rt: &Process, from: [u8; 4]) -> (String, String) {
+async fn identity_with_thread(rt: &Runtime, from: [u8; 4]) -> (String, String) {
     let mut created = rt.open_from(from, None, &create("hello")).await;
     assert_eq!(created.status(), 200);
     let cookie = created.cookie().expect("a new identity");
@@ -50,10 +50,14 @@ async fn closed_unanswered(tcp: &mut TcpStream, within: Duration) -> bool {
     )
 }
 
-/// Whether a `GET /healthz` from `from` is answered (not closed at once).
-async fn answered_from(rt: &Process, from: [u8; 4]) -> bool {
+/// Whether a `GET /healthz` from `from` is answered (not closed at once): by hand, as a
+/// connection past the cap is closed before any answer.
+async fn answered_from(rt: &Runtime, from: [u8; 4]) -> bool {
     let mut tcp = rt.connect_from(from).await;
-    let head = rt.head("GET", "/healthz", None, None, 0) + "\r\n";
+    let head = format!(
+        "GET /healthz HTTP/1.1\r\nHost: {}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+        rt.host()
+    );
     if tcp.write_all(head.as_bytes()).await.is_err() {
         return false;
     }
@@ -64,24 +68,22 @@ async fn answered_from(rt: &Process, from: [u8; 4]) -> bool {
     )
 }
 
-/// A request with `extra` header lines, from `from`.
+/// A request with `X-Forwarded-For: forwarded_for`, from `from`.
 async fn send_with(
-    rt: &Process,
+    rt: &Runtime,
     from: [u8; 4],
     cookie: Option<&str>,
-    extra: &str,
+    forwarded_for: &str,
     request: &Value,
 ) -> Stream {
-    let body = request.to_string();
-    let mut head = rt.head(
-        "POST",
-        "/chatkit",
-        Some("application/json"),
-        cookie,
-        body.len(),
-    );
-    head.push_str(extra);
-    Stream::exchange(rt.connect_from(from).await, &head, body.as_bytes()).await
+    rt.fetch(
+        Request::post("/chatkit")
+            .json(request)
+            .cookie(cookie)
+            .header("X-Forwarded-For", forwarded_for)
+            .from(from),
+    )
+    .await
 }
 
 /// A 429 with a usable `Retry-After`.
@@ -167,7 +169,7 @@ async fn one_address_cannot_hold_every_channel_or_connection_while_another_is_an
     channel
         .until("ready", |e| e["type"] == "thread.channel.ready")
         .await;
-    let health = rt.send("GET", "/healthz", None, None, b"").await;
+    let health = rt.fetch(Request::get("/healthz")).await;
     assert_eq!(health.status(), 200);
 
     // A channel that ends gives its place back.
@@ -214,14 +216,19 @@ async fn past_the_cap_probes_are_answered_and_the_rest_told_to_come_back() {
     }
     tokio::time::sleep(Duration::from_millis(200)).await;
     for probe in ["/healthz", "/readyz"] {
-        let head = rt.head("GET", probe, None, None, 0);
-        let answer = Stream::exchange(rt.connect_from(OTHER).await, &head, b"").await;
+        let answer = rt.fetch(Request::get(probe).from(OTHER)).await;
         assert_eq!(answer.status(), 200, "{probe} past the cap");
     }
-    let head = rt.head("POST", "/chatkit", Some("application/json"), None, 2);
-    let mut busy = Stream::exchange(rt.connect_from(OTHER).await, &head, b"{}").await;
+    let mut busy = rt
+        .fetch(
+            Request::post("/chatkit")
+                .content_type(Some("application/json"))
+                .body("{}")
+                .from(OTHER),
+        )
+        .await;
     assert_eq!(busy.status(), 503);
-    assert_eq!(busy.header("retry-after").as_deref(), Some("1"));
+    assert_eq!(busy.header("retry-after"), Some("1"));
     assert_eq!(busy.json().await["code"], "busy");
     rt.wait_for_line("connections refused: 4 are open (--max-connections); probes still answered")
         .expect("the refusal is logged");
@@ -318,16 +325,10 @@ async fn runs_have_a_cap_for_everyone() {
     assert_too_many(&mut refused);
     assert_eq!(refused.json().await["code"], "busy");
     // The other envelopes' streamed answers count too.
-    let events = json!({"messages": [{"role": "user", "content": "hello"}]}).to_string();
-    let head = rt.head(
-        "POST",
-        "/events",
-        Some("application/json"),
-        None,
-        events.len(),
-    );
-    let mut refused =
-        Stream::exchange(rt.connect_from(THIRD).await, &head, events.as_bytes()).await;
+    let events = json!({"messages": [{"role": "user", "content": "hello"}]});
+    let mut refused = rt
+        .fetch(Request::post("/events").json(&events).from(THIRD))
+        .await;
     assert_eq!(refused.status(), 429);
     assert_eq!(refused.json().await["code"], "busy");
 }
@@ -337,8 +338,7 @@ async fn new_identities_are_minted_at_a_bounded_rate_per_address() {
     let rt = start(&["--max-new-identities-per-minute", "5"]);
     // Reading files writes nothing: such requests do not spend the budget.
     for _ in 0..10 {
-        let head = rt.head("GET", "/index.html", None, None, 0);
-        let page = Stream::exchange(rt.connect_from(ATTACKER).await, &head, b"").await;
+        let page = rt.fetch(Request::get("/index.html").from(ATTACKER)).await;
         assert_ne!(page.status(), 429);
     }
     let mut first = None;
@@ -368,7 +368,7 @@ async fn behind_a_trusted_proxy_the_forwarded_address_counts() {
         "--trust-proxy",
         "127.0.0.2",
     ]);
-    let forwarded = |ip: &str| format!("X-Forwarded-For: 6.6.6.6, {ip}\r\n");
+    let forwarded = |ip: &str| format!("6.6.6.6, {ip}");
     for _ in 0..2 {
         let s = send_with(&rt, ATTACKER, None, &forwarded("203.0.113.5"), &list()).await;
         assert_eq!(s.status(), 200);

@@ -5,20 +5,16 @@
 
 mod common;
 
-use common::{create, find, Process};
+use common::{create, find, Runtime};
 use serde_json::json;
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-fn start(extra: &[&str]) -> Process {
+fn start(extra: &[&str]) -> Runtime {
     let mut args = vec!["--memory", "--dist", "/nonexistent"];
     args.extend_from_slice(extra);
-    Process::start(&args, &[], true)
-}
-
-async fn connect(rt: &Process) -> TcpStream {
-    TcpStream::connect(("127.0.0.1", rt.port)).await.unwrap()
+    Runtime::spawn(&args)
 }
 
 /// How long until the server closes `tcp` (EOF or reset), with what it sent first; `None`
@@ -36,8 +32,9 @@ async fn closed_within(tcp: &mut TcpStream, within: Duration) -> Option<(Duratio
     }
 }
 
-/// A `threads.list` on `tcp`, kept alive; returns the status once the whole answer is in.
-async fn list_threads(rt: &Process, tcp: &mut TcpStream) -> u16 {
+/// A `threads.list` on `tcp`, kept alive (by hand: the connection is then left idle);
+/// returns the status once the whole answer is in.
+async fn list_threads(rt: &Runtime, tcp: &mut TcpStream) -> u16 {
     let body = json!({"type": "threads.list", "params": {}}).to_string();
     let head = format!(
         "POST /chatkit HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
@@ -76,25 +73,31 @@ async fn list_threads(rt: &Process, tcp: &mut TcpStream) -> u16 {
     }
 }
 
-/// A normal request on a fresh connection.
-async fn answered(rt: &Process) -> bool {
-    list_threads(rt, &mut connect(rt).await).await == 200
+/// A normal request on a fresh connection, answered within 10 s.
+async fn answered(rt: &Runtime) -> bool {
+    let list = json!({"type": "threads.list", "params": {}});
+    let reply = tokio::time::timeout(Duration::from_secs(10), async {
+        rt.open(None, &list).await.reply().await
+    })
+    .await
+    .expect("an answer within 10 s");
+    reply.status == 200
 }
 
 #[tokio::test]
 async fn requests_that_never_finish_are_closed_after_the_timeouts() {
     let rt = start(&["--header-timeout-ms", "500", "--body-timeout-ms", "500"]);
     // Sends nothing at all.
-    let mut silent = connect(&rt).await;
+    let mut silent = rt.connect().await;
     // Half a request head.
-    let mut half_head = connect(&rt).await;
+    let mut half_head = rt.connect().await;
     half_head
         .write_all(format!("GET / HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nX-Slow: ", rt.port).as_bytes())
         .await
         .unwrap();
     // A whole head, then 10 of the 100 bytes it announced.
     let body_sent = Instant::now();
-    let mut half_body = connect(&rt).await;
+    let mut half_body = rt.connect().await;
     half_body
         .write_all(
             format!(
@@ -106,7 +109,7 @@ async fn requests_that_never_finish_are_closed_after_the_timeouts() {
         .await
         .unwrap();
     // One answered request, then nothing: an idle kept-alive connection.
-    let mut idle = connect(&rt).await;
+    let mut idle = rt.connect().await;
     assert_eq!(list_threads(&rt, &mut idle).await, 200);
 
     // Meanwhile others are answered.
@@ -153,19 +156,19 @@ async fn requests_that_never_finish_are_closed_after_the_timeouts() {
 async fn connections_past_the_cap_are_closed_while_open_ones_are_answered() {
     let rt = start(&["--max-connections", "3", "--header-timeout-ms", "1500"]);
     // A browser's connection, kept alive.
-    let mut browser = connect(&rt).await;
+    let mut browser = rt.connect().await;
     assert_eq!(list_threads(&rt, &mut browser).await, 200);
     // Two that send half a head and wait: the cap is reached.
     let mut slow = Vec::new();
     for _ in 0..2 {
-        let mut tcp = connect(&rt).await;
+        let mut tcp = rt.connect().await;
         tcp.write_all(b"GET / HTTP/1.1\r\n").await.unwrap();
         slow.push(tcp);
     }
     tokio::time::sleep(Duration::from_millis(200)).await;
 
     // One more is told to come back (503, Retry-After) and closed at once.
-    let mut extra = connect(&rt).await;
+    let mut extra = rt.connect().await;
     let _ = extra
         .write_all(format!("GET / HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n\r\n", rt.port).as_bytes())
         .await;
@@ -195,7 +198,7 @@ async fn connections_past_the_cap_are_closed_while_open_ones_are_answered() {
     let deadline = Instant::now() + Duration::from_secs(5);
     loop {
         // The last permits come back as their tasks end.
-        let mut tcp = connect(&rt).await;
+        let mut tcp = rt.connect().await;
         let body = json!({"type": "threads.list", "params": {}}).to_string();
         let head = format!(
             "POST /chatkit HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{create, Process, Stream};
+use common::{create, Runtime, Stream};
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -76,7 +76,7 @@ async fn a_forged_stop_notification_is_ignored_and_a_real_one_stops_the_run() {
     };
     let start = |args: Vec<String>| {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        Process::start(&args, &[], true)
+        Runtime::spawn(&args)
     };
     let a = start(args("20".into()));
     let b = start(args("20".into()));
@@ -140,10 +140,7 @@ async fn a_forged_permission_notification_is_ignored_and_the_real_answer_goes_th
         scoped.clone(),
     ];
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let (a, b) = (
-        Process::start(&args, &[], true),
-        Process::start(&args, &[], true),
-    );
+    let (a, b) = (Runtime::spawn(&args), Runtime::spawn(&args));
     let cookie = a.new_identity().await;
     // A run on A that waits for the answer to a permission request.
     let mut origin = a.open(Some(&cookie), &create("permission")).await;

@@ -10,7 +10,7 @@
 
 mod common;
 
-use common::{agent_bin, Process};
+use common::{agent_bin, Runtime};
 use serde_json::{json, Value};
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
@@ -25,18 +25,14 @@ fn write(path: &Path, text: &str) {
     std::fs::write(path, text).unwrap();
 }
 
-struct Runtime {
-    process: Process,
-    cookie: String,
-}
-
+/// The file's runtimes and requests, as one browser with its identity.
 impl Runtime {
     async fn start(args: &[&str]) -> Runtime {
         let mut all = vec!["--dist", "/nonexistent", "--memory"];
         all.extend_from_slice(args);
-        let process = Process::start(&all, &[], true);
-        let cookie = process.new_identity().await;
-        Runtime { process, cookie }
+        let rt = Runtime::spawn(&all);
+        rt.set_cookie(Some(rt.new_identity().await));
+        rt
     }
 
     /// The runtime on the scripted agent with `workspace`.
@@ -47,12 +43,12 @@ impl Runtime {
 
     /// A JSON request as this identity, answered within 10 s: its status and body.
     async fn call(&self, request: Value) -> (u16, Value) {
-        self.call_as(&self.cookie, request).await
+        self.call_as(&self.identity(), request).await
     }
 
     async fn call_as(&self, cookie: &str, request: Value) -> (u16, Value) {
         tokio::time::timeout(Duration::from_secs(10), async {
-            let mut s = self.process.open(Some(cookie), &request).await;
+            let mut s = self.open(Some(cookie), &request).await;
             let status = s.status();
             (status, s.json().await)
         })
@@ -72,8 +68,7 @@ impl Runtime {
             "content": content, "attachments": [], "inference_options": {}
         }}});
         let events = self
-            .process
-            .open(Some(&self.cookie), &request)
+            .open(Some(&self.identity()), &request)
             .await
             .rest()
             .await;
@@ -216,7 +211,7 @@ async fn the_search_is_validated_and_scoped_to_the_user() {
     // A thread of the user's: listed; another user's, or none: the same 404.
     let (thread, _) = rt.send(json!([text("hello")])).await;
     assert_eq!(paths(&rt.search(Some(&thread), "a", None).await), ["a.txt"]);
-    let other = rt.process.new_identity().await;
+    let other = rt.new_identity().await;
     let (status, body) = rt.call_as(&other, search(Some(&thread), "a", None)).await;
     assert_eq!(
         (status, &body["code"]),

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{add_message, create, Process};
+use common::{add_message, create, Request, Runtime};
 use serde_json::{json, Value};
 
 /// Every request naming an id or a cursor, with `id` there.
@@ -42,7 +42,7 @@ fn requests(thread: &str, id: &str) -> Vec<Value> {
 async fn nul_ids_are_refused(args: &[&str]) {
     let mut all = vec!["--dist", "/nonexistent"];
     all.extend_from_slice(args);
-    let rt = Process::start(&all, &[], true);
+    let rt = Runtime::spawn(&all);
     let mut first = rt.open(None, &create("hello")).await;
     let cookie = first.cookie().expect("an identity");
     let events = first.rest().await;
@@ -69,7 +69,9 @@ async fn nul_ids_are_refused(args: &[&str]) {
     }
     // The attachment routes take the id in their path.
     for (method, path) in [("POST", "/upload/att_%00x"), ("GET", "/preview/att_%00x")] {
-        let answer = rt.send(method, path, None, Some(&cookie), b"").await;
+        let answer = rt
+            .fetch(Request::new(method, path).cookie(Some(&cookie)))
+            .await;
         assert_eq!(answer.status(), 400, "{method} {path}");
     }
     // Nothing broke: the thread is still there.

@@ -5,34 +5,21 @@
 
 mod common;
 
-use common::{add_message, create, Process, Stream};
+use common::{add_message, create, Runtime, Stream};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
-struct Runtime {
-    process: Process,
-    /// The identity cookie (`name=value`) of the browser every request comes from.
-    cookie: String,
-}
-
+/// The file's requests, all as one browser with its identity.
 impl Runtime {
     /// In memory, `pace_ms` between deltas.
     async fn start(pace_ms: &str) -> Runtime {
-        let process = Process::start(
-            &["--memory", "--dist", "/nonexistent", "--pace-ms", pace_ms],
-            &[],
-            true,
-        );
-        let cookie = process.new_identity().await;
-        Runtime { process, cookie }
-    }
-
-    async fn open(&self, request: Value) -> Stream {
-        self.process.open(Some(&self.cookie), &request).await
+        let rt = Runtime::spawn(&["--memory", "--dist", "/nonexistent", "--pace-ms", pace_ms]);
+        rt.set_cookie(Some(rt.new_identity().await));
+        rt
     }
 
     async fn json(&self, request: Value) -> Value {
-        let mut reply = self.open(request).await;
+        let mut reply = self.post(request).await;
         assert_eq!(reply.status(), 200);
         reply.json().await
     }
@@ -44,7 +31,7 @@ impl Runtime {
 
     /// Opens `thread`'s channel and reads it up to `thread.channel.ready`.
     async fn subscribe(&self, thread: &str) -> Stream {
-        self.process.open_channel(&self.cookie, thread).await
+        self.open_channel(&self.identity(), thread).await
     }
 
     /// The text of the thread's assistant message(s), as stored.
@@ -59,13 +46,6 @@ impl Runtime {
             .filter(|i| i["type"] == "assistant_message")
             .map(|i| i["content"][0]["text"].as_str().unwrap_or("").to_owned())
             .collect()
-    }
-}
-
-impl std::ops::Deref for Runtime {
-    type Target = Process;
-    fn deref(&self) -> &Process {
-        &self.process
     }
 }
 
@@ -128,7 +108,7 @@ fn thread_id(events: &[Value]) -> String {
 
 /// The whole `long` answer, streamed at once (`fast`): what a paced one ends up as.
 async fn long_answer(rt: &Runtime) -> String {
-    let events = rt.open(create("long fast")).await.rest().await;
+    let events = rt.post(create("long fast")).await.rest().await;
     let text = folded_text(&events);
     assert!(text.len() > 100_000, "{}", text.len());
     text
@@ -138,7 +118,7 @@ async fn long_answer(rt: &Runtime) -> String {
 async fn a_client_that_leaves_mid_answer_does_not_stop_the_run() {
     let rt = Runtime::start("2").await;
     let whole = long_answer(&rt).await;
-    let mut origin = rt.open(create("long")).await;
+    let mut origin = rt.post(create("long")).await;
     let read = read_deltas(&mut origin, 50).await;
     let thread = thread_id(&read);
     drop(origin);
@@ -170,7 +150,7 @@ async fn a_client_that_leaves_mid_answer_does_not_stop_the_run() {
 #[tokio::test]
 async fn a_channel_opened_mid_answer_gets_the_snapshot_then_live_events_then_the_end() {
     let rt = Runtime::start("2").await;
-    let mut origin = rt.open(create("long")).await;
+    let mut origin = rt.post(create("long")).await;
     let mut read = read_deltas(&mut origin, 100).await;
     let thread = thread_id(&read);
     // The origin keeps reading meanwhile, as a browser would.
@@ -221,14 +201,13 @@ async fn a_channel_opened_mid_answer_gets_the_snapshot_then_live_events_then_the
 #[tokio::test]
 async fn cancel_run_stops_the_run_like_a_client_leaving_used_to() {
     let rt = Runtime::start("2").await;
-    let mut origin = rt.open(create("long")).await;
+    let mut origin = rt.post(create("long")).await;
     let read = read_deltas(&mut origin, 20).await;
     let thread = thread_id(&read);
     let mut channel = rt.subscribe(&thread).await;
 
     // Someone else cannot, and a bad request is refused.
     let stranger = rt
-        .process
         .open(
             None,
             &json!({"type": "threads.cancel_run", "params": {"thread_id": thread}}),
@@ -238,7 +217,7 @@ async fn cancel_run_stops_the_run_like_a_client_leaving_used_to() {
     let mut stranger = stranger;
     assert_eq!(stranger.json().await["code"], "not_found");
     let mut bad = rt
-        .open(json!({"type": "threads.cancel_run", "params": {}}))
+        .post(json!({"type": "threads.cancel_run", "params": {}}))
         .await;
     assert_eq!(bad.status(), 400, "{}", bad.json().await);
 
@@ -272,7 +251,7 @@ async fn cancel_run_stops_the_run_like_a_client_leaving_used_to() {
     assert_eq!(items["data"].as_array().unwrap().len(), 2, "{items}");
     assert_eq!(rt.cancel(&thread).await, json!({"cancelled": false}));
     // And the channel stays open for what comes next.
-    rt.open(add_message(&thread, "hello again"))
+    rt.post(add_message(&thread, "hello again"))
         .await
         .rest()
         .await;
@@ -283,12 +262,12 @@ async fn cancel_run_stops_the_run_like_a_client_leaving_used_to() {
 #[tokio::test]
 async fn every_channel_gets_a_run_started_while_it_is_open() {
     let rt = Runtime::start("0").await;
-    let first = rt.open(create("hello")).await.rest().await;
+    let first = rt.post(create("hello")).await.rest().await;
     let thread = thread_id(&first);
     let mut a = rt.subscribe(&thread).await;
     let mut b = rt.subscribe(&thread).await;
     let origin = rt
-        .open(add_message(&thread, "markdown please"))
+        .post(add_message(&thread, "markdown please"))
         .await
         .rest()
         .await;
@@ -316,7 +295,7 @@ async fn every_channel_gets_a_run_started_while_it_is_open() {
 #[tokio::test]
 async fn a_permission_asked_before_a_reload_is_answered_into_the_waiting_run() {
     let rt = Runtime::start("0").await;
-    let mut origin = rt.open(create("permission please")).await;
+    let mut origin = rt.post(create("permission please")).await;
     let read = origin
         .until("the permission request", |e| {
             e["update"]["type"] == "acp_tool_call.permission_requested"
@@ -351,7 +330,7 @@ async fn a_permission_asked_before_a_reload_is_answered_into_the_waiting_run() {
         call["tool_call"]["toolCallId"].as_str().unwrap(),
     );
     let confirmed = rt
-        .open(json!({"type": "threads.custom_action", "params": {
+        .post(json!({"type": "threads.custom_action", "params": {
             "thread_id": thread, "item_id": item,
             "action": {"type": "acp.permission_response",
                        "payload": {"toolCallId": tool_call, "outcome": {"outcome": "selected", "optionId": "allow-once"}}}

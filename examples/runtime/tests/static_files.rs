@@ -4,11 +4,8 @@
 
 mod common;
 
-use common::{find, Process};
+use common::{Reply, Runtime};
 use std::path::PathBuf;
-use std::time::Duration;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
 
 const WASM: &str = "chat-shell_bg-0123456789abcdef.wasm";
 const IMMUTABLE: &str = "public, max-age=31536000, immutable";
@@ -53,63 +50,12 @@ impl Drop for Dist {
     }
 }
 
-struct Reply {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
+async fn get(runtime: &Runtime, path: &str, headers: &[(&str, &str)]) -> Reply {
+    runtime.request("GET", path, headers, b"").await
 }
 
-impl Reply {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-    }
-
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.body).into_owned()
-    }
-}
-
-async fn get(runtime: &Process, path: &str, headers: &[(&str, &str)]) -> Reply {
-    request(runtime, "GET", path, headers).await
-}
-
-async fn request(runtime: &Process, method: &str, path: &str, headers: &[(&str, &str)]) -> Reply {
-    let mut stream = TcpStream::connect(("127.0.0.1", runtime.port))
-        .await
-        .unwrap();
-    let mut head = format!(
-        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n",
-        runtime.port
-    );
-    for (name, value) in headers {
-        head.push_str(&format!("{name}: {value}\r\n"));
-    }
-    head.push_str("\r\n");
-    stream.write_all(head.as_bytes()).await.unwrap();
-    let mut raw = Vec::new();
-    tokio::time::timeout(Duration::from_secs(20), stream.read_to_end(&mut raw))
-        .await
-        .expect("the response within 20 s")
-        .unwrap();
-    let split = find(&raw, b"\r\n\r\n").expect("a complete response head");
-    let head = std::str::from_utf8(&raw[..split]).unwrap();
-    let mut lines = head.split("\r\n");
-    let status = lines.next().unwrap().split(' ').nth(1).unwrap();
-    Reply {
-        status: status.parse().unwrap(),
-        headers: lines
-            .filter_map(|l| l.split_once(':'))
-            .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
-            .collect(),
-        body: raw[split + 4..].to_vec(),
-    }
-}
-
-fn start(dist: &Dist) -> Process {
-    Process::start(&["--memory", "--dist", dist.0.to_str().unwrap()], &[], true)
+fn start(dist: &Dist) -> Runtime {
+    Runtime::spawn(&["--memory", "--dist", dist.0.to_str().unwrap()])
 }
 
 #[tokio::test]
@@ -223,7 +169,7 @@ async fn hashed_files_are_cached_for_good_and_the_entry_and_pages_revalidate_wit
     tags.dedup();
     assert_eq!(tags.len(), 3, "{tags:?}");
     // A HEAD says how to cache, too.
-    let head = request(&runtime, "HEAD", "/chat-shell.js", &[]).await;
+    let head = runtime.request("HEAD", "/chat-shell.js", &[], b"").await;
     assert_eq!(head.status, 200);
     assert_eq!(head.header("cache-control"), Some("no-cache"));
     // A browser without a cookie gets its identity with the page, never with a file any

@@ -6,14 +6,17 @@ mod common;
 
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine as _;
-use common::Process;
+use common::Runtime;
 use serde_json::{json, Value};
 
 /// The runtime's limit (`handlers::transcribe::MAX_AUDIO_BYTES`).
 const MAX_AUDIO_BYTES: usize = 1024 * 1024;
 
-fn start() -> Process {
-    Process::start(&["--memory", "--dist", "/nonexistent"], &[], false)
+fn start() -> Runtime {
+    Runtime::builder()
+        .args(&["--memory", "--dist", "/nonexistent"])
+        .quiet()
+        .start()
 }
 
 fn transcribe(audio_base64: &str, mime_type: &str) -> Value {
@@ -24,7 +27,7 @@ fn transcribe(audio_base64: &str, mime_type: &str) -> Value {
 }
 
 /// Status and JSON body of one request, as a fresh browser (a new identity).
-async fn ask(rt: &Process, cookie: &str, request: &Value) -> (u16, Value) {
+async fn ask(rt: &Runtime, cookie: &str, request: &Value) -> (u16, Value) {
     let mut reply = rt.open(Some(cookie), request).await;
     let status = reply.status();
     (status, reply.json().await)

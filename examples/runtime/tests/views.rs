@@ -1,27 +1,15 @@
 //! Views pushed by tools (`POST /callback`) and the live channel of a thread
-//! (`threads.subscribe`), against the real binary over hand-written HTTP/1.1.
+//! (`threads.subscribe`), against the real binary over HTTP/1.1.
 
 mod common;
 
-use common::{create, find, Process};
+use common::{create, Reply, Runtime, Stream};
 use serde_json::{json, Value};
 use std::time::Duration;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
 
 const TOKEN: &str = "0123456789abcdef-tool-token";
 
-struct Runtime {
-    process: Process,
-}
-
-impl std::ops::Deref for Runtime {
-    type Target = Process;
-    fn deref(&self) -> &Process {
-        &self.process
-    }
-}
-
+/// The file's runtimes and requests.
 impl Runtime {
     /// In memory, no pacing, the callback on with [`TOKEN`].
     fn start() -> Runtime {
@@ -29,48 +17,20 @@ impl Runtime {
     }
 
     fn start_with(extra: &[&str], env_token: Option<&str>) -> Runtime {
-        let mut args = vec!["--memory", "--dist", "/nonexistent"];
-        args.extend_from_slice(extra);
-        let env: Vec<(&str, &str)> = env_token
-            .map(|t| ("CHAT_SHELL_CALLBACK_TOKEN", t))
-            .into_iter()
-            .collect();
-        Runtime {
-            process: Process::start(&args, &env, false),
+        let mut builder = Runtime::builder()
+            .args(&["--memory", "--dist", "/nonexistent"])
+            .args(extra)
+            .quiet();
+        if let Some(token) = env_token {
+            builder = builder.env("CHAT_SHELL_CALLBACK_TOKEN", token);
         }
-    }
-
-    fn head(&self, method: &str, path: &str, headers: &[(&str, &str)], len: usize) -> String {
-        let mut head = format!("{method} {path} HTTP/1.1\r\n");
-        if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
-            head.push_str(&format!("Host: 127.0.0.1:{}\r\n", self.port));
-        }
-        head.push_str(&format!("Connection: close\r\nContent-Length: {len}\r\n"));
-        for (k, v) in headers {
-            head.push_str(&format!("{k}: {v}\r\n"));
-        }
-        head.push_str("\r\n");
-        head
-    }
-
-    async fn request(&self, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Reply {
-        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).await.unwrap();
-        stream
-            .write_all(self.head("POST", path, headers, body.len()).as_bytes())
-            .await
-            .unwrap();
-        // A refused body may be cut short by the server: that is fine.
-        let _ = stream.write_all(body).await;
-        let mut raw = Vec::new();
-        let _ = tokio::time::timeout(Duration::from_secs(20), stream.read_to_end(&mut raw))
-            .await
-            .expect("the response within 20 s");
-        Reply::parse(&raw)
+        builder.start()
     }
 
     async fn callback(&self, body: &Value) -> Reply {
         let auth = format!("Bearer {TOKEN}");
         self.request(
+            "POST",
             "/callback",
             &[
                 ("Content-Type", "application/json"),
@@ -92,19 +52,14 @@ impl Runtime {
     }
 
     async fn chatkit(&self, cookie: Option<&str>, request: &Value) -> Reply {
-        let mut headers = vec![("Content-Type", "application/json")];
-        if let Some(c) = cookie {
-            headers.push(("Cookie", c));
-        }
-        self.request("/chatkit", &headers, request.to_string().as_bytes())
-            .await
+        self.open(cookie, request).await.reply().await
     }
 
     /// A new browser's thread, answered with `text`: (cookie, thread id, SSE body).
     async fn thread(&self, text: &str) -> (String, String, String) {
         let reply = self.chatkit(None, &create(text)).await;
         assert_eq!(reply.status, 200);
-        let cookie = reply.set_cookie().expect("a cookie");
+        let cookie = reply.cookie().expect("a cookie");
         let body = reply.text();
         let thread = body
             .split("\"thread\":{\"id\":\"")
@@ -117,178 +72,31 @@ impl Runtime {
 
     /// Opens `thread`'s channel for `cookie`.
     async fn subscribe(&self, cookie: &str, thread: &str, after: Value) -> Channel {
-        let body =
-            json!({"type": "threads.subscribe", "params": {"thread_id": thread, "after": after}})
-                .to_string();
-        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).await.unwrap();
-        let head = self.head(
-            "POST",
-            "/chatkit",
-            &[("Content-Type", "application/json"), ("Cookie", cookie)],
-            body.len(),
-        );
-        stream.write_all(head.as_bytes()).await.unwrap();
-        stream.write_all(body.as_bytes()).await.unwrap();
-        let mut channel = Channel {
-            stream,
-            raw: Vec::new(),
-            body: Vec::new(),
-            head: None,
-        };
-        channel.read_head().await;
-        channel
+        let request =
+            json!({"type": "threads.subscribe", "params": {"thread_id": thread, "after": after}});
+        Channel(self.open(Some(cookie), &request).await)
     }
-}
-
-struct Reply {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-}
-
-impl Reply {
-    fn parse(raw: &[u8]) -> Reply {
-        let split = find(raw, b"\r\n\r\n").expect("a response head");
-        let head = std::str::from_utf8(&raw[..split]).unwrap();
-        let mut lines = head.split("\r\n");
-        let status = lines
-            .next()
-            .unwrap()
-            .split(' ')
-            .nth(1)
-            .unwrap()
-            .parse()
-            .unwrap();
-        let headers: Vec<(String, String)> = lines
-            .filter_map(|l| l.split_once(':'))
-            .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
-            .collect();
-        let rest = &raw[split + 4..];
-        let chunked = headers
-            .iter()
-            .any(|(k, v)| k == "transfer-encoding" && v.contains("chunked"));
-        let body = if chunked {
-            let mut out = Vec::new();
-            let mut rest = rest;
-            while let Some((chunk, after)) = next_chunk(rest) {
-                if chunk.is_empty() {
-                    break;
-                }
-                out.extend_from_slice(chunk);
-                rest = after;
-            }
-            out
-        } else {
-            rest.to_vec()
-        };
-        Reply {
-            status,
-            headers,
-            body,
-        }
-    }
-
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-    }
-
-    fn set_cookie(&self) -> Option<String> {
-        self.header("set-cookie")
-            .map(|v| v.split(';').next().unwrap().trim().to_owned())
-    }
-
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.body).into_owned()
-    }
-
-    fn json(&self) -> Value {
-        serde_json::from_slice(&self.body).unwrap_or_else(|e| panic!("{e}: {}", self.text()))
-    }
-
-    /// A JSON error with `code`, whose message is a string.
-    fn assert_error(&self, status: u16, code: &str) -> String {
-        assert_eq!(self.status, status, "{}", self.text());
-        let v = self.json();
-        assert_eq!(v["code"], code, "{v}");
-        v["error"].as_str().expect("an error message").to_owned()
-    }
-}
-
-/// One complete chunk at the start of `raw` and what follows it.
-fn next_chunk(raw: &[u8]) -> Option<(&[u8], &[u8])> {
-    let end = find(raw, b"\r\n")?;
-    let size_text = std::str::from_utf8(&raw[..end]).ok()?;
-    let size = usize::from_str_radix(size_text.split(';').next()?.trim(), 16).ok()?;
-    let data = &raw[end + 2..];
-    if data.len() < size + 2 {
-        return None;
-    }
-    Some((&data[..size], &data[size + 2..]))
 }
 
 /// An open thread channel, read frame by frame.
-struct Channel {
-    stream: TcpStream,
-    /// Bytes read and not yet dechunked.
-    raw: Vec<u8>,
-    /// The dechunked body not yet split into frames.
-    body: Vec<u8>,
-    /// Status and content type.
-    head: Option<(u16, String)>,
-}
+struct Channel(Stream);
 
 impl Channel {
-    async fn fill(&mut self) -> bool {
-        let mut buf = [0u8; 8192];
-        match tokio::time::timeout(Duration::from_secs(20), self.stream.read(&mut buf)).await {
-            Ok(Ok(0)) | Ok(Err(_)) => false,
-            Ok(Ok(n)) => {
-                self.raw.extend_from_slice(&buf[..n]);
-                true
-            }
-            Err(_) => panic!("nothing on the channel for 20 s"),
-        }
-    }
-
-    async fn read_head(&mut self) {
-        loop {
-            if let Some(split) = find(&self.raw, b"\r\n\r\n") {
-                let reply = Reply::parse(&self.raw[..split + 4]);
-                let ct = reply.header("content-type").unwrap_or_default().to_owned();
-                self.head = Some((reply.status, ct));
-                self.raw.drain(..split + 4);
-                return;
-            }
-            assert!(self.fill().await, "the channel closed before its head");
-        }
-    }
-
     fn status(&self) -> u16 {
-        self.head.as_ref().unwrap().0
+        self.0.status()
     }
 
     /// The next frame (`data: …` as JSON, or a `: comment` as a string value).
     async fn next_frame(&mut self) -> Value {
-        loop {
-            while let Some((chunk, rest)) = next_chunk(&self.raw) {
-                let (chunk, used) = (chunk.to_vec(), self.raw.len() - rest.len());
-                self.body.extend_from_slice(&chunk);
-                self.raw.drain(..used);
-            }
-            if let Some(end) = find(&self.body, b"\n\n") {
-                let frame = String::from_utf8(self.body[..end].to_vec()).unwrap();
-                self.body.drain(..end + 2);
-                if let Some(comment) = frame.strip_prefix(": ") {
-                    return Value::String(comment.to_owned());
-                }
-                let data = frame.strip_prefix("data: ").expect("a data frame");
-                return serde_json::from_str(data).unwrap();
-            }
-            assert!(self.fill().await, "the channel closed");
+        let Some(frame) = self.0.next_frame(Duration::from_secs(20)).await else {
+            assert!(!self.0.ended, "the channel closed");
+            panic!("nothing on the channel for 20 s");
+        };
+        if let Some(comment) = frame.strip_prefix(": ") {
+            return Value::String(comment.to_owned());
         }
+        let data = frame.strip_prefix("data: ").expect("a data frame");
+        serde_json::from_str(data).unwrap()
     }
 
     /// The next event, keepalives skipped.
@@ -383,7 +191,9 @@ async fn the_callback_needs_the_bearer_token() {
         if let Some(a) = auth {
             headers.push(("Authorization", a));
         }
-        let reply = rt.request("/callback", &headers, body.as_bytes()).await;
+        let reply = rt
+            .request("POST", "/callback", &headers, body.as_bytes())
+            .await;
         reply.assert_error(401, "unauthorized");
         assert_eq!(reply.header("www-authenticate"), Some("Bearer"));
     }
@@ -391,17 +201,19 @@ async fn the_callback_needs_the_bearer_token() {
     let (cookie, _, _) = rt.thread("hi").await;
     let reply = rt
         .request(
+            "POST",
             "/callback",
             &[("Content-Type", "application/json"), ("Cookie", &cookie)],
             body.as_bytes(),
         )
         .await;
     assert_eq!(reply.status, 401);
-    assert_eq!(reply.set_cookie(), None);
+    assert_eq!(reply.cookie(), None);
     // The Host check still applies.
     let auth = format!("Bearer {TOKEN}");
     let reply = rt
         .request(
+            "POST",
             "/callback",
             &[
                 ("Content-Type", "application/json"),
@@ -423,6 +235,7 @@ async fn callback_bodies_are_checked() {
     // Not JSON: 415.
     let reply = rt
         .request(
+            "POST",
             "/callback",
             &[("Content-Type", "text/plain"), ("Authorization", &auth)],
             ok.to_string().as_bytes(),
@@ -455,6 +268,7 @@ async fn callback_bodies_are_checked() {
     }
     let reply = rt
         .request(
+            "POST",
             "/callback",
             &[
                 ("Content-Type", "application/json"),
@@ -487,8 +301,8 @@ async fn views_overwrite_clear_and_replay() {
     let mut empty = rt.subscribe(&cookie, &thread, Value::Null).await;
     assert_eq!(empty.status(), 200);
     assert_eq!(
-        empty.head.as_ref().unwrap().1,
-        "text/event-stream",
+        empty.0.header("content-type"),
+        Some("text/event-stream"),
         "an SSE stream"
     );
     assert_eq!(
