@@ -1,10 +1,16 @@
-//! The core's layering, read from its source: the top-level modules' `crate::…` references
-//! form no cycle, and only `adapters` names the answer streams' wire enums (the places a
-//! wire format becomes reducer input are one folder), and the reducer and the thread model
-//! name no ChatKit item (the state holds model entries). The protocol is a crate of its own,
-//! so the compiler already keeps it below the core; this checks the modules inside it.
+//! The core's layering, read from its source: no module of the core or of the protocol is in
+//! a circle (files, and modules taken whole at every depth; the rule is in
+//! `common/modgraph.rs`, shared with the browser crate's test), only `adapters` names the
+//! answer streams' wire enums (the places a wire format becomes reducer input are one
+//! folder), and the reducer and the thread model name no ChatKit item (the state holds
+//! model entries). The protocol is a crate of its own, so the compiler already keeps it
+//! below the core.
 #![cfg(not(target_arch = "wasm32"))]
 
+#[path = "common/modgraph.rs"]
+mod modgraph;
+
+use modgraph::{cycle, ModuleGraph};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -34,15 +40,12 @@ fn src() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src")
 }
 
+fn protocol_src() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../protocol/src")
+}
+
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).expect("src dir") {
-        let path = entry.expect("dir entry").path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
+    modgraph::rust_files(dir, out)
 }
 
 /// The top-level module a file belongs to (`reducer` for `src/reducer/run.rs`); `None` for
@@ -68,126 +71,9 @@ fn code(text: &str) -> String {
         .join("\n")
 }
 
-/// The top-level modules `code` names through `crate::`: `crate::a::…` and the first
-/// names of `use crate::{a::…, b, …}`.
-fn references(code: &str) -> BTreeSet<String> {
-    let mut found = BTreeSet::new();
-    let ident = |s: &str| -> String {
-        s.chars()
-            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-            .collect()
-    };
-    for (at, _) in code.match_indices("crate::") {
-        let rest = &code[at + "crate::".len()..];
-        if let Some(group) = rest.strip_prefix('{') {
-            // Top-level names of the group: after `{` or a comma at depth 0.
-            let mut depth = 0;
-            let mut start = true;
-            for (i, c) in group.char_indices() {
-                match c {
-                    '{' => depth += 1,
-                    '}' if depth == 0 => break,
-                    '}' => depth -= 1,
-                    ',' if depth == 0 => start = true,
-                    c if start && !c.is_whitespace() => {
-                        start = false;
-                        let name = ident(&group[i..]);
-                        if !name.is_empty() {
-                            found.insert(name);
-                        }
-                    }
-                    _ => {}
-                }
-            }
-        } else {
-            let name = ident(rest);
-            if !name.is_empty() {
-                found.insert(name);
-            }
-        }
-    }
-    found
-}
-
-/// Each top-level module and the top-level modules it refers to.
-fn graph() -> BTreeMap<String, BTreeSet<String>> {
-    let mut files = Vec::new();
-    rust_files(&src(), &mut files);
-    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for file in files {
-        let Some(module) = top_module(&file) else {
-            continue;
-        };
-        let text = std::fs::read_to_string(&file).expect("read source");
-        let refs = references(&code(&text));
-        let edges = graph.entry(module.clone()).or_default();
-        edges.extend(refs.into_iter().filter(|r| *r != module));
-    }
-    // A module the crate root re-exports from another (`pub use markdown::citations;`) is
-    // that module; names that are no module of the crate (re-exported crates) are no edges.
-    let root = code(&std::fs::read_to_string(src().join("lib.rs")).expect("read lib.rs"));
-    let aliases: BTreeMap<String, String> = root
-        .lines()
-        .filter_map(|l| l.trim().strip_prefix("pub use ")?.strip_suffix(';'))
-        .filter_map(|path| {
-            let (module, name) = path.split_once("::")?;
-            Some((name.to_owned(), module.to_owned()))
-        })
-        .collect();
-    let modules: BTreeSet<String> = graph.keys().cloned().collect();
-    for (module, edges) in graph.iter_mut() {
-        *edges = edges
-            .iter()
-            .map(|e| aliases.get(e).unwrap_or(e).clone())
-            .filter(|e| modules.contains(e) && e != module)
-            .collect();
-    }
-    graph
-}
-
-/// A cycle of `graph`, as the modules along it, if there is one.
-fn cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
-    #[derive(Clone, Copy, PartialEq)]
-    enum Mark {
-        Open,
-        Done,
-    }
-    fn visit(
-        node: &str,
-        graph: &BTreeMap<String, BTreeSet<String>>,
-        marks: &mut BTreeMap<String, Mark>,
-        path: &mut Vec<String>,
-    ) -> Option<Vec<String>> {
-        match marks.get(node) {
-            Some(Mark::Done) => return None,
-            Some(Mark::Open) => {
-                let from = path.iter().position(|n| n == node).expect("on the path");
-                let mut cycle = path[from..].to_vec();
-                cycle.push(node.to_owned());
-                return Some(cycle);
-            }
-            None => {}
-        }
-        marks.insert(node.to_owned(), Mark::Open);
-        path.push(node.to_owned());
-        for next in graph.get(node).into_iter().flatten() {
-            if let Some(cycle) = visit(next, graph, marks, path) {
-                return Some(cycle);
-            }
-        }
-        path.pop();
-        marks.insert(node.to_owned(), Mark::Done);
-        None
-    }
-    let mut marks = BTreeMap::new();
-    graph
-        .keys()
-        .find_map(|node| visit(node, graph, &mut marks, &mut Vec::new()))
-}
-
 #[test]
 fn the_top_level_modules_form_no_import_cycle() {
-    let graph = graph();
+    let graph = ModuleGraph::read(&src(), "chat-shell-core").at_depth(1);
     assert!(
         graph.contains_key("reducer") && graph.contains_key("adapters"),
         "the source was read: {graph:?}"
@@ -202,6 +88,26 @@ fn the_top_level_modules_form_no_import_cycle() {
             cycle.join(" -> ")
         );
     }
+}
+
+#[test]
+fn no_module_of_the_core_is_in_a_circle() {
+    let graph = ModuleGraph::read(&src(), "chat-shell-core");
+    // The source was read, down to the files of a folder's folder.
+    assert!(
+        graph.files.contains_key("reducer::state::item"),
+        "{graph:?}"
+    );
+    assert!(graph.edges["reducer::items"].contains("reducer::tool_calls"));
+    assert!(graph.reaches("reducer::conversation", "reducer::state::item"));
+    graph.assert_layered();
+}
+
+#[test]
+fn no_module_of_the_protocol_is_in_a_circle() {
+    let graph = ModuleGraph::read(&protocol_src(), "chat-shell-protocol");
+    assert!(graph.edges["chatkit::thread"].contains("chatkit::items"));
+    graph.assert_layered();
 }
 
 /// Whether `text` names `name` as a whole word, not as the end or start of a longer one.
@@ -263,8 +169,190 @@ fn a_cycle_is_found_and_named() {
         cycle(&graph),
         Some(vec!["a".into(), "b".into(), "c".into(), "a".into()])
     );
-    assert_eq!(
-        references("use crate::{reducer::{a, b}, sse::SseFrame};\nlet x = crate::pacing::f();"),
-        ["pacing", "reducer", "sse"].map(String::from).into()
+    assert_eq!(modgraph::tangles(&graph), [vec!["a", "b", "c"]]);
+    let graph = crate_of(&[
+        (
+            "x.rs",
+            "use crate::{reducer::{a, b}, sse::SseFrame};\nfn f() { let x = crate::pacing::f(); }",
+        ),
+        ("reducer/mod.rs", ""),
+        ("sse.rs", ""),
+        ("pacing.rs", ""),
+    ]);
+    assert_eq!(edges(&graph, "x"), ["pacing", "reducer", "sse"]);
+}
+
+/// A crate made of (path under `src`, text) pairs.
+fn crate_of(files: &[(&str, &str)]) -> ModuleGraph {
+    let sources = files.iter().map(|(p, t)| (p.to_string(), t.to_string()));
+    ModuleGraph::from_sources("test", sources)
+}
+
+fn edges(graph: &ModuleGraph, from: &str) -> Vec<String> {
+    graph.deps[from].iter().cloned().collect()
+}
+
+#[test]
+fn a_parent_that_only_declares_and_re_exports_its_children_is_not_in_their_circle() {
+    let table = crate_of(&[
+        ("lib.rs", "mod a;"),
+        (
+            "a/mod.rs",
+            "mod x;\nmod y;\npub use x::Thing;\npub(crate) use y::{f, g as h};",
+        ),
+        ("a/x.rs", "use super::h;\npub struct Thing;"),
+        ("a/y.rs", "pub fn f() {}\npub fn g() {}"),
+    ]);
+    assert!(edges(&table, "a").is_empty());
+    // A name the parent re-exports is followed to the file it comes from; as written, the
+    // path goes into the parent.
+    assert_eq!(edges(&table, "a::x"), ["a::y"]);
+    assert_eq!(table.edges["a::x"], ["a".to_owned()].into());
+    table.assert_layered();
+    // So siblings meeting through the parent's table are in a circle all the same.
+    let through = crate_of(&[
+        (
+            "a/mod.rs",
+            "mod x;\nmod y;\npub use x::Thing;\npub use y::g as h;",
+        ),
+        ("a/x.rs", "use super::h;\npub struct Thing;"),
+        ("a/y.rs", "pub fn g() { super::Thing; }"),
+    ]);
+    let circles = through.circles();
+    assert_eq!(circles.len(), 1, "{circles:?}");
+    assert!(circles[0].contains("a::y -> a::x (a/y.rs names super::Thing)"));
+    // The parent's own code using what it re-exports, or calling a child, depends on it.
+    for parent in [
+        "mod x;\npub use x::Thing;\nfn new() -> Thing { Thing }",
+        "mod x;\nfn new() { x::make(); }",
+        "mod x;\nuse self::x::make;",
+    ] {
+        let graph = crate_of(&[
+            ("a/mod.rs", parent),
+            (
+                "a/x.rs",
+                "pub struct Thing;\npub fn make() { super::helper(); }",
+            ),
+        ]);
+        assert_eq!(edges(&graph, "a"), ["a::x"], "{parent}");
+        let circles = graph.circles();
+        assert_eq!(circles.len(), 1, "{parent}: {circles:?}");
+        assert!(circles[0].contains("a::x -> a (a/x.rs names super::helper)"));
+    }
+}
+
+#[test]
+fn siblings_and_modules_taken_whole_are_in_circles_too() {
+    let siblings = crate_of(&[
+        ("a/mod.rs", "mod x;\nmod y;"),
+        ("a/x.rs", "use super::y::Y;\npub struct X;"),
+        ("a/y.rs", "pub struct Y;\nfn f() -> super::x::X { todo!() }"),
+    ]);
+    assert_eq!(siblings.circles().len(), 1, "{:?}", siblings.circles());
+    // No two files name each other, yet `a` and `b` need each other.
+    let folders = crate_of(&[
+        ("a/mod.rs", "mod x;\nmod z;"),
+        ("a/x.rs", "use crate::b::B;"),
+        ("a/z.rs", "pub struct Z;"),
+        ("b/mod.rs", "mod y;\npub struct B;"),
+        ("b/y.rs", "fn f(_: crate::a::z::Z) {}"),
+    ]);
+    assert!(cycle(&folders.at_depth(2)).is_none());
+    let circles = folders.circles();
+    assert_eq!(circles.len(), 1, "{circles:?}");
+    assert!(circles[0].contains("a -> b") && circles[0].contains("b -> a"));
+}
+
+#[test]
+fn what_is_no_path_into_a_file_is_no_dependency() {
+    let graph = crate_of(&[
+        (
+            "lib.rs",
+            "mod a;\nmod b;\npub use a::inner;\npub use other_crate as protocol;",
+        ),
+        ("a/mod.rs", "pub mod inner;"),
+        ("a/inner.rs", ""),
+        ("b.rs", "pub struct B;"),
+        (
+            "c.rs",
+            r##"
+            // crate::b::B in a comment, /* crate::b::B */ in a block,
+            const S: &str = "crate::b::B";
+            const R: &str = r#"crate::b::B " still a string"#;
+            const C: char = '"';
+            fn f<'a>(x: &'a str) -> protocol::Thing { crate::inner::g(); crate::protocol::h() }
+            mod tests {
+                use super::*;
+                fn t() { super::S; self::helper(); }
+            }
+            "##,
+        ),
+        ("d.rs", "macro_rules! m { () => { $crate::b::B } }"),
+    ]);
+    // Comments, strings and characters are not read; another crate's paths are not
+    // followed; an inline module's `super` is its own file; a re-exported module is itself.
+    assert_eq!(edges(&graph, "c"), ["a::inner"], "{:?}", graph.because);
+    assert_eq!(edges(&graph, "d"), ["b"]);
+}
+
+/// A copy of the core's source in a folder of its own, removed when dropped.
+struct TreeCopy(PathBuf);
+
+impl TreeCopy {
+    fn of(from: &Path, name: &str) -> TreeCopy {
+        let to = std::env::temp_dir().join(format!("layering-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&to);
+        copy_dir(from, &to);
+        TreeCopy(to)
+    }
+
+    fn append(&self, file: &str, text: &str) {
+        let path = self.0.join(file);
+        let old = std::fs::read_to_string(&path).expect("read the copy");
+        std::fs::write(&path, format!("{old}\n{text}\n")).expect("write the copy");
+    }
+}
+
+impl Drop for TreeCopy {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("make the copy's folder");
+    for entry in std::fs::read_dir(from).expect("read src") {
+        let path = entry.expect("dir entry").path();
+        let target = to.join(path.file_name().expect("a name"));
+        if path.is_dir() {
+            copy_dir(&path, &target);
+        } else {
+            std::fs::copy(&path, &target).expect("copy a file");
+        }
+    }
+}
+
+#[test]
+fn a_circle_added_to_a_copy_of_the_core_is_found() {
+    let copy = TreeCopy::of(&src(), "siblings");
+    ModuleGraph::read(&copy.0, "copy").assert_layered();
+    // The state, which the transitions build on, naming one of them.
+    copy.append("reducer/state/mod.rs", "use super::items::assistant_text;");
+    let circles = ModuleGraph::read(&copy.0, "copy").circles();
+    assert!(
+        circles
+            .iter()
+            .any(|c| c.contains("reducer::state -> reducer::items")
+                && c.contains("reducer/state/mod.rs names use super::items::assistant_text")),
+        "{circles:#?}"
+    );
+
+    let copy = TreeCopy::of(&src(), "modules");
+    // The thread model, which the reducer builds on, naming the reducer.
+    copy.append("model/mod.rs", "fn f() { crate::reducer::reduce; }");
+    let circles = ModuleGraph::read(&copy.0, "copy").circles();
+    assert!(
+        circles.iter().any(|c| c.contains("model -> reducer")),
+        "{circles:#?}"
     );
 }

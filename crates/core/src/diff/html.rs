@@ -3,7 +3,7 @@
 //! Server text (the lines) and localized strings are only ever escaped ([`HtmlWriter`]).
 //! Rows come in chunks that a stylesheet can skip off screen (`content-visibility`).
 
-use super::{side_by_side, DiffLine, DiffRow, LineKind, SideRow};
+use super::rows::{side_by_side, DiffLine, DiffRow, LineKind, SideRow};
 use crate::highlight::{write_line, LineHighlighter, Token};
 use crate::markdown::{HtmlWriter, SafeHtml};
 use crate::strings::{Strings, Text};

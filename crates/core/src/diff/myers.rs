@@ -7,7 +7,7 @@
 //! set whose edit distance passes [`MAX_EDITS`] is given as everything removed then
 //! everything added (correct, only less precise), which bounds time and memory.
 
-use super::LineKind;
+use super::rows::LineKind;
 
 /// Most edits searched for (the trace holds about `MAX_EDITS²` entries).
 const MAX_EDITS: usize = 2000;

@@ -5,7 +5,8 @@
 //! in places gives the files that could be read and says what could not.
 
 use super::recount::{recount, Repairs};
-use super::{fold, mark_words, DiffLine, DiffRow, LineKind};
+use super::rows::{fold, DiffLine, DiffRow, LineKind};
+use super::words::mark_words;
 use diffy::patch_set::{FileMode, FileOperation, FilePatch, ParseOptions, PatchSet};
 use std::ops::Range;
 

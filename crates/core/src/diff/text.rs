@@ -2,7 +2,9 @@
 //! be new, not shown as every line added to an existing file; a change keeps the rows
 //! near it and folds the rest (the shared `fold`); what is shown is bounded.
 
-use super::{fold, mark_words, myers, DiffLine, DiffRow, LineKind};
+use super::myers;
+use super::rows::{fold, DiffLine, DiffRow, LineKind};
+use super::words::mark_words;
 
 /// Rows shown at most; the rest is cut (`FileDiff::truncated`).
 pub const MAX_ROWS: usize = 400;

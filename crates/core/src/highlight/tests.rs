@@ -1,4 +1,5 @@
 use super::*;
+use crate::markdown::HtmlWriter;
 use proptest::prelude::*;
 
 /// The (text, class) of each token of `code`, line by line.

@@ -7,11 +7,11 @@ use pulldown_cmark::{Event, Parser, Tag, TagEnd};
 /// table cells are separated by spaces, code keeps its content, images read as their alt
 /// text, and tags are dropped.
 pub fn plain_text(markdown: &str) -> String {
-    if super::looks_like_html(markdown) {
+    if super::dialect::looks_like_html(markdown) {
         return collapse(&strip_tags(markdown));
     }
     let mut out = String::with_capacity(markdown.len());
-    for event in Parser::new_ext(markdown, super::options()) {
+    for event in Parser::new_ext(markdown, super::dialect::options()) {
         match event {
             Event::Text(t) | Event::Code(t) => out.push_str(&t),
             Event::InlineMath(t) | Event::DisplayMath(t) => out.push_str(&t),

@@ -24,9 +24,9 @@
 //!   committed text before it.
 
 use super::citations::CitedText;
-use super::looks_like_html;
+use super::dialect::looks_like_html;
 use super::open_html::OpenHtml;
-use super::render_markdown;
+use super::renderer::render_markdown;
 use super::sanitize::{sanitize_html, sanitize_rendered, scrub, SafeHtml};
 use super::to_html::{normalize_label, parser, RawHtml, RefDefs};
 use pulldown_cmark::{Event, Tag, TagEnd};

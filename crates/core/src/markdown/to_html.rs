@@ -14,8 +14,8 @@ use std::collections::{HashMap, VecDeque};
 
 use pulldown_cmark::{Alignment, BrokenLink, CodeBlockKind, CowStr, Event, Parser, Tag, TagEnd};
 
+use super::dialect::options;
 use super::idn::ascii_host;
-use super::options;
 use super::sanitize::{escape, scrub, TAG_BREAK, TRUSTED};
 
 /// Reference definitions (`[label]: url "title"`) keyed by normalized label.

@@ -5,27 +5,9 @@
 //! runtime starts it. A steer is a note inside the run it redirected; a queued turn waits
 //! beside the composer. The two never share a surface.
 
-use super::state::{ChatState, ItemState, ItemStatus};
+use super::state::{ChatState, ItemState, ItemStatus, QueuedTurn, RunQueue};
 use crate::model::{Entry, EntryKind};
 use crate::protocol::chatkit::{InputText, ItemId, UserContent, UserMessage};
-
-/// The controls the runtime offers for the run streaming now, and its queue.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct RunQueue {
-    /// The run the controls apply to (queue and steer writes name it).
-    pub run_id: Option<String>,
-    pub can_queue: bool,
-    pub can_steer: bool,
-    /// The turns waiting for the run to end, in the runtime's order.
-    pub queued: Vec<QueuedTurn>,
-}
-
-/// A turn the runtime holds until the running run ends.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct QueuedTurn {
-    pub turn_id: String,
-    pub text: String,
-}
 
 /// A run started: the controls it offers replace those of the run before (none if it names
 /// none: never assumed).

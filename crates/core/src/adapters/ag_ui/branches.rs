@@ -8,30 +8,16 @@
 //! entry of each branch names it (`starts`), and carries every branch's name for the
 //! picker (`Entry::branches`).
 
+use super::conversation::Conversation;
 use super::request::messages;
-use super::{restored, Conversation};
+use super::snapshot::restored;
 use crate::model::Entry;
 use crate::protocol::chatkit::ItemId;
-use crate::protocol::decode::Decode;
-use crate::protocol::JsonMap;
 use crate::reducer::{ChatState, ItemState};
-use serde::Serialize;
 use serde_json::Value;
 
-/// Where branches part.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Decode)]
-#[serde(rename_all = "camelCase")]
-pub struct Fork {
-    /// The entry the branches follow; `None`: they start the conversation.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub after: Option<String>,
-    /// Each branch's first entry, oldest first.
-    #[serde(default)]
-    pub starts: Vec<String>,
-    /// The branches not shown, by their first entry: their messages as kept.
-    #[serde(default)]
-    pub kept: JsonMap,
-}
+/// The forks are kept with the conversation (`conversation.rs`); their rules are here.
+pub use super::conversation::Fork;
 
 /// Where the branches of `fork` begin in `items`, if its entry is there.
 fn start_of(items: &[ItemState], fork: &Fork) -> Option<usize> {
@@ -150,6 +136,7 @@ mod tests {
     use super::*;
     use crate::adapters::ag_ui::{request, RunSetup};
     use crate::protocol::ag_ui::Message;
+    use crate::protocol::decode::Decode;
     use crate::reducer::{reduce, Input};
     use serde_json::json;
 

@@ -2,7 +2,7 @@
 //! words, the assistant's with the tool calls it made and their results, reasoning that
 //! must travel back), the shared state, the page's tools and what the run answers.
 
-use super::Conversation;
+use super::conversation::Conversation;
 use crate::model::EntryKind;
 use crate::protocol::acp::ToolCallStatus;
 use crate::protocol::ag_ui::{
@@ -182,7 +182,7 @@ fn user_content(text: &str, attachments: &[Attachment]) -> Value {
 fn push_call(
     messages: &mut Vec<Message>,
     turn_start: usize,
-    conversation: &super::Conversation,
+    conversation: &Conversation,
     item_id: &str,
     call_id: &str,
     name: &str,

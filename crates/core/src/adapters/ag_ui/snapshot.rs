@@ -11,6 +11,19 @@ use crate::protocol::chatkit::{
 };
 use serde_json::Value;
 
+/// The items of stored (or snapshot) AG-UI messages, in their order.
+pub fn restored(messages: &[Value]) -> Vec<Entry> {
+    entries(messages)
+}
+
+/// A tool call's arguments: the JSON they spell, or the text as it came.
+pub(super) fn arguments(text: &str) -> Value {
+    if text.trim().is_empty() {
+        return Value::Null;
+    }
+    serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_owned()))
+}
+
 /// The items of a snapshot, in its order; a message this client cannot read is skipped.
 pub(super) fn entries(messages: &[Value]) -> Vec<Entry> {
     let messages: Vec<Message> = messages
@@ -70,7 +83,7 @@ pub(super) fn entries(messages: &[Value]) -> Vec<Entry> {
                                 status,
                                 content: Vec::new(),
                                 locations: Vec::new(),
-                                raw_input: Some(super::arguments(&call.function.arguments))
+                                raw_input: Some(arguments(&call.function.arguments))
                                     .filter(|a| !a.is_null()),
                                 raw_output: answer.map(|(content, error)| match error {
                                     Some(e) => Value::String(e.clone()),

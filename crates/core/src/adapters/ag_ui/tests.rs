@@ -2,9 +2,14 @@
 //! request built back from the conversation.
 
 use super::*;
-use crate::protocol::ag_ui::Message;
-use crate::reducer::{reduce, ChatState, Effect, OutgoingMessage};
-use serde_json::json;
+use crate::model::{Entry, EntryKind};
+use crate::protocol::acp::{PermissionOptionId, PermissionOutcome, ToolCallStatus};
+use crate::protocol::ag_ui::{Message, Resume, ResumeStatus};
+use crate::protocol::chatkit::{ClientToolCall, ClientToolStatus, ItemId};
+use crate::reducer::{reduce, ChatState, Effect, Input, OutgoingMessage, Streamed};
+use crate::sse::SseFrame;
+use serde_json::{json, Value};
+use std::collections::HashSet;
 
 fn adapter() -> AgUiAdapter {
     AgUiAdapter::new(HashSet::new(), vec!["get_weather".into()], Vec::new())
@@ -621,7 +626,7 @@ fn broken_known_events_are_malformed_and_unknown_ones_are_ignored() {
         ],
     );
     assert_eq!(inputs.len(), 1, "the oversized piece is not kept");
-    assert!(a.tools.iter().all(|t| t.args.len() <= MAX_ARGS));
+    assert!(a.open_args().all(|args| args.len() <= MAX_ARGS));
 }
 
 #[test]

@@ -4,113 +4,13 @@
 //! is named `check_NN_…` after the spec's number; the README's table is made from these
 //! names.
 
+use super::golden::*;
 use super::{history_page, AgentUiAdapter};
 use crate::model::EntryKind;
 use crate::protocol::acp::{PermissionOptionId, PermissionOutcome};
 use crate::protocol::chatkit::Note;
-use crate::reducer::{
-    listed, reduce, ChatState, Effect, Input, Listed, OutgoingMessage, ToolCallState,
-};
-use serde_json::{json, Value};
-
-const STATUS: &str = include_str!("../../../../../tests/fixtures/agent-ui/status.jsonl");
-const TEAM: &str = include_str!("../../../../../tests/fixtures/agent-ui/team.jsonl");
-const APPROVAL: &str = include_str!("../../../../../tests/fixtures/agent-ui/approval.jsonl");
-const APPROVED: &str =
-    include_str!("../../../../../tests/fixtures/agent-ui/approval-approved.jsonl");
-const GAP: &str = include_str!("../../../../../tests/fixtures/agent-ui/gap.jsonl");
-const CHILD: &str = include_str!("../../../../../tests/fixtures/agent-ui/child.jsonl");
-const QUEUE: &str = include_str!("../../../../../tests/fixtures/agent-ui/queue.jsonl");
-const CLARIFY: &str = include_str!("../../../../../tests/fixtures/agent-ui/clarify.jsonl");
-const PLAN: &str = include_str!("../../../../../tests/fixtures/agent-ui/plan.jsonl");
-const FORM: &str = include_str!("../../../../../tests/fixtures/agent-ui/form.jsonl");
-const CHILD_SESSION: &str =
-    include_str!("../../../../../tests/fixtures/agent-ui/child-session.json");
-
-/// A conversation that sent `text` and is waiting for the answer.
-fn sent(text: &str) -> ChatState {
-    let mut state = ChatState::default();
-    reduce(
-        &mut state,
-        Input::SendStarted(OutgoingMessage {
-            content: Vec::new(),
-            text: text.into(),
-            ..OutgoingMessage::default()
-        }),
-    );
-    state
-}
-
-/// Feeds `lines` (one envelope each) through `adapter`; returns the effects.
-fn feed(state: &mut ChatState, adapter: &mut AgentUiAdapter, lines: &[&str]) -> Vec<Effect> {
-    let mut effects = Vec::new();
-    for line in lines {
-        for input in adapter.data(line) {
-            effects.extend(reduce(state, input).effects);
-        }
-    }
-    effects
-}
-
-fn lines(log: &str) -> Vec<&str> {
-    log.lines().filter(|l| !l.trim().is_empty()).collect()
-}
-
-/// The whole log, then the end of the stream.
-fn run(log: &str) -> ChatState {
-    let mut state = sent("go");
-    let mut adapter = AgentUiAdapter::new();
-    feed(&mut state, &mut adapter, &lines(log));
-    reduce(&mut state, Input::StreamEnded);
-    state
-}
-
-fn text_of(state: &ChatState, message: &str) -> String {
-    state
-        .items()
-        .iter()
-        .find(|i| i.item.id.0.ends_with(&format!(":msg:{message}")))
-        .and_then(crate::reducer::assistant_text)
-        .unwrap_or_default()
-}
-
-/// Every assistant text of the conversation, joined.
-fn answers(state: &ChatState) -> String {
-    state
-        .items()
-        .iter()
-        .filter_map(crate::reducer::assistant_text)
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-fn tool_state(state: &ChatState, wire: &str) -> Option<ToolCallState> {
-    state
-        .items()
-        .iter()
-        .find(|i| i.item.id.0.ends_with(&format!(":tool:{wire}")))
-        .and_then(|i| i.tool_call_state())
-}
-
-fn kinds(state: &ChatState) -> Vec<String> {
-    state
-        .items()
-        .iter()
-        .map(|i| match &i.item.kind {
-            EntryKind::UserMessage(_) => "user".to_owned(),
-            EntryKind::AssistantText(_) => "answer".to_owned(),
-            EntryKind::ToolCall(c) => format!("tool:{}", c.tool_call.tool_call_id.0),
-            EntryKind::Thought(_) => "thought".to_owned(),
-            EntryKind::Note(Note::Context { .. }) => "context".to_owned(),
-            EntryKind::Note(Note::Artifact { .. }) => "artifact".to_owned(),
-            EntryKind::Note(Note::WorkerNotification { .. }) => "worker".to_owned(),
-            EntryKind::Note(Note::Handoff { .. }) => "handoff".to_owned(),
-            EntryKind::Note(Note::Steer { .. }) => "steer".to_owned(),
-            EntryKind::Note(Note::Question { .. }) => "question".to_owned(),
-            other => format!("{other:?}"),
-        })
-        .collect()
-}
+use crate::reducer::{listed, reduce, ChatState, Effect, Input, Listed, ToolCallState};
+use serde_json::Value;
 
 #[test]
 fn check_01_the_listener_is_bound_before_submit() {
@@ -352,16 +252,6 @@ fn check_07_structured_input_is_answered_only_with_the_answers_the_owner_took() 
     assert_eq!(input(&state).status, StructuredInputStatus::Skipped);
 }
 
-/// The question of the conversation: its text and the answer the owner confirmed.
-fn question(state: &ChatState) -> Option<(String, Option<String>)> {
-    state.items().iter().find_map(|i| match &i.item.kind {
-        EntryKind::Note(Note::Question {
-            question, answer, ..
-        }) => Some((question.clone(), answer.clone())),
-        _ => None,
-    })
-}
-
 #[test]
 fn check_07_a_clarification_is_a_question_answered_only_when_the_owner_confirms() {
     let state = run(CLARIFY);
@@ -475,31 +365,6 @@ fn check_08_queue_and_steer_are_distinct() {
     // A run that names no controls offers none.
     let plain = run_until(STATUS, 3);
     assert!(!plain.run_queue.can_queue && !plain.run_queue.can_steer);
-}
-
-/// The first `n` events of `log`, the stream still open.
-fn run_until(log: &str, n: usize) -> ChatState {
-    let mut state = sent("go");
-    let mut adapter = AgentUiAdapter::new();
-    feed(&mut state, &mut adapter, &lines(log)[..n]);
-    state
-}
-
-#[test]
-fn a_new_run_id_before_run_finished_does_not_restart_the_order() {
-    // Only a finished run hands the stream to the next one: a stray id cannot reset the
-    // sequence and replay what was applied.
-    let mut state = sent("go");
-    let mut adapter = AgentUiAdapter::new();
-    let log = lines(QUEUE);
-    feed(&mut state, &mut adapter, &log[..4]);
-    let stray = log[2].replace("run-long-1", "run-other");
-    feed(&mut state, &mut adapter, &[&stray]);
-    assert_eq!(adapter.dropped, 1, "sequence 3 again is a duplicate");
-    assert_eq!(
-        text_of(&state, "msg-long-1"),
-        "Step 1 of 40. Step 2 of 40. "
-    );
 }
 
 #[test]
@@ -694,22 +559,6 @@ fn check_17_missing_facts_stay_unknown() {
     );
 }
 
-/// The analyst's page of `session` (the runtime's scripted session) right before message
-/// `before`, at most `size` messages, as the runtime answers a history request.
-fn history_answer(session: &Value, before: &str, size: usize) -> String {
-    let all = session["messages"].as_array().unwrap();
-    let end = all.iter().position(|m| m["id"] == before).unwrap();
-    let start = end.saturating_sub(size);
-    json!({
-        "type": "session.hydrated",
-        "agentId": session["agentId"],
-        "sessionId": session["sessionId"],
-        "owner": "session",
-        "payload": {"messages": &all[start..end], "hasMore": start > 0, "before": before},
-    })
-    .to_string()
-}
-
 #[test]
 fn check_18_a_child_session_hydrates_progressively() {
     let mut state = sent("go");
@@ -789,53 +638,4 @@ fn check_19_diagnostics_and_metrics_stay_out_of_the_conversation() {
     assert!(effects.iter().any(|e| matches!(e, Effect::Emit(crate::host_events::ChatEvent::Diagnostic { kind: "agent_ui_metric", name }) if name == "ttft_ms")));
     let everything = format!("{:?}", state.items());
     assert!(!everything.contains("cache miss") && !everything.contains("ttft"));
-}
-
-#[test]
-fn order_a_gap_resyncs_and_a_duplicate_applies_once() {
-    let log = lines(GAP);
-    let mut state = sent("count");
-    let mut adapter = AgentUiAdapter::new();
-    // Delivered: 1, 2, 3, 3 again, 4, then 7, 8, 9 (5 and 6 lost).
-    let delivered = [
-        log[0], log[1], log[2], log[2], log[3], log[6], log[7], log[8],
-    ];
-    feed(&mut state, &mut adapter, &delivered);
-    assert_eq!(adapter.dropped, 1, "the duplicate");
-    let gap = adapter.gap().expect("a gap");
-    assert_eq!((gap.run_id.as_str(), gap.after), ("run-gap", 4));
-    assert_eq!(state.resync.as_ref(), Some(&gap), "resyncing, visibly");
-    assert_eq!(
-        text_of(&state, "msg-count"),
-        "One, two, ",
-        "nothing after the gap"
-    );
-    // The resync brings every event after 4: the held ones apply once, in order.
-    feed(&mut state, &mut adapter, &log[4..]);
-    assert!(adapter.gap().is_none());
-    assert_eq!(state.resync, None);
-    assert_eq!(text_of(&state, "msg-count"), "One, two, three, four, five.");
-}
-
-#[test]
-fn unknown_classes_and_broken_payloads_are_diagnostics_not_failures() {
-    let mut state = sent("go");
-    let mut adapter = AgentUiAdapter::new();
-    let out = feed(
-        &mut state,
-        &mut adapter,
-        &[
-            r#"{"type":"brand.new.thing","sequence":1}"#,
-            r#"{"sequence":2}"#,
-            r#"not json"#,
-            r#"{"type":"text.delta","sequence":2,"runId":"r","messageId":"m","payload":{"delta":"still here"}}"#,
-        ],
-    );
-    assert_eq!(
-        state.diagnostics.unknown_types.get("brand.new.thing"),
-        Some(&1)
-    );
-    assert!(!out.is_empty());
-    assert_eq!(text_of(&state, "m"), "still here");
-    assert!(state.turn.is_some(), "the run goes on");
 }

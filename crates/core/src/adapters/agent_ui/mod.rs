@@ -15,6 +15,10 @@
 
 #[cfg(test)]
 mod checks;
+#[cfg(test)]
+mod golden;
+#[cfg(test)]
+mod tests;
 
 use crate::model::{Entry, EntryKind, Thought, ToolCall as ToolCallEntry};
 use crate::protocol::acp::{

@@ -1,10 +1,25 @@
-//! What the views render: the thread, its items in order, and the turn in progress.
+//! What the views render: the thread, its items in order, the turn in progress, and what
+//! the runs and the team around them said. Types only, with the queries the views make and
+//! the bookkeeping the transitions share (positions, changes); nothing here imports the
+//! reducer's other files, which all build on it.
+
+mod item;
+mod queue;
+mod run;
+mod team;
+
+pub use item::{ItemState, ItemStatus, PermissionState, ToolCallMark, ToolCallState};
+pub use queue::{QueuedTurn, RunQueue};
+pub use run::{
+    AgentInfo, Budget, Diagnostics, Orchestration, OrchestrationStep, OrchestrationUpdate,
+    RunError, SequenceGap, Unrecognized,
+};
+pub use team::{
+    status_rank, Member, MemberUpdate, Team, TranscriptLine, TranscriptPage, TRANSCRIPT_MAX,
+};
 
 use crate::model::{Entry, EntryKind};
-use crate::protocol::chatkit::{ItemId, NoticeEvent, ThreadId, ThreadStatus};
-
-use super::run::{AgentInfo, Budget, Diagnostics, Orchestration, RunError, ToolCallMark};
-use crate::protocol::acp::PermissionOptionId;
+use crate::protocol::chatkit::{ItemId, NoticeEvent, Thread, ThreadId, ThreadStatus};
 use crate::protocol::JsonMap;
 use std::collections::HashMap;
 
@@ -49,12 +64,12 @@ pub struct ChatState {
     pub agent_state: Option<serde_json::Value>,
     /// The team of agents of this conversation (Agent UI), as the runtime described it.
     /// Kept across runs; cleared with the thread.
-    pub team: Option<super::team::Team>,
+    pub team: Option<Team>,
     /// A sequence gap of the run in flight: the client waits for the missing events
     /// ("resyncing"). Cleared when they arrive or a run starts.
-    pub resync: Option<super::SequenceGap>,
+    pub resync: Option<SequenceGap>,
     /// Queue and steer: what the running run offers, and the turns queued after it.
-    pub run_queue: super::queue::RunQueue,
+    pub run_queue: RunQueue,
     /// When the stream of the run in flight last showed life (any frame, keepalives
     /// included), on the runtime's clock in ms: "connected · last event Ns ago".
     pub last_event_ms: Option<f64>,
@@ -76,49 +91,15 @@ pub struct ThreadInfo {
     pub branching: bool,
 }
 
-/// One item with what the client knows about it beyond the wire.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ItemState {
-    pub item: Entry,
-    pub status: ItemStatus,
-    /// A ghost message: sent, never shown.
-    pub hidden: bool,
-    /// Shown by the client before the server echoed it (an optimistic user message).
-    pub local: bool,
-    /// `generated_image.updated` progress, 0..1.
-    pub progress: Option<f64>,
-    /// Arrived in an answer streamed during this session (not loaded from history): the
-    /// view may animate it in even if the whole answer came in one chunk.
-    pub live: bool,
-    /// The agent that owned the run when this item arrived (multi-agent runs).
-    pub agent: Option<AgentInfo>,
-    /// What the client knows of an ACP tool call beyond the agent's status (see
-    /// [`ItemState::tool_call_state`]).
-    pub tool_mark: Option<ToolCallMark>,
-    /// The permission option the user picked and the client sent, not yet confirmed by
-    /// the server: the card shows it as sending, not as decided.
-    pub permission_choice: Option<PermissionOptionId>,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ItemStatus {
-    /// Still receiving updates.
-    Streaming,
-    Done,
-    /// The user pressed Stop; the partial content is kept.
-    Stopped,
-    /// The answer failed here; the partial content is kept.
-    Failed,
-}
-
-impl ItemStatus {
-    /// The `data-status` value a view shows (without the `Debug` formatting machinery).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ItemStatus::Streaming => "streaming",
-            ItemStatus::Done => "done",
-            ItemStatus::Stopped => "stopped",
-            ItemStatus::Failed => "failed",
+impl From<Thread> for ThreadInfo {
+    fn from(t: Thread) -> Self {
+        ThreadInfo {
+            id: t.id,
+            title: t.title,
+            created_at: t.created_at,
+            status: t.status,
+            metadata: t.metadata,
+            branching: t.branching,
         }
     }
 }
@@ -300,7 +281,7 @@ impl ChatState {
             .take_while(|i| !matches!(i.item.kind, EntryKind::UserMessage(_)))
             .any(|i| match &i.item.kind {
                 EntryKind::Elicitation(e) => e.outcome.is_none(),
-                _ => i.tool_call_state() == Some(super::run::ToolCallState::AwaitingPermission),
+                _ => i.tool_call_state() == Some(ToolCallState::AwaitingPermission),
             })
     }
 
@@ -324,7 +305,7 @@ impl ChatState {
                 EntryKind::StructuredInput(s) => {
                     s.status == crate::protocol::chatkit::StructuredInputStatus::Pending
                 }
-                _ => i.tool_call_state() == Some(super::run::ToolCallState::AwaitingPermission),
+                _ => i.tool_call_state() == Some(ToolCallState::AwaitingPermission),
             })
             .map(|i| &i.item.id)
     }
@@ -470,22 +451,6 @@ impl ChatState {
     fn reindex_from(&mut self, from: usize) {
         for (i, item) in self.items.iter().enumerate().skip(from) {
             self.positions.insert(item.item.id.clone(), i);
-        }
-    }
-}
-
-impl ItemState {
-    pub fn new(item: Entry, status: ItemStatus) -> Self {
-        ItemState {
-            item,
-            status,
-            hidden: false,
-            local: false,
-            progress: None,
-            live: false,
-            agent: None,
-            tool_mark: None,
-            permission_choice: None,
         }
     }
 }
