@@ -136,10 +136,10 @@ async fn the_diff_view_shows_a_patch_as_text_builds_rows_near_view_and_updates_i
     use leptos::prelude::*;
 
     let style = document().create_element("style").unwrap();
-    // The element's styles and the diff's own (a part's, `style/parts/items.css`).
+    // The element's styles and the diff's own (a chunk's, `style/chunks/items.css`).
     style.set_text_content(Some(concat!(
         include_str!("../style/chat-shell.css"),
-        include_str!("../style/parts/items.css")
+        include_str!("../style/chunks/items.css")
     )));
     document().head().unwrap().append_child(&style).unwrap();
     let host: HtmlElement = document().create_element("div").unwrap().unchecked_into();
