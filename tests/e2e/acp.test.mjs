@@ -12,7 +12,6 @@ import { after, before, test } from 'node:test';
 import {
   ROOT,
   close,
-  newChatPage,
   openBrowser,
   sendMessage,
   startRuntime,
@@ -22,6 +21,10 @@ import {
   toolCalls,
   recordEvents,
   createdThreadId,
+  openChat,
+  finishPage,
+  shownText,
+  waitForText,
 } from './harness.mjs';
 
 const AGENT = process.env.E2E_ACP_AGENT_BIN
@@ -48,27 +51,6 @@ after(async () => {
   rmSync(WORKSPACE, { recursive: true, force: true });
 });
 
-async function open() {
-  const page = await newChatPage(context, `${runtime.url}/`);
-  await page.emulateMedia({ reducedMotion: 'reduce' });
-  return page;
-}
-
-async function finish(page) {
-  assert.deepEqual(page.consoleErrors, [], 'console errors on the page');
-  await page.close();
-}
-
-
-/** The text of the shadow root (what the user can read, folded parts included). */
-async function shownText(page) {
-  return page.evaluate(() => document.querySelector('chat-shell').shadowRoot.textContent);
-}
-
-async function waitForText(page, needle, timeout = 15_000) {
-  await waitFor(async () => (await shownText(page)).includes(needle), { timeout, message: `"${needle}" on the page` });
-}
-
 async function armedOption(page, name) {
   const card = page.locator('[data-part="permission"]').last();
   await card.waitFor({ state: 'visible', timeout: 15_000 });
@@ -80,7 +62,7 @@ async function armedOption(page, name) {
 test('ACP tour: the agent reads, edits with the Diff view following, runs a command and asks permission', async () => {
   // The permitted write must change something to be in the diff (another test writes it too).
   rmSync(path.join(WORKSPACE, 'permission-demo.txt'), { force: true });
-  const page = await open();
+  const page = await openChat(context, `${runtime.url}/`);
   await sendMessage(page, 'tour');
   // While it asks, the change so far is in the Diff tab.
   const allow = await armedOption(page, 'Allow once');
@@ -105,11 +87,11 @@ test('ACP tour: the agent reads, edits with the Diff view following, runs a comm
   assert.equal(byTitle['Run `grep -n world tour/hello.rs && wc -l tour/hello.rs`'], 'completed');
   assert.equal(byTitle['Write permission-demo.txt'], 'completed');
   assert.match(await page.locator('[data-part="terminal"]').last().textContent(), /2:\s+println!\("hello, world"\);/);
-  await finish(page);
+  await finishPage(page);
 });
 
 test('ACP tool calls of every kind: diffs (new file, change, deletion), a failing tool, a terminal run by the runtime', async () => {
-  const page = await open();
+  const page = await openChat(context, `${runtime.url}/`);
   await sendMessage(page, 'show me the tools');
   await waitForText(page, 'All tool kinds ran');
   await waitForIdle(page);
@@ -132,11 +114,11 @@ test('ACP tool calls of every kind: diffs (new file, change, deletion), a failin
   await rustDiff.locator('[data-part="diff-line"] .cs-tok-keyword').first().waitFor({ timeout: 5_000 });
   const terminal = await page.locator('[data-part="terminal"]').first().textContent();
   assert.match(terminal, /tools done/);
-  await finish(page);
+  await finishPage(page);
 });
 
 test('ACP terminal output shows live while the command runs; Stop kills it and keeps what it printed', async () => {
-  const page = await open();
+  const page = await openChat(context, `${runtime.url}/`);
   await sendMessage(page, 'slow terminal');
   const call = page.locator('[data-part="tool-call"]', { hasText: 'sleep 60' });
   const terminal = call.locator('[data-part="terminal"]');
@@ -151,11 +133,11 @@ test('ACP terminal output shows live while the command runs; Stop kills it and k
   await openToolCalls(page);
   assert.match(await terminal.textContent(), /sleeping/);
   assert.doesNotMatch(await terminal.textContent(), /woke up/);
-  await finish(page);
+  await finishPage(page);
 });
 
 test('ACP attachments: files sent from the composer reach the agent as ACP content it can read', async () => {
-  const page = await open();
+  const page = await openChat(context, `${runtime.url}/`);
   await page.locator('input[type="file"]').setInputFiles([
     { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('from the browser\nline two\n') },
   ]);
@@ -165,11 +147,11 @@ test('ACP attachments: files sent from the composer reach the agent as ACP conte
   await sendMessage(page, 'read my file');
   await waitForText(page, 'I received an embedded text (text/plain, 26 characters, starting “from the browser”)');
   await waitForIdle(page);
-  await finish(page);
+  await finishPage(page);
 });
 
 test('ACP plan and thoughts: the plan updates to done, thoughts are shown apart from the answer', async () => {
-  const page = await open();
+  const page = await openChat(context, `${runtime.url}/`);
   await sendMessage(page, 'make a plan');
   await waitForText(page, 'The plan is done');
   await waitForIdle(page);
@@ -177,11 +159,11 @@ test('ACP plan and thoughts: the plan updates to done, thoughts are shown apart 
   assert.equal(await plan.count(), 1);
   assert.match(await plan.textContent(), /Read the code[\s\S]*Make the change[\s\S]*Run the tests/);
   assert.ok(await page.locator('[data-part="thought"]').count() >= 1, 'thoughts are shown');
-  await finish(page);
+  await finishPage(page);
 });
 
 test('ACP permission: Stop while the agent asks answers it cancelled; the thread goes on', async () => {
-  const page = await open();
+  const page = await openChat(context, `${runtime.url}/`);
   await sendMessage(page, 'permission');
   await armedOption(page, 'Allow once');
   await page.getByRole('button', { name: 'Stop', exact: true }).click();
@@ -193,11 +175,11 @@ test('ACP permission: Stop while the agent asks answers it cancelled; the thread
   await sendMessage(page, 'hello after stop');
   await waitForText(page, 'You said: “hello after stop”');
   await waitForIdle(page);
-  await finish(page);
+  await finishPage(page);
 });
 
 test('ACP permission: all four kinds offered, "Always allow" runs the call and is remembered for the session', async () => {
-  const page = await open();
+  const page = await openChat(context, `${runtime.url}/`);
   await sendMessage(page, 'permission');
   for (const name of ['Allow once', 'Always allow', 'Reject', 'Always reject']) {
     await armedOption(page, name);
@@ -216,11 +198,11 @@ test('ACP permission: all four kinds offered, "Always allow" runs the call and i
   await waitForIdle(page);
   assert.equal(await page.locator('[data-part="permission-option"]:not([disabled])').count(), 0, 'no second question');
   assert.equal((await toolCalls(page)).filter((c) => c.status === 'awaiting_permission').length, 0);
-  await finish(page);
+  await finishPage(page);
 });
 
 test('ACP Stop during a long run: the answer stops, what was said stays, the next message is answered', async () => {
-  const page = await open();
+  const page = await openChat(context, `${runtime.url}/`);
   await sendMessage(page, 'a long run');
   await waitForText(page, 'step 2');
   await page.getByRole('button', { name: 'Stop', exact: true }).click();
@@ -230,11 +212,11 @@ test('ACP Stop during a long run: the answer stops, what was said stays, the nex
   await sendMessage(page, 'still there?');
   await waitForText(page, 'You said: “still there?”');
   await waitForIdle(page);
-  await finish(page);
+  await finishPage(page);
 });
 
 test('ACP stop reasons say so, and an agent that exits mid-turn is an error after which the thread goes on', async () => {
-  const page = await open();
+  const page = await openChat(context, `${runtime.url}/`);
   await recordEvents(page);
   await sendMessage(page, 'max tokens');
   await waitForText(page, 'max_tokens');
@@ -254,19 +236,19 @@ test('ACP stop reasons say so, and an agent that exits mid-turn is an error afte
   assert.deepEqual(await reasons(page), ['max_tokens', 'refusal', 'error']);
   // Kept with the thread: a reload says how each turn ended.
   const threadId = await createdThreadId(page);
-  const again = await open();
+  const again = await openChat(context, `${runtime.url}/`);
   await again.evaluate((id) => document.querySelector('chat-shell').setThreadId(id), threadId);
   await waitForText(again, 'You said: “are you back”');
   assert.deepEqual(await reasons(again), ['max_tokens', 'refusal', 'error']);
   const notes = await again.locator('chat-shell').locator('[data-part="stop-reason"]').allTextContents();
   assert.match(notes[0], /token limit \(max_tokens\)/);
   assert.match(notes[2], /The agent stopped mid-turn.*exit status: 3/);
-  await finish(again);
-  await finish(page);
+  await finishPage(again);
+  await finishPage(page);
 });
 
 test('ACP workspace: the agent writes and reads inside it, its attempts to leave are refused and shown failed', async () => {
-  const page = await open();
+  const page = await openChat(context, `${runtime.url}/`);
   await sendMessage(page, 'files');
   await waitForText(page, 'every attempt to leave it was refused');
   await waitForIdle(page);
@@ -300,5 +282,5 @@ test('ACP workspace: the agent writes and reads inside it, its attempts to leave
   assert.match(await file.textContent(), /Notes written by the scripted agent through fs\/write_text_file\./);
   assert.equal(await page.getByRole('tabpanel').locator('[data-part="diff-file"]').count(), 1, 'the refused write is not in it');
   await page.getByRole('tab', { name: 'Chat' }).click();
-  await finish(page);
+  await finishPage(page);
 });

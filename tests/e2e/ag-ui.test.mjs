@@ -9,7 +9,8 @@ import { after, before, test } from 'node:test';
 import { startPageServer } from './agui/page-server.mjs';
 import { startFrameworkServer, startSdkServer } from './agui/servers.mjs';
 import {
-  DIST, close, newChatPage, openBrowser, sendMessage, startRuntime, waitFor, waitForIdle,
+  DIST, close, openBrowser, sendMessage, startRuntime, waitFor, waitForIdle, openChat, finishPage,
+  responseEnded, frames, waitForComposer,
 } from './harness.mjs';
 
 let sdk;
@@ -33,11 +34,9 @@ after(async () => {
 });
 
 /** A page whose element talks to `server`, the server's record of requests emptied. */
-async function open(server, browser = context) {
+async function openOn(server, browser = context) {
   await server.clearRequests();
-  const page = await newChatPage(browser, `${pages.url}/page?endpoint=${encodeURIComponent(server.endpoint)}`);
-  await page.emulateMedia({ reducedMotion: 'reduce' });
-  return page;
+  return openChat(browser, `${pages.url}/page?endpoint=${encodeURIComponent(server.endpoint)}`);
 }
 
 const shell = (page) => page.locator('chat-shell');
@@ -54,14 +53,8 @@ async function waitForAnswer(page, pattern, timeout = 10_000) {
   });
 }
 
-async function finish(page) {
-  assert.deepEqual(page.consoleErrors, []);
-  assert.equal(await page.evaluate(() => window.__xss ?? null), null, 'nothing injected ran');
-  await page.close();
-}
-
 test('text streams in, and the next run carries the whole conversation with one thread id', async () => {
-  const page = await open(sdk);
+  const page = await openOn(sdk);
   await sendMessage(page, 'hello there');
   await waitForAnswer(page, /You said: “hello there”\. I have 1 messages\./);
   await waitForIdle(page);
@@ -79,11 +72,11 @@ test('text streams in, and the next run carries the whole conversation with one 
   assert.deepEqual(runs[0].tools.map((t) => t.name), ['get_weather'], 'the declared tool goes with every run');
   assert.deepEqual(runs[0].tools[0].parameters.required, ['city']);
   assert.equal(await shell(page).locator('article[data-role="user"]').count(), 2);
-  await finish(page);
+  await finishPage(page, { checkXss: true });
 });
 
 test('a backend tool shows its call and result; an empty message before it shows nothing', async () => {
-  const page = await open(sdk);
+  const page = await openOn(sdk);
   await sendMessage(page, 'use a tool');
   await waitForAnswer(page, /Found 3 results for release notes\./);
   await waitForIdle(page);
@@ -94,11 +87,11 @@ test('a backend tool shows its call and result; an empty message before it shows
   const all = await answers(page);
   assert.equal(all.length, 1, `no empty bubble: ${JSON.stringify(all)}`);
   assert.match(all[0], /^Found 3 results for release notes\./);
-  await finish(page);
+  await finishPage(page, { checkXss: true });
 });
 
 test('a declared client tool runs in the page and a new run answers with its result', async () => {
-  const page = await open(sdk);
+  const page = await openOn(sdk);
   await sendMessage(page, 'what is the weather?');
   await waitForAnswer(page, /The weather tool said: \{.*\}/);
   await waitForIdle(page);
@@ -121,11 +114,11 @@ test('a declared client tool runs in the page and a new run answers with its res
   await waitForAnswer(page, /The weather tool failed: .*the weather service is down/);
   await waitForIdle(page);
   assert.equal(await shell(page).locator('[data-part="tool-call"]').last().getAttribute('data-status'), 'failed');
-  await finish(page);
+  await finishPage(page, { checkXss: true });
 });
 
 test('reasoning shows apart from the answer, in the 1.0 events and the older THINKING_* ones', async () => {
-  const page = await open(sdk);
+  const page = await openOn(sdk);
   await sendMessage(page, 'think first');
   await waitForAnswer(page, /Here is the answer after thinking\./);
   await waitForIdle(page);
@@ -141,11 +134,11 @@ test('reasoning shows apart from the answer, in the 1.0 events and the older THI
   const reasoning = last.find((m) => m.role === 'reasoning');
   assert.equal(reasoning?.encryptedValue, 'enc-abc123');
   assert.doesNotMatch(await shell(page).evaluate((el) => el.shadowRoot.textContent), /enc-abc123/);
-  await finish(page);
+  await finishPage(page, { checkXss: true });
 });
 
 test('state: snapshots and patches are kept, seen by the host, and sent back with the next run', async () => {
-  const page = await open(sdk);
+  const page = await openOn(sdk);
   await sendMessage(page, 'state please');
   await waitForAnswer(page, /Counter was 0, now 2\./);
   await waitForIdle(page);
@@ -156,11 +149,11 @@ test('state: snapshots and patches are kept, seen by the host, and sent back wit
   await waitForAnswer(page, /Counter was 2, now 4\./);
   await waitForIdle(page);
   assert.deepEqual((await sdk.requests())[1].state, { counter: 2, items: ['a', 'b'] });
-  await finish(page);
+  await finishPage(page, { checkXss: true });
 });
 
 test('an approval interrupt is answered and the run resumes; a form interrupt too', async () => {
-  const page = await open(sdk);
+  const page = await openOn(sdk);
   await sendMessage(page, 'approve the cleanup');
   const approve = shell(page).getByRole('button', { name: 'Approve' });
   await approve.waitFor({ timeout: 10_000 });
@@ -184,11 +177,11 @@ test('an approval interrupt is answered and the run resumes; a form interrupt to
   const booked = (await sdk.requests()).at(-1).resume[0];
   assert.equal(booked.interruptId, 'int-form');
   assert.equal(booked.payload.city, 'Lyon');
-  await finish(page);
+  await finishPage(page, { checkXss: true });
 });
 
 test('an expired interrupt says so and is not sent', async () => {
-  const page = await open(sdk);
+  const page = await openOn(sdk);
   await sendMessage(page, 'expired request');
   const approve = shell(page).getByRole('button', { name: 'Approve' });
   await approve.waitFor({ timeout: 10_000 });
@@ -197,11 +190,11 @@ test('an expired interrupt says so and is not sent', async () => {
   await approve.click();
   await shell(page).getByText(/This request expired/).waitFor({ timeout: 5_000 });
   assert.equal((await sdk.requests()).length, before, 'nothing went to the agent');
-  await finish(page);
+  await finishPage(page, { checkXss: true });
 });
 
 test('RUN_ERROR shows its message with one Retry, which runs the same messages again', async () => {
-  const page = await open(sdk);
+  const page = await openOn(sdk);
   await sendMessage(page, 'fail now');
   const error = shell(page).locator('[data-part="run-error"]');
   await error.waitFor({ timeout: 10_000 });
@@ -217,27 +210,30 @@ test('RUN_ERROR shows its message with one Retry, which runs the same messages a
   const [first, second] = await sdk.requests();
   assert.deepEqual(second.messages.map((m) => [m.role, m.content]), first.messages.map((m) => [m.role, m.content]));
   assert.notEqual(first.runId, second.runId);
-  await finish(page);
+  await finishPage(page, { checkXss: true });
 });
 
 test('Stop aborts the request; what came stays, and the next message is answered', async () => {
-  const page = await open(sdk);
+  const page = await openOn(sdk);
+  const run = page.waitForRequest((r) => r.method() === 'POST' && r.url().startsWith(sdk.endpoint));
   await sendMessage(page, 'slow please');
   await waitForAnswer(page, /word 3 /);
   await shell(page).getByRole('button', { name: 'Stop', exact: true }).click();
   await waitForIdle(page);
   const stopped = await lastAnswer(page);
   assert.doesNotMatch(stopped, /word 120/);
-  await new Promise((r) => setTimeout(r, 400));
+  // The request is aborted, and what it had brought is shown in the frames after.
+  await responseEnded(await run);
+  await frames(page);
   assert.equal(await lastAnswer(page), stopped, 'nothing more arrives');
   await sendMessage(page, 'are you there');
   await waitForAnswer(page, /You said: “are you there”/);
   await waitForIdle(page);
-  await finish(page);
+  await finishPage(page, { checkXss: true });
 });
 
 test('ordering: two runs in one stream both show; an event after the end is a protocol error shown as one', async () => {
-  const page = await open(sdk);
+  const page = await openOn(sdk);
   await sendMessage(page, 'twice');
   await waitForAnswer(page, /Second run\./);
   await waitForIdle(page);
@@ -247,11 +243,11 @@ test('ordering: two runs in one stream both show; an event after the end is a pr
   await error.waitFor({ timeout: 10_000 });
   await waitForIdle(page);
   assert.doesNotMatch((await answers(page)).join(' '), /After the end/);
-  await finish(page);
+  await finishPage(page, { checkXss: true });
 });
 
 test('chunks, snapshots, activities, custom and raw events', async () => {
-  const page = await open(sdk);
+  const page = await openOn(sdk);
   await sendMessage(page, 'chunk');
   await waitForIdle(page);
   assert.ok((await shell(page).locator('[data-part="tool-call"]').count()) >= 1);
@@ -271,11 +267,11 @@ test('chunks, snapshots, activities, custom and raw events', async () => {
   });
   await waitForIdle(page);
   assert.deepEqual(await shell(page).locator('article[data-role="user"] .cs-msg__bubble').allTextContents(), ['Earlier question']);
-  await finish(page);
+  await finishPage(page, { checkXss: true });
 });
 
 test('hostile text in every field stays text', async () => {
-  const page = await open(sdk);
+  const page = await openOn(sdk);
   await sendMessage(page, 'hostile');
   await waitForIdle(page);
   const injected = await shell(page).evaluate((el) => el.shadowRoot.querySelectorAll('img[src="x"], script, [onerror]').length);
@@ -284,13 +280,13 @@ test('hostile text in every field stays text', async () => {
   assert.match(text, /<img src=x onerror=/, 'shown as text');
   const links = await shell(page).evaluate((el) => [...el.shadowRoot.querySelectorAll('a')].map((a) => a.getAttribute('href') ?? ''));
   assert.ok(links.every((href) => !/^javascript:/i.test(href)), JSON.stringify(links));
-  await finish(page);
+  await finishPage(page, { checkXss: true });
 });
 
 test('threads are kept in the browser across a reload: History lists, opens, renames and deletes them', async () => {
   // A browser profile of its own: only this test's threads are kept in it.
   const own = await openBrowser();
-  const page = await open(sdk, own);
+  const page = await openOn(sdk, own);
   await sendMessage(page, 'remember me');
   await waitForAnswer(page, /You said: “remember me”/);
   await waitForIdle(page);
@@ -306,9 +302,7 @@ test('threads are kept in the browser across a reload: History lists, opens, ren
   const other = (await sdk.requests()).at(-1).threadId;
   assert.notEqual(other, threadId, 'New chat starts a new thread id');
   await page.reload({ waitUntil: 'load' });
-  await waitFor(() => page.evaluate(() => !!document.querySelector('chat-shell')?.shadowRoot?.querySelector('.cs-root:not([data-early]) textarea')), {
-    message: 'the element again',
-  });
+  await waitForComposer(page);
   await shell(page).getByRole('button', { name: 'History', exact: true }).click();
   const history = page.getByRole('region', { name: 'History' });
   const names = history.locator('[data-part="history-open"]');
@@ -340,18 +334,16 @@ test('threads are kept in the browser across a reload: History lists, opens, ren
   if (await confirm.count()) await confirm.click();
   await waitFor(async () => (await names.count()) === 1, { message: 'the row gone' });
   await page.reload({ waitUntil: 'load' });
-  await waitFor(() => page.evaluate(() => !!document.querySelector('chat-shell')?.shadowRoot?.querySelector('.cs-root:not([data-early]) textarea')), {
-    message: 'the element again',
-  });
+  await waitForComposer(page);
   await shell(page).getByRole('button', { name: 'History', exact: true }).click();
   await waitFor(async () => (await names.count()) === 1, { message: 'one kept thread' });
   assert.deepEqual(await names.allTextContents(), ['Remembered'], 'the new title kept');
-  await finish(page);
+  await finishPage(page, { checkXss: true });
   await own.close();
 });
 
 test('a host that keeps the threads gives History its list, and an opened thread goes on where it was', async () => {
-  const page = await open(sdk);
+  const page = await openOn(sdk);
   await page.evaluate(() => {
     window.__loads = [];
     document.querySelector('chat-shell').setOptions({
@@ -388,11 +380,11 @@ test('a host that keeps the threads gives History its list, and an opened thread
   const run = (await sdk.requests()).at(-1);
   assert.equal(run.threadId, 'host-1');
   assert.deepEqual(run.messages.slice(0, 2).map((m) => [m.role, m.content]), [['user', 'Hi from before'], ['assistant', 'Hello again']]);
-  await finish(page);
+  await finishPage(page, { checkXss: true });
 });
 
 test('a file goes with the message as AG-UI input content, read in the page', async () => {
-  const page = await open(sdk);
+  const page = await openOn(sdk);
   const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
   await shell(page).locator('input[type="file"]').setInputFiles({ name: 'dot.png', mimeType: 'image/png', buffer: png });
   await sendMessage(page, 'see the picture');
@@ -405,11 +397,11 @@ test('a file goes with the message as AG-UI input content, read in the page', as
   assert.equal(content[1].source.mimeType, 'image/png');
   assert.deepEqual(Buffer.from(content[1].source.value, 'base64'), png, 'the bytes as they were');
   assert.equal(await shell(page).locator('article[data-role="user"] img').count(), 1, 'shown with the message');
-  await finish(page);
+  await finishPage(page, { checkXss: true });
 });
 
 test('a real framework (Pydantic AI): text, a backend tool, a client tool round trip, an approval', async () => {
-  const page = await open(framework);
+  const page = await openOn(framework);
   await sendMessage(page, 'hi framework');
   await waitForAnswer(page, /You said: “hi framework”\. I have 1 messages\./);
   await waitForIdle(page);
@@ -429,12 +421,11 @@ test('a real framework (Pydantic AI): text, a backend tool, a client tool round 
   const runs = await framework.requests();
   assert.ok(runs.length >= 6, `runs: ${runs.length}`);
   assert.equal(new Set(runs.map((r) => r.threadId)).size, 1);
-  await finish(page);
+  await finishPage(page, { checkXss: true });
 });
 
 test('the demo page: the runtime\'s /ag-ui agent with the page\'s weather tool and the state shown', async () => {
-  const page = await newChatPage(context, `${runtime.url}/ag-ui/`);
-  await page.emulateMedia({ reducedMotion: 'reduce' });
+  const page = await openChat(context, `${runtime.url}/ag-ui/`);
   await sendMessage(page, 'weather?');
   await waitForAnswer(page, /The weather tool said: /);
   await waitForIdle(page);
@@ -442,5 +433,5 @@ test('the demo page: the runtime\'s /ag-ui agent with the page\'s weather tool a
   await waitForAnswer(page, /Counter was 0, now 2\./);
   await waitForIdle(page);
   assert.equal(await page.locator('#agent-state').textContent(), '{"counter":2,"items":["a","b"]}');
-  await finish(page);
+  await finishPage(page, { checkXss: true });
 });

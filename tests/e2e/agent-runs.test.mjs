@@ -1,78 +1,51 @@
-// Agent runs in the browser: ACP tool calls streamed as ChatKit extension items (each
-// kind, statuses known and unknown, content, diffs, terminal output, locations), the
-// permission card (buttons named by the options, armed after a delay, the pick sent as
-// `threads.custom_action`, the decision shown only once the server confirms it), a run
-// that ends with an unfinished call, and the `protocol="events"` envelope stream (markdown
-// content, tool results, budget banner, inline errors, agents). Whatever the server says
-// stays inert text. The page comes from the reference runtime; `/chatkit` answers are
-// recorded SSE served with page.route.
+// Agent runs over ChatKit: ACP tool calls (each kind, statuses known and unknown, content,
+// diffs (a new file marked), terminal output with its ANSI colours and exit code,
+// locations, plans and thoughts), the permission card (buttons named by the options, armed
+// after a delay, the pick sent as `threads.custom_action`, the decision shown only once the
+// server confirms it, Stop while asking, a reload showing the decision or answering from
+// the hydrated card), and runs that end with an unfinished or cut call. Whatever the server
+// says stays inert text. (protocol="events": events-envelope.test.mjs.)
+//
+// Two sources: recorded SSE served with page.route (the first test), and the reference
+// runtime's scripted agent over real HTTP (`agent`, `permission`, `agentcut`), where no
+// page.route answers anything: at most it holds a request back for a moment.
 
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
 import {
-  ROOT,
+  XSS,
+  assertInert,
   axeViolations,
   close,
-  newChatPage,
-  openBrowser,
+  createdThreadId,
+  dropNetworkLog,
+  finishPage,
+  openChat,
+  openToolCalls,
   recorded,
+  openBrowser,
   sendMessage,
+  sleep,
   sseBody,
   startRecorder,
   startRuntime,
+  toolCallStatuses,
+  toolCalls,
   waitFor,
   waitForIdle,
-  openToolCalls,
-  toolCalls,
+  waitForComposer,
 } from './harness.mjs';
 
 let runtime;
 let context;
 
 before(async () => {
-  runtime = await startRuntime();
+  runtime = await startRuntime({ paceMs: 2 });
   context = await openBrowser();
 });
 after(close);
 
-const XSS = '<img src=x onerror="window.__xss=1;alert(1)">';
-
-async function open() {
-  const page = await newChatPage(context, `${runtime.url}/`);
-  // Text shows as it arrives (no typewriter): these tests are about what arrives, and the
-  // pacer needs animation frames, which this headless Chromium was seen not to deliver
-  // after a one-piece answer (fixtures.test.mjs stalls the same way on this machine).
-  await page.emulateMedia({ reducedMotion: 'reduce' });
-  page.dialogs = [];
-  page.on('dialog', (d) => {
-    page.dialogs.push(d.message());
-    d.dismiss().catch(() => {});
-  });
-  return page;
-}
-
-/** No injected element and no script ran. */
-async function assertInert(page) {
-  const found = await page.evaluate(() => {
-    const root = document.querySelector('chat-shell').shadowRoot;
-    return {
-      onerror: root.querySelectorAll('[onerror]').length,
-      // The sanitizer may keep a bare <img> from markdown, never its script or source.
-      imgs: [...root.querySelectorAll('img[src]')].map((i) => i.getAttribute('src')),
-      xss: window.__xss ?? null,
-    };
-  });
-  assert.deepEqual(found, { onerror: 0, imgs: [], xss: null }, 'server strings stay inert');
-  assert.deepEqual(page.dialogs, [], 'no dialog fired');
-}
-
-async function finish(page) {
-  assert.deepEqual(page.consoleErrors, [], 'console errors on the page');
-  await page.close();
-}
-
+// The recorded stream of the first test, built from these.
 const thread = (id) => ({ id, created_at: '2026-11-23T00:00:00', title: null, status: { type: 'active' }, metadata: {} });
 const toolItem = (threadId, id, toolCall, extra = {}) => ({
   type: 'thread.item.added',
@@ -81,9 +54,17 @@ const toolItem = (threadId, id, toolCall, extra = {}) => ({
 const call = (toolCallId, title, kind, status, more = {}) => ({ toolCallId, title, kind, status, content: [], locations: [], ...more });
 const textContent = (text) => ({ type: 'content', content: { type: 'text', text } });
 
+/** The page opened again on `threadId`, as a reader coming back finds it. */
+async function reopen(page, threadId) {
+  await page.reload({ waitUntil: 'load' });
+  await waitForComposer(page);
+  await page.emulateMedia({ reducedMotion: 'reduce' });
+  await page.evaluate((id) => document.querySelector('chat-shell').setThreadId(id), threadId);
+  await waitFor(async () => (await toolCalls(page)).length > 0, { message: 'the hydrated tool calls' });
+}
 
 test('ACP tool calls: kinds, statuses, content, diffs, terminal, locations; permission card; interrupted at the end', async () => {
-  const page = await open();
+  const page = await openChat(context, `${runtime.url}/`, { dialogs: true });
   const T = 'thr_agent';
   const runBody = sseBody([
     { type: 'thread.created', thread: thread(T) },
@@ -310,74 +291,304 @@ test('ACP tool calls: kinds, statuses, content, diffs, terminal, locations; perm
   });
   await assertInert(page);
   await page.unroute('**/chatkit');
-  await finish(page);
+  await finishPage(page);
 });
 
-test('protocol="events": markdown content, tool results, budget banner, inline error, agents; the composer stays usable', async () => {
-  const page = await open();
-  await page.evaluate(() => document.querySelector('chat-shell').setAttribute('protocol', 'events'));
-  const fixture = readFileSync(path.join(ROOT, 'tests/fixtures/events/run.sse'), 'utf8');
-  const requests = [];
-  await page.route('**/chatkit', (route) => {
-    requests.push(route.request().postDataJSON());
-    const body = requests.length === 1
-      ? fixture
-      : [
-          { type: 'agent', payload: { name: `Agent ${XSS}`, id: 'ag_x' } },
-          { type: 'content', content: `Second ${XSS} answer` },
-          { type: 'tool_call', payload: { id: 'x1', name: `tool ${XSS}`, arguments: { html: XSS } } },
-          { type: 'error', message: `bad ${XSS}`, code: 'x<b>y</b>' },
-          { type: 'done' },
-        ].map((e) => `event: message\ndata: ${JSON.stringify(e)}\n\n`).join('');
-    return route.fulfill({ status: 200, contentType: 'text/event-stream', body });
-  });
-  await sendMessage(page, 'who owns the license?');
-  await waitFor(() => requests.length === 1, { message: 'the events request' });
-  assert.deepEqual(requests[0].messages, [{ role: 'user', content: 'who owns the license?' }]);
-  await page.locator('[data-part="budget"][role="alert"]').waitFor({ timeout: 8_000 });
+test('agent: tool calls of each kind with statuses, locations, diffs (a new file marked), terminal output, plan and thoughts; hydrated after a reload', async () => {
+  const page = await openChat(context, `${runtime.url}/`, { events: true });
+  await sendMessage(page, 'agent: fix the range parser');
+  const threadId = await createdThreadId(page);
   await waitForIdle(page);
 
-  const seen = await page.evaluate(() => {
-    const root = document.querySelector('chat-shell').shadowRoot;
-    const articles = [...root.querySelectorAll('article[data-role="assistant"]')];
-    return {
-      agents: articles.map((a) => a.dataset.agent),
-      strong: articles.map((a) => a.querySelector('.cs-msg__body strong')?.textContent).filter(Boolean),
-      statuses: [...root.querySelectorAll('[data-part="tool-call"]')].map((t) => t.dataset.status),
-      budget: root.querySelector('[data-part="budget"]').textContent,
-      budgetInTranscript: !!root.querySelector('.cs-items [data-part="budget"]'),
-      error: [...root.querySelectorAll('.cs-items [data-part="run-error"]')].map((e) => [e.dataset.code, e.textContent]),
-      orchestration: root.querySelector('[data-part="orchestration"]')?.textContent ?? '',
-    };
-  });
-  assert.deepEqual(seen.agents, ['ag_1', 'ag_2']);
-  assert.deepEqual(seen.strong, ['MIT'], 'content renders as markdown');
-  assert.deepEqual(seen.statuses, ['completed', 'failed', 'unknown']);
-  assert.equal(seen.budget, 'Tool-call budget reached (3 of 3)');
-  assert.equal(seen.budgetInTranscript, false, 'the banner is outside the transcript');
-  assert.equal(seen.error.length, 1);
-  assert.equal(seen.error[0][0], 'tool_degraded');
-  assert.match(seen.error[0][1], /Error tool_degraded.*Search backend is slow/);
-  assert.match(seen.orchestration, /Find the license/);
+  const expected = [
+    ['read', 'completed'],
+    ['fetch', 'failed'],
+    ['edit', 'completed'],
+    ['edit', 'completed'],
+    ['execute', 'completed'],
+  ];
+  assert.deepEqual(await toolCallStatuses(page), expected);
+  const calls = await toolCalls(page);
+  assert.deepEqual(calls.map((c) => c.title), [
+    'Read src/parser.rs',
+    'Fetch https://docs.example.com/ranges',
+    'Edit src/parser.rs',
+    'Create tests/range_regression.rs',
+    'Run cargo test',
+  ]);
+  assert.equal(calls[1].statusText, 'Failed');
 
-  // The composer still works after the budget stop; hostile strings stay text.
-  await sendMessage(page, 'again');
-  await waitFor(() => requests.length === 2, { message: 'the second events request' });
+  const read = () =>
+    page.evaluate(() => {
+      const root = document.querySelector('chat-shell').shadowRoot;
+      const calls = [...root.querySelectorAll('[data-part="tool-call"]')];
+      const diffs = [...root.querySelectorAll('[data-part="tool-call"] [data-part="diff"]')];
+      return {
+        locations: [...calls[0].querySelectorAll('[data-part="tool-call-location"]')].map((l) => l.textContent),
+        readCode: calls[0].querySelector('[data-part="tool-call-content"] pre')?.textContent ?? '',
+        failure: calls[1].querySelector('[data-part="tool-call-content"] strong')?.textContent,
+        diffPaths: diffs.map((d) => d.querySelector('[data-part="diff-path"]').textContent),
+        newFile: diffs.map((d) => d.dataset.newFile),
+        badges: diffs.map((d) => !!d.querySelector('[data-part="diff-new-file"]')),
+        editLines: [...diffs[0].querySelectorAll('.cs-diff__line')].map((l) => l.dataset.line),
+        newLines: [...diffs[1].querySelectorAll('.cs-diff__line')].map((l) => l.dataset.line),
+        terminal: calls[4].querySelector('[data-part="terminal"] pre')?.textContent ?? null,
+        terminalLabel: calls[4].querySelector('[data-part="terminal"]')?.textContent ?? '',
+        rawOutput: calls[4].querySelectorAll('[data-part="tool-call-raw"] pre')[1]?.textContent ?? '',
+        plan: [...root.querySelectorAll('[data-part="plan"] li')].map((li) => [li.textContent, li.dataset.status, li.dataset.priority]),
+        thought: root.querySelector('[data-part="thought"]')?.textContent ?? '',
+        answer: [...root.querySelectorAll('article[data-role="assistant"]')].at(-1)?.textContent ?? '',
+      };
+    });
+  // The finished turn folded its calls into one line: open them, as a reader would.
+  await openToolCalls(page);
+  const seen = await read();
+  assert.deepEqual(seen.locations, ['/repo/src/parser.rs:42', '/repo/src/parser.rs:46']);
+  assert.match(seen.readCode, /start < end - 1/, 'the read shows the code it read');
+  assert.equal(seen.failure, '503 Service Unavailable');
+  assert.deepEqual(seen.diffPaths, ['/repo/src/parser.rs', '/repo/tests/range_regression.rs']);
+  assert.deepEqual(seen.newFile, ['false', 'true']);
+  assert.deepEqual(seen.badges, [false, true], 'only the new file says so');
+  assert.ok(seen.editLines.includes('removed') && seen.editLines.includes('added') && seen.editLines.includes('kept'));
+  assert.ok(seen.newLines.length > 0 && seen.newLines.every((l) => l === 'added'), 'a new file is all added');
+  assert.ok(seen.terminal, 'the terminal output is shown');
+  assert.match(seen.terminal, /test result: .*ok.*\. 4 passed; 0 failed/);
+  assert.match(seen.terminal, /Compiling.*demo v0\.1\.0/);
+  assert.match(seen.terminalLabel, /^Terminal/, 'the terminal is labelled');
+  assert.doesNotMatch(seen.terminalLabel, /term_/, 'no internal terminal id on screen');
+  assert.match(seen.rawOutput, /exitCode: 0/, 'the exit status is in the raw output');
+  assert.doesNotMatch(seen.rawOutput, /\\u001b|\u001b|"exitCode"/, 'decoded text: no escape codes, no JSON quoting');
+  assert.deepEqual(seen.plan, [
+    ['Read the range parser', 'completed', 'high'],
+    ['Check the documented semantics', 'completed', 'low'],
+    ['Fix the upper bound', 'completed', 'high'],
+    ['Add a regression test', 'completed', 'medium'],
+    ['Run the test suite', 'completed', 'medium'],
+  ]);
+  assert.match(seen.thought, /off-by-one/);
+  assert.match(seen.answer, /Fixed the off-by-one/);
+  assert.deepEqual(await axeViolations(page), [], 'the finished agent run passes axe');
+
+  // What the runtime stored is what a reader coming back finds.
+  await reopen(page, threadId);
   await waitForIdle(page);
-  assert.deepEqual(requests[1].messages.map((m) => m.role), ['user', 'assistant', 'assistant', 'user']);
-  const hostile = await page.evaluate(() => {
-    const root = document.querySelector('chat-shell').shadowRoot;
-    const articles = [...root.querySelectorAll('article[data-role="assistant"]')];
-    return {
-      agent: articles.at(-1).querySelector('[data-part="agent-name"]').textContent,
-      title: [...root.querySelectorAll('[data-part="tool-call-title"]')].at(-1).textContent,
-      code: [...root.querySelectorAll('[data-part="run-error"]')].at(-1).dataset.code,
-    };
+  assert.deepEqual(await toolCallStatuses(page), expected);
+  await openToolCalls(page);
+  const again = await read();
+  for (const key of ['locations', 'diffPaths', 'newFile', 'badges', 'terminal', 'rawOutput', 'plan', 'thought', 'answer']) {
+    assert.deepEqual(again[key], seen[key], `${key} after the reload`);
+  }
+  await finishPage(page);
+});
+
+test('permission: the card names its options and arms late; the runtime confirms the pick, the waiting run goes on; a reload shows the decision', async () => {
+  const page = await openChat(context, `${runtime.url}/`, { events: true });
+  const card = page.locator('[data-part="permission"]');
+  await startRecorder(page, {
+    card: '[data-part="permission"]',
+    armed: '[data-part="permission-option"]:not([disabled])',
   });
-  assert.equal(hostile.agent, `Agent ${XSS}`);
-  assert.equal(hostile.title, `tool ${XSS}`);
-  assert.equal(hostile.code, 'x<b>y</b>');
-  await assertInert(page);
+  // The answer is held back a moment (then the real runtime gets it), to see the pick
+  // sent and not yet confirmed.
+  let release;
+  const gate = new Promise((r) => (release = r));
+  const answers = [];
+  await page.route('**/chatkit', async (route) => {
+    const body = route.request().postDataJSON();
+    if (body?.type === 'threads.custom_action') {
+      answers.push(body);
+      await gate;
+    }
+    await route.continue();
+  });
+  await sendMessage(page, 'permission to clean the build?');
+  const threadId = await createdThreadId(page);
+  await card.waitFor({ state: 'visible', timeout: 8_000 });
+  const options = card.locator('[data-part="permission-option"]');
+  const names = await options.evaluateAll((els) => els.map((b) => [b.textContent.replace(/^[✓✕•]+/, ''), b.dataset.kind]));
+  assert.deepEqual(names, [
+    ['Allow once', 'allow_once'],
+    ['Always allow', 'allow_always'],
+    ['Reject', 'reject_once'],
+    ['Always reject', 'reject_always'],
+  ]);
+  for (const [name] of names) {
+    assert.equal(await card.getByRole('button', { name, exact: true }).count(), 1, `a button named ${name}`);
+  }
+  assert.equal(await card.locator('[data-part="permission-command"]').textContent(), 'rm -rf target/debug/incremental');
+  assert.equal(await card.locator('[data-part="permission-cwd"]').textContent(), '/repo');
+  assert.deepEqual(await toolCallStatuses(page), [['execute', 'awaiting_permission']]);
+  await waitFor(() => options.first().isEnabled(), { timeout: 3_000, message: 'the buttons to arm' });
+  const log = await recorded(page);
+  const shown = log.find((s) => s.card > 0);
+  const armed = log.find((s) => s.armed > 0);
+  assert.equal(shown.armed, 0, 'the buttons start disabled');
+  assert.ok(armed.t - shown.t >= 350, `the buttons arm after a delay (${armed.t - shown.t} ms)`);
+  // The run is still open, waiting for the answer: Stop is offered. The stream is silent,
+  // but the run waits on the user, so no liveness warning (past its 5 s threshold).
+  assert.equal(await page.getByRole('button', { name: 'Stop' }).count(), 1, 'the run waits with Stop offered');
+  // Time itself: silent past the threshold, and still no warning.
+  await sleep(6_000);
+  assert.equal(await page.locator('[data-part="liveness"]').count(), 0, 'no liveness warning while the user is asked');
+  assert.deepEqual(await axeViolations(page), [], 'the permission card passes axe');
+
+  await card.getByRole('button', { name: 'Allow once', exact: true }).click();
+  // The focus stays inside the element: no other card waits, so the composer takes it.
+  await waitFor(() => page.evaluate(() => {
+    const el = document.querySelector('chat-shell');
+    return document.activeElement === el && el.shadowRoot.activeElement?.tagName === 'TEXTAREA';
+  }), { timeout: 3_000, message: 'the focus on the composer after the choice, not on <body>' });
+  await waitFor(() => answers.length === 1, { message: 'the answer to be sent' });
+  assert.deepEqual(answers[0].params.action.payload.outcome, { outcome: 'selected', optionId: 'allow-once' });
+  await page.locator('[data-part="permission-sent"]').waitFor({ timeout: 3_000 });
+  assert.equal(await page.locator('[data-part="permission-decision"]').count(), 0, 'no decision before the runtime confirms it');
+  release();
+  const decision = page.locator('[data-part="permission-decision"]');
+  await decision.waitFor({ state: 'attached', timeout: 5_000 });
+  assert.equal(await decision.textContent(), 'Decision: Allow once');
+  await waitForIdle(page);
+  await runtime.waitForLine(`item=${answers[0].params.item_id} (the asking stream goes on)`);
+  assert.deepEqual(await toolCallStatuses(page), [['execute', 'completed']]);
+  const answer = await page.evaluate(() =>
+    [...document.querySelector('chat-shell').shadowRoot.querySelectorAll('article[data-role="assistant"]')].at(-1).textContent,
+  );
+  assert.match(answer, /ran in \/repo \(you chose Allow once\)/);
+  // The turn's text came in two parts around the card: one action bar, after the whole turn.
+  assert.equal(await page.getByRole('button', { name: 'Copy', exact: true }).count(), 1, 'one Copy per turn');
+  assert.equal(
+    await page.locator('article[data-role="assistant"]').last().getByRole('button', { name: 'Copy', exact: true }).count(),
+    1,
+    'in the turn\'s last answer',
+  );
+  await openToolCalls(page);
+  assert.match(
+    await page.evaluate(() => document.querySelector('chat-shell').shadowRoot.querySelector('[data-part="tool-call"] [data-part="terminal"] pre')?.textContent ?? ''),
+    /removed 1204 files/,
+  );
   await page.unroute('**/chatkit');
-  await finish(page);
+
+  await reopen(page, threadId);
+  await waitForIdle(page);
+  assert.deepEqual(await toolCallStatuses(page), [['execute', 'completed']]);
+  assert.equal(await page.locator('[data-part="permission-decision"]').textContent(), 'Decision: Allow once');
+  assert.equal(await page.locator('[data-part="permission-option"]').count(), 0, 'a decided request offers nothing');
+  assert.deepEqual(await axeViolations(page), [], 'the hydrated decision passes axe');
+  await finishPage(page);
+});
+
+test('permission: Stop while asking cancels the request; the runtime saves it; a reload shows it cancelled', async () => {
+  const page = await openChat(context, `${runtime.url}/`, { events: true });
+  await sendMessage(page, 'permission');
+  const threadId = await createdThreadId(page);
+  const card = page.locator('[data-part="permission"]');
+  await card.waitFor({ state: 'visible', timeout: 8_000 });
+  await page.getByRole('button', { name: 'Stop' }).click();
+  await waitForIdle(page);
+  assert.deepEqual(await toolCallStatuses(page), [['execute', 'cancelled']]);
+  assert.equal(await page.locator('[data-part="permission-decision"]').textContent(), 'Request cancelled');
+  await runtime.waitForLine(new RegExp(`permission cancelled: thread=${threadId} `));
+  assert.deepEqual(await axeViolations(page), [], 'the cancelled call passes axe');
+
+  await reopen(page, threadId);
+  await waitForIdle(page);
+  assert.deepEqual(await toolCallStatuses(page), [['execute', 'cancelled']]);
+  assert.equal(await page.locator('[data-part="permission-decision"]').textContent(), 'Request cancelled');
+  assert.equal(await page.locator('[data-part="permission-option"]').count(), 0);
+  await finishPage(page);
+});
+
+test('permission: a request still asking after a reload is answered from the hydrated card; the run, still going, takes it and the page follows it (rejected)', async () => {
+  const page = await openChat(context, `${runtime.url}/`, { events: true });
+  await sendMessage(page, 'permission');
+  const threadId = await createdThreadId(page);
+  await page.locator('[data-part="permission"]').waitFor({ state: 'visible', timeout: 8_000 });
+  // The channel, which will say the run is still going, answers late after the reload: it
+  // is held until the card was seen waiting for it.
+  let answerChannel;
+  const channelHeld = new Promise((resolve) => (answerChannel = resolve));
+  await page.route('**/chatkit', async (route) => {
+    if (JSON.parse(route.request().postData() ?? '{}').type === 'threads.subscribe') await channelHeld;
+    return route.fallback();
+  });
+  // Leave mid-run: the runtime sees the client go; the run goes on, still asking.
+  await reopen(page, threadId);
+  await runtime.waitForLine(new RegExp(`stream closed by client: threads.create thread=${threadId} .*\\(the run goes on\\)`));
+  assert.deepEqual(await toolCallStatuses(page), [['execute', 'awaiting_permission']]);
+  const card = page.locator('[data-part="permission"]');
+  const reject = card.getByRole('button', { name: 'Reject', exact: true });
+  // Well past the arming delay, the card still waits for the channel: answered before the
+  // page knows the run goes on, the rest of the run would never be shown. (Time itself:
+  // the arming delay is a time.)
+  await sleep(1_000);
+  assert.equal(await reject.isDisabled(), true, 'the hydrated card waits for the channel');
+  answerChannel();
+  await waitFor(() => reject.isEnabled(), { timeout: 7_000, message: 'the hydrated card to arm' });
+  await page.getByRole('button', { name: 'Stop' }).waitFor({ timeout: 2_000 });
+  await reject.click();
+  await page.locator('[data-part="permission-decision"]').waitFor({ state: 'attached', timeout: 5_000 });
+  await waitForIdle(page);
+  // The run that asked is still waiting: it takes the answer, and the page, which follows
+  // it through the thread's channel, shows the rest.
+  await runtime.waitForLine(new RegExp(`permission selected reject-once: thread=${threadId} .*\\(the asking stream goes on\\)`));
+  assert.deepEqual(await toolCallStatuses(page), [['execute', 'rejected']]);
+  assert.equal(await page.locator('[data-part="permission-decision"]').textContent(), 'Decision: Reject');
+  const answer = await page.evaluate(() =>
+    [...document.querySelector('chat-shell').shadowRoot.querySelectorAll('article[data-role="assistant"]')].at(-1).textContent,
+  );
+  assert.match(answer, /Understood \(Reject\): rm -rf target\/debug\/incremental was not run/);
+  await finishPage(page);
+});
+
+test('agentcut: the connection drops while a tool runs; the call shows interrupted', async () => {
+  const page = await openChat(context, `${runtime.url}/`, { events: true });
+  await sendMessage(page, 'agentcut');
+  await waitFor(async () => (await toolCallStatuses(page)).some(([, s]) => s === 'interrupted'), {
+    timeout: 8_000,
+    message: 'the call to be interrupted',
+  });
+  await waitForIdle(page);
+  const calls = await toolCalls(page);
+  assert.deepEqual(calls.map((c) => [c.title, c.status, c.statusText]), [['Run cargo build --release', 'interrupted', 'Interrupted']]);
+  await openToolCalls(page);
+  assert.match(
+    await page.evaluate(() => document.querySelector('chat-shell').shadowRoot.querySelector('[data-part="terminal"] pre')?.textContent ?? ''),
+    /Compiling demo/,
+    'the output so far stays',
+  );
+  assert.deepEqual(await axeViolations(page), [], 'the interrupted call passes axe');
+  dropNetworkLog(page, /ERR_INCOMPLETE_CHUNKED_ENCODING.*\/chatkit/);
+  await finishPage(page);
+});
+
+test('terminal output: ANSI colours become styles, never escape codes; the exit code is said', async () => {
+  const page = await openChat(context, `${runtime.url}/`, { events: true });
+  await sendMessage(page, 'agent');
+  await waitForIdle(page);
+  // Finished calls render their output when opened (the turn folded them into one line).
+  await openToolCalls(page);
+  const terminal = await page.evaluate(() => {
+    const t = document.querySelector('chat-shell').shadowRoot.querySelector('[data-part="terminal"]');
+    return {
+      text: t?.querySelector('pre')?.textContent ?? '',
+      styled: [...(t?.querySelectorAll('pre span[class*="cs-ansi-"]') ?? [])].map((s) => s.className),
+      exit: t?.querySelector('[data-part="terminal-exit"]')?.textContent ?? null,
+    };
+  });
+  assert.match(terminal.text, /4 passed/);
+  assert.doesNotMatch(terminal.text, /\u001b|\[\d+(;\d+)*m/, 'escape sequences are rendered or stripped, never shown');
+  assert.ok(terminal.styled.some((c) => /cs-ansi-fg-\d+/.test(c)), `colours are kept as styles: ${terminal.styled}`);
+  assert.equal(terminal.exit, 'Exit code 0');
+  await finishPage(page);
+});
+
+test('a call cut mid-run is still interrupted when its thread is opened again', async () => {
+  const page = await openChat(context, `${runtime.url}/`, { events: true });
+  await sendMessage(page, 'agentcut');
+  const threadId = await createdThreadId(page);
+  await waitFor(async () => (await toolCallStatuses(page)).at(-1)?.[1] === 'interrupted', { message: 'the live call to be interrupted' });
+  await waitForIdle(page);
+  await reopen(page, threadId);
+  assert.deepEqual(await toolCallStatuses(page), [['execute', 'interrupted']]);
+  dropNetworkLog(page, /ERR_INCOMPLETE_CHUNKED_ENCODING.*\/chatkit/);
+  await finishPage(page);
 });

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, axeViolations, close, newChatPage, openBrowser, sendMessage, startRuntime, waitFor, waitForIdle } from './harness.mjs';
+import { ROOT, axeViolations, close, openBrowser, sendMessage, startRuntime, waitFor, waitForIdle, openChat, finishPage } from './harness.mjs';
 
 const AGENT = process.env.E2E_ACP_AGENT_BIN
   ? path.resolve(ROOT, process.env.E2E_ACP_AGENT_BIN)
@@ -28,24 +28,13 @@ after(async () => {
   rmSync(BASE, { recursive: true, force: true });
 });
 
-async function open(url) {
-  const page = await newChatPage(context, url);
-  await page.emulateMedia({ reducedMotion: 'reduce' });
-  return page;
-}
-
-async function finish(page) {
-  assert.deepEqual(page.consoleErrors, [], 'console errors on the page');
-  await page.close();
-}
-
 async function userMessages(page) {
   return page.locator('article[data-role="user"]').allTextContents();
 }
 
 test('the usage meter: hidden before a turn, then used of size with the cost, growing', async () => {
   const runtime = await startRuntime({ extraArgs: ['--acp', `${AGENT} --pace-ms 2`] });
-  const page = await open(`${runtime.url}/`);
+  const page = await openChat(context, `${runtime.url}/`);
   const meter = page.locator('[data-part="usage"]');
   assert.equal(await meter.count(), 0, 'nothing reported, nothing shown');
   await sendMessage(page, 'hello');
@@ -62,7 +51,7 @@ test('the usage meter: hidden before a turn, then used of size with the cost, gr
   await waitFor(async () => Number(await meter.getAttribute('aria-valuenow')) > first, { timeout: 10_000, message: 'the meter to grow' });
   await waitForIdle(page);
   assert.deepEqual(await axeViolations(page), []);
-  await finish(page);
+  await finishPage(page);
   await runtime.close();
 });
 
@@ -71,7 +60,7 @@ test("three agent sessions, two a page, after a restart; the oldest opens with i
   const sessions = path.join(BASE, 'sessions');
   const args = ['--db', db, '--acp', `${AGENT} --pace-ms 2 --sessions ${sessions} --page-size 2`];
   const first = await startRuntime({ extraArgs: args });
-  let page = await open(`${first.url}/`);
+  let page = await openChat(context, `${first.url}/`);
   for (const [i, text] of ['alpha lighthouse', 'beta orchard', 'gamma quarry'].entries()) {
     if (i > 0) await page.getByRole('button', { name: 'New chat' }).click();
     await sendMessage(page, text);
@@ -84,7 +73,7 @@ test("three agent sessions, two a page, after a restart; the oldest opens with i
 
   const second = await startRuntime({ extraArgs: args });
   await context.addCookies(cookies.map(({ name, value }) => ({ name, value, url: second.url })));
-  page = await open(`${second.url}/`);
+  page = await openChat(context, `${second.url}/`);
   // A new chat knows the agent's session (and that it lists sessions) with this option, as
   // the demo's /agent/ page sets it.
   await page.evaluate(() => document.querySelector('chat-shell').setOptions({ sessionControls: true }));
@@ -105,6 +94,6 @@ test("three agent sessions, two a page, after a restart; the oldest opens with i
     message: 'the oldest session opened with its replayed messages',
   });
   assert.ok(!(await userMessages(page)).some((t) => t.includes('gamma quarry')), 'only its own messages');
-  await finish(page);
+  await finishPage(page);
   await second.close();
 });

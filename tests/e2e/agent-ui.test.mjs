@@ -10,8 +10,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import {
-  axeViolations, close, newChatPage, openBrowser, openToolCalls, recordEvents, sendMessage,
-  startRuntime, toolCalls, waitFor, waitForIdle,
+  axeViolations, close, openBrowser, openToolCalls, sendMessage, startRuntime, toolCalls, waitFor,
+  waitForIdle, openChat, finishPage, shownText, frames, fillDraft,
 } from './harness.mjs';
 
 let runtime;
@@ -23,34 +23,18 @@ before(async () => {
 });
 after(close);
 
-/** The page pointed at POST /agent-ui; request bodies and chat.* events are kept. */
-async function open() {
-  const page = await newChatPage(context, `${runtime.url}/`);
-  await page.emulateMedia({ reducedMotion: 'reduce' });
-  await recordEvents(page, ['chat.error', 'chat.diagnostic', 'chat.response.end']);
-  await page.evaluate(() => {
-    const el = document.querySelector('chat-shell');
-    el.setAttribute('protocol', 'agent-ui');
-    el.setAttribute('endpoint', '/agent-ui');
-  });
-  page.bodies = [];
-  page.on('request', (r) => {
-    if (r.url().endsWith('/agent-ui') && r.method() === 'POST') page.bodies.push(r.postDataJSON());
-  });
-  return page;
-}
+/** Pages pointed at POST /agent-ui; request bodies and chat.* events are kept. */
+const AGENT_UI = {
+  events: ['chat.error', 'chat.diagnostic', 'chat.response.end'],
+  attributes: { protocol: 'agent-ui', endpoint: '/agent-ui' },
+  bodies: '/agent-ui',
+};
 
-async function finish(page) {
-  assert.deepEqual(page.consoleErrors, [], 'console errors on the page');
-  await page.close();
-}
-
-const shadowText = (page) => page.evaluate(() => document.querySelector('chat-shell').shadowRoot.textContent);
 const diagnostics = (page) =>
   page.evaluate(() => (window.__chatEvents || []).filter((e) => e.type === 'chat.diagnostic').map((e) => e.detail));
 
 test('agent-ui: status before text, parts in order, the final text reconciled, citations, boundaries, an artifact; diagnostics stay out', async () => {
-  const page = await open();
+  const page = await openChat(context, `${runtime.url}/`, AGENT_UI);
   // Status shows before any text (a probe notes what the page showed first).
   await page.evaluate(() => {
     const root = document.querySelector('chat-shell').shadowRoot;
@@ -77,7 +61,7 @@ test('agent-ui: status before text, parts in order, the final text reconciled, c
   assert.match(await boundaries.nth(1).textContent(), /12 earlier messages summarized/);
   // The artifact is a card; its body opens in the views area, in a tab of its own.
   const artifact = page.locator('[data-part="artifact"]');
-  assert.doesNotMatch(await shadowText(page), /10 000 a day/, 'the body is not in the transcript');
+  assert.doesNotMatch(await shownText(page), /10 000 a day/, 'the body is not in the transcript');
   await artifact.getByRole('button', { name: 'Open limits.md' }).click();
   const tab = page.getByRole('tab', { name: 'Artifact' });
   assert.equal(await tab.getAttribute('aria-selected'), 'true');
@@ -92,13 +76,13 @@ test('agent-ui: status before text, parts in order, the final text reconciled, c
   // Diagnostics and metrics reach the host, not the page.
   const kinds = (await diagnostics(page)).map((d) => `${d.kind}:${d.name}`);
   assert.ok(kinds.includes('agent_ui_metric:ttft_ms'), JSON.stringify(kinds));
-  assert.doesNotMatch(await shadowText(page), /cache miss|ttft/);
+  assert.doesNotMatch(await shownText(page), /cache miss|ttft/);
   assert.deepEqual(await axeViolations(page), []);
-  await finish(page);
+  await finishPage(page);
 });
 
 test('agent-ui: a team: the roster in status order, owners on bubbles and calls, a handoff, a worker note that is not a user message', async () => {
-  const page = await open();
+  const page = await openChat(context, `${runtime.url}/`, AGENT_UI);
   await sendMessage(page, 'team, plan the release');
   await waitForIdle(page);
   const roster = page.getByRole('list', { name: 'Team' });
@@ -137,11 +121,11 @@ test('agent-ui: a team: the roster in status order, owners on bubbles and calls,
   assert.equal(await page.locator('article[data-role="user"]').count(), 1);
   assert.doesNotMatch(await page.locator('article[data-role="user"]').textContent(), /Found 14 tickets/);
   assert.deepEqual(await axeViolations(page), []);
-  await finish(page);
+  await finishPage(page);
 });
 
 test('agent-ui: a delegated approval names the teammate, is answered by id, and is decided only when the runtime confirms', async () => {
-  const page = await open();
+  const page = await openChat(context, `${runtime.url}/`, AGENT_UI);
   await sendMessage(page, 'deploy build 42');
   const card = page.locator('[data-part="permission"]');
   await card.waitFor({ timeout: 10_000 });
@@ -151,7 +135,7 @@ test('agent-ui: a delegated approval names the teammate, is answered by id, and 
   const approve = card.getByRole('button', { name: 'Approve' });
   await waitFor(() => approve.isEnabled(), { message: 'the Approve button to arm' });
   await approve.click();
-  await waitFor(async () => /Staging runs build 42\./.test(await shadowText(page)), { message: 'the run going on' });
+  await waitFor(async () => /Staging runs build 42\./.test(await shownText(page)), { message: 'the run going on' });
   await waitForIdle(page);
   const respond = page.bodies.map((b) => b.metadata?.agentUi?.respond).filter(Boolean);
   assert.deepEqual(respond, [{ actionId: 'act-deploy', optionId: 'approve' }]);
@@ -159,11 +143,11 @@ test('agent-ui: a delegated approval names the teammate, is answered by id, and 
   await openToolCalls(page);
   assert.match(await page.locator('[data-part="permission-decision"]').textContent(), /Approve/);
   assert.deepEqual((await toolCalls(page)).map((c) => c.status), ['completed']);
-  await finish(page);
+  await finishPage(page);
 });
 
 test('agent-ui: a sequence gap shows resyncing, asks for the missing events, and the answer ends whole with nothing twice', async () => {
-  const page = await open();
+  const page = await openChat(context, `${runtime.url}/`, AGENT_UI);
   await sendMessage(page, 'gap: count to five');
   await waitForIdle(page);
   const resume = page.bodies.map((b) => b.metadata?.agentUi?.resume).filter(Boolean);
@@ -172,11 +156,11 @@ test('agent-ui: a sequence gap shows resyncing, asks for the missing events, and
   assert.equal(await page.locator('[data-part="resyncing"]').count(), 0, 'resynced');
   const gaps = (await diagnostics(page)).filter((d) => d.kind === 'sequence_gap');
   assert.equal(gaps.length, 1);
-  await finish(page);
+  await finishPage(page);
 });
 
 test('agent-ui: a child session hydrates progressively into its teammate, with its lineage', async () => {
-  const page = await open();
+  const page = await openChat(context, `${runtime.url}/`, AGENT_UI);
   await sendMessage(page, 'child: load the tables');
   await waitForIdle(page);
   const analyst = page.getByRole('list', { name: 'Team' }).locator('[data-agent="analyst@data"]');
@@ -189,11 +173,11 @@ test('agent-ui: a child session hydrates progressively into its teammate, with i
   assert.deepEqual(lines, ['Loaded 2 of 4 tables.', 'Loaded 4 of 4 tables.']);
   assert.match(await analyst.locator('[data-part="lineage"]').textContent(), /session-main/);
   assert.equal(await analyst.getAttribute('data-status'), 'completed');
-  await finish(page);
+  await finishPage(page);
 });
 
 test('agent-ui: a teammate\'s older messages load on demand, a page at a time, by keyboard; a failed load says so and is offered again; a late page for a conversation left is dropped', async () => {
-  const page = await open();
+  const page = await openChat(context, `${runtime.url}/`, AGENT_UI);
   const history = (request) => request.postDataJSON()?.metadata?.agentUi?.history;
   let pages = 0;
   page.on('requestfinished', (request) => { if (history(request)) pages += 1; });
@@ -267,15 +251,16 @@ test('agent-ui: a teammate\'s older messages load on demand, a page at a time, b
   await waitFor(async () => (await page.getByRole('list', { name: 'Team' }).count()) === 0, { message: 'the new chat' });
   release();
   await waitFor(async () => pages === 3, { message: 'the late page to arrive' });
-  await page.waitForTimeout(200);
+  // It came whole; what the page does with it is done in the frames after.
+  await frames(page);
   assert.equal(await page.getByRole('list', { name: 'Team' }).count(), 0, 'no teammate from the conversation left');
-  assert.doesNotMatch(await shadowText(page), /Picked 4 tables|could not be loaded/);
+  assert.doesNotMatch(await shownText(page), /Picked 4 tables|could not be loaded/);
   page.consoleErrors = page.consoleErrors.filter((e) => !/ERR_CONNECTION_RESET|Failed to load resource/.test(e));
-  await finish(page);
+  await finishPage(page);
 });
 
 test('agent-ui: hostile names, summaries, bodies, reasons, titles and links stay inert', async () => {
-  const page = await open();
+  const page = await openChat(context, `${runtime.url}/`, AGENT_UI);
   const xss = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>';
   const events = [
     { type: 'run.started', sequence: 1, runId: 'r-x' },
@@ -324,18 +309,11 @@ test('agent-ui: hostile names, summaries, bodies, reasons, titles and links stay
   // Shown as text where it is a name or a summary.
   assert.match(found.text, /bad<img src=x onerror/);
   assert.equal(await page.locator('article[data-role="user"]').count(), 1);
-  await finish(page);
+  await finishPage(page);
 });
 
-/** Types `text` into the composer (while a run streams: Send is Stop then). */
-async function draft(page, text) {
-  const composer = page.getByRole('textbox', { name: 'Message' });
-  await composer.click();
-  await composer.fill(text);
-}
-
 test('agent-ui: queue and steer are distinct: a queued turn waits beside the composer, a steer redirects the run in place', async () => {
-  const page = await open();
+  const page = await openChat(context, `${runtime.url}/`, AGENT_UI);
   const queue = page.getByRole('button', { name: 'Queue', exact: true });
   const steer = page.getByRole('button', { name: 'Steer', exact: true });
   // Nothing to queue onto before a run, nor during a run that does not offer it.
@@ -353,7 +331,7 @@ test('agent-ui: queue and steer are distinct: a queued turn waits beside the com
   assert.equal(await users.count(), 2);
 
   // Queue: the runtime lists the turn; it is not a message yet, and the run goes on.
-  await draft(page, 'and then the tests');
+  await fillDraft(page, 'and then the tests');
   await queue.click();
   const queued = page.getByRole('list', { name: 'Queued' });
   await queued.waitFor({ timeout: 5_000 });
@@ -362,7 +340,7 @@ test('agent-ui: queue and steer are distinct: a queued turn waits beside the com
   assert.equal(await users.count(), 2, 'a queued turn is no message yet');
 
   // Steer: a note in the run, and the run changes course at once; the queue keeps its turn.
-  await draft(page, 'focus on the docs');
+  await fillDraft(page, 'focus on the docs');
   await steer.click();
   const note = page.locator('[data-part="steer"]');
   await note.waitFor({ timeout: 5_000 });
@@ -392,23 +370,23 @@ test('agent-ui: queue and steer are distinct: a queued turn waits beside the com
     [['queue', 'and then the tests'], ['steer', 'focus on the docs']]);
   assert.match(writes[0].metadata.agentUi.queue.runId, /^run-long-/);
   assert.deepEqual(await axeViolations(page), []);
-  await finish(page);
+  await finishPage(page);
 });
 
 test('agent-ui: a queued message that never reaches the runtime comes back to the composer with a notice', async () => {
-  const page = await open();
+  const page = await openChat(context, `${runtime.url}/`, AGENT_UI);
   // The connection drops on the queue write only; the run's own stream is untouched.
   await page.route('**/agent-ui', (route) =>
     (route.request().postDataJSON()?.metadata?.agentUi?.queue ? route.abort('connectionreset') : route.continue()));
   await sendMessage(page, 'a long answer, please');
   const queue = page.getByRole('button', { name: 'Queue', exact: true });
   await queue.waitFor({ timeout: 5_000 });
-  await draft(page, 'do not lose me');
+  await fillDraft(page, 'do not lose me');
   await queue.click();
   const composer = page.getByRole('textbox', { name: 'Message' });
   // The notice comes once the write failed (the composer shows the draft before the click
   // clears it too, so the draft alone proves nothing).
-  await waitFor(async () => /back in the composer/.test(await shadowText(page)), { message: 'the notice' });
+  await waitFor(async () => /back in the composer/.test(await shownText(page)), { message: 'the notice' });
   assert.equal(page.bodies.filter((b) => b.metadata?.agentUi?.queue).length, 1, 'the queue write was sent');
   await waitFor(async () => (await composer.inputValue()) === 'do not lose me', { message: 'the draft to come back' });
   assert.equal(await page.getByRole('list', { name: 'Queued' }).count(), 0, 'nothing is shown as queued');
@@ -416,11 +394,11 @@ test('agent-ui: a queued message that never reaches the runtime comes back to th
   await waitForIdle(page);
   assert.equal(await composer.inputValue(), 'do not lose me', 'Stop keeps the draft');
   page.consoleErrors = page.consoleErrors.filter((e) => !/ERR_CONNECTION_RESET|Failed to load resource/.test(e));
-  await finish(page);
+  await finishPage(page);
 });
 
 test('agent-ui: a clarification is a question with its own answer field; answered only when the runtime confirms, never a finished run before', async () => {
-  const page = await open();
+  const page = await openChat(context, `${runtime.url}/`, AGENT_UI);
   await sendMessage(page, 'clarify the release notes');
   await waitForIdle(page);
   const question = page.getByRole('form', { name: 'Which release should the notes cover?' });
@@ -466,11 +444,11 @@ test('agent-ui: a clarification is a question with its own answer field; answere
   assert.equal(await page.evaluate(() => window.__xss ?? null), null);
   assert.equal(await page.locator('article[data-role="user"]').count(), 1, 'an answer is not a new user message');
   assert.deepEqual(await axeViolations(page), []);
-  await finish(page);
+  await finishPage(page);
 });
 
 test('agent-ui: a plan decision is its own card: the planner, its plan, options the runtime named; decided when the runtime confirms', async () => {
-  const page = await open();
+  const page = await openChat(context, `${runtime.url}/`, AGENT_UI);
   await sendMessage(page, 'plan the release notes');
   await waitForIdle(page);
   const card = page.getByRole('group', { name: 'A plan for your decision' });
@@ -481,18 +459,18 @@ test('agent-ui: a plan decision is its own card: the planner, its plan, options 
   const revise = card.getByRole('button', { name: 'Revise it' });
   await waitFor(() => revise.isEnabled(), { message: 'the buttons to arm' });
   await revise.click();
-  await waitFor(async () => /I will revise the plan/.test(await shadowText(page)), { message: 'the planner going back to its plan' });
+  await waitFor(async () => /I will revise the plan/.test(await shownText(page)), { message: 'the planner going back to its plan' });
   await waitForIdle(page);
   assert.deepEqual(page.bodies.map((b) => b.metadata?.agentUi?.respond).filter(Boolean), [{ actionId: 'act-plan', optionId: 'revise' }]);
   await openToolCalls(page);
   assert.match(await page.locator('[data-part="permission-decision"]').textContent(), /Revise it/);
   assert.deepEqual((await toolCalls(page)).map((c) => c.status), ['rejected'], 'the plan as it was is rejected; decided, not interrupted');
   assert.equal(await page.getByRole('list', { name: 'Team' }).locator('[data-agent="planner@delivery"]').getAttribute('data-status'), 'idle');
-  await finish(page);
+  await finishPage(page);
 });
 
 test('agent-ui: structured input is a form answered by question id, shown answered with what the runtime took', async () => {
-  const page = await open();
+  const page = await openChat(context, `${runtime.url}/`, AGENT_UI);
   await sendMessage(page, 'fill in the release form');
   await waitForIdle(page);
   const form = page.locator('[data-part="structured-input"]');
@@ -515,5 +493,5 @@ test('agent-ui: structured input is a form answered by question id, shown answer
   assert.equal(await page.evaluate(() => window.__xss ?? null), null);
   assert.equal(await page.locator('chat-shell').locator('img[src="x"], [onerror]').count(), 0);
   assert.deepEqual(await axeViolations(page), []);
-  await finish(page);
+  await finishPage(page);
 });

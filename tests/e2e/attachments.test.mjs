@@ -7,12 +7,10 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { axeViolations, close, newChatPage, openBrowser, startRuntime, waitFor, waitForIdle } from './harness.mjs';
+import { axeViolations, close, newChatPage, openBrowser, startRuntime, waitFor, waitForIdle, finishPage, dropNetworkLog, composer, sendButton } from './harness.mjs';
 
 let runtime;
 let context;
-
-
 
 before(async () => {
   runtime = await startRuntime();
@@ -29,30 +27,9 @@ const PDF = Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer 
 const png = (name) => ({ name, mimeType: 'image/png', buffer: PNG });
 const text = (name, body = 'hello') => ({ name, mimeType: 'text/plain', buffer: Buffer.from(body) });
 
-async function open() {
-  const page = await newChatPage(context, `${runtime.url}/`);
-  page.logs = () =>
-    `\n--- runtime output:\n${runtime.lines.slice(-30).join('\n')}\n--- console errors:\n${page.consoleErrors.join('\n')}`;
-  return page;
-}
-
-/** Chromium logs failed requests itself; a test that provokes one drops exactly that line. */
-function dropNetworkLog(page, pattern) {
-  page.consoleErrors = page.consoleErrors.filter(
-    (e) => !(e.startsWith('console.error: Failed to load resource: ') && pattern.test(e)),
-  );
-}
-
-async function finish(page) {
-  assert.deepEqual(page.consoleErrors, [], `console errors on the page${page.logs()}`);
-  await page.close();
-}
-
 const picker = (page) => page.locator('input[type="file"]');
 const tray = (page) => page.getByRole('list', { name: 'Attachments' }).and(page.locator('[data-part="attachment-tray"]'));
 const trayItems = (page) => page.locator('[data-part="attachment"]');
-const send = (page) => page.getByRole('button', { name: 'Send', exact: true });
-const composer = (page) => page.getByRole('textbox', { name: 'Message' });
 const lastUser = (page) => page.locator('article[data-role="user"]').last();
 
 async function waitReady(page, count) {
@@ -64,9 +41,9 @@ async function waitReady(page, count) {
 
 /** Holds every request to /upload/ until `release()`; `count()` says how many arrived. */
 async function holdUploads(page) {
-  let open;
+  let letThrough;
   const gate = new Promise((resolve) => {
-    open = resolve;
+    letThrough = resolve;
   });
   let seen = 0;
   await page.route('**/upload/**', async (route) => {
@@ -74,11 +51,11 @@ async function holdUploads(page) {
     await gate;
     await route.continue();
   });
-  return { release: () => open(), count: () => seen };
+  return { release: () => letThrough(), count: () => seen };
 }
 
 test('an image and a PDF: previewed at once, uploaded with progress, shown in the sent message', async () => {
-  const page = await open();
+  const page = await newChatPage(context, `${runtime.url}/`, { logs: runtime });
   const held = await holdUploads(page);
   await picker(page).setInputFiles([png('photo.png'), { name: 'report.pdf', mimeType: 'application/pdf', buffer: PDF }]);
 
@@ -94,7 +71,7 @@ test('an image and a PDF: previewed at once, uploaded with progress, shown in th
   assert.deepEqual(await axeViolations(page), [], 'accessibility of the tray while uploading');
   // Send waits for the uploads, and says why.
   await composer(page).fill('Here are the files');
-  assert.equal(await send(page).isDisabled(), true, 'Send is enabled while uploading');
+  assert.equal(await sendButton(page).isDisabled(), true, 'Send is enabled while uploading');
   await page.getByRole('status').filter({ hasText: 'Waiting for attachments' }).waitFor({ timeout: 5_000 });
   const creates = runtime.linesMatching('attachments.create 200');
   assert.equal(creates.length >= 2, true, 'attachments.create was not called for each file');
@@ -103,7 +80,7 @@ test('an image and a PDF: previewed at once, uploaded with progress, shown in th
   await waitReady(page, 2);
   assert.equal(await page.getByRole('progressbar').count(), 0);
   await runtime.waitForLine(/POST \/upload\/atc_\w+ 200/, { count: 2 });
-  await send(page).click();
+  await sendButton(page).click();
   await waitForIdle(page);
 
   const message = lastUser(page);
@@ -125,15 +102,15 @@ test('an image and a PDF: previewed at once, uploaded with progress, shown in th
   assert.match(await reloaded.getAttribute('src'), /^http:\/\/127\.0\.0\.1:\d+\/preview\/atc_/);
   await waitFor(() => reloaded.evaluate((img) => img.complete && img.naturalWidth === 1), { message: 'the preview to load' });
   assert.match(await lastUser(page).locator('[data-part="attachment-file"]').textContent(), /report\.pdf/);
-  await finish(page);
+  await finishPage(page);
 });
 
 test('five files: three shown, the rest behind "+2 more"', async () => {
-  const page = await open();
+  const page = await newChatPage(context, `${runtime.url}/`, { logs: runtime });
   await picker(page).setInputFiles([png('one.png'), text('two.txt'), png('three.png'), text('four.txt'), text('five.txt')]);
   await waitReady(page, 5);
   await composer(page).fill('five attachments');
-  await send(page).click();
+  await sendButton(page).click();
   await waitForIdle(page);
   const list = lastUser(page).getByRole('list', { name: 'Attachments' });
   await list.waitFor({ timeout: 5_000 });
@@ -148,11 +125,11 @@ test('five files: three shown, the rest behind "+2 more"', async () => {
   assert.equal(await list.locator('[data-part="attachments-more"]').getAttribute('aria-expanded'), 'true');
   assert.deepEqual(await axeViolations(page), [], 'accessibility of a message with attachments');
   assert.match(await list.textContent(), /five\.txt/);
-  await finish(page);
+  await finishPage(page);
 });
 
 test('removing a file before sending deletes it on the server and frees its preview', async () => {
-  const page = await open();
+  const page = await newChatPage(context, `${runtime.url}/`, { logs: runtime });
   const deletesBefore = runtime.linesMatching('attachments.delete').length;
   await picker(page).setInputFiles([png('keep.png'), png('drop.png')]);
   await waitReady(page, 2);
@@ -167,7 +144,7 @@ test('removing a file before sending deletes it on the server and frees its prev
   page.consoleErrors = page.consoleErrors.filter((e) => !e.includes(src));
 
   await composer(page).fill('only one');
-  await send(page).click();
+  await sendButton(page).click();
   await waitForIdle(page);
   const names = await lastUser(page).locator('[data-part="attachment-image"]').evaluateAll((els) => els.map((e) => e.alt));
   assert.deepEqual(names, ['keep.png']);
@@ -179,11 +156,11 @@ test('removing a file before sending deletes it on the server and frees its prev
   await runtime.waitForLine('attachments.delete 200', { count: deletesBefore + 2 });
   held.release();
   assert.equal(await trayItems(page).count(), 0);
-  await finish(page);
+  await finishPage(page);
 });
 
 test('a failed upload shows an error and its retry succeeds', async () => {
-  const page = await open();
+  const page = await newChatPage(context, `${runtime.url}/`, { logs: runtime });
   let failures = 0;
   await page.route('**/upload/**', async (route) => {
     if (failures === 0) {
@@ -199,23 +176,23 @@ test('a failed upload shows an error and its retry succeeds', async () => {
   assert.equal(await item.getAttribute('data-status'), 'failed');
   assert.match(await item.locator('[data-part="upload-error"]').textContent(), /HTTP 500/);
   await composer(page).fill('with a flaky file');
-  assert.equal(await send(page).isDisabled(), true);
+  assert.equal(await sendButton(page).isDisabled(), true);
   await page.getByRole('status').filter({ hasText: 'failed to upload' }).waitFor({ timeout: 5_000 });
   assert.deepEqual(await axeViolations(page), [], 'accessibility of the tray with a failed upload');
 
   await page.getByRole('button', { name: 'Retry upload flaky.png' }).click();
   await waitReady(page, 1);
   await runtime.waitForLine(/POST \/upload\/atc_\w+ 200/);
-  assert.equal(await send(page).isEnabled(), true);
-  await send(page).click();
+  assert.equal(await sendButton(page).isEnabled(), true);
+  await sendButton(page).click();
   await waitForIdle(page);
   await lastUser(page).locator('[data-part="attachment-image"]').waitFor({ timeout: 5_000 });
   dropNetworkLog(page, /status of 500/);
-  await finish(page);
+  await finishPage(page);
 });
 
 test('a send that fails gives the text and the attachments back', async () => {
-  const page = await open();
+  const page = await newChatPage(context, `${runtime.url}/`, { logs: runtime });
   await picker(page).setInputFiles([png('kept.png'), text('notes.txt')]);
   await waitReady(page, 2);
   await page.route('**/chatkit', async (route) => {
@@ -226,7 +203,7 @@ test('a send that fails gives the text and the attachments back', async () => {
     await route.continue();
   });
   await composer(page).fill('please keep this');
-  await send(page).click();
+  await sendButton(page).click();
   await page.locator('[data-part="error"]').waitFor({ timeout: 5_000 });
   await waitFor(async () => (await composer(page).inputValue()) === 'please keep this', { message: 'the text back' });
   await waitReady(page, 2);
@@ -239,17 +216,17 @@ test('a send that fails gives the text and the attachments back', async () => {
   assert.match(await tray(page).getByRole('img', { name: 'kept.png' }).getAttribute('src'), /^blob:/);
 
   await page.unroute('**/chatkit');
-  await send(page).click();
+  await sendButton(page).click();
   await waitForIdle(page);
   const message = lastUser(page);
   await message.getByText('please keep this').waitFor({ timeout: 5_000 });
   assert.equal(await message.locator('[data-part="attachment-image"], [data-part="attachment-file"]').count(), 2);
   dropNetworkLog(page, /status of 500/);
-  await finish(page);
+  await finishPage(page);
 });
 
 test('limits: accepted types, size and count are enforced with clear messages', async () => {
-  const page = await open();
+  const page = await newChatPage(context, `${runtime.url}/`, { logs: runtime });
   await page.evaluate(() => {
     const el = document.querySelector('chat-shell');
     el.setAttribute('accept', 'image/png,.txt');
@@ -276,11 +253,11 @@ test('limits: accepted types, size and count are enforced with clear messages', 
   await picker(page).setInputFiles([png('d.png')]);
   await page.getByRole('alert').filter({ hasText: 'at most 2 files' }).waitFor({ timeout: 5_000 });
   assert.equal(await trayItems(page).count(), 2);
-  await finish(page);
+  await finishPage(page);
 });
 
 test('files dropped on the component or pasted into the composer join the tray', async () => {
-  const page = await open();
+  const page = await newChatPage(context, `${runtime.url}/`, { logs: runtime });
   await page.evaluate(() => {
     const root = document.querySelector('chat-shell').shadowRoot;
     const dt = new DataTransfer();
@@ -299,5 +276,5 @@ test('files dropped on the component or pasted into the composer join the tray',
   await waitReady(page, 2);
   assert.deepEqual(await trayItems(page).locator('.cs-tray__name').allTextContents(), ['dropped.txt', 'pasted.txt']);
   assert.equal(await composer(page).inputValue(), '', 'the pasted file landed in the text');
-  await finish(page);
+  await finishPage(page);
 });

@@ -21,6 +21,7 @@ import {
   startRuntime,
   waitFor,
   waitForIdle,
+  assistantMessages,
 } from './harness.mjs';
 
 let runtime;
@@ -33,12 +34,8 @@ before(async () => {
 after(close);
 
 const users = (page) => page.locator('article[data-role="user"]');
-const answers = (page) => page.locator('article[data-role="assistant"]');
 const bubbles = (page) => users(page).locator('.cs-msg__bubble').allInnerTexts();
-const answerTexts = (page) => answers(page).locator('.cs-msg__body').allInnerTexts();
-
-const open = () => openChat(context, `${runtime.url}/`);
-const finish = finishPage;
+const answerTexts = (page) => assistantMessages(page).locator('.cs-msg__body').allInnerTexts();
 
 /** A conversation of two turns; returns the second answer's text. */
 async function twoTurns(page) {
@@ -46,7 +43,7 @@ async function twoTurns(page) {
   await waitForIdle(page);
   await sendMessage(page, 'second question');
   await waitForIdle(page);
-  await waitFor(async () => (await answers(page).count()) === 2, { message: 'two answers' });
+  await waitFor(async () => (await assistantMessages(page).count()) === 2, { message: 'two answers' });
   return (await answerTexts(page))[1];
 }
 
@@ -61,7 +58,7 @@ async function edit(page, index) {
 }
 
 test('an edit makes a new branch, both branches stay reachable, and a reload shows the branch chosen', async () => {
-  const page = await open();
+  const page = await openChat(context, `${runtime.url}/`);
   const original = await twoTurns(page);
   assert.match(original, /You said: “second question”/);
   const second = users(page).nth(1);
@@ -89,7 +86,7 @@ test('an edit makes a new branch, both branches stay reachable, and a reload sho
     message: 'the edited message shown in place of the original',
   });
   await waitFor(async () => /second question, reworded/.test((await answerTexts(page))[1] ?? ''), { message: 'its answer' });
-  assert.equal(await answers(page).count(), 2);
+  assert.equal(await assistantMessages(page).count(), 2);
   const picker = second.getByRole('group', { name: 'Branches' });
   await picker.waitFor({ timeout: 5_000 });
   assert.equal(await picker.locator('[data-part="branch-position"]').innerText(), '2 / 2');
@@ -121,34 +118,34 @@ test('an edit makes a new branch, both branches stay reachable, and a reload sho
   assert.equal(await reloaded.locator('[data-part="branch-position"]').innerText(), '1 / 2');
   await reloaded.getByRole('button', { name: 'Next branch' }).click();
   await waitFor(async () => (await bubbles(page)).join('|') === 'first question|second question, reworded', { message: 'the edited branch after a reload' });
-  await finish(page);
+  await finishPage(page);
 });
 
 test('Retry regenerates as a branch: the old answer stays one step back', async () => {
-  const page = await open();
+  const page = await openChat(context, `${runtime.url}/`);
   const original = await twoTurns(page);
   const requests = [];
   page.on('request', (r) => {
     if (r.url().endsWith('/chatkit') && r.method() === 'POST') requests.push(JSON.parse(r.postData()).type);
   });
-  const bar = answers(page).nth(1).locator('[data-part="message-actions"]');
+  const bar = assistantMessages(page).nth(1).locator('[data-part="message-actions"]');
   await bar.getByRole('button', { name: 'Retry' }).click();
   await waitForIdle(page);
   await waitFor(async () => /^Answer 2 to this message\./.test((await answerTexts(page))[1] ?? ''), { message: 'the new answer' });
   assert.ok(requests.includes('threads.regenerate_after_item'), requests.join());
   assert.ok(!requests.includes('threads.retry_after_item'), requests.join());
-  const picker = answers(page).nth(1).getByRole('group', { name: 'Branches' });
+  const picker = assistantMessages(page).nth(1).getByRole('group', { name: 'Branches' });
   await picker.waitFor({ timeout: 5_000 });
   assert.equal(await picker.locator('[data-part="branch-position"]').innerText(), '2 / 2');
   await picker.getByRole('button', { name: 'Previous branch' }).click();
   await waitFor(async () => (await answerTexts(page))[1] === original, { message: 'the old answer, kept' });
   // An earlier answer can be regenerated too, where the thread branches.
-  assert.equal(await answers(page).nth(0).locator('[data-part="message-actions"]').getByRole('button', { name: 'Retry' }).count(), 1);
-  await finish(page);
+  assert.equal(await assistantMessages(page).nth(0).locator('[data-part="message-actions"]').getByRole('button', { name: 'Retry' }).count(), 1);
+  await finishPage(page);
 });
 
 test('the first message can be edited, and editing is offered only once the server has the message', async () => {
-  const page = await open();
+  const page = await openChat(context, `${runtime.url}/`);
   await sendMessage(page, 'only question');
   await waitForIdle(page);
   const box = await edit(page, 0);
@@ -159,7 +156,7 @@ test('the first message can be edited, and editing is offered only once the serv
   const picker = users(page).nth(0).getByRole('group', { name: 'Branches' });
   await picker.waitFor({ timeout: 5_000 });
   assert.equal(await picker.locator('[data-part="branch-position"]').innerText(), '2 / 2');
-  await finish(page);
+  await finishPage(page);
 });
 
 test('no Edit where the server cannot branch: an ACP agent, and the official SDK (Retry replaces)', async () => {
@@ -169,10 +166,10 @@ test('no Edit where the server cannot branch: an ACP agent, and the official SDK
   let page = await newChatPage(context, `${acp.url}/`);
   await sendMessage(page, 'hello agent');
   await waitForIdle(page);
-  await answers(page).first().waitFor({ timeout: 10_000 });
+  await assistantMessages(page).first().waitFor({ timeout: 10_000 });
   assert.equal(await page.getByRole('button', { name: 'Edit', exact: true }).count(), 0);
   assert.equal(await page.getByRole('group', { name: 'Branches' }).count(), 0);
-  await finish(page);
+  await finishPage(page);
 
   // A recorded answer of the official SDK: its thread says nothing of branches.
   page = await newChatPage(context, `${runtime.url}/`);
@@ -184,14 +181,14 @@ test('no Edit where the server cannot branch: an ACP agent, and the official SDK
   });
   await sendMessage(page, 'fixture annotations');
   await waitForIdle(page, { timeout: 20_000 });
-  await answers(page).first().waitFor({ timeout: 10_000 });
+  await assistantMessages(page).first().waitFor({ timeout: 10_000 });
   assert.equal(await users(page).count(), 1);
   assert.equal(await page.getByRole('button', { name: 'Edit', exact: true }).count(), 0);
-  await answers(page).first().locator('[data-part="message-actions"]').getByRole('button', { name: 'Retry' }).click();
+  await assistantMessages(page).first().locator('[data-part="message-actions"]').getByRole('button', { name: 'Retry' }).click();
   await waitFor(() => requests.includes('threads.retry_after_item'), { message: `the retry request (${requests})` });
   assert.ok(!requests.includes('threads.regenerate_after_item'), requests.join());
   await waitForIdle(page, { timeout: 20_000 });
-  await finish(page);
+  await finishPage(page);
 });
 
 test('AG-UI: the client keeps the branches, each run is sent the branch shown, and they survive a reload', async () => {
@@ -232,5 +229,5 @@ test('AG-UI: the client keeps the branches, each run is sent the branch shown, a
   assert.equal(await kept.locator('[data-part="branch-position"]').innerText(), '1 / 2');
   await kept.getByRole('button', { name: 'Next branch' }).click();
   await waitFor(async () => (await bubbles(page)).join('|') === 'first question|second question, reworded', { message: 'the edit, after a reload' });
-  await finish(page);
+  await finishPage(page);
 });

@@ -17,7 +17,7 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import zlib from 'node:zlib';
 import { HASHED, hashStage, keepsName } from '../../scripts/hash.mjs';
-import { close, DIST, openBrowser, startRuntime, waitFor } from './harness.mjs';
+import { close, DIST, openBrowser, startRuntime, waitForComposer } from './harness.mjs';
 
 after(close);
 
@@ -168,10 +168,7 @@ async function load(context, url) {
     if (requests.has(requestId)) requests.get(requestId).bytes = encodedDataLength;
   });
   await page.goto(url, { waitUntil: 'load' });
-  await waitFor(() => page.evaluate(() => !!document.querySelector('chat-shell')?.shadowRoot?.querySelector('.cs-root:not([data-early]) textarea')), {
-    timeout: 15_000,
-    message: 'the composer',
-  });
+  await waitForComposer(page, { timeout: 15_000 });
   await page.waitForLoadState('networkidle');
   await page.close();
   const list = [...requests.values()];

@@ -6,7 +6,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { axeViolations, close, newChatPage, openBrowser, sendMessage, sleep, startRuntime, waitFor, waitForIdle } from './harness.mjs';
+import { axeViolations, close, newChatPage, openBrowser, sendMessage, startRuntime, waitFor, waitForIdle, finishPage, sendButton } from './harness.mjs';
 
 let runtime;
 let context;
@@ -17,27 +17,14 @@ before(async () => {
 });
 after(close);
 
-async function open() {
-  const page = await newChatPage(context, `${runtime.url}/`);
-  page.bodies = [];
-  page.on('request', (r) => {
-    if (r.url().endsWith('/chatkit')) page.bodies.push(r.postDataJSON());
-  });
-  return page;
-}
-
-async function finish(page) {
-  assert.deepEqual(page.consoleErrors, [], 'console errors on the page');
-  await page.close();
-}
-
 /** The `inference_options` of every user message sent so far. */
 const sent = (page) =>
   page.bodies
     .filter((b) => b.type === 'threads.create' || b.type === 'threads.add_user_message')
     .map((b) => b.params.input.inference_options);
 
-async function send(page, text, count) {
+/** Sends `text` as message number `count` and waits for its answer. */
+async function sendNth(page, text, count) {
   await sendMessage(page, text);
   await waitFor(() => sent(page).length === count, { timeout: 5_000, message: `message ${count} sent` });
   await waitForIdle(page);
@@ -58,11 +45,12 @@ const OPTIONS = {
 };
 
 test('nothing shows where nothing is offered', async () => {
-  const page = await open();
-  await sleep(200);
+  const page = await newChatPage(context, `${runtime.url}/`, { bodies: '/chatkit' });
+  // The pickers would render in the composer's own pass, beside its Send button.
+  await sendButton(page).waitFor();
   assert.equal(await page.getByRole('combobox', { name: 'Model' }).count(), 0);
   assert.equal(await page.getByRole('button', { name: 'Tools' }).count(), 0);
-  await send(page, 'hello', 1);
+  await sendNth(page, 'hello', 1);
   assert.deepEqual(sent(page), [{}]);
   // A wrong type is a TypeError naming the key, and changes nothing.
   const error = await page.evaluate(() => {
@@ -75,11 +63,11 @@ test('nothing shows where nothing is offered', async () => {
   });
   assert.match(error, /^TypeError: .*`composer`/);
   assert.equal(await page.getByRole('combobox', { name: 'Model' }).count(), 0);
-  await finish(page);
+  await finishPage(page);
 });
 
 test('the default model, another model and a tool chosen by keyboard, the chip removed', async () => {
-  const page = await open();
+  const page = await newChatPage(context, `${runtime.url}/`, { bodies: '/chatkit' });
   await page.evaluate((o) => document.querySelector('chat-shell').setOptions(o), OPTIONS);
   const model = page.getByRole('combobox', { name: 'Model', exact: true });
   await model.waitFor({ timeout: 5_000 });
@@ -91,7 +79,7 @@ test('the default model, another model and a tool chosen by keyboard, the chip r
   assert.equal(await tools.getAttribute('aria-expanded'), 'false');
   assert.deepEqual(await axeViolations(page, 'chat-shell'), []);
 
-  await send(page, 'first', 1);
+  await sendNth(page, 'first', 1);
   assert.deepEqual(sent(page)[0], { model: 'smart' });
 
   // Another model, and a tool from the menu by keyboard.
@@ -123,7 +111,7 @@ test('the default model, another model and a tool chosen by keyboard, the chip r
   assert.equal((await page.locator('[data-part="tool-chip"]').textContent()).includes('Search'), true);
   assert.deepEqual(await axeViolations(page, 'chat-shell'), []);
 
-  await send(page, 'second', 2);
+  await sendNth(page, 'second', 2);
   assert.deepEqual(sent(page)[1], { model: 'deep', tool_choice: { id: 'search' } });
 
   // The chosen tool is checked when the menu opens again; Enter chooses the other.
@@ -133,18 +121,18 @@ test('the default model, another model and a tool chosen by keyboard, the chip r
   await page.keyboard.press('ArrowDown');
   await page.keyboard.press('Enter');
   await page.getByRole('button', { name: 'Remove tool Draw an image', exact: true }).waitFor({ timeout: 5_000 });
-  await send(page, 'third', 3);
+  await sendNth(page, 'third', 3);
   assert.deepEqual(sent(page)[2], { model: 'deep', tool_choice: { id: 'draw' } });
 
   // Removing the chip stops tool_choice; the model stays.
   await page.getByRole('button', { name: 'Remove tool Draw an image', exact: true }).click();
   await page.locator('[data-part="tool-chip"]').waitFor({ state: 'detached', timeout: 5_000 });
-  await send(page, 'fourth', 4);
+  await sendNth(page, 'fourth', 4);
   assert.deepEqual(sent(page)[3], { model: 'deep' });
 
   // `composer: null` removes both.
   await page.evaluate(() => document.querySelector('chat-shell').setOptions({ composer: null }));
   await model.waitFor({ state: 'detached', timeout: 5_000 });
   assert.equal(await tools.count(), 0);
-  await finish(page);
+  await finishPage(page);
 });

@@ -7,7 +7,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { close, newChatPage, openBrowser, sendMessage, sleep, startRuntime, waitFor, waitForIdle } from './harness.mjs';
+import { close, newChatPage, openBrowser, sendMessage, startRuntime, waitFor, waitForIdle, finishPage, composer, sendButton, frames } from './harness.mjs';
 
 let runtime;
 let context;
@@ -18,25 +18,6 @@ before(async () => {
 });
 after(close);
 
-async function open() {
-  const page = await newChatPage(context, `${runtime.url}/`);
-  page.logs = () =>
-    `\n--- runtime output:\n${runtime.lines.slice(-30).join('\n')}\n--- console errors:\n${page.consoleErrors.join('\n')}`;
-  // Every ChatKit request body the page sends.
-  page.bodies = [];
-  page.on('request', (r) => {
-    if (r.url().endsWith('/chatkit')) page.bodies.push(r.postDataJSON());
-  });
-  return page;
-}
-
-async function finish(page) {
-  assert.deepEqual(page.consoleErrors, [], `console errors on the page${page.logs()}`);
-  await page.close();
-}
-
-const composer = (page) => page.getByRole('textbox', { name: 'Message' });
-const send = (page) => page.getByRole('button', { name: 'Send', exact: true });
 const history = (page) => page.getByRole('region', { name: 'History' });
 
 async function selectThread(page, name) {
@@ -46,7 +27,7 @@ async function selectThread(page, name) {
 }
 
 test('Enter sends, Shift+Enter adds a line, IME composition never sends', async () => {
-  const page = await open();
+  const page = await newChatPage(context, `${runtime.url}/`, { bodies: '/chatkit', logs: runtime });
   const box = composer(page);
   await box.click();
   await box.pressSequentially('first line');
@@ -64,7 +45,8 @@ test('Enter sends, Shift+Enter adds a line, IME composition never sends', async 
     ].map((ev) => !el.dispatchEvent(ev)),
   );
   assert.deepEqual(prevented, [false, false], 'a composing Enter was taken by the composer');
-  await sleep(200);
+  // A send would have gone out in the frames after the key: let them run.
+  await frames(page);
   assert.equal(page.bodies.length, 0, 'a composing Enter sent the message');
   assert.equal(await box.inputValue(), 'first line\nsecond line');
 
@@ -76,14 +58,14 @@ test('Enter sends, Shift+Enter adds a line, IME composition never sends', async 
   await waitForIdle(page);
   // An empty composer does not send.
   await box.press('Enter');
-  await sleep(200);
+  await frames(page);
   // (The thread's channel, threads.subscribe, is not a message.)
   assert.equal(page.bodies.filter((b) => b.type.startsWith('threads.') && b.type !== 'threads.subscribe').length, 1);
-  await finish(page);
+  await finishPage(page);
 });
 
 test('the composer grows with its text up to a limit', async () => {
-  const page = await open();
+  const page = await newChatPage(context, `${runtime.url}/`, { bodies: '/chatkit', logs: runtime });
   const box = composer(page);
   const height = () => box.evaluate((el) => el.getBoundingClientRect().height);
   const one = await height();
@@ -94,11 +76,11 @@ test('the composer grows with its text up to a limit', async () => {
   await box.dispatchEvent('input');
   await waitFor(async () => (await height()) >= 190, { message: 'the composer to reach its limit' });
   assert.ok((await height()) <= 201, `the composer grew past its limit: ${await height()}px`);
-  await finish(page);
+  await finishPage(page);
 });
 
 test('a locked thread disables the composer and says why', async () => {
-  const page = await open();
+  const page = await newChatPage(context, `${runtime.url}/`, { bodies: '/chatkit', logs: runtime });
   await sendMessage(page, 'please lock this thread');
   await waitForIdle(page);
   const reason = page.locator('[data-part="composer-blocked"]');
@@ -106,17 +88,17 @@ test('a locked thread disables the composer and says why', async () => {
   assert.match(await reason.textContent(), /Locked by the reference runtime/);
   assert.equal(await reason.getAttribute('role'), 'status');
   assert.equal(await composer(page).isDisabled(), true);
-  assert.equal(await send(page).isDisabled(), true);
+  assert.equal(await sendButton(page).isDisabled(), true);
   assert.equal(await page.getByRole('button', { name: 'Add attachment' }).isDisabled(), true);
   // A new chat is open again.
   await page.getByRole('button', { name: 'New chat' }).click();
   await waitFor(async () => !(await composer(page).isDisabled()), { message: 'the composer enabled in a new chat' });
   assert.equal(await reason.count(), 0);
-  await finish(page);
+  await finishPage(page);
 });
 
 test('each thread keeps its own draft, and the new chat its own', async () => {
-  const page = await open();
+  const page = await newChatPage(context, `${runtime.url}/`, { bodies: '/chatkit', logs: runtime });
   await sendMessage(page, 'Draft thread one');
   await waitForIdle(page);
   await page.getByRole('button', { name: 'New chat' }).click();
@@ -143,7 +125,7 @@ test('each thread keeps its own draft, and the new chat its own', async () => {
   await page.getByRole('button', { name: 'New chat' }).click();
   assert.equal(await composer(page).inputValue(), 'unsent text for a new chat');
   // Sending from a draft empties only that draft.
-  await send(page).click();
+  await sendButton(page).click();
   await waitForIdle(page);
   await selectThread(page, 'Draft thread two');
   assert.equal(await composer(page).inputValue(), 'unsent text for two');
@@ -152,11 +134,11 @@ test('each thread keeps its own draft, and the new chat its own', async () => {
     3,
     'a draft was sent by switching',
   );
-  await finish(page);
+  await finishPage(page);
 });
 
 test('configured metadata goes with every request; a message adds its own', async () => {
-  const page = await open();
+  const page = await newChatPage(context, `${runtime.url}/`, { bodies: '/chatkit', logs: runtime });
   await page.evaluate(() =>
     document.querySelector('chat-shell').setAttribute('metadata', JSON.stringify({ tenant: 'acme', lang: 'en' })),
   );
@@ -192,5 +174,5 @@ test('configured metadata goes with every request; a message adds its own', asyn
   await waitForIdle(page);
   const last = page.bodies.slice(before).find((b) => b.type === 'threads.add_user_message');
   assert.equal(last.metadata, undefined);
-  await finish(page);
+  await finishPage(page);
 });

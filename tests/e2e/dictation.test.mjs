@@ -13,7 +13,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { chromium } from 'playwright-core';
-import { CHROMIUM, CHROMIUM_ARGS, PROFILES, axeViolations, close, newChatPage, sleep, startRuntime, waitFor } from './harness.mjs';
+import { CHROMIUM, CHROMIUM_ARGS, PROFILES, axeViolations, close, newChatPage, sleep, startRuntime, waitFor, finishPage, composer, sendButton, frames, fillDraft } from './harness.mjs';
 
 let runtime;
 let context; // a fake microphone, allowed
@@ -47,24 +47,14 @@ after(async () => {
 
 const DICTATION = { composer: { dictation: { enabled: true } } };
 
-/** A chat page of `ctx` with dictation on; `page.bodies` collects what goes to /chatkit. */
-async function open(ctx = context) {
-  const page = await newChatPage(ctx, `${runtime.url}/`);
-  page.bodies = [];
-  page.on('request', (r) => {
-    if (r.url().endsWith('/chatkit') && r.method() === 'POST') page.bodies.push(r.postDataJSON());
-  });
-  await page.evaluate((o) => document.querySelector('chat-shell').setOptions(o), DICTATION);
+/** A chat page of `ctx` with dictation on, its microphone shown; `page.bodies` collects
+ *  what goes to /chatkit. */
+async function openDictation(ctx = context) {
+  const page = await newChatPage(ctx, `${runtime.url}/`, { bodies: '/chatkit', options: DICTATION });
   await dictate(page).waitFor({ timeout: 10_000 });
   return page;
 }
 
-async function finish(page) {
-  assert.deepEqual(page.consoleErrors, [], 'console errors on the page');
-  await page.close();
-}
-
-const composer = (page) => page.getByRole('textbox', { name: 'Message' });
 const dictate = (page) => page.getByRole('button', { name: 'Dictate', exact: true });
 const stopDictation = (page) => page.getByRole('button', { name: 'Stop dictation', exact: true });
 const cancelDictation = (page) => page.getByRole('button', { name: 'Cancel dictation', exact: true });
@@ -74,23 +64,20 @@ const sentOfType = (page, type) => page.bodies.filter((b) => b.type === type);
 const messagesSent = (page) =>
   page.bodies.filter((b) => b.type === 'threads.create' || b.type === 'threads.add_user_message');
 
-/** Types `text` and puts the caret (a collapsed selection) at `caret`. */
-async function draft(page, text, caret) {
-  await composer(page).fill(text);
-  await composer(page).evaluate((el, at) => el.setSelectionRange(at, at), caret);
-}
-
-/** Starts a recording and waits until it runs. */
-async function record(page) {
+/** Starts a recording and waits until it runs, then lets it run `lasting` ms. */
+async function record(page, { lasting = 0 } = {}) {
   await dictate(page).click();
   await stopDictation(page).waitFor({ timeout: 10_000 });
   assert.equal(await state(page), 'recording');
   assert.equal((await page.getByRole('status').filter({ hasText: 'Recording…' }).count()), 1);
+  // Time itself: the audio the runtime gets is as long as the recording lasts.
+  if (lasting) await sleep(lasting);
 }
 
 test('the microphone shows only with composer.dictation.enabled', async () => {
   const page = await newChatPage(context, `${runtime.url}/`);
-  await sleep(300);
+  // The microphone would render in the composer's own pass, beside its Send button.
+  await sendButton(page).waitFor();
   assert.equal(await dictate(page).count(), 0);
   // A wrong type names the key and changes nothing.
   const error = await page.evaluate(() => {
@@ -113,15 +100,14 @@ test('the microphone shows only with composer.dictation.enabled', async () => {
   await waitFor(() => dictate(page).evaluate((el) => el.getRootNode().activeElement === el), { message: 'Dictate focused' });
   await page.evaluate(() => document.querySelector('chat-shell').setOptions({ composer: { dictation: null } }));
   await dictate(page).waitFor({ state: 'detached', timeout: 5_000 });
-  await finish(page);
+  await finishPage(page);
 });
 
 test('a recording is transcribed into the draft at the caret, and nothing is sent', async () => {
-  const page = await open();
-  await draft(page, 'before after', 6);
-  await record(page);
+  const page = await openDictation();
+  await fillDraft(page, 'before after', { caret: 6 });
+  await record(page, { lasting: 1_000 });
   assert.deepEqual(await axeViolations(page, 'chat-shell'), []);
-  await sleep(1_000);
   await stopDictation(page).click();
   const value = await waitFor(
     async () => {
@@ -146,15 +132,15 @@ test('a recording is transcribed into the draft at the caret, and nothing is sen
   assert.deepEqual(caret, ['before '.length + m[1].length, 'before '.length + m[1].length, true]);
   await dictate(page).waitFor({ timeout: 5_000 });
   assert.equal(await state(page), 'idle');
-  await sleep(300);
+  // A send would have gone out with the transcript, in the frames that inserted it.
+  await frames(page);
   assert.deepEqual(messagesSent(page), [], 'nothing sent');
   assert.equal(await alert(page).count(), 0);
   // Typing goes on where the transcript ended; a selection is replaced by the next one.
   await page.keyboard.type('!');
   assert.equal(await composer(page).inputValue(), `before ${m[1]}! after`);
   await composer(page).evaluate((el) => el.setSelectionRange(0, 'before'.length));
-  await record(page);
-  await sleep(300);
+  await record(page, { lasting: 300 });
   await stopDictation(page).click();
   await waitFor(async () => /^heard \d+ bytes of audio\/webm heard/.test(await composer(page).inputValue()), {
     timeout: 10_000,
@@ -162,15 +148,14 @@ test('a recording is transcribed into the draft at the caret, and nothing is sen
   });
   assert.equal(sentOfType(page, 'input.transcribe').length, 2);
   assert.deepEqual(messagesSent(page), []);
-  await finish(page);
+  await finishPage(page);
 });
 
 test('Escape and "Cancel dictation" drop the recording', async () => {
-  const page = await open();
-  await draft(page, 'keep me', 4);
+  const page = await openDictation();
+  await fillDraft(page, 'keep me', { caret: 4 });
   // Escape, with the focus on the microphone.
-  await record(page);
-  await sleep(300);
+  await record(page, { lasting: 300 });
   await stopDictation(page).press('Escape');
   await dictate(page).waitFor({ timeout: 5_000 });
   assert.equal(await state(page), 'idle');
@@ -180,7 +165,8 @@ test('Escape and "Cancel dictation" drop the recording', async () => {
   await cancelDictation(page).click();
   await dictate(page).waitFor({ timeout: 5_000 });
   assert.equal(await cancelDictation(page).count(), 0);
-  await sleep(500);
+  // Audio would have gone out once the recorder handed it over, in the frames after the stop.
+  await frames(page);
   assert.deepEqual(sentOfType(page, 'input.transcribe'), [], 'no audio sent');
   assert.equal(await composer(page).inputValue(), 'keep me');
   assert.equal(await alert(page).count(), 0);
@@ -188,12 +174,12 @@ test('Escape and "Cancel dictation" drop the recording', async () => {
   await record(page);
   await cancelDictation(page).click();
   await dictate(page).waitFor({ timeout: 5_000 });
-  await finish(page);
+  await finishPage(page);
 });
 
 test('a denied microphone says so and keeps the draft', async () => {
-  const page = await open(denying);
-  await draft(page, 'as it was', 3);
+  const page = await openDictation(denying);
+  await fillDraft(page, 'as it was', { caret: 3 });
   await dictate(page).click();
   await alert(page).waitFor({ timeout: 10_000 });
   assert.match(await alert(page).textContent(), /permission to use it was denied/);
@@ -205,12 +191,12 @@ test('a denied microphone says so and keeps the draft', async () => {
   await alert(page).getByRole('button', { name: 'Dismiss' }).click();
   await alert(page).waitFor({ state: 'detached', timeout: 5_000 });
   assert.deepEqual(page.bodies.filter((b) => b.type === 'input.transcribe'), []);
-  await finish(page);
+  await finishPage(page);
 });
 
 test('no microphone, or no MediaRecorder, says so and keeps the draft', async () => {
-  const page = await open();
-  await draft(page, 'untouched', 2);
+  const page = await openDictation();
+  await fillDraft(page, 'untouched', { caret: 2 });
   await page.evaluate(() => {
     navigator.mediaDevices.getUserMedia = () => Promise.reject(new DOMException('Requested device not found', 'NotFoundError'));
   });
@@ -225,11 +211,11 @@ test('no microphone, or no MediaRecorder, says so and keeps the draft', async ()
   await waitFor(async () => /cannot record audio/.test(await alert(page).textContent()), { message: 'the unsupported alert' });
   assert.equal(await alert(page).count(), 1);
   assert.equal(await composer(page).inputValue(), 'untouched');
-  await finish(page);
+  await finishPage(page);
 });
 
 test('a failed transcription says so in an alert and keeps the draft', async () => {
-  const page = await open();
+  const page = await openDictation();
   const failures = [
     // The server fails.
     [(route) => route.fulfill({ status: 500, contentType: 'application/json', body: '{"error":"transcriber down","code":"internal"}' }), /could not be transcribed: .*500.*transcriber down/],
@@ -245,9 +231,8 @@ test('a failed transcription says so in an alert and keeps the draft', async () 
   for (const [answer, message] of failures) {
     const handler = (route) => (route.request().postDataJSON()?.type === 'input.transcribe' ? answer(route) : route.continue());
     await page.route('**/chatkit', handler);
-    await draft(page, 'first second', 5);
-    await record(page);
-    await sleep(300);
+    await fillDraft(page, 'first second', { caret: 5 });
+    await record(page, { lasting: 300 });
     await stopDictation(page).click();
     await alert(page).waitFor({ timeout: 10_000 });
     assert.match(await alert(page).textContent(), message);
@@ -264,5 +249,5 @@ test('a failed transcription says so in an alert and keeps the draft', async () 
   page.consoleErrors = page.consoleErrors.filter(
     (e) => !(e.startsWith('console.error: Failed to load resource: ') && /status of (500|400)|ERR_CONNECTION_RESET/.test(e)),
   );
-  await finish(page);
+  await finishPage(page);
 });

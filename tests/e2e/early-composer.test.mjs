@@ -5,7 +5,7 @@
 
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { close, distName, newPage, openBrowser, startRuntime, waitFor } from './harness.mjs';
+import { close, distName, newPage, openBrowser, startRuntime, waitFor, frames } from './harness.mjs';
 
 after(close);
 
@@ -118,7 +118,8 @@ test('Enter before the wasm: "Connecting…" meanwhile, then the message is sent
   await page.locator('chat-shell article[data-role="user"]').filter({ hasText: 'sent before the wasm' }).waitFor({ timeout: 15_000 });
   await page.locator('chat-shell article[data-role="assistant"]').first().waitFor({ timeout: 15_000 });
   await waitFor(async () => (await page.getByRole('textbox', { name: 'Message' }).inputValue()) === '', { message: 'the composer cleared by the send' });
-  await page.waitForTimeout(300); // a second send would be on its way by now
+  // A second send would have gone with the first, in the frames that sent it.
+  await frames(page);
   assert.equal(sent.length, 1, `sent exactly once: ${sent.join(' | ')}`);
   assert.ok(sent[0].includes('sent before the wasm'), sent[0]);
   assert.equal(await page.locator('chat-shell article[data-role="user"]').count(), 1);

@@ -15,13 +15,16 @@ import {
   axeViolations,
   close,
   isStreaming,
-  newChatPage,
   openBrowser,
   sendMessage,
   sleep,
   startRuntime,
   waitFor,
   waitForIdle,
+  openChat,
+  finishPage,
+  shownText,
+  waitForText,
 } from './harness.mjs';
 
 const AGENT = process.env.E2E_ACP_AGENT_BIN
@@ -41,25 +44,6 @@ before(async () => {
 after(async () => {
   await close();
 });
-
-async function open() {
-  const page = await newChatPage(context, `${runtime.url}/`);
-  await page.emulateMedia({ reducedMotion: 'reduce' });
-  return page;
-}
-
-async function finish(page) {
-  assert.deepEqual(page.consoleErrors, [], 'console errors on the page');
-  await page.close();
-}
-
-async function shownText(page) {
-  return page.evaluate(() => document.querySelector('chat-shell').shadowRoot.textContent);
-}
-
-async function waitForText(page, needle, timeout = 15_000) {
-  await waitFor(async () => (await shownText(page)).includes(needle), { timeout, message: `"${needle}" on the page` });
-}
 
 /** Asks for the project form; resolves with it once shown. */
 async function askForm(page) {
@@ -89,11 +73,12 @@ async function description(locator) {
 }
 
 test('an elicitation form: checked as the schema says, accepted with the values, the run going on until then', async () => {
-  const page = await open();
+  const page = await openChat(context, `${runtime.url}/`);
   const form = await askForm(page);
 
   // The agent waits for the answer: the run is not over.
   assert.ok(await isStreaming(page), 'the run shows as going on while the form waits');
+  // Time itself: a while later, nothing answered, it still goes on.
   await sleep(500);
   assert.ok(await isStreaming(page), 'still going on: nothing was answered');
 
@@ -145,33 +130,33 @@ test('an elicitation form: checked as the schema says, accepted with the values,
   await waitFor(async () => /Accepted/.test(await form.textContent()), { message: 'the outcome on the form' });
   assert.equal(await form.getByRole('button', { name: 'Accept', exact: true }).count(), 0, 'no Accept once answered');
   assert.equal(await form.getByRole('textbox', { name: /Project name/ }).isEnabled().catch(() => false), false, 'read-only once answered');
-  await finish(page);
+  await finishPage(page);
 });
 
 test('an elicitation declined: the agent hears it, the form says so', async () => {
-  const page = await open();
+  const page = await openChat(context, `${runtime.url}/`);
   const form = await askForm(page);
   await form.getByRole('button', { name: 'Decline', exact: true }).click();
   await waitForText(page, 'declined');
   await waitForIdle(page);
   await waitFor(async () => /Declined/.test(await form.textContent()), { message: 'the outcome on the form' });
   assert.equal(await form.getByRole('button', { name: 'Decline', exact: true }).count(), 0);
-  await finish(page);
+  await finishPage(page);
 });
 
 test('an elicitation cancelled: the turn ends, the form says so', async () => {
-  const page = await open();
+  const page = await openChat(context, `${runtime.url}/`);
   const form = await askForm(page);
   await form.getByRole('button', { name: 'Cancel', exact: true }).click();
   await waitForIdle(page);
   await waitFor(async () => /Cancelled/.test(await form.textContent()), { message: 'the outcome on the form' });
   assert.equal(await form.getByRole('button', { name: 'Cancel', exact: true }).count(), 0);
   assert.doesNotMatch(await shownText(page), /accepted: /);
-  await finish(page);
+  await finishPage(page);
 });
 
 test('a URL elicitation: a web link opened by the user, accepted, then completed by the agent', async () => {
-  const page = await open();
+  const page = await openChat(context, `${runtime.url}/`);
   await sendMessage(page, 'elicit-url');
   const form = page.getByRole('form', { name: 'Authorize the scripted agent' });
   await form.waitFor({ timeout: 15_000 });
@@ -184,5 +169,5 @@ test('a URL elicitation: a web link opened by the user, accepted, then completed
   await waitForText(page, 'The authorization is complete.');
   await waitForIdle(page);
   await waitFor(async () => /Accepted|Completed/.test(await form.textContent()), { message: 'the outcome on the form' });
-  await finish(page);
+  await finishPage(page);
 });

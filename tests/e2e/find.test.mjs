@@ -5,7 +5,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { close, newChatPage, openBrowser, startRuntime, waitFor } from './harness.mjs';
+import { close, newChatPage, openBrowser, startRuntime, waitFor, frames } from './harness.mjs';
 
 const ITEMS = 400;
 let context;
@@ -14,11 +14,6 @@ before(async () => {
   context = await openBrowser({ viewport: { width: 1000, height: 900 } });
 });
 after(close);
-
-const frames = (page, n = 3) =>
-  page.evaluate(async (n) => {
-    for (let i = 0; i < n; i++) await new Promise((r) => requestAnimationFrame(r));
-  }, n);
 
 /** Whether the article whose text matches `pattern` is mounted, fully in the viewport and
  * marked as the match. */

@@ -9,6 +9,7 @@
 // test fails. E2E_VERBOSE=1 echoes the runtime's output live to stderr;
 // E2E_RUNTIME_BIN=path runs another runtime binary.
 
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
@@ -92,6 +93,7 @@ export async function waitFor(fn, { timeout = 10_000, interval = 25, message = '
       const what = typeof message === 'function' ? message() : message;
       throw new Error(`timed out after ${timeout} ms waiting for ${what} (last: ${last})`);
     }
+    // The poll interval: the one sleep every wait of the tests goes through.
     await sleep(interval);
   }
 }
@@ -282,44 +284,215 @@ export async function newPage(context, url) {
   return page;
 }
 
-// ---- chat UI helpers (shared by the conversation, fixture and XSS tests) ----------------
+// ---- chat UI helpers (shared by every test that opens the element) ---------------------
 
-/** Opens `url` like newPage() and waits until <chat-shell> has mounted its composer. */
-export async function newChatPage(context, url) {
-  const page = await newPage(context, url);
+/** Waits until <chat-shell> has mounted its composer (the element's own, not the early
+ *  frame drawn before the wasm), after a page load or a reload. */
+export async function waitForComposer(page, { timeout = 10_000 } = {}) {
   await waitFor(
     () => page.evaluate(() => !!document.querySelector('chat-shell')?.shadowRoot?.querySelector('.cs-root:not([data-early]) textarea')),
-    { timeout: 10_000, message: 'the <chat-shell> composer to be mounted' },
+    { timeout, message: 'the <chat-shell> composer to be mounted' },
   );
-  return page;
 }
 
-/** newChatPage() with reduced motion: answers show whole as they arrive. */
-export async function openChat(context, url) {
-  const page = await newChatPage(context, url);
-  await page.emulateMedia({ reducedMotion: 'reduce' });
-  return page;
-}
-
-/** Fails if the page logged an error or threw, then closes it. */
-export async function finishPage(page) {
-  if (page.consoleErrors.length) {
-    throw new Error(`console errors on the page:\n${page.consoleErrors.join('\n')}`);
+/**
+ * Opens `url` like newPage() and waits until <chat-shell> has mounted its composer (the
+ * element's own, not the early frame drawn before the wasm). Then, as the test asks:
+ *  - `reducedMotion`: answers show whole as they arrive (no typewriter; openChat() sets it);
+ *  - `events`: true, or a list of `chat.*` event names, recorded with recordEvents();
+ *  - `attributes`: attributes set on the element (`{ protocol: 'events', endpoint: '/events' }`);
+ *  - `options`: passed to the element's setOptions();
+ *  - `threadId`: the thread the element shows (setThreadId());
+ *  - `setup`: a function run in the page (handlers, listeners), last;
+ *  - `bodies`: a path (`'/chatkit'`): `page.bodies` collects the JSON body of every POST to it;
+ *  - `dialogs`: `page.dialogs` collects the message of every dialog, each dismissed;
+ *  - `logs`: a runtime: `page.logs()` gives its last lines and the console errors, for
+ *    assertion messages (finishPage() adds it to its own).
+ */
+export async function newChatPage(
+  context,
+  url,
+  { reducedMotion = false, events, attributes, options, threadId, setup, bodies, dialogs = false, logs } = {},
+) {
+  const page = await newPage(context, url);
+  await waitForComposer(page);
+  if (bodies) {
+    page.bodies = [];
+    page.on('request', (r) => {
+      if (r.method() === 'POST' && new URL(r.url()).pathname.endsWith(bodies)) page.bodies.push(r.postDataJSON());
+    });
   }
+  if (dialogs) {
+    page.dialogs = [];
+    page.on('dialog', (d) => {
+      page.dialogs.push(d.message());
+      d.dismiss().catch(() => {});
+    });
+  }
+  if (logs) {
+    page.logs = () =>
+      `\n--- runtime output:\n${logs.lines.slice(-40).join('\n')}\n--- console errors:\n${page.consoleErrors.join('\n')}`;
+  }
+  if (reducedMotion) await page.emulateMedia({ reducedMotion: 'reduce' });
+  if (events) await recordEvents(page, ...(events === true ? [] : [events]));
+  if (attributes) {
+    await page.evaluate((attributes) => {
+      const el = document.querySelector('chat-shell');
+      for (const [name, value] of Object.entries(attributes)) el.setAttribute(name, value);
+    }, attributes);
+  }
+  if (options) await page.evaluate((o) => document.querySelector('chat-shell').setOptions(o), options);
+  if (threadId) await page.evaluate((id) => document.querySelector('chat-shell').setThreadId(id), threadId);
+  if (setup) await page.evaluate(setup);
+  return page;
+}
+
+/**
+ * newChatPage() with reduced motion: text shows as it arrives (no typewriter). Tests about
+ * what arrives want that; the typewriter's pacer also needs animation frames, which this
+ * headless Chromium was seen not to deliver after a one-piece answer.
+ */
+export async function openChat(context, url, options = {}) {
+  return newChatPage(context, url, { reducedMotion: true, ...options });
+}
+
+/**
+ * Fails if the page logged an error or threw (with `checkXss`, also if a script injected by
+ * the test's hostile content ran: `window.__xss` set), then closes it.
+ */
+export async function finishPage(page, { checkXss = false } = {}) {
+  assert.deepEqual(page.consoleErrors, [], `console errors on the page${page.logs?.() ?? ''}`);
+  if (checkXss) assert.equal(await page.evaluate(() => window.__xss ?? null), null, 'nothing injected ran');
   await page.close();
 }
 
-/** Types `text` into the composer and sends it with Enter (Send must be enabled first). */
-export async function sendMessage(page, text) {
-  const composer = page.getByRole('textbox', { name: 'Message' });
-  const send = page.getByRole('button', { name: 'Send', exact: true });
-  await composer.click();
-  await composer.fill(text);
-  await waitFor(() => send.isEnabled({ timeout: 1_000 }), {
-    timeout: 5_000,
-    message: `the Send button to be enabled with "${text}" in the composer`,
+/** A hostile string for what a server says: an image whose error handler would set
+ *  `window.__xss` and open a dialog. */
+export const XSS = '<img src=x onerror="window.__xss=1;alert(1)">';
+
+/** No injected element and no script ran (needs a page opened with `dialogs`). */
+export async function assertInert(page) {
+  const found = await page.evaluate(() => {
+    const root = document.querySelector('chat-shell').shadowRoot;
+    return {
+      onerror: root.querySelectorAll('[onerror]').length,
+      // The sanitizer may keep a bare <img> from markdown, never its script or source.
+      imgs: [...root.querySelectorAll('img[src]')].map((i) => i.getAttribute('src')),
+      xss: window.__xss ?? null,
+    };
   });
-  await composer.press('Enter');
+  assert.deepEqual(found, { onerror: 0, imgs: [], xss: null }, 'server strings stay inert');
+  assert.deepEqual(page.dialogs, [], 'no dialog fired');
+}
+
+/**
+ * Chromium logs every failed fetch itself ("Failed to load resource: the server responded
+ * with a status of 500", "net::ERR_INCOMPLETE_CHUNKED_ENCODING" for a body cut short): those
+ * lines come from the browser's network layer, not from the component. Tests that provoke
+ * exactly that failure drop exactly that line (one matching `pattern`).
+ */
+export function dropNetworkLog(page, pattern) {
+  page.consoleErrors = page.consoleErrors.filter((e) => !(e.startsWith('console.error: Failed to load resource: ') && pattern.test(e)));
+}
+
+/** The composer's text box. */
+export const composer = (page) => page.getByRole('textbox', { name: 'Message' });
+/** The composer's Send button. */
+export const sendButton = (page) => page.getByRole('button', { name: 'Send', exact: true });
+/** The Stop button of the run under way. */
+export const stopButton = (page) => page.getByRole('button', { name: 'Stop', exact: true });
+
+/** The assistant messages on the page (their articles). */
+export const assistantMessages = (page) => page.locator('article[data-role="assistant"]');
+
+/** The text of the last assistant message's body (not its notes and buttons), and its
+ *  committed part (without the open tail block the streaming renderer rewrites). */
+export async function lastAnswerText(page) {
+  return page.evaluate(() => {
+    const articles = document.querySelector('chat-shell').shadowRoot.querySelectorAll('article[data-role="assistant"]');
+    const body = articles[articles.length - 1]?.querySelector('.cs-msg__body');
+    if (!body) return null;
+    const copy = body.cloneNode(true);
+    for (const tail of copy.querySelectorAll('.cs-md__tail')) tail.remove();
+    return { text: body.textContent.trim(), committed: copy.textContent.trim() };
+  });
+}
+
+/** The text of the element's shadow root (what the user can read, folded parts included). */
+export async function shownText(page) {
+  return page.evaluate(() => document.querySelector('chat-shell').shadowRoot.textContent);
+}
+
+/** Waits until the element shows `needle` (anywhere in its shadow root). */
+export async function waitForText(page, needle, timeout = 15_000) {
+  await waitFor(async () => (await shownText(page)).includes(needle), { timeout, message: `"${needle}" on the page` });
+}
+
+/**
+ * Resolves once the response to `request` (a Playwright Request) has ended, whole or cut
+ * (Stop, a thread switch, a dropped connection): nothing more can arrive on it.
+ */
+export async function responseEnded(request, { timeout = 15_000 } = {}) {
+  // Playwright's response.finished() never settles for a request that failed (an aborted
+  // stream): its failure, or the time its response ended, says it either way.
+  await waitFor(() => request.failure() !== null || request.timing().responseEnd !== -1, {
+    timeout,
+    message: `the response to ${request.method()} ${request.url()} to end`,
+  });
+}
+
+/**
+ * Waits until every image in the element has loaded or failed (when an injected `onload`
+ * or `onerror` would run; a lazy one out of view loads nothing yet), then for the frames
+ * after.
+ */
+export async function imagesSettled(page, { timeout = 10_000 } = {}) {
+  await waitFor(
+    () =>
+      page.evaluate(() =>
+        [...(document.querySelector('chat-shell')?.shadowRoot?.querySelectorAll('img') ?? [])].every((i) => i.complete || i.loading === 'lazy'),
+      ),
+    { timeout, message: 'the images in the element to load or fail' },
+  );
+  await frames(page);
+}
+
+/**
+ * Waits for `n` animation frames in the page: what the element does with an input (render,
+ * send a request) is done once its next frames have run. An absence check ("nothing was
+ * sent", "nothing shows") waits for these after what would have caused the thing.
+ */
+export function frames(page, n = 3) {
+  return page.evaluate(async (n) => {
+    for (let i = 0; i < n; i++) await new Promise((r) => requestAnimationFrame(r));
+  }, n);
+}
+
+/** Types `text` into the composer without sending it (also while a run streams, when Send
+ *  is Stop), the caret then at `caret` (a collapsed selection), or at the end. */
+export async function fillDraft(page, text, { caret } = {}) {
+  const box = composer(page);
+  await box.click();
+  await box.fill(text);
+  if (caret !== undefined) await box.evaluate((el, at) => el.setSelectionRange(at, at), caret);
+}
+
+/**
+ * Types `text` into the composer and sends it with Enter (Send must be enabled first).
+ * `typed`: typed key by key (pressSequentially) rather than filled at once; `send`: the
+ * Send button's name (another language's).
+ */
+export async function sendMessage(page, text, { typed = false, send = 'Send' } = {}) {
+  const box = composer(page);
+  const button = page.getByRole('button', { name: send, exact: true });
+  await box.click();
+  if (typed) await box.pressSequentially(text);
+  else await box.fill(text);
+  await waitFor(() => button.isEnabled({ timeout: 1_000 }), {
+    timeout: 5_000,
+    message: `the ${send} button to be enabled with "${text}" in the composer`,
+  });
+  await box.press('Enter');
 }
 
 /**
@@ -343,33 +516,29 @@ export async function isStreaming(page) {
 }
 
 /**
- * Waits until the answer to the last message is over: the user message is shown,
- * nothing is aria-busy, there is no Stop button and the Send button is back, stable
- * for `settle` ms (the runtime publishes changes once per animation frame).
+ * Waits until the answer to the last message is over: nothing is aria-busy, there is no
+ * Stop button and the Send button is back, stable for `settle` ms (the runtime publishes
+ * changes once per animation frame). `send` and `stop` name the buttons in another language.
  */
-export async function waitForIdle(page, { timeout = 15_000, settle = 150 } = {}) {
-  const deadline = Date.now() + timeout;
+export async function waitForIdle(page, { timeout = 15_000, settle = 150, send = 'Send', stop = 'Stop' } = {}) {
   let idleSince = null;
-  for (;;) {
-    const idle = await page.evaluate(() => {
-      const root = document.querySelector('chat-shell')?.shadowRoot;
-      if (!root) return false;
-      const buttons = [...root.querySelectorAll('button')].map((b) => b.textContent.trim());
-      return (
-        !root.querySelector('article[aria-busy="true"]') &&
-        !buttons.includes('Stop') &&
-        buttons.includes('Send')
-      );
-    });
-    if (idle) {
+  await waitFor(
+    async () => {
+      const idle = await page.evaluate(({ send, stop }) => {
+        const root = document.querySelector('chat-shell')?.shadowRoot;
+        if (!root) return false;
+        const buttons = [...root.querySelectorAll('button')].map((b) => b.textContent.trim());
+        return !root.querySelector('article[aria-busy="true"]') && !buttons.includes(stop) && buttons.includes(send);
+      }, { send, stop });
+      if (!idle) {
+        idleSince = null;
+        return false;
+      }
       idleSince ??= Date.now();
-      if (Date.now() - idleSince >= settle) return;
-    } else {
-      idleSince = null;
-    }
-    if (Date.now() >= deadline) throw new Error(`the answer did not finish within ${timeout} ms`);
-    await sleep(25);
-  }
+      return Date.now() - idleSince >= settle;
+    },
+    { timeout, message: `the answer to finish within ${timeout} ms` },
+  );
 }
 
 /**
@@ -412,6 +581,9 @@ export async function startRecorder(page, probes) {
 export async function recorded(page) {
   return page.evaluate(() => window.__recorder.log.slice());
 }
+
+/** A ChatKit `thread.item.updated` event. */
+export const itemUpdated = (itemId, update) => ({ type: 'thread.item.updated', item_id: itemId, update });
 
 /** An SSE body with one `data:` frame per event. */
 export function sseBody(events) {
@@ -500,6 +672,11 @@ export async function toolCalls(page) {
   });
 }
 
+/** The kind and status of every tool call on the page, in order. */
+export async function toolCallStatuses(page) {
+  return (await toolCalls(page)).map((c) => [c.kind, c.status]);
+}
+
 /** A git diff of `files` files, each changing line 2 of 3. */
 export function manyFiles(files) {
   const out = [];
@@ -509,4 +686,20 @@ export function manyFiles(files) {
   }
   out.push('');
   return out.join('\n');
+}
+
+/** The callback token the tests start the runtime with (`--callback-token`). */
+export const CALLBACK_TOKEN = 'e2e-callback-token-0123456789';
+
+/**
+ * Pushes a view to the thread `threadId` through the runtime's tool callback (what a tool
+ * does): returns the HTTP status and the parsed JSON answer (null if none).
+ */
+export async function pushView(runtime, threadId, viewType, content, { token = CALLBACK_TOKEN } = {}) {
+  const res = await fetch(`${runtime.url}/callback`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ type: 'view_update', group_id: threadId, view_type: viewType, content }),
+  });
+  return { status: res.status, body: await res.json().catch(() => null) };
 }

@@ -12,10 +12,9 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   startRuntime, openBrowser, newChatPage, sendMessage, waitFor, runOver, close, axeViolations,
-  createdThreadId, recordEvents, waitForIdle,
+  createdThreadId, recordEvents, waitForIdle, CALLBACK_TOKEN, pushView,
 } from './harness.mjs';
 
-const TOKEN = 'e2e-callback-token-0123456789';
 const CLASSES = [
   'keyword', 'type', 'function', 'string', 'number', 'literal', 'comment', 'meta', 'tag',
   'attribute', 'property', 'variable', 'heading', 'inserted', 'deleted',
@@ -25,7 +24,7 @@ let runtime;
 let context;
 
 before(async () => {
-  runtime = await startRuntime({ paceMs: 2, extraArgs: ['--callback-token', TOKEN, '--channel-keepalive-ms', '500'] });
+  runtime = await startRuntime({ paceMs: 2, extraArgs: ['--callback-token', CALLBACK_TOKEN, '--channel-keepalive-ms', '500'] });
   context = await openBrowser();
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: runtime.url });
   await context.addInitScript(() => {
@@ -176,11 +175,7 @@ test("a pushed diff of a known file is highlighted, its changed words still mark
     '+fn new',
     '',
   ].join('\n');
-  const res = await fetch(`${runtime.url}/callback`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ type: 'view_update', group_id: threadId, view_type: 'diff', content: { patch } }),
-  });
+  const res = await pushView(runtime, threadId, 'diff', { patch });
   assert.equal(res.status, 200);
   await page.getByRole('tab', { name: 'Diff' }).click();
   const panel = page.getByRole('tabpanel');

@@ -11,11 +11,10 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import {
-  ROOT, startRuntime, openBrowser, newChatPage, sendMessage, waitFor, waitForIdle,
-  recordEvents, createdThreadId, isStreaming, close,
+  ROOT, startRuntime, openBrowser, sendMessage, waitFor, waitForIdle, createdThreadId, isStreaming,
+  close, CALLBACK_TOKEN, openChat, pushView,
 } from './harness.mjs';
 
-const TOKEN = 'e2e-callback-token-0123456789';
 const POSTGRES = path.join(ROOT, 'scripts', 'postgres.sh');
 
 // Each runtime the harness starts listens for the process's exit (ten of them here).
@@ -43,7 +42,7 @@ function query(url, sql) {
 function instance(database, paceMs = 5) {
   return startRuntime({
     paceMs,
-    extraArgs: ['--database', database, '--callback-token', TOKEN, '--lease-secs', '2', '--channel-keepalive-ms', '500'],
+    extraArgs: ['--database', database, '--callback-token', CALLBACK_TOKEN, '--lease-secs', '2', '--channel-keepalive-ms', '500'],
   });
 }
 
@@ -63,29 +62,9 @@ after(async () => {
   if (ownServer) execFileSync(POSTGRES, ['stop', ownServer]);
 });
 
-async function push(runtime, threadId, viewType, content) {
-  const res = await fetch(`${runtime.url}/callback`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ type: 'view_update', group_id: threadId, view_type: viewType, content }),
-  });
-  assert.equal(res.status, 200, await res.text());
-}
-
-/** A page on `runtime` showing `threadId` (the same browser: the same identity). */
-async function openThread(runtime, threadId) {
-  const page = await newChatPage(context, `${runtime.url}/`);
-  await page.emulateMedia({ reducedMotion: 'reduce' });
-  await recordEvents(page, ['chat.error']);
-  await page.evaluate((id) => document.querySelector('chat-shell').setThreadId(id), threadId);
-  return page;
-}
-
 /** A page on `runtime` that starts a thread with `text`; returns { page, threadId }. */
 async function startThread(runtime, text) {
-  const page = await newChatPage(context, `${runtime.url}/`);
-  await page.emulateMedia({ reducedMotion: 'reduce' });
-  await recordEvents(page, ['chat.thread.created', 'chat.error']);
+  const page = await openChat(context, `${runtime.url}/`, { events: ['chat.thread.created', 'chat.error'] });
   await sendMessage(page, text);
   return { page, threadId: await createdThreadId(page) };
 }
@@ -112,7 +91,7 @@ test('a page on A and a page on B follow the same run and the same pushed views'
   const [a, b] = [await instance(database), await instance(database)];
   const { page: pageA, threadId } = await startThread(a, 'a long answer please');
   await waitFor(async () => (await answer(pageA)).length > 200, { message: 'the answer to start on A' });
-  const pageB = await openThread(b, threadId);
+  const pageB = await openChat(context, `${b.url}/`, { events: ['chat.error'], threadId });
   // B shows the run under way (replayed from the store, then followed), not a finished one.
   await waitFor(() => isStreaming(pageB), { message: 'B to show the run under way' });
   const seenOnB = (await answer(pageB)).length;
@@ -125,12 +104,12 @@ test('a page on A and a page on B follow the same run and the same pushed views'
   assert.equal(answered(b), 0, 'B only followed: the run was A’s');
 
   // A view pushed to A shows on B, one pushed to B shows on A, in order.
-  await push(a, threadId, 'diff', { patch: 'diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-old\n+from A\n', title: 'from A' });
+  assert.equal((await pushView(a, threadId, 'diff', { patch: 'diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-old\n+from A\n', title: 'from A' })).status, 200);
   for (const page of [pageA, pageB]) {
     await page.getByRole('tab', { name: 'Diff' }).click();
     await waitFor(async () => (await page.getByRole('tabpanel').textContent()).includes('from A'), { message: 'A’s view on both pages' });
   }
-  await push(b, threadId, 'diff', { patch: 'diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-old\n+from B\n', title: 'from B' });
+  assert.equal((await pushView(b, threadId, 'diff', { patch: 'diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-old\n+from B\n', title: 'from B' })).status, 200);
   for (const page of [pageA, pageB]) {
     await waitFor(async () => (await page.getByRole('tabpanel').textContent()).includes('from B'), { message: 'B’s view on both pages' });
   }
@@ -144,7 +123,7 @@ test('Stop on B stops the run on A; both pages show it stopped, the partial answ
   const [a, b] = [await instance(database, 15), await instance(database, 15)];
   const { page: pageA, threadId } = await startThread(a, 'a long answer please');
   await waitFor(async () => (await answer(pageA)).length > 200, { message: 'the answer to start on A' });
-  const pageB = await openThread(b, threadId);
+  const pageB = await openChat(context, `${b.url}/`, { events: ['chat.error'], threadId });
   const stop = pageB.getByRole('button', { name: 'Stop' });
   await stop.waitFor({ timeout: 10_000 });
   await stop.click();
@@ -160,7 +139,7 @@ test('Stop on B stops the run on A; both pages show it stopped, the partial answ
   const [textA, textB] = [await text(pageA), await text(pageB)];
   assert.ok(textA.length > 200 && textA.length < 5_000, `stopped part way (${textA.length} characters)`);
   assert.ok(textB.length > 200 && textA.startsWith(textB), `B shows the start of what A shows:\n${textB.slice(-300)}\n---\n${textA.slice(-300)}`);
-  const again = await openThread(b, threadId);
+  const again = await openChat(context, `${b.url}/`, { events: ['chat.error'], threadId });
   // The partial answer is kept: at least what B showed.
   await waitFor(async () => (await text(again)).startsWith(textB), { message: 'the stored answer to hold what B showed' });
   await clean(again);
@@ -174,7 +153,7 @@ test('a permission answered on B continues the run on A', async () => {
   const [a, b] = [await instance(database), await instance(database)];
   const { page: pageA, threadId } = await startThread(a, 'permission to clean the build?');
   await pageA.locator('[data-part="permission"]').waitFor({ timeout: 8_000 });
-  const pageB = await openThread(b, threadId);
+  const pageB = await openChat(context, `${b.url}/`, { events: ['chat.error'], threadId });
   const card = pageB.locator('[data-part="permission"]');
   await card.waitFor({ timeout: 8_000 });
   const allow = card.getByRole('button', { name: 'Allow once', exact: true });
@@ -202,7 +181,7 @@ test('a reload onto B picks up the answer running on A', async () => {
   await clean(pageA);
   await pageA.close();
   // The load balancer sends the reload to B.
-  const pageB = await openThread(b, threadId);
+  const pageB = await openChat(context, `${b.url}/`, { events: ['chat.error'], threadId });
   await waitFor(() => isStreaming(pageB), { message: 'B to show the run under way' });
   await waitFor(async () => (await answer(pageB)).length >= before.length, { message: 'B to show what A had shown' });
   assert.ok((await answer(pageB)).startsWith(before.slice(0, 200)));
@@ -211,7 +190,7 @@ test('a reload onto B picks up the answer running on A', async () => {
   assert.ok(full.length > before.length + 1_000, 'B followed it to its end');
   assert.equal(query(database, `SELECT outcome FROM runs WHERE thread_id = '${threadId}'`), 'done');
   // And it is what the store holds: a reload on A shows the same.
-  const again = await openThread(a, threadId);
+  const again = await openChat(context, `${a.url}/`, { events: ['chat.error'], threadId });
   await waitFor(async () => (await answer(again)) === full, { message: 'the stored answer on A' });
   await clean(pageB);
   await clean(again);
@@ -221,7 +200,7 @@ test('killing A mid-run leaves the run interrupted on B, with what was stored ke
   const database = freshDatabase();
   const [a, b] = [await instance(database, 15), await instance(database, 15)];
   const { page: pageA, threadId } = await startThread(a, 'a long answer please');
-  const pageB = await openThread(b, threadId);
+  const pageB = await openChat(context, `${b.url}/`, { events: ['chat.error'], threadId });
   await waitFor(async () => (await answer(pageB)).length > 500, { message: 'B to follow the run' });
   a.process.kill('SIGKILL');
   await pageA.close();
@@ -235,7 +214,7 @@ test('killing A mid-run leaves the run interrupted on B, with what was stored ke
   assert.match(await pageB.evaluate(() => document.querySelector('chat-shell').shadowRoot.textContent), /The answer was interrupted: the server writing it stopped/);
   // Everything the page saw is in the store: a reload shows it whole.
   await pageB.close();
-  const again = await openThread(b, threadId);
+  const again = await openChat(context, `${b.url}/`, { events: ['chat.error'], threadId });
   await waitFor(async () => (await answer(again)).length > 0, { message: 'the stored answer' });
   await waitForIdle(again);
   const stored = await answer(again);

@@ -8,7 +8,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   startRuntime, openBrowser, newChatPage, sendMessage, waitFor, waitForIdle, recordEvents,
-  createdThreadId, close,
+  createdThreadId, close, CALLBACK_TOKEN, pushView,
 } from './harness.mjs';
 
 after(close);
@@ -210,17 +210,6 @@ test('removed, moved, re-attached and re-created 50 times: no page error, nothin
   }
 });
 
-const TOKEN = 'e2e-callback-token-0123456789';
-
-async function pushView(runtime, threadId, patch) {
-  const res = await fetch(`${runtime.url}/callback`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ type: 'view_update', group_id: threadId, view_type: 'diff', content: { patch } }),
-  });
-  assert.equal(res.status, 200, await res.text());
-}
-
 const patchOf = (name, lines) => [
   `diff --git a/${name} b/${name}`,
   `--- a/${name}`,
@@ -232,7 +221,7 @@ const patchOf = (name, lines) => [
 ].join('\n');
 
 test('a channel line over maxEventBytes: the views go stale and the channel comes back from its cursor', async () => {
-  const runtime = await startRuntime({ paceMs: 1, extraArgs: ['--callback-token', TOKEN, '--channel-keepalive-ms', '500'] });
+  const runtime = await startRuntime({ paceMs: 1, extraArgs: ['--callback-token', CALLBACK_TOKEN, '--channel-keepalive-ms', '500'] });
   const context = await openBrowser();
   const page = await newChatPage(context, `${runtime.url}/`);
   await recordEvents(page, ['chat.thread.created', 'chat.error']);
@@ -248,7 +237,7 @@ test('a channel line over maxEventBytes: the views go stale and the channel come
   const threadId = await createdThreadId(page);
   await waitForIdle(page);
 
-  await pushView(runtime, threadId, patchOf('small.txt', 3));
+  assert.equal((await pushView(runtime, threadId, 'diff', { patch: patchOf('small.txt', 3) })).status, 200);
   await page.getByRole('tab', { name: 'Diff' }).click();
   const panel = (name) => page.locator('[data-part="view-panel"]', { hasText: name });
   await panel('small.txt').waitFor();
@@ -257,7 +246,7 @@ test('a channel line over maxEventBytes: the views go stale and the channel come
   const resumedBefore = subscribes.length;
 
   // Over the element's limit of 8 KiB: that connection can be read no further.
-  await pushView(runtime, threadId, patchOf('big.txt', 400));
+  assert.equal((await pushView(runtime, threadId, 'diff', { patch: patchOf('big.txt', 400) })).status, 200);
   await stale.waitFor({ timeout: 5_000 });
   await waitFor(() => subscribes.length > resumedBefore, { timeout: 5_000, message: 'a reconnection' });
   const resumedFrom = subscribes[resumedBefore];

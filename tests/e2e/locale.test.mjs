@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, axeViolations, close, newPage, openBrowser, sleep, sseBody, startRuntime, waitFor } from './harness.mjs';
+import { ROOT, axeViolations, close, newPage, openBrowser, sseBody, startRuntime, waitFor, itemUpdated, sendMessage, waitForIdle } from './harness.mjs';
 
 after(close);
 
@@ -99,8 +99,6 @@ const id = (prefix) => `${prefix}_${String(++nextId).padStart(4, '0')}`;
 // ChatKit timestamps: naive ISO in UTC.
 const stamp = (agoSeconds = 0) => new Date(Date.now() - agoSeconds * 1000).toISOString().replace('Z', '');
 const item = (type, fields) => ({ id: id(type.split('_')[0]), thread_id: THREAD, created_at: stamp(), type, ...fields });
-const updated = (itemId, update) => ({ type: 'thread.item.updated', item_id: itemId, update });
-const thread = (fields = {}) => ({ id: THREAD, created_at: stamp(), status: { type: 'active' }, metadata: {}, items: { data: [], has_more: false }, ...fields });
 
 function userEcho(text, attachments = []) {
   return { type: 'thread.item.done', item: item('user_message', { content: [{ type: 'input_text', text }], attachments, inference_options: {} }) };
@@ -111,14 +109,14 @@ function assistant(text, { done = true } = {}) {
   const msg = item('assistant_message', { content: [] });
   const events = [
     { type: 'thread.item.added', item: msg },
-    updated(msg.id, { type: 'assistant_message.content_part.added', content_index: 0, content: { type: 'output_text', text: '', annotations: [] } }),
+    itemUpdated(msg.id, { type: 'assistant_message.content_part.added', content_index: 0, content: { type: 'output_text', text: '', annotations: [] } }),
   ];
   for (let i = 0; i < text.length; i += 9) {
-    events.push(updated(msg.id, { type: 'assistant_message.content_part.text_delta', content_index: 0, delta: text.slice(i, i + 9) }));
+    events.push(itemUpdated(msg.id, { type: 'assistant_message.content_part.text_delta', content_index: 0, delta: text.slice(i, i + 9) }));
   }
   if (done) {
     const content = [{ type: 'output_text', text, annotations: [] }];
-    events.push(updated(msg.id, { type: 'assistant_message.content_part.done', content_index: 0, content: content[0] }));
+    events.push(itemUpdated(msg.id, { type: 'assistant_message.content_part.done', content_index: 0, content: content[0] }));
     events.push({ type: 'thread.item.done', item: { ...msg, content } });
   }
   return events;
@@ -155,7 +153,7 @@ function firstTurn(text) {
     output: { langue: 'fr' },
   });
   return sseBody([
-    { type: 'thread.created', thread: thread() },
+    { type: 'thread.created', thread: { id: THREAD, created_at: stamp(), status: { type: 'active' }, metadata: {}, items: { data: [], has_more: false } } },
     userEcho(text, files),
     { type: 'stream_options', stream_options: { allow_cancel: true } },
     { type: 'thread.item.done', item: workflow },
@@ -252,28 +250,15 @@ const PNG = Buffer.from(
   'base64',
 );
 
-/** Whether the answer is over: nothing busy, Envoyer (Send) shown, Arrêter (Stop) not. */
-async function waitIdle(page) {
-  await waitFor(
-    () =>
-      page.evaluate(() => {
-        const root = document.querySelector('chat-shell').shadowRoot;
-        const buttons = [...root.querySelectorAll('button')].map((b) => b.textContent.trim());
-        return !root.querySelector('article[aria-busy="true"]') && buttons.includes('Envoyer') && !buttons.includes('Arrêter');
-      }),
-    { timeout: 10_000, message: 'the answer to finish' },
-  );
-  await sleep(150);
-}
+/** The French names of the buttons waitForIdle() and sendMessage() look for. */
+const FRENCH_IDLE = { send: 'Envoyer', stop: 'Arrêter', timeout: 10_000 };
 
-async function send(page, text) {
-  const composer = page.getByRole('textbox', { name: 'Message' });
+/** Sends `text` and waits until it is on the page: a waitForIdle() before that would pass
+ *  on the old state. */
+async function sendShown(page, text) {
   const users = page.locator('article[data-role="user"]');
   const before = await users.count();
-  await composer.fill(text);
-  await waitFor(() => page.getByRole('button', { name: 'Envoyer', exact: true }).isEnabled(), { message: 'Envoyer enabled' });
-  await composer.press('Enter');
-  // Sent once it is on the page: a `waitIdle` before that would pass on the old state.
+  await sendMessage(page, text, { send: 'Envoyer' });
   await waitFor(async () => (await users.count()) > before, { message: `"${text}" on the page` });
 }
 
@@ -320,8 +305,8 @@ test('under locale="fr" the main states show no English word of the table', asyn
 
   // A streamed answer with its message actions, a workflow, a task, a tool call, a code
   // block and the user's attachments ("+1 de plus").
-  await send(page, 'Bonjour, peux-tu m’aider ?');
-  await waitIdle(page);
+  await sendShown(page, 'Bonjour, peux-tu m’aider ?');
+  await waitForIdle(page, FRENCH_IDLE);
   const answer = page.locator('article[data-role="assistant"]').last();
   await answer.getByRole('button', { name: 'Réessayer' }).waitFor();
   await answer.locator('[data-part="code-copy"]').waitFor();
@@ -333,17 +318,17 @@ test('under locale="fr" the main states show no English word of the table', asyn
   await assertFrench(page, 'streamed answer with actions');
 
   // An error with Retry (the server's error event carries no message of its own).
-  await send(page, 'Encore une question');
+  await sendShown(page, 'Encore une question');
   const error = page.locator('[data-part="error"][role="alert"]');
   await error.waitFor({ timeout: 10_000 });
   await error.getByRole('button', { name: 'Réessayer' }).waitFor();
   assert.match(await error.textContent(), /Une erreur s'est produite/);
-  await waitIdle(page);
+  await waitForIdle(page, FRENCH_IDLE);
   await assertFrench(page, 'error with Retry');
 
   // An approval card, structured input and widgets.
-  await send(page, 'Des widgets, s’il te plaît');
-  await waitIdle(page);
+  await sendShown(page, 'Des widgets, s’il te plaît');
+  await waitForIdle(page, FRENCH_IDLE);
   await page.locator('.cs-approval').getByRole('button', { name: 'Approuver' }).waitFor();
   await page.locator('[data-part="structured-input"]').getByRole('button', { name: 'Valider' }).waitFor();
   await page.locator('.cs-w-card__toggle').waitFor();

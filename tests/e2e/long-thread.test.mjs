@@ -6,7 +6,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { close, newChatPage, openBrowser, startRuntime, waitFor } from './harness.mjs';
+import { close, newChatPage, openBrowser, startRuntime, waitFor, frames } from './harness.mjs';
 
 const ITEMS = 1000;
 let context;
@@ -48,11 +48,6 @@ function markInView(page) {
 
 const pinnedTop = (page) =>
   page.evaluate(() => document.querySelector('chat-shell').shadowRoot.querySelector('[data-pin]')?.getBoundingClientRect().top ?? null);
-
-const frames = (page, n = 3) =>
-  page.evaluate(async (n) => {
-    for (let i = 0; i < n; i++) await new Promise((r) => requestAnimationFrame(r));
-  }, n);
 
 test('a 1,000-item thread scrolls back to its first item with a bounded DOM, the place held at every step', async () => {
   const runtime = await startRuntime({ extraArgs: ['--seed-thread', String(ITEMS)] });

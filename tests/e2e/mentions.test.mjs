@@ -13,6 +13,7 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   ROOT, startRuntime, openBrowser, newChatPage, waitFor, waitForIdle, close, axeViolations,
+  openChat,
 } from './harness.mjs';
 
 const AGENT = process.env.E2E_ACP_AGENT_BIN
@@ -136,8 +137,7 @@ test('ACP: @ lists the workspace\'s files; a chosen file reaches the agent as a 
   writeFileSync(path.join(workspace, 'node_modules', 'dep', 'main.rs'), '// not listed\n');
   try {
     const runtime = await startRuntime({ extraArgs: ['--acp', `${AGENT} --pace-ms 2`, '--workspace', workspace] });
-    const page = await newChatPage(context, `${runtime.url}/`);
-    await page.emulateMedia({ reducedMotion: 'reduce' });
+    const page = await openChat(context, `${runtime.url}/`);
     await page.evaluate(() => document.querySelector('chat-shell').setOptions({ sessionControls: true }));
     const requests = [];
     page.on('request', (r) => {

@@ -2,7 +2,7 @@
 // runtime's one typed value, which survives connect, a move and a long detach.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startRuntime, openBrowser, waitFor, sleep, newChatPage } from './harness.mjs';
+import { startRuntime, openBrowser, waitFor, newChatPage } from './harness.mjs';
 
 let runtime, browser, page;
 
@@ -73,9 +73,13 @@ test('a move and a long detach keep every option, and the options property repor
     box.append(el);
   });
   await sendAndCheck('after a move');
-  // A detach longer than one task.
-  await page.evaluate(() => { window.__parked = document.querySelector('#configured'); window.__parked.remove(); });
-  await sleep(300);
+  // A detach longer than one task: past the element's own detach task (a timeout of 0,
+  // queued before this one), which lets go of what the element holds.
+  await page.evaluate(async () => {
+    window.__parked = document.querySelector('#configured');
+    window.__parked.remove();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  });
   await page.evaluate(() => document.body.append(window.__parked));
   await page.getByRole('textbox', { name: 'Message' }).waitFor();
   const options = await page.evaluate(() => {

@@ -6,14 +6,13 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   startRuntime, openBrowser, newPage, newChatPage, sendMessage, waitForIdle, waitFor,
-  createdThreadId, recordEvents, close, manyFiles,
+  createdThreadId, recordEvents, close, manyFiles, CALLBACK_TOKEN, pushView,
 } from './harness.mjs';
 
-const TOKEN = 'e2e-callback-token-0123456789';
 let runtime, browser;
 
 before(async () => {
-  runtime = await startRuntime({ paceMs: 1, extraArgs: ['--callback-token', TOKEN] });
+  runtime = await startRuntime({ paceMs: 1, extraArgs: ['--callback-token', CALLBACK_TOKEN] });
   browser = await openBrowser();
   await browser.addInitScript(() => {
     window.__csp = [];
@@ -44,11 +43,7 @@ test('the demo page carries the policy and runs a conversation, widgets and a di
   assert.ok((await page.locator('[data-part="widget"]').count()) >= 1, 'widgets rendered');
   // A diff view of many files, pushed to the thread the way tools do.
   const threadId = await createdThreadId(page);
-  const pushed = await fetch(`${runtime.url}/callback`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ type: 'view_update', group_id: threadId, view_type: 'diff', content: { patch: manyFiles(60) } }),
-  });
+  const pushed = await pushView(runtime, threadId, 'diff', { patch: manyFiles(60) });
   assert.equal(pushed.status, 200);
   const diffTab = page.getByRole('tab', { name: 'Diff' });
   await diffTab.waitFor({ timeout: 10_000 });

@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { axeViolations, close, newChatPage, openBrowser, sendMessage, startRuntime, waitForIdle } from './harness.mjs';
+import { axeViolations, close, newChatPage, openBrowser, sendMessage, startRuntime, waitForIdle, pushView } from './harness.mjs';
 
 const TOKEN = 'e2e-callback-token-phone-0123456789';
 let runtime;
@@ -58,11 +58,7 @@ test('at 390 px the header is one row, the title keeps 60 px, the tabs are whole
   await sendMessage(page, 'hello');
   await waitForIdle(page);
   const threadId = await page.evaluate(() => window.__threads[0]);
-  const pushed = await fetch(`${runtime.url}/callback`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ type: 'view_update', group_id: threadId, view_type: 'diff', content: { patch: PATCH } }),
-  });
+  const pushed = await pushView(runtime, threadId, 'diff', { patch: PATCH }, { token: TOKEN });
   assert.equal(pushed.status, 200);
   await page.getByRole('tab', { name: 'Diff' }).waitFor({ timeout: 5_000 });
 

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, axeViolations, close, newChatPage, openBrowser, sendMessage, startRuntime, waitFor, waitForIdle } from './harness.mjs';
+import { ROOT, axeViolations, close, openBrowser, sendMessage, startRuntime, waitFor, waitForIdle, openChat, finishPage, waitForText } from './harness.mjs';
 
 const AGENT = process.env.E2E_ACP_AGENT_BIN
   ? path.resolve(ROOT, process.env.E2E_ACP_AGENT_BIN)
@@ -32,30 +32,14 @@ after(async () => {
   rmSync(BASE, { recursive: true, force: true });
 });
 
-/** A page whose element asks for the draft session's controls before the first message. */
-async function open(url = `${runtime.url}/`) {
-  const page = await newChatPage(context, url);
-  await page.emulateMedia({ reducedMotion: 'reduce' });
-  await page.evaluate(() => document.querySelector('chat-shell').setOptions({ sessionControls: true }));
-  return page;
-}
-
-async function finish(page) {
-  assert.deepEqual(page.consoleErrors, [], 'console errors on the page');
-  await page.close();
-}
-
-const shown = (page) => page.evaluate(() => document.querySelector('chat-shell').shadowRoot.textContent);
-
-async function waitForText(page, needle, timeout = 15_000) {
-  await waitFor(async () => (await shown(page)).includes(needle), { timeout, message: `"${needle}" on the page` });
-}
+/** Pages whose element asks for the draft session's controls before the first message. */
+const SESSION_CONTROLS = { options: { sessionControls: true } };
 
 /** The value a select shows now. */
 const valueOf = (select) => select.evaluate((el) => el.value);
 
 test('modes and options: confirmed, refused and rolled back, adjusted, added and removed', async () => {
-  const page = await open();
+  const page = await openChat(context, `${runtime.url}/`, SESSION_CONTROLS);
   const mode = page.getByRole('combobox', { name: 'Mode', exact: true });
   const model = page.getByRole('combobox', { name: 'Model', exact: true });
   const thinking = page.getByRole('combobox', { name: 'Thinking', exact: true });
@@ -93,11 +77,11 @@ test('modes and options: confirmed, refused and rolled back, adjusted, added and
   await waitForText(page, 'I removed the Verbosity option.');
   await verbosity.waitFor({ state: 'detached', timeout: 10_000 });
   assert.deepEqual(await axeViolations(page), []);
-  await finish(page);
+  await finishPage(page);
 });
 
 test('slash commands: listed on /, filtered, chosen by keyboard, withdrawn, sent as typed', async () => {
-  const page = await open();
+  const page = await openChat(context, `${runtime.url}/`, SESSION_CONTROLS);
   const composer = page.getByRole('textbox', { name: 'Message' });
   await page.getByRole('combobox', { name: 'Mode', exact: true }).waitFor({ timeout: 10_000 });
   await composer.click();
@@ -142,11 +126,11 @@ test('slash commands: listed on /, filtered, chosen by keyboard, withdrawn, sent
   await composer.pressSequentially('rev');
   await composer.press('Enter');
   assert.equal(await composer.inputValue(), '/review ');
-  await finish(page);
+  await finishPage(page);
 });
 
 test('the usage meter shows what the agent reports, and follows it', async () => {
-  const page = await open();
+  const page = await openChat(context, `${runtime.url}/`, SESSION_CONTROLS);
   const meter = page.locator('[data-part="usage"]');
   await page.getByRole('combobox', { name: 'Mode', exact: true }).waitFor({ timeout: 10_000 });
   assert.equal(await meter.count(), 0, 'nothing reported, nothing shown');
@@ -161,7 +145,7 @@ test('the usage meter shows what the agent reports, and follows it', async () =>
   await sendMessage(page, 'again');
   await waitFor(async () => Number(await meter.getAttribute('aria-valuenow')) > first, { timeout: 10_000, message: 'the meter to grow' });
   assert.deepEqual(await axeViolations(page), []);
-  await finish(page);
+  await finishPage(page);
 });
 
 test("the agent's sessions are listed in History and resumed after a restart of the runtime", async () => {
@@ -169,7 +153,7 @@ test("the agent's sessions are listed in History and resumed after a restart of 
   const sessions = path.join(BASE, 'agent-sessions');
   const args = ['--db', db, '--acp', `${AGENT} --pace-ms 2 --sessions ${sessions} --page-size 1`];
   const first = await startRuntime({ extraArgs: args });
-  let page = await open(`${first.url}/`);
+  let page = await openChat(context, `${first.url}/`, SESSION_CONTROLS);
   await sendMessage(page, 'remember the blue kite');
   await waitForText(page, 'You said');
   await waitForIdle(page);
@@ -184,7 +168,7 @@ test("the agent's sessions are listed in History and resumed after a restart of 
   // The same database and agent sessions, another process (and port): the cookie goes along.
   const second = await startRuntime({ extraArgs: args });
   await context.addCookies(cookies.map(({ name, value }) => ({ name, value, url: second.url })));
-  page = await open(`${second.url}/`);
+  page = await openChat(context, `${second.url}/`, SESSION_CONTROLS);
   await page.getByRole('button', { name: 'History' }).click();
   const agentList = page.getByRole('list', { name: "The agent's sessions" });
   await agentList.waitFor({ timeout: 10_000 });
@@ -203,6 +187,6 @@ test("the agent's sessions are listed in History and resumed after a restart of 
   await waitForIdle(page);
   await sendMessage(page, 'recall');
   await waitForText(page, 'This session has 2 user messages');
-  await finish(page);
+  await finishPage(page);
   await second.close();
 });

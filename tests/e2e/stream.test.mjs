@@ -1,14 +1,54 @@
-// Walking skeleton: a message typed into <chat-shell> goes to the reference
-// runtime, whose scripted markdown answer streams back in small deltas and is
-// rendered progressively and safely.
+// Sending a message and streaming its answer, against the reference runtime over real
+// HTTP: a markdown answer streams in small deltas and renders progressively and safely
+// (the walking skeleton), what the live region reads, an answer that finishes before the
+// renderer arrives; Stop (and an answer that allows none), Retry, failures (dropped
+// connection, stall, a server that never answers, an event over the size limit, an error
+// not to retry, HTTP errors), the liveness warning and the working indicator.
+//
+// The first tests start their own runtime and browser; the others share one runtime
+// (pace 20 ms) and one browser, each opening its own page (a new thread).
 
 import assert from 'node:assert/strict';
-import { after, test } from 'node:test';
-import { breakPack, close, distName, newPage, openBrowser, sleep, startRuntime, waitFor } from './harness.mjs';
+import { after, before, test } from 'node:test';
+import {
+  assistantMessages,
+  breakPack,
+  close,
+  createdThreadId,
+  distName,
+  dropNetworkLog,
+  finishPage,
+  frames,
+  isStreaming,
+  lastAnswerText,
+  newChatPage,
+  newPage,
+  openBrowser,
+  recorded,
+  responseEnded,
+  sendButton,
+  sendMessage,
+  sseBody,
+  startRecorder,
+  startRuntime,
+  stopButton,
+  waitFor,
+  waitForIdle,
+} from './harness.mjs';
 
+let runtime;
+let context;
+
+before(async () => {
+  runtime = await startRuntime({ paceMs: 20 });
+  context = await openBrowser();
+});
 after(close);
 
 const STREAM_TIMEOUT_MS = 20_000;
+
+/** The error a failed turn shows, an alert. */
+const turnError = (page) => page.locator('[data-part="error"][role="alert"]');
 
 /**
  * The assistant article at `index`, or null while there is none: its text, its
@@ -47,36 +87,21 @@ async function collectStream(page, index) {
   };
   let sawStreaming = false;
   let finished = false;
-  const deadline = Date.now() + STREAM_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    const state = await assistantState(page, index);
-    record(state);
-    if (state) {
-      const streaming = state.busy || (await stop.count()) > 0;
-      if (streaming) {
-        sawStreaming = true;
-      } else if ((await send.count()) > 0) {
-        finished = true;
-        break;
+  await waitFor(
+    async () => {
+      const state = await assistantState(page, index);
+      record(state);
+      if (state) {
+        const streaming = state.busy || (await stop.count()) > 0;
+        if (streaming) sawStreaming = true;
+        else if ((await send.count()) > 0) finished = true;
       }
-    }
-    await sleep(15);
-  }
+      return finished;
+    },
+    { timeout: STREAM_TIMEOUT_MS, interval: 15, message: 'the answer to finish' },
+  ).catch(() => {}); // `finished` says it, asserted by the caller with what was seen
   record(await assistantState(page, index));
   return { snapshots, finished, sawStreaming };
-}
-
-/** Types `text` into the composer and sends it with Enter (Send must be enabled first). */
-async function sendMessage(page, text) {
-  const composer = page.getByRole('textbox', { name: 'Message' });
-  const send = page.getByRole('button', { name: 'Send' });
-  await composer.click();
-  await composer.pressSequentially(text);
-  await waitFor(() => send.isEnabled({ timeout: 1_000 }), {
-    timeout: 5_000,
-    message: `the Send button to be enabled with "${text}" in the composer`,
-  });
-  await composer.press('Enter');
 }
 
 test('walking skeleton: a markdown answer streams in and renders', async () => {
@@ -86,7 +111,7 @@ test('walking skeleton: a markdown answer streams in and renders', async () => {
   const logs = () => `runtime output:\n${runtime.lines.join('\n')}\nconsole errors:\n${page.consoleErrors.join('\n')}`;
 
   // First message: creates the thread.
-  await sendMessage(page, 'hello markdown');
+  await sendMessage(page, 'hello markdown', { typed: true });
   const { snapshots, finished, sawStreaming } = await collectStream(page, 0);
 
   await page
@@ -138,13 +163,14 @@ test('walking skeleton: a markdown answer streams in and renders', async () => {
 
   assert.deepEqual(page.consoleErrors, [], 'console errors on the page');
 
+  // The runtime logs a request as its answer starts: a second threads.create sent with the
+  // first would be logged by now, its answer over.
   const creates = await runtime.waitForLine('threads.create');
-  await sleep(100); // a duplicate request would be logged by now
   assert.equal(runtime.linesMatching('threads.create').length, 1, `expected one threads.create request\n${logs()}`);
   assert.equal(creates.length, 1);
 
   // Second message: goes to the same thread. sendMessage checks that Send is enabled again.
-  await sendMessage(page, 'again');
+  await sendMessage(page, 'again', { typed: true });
   const second = await collectStream(page, 1);
   assert.ok(second.finished, `the second answer did not finish within ${STREAM_TIMEOUT_MS} ms\n${logs()}`);
   await runtime.waitForLine('threads.add_user_message');
@@ -203,7 +229,8 @@ test('an answer that finishes before the renderer arrives shows as escaped text,
   assert.ok(await article.locator('.cs-md__plain').count() > 0, 'the answer shows as plain text before the renderer');
   assert.equal(await article.locator('strong, table, pre').count(), 0, 'no HTML before the sanitizer is there');
   const region = page.locator('.cs-sr-only[role="status"]');
-  await sleep(300);
+  // It would be announced as it finished, in the frames after.
+  await frames(page);
   assert.equal(((await region.textContent()) ?? '').trim(), '', 'nothing is announced before its plain text can be made');
   release();
   await waitFor(async () => ((await region.textContent()) ?? '').trim().length > 0, { timeout: 15_000, message: 'the answer is announced once the renderer arrives' });
@@ -216,4 +243,270 @@ test('an answer that finishes before the renderer arrives shows as escaped text,
   assert.equal(await article.locator('.cs-md__plain').count(), 0, 'the plain text is replaced');
   assert.deepEqual(page.consoleErrors, [], 'console errors on the page');
   await runtime.close();
+});
+
+test('Stop cancels a streaming answer and keeps the partial text', async () => {
+  const page = await newChatPage(context, `${runtime.url}/`, { events: true, logs: runtime });
+  const stream = page.waitForRequest((r) => r.postDataJSON()?.type === 'threads.create');
+  await sendMessage(page, 'slow please');
+  await stopButton(page).waitFor({ state: 'visible', timeout: 5_000 });
+  // "slow" streams a chunk of 4-12 characters every 400 ms: wait for a few. The first
+  // paragraph is plain text, so what is shown is a prefix of what will be kept.
+  const partial = await waitFor(
+    async () => {
+      const t = await lastAnswerText(page);
+      return t && t.text.length >= 24 ? t : null;
+    },
+    { timeout: 10_000, message: () => `some streamed text before Stop${page.logs()}` },
+  );
+  await stopButton(page).click();
+
+  const answer = assistantMessages(page).last();
+  await waitFor(async () => (await answer.getAttribute('data-status')) === 'stopped', {
+    timeout: 3_000,
+    message: async () => `data-status=stopped (is ${await answer.getAttribute('data-status')})${page.logs()}`,
+  });
+  assert.equal(await answer.getAttribute('aria-busy'), 'false');
+  assert.equal((await answer.locator('[data-part="stopped"]').textContent()).trim(), 'Stopped');
+  await sendButton(page).waitFor({ state: 'visible', timeout: 2_000 });
+  assert.equal(await stopButton(page).count(), 0, 'the Stop button is still shown');
+
+  const kept = await lastAnswerText(page);
+  assert.ok(
+    kept.text.startsWith(partial.text),
+    `the partial answer was not kept:\nbefore Stop: ${JSON.stringify(partial)}\nafter: ${JSON.stringify(kept)}`,
+  );
+  assert.ok(kept.text.includes('You said: “slow please”'), `unexpected partial text: ${kept.text}`);
+  const threadId = await createdThreadId(page);
+  // Stop tells the server (a page that merely leaves does not stop the run).
+  await runtime.waitForLine(`run cancelled: threads.create thread=${threadId} after`, { timeout: 5_000 });
+  // Nothing more arrives after Stop (the server sent a chunk every 400 ms): the stream is
+  // closed, and what it had brought is shown in the frames after.
+  await responseEnded(await stream);
+  await frames(page);
+  assert.equal((await lastAnswerText(page)).text, kept.text, 'text kept arriving after Stop');
+  assert.equal(await assistantMessages(page).count(), 1);
+  await finishPage(page);
+});
+
+test('an answer that does not allow cancel never shows Stop', async (t) => {
+  const page = await newChatPage(context, `${runtime.url}/`, { events: true, logs: runtime });
+  await startRecorder(page, {
+    stop: { sel: 'button', text: 'Stop' },
+    busy: 'article[data-role="assistant"][aria-busy="true"]',
+    answers: 'article[data-role="assistant"]',
+    sendDisabled: 'button[type="submit"][disabled]',
+  });
+  await sendMessage(page, 'nocancel');
+  // It streams one word every 400 ms: watch it for a while.
+  await waitFor(async () => ((await lastAnswerText(page))?.text ?? '').split(/\s+/).length >= 5, {
+    timeout: 6_000,
+    message: () => `five streamed words${page.logs()}`,
+  });
+  assert.ok(await isStreaming(page), 'the nocancel answer is no longer streaming');
+  const log = await recorded(page);
+  const streamingFrom = log.findIndex((s) => s.busy > 0 || s.answers > 0);
+  assert.ok(streamingFrom >= 0, `never saw the answer streaming: ${JSON.stringify(log)}`);
+  const streaming = log.slice(streamingFrom);
+  assert.deepEqual(
+    streaming.filter((s) => s.stop > 0),
+    [],
+    `a Stop button appeared while an answer with allow_cancel: false streamed: ${JSON.stringify(log)}`,
+  );
+  assert.ok(
+    streaming.every((s) => s.sendDisabled === 1),
+    `Send was enabled while the answer streamed: ${JSON.stringify(log)}`,
+  );
+  // Before the server's stream_options arrive, the turn starts as cancellable: a Stop
+  // button may show for the round trip. Reported, not failed (the server has not said no yet).
+  const early = log.slice(0, streamingFrom).filter((s) => s.stop > 0);
+  if (early.length > 0) {
+    const from = early[0].t;
+    const to = log.slice(log.indexOf(early[0])).find((s) => s.stop === 0)?.t;
+    t.diagnostic(`Stop shown for ${to - from} ms before stream_options arrived (request in flight)`);
+  }
+  await finishPage(page);
+});
+
+test('a failed answer shows the server error and Retry replaces it with a complete answer', async () => {
+  const page = await newChatPage(context, `${runtime.url}/`, { events: true, logs: runtime });
+  await sendMessage(page, 'error');
+  const error = turnError(page);
+  await error.waitFor({ state: 'visible', timeout: 5_000 });
+  assert.match(await error.textContent(), /The peer failed on purpose \(attempt 1\)\. Retry to succeed\./);
+  const retry = error.getByRole('button', { name: 'Retry', exact: true });
+  assert.equal(await retry.count(), 1, 'no Retry button in the error');
+  await waitForIdle(page);
+  assert.equal(await page.getByRole('button', { name: 'Retry', exact: true }).count(), 1, 'exactly one Retry control after a failed answer');
+  await waitForIdle(page);
+  assert.equal(await assistantMessages(page).count(), 1);
+  assert.equal(await assistantMessages(page).first().getAttribute('data-status'), 'failed');
+  assert.match((await lastAnswerText(page)).text, /This answer will fail halfway/);
+
+  await retry.click();
+  await runtime.waitForLine('threads.retry_after_item');
+  await waitForIdle(page);
+  assert.equal(await turnError(page).count(), 0, 'the error is still shown after a successful retry');
+  assert.equal(await assistantMessages(page).count(), 1, `expected one assistant article for the turn${page.logs()}`);
+  const answer = assistantMessages(page).first();
+  assert.equal(await answer.getAttribute('data-status'), 'done');
+  const text = (await lastAnswerText(page)).text;
+  assert.match(text, /Retry succeeded \(attempt 2 for user message/);
+  assert.ok(!text.includes('fail halfway'), `the failed partial text is still there: ${text}`);
+  assert.equal(await page.locator('article[data-role="user"]').count(), 1);
+  await finishPage(page);
+});
+
+test('a dropped connection keeps the partial answer and offers Retry', async () => {
+  const page = await newChatPage(context, `${runtime.url}/`, { events: true, logs: runtime });
+  await sendMessage(page, 'drop');
+  const error = turnError(page);
+  await error.waitFor({ state: 'visible', timeout: 5_000 });
+  await waitForIdle(page);
+  assert.equal(await error.getByRole('button', { name: 'Retry', exact: true }).count(), 1, 'no Retry in the error');
+  assert.ok((await error.textContent()).trim().length > 0, 'the error has no message');
+  const text = (await lastAnswerText(page)).text;
+  assert.match(text, /This answer is cut off: the server drops the connection right after/);
+  assert.equal(await assistantMessages(page).first().getAttribute('data-status'), 'failed');
+  await page.locator('article[data-role="user"]', { hasText: 'drop' }).waitFor({ timeout: 1_000 });
+  dropNetworkLog(page, /net::ERR_INCOMPLETE_CHUNKED_ENCODING/);
+  await finishPage(page);
+});
+
+test('a stalled stream times out after stream-timeout seconds', async () => {
+  const page = await newChatPage(context, `${runtime.url}/`, { events: true, logs: runtime });
+  await page.evaluate(() => document.querySelector('chat-shell').setAttribute('stream-timeout', '2'));
+  const sent = Date.now();
+  await sendMessage(page, 'stall');
+  const error = turnError(page);
+  await error.waitFor({ state: 'visible', timeout: 6_000 });
+  const elapsed = Date.now() - sent;
+  assert.match(await error.textContent(), /stalled/i);
+  assert.ok(elapsed >= 1_800, `the stall error came after ${elapsed} ms, before the 2 s timeout`);
+  const threadId = await createdThreadId(page);
+  await runtime.waitForLine(`stream closed by client: threads.create thread=${threadId} after`, { timeout: 3_000 });
+  await waitForIdle(page);
+  assert.match((await lastAnswerText(page)).text, /This answer stalls here/);
+  await finishPage(page);
+});
+
+test('a server that accepts the request and never answers times out, and the text comes back', async () => {
+  const page = await newChatPage(context, `${runtime.url}/`, { events: true, logs: runtime });
+  await page.evaluate(() => document.querySelector('chat-shell').setAttribute('stream-timeout', '2'));
+  // Accepted, never answered: no status, no headers, no bytes.
+  await page.route('**/chatkit', () => {});
+  const sent = Date.now();
+  await sendMessage(page, 'are you there');
+  const error = turnError(page);
+  await error.waitFor({ state: 'visible', timeout: 8_000 });
+  const elapsed = Date.now() - sent;
+  assert.match(await error.textContent(), /did not answer within 2 seconds/);
+  assert.ok(elapsed >= 1_800, `the error came after ${elapsed} ms, before the 2 s limit`);
+  await waitForIdle(page);
+  assert.equal(await isStreaming(page), false, 'the chat is not left answering');
+  assert.equal(await page.getByRole('textbox', { name: 'Message' }).inputValue(), 'are you there');
+  await page.unroute('**/chatkit');
+  await finishPage(page);
+});
+
+test('an event over the size limit ends the answer with a clear error and keeps what came before', async () => {
+  const page = await newChatPage(context, `${runtime.url}/`, { events: true, logs: runtime });
+  await page.evaluate(() => document.querySelector('chat-shell').setOptions({ maxEventBytes: 4096 }));
+  const thread = { id: 'thr_big', created_at: '2026-11-23T00:00:00', title: null, status: { type: 'active' }, metadata: {} };
+  const item = { id: 'msg_a', thread_id: 'thr_big', created_at: '2026-11-23T00:00:01', type: 'assistant_message', content: [] };
+  const delta = (text) => ({ type: 'thread.item.updated', item_id: 'msg_a', update: { type: 'assistant_message.content_part.text_delta', content_index: 0, delta: text } });
+  const body = sseBody([
+    { type: 'thread.created', thread },
+    { type: 'thread.item.added', item },
+    { type: 'thread.item.updated', item_id: 'msg_a', update: { type: 'assistant_message.content_part.added', content_index: 0, content: { type: 'output_text', text: '', annotations: [] } } },
+    delta('Kept before the flood. '),
+    delta('x'.repeat(20_000)),
+    delta('never shown'),
+  ]);
+  await page.route('**/chatkit', (route) => route.fulfill({ status: 200, contentType: 'text/event-stream', body }));
+  await sendMessage(page, 'flood me');
+  const error = turnError(page);
+  await error.waitFor({ state: 'visible', timeout: 5_000 });
+  assert.match(await error.textContent(), /cut off/);
+  await waitForIdle(page);
+  const text = (await lastAnswerText(page)).text;
+  assert.match(text, /Kept before the flood/);
+  assert.ok(!text.includes('xxxx') && !text.includes('never shown'), `nothing past the limit is shown: ${text.slice(0, 80)}`);
+  await page.unroute('**/chatkit');
+  await finishPage(page);
+});
+
+test('an error the server says not to retry offers no Retry anywhere', async () => {
+  const page = await newChatPage(context, `${runtime.url}/`, { events: true, logs: runtime });
+  const thread = { id: 'thr_noretry', created_at: '2026-11-23T00:00:00', title: null, status: { type: 'active' }, metadata: {} };
+  const item = { id: 'msg_n', thread_id: 'thr_noretry', created_at: '2026-11-23T00:00:01', type: 'assistant_message', content: [{ type: 'output_text', text: 'Half an answer', annotations: [] }] };
+  const body = sseBody([
+    { type: 'thread.created', thread },
+    { type: 'thread.item.added', item },
+    { type: 'error', code: 'quota', message: 'Out of quota for today.', allow_retry: false },
+  ]);
+  await page.route('**/chatkit', (route) => route.fulfill({ status: 200, contentType: 'text/event-stream', body }));
+  await sendMessage(page, 'no retry please');
+  await turnError(page).waitFor({ state: 'visible', timeout: 5_000 });
+  await waitForIdle(page);
+  assert.match(await turnError(page).textContent(), /Out of quota/);
+  assert.equal(await page.getByRole('button', { name: 'Retry', exact: true }).count(), 0, 'no Retry when allow_retry is false');
+  await page.unroute('**/chatkit');
+  await finishPage(page);
+});
+
+test('an HTTP error shows status and message and gives the text back to the composer', async () => {
+  const page = await newChatPage(context, `${runtime.url}/`, { events: true, logs: runtime });
+  await page.route('**/chatkit', (route) =>
+    route.fulfill({ status: 500, contentType: 'application/json', body: '{"error":"boom"}' }),
+  );
+  await sendMessage(page, 'keep this text');
+  const error = turnError(page);
+  await error.waitFor({ state: 'visible', timeout: 5_000 });
+  const message = await error.textContent();
+  assert.match(message, /HTTP 500/);
+  assert.match(message, /boom/);
+  await waitForIdle(page);
+  assert.equal(await page.getByRole('textbox', { name: 'Message' }).inputValue(), 'keep this text');
+  assert.equal(await assistantMessages(page).count(), 0);
+  dropNetworkLog(page, /the server responded with a status of 500/);
+  await finishPage(page);
+});
+
+test('the liveness warning shows only once a stream has been silent a while, with Stop', async () => {
+  const page = await newChatPage(context, `${runtime.url}/`, { events: true, logs: runtime });
+  await sendMessage(page, 'stall');
+  const liveness = page.locator('[data-part="liveness"]');
+  const startedAt = Date.now();
+  // The stalled answer said its first words, then nothing: after 5 s of silence, a warning.
+  await liveness.waitFor({ timeout: 10_000 });
+  assert.ok(Date.now() - startedAt >= 4_000, `shown after ${Date.now() - startedAt} ms, not at once`);
+  assert.match(await liveness.textContent(), /last event \ds ago/);
+  assert.equal(await page.getByRole('button', { name: 'Stop' }).count(), 1, 'with a way out');
+  await page.getByRole('button', { name: 'Stop' }).click();
+  await liveness.waitFor({ state: 'detached', timeout: 5_000 });
+  assert.deepEqual(page.consoleErrors, [], page.logs());
+});
+
+test('a working indicator shows from Send until the first content, then goes', async () => {
+  const page = await newChatPage(context, `${runtime.url}/`, { events: true, logs: runtime });
+  // A server slow to answer: nothing of the answer until the indicator was seen.
+  let answer;
+  const held = new Promise((resolve) => (answer = resolve));
+  await page.route('**/chatkit', async (route) => {
+    if (JSON.parse(route.request().postData() ?? '{}').type === 'threads.create') await held;
+    await route.continue();
+  });
+  const working = page.locator('[data-part="working"]');
+  await sendMessage(page, 'hello there');
+  await working.waitFor({ timeout: 1_000 });
+  assert.equal(await working.getAttribute('role'), 'status');
+  assert.ok((await working.textContent()).trim().length > 0, 'a text alternative');
+  assert.equal(await page.locator('article[data-role="assistant"]').count(), 0, 'before the first byte');
+  answer();
+  await page.locator('article[data-role="assistant"]').first().waitFor({ timeout: 10_000 });
+  await working.waitFor({ state: 'detached', timeout: 5_000 });
+  await waitForIdle(page);
+  assert.equal(await working.count(), 0);
+  assert.deepEqual(page.consoleErrors, [], page.logs());
 });

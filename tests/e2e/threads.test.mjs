@@ -10,11 +10,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { axeViolations, chatkitRequest, close, newChatPage, openBrowser, sendMessage, sleep, startRuntime, waitFor, waitForIdle } from './harness.mjs';
+import { axeViolations, chatkitRequest, close, newChatPage, openBrowser, sendMessage, startRuntime, waitFor, waitForIdle, finishPage, frames, responseEnded } from './harness.mjs';
 
 let context;
-
-
 
 before(async () => {
   // Short enough that twenty rows overflow the history list.
@@ -42,13 +40,6 @@ async function createThread(runtime, text) {
   return created.thread.id;
 }
 
-async function open(runtime) {
-  const page = await newChatPage(context, `${runtime.url}/`);
-  page.logs = () =>
-    `\n--- runtime output:\n${runtime.lines.slice(-30).join('\n')}\n--- console errors:\n${page.consoleErrors.join('\n')}`;
-  return page;
-}
-
 const historyButton = (page) => page.getByRole('button', { name: 'History', exact: true });
 const historyRegion = (page) => page.getByRole('region', { name: 'History' });
 const rows = (page) => historyRegion(page).getByRole('listitem');
@@ -68,14 +59,9 @@ async function openHistory(page) {
   await historyRegion(page).waitFor({ state: 'visible', timeout: 5_000 });
 }
 
-async function finish(page) {
-  assert.deepEqual(page.consoleErrors, [], `console errors on the page${page.logs()}`);
-  await page.close();
-}
-
 test('history: empty state, newest first, more rows on scroll, Escape and focus', async () => {
   const runtime = await startRuntime();
-  const page = await open(runtime);
+  const page = await newChatPage(context, `${runtime.url}/`, { logs: runtime });
 
   assert.equal(await historyButton(page).getAttribute('aria-expanded'), 'false');
   await page.getByRole('textbox', { name: 'Message' }).fill('a draft kept beside the history');
@@ -107,8 +93,12 @@ test('history: empty state, newest first, more rows on scroll, Escape and focus'
   // Focus moved onto the first conversation.
   await waitFor(async () => (await focused(page)) === 'Topic 25', { message: 'focus on the first row' });
   assert.deepEqual(await axeViolations(page), [], 'accessibility of the history list');
-  // The end of the list is out of view: nothing more was asked for yet.
-  await sleep(300);
+  // The end of the list is out of view: nothing more was asked for yet. Its sentinel is
+  // there and watched (the observer reports in the frames after); a page asked for would
+  // show the list busy at once.
+  await historyRegion(page).locator('[data-part="history-sentinel"]').waitFor({ state: 'attached' });
+  await frames(page);
+  assert.equal(await historyRegion(page).locator('.cs-history__groups').getAttribute('aria-busy'), 'false', 'more rows asked for before scrolling');
   assert.equal(await rows(page).count(), 20, 'more rows loaded before scrolling');
   assert.equal(runtime.linesMatching('threads.list').length, listsBefore + 1);
 
@@ -142,13 +132,13 @@ test('history: empty state, newest first, more rows on scroll, Escape and focus'
   await page.keyboard.press('Escape');
   await historyRegion(page).waitFor({ state: 'detached', timeout: 5_000 });
   assert.equal(await focused(page), 'History');
-  await finish(page);
+  await finishPage(page);
 });
 
 test('history: select a thread, rename it inline, delete with confirmation', async () => {
   const runtime = await startRuntime();
   for (const topic of ['Alpha', 'Beta', 'Gamma']) await createThread(runtime, topic);
-  const page = await open(runtime);
+  const page = await newChatPage(context, `${runtime.url}/`, { logs: runtime });
 
   await openHistory(page);
   await historyRegion(page).getByRole('button', { name: 'Beta', exact: true }).click();
@@ -214,7 +204,7 @@ test('history: select a thread, rename it inline, delete with confirmation', asy
   await openHistory(page);
   await waitFor(async () => (await rows(page).count()) === 1, { message: 'one thread left after reload' });
   assert.deepEqual(await historyRegion(page).locator('[data-part="history-open"]').allTextContents(), ['Alpha']);
-  await finish(page);
+  await finishPage(page);
 });
 
 test('history survives a restart of the runtime (SQLite file)', async () => {
@@ -222,20 +212,20 @@ test('history survives a restart of the runtime (SQLite file)', async () => {
   const db = path.join(dir, 'history.db');
   try {
     let runtime = await startRuntime({ extraArgs: ['--db', db] });
-    let page = await open(runtime);
+    let page = await newChatPage(context, `${runtime.url}/`, { logs: runtime });
     await sendMessage(page, 'remember the tide tables');
     await waitForIdle(page);
     await page.close();
     await runtime.close();
 
     runtime = await startRuntime({ extraArgs: ['--db', db] });
-    page = await open(runtime);
+    page = await newChatPage(context, `${runtime.url}/`, { logs: runtime });
     await openHistory(page);
     await historyRegion(page).getByRole('button', { name: 'remember the tide tables', exact: true }).click();
     await page.locator('article[data-role="user"]', { hasText: 'remember the tide tables' }).waitFor({ timeout: 5_000 });
     await page.locator('article[data-role="assistant"]').first().waitFor({ timeout: 5_000 });
     assert.equal(await title(page).textContent(), 'remember the tide tables');
-    await finish(page);
+    await finishPage(page);
     await runtime.close();
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -246,13 +236,18 @@ test('switching quickly: late answers for the thread left never replace the one 
   const runtime = await startRuntime();
   const slowId = await createThread(runtime, 'Delayed thread A');
   await createThread(runtime, 'Quick thread B');
-  const page = await open(runtime);
+  const page = await newChatPage(context, `${runtime.url}/`, { logs: runtime });
 
+  // A's answer is held until B is shown, then let through late.
   let lateAnswered = false;
+  let late;
+  let releaseA;
+  const heldA = new Promise((resolve) => (releaseA = resolve));
   await page.route('**/chatkit', async (route) => {
     const body = route.request().postDataJSON();
     if (body?.type === 'threads.get_by_id' && body.params.thread_id === slowId) {
-      await sleep(1_500);
+      late = route.request();
+      await heldA;
       const response = await route.fetch();
       await route.fulfill({ response });
       lateAnswered = true;
@@ -270,8 +265,11 @@ test('switching quickly: late answers for the thread left never replace the one 
   await page.locator('article[data-role="user"]', { hasText: 'Quick thread B' }).waitFor({ timeout: 5_000 });
   assert.equal(await title(page).textContent(), 'Quick thread B');
 
+  releaseA();
   await waitFor(() => lateAnswered, { timeout: 5_000, message: "A's delayed answer" });
-  await sleep(500);
+  // The page got it whole; what it does with it is done in the frames after.
+  await responseEnded(late);
+  await frames(page);
   assert.equal(await title(page).textContent(), 'Quick thread B', "A's late answer replaced the title");
   assert.equal(await page.locator('article[data-role="user"]', { hasText: 'Delayed thread A' }).count(), 0, "A's late answer replaced the items");
   assert.equal(await page.locator('article[data-role="user"]').count(), 1);
@@ -282,22 +280,27 @@ test('switching quickly: late answers for the thread left never replace the one 
   // A stream in flight is no different: switching away drops its late events.
   await page.unroute('**/chatkit');
   await page.getByRole('button', { name: 'New chat' }).click();
+  const slowStream = page.waitForRequest((r) => (r.postData() ?? '').includes('a slow answer please'));
   await sendMessage(page, 'a slow answer please');
+  const slow = await slowStream;
   await waitFor(() => page.locator('article[data-role="assistant"]').count(), { message: 'the slow answer to start' });
   await openHistory(page);
   await historyRegion(page).getByRole('button', { name: 'Quick thread B', exact: true }).click();
   await page.locator('article[data-role="user"]', { hasText: 'Quick thread B' }).waitFor({ timeout: 5_000 });
-  await sleep(1_500);
+  // Switching closed the stream its late events would come on; what came is handled in
+  // the frames after.
+  await responseEnded(slow);
+  await frames(page);
   assert.equal(await page.locator('article[data-role="user"]', { hasText: 'a slow answer please' }).count(), 0);
   assert.equal(await title(page).textContent(), 'Quick thread B');
   assert.equal(await page.locator('article[data-role="assistant"][aria-busy="true"]').count(), 0, 'a stream is still running in B');
-  await finish(page);
+  await finishPage(page);
 });
 
 test('a long thread opens at its newest items and loads older ones upward, keeping the place', async () => {
   const runtime = await startRuntime({ extraArgs: ['--seed-thread', '70'] });
   const [line] = await runtime.waitForLine('seeded thread');
-  const page = await open(runtime);
+  const page = await newChatPage(context, `${runtime.url}/`, { logs: runtime });
   await openHistory(page);
   await historyRegion(page).getByRole('button', { name: 'Seeded thread (70 items)', exact: true }).click();
   // The newest item (the 35th answer) is on screen first.
@@ -334,7 +337,8 @@ test('a long thread opens at its newest items and loads older ones upward, keepi
     await waitFor(async () => (await firstTurn()) < before, {
       message: `older items (page ${page_})${page.logs()}`,
     });
-    await sleep(100);
+    // The older page laid out, and the place kept, in the frames after it came.
+    await frames(page);
     const moved = await page.locator('article[data-anchor="1"]').evaluate((el) => el.getBoundingClientRect().top);
     assert.ok(Math.abs(moved - anchorTop) <= 2, `the reader's place jumped by ${moved - anchorTop}px (was at ${anchor})`);
     await page.locator('article[data-anchor="1"]').evaluate((el) => delete el.dataset.anchor);
@@ -344,12 +348,12 @@ test('a long thread opens at its newest items and loads older ones upward, keepi
   // Every item was loaded: 20, then older pages of 40.
   const lists = runtime.lines.filter((l) => / items\.list /.test(l));
   assert.equal(lists.length, 3, lists.join('\n'));
-  await finish(page);
+  await finishPage(page);
 });
 
 test('start screen: greeting and starter prompts start a thread', async () => {
   const runtime = await startRuntime();
-  const page = await open(runtime);
+  const page = await newChatPage(context, `${runtime.url}/`, { logs: runtime });
   const start = page.locator('[data-part="start-screen"]');
   await start.getByText('How can I help you today?').waitFor({ timeout: 5_000 });
   // The demo page sets starter prompts; without them there is no list.
@@ -385,12 +389,12 @@ test('start screen: greeting and starter prompts start a thread', async () => {
   await waitFor(async () => (await page.getByRole('list', { name: 'Suggestions' }).count()) === 0, {
     message: 'the prompts to go',
   });
-  await finish(page);
+  await finishPage(page);
 });
 
 test('ghost messages reach the server but are never shown, before or after a reload', async () => {
   const runtime = await startRuntime();
-  const page = await open(runtime);
+  const page = await newChatPage(context, `${runtime.url}/`, { logs: runtime });
   const bodies = [];
   page.on('request', (r) => {
     if (r.url().endsWith('/chatkit')) bodies.push(r.postDataJSON());
@@ -422,12 +426,12 @@ test('ghost messages reach the server but are never shown, before or after a rel
   await page.locator('article[data-role="user"]', { hasText: 'and now a visible one' }).waitFor({ timeout: 5_000 });
   assert.equal(await page.locator('article[data-role="user"]').count(), 1, 'the ghost message is shown after a reload');
   assert.equal(await page.locator('article[data-role="assistant"]').count(), 2);
-  await finish(page);
+  await finishPage(page);
 });
 
 test('untitled threads (as the official SDK sends them) read as their first message, fetched only for rows in view', async () => {
   const runtime = await startRuntime();
-  const page = await open(runtime);
+  const page = await newChatPage(context, `${runtime.url}/`, { logs: runtime });
   const texts = Array.from({ length: 12 }, (_, i) => `question number ${i + 1} about animals`);
   for (const text of texts) {
     await page.evaluate(() => document.querySelector('chat-shell').setThreadId(null));
@@ -459,6 +463,6 @@ test('untitled threads (as the official SDK sends them) read as their first mess
   await historyRegion(page).getByRole('button', { name: texts[0], exact: true }).waitFor({ timeout: 5_000 });
   assert.equal(new Set(previewRequests).size, previewRequests.length, 'each thread asked once');
   await page.unroute('**/chatkit');
-  await finish(page);
+  await finishPage(page);
   await runtime.close();
 });

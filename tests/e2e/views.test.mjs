@@ -5,25 +5,15 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  startRuntime, openBrowser, newChatPage, sendMessage, waitFor, waitForIdle, recordEvents,
-  createdThreadId, axeViolations, close, isStreaming, sleep, chatkitRequest, manyFiles,
+  startRuntime, openBrowser, newChatPage, sendMessage, waitFor, waitForIdle, createdThreadId,
+  axeViolations, close, isStreaming, chatkitRequest, manyFiles, CALLBACK_TOKEN, pushView, frames,
+  imagesSettled,
 } from './harness.mjs';
 
 after(close);
 
-const TOKEN = 'e2e-callback-token-0123456789';
-
 function runtimeArgs(extra = []) {
-  return { extraArgs: ['--callback-token', TOKEN, '--channel-keepalive-ms', '500', ...extra] };
-}
-
-async function push(runtime, threadId, viewType, content) {
-  const res = await fetch(`${runtime.url}/callback`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ type: 'view_update', group_id: threadId, view_type: viewType, content }),
-  });
-  return { status: res.status, body: await res.json().catch(() => null) };
+  return { extraArgs: ['--callback-token', CALLBACK_TOKEN, '--channel-keepalive-ms', '500', ...extra] };
 }
 
 const PATCH = [
@@ -41,19 +31,11 @@ const PATCH = [
 
 /** A page on a thread of its own, with one answered message; returns { page, threadId }. */
 async function pageWithThread(context, runtime) {
-  const page = await newChatPage(context, `${runtime.url}/`);
-  await recordEvents(page, ['chat.thread.created', 'chat.error', 'chat.diagnostic']);
+  const page = await newChatPage(context, `${runtime.url}/`, { events: ['chat.thread.created', 'chat.error', 'chat.diagnostic'] });
   await sendMessage(page, 'hello there');
   const threadId = await createdThreadId(page);
   await waitForIdle(page);
   return { page, threadId };
-}
-
-async function openThread(context, runtime, threadId) {
-  const page = await newChatPage(context, `${runtime.url}/`);
-  await recordEvents(page, ['chat.error', 'chat.diagnostic']);
-  await page.evaluate((id) => document.querySelector('chat-shell').setThreadId(id), threadId);
-  return page;
 }
 
 const diffTab = (page) => page.getByRole('tab', { name: 'Diff' });
@@ -67,11 +49,12 @@ test('a pushed diff shows in every page on the thread, replays on reload, and cl
   const runtime = await startRuntime(runtimeArgs());
   const context = await openBrowser();
   const { page: first, threadId } = await pageWithThread(context, runtime);
-  const second = await openThread(context, runtime, threadId);
-  await sleep(300);
+  const second = await newChatPage(context, `${runtime.url}/`, { events: ['chat.error', 'chat.diagnostic'], threadId });
+  // Both pages show the thread, and no tab strip without a view.
+  await second.locator('article[data-role="user"]', { hasText: 'hello there' }).waitFor({ timeout: 5_000 });
   assert.equal(await tabCount(first), 0, 'no tab strip without a view');
 
-  const pushed = await push(runtime, threadId, 'diff', { patch: PATCH });
+  const pushed = await pushView(runtime, threadId, 'diff', { patch: PATCH });
   assert.equal(pushed.status, 200, JSON.stringify(pushed.body));
   for (const page of [first, second]) {
     await diffTab(page).waitFor({ timeout: 5_000 });
@@ -99,7 +82,7 @@ test('a pushed diff shows in every page on the thread, replays on reload, and cl
 
   // The open view updates in place.
   await diffTab(second).click();
-  await push(runtime, threadId, 'diff', { patch: PATCH.replace('hello', 'updated in place') });
+  await pushView(runtime, threadId, 'diff', { patch: PATCH.replace('hello', 'updated in place') });
   await second.getByRole('tabpanel').getByText('updated in place', { exact: false }).first().waitFor({ timeout: 5_000 });
   assert.match(await second.locator('chat-shell').locator('[data-part="view-updated"]').textContent(), /^Updated /);
 
@@ -113,7 +96,7 @@ test('a pushed diff shows in every page on the thread, replays on reload, and cl
 
   // Empty content clears the view: the tab goes, the conversation shows again.
   await diffTab(first).click();
-  assert.equal((await push(runtime, threadId, 'diff', {})).status, 200);
+  assert.equal((await pushView(runtime, threadId, 'diff', {})).status, 200);
   for (const page of [first, second]) {
     await waitFor(async () => (await tabCount(page)) === 0, { message: 'the Diff tab to go' });
   }
@@ -125,7 +108,7 @@ test('a change set of many files keeps the first file on the first screen; layou
   const runtime = await startRuntime(runtimeArgs());
   const context = await openBrowser();
   const { page, threadId } = await pageWithThread(context, runtime);
-  assert.equal((await push(runtime, threadId, 'diff', { patch: manyFiles(120) })).status, 200);
+  assert.equal((await pushView(runtime, threadId, 'diff', { patch: manyFiles(120) })).status, 200);
   await diffTab(page).click();
   const panel = page.getByRole('tabpanel');
   const firstFile = panel.locator('[data-part="diff-file"][data-path="src/m0.rs"]');
@@ -167,17 +150,22 @@ test('an unknown view type is ignored and reported once as a diagnostic', async 
   const runtime = await startRuntime(runtimeArgs());
   const context = await openBrowser();
   const { page, threadId } = await pageWithThread(context, runtime);
-  await push(runtime, threadId, 'flamegraph', { svg: '<svg onload="window.__pwned=1"></svg>' });
-  await push(runtime, threadId, 'flamegraph', { svg: 'again' });
+  await pushView(runtime, threadId, 'flamegraph', { svg: '<svg onload="window.__pwned=1"></svg>' });
+  await pushView(runtime, threadId, 'flamegraph', { svg: 'again' });
   await waitFor(() => page.evaluate(() => window.__chatEvents.some((e) => e.type === 'chat.diagnostic' && e.detail.kind === 'unknown_view')), {
     message: 'an unknown_view diagnostic',
   });
-  await sleep(300);
+  // A tab would have come with the diagnostic, in the frames after.
+  await frames(page);
   assert.equal(await tabCount(page), 0);
+  // The channel is in order: once a diff pushed after them shows, the second flamegraph
+  // came too.
+  await pushView(runtime, threadId, 'diff', { patch: PATCH });
+  await diffTab(page).waitFor({ timeout: 5_000 });
   const diagnostics = await page.evaluate(() => window.__chatEvents.filter((e) => e.type === 'chat.diagnostic' && e.detail.kind === 'unknown_view'));
   assert.deepEqual(diagnostics.map((d) => d.detail.name), ['flamegraph']);
   // A view type the runtime would have to show raw is refused at the callback.
-  const refused = await push(runtime, threadId, '<img src=x onerror=alert(1)>', { patch: PATCH });
+  const refused = await pushView(runtime, threadId, '<img src=x onerror=alert(1)>', { patch: PATCH });
   assert.equal(refused.status, 400);
   assert.equal(await page.evaluate(() => window.__pwned), undefined);
 });
@@ -200,11 +188,11 @@ test('XSS in patch lines and file names stays text', async () => {
     '+<script>window.__pwned=2</script>',
     '',
   ].join('\n');
-  assert.equal((await push(runtime, threadId, 'diff', { patch })).status, 200);
+  assert.equal((await pushView(runtime, threadId, 'diff', { patch })).status, 200);
   await diffTab(page).click();
   const panel = page.getByRole('tabpanel');
   await panel.getByText('<script>window.__pwned=2</script>', { exact: false }).first().waitFor({ timeout: 5_000 });
-  await sleep(300);
+  await imagesSettled(page);
   assert.equal(await page.evaluate(() => window.__pwned), 0);
   assert.equal(await page.locator('chat-shell').locator('[data-part="view-panel"] img, [data-part="view-panel"] script').count(), 0);
   // The file name is shown as text, as it was written.
@@ -244,7 +232,7 @@ test('a patch with miscounted hunks shows every file and line, with a quiet note
     '+More words.',
     '',
   ].join('\n');
-  assert.equal((await push(runtime, threadId, 'diff', { patch })).status, 200);
+  assert.equal((await pushView(runtime, threadId, 'diff', { patch })).status, 200);
   await diffTab(page).click();
   const panel = page.getByRole('tabpanel');
   await panel.getByText('More words.').first().waitFor({ timeout: 5_000 });
@@ -268,13 +256,13 @@ test('the views go stale when the runtime stops and recover when it returns', as
   const dir = await mkdtemp(path.join(tmpdir(), 'cs-views-'));
   const db = path.join(dir, 'runtime.db');
   const dbArgs = (port) => ({
-    extraArgs: ['--callback-token', TOKEN, '--channel-keepalive-ms', '500', '--db', db, '--port', String(port)],
+    extraArgs: ['--callback-token', CALLBACK_TOKEN, '--channel-keepalive-ms', '500', '--db', db, '--port', String(port)],
   });
   let runtime = await startRuntime(dbArgs(0));
   const port = runtime.port;
   const context = await openBrowser();
   const { page, threadId } = await pageWithThread(context, runtime);
-  await push(runtime, threadId, 'diff', { patch: PATCH });
+  await pushView(runtime, threadId, 'diff', { patch: PATCH });
   await diffTab(page).click();
   const stale = page.locator('chat-shell').locator('[data-part="view-stale"]');
   assert.equal(await stale.count(), 0);
@@ -284,7 +272,7 @@ test('the views go stale when the runtime stops and recover when it returns', as
   runtime = await startRuntime(dbArgs(port));
   await waitFor(async () => (await stale.count()) === 0, { timeout: 20_000, message: 'the stale mark to go' });
   // Live again: a new push arrives.
-  await push(runtime, threadId, 'diff', { patch: PATCH.replace('hello', 'after the restart') });
+  await pushView(runtime, threadId, 'diff', { patch: PATCH.replace('hello', 'after the restart') });
   await page.getByRole('tabpanel').getByText('after the restart', { exact: false }).first().waitFor({ timeout: 5_000 });
 });
 
@@ -302,7 +290,8 @@ test('the edit scenario pushes its diff through the callback into the open threa
 
 // ---- answers that survive a reload ------------------------------------------------------
 
-function lastAnswer(page) {
+/** The last assistant message: its body text, status and aria-busy (null if none). */
+function lastAnswerState(page) {
   return page.evaluate(() => {
     const articles = document.querySelector('chat-shell').shadowRoot.querySelectorAll('article[data-role="assistant"]');
     const last = articles[articles.length - 1];
@@ -318,11 +307,10 @@ async function storedAnswer(runtime, context, threadId) {
 
 /** A page that sent `text` and reloaded mid-answer, then opened the thread again. */
 async function reloadedMidAnswer(context, runtime, text) {
-  const page = await newChatPage(context, `${runtime.url}/`);
-  await recordEvents(page, ['chat.thread.created', 'chat.error']);
+  const page = await newChatPage(context, `${runtime.url}/`, { events: ['chat.thread.created', 'chat.error'] });
   await sendMessage(page, text);
   const threadId = await createdThreadId(page);
-  await waitFor(async () => ((await lastAnswer(page))?.text.length ?? 0) > 200, { message: 'some of the answer' });
+  await waitFor(async () => ((await lastAnswerState(page))?.text.length ?? 0) > 200, { message: 'some of the answer' });
   await page.reload();
   await waitFor(() => page.evaluate(() => typeof document.querySelector('chat-shell')?.setThreadId === 'function'), {
     message: 'the element to be defined again',
@@ -340,12 +328,12 @@ test('an answer survives a reload mid-stream: the page follows it to the end, no
   await page.getByRole('button', { name: 'Stop' }).waitFor({ timeout: 5_000 });
   // Stop can be painted from thread.run.started a frame before the snapshot's message.
   const during = await waitFor(async () => {
-    const answer = await lastAnswer(page);
+    const answer = await lastAnswerState(page);
     return answer?.busy === 'true' ? answer : null;
   }, { message: 'the answer shown streaming after the reload' });
   assert.equal(during.busy, 'true', JSON.stringify(during));
   await waitForIdle(page, { timeout: 60_000 });
-  const after = await lastAnswer(page);
+  const after = await lastAnswerState(page);
   assert.equal(after.status, 'done');
   const stored = await storedAnswer(runtime, context, threadId);
   assert.ok(stored.length > 50_000, `the whole answer was stored (${stored.length} bytes)`);
@@ -362,19 +350,20 @@ test('a second page follows a run started in the first; Stop there stops it on t
   const runtime = await startRuntime({ paceMs: 4, ...runtimeArgs() });
   const context = await openBrowser();
   const { page: first, threadId } = await pageWithThread(context, runtime);
-  const second = await openThread(context, runtime, threadId);
-  await sleep(300);
+  const second = await newChatPage(context, `${runtime.url}/`, { events: ['chat.error', 'chat.diagnostic'], threadId });
+  // The second page shows the thread before the run starts.
+  await second.locator('article[data-role="user"]', { hasText: 'hello there' }).waitFor({ timeout: 5_000 });
   await sendMessage(first, 'long');
   // The second page shows the run live: an answer streaming, with Stop.
   await second.getByRole('button', { name: 'Stop' }).waitFor({ timeout: 5_000 });
-  await waitFor(async () => ((await lastAnswer(second))?.text.length ?? 0) > 500, { message: 'the run in the second page' });
+  await waitFor(async () => ((await lastAnswerState(second))?.text.length ?? 0) > 500, { message: 'the run in the second page' });
   await second.getByRole('button', { name: 'Stop' }).click();
   await runtime.waitForLine(new RegExp(`run cancelled: .*thread=${threadId} `));
   for (const [name, page] of [['second', second], ['first', first]]) {
     // A page behind another gets no animation frames to show what changed.
     await page.bringToFront();
     let seen;
-    await waitFor(async () => (seen = await lastAnswer(page))?.status === 'stopped', {
+    await waitFor(async () => (seen = await lastAnswerState(page))?.status === 'stopped', {
       timeout: 10_000,
       message: () => `the answer stopped in the ${name} page: ${JSON.stringify({ ...seen, text: undefined })}\n${runtime.lines.join('\n')}`,
     });
@@ -390,12 +379,12 @@ test('a channel refused at its client address cap is tried again; one that expir
   const { page: first } = await pageWithThread(context, runtime);
   const { page: second, threadId } = await pageWithThread(context, runtime);
   await runtime.waitForLine(/threads\.subscribe 429/);
-  assert.equal((await push(runtime, threadId, 'diff', { patch: PATCH })).status, 200);
+  assert.equal((await pushView(runtime, threadId, 'diff', { patch: PATCH })).status, 200);
   await first.close();
   await diffTab(second).waitFor({ timeout: 20_000 });
   // Channels expire (3 s here) and the page reconnects from its cursor: later pushes arrive.
   await runtime.waitForLine(new RegExp(`channel expired: thread=${threadId}`), { timeout: 10_000 });
-  await push(runtime, threadId, 'diff', { patch: PATCH.replace('hello', 'after the expiry') });
+  await pushView(runtime, threadId, 'diff', { patch: PATCH.replace('hello', 'after the expiry') });
   await diffTab(second).click();
   await second.getByRole('tabpanel').getByText('after the expiry', { exact: false }).first().waitFor({ timeout: 10_000 });
   const unsupported = await second.evaluate(() =>

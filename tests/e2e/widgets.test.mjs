@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, axeViolations, close, newPage, openBrowser, runOver, sleep, sseBody, startRuntime, waitFor } from './harness.mjs';
+import { ROOT, axeViolations, close, newPage, openBrowser, runOver, sseBody, startRuntime, waitFor, finishPage, frames, sendMessage, waitForComposer, newChatPage } from './harness.mjs';
 
 after(close);
 
@@ -20,7 +20,6 @@ const PNG = Buffer.from(
   'base64',
 );
 
-
 let runtime;
 let context;
 before(async () => {
@@ -30,18 +29,21 @@ before(async () => {
 
 /**
  * A chat page whose /chatkit answers come from `answer(body, requests)`: a string (SSE),
- * `{ json }`, or `{ sse, delayMs }`. Returns { page, requests }.
+ * `{ json }`, or `{ sse, held: true }`, held until `release()` (a pending state to see).
+ * Returns { page, requests, release }.
  */
 async function chatPage(answer) {
   const page = await newPage(context, 'about:blank');
   const requests = [];
+  let release;
+  const released = new Promise((resolve) => (release = resolve));
   await page.route('**/sample.png', (r) => r.fulfill({ contentType: 'image/png', body: PNG }));
   await page.route('**/chatkit', async (route) => {
     const body = JSON.parse(route.request().postData());
     requests.push(body);
     let reply = await answer(body, requests);
     if (typeof reply === 'string') reply = { sse: reply };
-    if (reply.delayMs) await sleep(reply.delayMs);
+    if (reply.held) await released;
     if (reply.json !== undefined) {
       await route.fulfill({ contentType: 'application/json', body: JSON.stringify(reply.json) });
     } else {
@@ -49,16 +51,8 @@ async function chatPage(answer) {
     }
   });
   await page.goto(runtime.url, { waitUntil: 'load' });
-  await waitFor(() => page.evaluate(() => !!document.querySelector('chat-shell')?.shadowRoot?.querySelector('.cs-root:not([data-early]) textarea')), {
-    message: 'the composer',
-  });
-  return { page, requests };
-}
-
-async function send(page, text) {
-  const composer = page.getByRole('textbox', { name: 'Message' });
-  await composer.fill(text);
-  await composer.press('Enter');
+  await waitForComposer(page);
+  return { page, requests, release };
 }
 
 /**
@@ -86,10 +80,6 @@ function componentCounts(page) {
   });
 }
 
-function assertNoConsoleErrors(page) {
-  assert.deepEqual(page.consoleErrors, [], 'no console errors');
-}
-
 /** A thread with one widget item (and the user message), as hand-built events. */
 function widgetThread(widget, { itemId = 'wdg_1', threadId = 'thr_w' } = {}) {
   return sseBody([
@@ -101,7 +91,7 @@ function widgetThread(widget, { itemId = 'wdg_1', threadId = 'thr_w' } = {}) {
 
 test('every widget of widget.sse renders with its structure and props', async () => {
   const { page } = await chatPage(() => fixture('widget.sse'));
-  await send(page, 'widget');
+  await sendMessage(page, 'widget');
   const widgets = page.locator('[data-part="widget"]');
   await waitFor(async () => (await widgets.count()) === 6, { message: 'six widget roots' });
   assert.deepEqual(
@@ -178,15 +168,14 @@ test('every widget of widget.sse renders with its structure and props', async ()
 
   assert.equal(await widgets.nth(4).locator('[data-component="Badge"]').getAttribute('data-color'), 'discovery');
   assert.equal(await widgets.nth(5).textContent(), 'Basic root (no card chrome)');
-  assertNoConsoleErrors(page);
-  await page.close();
+  await finishPage(page);
 });
 
 test('a server action streams threads.custom_action; its button spins until the answer ends', async () => {
-  const { page, requests } = await chatPage((body) =>
-    body.type === 'threads.custom_action' ? { sse: fixture('widget.card_confirm.sse'), delayMs: 600 } : fixture('widget.sse'),
+  const { page, requests, release } = await chatPage((body) =>
+    body.type === 'threads.custom_action' ? { sse: fixture('widget.card_confirm.sse'), held: true } : fixture('widget.sse'),
   );
-  await send(page, 'widget');
+  await sendMessage(page, 'widget');
   const button = page.getByRole('button', { name: 'Server action' });
   // widget.sse streams a message after its widgets; an action is refused while it runs.
   await button.waitFor();
@@ -204,24 +193,26 @@ test('a server action streams threads.custom_action; its button spins until the 
       action: { type: 'peer.ping', payload: { from: 'showcase' }, handler: 'server', loadingBehavior: 'auto', streaming: true },
     },
   });
+  release();
   const answer = page.locator('article[data-role="assistant"]').filter({ hasText: 'peer.card_confirm' });
   await answer.waitFor();
   await waitFor(async () => (await button.getAttribute('aria-busy')) === 'false', { message: 'the spinner to stop' });
   assert.equal(await button.isEnabled(), true);
-  assertNoConsoleErrors(page);
-  await page.close();
+  await finishPage(page);
 });
 
 test('a form checks required fields, then submits its values merged into the payload', async () => {
-  const { page, requests } = await chatPage((body) =>
-    body.type === 'threads.custom_action' ? { sse: fixture('widget.form_submit.sse'), delayMs: 500 } : fixture('widget.sse'),
+  const { page, requests, release } = await chatPage((body) =>
+    body.type === 'threads.custom_action' ? { sse: fixture('widget.form_submit.sse'), held: true } : fixture('widget.sse'),
   );
-  await send(page, 'widget');
+  await sendMessage(page, 'widget');
   const form = page.locator('[data-component="Form"]');
   await form.waitFor();
   await runOver(page);
   await form.getByRole('button', { name: 'Submit' }).click();
-  await sleep(200);
+  // A submit would have made the card busy at once, in the frames after the click.
+  await frames(page);
+  assert.equal(await page.locator('[data-part="widget"]').nth(1).getAttribute('aria-busy'), 'false', 'the form was submitted');
   assert.equal(requests.length, 1, 'an empty required field blocks the submit');
 
   await form.getByLabel('Name').fill('Ada');
@@ -244,20 +235,20 @@ test('a form checks required fields, then submits its values merged into the pay
     form: 'profile', name: 'Ada', email: 'ada@example.com', plan: 'pro', notes: 'Line one\nline two',
     agree: true, size: 's', when: '2026-03-04',
   });
+  release();
   await page.locator('article[data-role="assistant"]').filter({ hasText: 'peer.form_submit' }).waitFor();
   await waitFor(async () => (await card.getAttribute('aria-busy')) === 'false', { message: 'the card to be idle' });
   assert.equal(await form.getByLabel('Name').inputValue(), 'Ada', 'the typed value stays');
-  assertNoConsoleErrors(page);
-  await page.close();
+  await finishPage(page);
 });
 
 test('a streaming:false action posts threads.sync_custom_action and swaps in the updated item', async () => {
-  const { page, requests } = await chatPage((body) =>
+  const { page, requests, release } = await chatPage((body) =>
     body.type === 'threads.sync_custom_action'
-      ? { json: JSON.parse(fixture('threads.sync_custom_action.json')), delayMs: 400 }
+      ? { json: JSON.parse(fixture('threads.sync_custom_action.json')), held: true }
       : fixture('widget.sse'),
   );
-  await send(page, 'widget');
+  await sendMessage(page, 'widget');
   const button = page.getByRole('button', { name: 'Sync +1 (count=0)' });
   await button.waitFor();
   await runOver(page);
@@ -271,11 +262,11 @@ test('a streaming:false action posts threads.sync_custom_action and swaps in the
       action: { type: 'peer.counter', payload: { count: 0 }, handler: 'server', loadingBehavior: 'self', streaming: false },
     },
   });
+  release();
   await page.getByRole('button', { name: 'Sync +1 (count=1)' }).waitFor();
   assert.equal(await page.getByRole('button', { name: 'Sync +1 (count=0)' }).count(), 0);
   assert.equal(requests.length, 2);
-  assertNoConsoleErrors(page);
-  await page.close();
+  await finishPage(page);
 });
 
 test('a client action goes to the registered handler and the chat.action event, never the server', async () => {
@@ -289,36 +280,34 @@ test('a client action goes to the registered handler and the chat.action event, 
     });
     el.addEventListener('chat.action', (e) => window.__events.push(e.detail));
   });
-  await send(page, 'widget');
+  await sendMessage(page, 'widget');
   await page.getByRole('button', { name: 'Client action' }).click();
   await waitFor(() => page.evaluate(() => window.__handled.length === 1), { message: 'the client handler' });
   const { handled, events } = await page.evaluate(() => ({ handled: window.__handled, events: window.__events }));
   assert.deepEqual(handled[0].action, { type: 'peer.client_only', payload: { x: 1 }, handler: 'client', loadingBehavior: 'auto', streaming: true });
   assert.deepEqual(handled[0].context, { itemId: 'msg_00000022' });
   assert.deepEqual(events, [{ action: handled[0].action, itemId: 'msg_00000022' }]);
-  await sleep(200);
+  // A request would have gone out with the handler's call, in the frames after the click.
+  await frames(page);
   assert.equal(requests.length, 1, 'no request for a client action');
-  assertNoConsoleErrors(page);
-  await page.close();
+  await finishPage(page);
 });
 
 test('widget streaming: deltas, component and root updates end in the final widget', async () => {
   const { page } = await chatPage(() => fixture('widgetstream.sse'));
-  await send(page, 'widgetstream');
+  await sendMessage(page, 'widgetstream');
   const widget = page.locator('[data-part="widget"]');
   await widget.locator('[data-component="Title"]', { hasText: '(root replaced)' }).waitFor();
   assert.equal(await widget.locator('[data-component="Text"]').textContent(), 'Text streamed into a widget component, word by word.');
   assert.deepEqual(await widget.locator('[data-component="Markdown"] li').allTextContents(), ['one', 'two']);
   assert.equal(await widget.locator('[data-component="Badge"]').textContent(), 'done');
   assert.equal(await widget.locator('[data-component="Badge"]').getAttribute('data-color'), 'success');
-  assertNoConsoleErrors(page);
-  await page.close();
+  await finishPage(page);
 });
 
 test('widget streaming from the runtime re-renders the widget as deltas arrive', async () => {
   const paced = await startRuntime({ paceMs: 40 });
-  const page = await newPage(context, paced.url);
-  await waitFor(() => page.evaluate(() => !!document.querySelector('chat-shell')?.shadowRoot?.querySelector('.cs-root:not([data-early]) textarea')));
+  const page = await newChatPage(context, paced.url);
   await page.evaluate(() => {
     const root = document.querySelector('chat-shell').shadowRoot;
     window.__seen = new Set();
@@ -327,15 +316,14 @@ test('widget streaming from the runtime re-renders the widget as deltas arrive',
       if (text) window.__seen.add(text.textContent);
     }).observe(root, { subtree: true, childList: true, characterData: true });
   });
-  await send(page, 'widgetstream');
+  await sendMessage(page, 'widgetstream');
   await page.locator('[data-component="Title"]', { hasText: '(root replaced)' }).waitFor({ timeout: 15_000 });
   const seen = await page.evaluate(() => [...window.__seen]);
   assert.ok(seen.length >= 4, `the streamed Text was seen growing: ${JSON.stringify(seen)}`);
   assert.ok(seen.includes('Text streamed into a widget component, word by word.'));
   assert.ok(seen.some((s) => s.length > 0 && 'Text streamed into a widget component, word by word.'.startsWith(s) && s.length < 40));
   assert.equal(await page.locator('[data-component="Badge"]').textContent(), 'done');
-  assertNoConsoleErrors(page);
-  await page.close();
+  await finishPage(page);
   await paced.close();
 });
 
@@ -355,7 +343,7 @@ test('typed values and focus survive widget updates while the field id/key is un
     { type: 'thread.item.updated', item_id: 'wdg_1', update: { type: 'widget.root.updated', widget: widget('New placeholder', 'renamed', 'root replaced') } },
   ]);
   const { page } = await chatPage((body) => (body.type === 'threads.custom_action' ? updates : widgetThread(widget('Old', 'second'))));
-  await send(page, 'hi');
+  await sendMessage(page, 'hi');
   const keep = page.locator('input[name="keep"]');
   await keep.fill('typed by the user');
   await page.locator('input[name="other"]').fill('changed');
@@ -392,8 +380,7 @@ test('typed values and focus survive widget updates while the field id/key is un
   const carets = await page.evaluate(() => window.__carets);
   assert.ok(carets.length > 0, 'frames were sampled with the field focused');
   assert.deepEqual([...new Set(carets)], [5], 'the caret never jumped in a painted frame');
-  assertNoConsoleErrors(page);
-  await page.close();
+  await finishPage(page);
 });
 
 test('unknown component types render their children, their text or a neutral placeholder', async () => {
@@ -408,7 +395,7 @@ test('unknown component types render their children, their text or a neutral pla
     ],
   };
   const { page } = await chatPage(() => widgetThread(widget));
-  await send(page, 'hi');
+  await sendMessage(page, 'hi');
   const card = page.locator('[data-part="widget"]');
   await card.getByText('After').waitFor();
   assert.equal(await card.locator('[data-type="FancyFrame"] [data-component="Text"]').textContent(), 'inside the unknown frame');
@@ -418,8 +405,7 @@ test('unknown component types render their children, their text or a neutral pla
   assert.deepEqual(await card.locator('[data-component="Title"], [data-component="Text"]').allTextContents(), [
     'Before', 'inside the unknown frame', 'single child of a transition', 'After',
   ]);
-  assertNoConsoleErrors(page);
-  await page.close();
+  await finishPage(page);
 });
 
 test('image sources, links, colors and lengths from the server pass the sanitizer', async () => {
@@ -439,7 +425,7 @@ test('image sources, links, colors and lengths from the server pass the sanitize
   };
   const { page } = await chatPage(() => widgetThread(widget));
   await page.route('https://example.com/**', (r) => r.fulfill({ contentType: 'image/png', body: PNG }));
-  await send(page, 'hi');
+  await sendMessage(page, 'hi');
   const card = page.locator('[data-part="widget"]');
   await card.getByText('boxed').waitFor();
   const found = await inShadow(page, (root) => ({
@@ -458,8 +444,7 @@ test('image sources, links, colors and lengths from the server pass the sanitize
   assert.equal(await card.locator('[role="img"][aria-label="bad image"]').count(), 1, 'a blocked image keeps its alt');
   assert.equal(await card.locator('[data-component="Text"]').textContent(), '<script>alert(4)</script>');
   assert.equal(await card.locator('svg[data-icon]').last().getAttribute('data-icon'), '"><script>alert(6)</script>');
-  assertNoConsoleErrors(page);
-  await page.close();
+  await finishPage(page);
 });
 
 test('the fork approval card sends the approval and shows no decision until the server states one', async () => {
@@ -467,13 +452,13 @@ test('the fork approval card sends the approval and shows no decision until the 
     { type: 'thread.item.replaced', item: { id: 'wdg_82d996ee', thread_id: 'thr_0000007a', created_at: '2026-11-21T08:28:56', type: 'client_widget', name: 'tool_approval_request', args: { tool_name: 'processPayment', tool_args: { account_id: '1010', amount: 85.2 }, call_id: 'call_OqZCSVqydPx07bpoQELBBrMi', request_id: 'call_OqZCSVqydPx07bpoQELBBrMi', decision: 'rejected' } } },
   ]);
   let round = 0;
-  const { page, requests } = await chatPage((body) => {
+  const { page, requests, release } = await chatPage((body) => {
     if (body.type !== 'threads.custom_action') return fixture('forkquirks.sse');
     round += 1;
     // First answer: the fork's, which never states the decision. Second: a replaced item.
-    return { sse: round === 1 ? fixture('forkquirks.custom_action.sse') : decided, delayMs: 600 };
+    return { sse: round === 1 ? fixture('forkquirks.custom_action.sse') : decided, held: true };
   });
-  await send(page, 'fork');
+  await sendMessage(page, 'fork');
   const card = page.locator('[data-part="client-widget"][data-widget-name="tool_approval_request"]');
   await card.waitFor();
   assert.equal(await card.getAttribute('part'), 'widget');
@@ -498,35 +483,35 @@ test('the fork approval card sends the approval and shows no decision until the 
       },
     },
   });
+  release();
   await page.locator('article[data-role="assistant"]').filter({ hasText: 'approved and processed' }).waitFor();
   // The fork's answer says nothing about the card: no decision is shown, only that the
   // answer went out; the buttons stay disabled.
   await card.getByText('Answer sent.').waitFor();
   assert.equal(await card.locator('[data-part="approval-decision"]').count(), 0);
   assert.equal(await approve.isDisabled(), true);
-  assertNoConsoleErrors(page);
-  await page.close();
+  await finishPage(page);
 
   // A server that replaces the card with its decision: the decision shows.
   round = 1;
-  const second = await chatPage((body) => (body.type === 'threads.custom_action' ? { sse: decided, delayMs: 300 } : fixture('forkquirks.sse')));
-  await send(second.page, 'fork');
+  const second = await chatPage((body) => (body.type === 'threads.custom_action' ? { sse: decided, held: true } : fixture('forkquirks.sse')));
+  await sendMessage(second.page, 'fork');
   const card2 = second.page.locator('[data-widget-name="tool_approval_request"]');
   await card2.getByRole('button', { name: 'Reject' }).click();
   assert.equal(await card2.locator('[data-part="approval-decision"]').count(), 0);
+  second.release();
   await card2.locator('[data-part="approval-decision"][data-decision="rejected"]').waitFor();
   assert.equal(await card2.locator('[data-part="approval-decision"]').textContent(), 'Rejected');
   assert.equal(await card2.getByRole('button', { name: 'Approve' }).count(), 0);
   assert.equal(second.requests.at(-1).params.action.payload.approved, false);
-  assertNoConsoleErrors(second.page);
-  await second.page.close();
+  await finishPage(second.page);
 });
 
 test('a structured input is answered with threads.add_structured_input and then shown read-only', async () => {
-  const { page, requests } = await chatPage((body) =>
-    body.type === 'threads.add_structured_input' ? { sse: fixture('structured.add_structured_input.sse'), delayMs: 400 } : fixture('structured.sse'),
+  const { page, requests, release } = await chatPage((body) =>
+    body.type === 'threads.add_structured_input' ? { sse: fixture('structured.add_structured_input.sse'), held: true } : fixture('structured.sse'),
   );
-  await send(page, 'structured');
+  await sendMessage(page, 'structured');
   const form = page.locator('[data-part="structured-input"]');
   await form.waitFor();
   assert.equal(await form.getAttribute('data-status'), 'pending');
@@ -547,12 +532,12 @@ test('a structured input is answered with threads.add_structured_input and then 
       },
     },
   });
+  release();
   const done = page.locator('[data-part="structured-input"][data-status="answered"]');
   await done.waitFor();
   assert.deepEqual(await done.locator('dd').allTextContents(), ['green', 'cheese, olives', 'Skipped']);
   assert.equal(await done.locator('input, textarea, button').count(), 0, 'read-only');
-  assertNoConsoleErrors(page);
-  await page.close();
+  await finishPage(page);
 });
 
 test('client widgets render from registered functions and custom elements; unknown names say so', async () => {
@@ -566,7 +551,7 @@ test('client widgets render from registered functions and custom elements; unkno
   const refreshed = sseBody([
     { type: 'thread.item.replaced', item: { id: 'cw_fn', thread_id: 'thr_c', created_at: '2026-01-01T00:00:00', type: 'client_widget', name: 'weather', args: { city: 'Paris', temp: 25 } } },
   ]);
-  const { page, requests } = await chatPage((body) => (body.type === 'threads.custom_action' ? { sse: refreshed, delayMs: 200 } : thread));
+  const { page, requests } = await chatPage((body) => (body.type === 'threads.custom_action' ? refreshed : thread));
   await page.evaluate(() => {
     const el = document.querySelector('chat-shell');
     window.__calls = [];
@@ -596,7 +581,7 @@ test('client widgets render from registered functions and custom elements; unkno
     window.__threw = threw;
   });
   assert.equal(await page.evaluate(() => window.__threw), true, 'a non-function registration throws a TypeError');
-  await send(page, 'hi');
+  await sendMessage(page, 'hi');
   const weather = page.locator('[data-widget-name="weather"]');
   await weather.locator('.weather').waitFor();
   assert.equal(await weather.getAttribute('data-part'), 'client-widget');
@@ -613,8 +598,7 @@ test('client widgets render from registered functions and custom elements; unkno
     params: { thread_id: 'thr_c', item_id: 'cw_fn', action: { type: 'weather.refresh', payload: { city: 'Paris' } } },
   });
   await weather.getByText('Paris: 25°').waitFor();
-  assertNoConsoleErrors(page);
-  await page.close();
+  await finishPage(page);
 });
 
 test('the widget gallery page renders every family without console errors', async () => {
@@ -649,9 +633,8 @@ test('the widget gallery page renders every family without console errors', asyn
         el.style.overflow = 'visible';
       }
     });
-    await sleep(300);
+    await frames(page);
     await page.screenshot({ path: process.env.WIDGETS_SCREENSHOT, fullPage: true });
   }
-  assertNoConsoleErrors(page);
-  await page.close();
+  await finishPage(page);
 });

@@ -22,7 +22,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { after, before, test } from 'node:test';
-import { close, newChatPage, openBrowser, recorded, sendMessage, sleep, sseBody, startRecorder, startRuntime, waitForIdle } from './harness.mjs';
+import { close, newChatPage, openBrowser, recorded, sendMessage, sleep, sseBody, startRecorder, startRuntime, waitForIdle, itemUpdated, imagesSettled } from './harness.mjs';
 
 const PAYLOADS = [
   // script tags
@@ -169,7 +169,6 @@ let nextId = 0;
 const id = (prefix) => `${prefix}_${String(++nextId).padStart(6, '0')}`;
 const stamp = () => new Date().toISOString();
 const item = (type, fields) => ({ id: id(type === 'assistant_message' || type === 'user_message' ? 'msg' : type.slice(0, 4)), thread_id: THREAD, created_at: stamp(), type, ...fields });
-const updated = (itemId, update) => ({ type: 'thread.item.updated', item_id: itemId, update });
 const thread = (fields = {}) => ({ id: THREAD, created_at: stamp(), status: { type: 'active' }, metadata: {}, items: { data: [], has_more: false }, ...fields });
 const slices = (text, n) => {
   const chars = Array.from(text);
@@ -184,14 +183,14 @@ function message(parts, { slice = 7, annotations = [] } = {}) {
   const events = [{ type: 'thread.item.added', item: msg }];
   const content = parts.map((text, i) => ({ type: 'output_text', text, annotations: annotations[i] ?? [] }));
   parts.forEach((text, i) => {
-    events.push(updated(msg.id, { type: 'assistant_message.content_part.added', content_index: i, content: { type: 'output_text', text: '', annotations: [] } }));
+    events.push(itemUpdated(msg.id, { type: 'assistant_message.content_part.added', content_index: i, content: { type: 'output_text', text: '', annotations: [] } }));
     for (const delta of slices(text, slice)) {
-      events.push(updated(msg.id, { type: 'assistant_message.content_part.text_delta', content_index: i, delta }));
+      events.push(itemUpdated(msg.id, { type: 'assistant_message.content_part.text_delta', content_index: i, delta }));
     }
     (annotations[i] ?? []).forEach((annotation, k) =>
-      events.push(updated(msg.id, { type: 'assistant_message.content_part.annotation_added', content_index: i, annotation_index: k, annotation })),
+      events.push(itemUpdated(msg.id, { type: 'assistant_message.content_part.annotation_added', content_index: i, annotation_index: k, annotation })),
     );
-    events.push(updated(msg.id, { type: 'assistant_message.content_part.done', content_index: i, content: content[i] }));
+    events.push(itemUpdated(msg.id, { type: 'assistant_message.content_part.done', content_index: i, content: content[i] }));
   });
   events.push({ type: 'thread.item.done', item: { ...msg, content } });
   return events;
@@ -255,7 +254,7 @@ function answer(mode, batch, n) {
       const image = item('generated_image', {});
       events.push({ type: 'thread.item.added', item: image });
       const url = [JS_URLS[n % JS_URLS.length], 'data:image/svg+xml;base64,PHN2ZyBvbmxvYWQ9YWxlcnQoMSk+', `https://example.com/x.png" onerror="alert(1)`][n % 3];
-      events.push(updated(image.id, { type: 'generated_image.updated', image: { id: id('img'), url }, progress: 0.5 }));
+      events.push(itemUpdated(image.id, { type: 'generated_image.updated', image: { id: id('img'), url }, progress: 0.5 }));
       events.push({ type: 'thread.item.done', item: { ...image, image: { id: id('img'), url } } });
       // An item type this client does not know, named by the payload.
       events.push({ type: 'thread.item.done', item: item('widget', { type: p(8) }) });
@@ -337,6 +336,7 @@ async function startSseServer() {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store' });
     for (const event of events) {
       res.write(sseBody([event]));
+      // Time itself: the answer streams, so it is rendered half-received too.
       await sleep(1);
     }
     res.end();
@@ -619,9 +619,11 @@ for (const mode of MODES) {
       // The last part rendered: the batch was not cut short.
       const answerText = await page.locator('article[data-role="assistant"]').last().textContent();
       assert.ok(answerText.includes(endMarker(n, mode)), `batch ${n}: the answer is incomplete: ${answerText.slice(-300)}`);
-      await sleep(300);
+      // What the answer holds has loaded or failed (an injected handler would have run),
+      // and so has what the hovers and clicks set off.
+      await imagesSettled(page);
       clicked += await interact();
-      await sleep(100);
+      await imagesSettled(page);
       const found = await scan();
       assert.deepEqual(found, [], `${mode} batch ${n}: ${JSON.stringify(batch)}`);
       assert.deepEqual(dialogs, [], `${mode} batch ${n}: dialogs opened`);

@@ -1,4 +1,4 @@
-// The parts of the first module cut out for later (src/parts/views.rs,
+// The chunks: the parts of the first module cut out for later (src/parts/views.rs,
 // src/parts/runtime.rs, scripts/build.sh): split_decoders.wasm (the ChatKit decoders),
 // split_widgets.wasm (widgets, client tools, structured input), split_on_demand.wasm (tool
 // calls, the Diff view, the history…) and the parts fetched when first needed (adapters,
@@ -18,7 +18,27 @@
 
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { breakPack, close, createdThreadId, distName, logicalName, newChatPage, newPage, openBrowser, packEntries, recordEvents, sendMessage, sleep, startRuntime, waitFor, waitForIdle } from './harness.mjs';
+import {
+  breakPack,
+  close,
+  createdThreadId,
+  distName,
+  logicalName,
+  newChatPage,
+  newPage,
+  openBrowser,
+  packEntries,
+  recordEvents,
+  sendMessage,
+  startRuntime,
+  waitFor,
+  waitForIdle,
+  chatkitRequest,
+  frames,
+  CALLBACK_TOKEN,
+  pushView,
+  waitForComposer,
+} from './harness.mjs';
 
 after(close);
 
@@ -66,18 +86,9 @@ async function failsThenAnswers(page, cut, question, answer) {
   assert.equal(await page.locator('article[data-role="user"]').count(), 1, 'the message, once');
 }
 
-/** Sends "markdown" and waits for the answer to show rendered (its bold text). */
-async function answerRenders(page, message = 'the answer to render') {
-  await sendMessage(page, 'markdown');
-  await waitForIdle(page);
-  const answer = page.locator('article[data-role="assistant"]').first();
-  await waitFor(async () => (await answer.locator('strong').count()) > 0, { timeout: 15_000, message });
-}
-
-test('the first module and the parts fetched anyway come in one pack, instantiated in order of need: decoders, widgets, the renderer, the other views', async () => {
-  const runtime = await startRuntime();
-  const context = await openBrowser();
-  // Each wasm instantiated, by its length, in the order their instantiation finished.
+/** Records, in `window.__instantiated`, the length of each wasm the pages of `context`
+ *  instantiate, in the order their instantiation finished. */
+async function recordInstantiations(context) {
   await context.addInitScript(() => {
     window.__instantiated = [];
     const streaming = WebAssembly.instantiateStreaming.bind(WebAssembly);
@@ -89,6 +100,35 @@ test('the first module and the parts fetched anyway come in one pack, instantiat
       return result;
     };
   });
+}
+
+/** The wasm files `page` instantiated so far (recordInstantiations()), named by their
+ *  length in the pack. */
+async function instantiated(page) {
+  const entries = packEntries();
+  return (await page.evaluate(() => window.__instantiated))
+    .map((length) => entries.find((e) => e.length === length)?.name ?? `a wasm of ${length} bytes`);
+}
+
+/** Waits until `page` has everything it fetches without any action: the last of it, the
+ *  other views (split_on_demand.wasm), is instantiated; then for the frames after. */
+async function everythingLoaded(page) {
+  await waitFor(async () => (await instantiated(page)).includes('split_on_demand.wasm'), { timeout: 15_000, message: 'every part instantiated without any action' });
+  await frames(page);
+}
+
+/** Sends "markdown" and waits for the answer to show rendered (its bold text). */
+async function answerRenders(page, message = 'the answer to render') {
+  await sendMessage(page, 'markdown');
+  await waitForIdle(page);
+  const answer = page.locator('article[data-role="assistant"]').first();
+  await waitFor(async () => (await answer.locator('strong').count()) > 0, { timeout: 15_000, message });
+}
+
+test('the first module and the parts fetched anyway come in one pack, instantiated in order of need: decoders, widgets, the renderer, the other views', async () => {
+  const runtime = await startRuntime();
+  const context = await openBrowser();
+  await recordInstantiations(context);
   const page = await newChatPage(context, runtime.url);
   const entries = packEntries();
   const WANTED = ['chat-shell_bg.wasm', 'split_decoders.wasm', 'split_widgets.wasm', 'split_renderer.wasm', 'split_on_demand.wasm'];
@@ -96,10 +136,8 @@ test('the first module and the parts fetched anyway come in one pack, instantiat
   for (const name of WANTED) {
     assert.equal(entries.filter((e) => e.length === lengthOf(name)).length, 1, `${name} is in the pack, told apart by its length`);
   }
-  const instantiated = async () => (await page.evaluate(() => window.__instantiated))
-    .map((length) => entries.find((e) => e.length === length)?.name ?? `a wasm of ${length} bytes`);
-  await waitFor(async () => (await instantiated()).includes('split_on_demand.wasm'), { timeout: 15_000, message: 'every part instantiated without any action' });
-  const done = await instantiated();
+  await waitFor(async () => (await instantiated(page)).includes('split_on_demand.wasm'), { timeout: 15_000, message: 'every part instantiated without any action' });
+  const done = await instantiated(page);
   assert.deepEqual(done.filter((name) => WANTED.includes(name)), WANTED, `instantiated in order of need: ${done}`);
   const at = WANTED.map((name) => entries.findIndex((e) => e.name === name));
   assert.deepEqual(at, [...at].sort((a, b) => a - b), 'the pack holds them in that order');
@@ -140,10 +178,8 @@ test('a pack that stalls counts as broken off after 10 s: the page then fetches 
   });
   const started = Date.now();
   const page = await newPage(context, runtime.url);
-  await waitFor(
-    () => page.evaluate(() => !!document.querySelector('chat-shell')?.shadowRoot?.querySelector('.cs-root:not([data-early]) textarea')),
-    { timeout: 25_000, message: 'the composer, once the stalled pack is given up' },
-  );
+  // The composer, once the stalled pack is given up.
+  await waitForComposer(page, { timeout: 25_000 });
   const waited = Date.now() - started;
   assert.ok(waited >= 9_000, `the pack was given its 10 s before the files were fetched: ${waited} ms`);
   await answerRenders(page);
@@ -165,14 +201,19 @@ test('the widgets part is prefetched, and holding it back delays nothing the fir
     await released;
     await route.continue();
   });
-  const page = await newChatPage(context, runtime.url);
+  const page = await newChatPage(context, runtime.url, { events: ['chat.thread.created'] });
   await waitFor(async () => asked > 0, { timeout: 10_000, message: 'the page to prefetch the widgets part without any action' });
   // Text answers need only the first module and the renderer.
   await answerRenders(page, 'the answer to render while the widgets part is held');
   // A widget asked for now waits for its part, then appears where it belongs.
   await sendMessage(page, 'widget');
   await waitForIdle(page);
-  await sleep(300);
+  // Its place is there (its item's wrapper), empty until its code comes.
+  const stored = await chatkitRequest(runtime, { type: 'threads.get_by_id', params: { thread_id: await createdThreadId(page) } }, { context });
+  const widgetItem = stored.items.data.find((i) => i.type === 'widget');
+  assert.ok(widgetItem, `a widget item in the thread: ${stored.items.data.map((i) => i.type)}`);
+  await page.locator(`.cs-item[data-item="${widgetItem.id}"]`).waitFor({ state: 'attached', timeout: 5_000 });
+  await frames(page);
   assert.equal(await page.locator('[data-part="widget"]').count(), 0, 'no widget before its code is there');
   assert.equal(await page.locator('[data-part="load-failed"]').count(), 0, 'a part still on its way is not a failure');
   release();
@@ -209,7 +250,7 @@ test('a widgets part that cannot be fetched says so in place, keeps the draft, a
   await retry.click();
   // The loader reports each failed fetch on the console: the second attempt has settled.
   await waitFor(async () => cut.asked > before && page.consoleErrors.length > reported && (await failed.count()) === 1, { timeout: 10_000, message: 'a second attempt that fails again' });
-  await sleep(200);
+  await failed.getByRole('button', { name: 'Try again' }).waitFor({ timeout: 5_000 });
   cut.failing = false;
   // By keyboard this time.
   await failed.getByRole('button', { name: 'Try again' }).focus();
@@ -240,9 +281,10 @@ test('agent-ui: the adapters part is fetched once the protocol is set; cut, the 
   const runtime = await startRuntime({ paceMs: 5 });
   const context = await openBrowser();
   const cut = await cutPart(context, 'split_adapters.wasm');
+  await recordInstantiations(context);
   const page = await newChatPage(context, runtime.url);
-  // A ChatKit page never asks for it.
-  await sleep(500);
+  // A ChatKit page never asks for it: not with everything it fetches by itself.
+  await everythingLoaded(page);
   assert.equal(cut.asked, 0, 'a ChatKit page fetched the adapters part');
   await page.evaluate(() => {
     const el = document.querySelector('chat-shell');
@@ -257,8 +299,7 @@ test('agent-ui: the adapters part is fetched once the protocol is set; cut, the 
 });
 
 test('the thread channel\'s part: cut, the conversation goes on; once it can be fetched the channel connects and a pushed view shows', async () => {
-  const token = 'e2e-callback-token-0123456789';
-  const runtime = await startRuntime({ extraArgs: ['--callback-token', token, '--channel-keepalive-ms', '500'] });
+  const runtime = await startRuntime({ extraArgs: ['--callback-token', CALLBACK_TOKEN, '--channel-keepalive-ms', '500'] });
   const context = await openBrowser();
   await breakPack(context, 'split_channel.wasm');
   const cut = await cutPart(context, 'split_channel.wasm');
@@ -274,13 +315,12 @@ test('the thread channel\'s part: cut, the conversation goes on; once it can be 
   await waitFor(async () => cut.asked > 0, { timeout: 10_000, message: 'the channel part to be asked for once a thread is shown' });
   assert.match(await page.locator('article[data-role="assistant"]').last().textContent(), /\S/, 'the answer came without the channel');
   assert.equal(subscribed, 0, 'no subscription without the channel\'s code');
-  const pushed = await fetch(`${runtime.url}/callback`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ type: 'view_update', group_id: threadId, view_type: 'diff', content: { patch: 'diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n' } }),
-  });
+  const pushed = await pushView(runtime, threadId, 'diff', { patch: 'diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n' });
   assert.equal(pushed.status, 200);
-  await sleep(300);
+  // The view would come on the channel, and there is none (its code cannot be fetched):
+  // nothing can bring it.
+  assert.equal(subscribed, 0, 'no subscription without the channel\'s code');
+  await frames(page);
   assert.equal(await page.getByRole('tab', { name: 'Diff' }).count(), 0, 'no view without the channel');
   cut.failing = false;
   // The channel tries again after its backoff (1 s, then 2 s…).
@@ -295,10 +335,11 @@ test('the attachments part: cut, an offered file is refused with a message and n
   const runtime = await startRuntime();
   const context = await openBrowser();
   const cut = await cutPart(context, 'split_attachments.wasm');
+  await recordInstantiations(context);
   const page = await newChatPage(context, runtime.url);
   // One transparent pixel.
   const file = { name: 'pixel.png', mimeType: 'image/png', buffer: Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64') };
-  await sleep(300);
+  await everythingLoaded(page);
   assert.equal(cut.asked, 0, 'the part is not fetched before a file is offered');
   const picker = page.locator('input[type="file"]');
   await picker.setInputFiles([file]);
