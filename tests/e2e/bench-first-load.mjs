@@ -174,7 +174,7 @@ async function revisit(url) {
   });
   await page.goto(url, { waitUntil: 'commit', timeout: TIMEOUT });
   await waitFor(() => ready(page), { timeout: TIMEOUT, interval: 10, message: 'the element to start again' });
-  await page.waitForTimeout(1000); // the parts fetched after ready
+  await page.waitForTimeout(1000); // the chunks fetched after ready
   await cdp.detach();
   await page.close();
   return bytes;

@@ -32,7 +32,7 @@ const title = `Seeded thread (${ITEMS} items)`;
 // Precise memory info and an exposed gc(): the heap is read after a collection.
 const context = await openBrowser({ extraArgs: ['--enable-precise-memory-info', '--js-flags=--expose-gc'] });
 await context.addInitScript(() => {
-  // Every wasm memory the page instantiates (the element's one, which its parts share).
+  // Every wasm memory the page instantiates (the element's one, which its chunks share).
   const memories = (globalThis.__wasmMemories = new Set());
   const keep = (result) => {
     const instance = result.instance ?? result;

@@ -67,7 +67,7 @@ test('dist/: every file but the entry and the pages is named by a content hash, 
 });
 
 // A stage as trunk and scripts/build.sh leave it before naming: the element (entry, glue
-// and parts' loader importing each other, pack reader, snippet, wasm, pack) and two pages
+// and chunks' loader importing each other, pack reader, snippet, wasm, pack) and two pages
 // with files of their own.
 const STAGE = {
   'chat-shell.js': `import init from './chat-shell-core.js';\nimport { packedStream } from './chat-shell-pack.js';\nconst first = new URL('./chat-shell_bg.wasm', import.meta.url);\nawait packedStream('chat-shell_bg.wasm');\n`,
@@ -149,7 +149,7 @@ test('two builds never serve different content under the same file name', () => 
 
 /**
  * Loads the demo page in a new page of `context` until the composer is there and the
- * network has settled (every part fetched), and sums what came over the network:
+ * network has settled (every chunk fetched), and sums what came over the network:
  * { bytes, wasmBytes, requests: [{ url, status, encoding, bytes, cached }] }.
  */
 async function load(context, url) {

@@ -1,13 +1,13 @@
-// The chunks: the parts of the first module cut out for later (src/parts/views.rs,
-// src/parts/runtime.rs, scripts/build.sh): split_decoders.wasm (the ChatKit decoders),
+// The chunks: the code of the first module cut out for later (src/chunks/views.rs,
+// src/chunks/runtime.rs, scripts/build.sh): split_decoders.wasm (the ChatKit decoders),
 // split_widgets.wasm (widgets, client tools, structured input), split_on_demand.wasm (tool
-// calls, the Diff view, the history…) and the parts fetched when first needed (adapters,
+// calls, the Diff view, the history…) and the chunks fetched when first needed (adapters,
 // channel, attachments), against the reference runtime over real HTTP in headless Chromium:
 //  - the first module, the decoders, the widgets, the renderer and the other views
 //    come in one pack (chat-shell.pack, scripts/pack.mjs) in that order, instantiated in
 //    that order without any action; a pack that breaks off leaves the rest to be fetched
 //    file by file, which the tests below hold back or cut;
-//  - nothing a user needs first waits for the parts:
+//  - nothing a user needs first waits for the chunks:
 //    with the widgets held back the composer works and an answer streams and renders; with
 //    the decoders cut the composer works, and a message sent says the connection was lost
 //    and goes back to the composer;

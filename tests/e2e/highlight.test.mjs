@@ -1,4 +1,4 @@
-// Syntax highlighting (src/parts/highlight.rs, chat_shell_core::highlight), in a real
+// Syntax highlighting (src/chunks/highlight.rs, chat_shell_core::highlight), in a real
 // Chromium against the real runtime:
 // - a streamed answer's code blocks are highlighted once each, when their fence closes; the
 //   open tail is never highlighted (the work is counted with a MutationObserver, not timed);
