@@ -189,7 +189,7 @@ impl Runtime {
         done: ActionDone,
     ) -> bool {
         let action_id = self
-            .with_item(&item_id, |i| match &i.item.kind {
+            .with_item(&item_id, |i| match &i.entry.kind {
                 EntryKind::StructuredInput(s) => s.action_id.clone(),
                 _ => None,
             })
@@ -386,7 +386,7 @@ impl Runtime {
     /// Show a client tool call as finished with `output` (no event from the server says
     /// so: the SDK marks it completed when the output arrives), if it is still shown.
     pub(crate) fn complete_tool_call(&self, item_id: &ItemId, output: Value) {
-        let item = self.state.borrow().item(item_id).map(|i| i.item.clone());
+        let item = self.state.borrow().item(item_id).map(|i| i.entry.clone());
         let Some(mut item) = item else { return };
         if let EntryKind::ClientToolCall(call) = &mut item.kind {
             call.status = ClientToolStatus::Completed;
@@ -397,7 +397,7 @@ impl Runtime {
 
     /// The arguments of a client tool call item.
     pub(crate) fn tool_arguments(&self, item_id: &ItemId) -> Value {
-        self.with_item(item_id, |i| match &i.item.kind {
+        self.with_item(item_id, |i| match &i.entry.kind {
             EntryKind::ClientToolCall(c) => c.arguments.clone(),
             _ => Value::Null,
         })

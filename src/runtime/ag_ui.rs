@@ -51,7 +51,7 @@ impl Runtime {
             (_, None) => {
                 let id = fresh_id("thread");
                 let title = self.with_state(|s| {
-                    s.items().iter().find_map(|i| match &i.item.kind {
+                    s.items().iter().find_map(|i| match &i.entry.kind {
                         chat_shell_core::model::EntryKind::UserMessage(m) => Some(m.text()),
                         _ => None,
                     })
@@ -108,7 +108,7 @@ impl Runtime {
         };
         let names = declared.into_iter().map(|t| t.name).collect();
         let (request, adapter) = self.with_state(|state| {
-            let ids = state.items().iter().map(|i| i.item.id.0.clone()).collect();
+            let ids = state.items().iter().map(|i| i.entry.id.0.clone()).collect();
             let request = chat_shell_core::adapters::ag_ui::request(state, &conversation, setup);
             (
                 serde_json::to_value(request).unwrap_or_default(),
@@ -129,7 +129,7 @@ impl Runtime {
         let after = self.with_state(|s| {
             s.items()
                 .iter()
-                .position(|i| i.item.id == user_message)
+                .position(|i| i.entry.id == user_message)
                 .map(|at| at + 1)
                 .filter(|_| keep)
         });

@@ -44,9 +44,9 @@ impl Runtime {
         let final_ids = self.names_messages();
         let found = self.with_state(|s| {
             let thread_id = s.thread_id().cloned()?;
-            let at = s.items().iter().position(|i| &i.item.id == edited)?;
+            let at = s.items().iter().position(|i| &i.entry.id == edited)?;
             let item = &s.items()[at];
-            match &item.item.kind {
+            match &item.entry.kind {
                 EntryKind::UserMessage(m) if final_ids || !item.local => {
                     Some((thread_id, at, m.attachments.clone()))
                 }

@@ -181,17 +181,17 @@ impl Runtime {
                 return;
             };
             let items = state.items();
-            let Some(at) = items.iter().position(|i| &i.item.id == item_id) else {
+            let Some(at) = items.iter().position(|i| &i.entry.id == item_id) else {
                 return;
             };
             let Some(user) = items[..at]
                 .iter()
                 .rev()
-                .find(|i| matches!(i.item.kind, EntryKind::UserMessage(_)))
+                .find(|i| matches!(i.entry.kind, EntryKind::UserMessage(_)))
             else {
                 return;
             };
-            (thread_id, user.item.id.clone())
+            (thread_id, user.entry.id.clone())
         };
         if self.options(|o| o.protocol) == Protocol::AgUi {
             return self.retry_ag_ui(user_message, true);

@@ -42,7 +42,7 @@ use chat_shell_core::protocol::chatkit::ItemId;
 use chat_shell_core::host_events::ChatEvent;
 use chat_shell_core::options::{Options, Setting};
 use chat_shell_core::reducer::{
-    listed, reduce, ChatState, Effect, Input, ItemState, Listed, Notice, Outcome, Progress,
+    listed, reduce, ChatState, Effect, EntryState, Input, Listed, Notice, Outcome, Progress,
     ThreadInfo, TurnError,
 };
 use leptos::prelude::*;
@@ -89,14 +89,14 @@ impl ItemKey {
     fn of(listed: &Listed<'_>) -> Self {
         match listed {
             Listed::Item(i) | Listed::Folded(i) => ItemKey {
-                id: i.item.id.clone(),
-                view: EntryView::of(&i.item.kind),
+                id: i.entry.id.clone(),
+                view: EntryView::of(&i.entry.kind),
                 members: Vec::new(),
             },
             Listed::Summary(calls) => ItemKey {
-                id: calls[0].item.id.clone(),
+                id: calls[0].entry.id.clone(),
                 view: EntryView::ToolCallSummary,
-                members: calls.iter().map(|c| c.item.id.clone()).collect(),
+                members: calls.iter().map(|c| c.entry.id.clone()).collect(),
             },
         }
     }
@@ -276,7 +276,7 @@ impl Runtime {
         f(&self.state.borrow())
     }
 
-    pub fn with_item<R>(&self, id: &ItemId, f: impl FnOnce(&ItemState) -> R) -> Option<R> {
+    pub fn with_item<R>(&self, id: &ItemId, f: impl FnOnce(&EntryState) -> R) -> Option<R> {
         self.state.borrow().item(id).map(f)
     }
 
@@ -474,10 +474,10 @@ impl Runtime {
                         _ => None,
                     })
                     .flat_map(|calls| {
-                        let summary = calls[0].item.id.clone();
+                        let summary = calls[0].entry.id.clone();
                         calls
                             .iter()
-                            .map(move |c| (c.item.id.clone(), summary.clone()))
+                            .map(move |c| (c.entry.id.clone(), summary.clone()))
                     })
                     .collect();
                 (listed.iter().map(ItemKey::of).collect::<Vec<_>>(), folds)

@@ -470,7 +470,7 @@ impl Runtime {
             .state
             .borrow()
             .item(item_id)
-            .and_then(|i| match &i.item.kind {
+            .and_then(|i| match &i.entry.kind {
                 chat_shell_core::model::EntryKind::ToolCall(call) => {
                     call.permission.as_ref().and_then(|p| p.action_id.clone())
                 }
@@ -494,7 +494,7 @@ impl Runtime {
     /// its stream is the run going on. The question shows answered only once the runtime
     /// confirms the text it took.
     pub fn answer_question(self: &Rc<Self>, item_id: &ItemId, text: String) -> bool {
-        let action_id = self.with_item(item_id, |i| match &i.item.kind {
+        let action_id = self.with_item(item_id, |i| match &i.entry.kind {
             chat_shell_core::model::EntryKind::Note(
                 chat_shell_core::protocol::chatkit::Note::Question {
                     action_id, answer, ..

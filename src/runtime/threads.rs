@@ -68,7 +68,7 @@ impl Runtime {
         // The open thread's preview is known without asking the server.
         let shown = {
             let state = self.state.borrow();
-            let messages = state.visible_items().filter_map(|i| match &i.item.kind {
+            let messages = state.visible_items().filter_map(|i| match &i.entry.kind {
                 EntryKind::UserMessage(m) => Some(m),
                 _ => None,
             });

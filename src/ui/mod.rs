@@ -37,7 +37,7 @@ pub(crate) mod widgets;
 
 use crate::runtime::Shell;
 use chat_shell_core::protocol::chatkit::ItemId;
-use chat_shell_core::reducer::ItemState;
+use chat_shell_core::reducer::EntryState;
 use chat_shell_core::strings::{Strings, Text};
 pub use diff::DiffView;
 use leptos::prelude::*;
@@ -60,7 +60,7 @@ pub fn provide_shell(shell: Shell) {
 pub(crate) fn item_memo<T>(
     shell: Shell,
     id: ItemId,
-    read: impl Fn(&ItemState) -> T + Send + Sync + 'static,
+    read: impl Fn(&EntryState) -> T + Send + Sync + 'static,
 ) -> Memo<T>
 where
     T: Default + PartialEq + Send + Sync + 'static,

@@ -319,7 +319,7 @@ fn member_row(
 pub fn NoteView(id: ItemId) -> impl IntoView {
     let shell = use_shell();
     let item_id = id.clone();
-    let note = item_memo(shell, id.clone(), |i| match &i.item.kind {
+    let note = item_memo(shell, id.clone(), |i| match &i.entry.kind {
         EntryKind::Note(n) => Some((n.clone(), i.agent.as_ref().map(|a| a.name.clone()))),
         _ => None,
     });

@@ -5,7 +5,7 @@
 use crate::model::EntryKind;
 use crate::protocol::acp::ToolCallStatus;
 use crate::protocol::chatkit::{ClientToolStatus, WidgetComponent};
-use crate::reducer::{assistant_text, ChatState, ItemState};
+use crate::reducer::{assistant_text, ChatState, EntryState};
 use crate::strings::{Strings, Text};
 use serde_json::{json, Value};
 
@@ -105,7 +105,7 @@ fn markdown(state: &ChatState, strings: &Strings) -> String {
 
 /// An item's Markdown and who said it; `None` for what an export leaves out (turn ends,
 /// thoughts, notes, images, tasks).
-fn item_markdown(item: &ItemState, strings: &Strings) -> Option<(Speaker, String)> {
+fn item_markdown(item: &EntryState, strings: &Strings) -> Option<(Speaker, String)> {
     let status = |done: bool, failed: bool| {
         strings.get(if failed {
             Text::ExportFailed
@@ -124,7 +124,7 @@ fn item_markdown(item: &ItemState, strings: &Strings) -> Option<(Speaker, String
             )
         )
     };
-    Some(match &item.item.kind {
+    Some(match &item.entry.kind {
         EntryKind::UserMessage(m) => {
             let mut text = m.text();
             let names: Vec<&str> = m.attachments.iter().map(|a| a.name.as_str()).collect();
@@ -202,8 +202,8 @@ fn json_model(state: &ChatState) -> Value {
     })
 }
 
-fn item_json(item: &ItemState) -> Option<Value> {
-    let entry = &item.item;
+fn item_json(item: &EntryState) -> Option<Value> {
+    let entry = &item.entry;
     let mut value = match &entry.kind {
         EntryKind::UserMessage(m) => json!({
             "type": "user_message",

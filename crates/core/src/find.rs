@@ -8,14 +8,14 @@
 
 use crate::model::EntryKind;
 use crate::protocol::chatkit::ItemId;
-use crate::reducer::{assistant_text, ChatState, ItemState};
+use crate::reducer::{assistant_text, ChatState, EntryState};
 use std::borrow::Cow;
 
 /// The text of an item that find looks in: what the user sent, the answer, a tool call's
 /// title, a plan, thoughts. `None` for items without text of their own (widgets, images,
 /// turn ends).
-pub fn item_text(item: &ItemState) -> Option<Cow<'_, str>> {
-    match &item.item.kind {
+pub fn item_text(item: &EntryState) -> Option<Cow<'_, str>> {
+    match &item.entry.kind {
         EntryKind::UserMessage(m) => Some(Cow::Owned(m.text())),
         EntryKind::AssistantText(m) => match m.content.as_slice() {
             [one] => Some(Cow::Borrowed(one.text.as_str())),
@@ -54,7 +54,7 @@ pub fn find(state: &ChatState, query: &str) -> Vec<ItemId> {
                 }
             })
         })
-        .map(|item| item.item.id.clone())
+        .map(|item| item.entry.id.clone())
         .collect()
 }
 

@@ -115,10 +115,9 @@ fn the_replays_show_what_the_protocol_means() {
     // Reasoning is a thought, apart; its encrypted value is kept for the next run.
     let (think, conversation) = inputs(&[&fixture("think")]);
     let think = replay(think);
-    assert!(think
-        .items()
-        .iter()
-        .any(|i| matches!(&i.item.kind, EntryKind::Thought(t) if t.text.contains("Let me think"))));
+    assert!(think.items().iter().any(
+        |i| matches!(&i.entry.kind, EntryKind::Thought(t) if t.text.contains("Let me think"))
+    ));
     assert!(texts(&think).iter().all(|t| !t.contains("Let me think")));
     assert!(!conversation.encrypted.is_empty());
     // The state as the snapshot and the patch left it.
@@ -138,7 +137,7 @@ fn the_replays_show_what_the_protocol_means() {
     assert!(weather
         .items()
         .iter()
-        .any(|i| matches!(&i.item.kind, EntryKind::ClientToolCall(c) if c.name == "get_weather")));
+        .any(|i| matches!(&i.entry.kind, EntryKind::ClientToolCall(c) if c.name == "get_weather")));
     // A run error fails the turn, the agent's word, with Retry.
     let fail = replay(inputs(&[&fixture("fail")]).0);
     assert!(fail

@@ -59,7 +59,7 @@ fn kinds(state: &ChatState) -> Vec<&'static str> {
     state
         .items()
         .iter()
-        .map(|i| match &i.item.kind {
+        .map(|i| match &i.entry.kind {
             EntryKind::UserMessage(_) => "user",
             EntryKind::AssistantText(_) => "answer",
             EntryKind::ToolCall(_) => "tool",
@@ -157,7 +157,7 @@ fn check_07_chatkit_permission_decided_only_when_the_server_confirms() {
 {"type":"thread.item.updated","item_id":"tc1","update":{"type":"acp_tool_call.permission_requested","request":{"toolCall":{"toolCallId":"c1"},"options":[{"optionId":"ok","name":"Allow once","kind":"allow_once"}]}}}
 "#,
     );
-    let id = state.items()[1].item.id.clone();
+    let id = state.items()[1].entry.id.clone();
     let out = reduce(
         &mut state,
         Input::PermissionChosen {
@@ -174,7 +174,7 @@ fn check_07_chatkit_permission_decided_only_when_the_server_confirms() {
         &mut state,
         r#"{"type":"thread.item.updated","item_id":"tc1","update":{"type":"acp_tool_call.permission_resolved","outcome":{"outcome":"selected","optionId":"ok"}}}"#,
     );
-    let EntryKind::ToolCall(call) = &state.item(&id).unwrap().item.kind else {
+    let EntryKind::ToolCall(call) = &state.item(&id).unwrap().entry.kind else {
         panic!()
     };
     assert_eq!(
@@ -195,7 +195,7 @@ fn check_10_chatkit_citations_come_from_annotations() {
 {"type":"thread.item.updated","item_id":"m1","update":{"type":"assistant_message.content_part.annotation_added","content_index":0,"annotation":{"type":"annotation","source":{"type":"url","title":"Docs","url":"https://example.com/docs"}}}}
 "#,
     );
-    let EntryKind::AssistantText(m) = &state.items()[1].item.kind else {
+    let EntryKind::AssistantText(m) = &state.items()[1].entry.kind else {
         panic!()
     };
     assert_eq!(m.content[0].annotations.len(), 1);
@@ -245,7 +245,7 @@ fn check_18_chatkit_history_hydrates_newest_first_then_older_pages_in_front() {
         state
             .items()
             .iter()
-            .map(|i| i.item.id.to_string())
+            .map(|i| i.entry.id.to_string())
             .collect()
     };
     let mut state = ChatState::default();
@@ -394,7 +394,7 @@ fn check_11_events_bubbles_are_owned_by_the_agent_the_runtime_named() {
     let owners: Vec<Option<String>> = state
         .items()
         .iter()
-        .filter(|i| matches!(i.item.kind, EntryKind::AssistantText(_)))
+        .filter(|i| matches!(i.entry.kind, EntryKind::AssistantText(_)))
         .map(|i| i.agent.as_ref().and_then(|a| a.id.clone()))
         .collect();
     assert_eq!(

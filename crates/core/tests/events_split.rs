@@ -93,7 +93,7 @@ fn tool_states(state: &ChatState) -> Vec<(String, ToolCallState)> {
     state
         .items()
         .iter()
-        .filter_map(|i| match &i.item.kind {
+        .filter_map(|i| match &i.entry.kind {
             EntryKind::ToolCall(c) => Some((c.tool_call.title.clone(), i.tool_call_state()?)),
             _ => None,
         })
@@ -114,7 +114,7 @@ fn the_run_replays_as_the_spec_means() {
         .items()
         .iter()
         .map(|i| {
-            let kind = match &i.item.kind {
+            let kind = match &i.entry.kind {
                 EntryKind::UserMessage(_) => "user",
                 EntryKind::AssistantText(_) => "assistant",
                 EntryKind::ToolCall(_) => "tool",
@@ -142,7 +142,7 @@ fn the_run_replays_as_the_spec_means() {
             "Here's the summary: the project is **MIT** licensed (© 2024 Steerable).",
         ]
     );
-    assert_eq!(state.items()[5].item.id, ItemId::from("m_writer_1"));
+    assert_eq!(state.items()[5].entry.id, ItemId::from("m_writer_1"));
     assert_eq!(
         tool_states(&state),
         [
@@ -155,7 +155,7 @@ fn the_run_replays_as_the_spec_means() {
     assert_eq!(state.run_errors[0].code.as_deref(), Some("tool_degraded"));
     assert_eq!(
         state.run_errors[0].after_item.as_ref(),
-        Some(&state.items()[3].item.id),
+        Some(&state.items()[3].entry.id),
         "inline, after the failed search"
     );
     assert_eq!(

@@ -56,7 +56,7 @@ fn call_state(state: &ChatState, id: &str) -> ToolCallState {
 }
 
 fn tool_call<'a>(state: &'a ChatState, id: &str) -> &'a chat_shell_core::model::ToolCall {
-    match &state.item(&ItemId::from(id)).expect("item").item.kind {
+    match &state.item(&ItemId::from(id)).expect("item").entry.kind {
         EntryKind::ToolCall(c) => c,
         other => panic!("{other:?}"),
     }
@@ -408,7 +408,7 @@ fn updates_for_calls_never_announced_show_up_and_other_items_are_left_alone() {
     );
     assert!(!out.warnings.is_empty());
     assert!(matches!(
-        state.item(&ItemId::from("msg")).unwrap().item.kind,
+        state.item(&ItemId::from("msg")).unwrap().entry.kind,
         EntryKind::AssistantText(_)
     ));
 }
@@ -492,12 +492,12 @@ fn items_hydrate_from_history_and_an_official_unknown_type_is_other() {
     let kinds: Vec<bool> = state
         .items()
         .iter()
-        .map(|i| matches!(i.item.kind, EntryKind::Unsupported(_)))
+        .map(|i| matches!(i.entry.kind, EntryKind::Unsupported(_)))
         .collect();
     assert_eq!(kinds, [false, false, false, true, false, false]);
     // And they serialize back as sent (what a server persists is what comes back).
     assert_eq!(
-        state.items()[0].item,
+        state.items()[0].entry,
         chatkit_adapter::entry(wire[0].clone())
     );
     let back = serde_json::to_value(&wire[0]).unwrap();
@@ -519,7 +519,7 @@ fn plans_replace_and_thoughts_are_not_answer_text() {
         "pl",
         json!({"type": "acp_plan.update", "entries": [{"content": "C", "status": "in_progress"}]}),
     );
-    let EntryKind::Plan(plan) = &state.item(&"pl".into()).unwrap().item.kind else {
+    let EntryKind::Plan(plan) = &state.item(&"pl".into()).unwrap().entry.kind else {
         panic!();
     };
     assert_eq!(plan.entries.len(), 1);
@@ -532,7 +532,7 @@ fn plans_replace_and_thoughts_are_not_answer_text() {
         );
     }
     let thought = state.item(&"th".into()).unwrap();
-    assert!(matches!(&thought.item.kind, EntryKind::Thought(t) if t.text == "Let me think."));
+    assert!(matches!(&thought.entry.kind, EntryKind::Thought(t) if t.text == "Let me think."));
     assert_eq!(assistant_text(thought), None);
     reduce(&mut state, Input::StreamEnded);
     assert!(state.items().iter().all(|i| assistant_text(i).is_none()));
@@ -659,13 +659,13 @@ fn list_ids(state: &ChatState) -> Vec<String> {
     listed(state)
         .iter()
         .map(|l| match l {
-            Listed::Item(i) => i.item.id.0.clone(),
+            Listed::Item(i) => i.entry.id.0.clone(),
             Listed::Summary(calls) => calls
                 .iter()
-                .map(|c| c.item.id.0.as_str())
+                .map(|c| c.entry.id.0.as_str())
                 .collect::<Vec<_>>()
                 .join("+"),
-            Listed::Folded(i) => format!("~{}", i.item.id),
+            Listed::Folded(i) => format!("~{}", i.entry.id),
         })
         .collect()
 }

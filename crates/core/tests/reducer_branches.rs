@@ -43,7 +43,7 @@ fn loaded(branching: bool, items: Vec<ThreadItem>) -> ChatState {
 fn ids(state: &ChatState) -> Vec<String> {
     state
         .visible_items()
-        .map(|i| i.item.id.as_str().to_owned())
+        .map(|i| i.entry.id.as_str().to_owned())
         .collect()
 }
 
@@ -53,7 +53,7 @@ fn a_thread_says_whether_it_branches_and_items_carry_their_branches() {
     assert!(!plain.thread.as_ref().unwrap().branching);
     assert!(plain
         .visible_items()
-        .all(|i| i.item.branch_position().is_none()));
+        .all(|i| i.entry.branch_position().is_none()));
 
     let state = loaded(
         true,
@@ -62,7 +62,7 @@ fn a_thread_says_whether_it_branches_and_items_carry_their_branches() {
     assert!(state.thread.as_ref().unwrap().branching);
     let positions: Vec<_> = state
         .visible_items()
-        .map(|i| i.item.branch_position())
+        .map(|i| i.entry.branch_position())
         .collect();
     assert_eq!(positions, [Some((2, 2)), Some((2, 3))]);
     // The answer's turn names the branches of its first item.
@@ -76,7 +76,7 @@ fn a_lone_branch_or_one_missing_from_its_list_shows_no_position() {
     let state = loaded(true, vec![user("q1", &["q1"]), answer("a1", &["a0", "a2"])]);
     assert!(state
         .visible_items()
-        .all(|i| i.item.branch_position().is_none()));
+        .all(|i| i.entry.branch_position().is_none()));
 }
 
 #[test]
@@ -107,7 +107,7 @@ fn an_edit_takes_the_place_of_the_message_and_what_followed_it() {
     let local = state.visible_items().last().unwrap();
     assert!(local.local);
     assert!(
-        matches!(&local.item.kind, EntryKind::UserMessage(m) if m.text() == "q2, edited"),
+        matches!(&local.entry.kind, EntryKind::UserMessage(m) if m.text() == "q2, edited"),
         "{local:?}"
     );
     // The server's copy replaces it, with the branches it now has.
@@ -119,7 +119,12 @@ fn an_edit_takes_the_place_of_the_message_and_what_followed_it() {
     );
     assert_eq!(ids(&state), ["q1", "a1", "q3"]);
     assert_eq!(
-        state.visible_items().last().unwrap().item.branch_position(),
+        state
+            .visible_items()
+            .last()
+            .unwrap()
+            .entry
+            .branch_position(),
         Some((2, 2))
     );
 }

@@ -51,7 +51,7 @@ fn user_text(name: &str) -> String {
 }
 
 fn text_of(state: &ChatState, id: &str) -> String {
-    match &state.item(&ItemId::from(id)).expect(id).item.kind {
+    match &state.item(&ItemId::from(id)).expect(id).entry.kind {
         EntryKind::AssistantText(m) => m.content.iter().map(|p| p.text.clone()).collect(),
         other => panic!("{id} is not an assistant message: {other:?}"),
     }
@@ -64,12 +64,12 @@ fn every_stream_fixture_ends_in_the_servers_final_items() {
     for name in follow_ups.iter().filter(|n| n.matches('.').count() == 1) {
         let (state, replay) = replay_message(name, &user_text(name));
         let (order, items) = server_items(name);
-        let shown: Vec<ItemId> = state.items().iter().map(|i| i.item.id.clone()).collect();
+        let shown: Vec<ItemId> = state.items().iter().map(|i| i.entry.id.clone()).collect();
         assert_eq!(shown, order, "{name}: item order");
         for (id, (item, done)) in &items {
             let got = state.item(id).unwrap();
             if *done {
-                assert_eq!(&got.item, item, "{name}: final item {id}");
+                assert_eq!(&got.entry, item, "{name}: final item {id}");
             }
             assert!(!got.local, "{name}: {id} still local");
         }
@@ -106,7 +106,7 @@ fn forkquirks_streams_every_delta_into_the_message_before_done() {
         &[7, 13, 1],
         |s| {
             s.item(&ItemId::from("msg_2461a5d6"))
-                .map(|i| match &i.item.kind {
+                .map(|i| match &i.entry.kind {
                     EntryKind::AssistantText(m) => {
                         format!("{:?}:{}", i.status, m.content[0].text)
                     }
@@ -147,7 +147,7 @@ fn forkquirks_streams_every_delta_into_the_message_before_done() {
     let task = state
         .item(&ItemId::from("call_OqZCSVqydPx07bpoQELBBrMi"))
         .unwrap();
-    let EntryKind::Task(t) = &task.item.kind else {
+    let EntryKind::Task(t) = &task.entry.kind else {
         panic!()
     };
     assert_eq!(
@@ -158,7 +158,7 @@ fn forkquirks_streams_every_delta_into_the_message_before_done() {
         state
             .items()
             .iter()
-            .filter(|i| matches!(i.item.kind, EntryKind::Task(_)))
+            .filter(|i| matches!(i.entry.kind, EntryKind::Task(_)))
             .count(),
         1
     );
@@ -167,8 +167,8 @@ fn forkquirks_streams_every_delta_into_the_message_before_done() {
     let widget = state
         .items()
         .iter()
-        .find(|i| matches!(i.item.kind, EntryKind::ClientWidget(_)));
-    let EntryKind::ClientWidget(w) = &widget.expect("client widget").item.kind else {
+        .find(|i| matches!(i.entry.kind, EntryKind::ClientWidget(_)));
+    let EntryKind::ClientWidget(w) = &widget.expect("client widget").entry.kind else {
         panic!()
     };
     assert_eq!(w.name, "tool_approval_request");
@@ -214,14 +214,24 @@ fn deltas_for_unknown_ids_and_indexes_go_to_the_streamed_message() {
 #[test]
 fn an_item_added_twice_is_updated_in_place() {
     let (state, _) = replay_message("task.sse", "task");
-    let ids: Vec<&str> = state.items().iter().map(|i| i.item.id.as_str()).collect();
+    let ids: Vec<&str> = state.items().iter().map(|i| i.entry.id.as_str()).collect();
     assert_eq!(ids.iter().filter(|id| **id == "tsk_00000014").count(), 1);
-    let EntryKind::Task(t) = &state.item(&ItemId::from("tsk_00000014")).unwrap().item.kind else {
+    let EntryKind::Task(t) = &state
+        .item(&ItemId::from("tsk_00000014"))
+        .unwrap()
+        .entry
+        .kind
+    else {
         panic!()
     };
     assert_eq!(t.task.title(), Some("Found 56 records"));
     assert_eq!(t.task.status_indicator, StatusIndicator::Complete);
-    let EntryKind::Task(r) = &state.item(&ItemId::from("tsk_00000015")).unwrap().item.kind else {
+    let EntryKind::Task(r) = &state
+        .item(&ItemId::from("tsk_00000015"))
+        .unwrap()
+        .entry
+        .kind
+    else {
         panic!()
     };
     assert_eq!(r.task.title(), Some("Permissions OK (replaced)"));
@@ -250,7 +260,7 @@ fn content_part_done_with_empty_annotations_keeps_added_ones() {
         reduce(&mut state, chat_shell_core::adapters::chatkit::input(event));
         if is_part_done {
             let item = state.item(id.as_ref().unwrap()).unwrap();
-            let EntryKind::AssistantText(m) = &item.item.kind else {
+            let EntryKind::AssistantText(m) = &item.entry.kind else {
                 panic!()
             };
             after_part_done = Some(m.content[0].annotations.len());
@@ -264,9 +274,9 @@ fn content_part_done_with_empty_annotations_keeps_added_ones() {
     let msg = state
         .items()
         .iter()
-        .find(|i| matches!(i.item.kind, EntryKind::AssistantText(_)))
+        .find(|i| matches!(i.entry.kind, EntryKind::AssistantText(_)))
         .unwrap();
-    let EntryKind::AssistantText(m) = &msg.item.kind else {
+    let EntryKind::AssistantText(m) = &msg.entry.kind else {
         panic!()
     };
     assert_eq!(m.content[0].annotations.len(), 1);
@@ -278,9 +288,9 @@ fn annotations_of_every_source_kind_survive() {
     let msg = state
         .items()
         .iter()
-        .find(|i| matches!(i.item.kind, EntryKind::AssistantText(_)))
+        .find(|i| matches!(i.entry.kind, EntryKind::AssistantText(_)))
         .unwrap();
-    let EntryKind::AssistantText(m) = &msg.item.kind else {
+    let EntryKind::AssistantText(m) = &msg.entry.kind else {
         panic!()
     };
     let kinds: Vec<&str> = m.content[0]
@@ -314,7 +324,7 @@ fn an_error_keeps_the_partial_answer_and_a_retry_replaces_it() {
         .iter()
         .find(|i| i.status == ItemStatus::Failed)
         .expect("partial kept");
-    assert!(matches!(partial.item.kind, EntryKind::AssistantText(_)));
+    assert!(matches!(partial.entry.kind, EntryKind::AssistantText(_)));
     let emitted: Vec<&str> = replay
         .outcomes
         .iter()
@@ -327,10 +337,10 @@ fn an_error_keeps_the_partial_answer_and_a_retry_replaces_it() {
     assert!(emitted.contains(&"chat.error"));
     let user = error.retry_after.clone().expect("retry target");
     assert!(matches!(
-        state.item(&user).unwrap().item.kind,
+        state.item(&user).unwrap().entry.kind,
         EntryKind::UserMessage(_)
     ));
-    let partial_id = partial.item.id.clone();
+    let partial_id = partial.entry.id.clone();
     replay_into(
         &mut state,
         Input::RetryStarted {
@@ -345,7 +355,7 @@ fn an_error_keeps_the_partial_answer_and_a_retry_replaces_it() {
         state.item(&partial_id).is_none(),
         "the failed answer is dropped on retry"
     );
-    let ids: Vec<&str> = state.items().iter().map(|i| i.item.id.as_str()).collect();
+    let ids: Vec<&str> = state.items().iter().map(|i| i.entry.id.as_str()).collect();
     assert_eq!(ids.first().copied(), Some(user.as_str()));
     assert!(!text_of(&state, "msg_00000066").is_empty());
     assert_eq!(ids.len(), 2, "{ids:?}");
@@ -368,9 +378,9 @@ fn thread_updated_mid_message_changes_title_and_keeps_text() {
         .items()
         .iter()
         .rev()
-        .find(|i| matches!(i.item.kind, EntryKind::AssistantText(_)))
+        .find(|i| matches!(i.entry.kind, EntryKind::AssistantText(_)))
         .unwrap();
-    assert!(text_of(&state, msg.item.id.as_str()).contains("The thread title is now"));
+    assert!(text_of(&state, msg.entry.id.as_str()).contains("The thread title is now"));
 }
 
 #[test]
@@ -389,7 +399,7 @@ fn widgets_keep_float_props_and_the_whole_tree() {
     let widgets: Vec<&WidgetRoot> = state
         .items()
         .iter()
-        .filter_map(|i| match &i.item.kind {
+        .filter_map(|i| match &i.entry.kind {
             EntryKind::Widget(w) => Some(&w.widget),
             _ => None,
         })
@@ -450,7 +460,7 @@ fn widget_streaming_updates_apply_by_component_id() {
     let (_, items) = server_items("widgetstream.sse");
     for (id, (item, done)) in items {
         if done {
-            assert_eq!(state.item(&id).unwrap().item, item);
+            assert_eq!(state.item(&id).unwrap().entry, item);
         }
     }
 }
@@ -461,7 +471,7 @@ fn workflows_keep_tasks_and_summaries() {
     let flows: Vec<&Workflow> = state
         .items()
         .iter()
-        .filter_map(|i| match &i.item.kind {
+        .filter_map(|i| match &i.entry.kind {
             EntryKind::Workflow(w) => Some(&w.workflow),
             _ => None,
         })
@@ -525,7 +535,7 @@ fn progress_is_ephemeral_and_notices_and_effects_are_reported() {
         .iter()
         .map(|i| {
             matches!(
-                i.item.kind,
+                i.entry.kind,
                 EntryKind::UserMessage(_) | EntryKind::AssistantText(_)
             )
         })
@@ -557,7 +567,7 @@ fn progress_is_ephemeral_and_notices_and_effects_are_reported() {
     assert!(state
         .items()
         .iter()
-        .all(|i| !format!("{:?}", i.item).contains("peer.toast\"")));
+        .all(|i| !format!("{:?}", i.entry).contains("peer.toast\"")));
 }
 
 #[test]
@@ -580,7 +590,7 @@ fn naive_timestamps_are_kept_as_sent() {
     let (state, _) = replay_message("task.sse", "task");
     let t = &state.thread.as_ref().unwrap().created_at;
     assert!(t.starts_with("2026-11-21T") && !t.ends_with('Z'), "{t}");
-    let item = &state.items()[0].item.created_at;
+    let item = &state.items()[0].entry.created_at;
     assert_eq!(item, "2026-11-21T08:28:48.821767");
 }
 
@@ -639,10 +649,10 @@ fn a_stream_cut_in_the_middle_of_a_json_line_reports_and_keeps_the_text() {
     let msg = state
         .items()
         .iter()
-        .find(|i| matches!(i.item.kind, EntryKind::AssistantText(_)))
+        .find(|i| matches!(i.entry.kind, EntryKind::AssistantText(_)))
         .unwrap();
     assert!(
-        text_of(&state, msg.item.id.as_str()).len() > 100,
+        text_of(&state, msg.entry.id.as_str()).len() > 100,
         "partial text kept"
     );
 }
@@ -744,7 +754,7 @@ fn hydration_then_older_pages_keep_order() {
         .collect();
     let mut state = ChatState::new();
     reduce(&mut state, chatkit_adapter::thread_loaded(thread));
-    let ids: Vec<ItemId> = state.items().iter().map(|i| i.item.id.clone()).collect();
+    let ids: Vec<ItemId> = state.items().iter().map(|i| i.entry.id.clone()).collect();
     assert_eq!(ids, first_ids);
     let older = Page {
         data: vec![
@@ -755,7 +765,7 @@ fn hydration_then_older_pages_keep_order() {
         after: None,
     };
     reduce(&mut state, chatkit_adapter::older_items(older));
-    let ids: Vec<&str> = state.items().iter().map(|i| i.item.id.as_str()).collect();
+    let ids: Vec<&str> = state.items().iter().map(|i| i.entry.id.as_str()).collect();
     assert_eq!(&ids[..2], ["old1", "old2"]);
 }
 
@@ -806,7 +816,7 @@ fn streamed_items_are_live_and_loaded_ones_are_not() {
     let answer = state
         .items()
         .iter()
-        .find(|i| matches!(i.item.kind, EntryKind::AssistantText(_)))
+        .find(|i| matches!(i.entry.kind, EntryKind::AssistantText(_)))
         .unwrap();
     assert!(answer.live);
     let thread: Thread = serde_json::from_slice(&fixture("threads.get_by_id.json")).unwrap();

@@ -54,7 +54,7 @@ fn thread(items: Vec<ThreadItem>, has_more: bool, after: Option<&str>) -> Thread
 }
 
 fn visible_ids(state: &ChatState) -> Vec<&str> {
-    state.visible_items().map(|i| i.item.id.as_str()).collect()
+    state.visible_items().map(|i| i.entry.id.as_str()).collect()
 }
 
 #[test]
@@ -225,7 +225,7 @@ fn a_failed_message_comes_back_not_an_earlier_one_the_server_never_echoed() {
     let users = state
         .items()
         .iter()
-        .filter(|i| matches!(&i.item.kind, EntryKind::UserMessage(_)))
+        .filter(|i| matches!(&i.entry.kind, EntryKind::UserMessage(_)))
         .count();
     assert_eq!(users, 2, "the earlier messages stay in the conversation");
 }

@@ -60,7 +60,7 @@ fn thread(id: &str, items: Vec<Value>) -> Thread {
 }
 
 fn ids(state: &ChatState) -> Vec<&str> {
-    state.items().iter().map(|i| i.item.id.as_str()).collect()
+    state.items().iter().map(|i| i.entry.id.as_str()).collect()
 }
 
 fn invoked(outcome: &Outcome) -> Vec<&str> {
@@ -75,7 +75,7 @@ fn invoked(outcome: &Outcome) -> Vec<&str> {
 }
 
 fn parts(state: &ChatState, id: &str) -> Vec<String> {
-    match &state.item(&ItemId::from(id)).expect(id).item.kind {
+    match &state.item(&ItemId::from(id)).expect(id).entry.kind {
         EntryKind::AssistantText(m) => m.content.iter().map(|p| p.text.clone()).collect(),
         other => panic!("{id} is not an assistant message: {other:?}"),
     }
@@ -95,7 +95,7 @@ fn a_text_delta_for_a_user_message_id_is_a_warning_not_a_second_item() {
         let out = reduce(&mut state, ev(delta("a", "text")));
         assert_eq!(ids(&state), ["a"], "turn: {turn}");
         assert!(
-            matches!(&state.items()[0].item.kind, EntryKind::UserMessage(m) if m.text() == "hi"),
+            matches!(&state.items()[0].entry.kind, EntryKind::UserMessage(m) if m.text() == "hi"),
             "{:?}",
             state.items()[0]
         );
@@ -125,7 +125,7 @@ fn every_message_update_for_a_widget_id_leaves_one_item() {
             ev(json!({"type": "thread.item.updated", "item_id": "w", "update": update})),
         );
         assert_eq!(ids(&state), ["w"], "{update}");
-        assert!(matches!(state.items()[0].item.kind, EntryKind::Widget(_)));
+        assert!(matches!(state.items()[0].entry.kind, EntryKind::Widget(_)));
         assert!(!out.warnings.is_empty(), "{update}");
     }
 }
@@ -146,7 +146,7 @@ fn a_loaded_page_with_a_repeated_id_holds_it_once() {
     );
     assert_eq!(ids(&state), ["a", "b"]);
     for (i, held) in state.items().iter().enumerate() {
-        assert_eq!(state.item(&held.item.id), Some(&state.items()[i]));
+        assert_eq!(state.item(&held.entry.id), Some(&state.items()[i]));
     }
     reduce(
         &mut state,
@@ -358,7 +358,7 @@ fn every_pending_client_tool_call_of_a_turn_runs_in_order() {
         };
         ran.push(id.to_string());
         stream = vec![reduce(&mut state, Input::TurnStarted)];
-        let mut done = state.item(&id).unwrap().item.clone();
+        let mut done = state.item(&id).unwrap().entry.clone();
         if let EntryKind::ClientToolCall(c) = &mut done.kind {
             c.status = ClientToolStatus::Completed;
         }

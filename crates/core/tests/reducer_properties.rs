@@ -423,7 +423,7 @@ fn check(
     out: &Outcome,
 ) -> Result<(), TestCaseError> {
     // Item ids are unique, and looking an item up by id finds that very item.
-    let ids: Vec<&ItemId> = state.items().iter().map(|i| &i.item.id).collect();
+    let ids: Vec<&ItemId> = state.items().iter().map(|i| &i.entry.id).collect();
     prop_assert_eq!(
         ids.iter().collect::<HashSet<_>>().len(),
         ids.len(),
@@ -431,30 +431,30 @@ fn check(
         ids
     );
     for held in state.items() {
-        prop_assert!(std::ptr::eq(state.item(&held.item.id).unwrap(), held));
+        prop_assert!(std::ptr::eq(state.item(&held.entry.id).unwrap(), held));
     }
 
     // Ghosts are hidden, only user messages are hidden, and a hidden message stays hidden
     // whatever replaces it under its id (short of another thread or a new chat).
     for held in state.items() {
         prop_assert!(
-            !held.item.is_ghost() || held.hidden,
+            !held.entry.is_ghost() || held.hidden,
             "ghost shown: {:?}",
             held
         );
         prop_assert!(
-            !held.hidden || matches!(held.item.kind, EntryKind::UserMessage(_)),
+            !held.hidden || matches!(held.entry.kind, EntryKind::UserMessage(_)),
             "hidden non-message: {:?}",
             held
         );
     }
     if !matches!(input, Input::ThreadLoaded { .. } | Input::Reset) {
         for was in before.items().iter().filter(|i| i.hidden) {
-            if let Some(now) = state.item(&was.item.id) {
+            if let Some(now) = state.item(&was.entry.id) {
                 prop_assert!(
-                    now.hidden || !matches!(now.item.kind, EntryKind::UserMessage(_)),
+                    now.hidden || !matches!(now.entry.kind, EntryKind::UserMessage(_)),
                     "hidden message {} shown again",
-                    was.item.id
+                    was.entry.id
                 );
             }
         }
@@ -487,7 +487,10 @@ fn check(
         _ => None,
     };
     if let Some(item) = arrived {
-        prop_assert_eq!(&state.item(&item.id).expect("arrived item held").item, item);
+        prop_assert_eq!(
+            &state.item(&item.id).expect("arrived item held").entry,
+            item
+        );
     }
 
     // Client tool calls: every clean end of a stream asks for the oldest pending call that
@@ -514,7 +517,7 @@ fn check(
     }
     model
         .pending_calls
-        .retain(|id| state.item(id).is_some_and(|i| is_pending_call(&i.item)));
+        .retain(|id| state.item(id).is_some_and(|i| is_pending_call(&i.entry)));
     let mut asked = Vec::new();
     for effect in &out.effects {
         if let Effect::InvokeClientTool {
@@ -524,7 +527,7 @@ fn check(
             arguments,
         } = effect
         {
-            let held = state.item(item_id).map(|i| &i.item.kind);
+            let held = state.item(item_id).map(|i| &i.entry.kind);
             prop_assert!(
                 matches!(held, Some(EntryKind::ClientToolCall(c))
                     if c.status == ClientToolStatus::Pending && &c.call_id == call_id
@@ -577,7 +580,7 @@ fn check_agent_runs(
                 prop_assert!(
                     !s.is_running(),
                     "{} still {:?} after the run",
-                    held.item.id,
+                    held.entry.id,
                     s
                 );
             }
@@ -587,8 +590,8 @@ fn check_agent_runs(
     // nothing the card shows as decided.
     if let Input::PermissionChosen { item_id, .. } = input {
         prop_assert_eq!(
-            before.item(item_id).map(|i| &i.item),
-            state.item(item_id).map(|i| &i.item)
+            before.item(item_id).map(|i| &i.entry),
+            state.item(item_id).map(|i| &i.entry)
         );
     }
     // Answers go out only for a user's pick of an offered option on a request that is
@@ -608,8 +611,8 @@ fn check_agent_runs(
             let was_asking: Vec<&ItemId> = before
                 .items()
                 .iter()
-                .filter(|i| asking(&i.item.kind))
-                .map(|i| &i.item.id)
+                .filter(|i| asking(&i.entry.kind))
+                .map(|i| &i.entry.id)
                 .collect();
             let cancelled: Vec<&ItemId> = answered
                 .iter()
@@ -618,12 +621,12 @@ fn check_agent_runs(
                 .collect();
             prop_assert_eq!(cancelled.len(), answered.len());
             prop_assert_eq!(cancelled, was_asking);
-            prop_assert!(state.items().iter().all(|i| !asking(&i.item.kind)));
+            prop_assert!(state.items().iter().all(|i| !asking(&i.entry.kind)));
         }
         Input::PermissionChosen { item_id, option_id } => {
             let offered = before.item(item_id).is_some_and(|i| {
                 i.permission_choice.is_none()
-                    && matches!(&i.item.kind, EntryKind::ToolCall(c) if c.permission.as_ref()
+                    && matches!(&i.entry.kind, EntryKind::ToolCall(c) if c.permission.as_ref()
                         .is_some_and(|p| p.outcome.is_none() && p.option(option_id).is_some()))
             });
             let expected = if offered { 1 } else { 0 };

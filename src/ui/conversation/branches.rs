@@ -22,7 +22,7 @@ pub(crate) fn UserMessageTools(id: ItemId, editing: RwSignal<bool>) -> impl Into
     let field = NodeRef::<html::Textarea>::new();
     let draft = RwSignal::new(String::new());
     let text_id = id.clone();
-    let text = item_memo(shell, text_id, |i| match &i.item.kind {
+    let text = item_memo(shell, text_id, |i| match &i.entry.kind {
         EntryKind::UserMessage(m) => m
             .content
             .iter()
@@ -135,9 +135,9 @@ pub(crate) fn BranchPicker(id: ItemId) -> impl IntoView {
     let shell = use_shell();
     let signals = shell.signals().expect("runtime exists while mounted");
     let branches = item_memo(shell, id, |i| {
-        i.item
+        i.entry
             .branch_position()
-            .map(|(at, _)| (at, i.item.branches.clone()))
+            .map(|(at, _)| (at, i.entry.branches.clone()))
     });
     let busy = move || signals.streaming.get().is_some();
     let step = move |by: isize| {

@@ -58,7 +58,7 @@ pub fn ElicitationView(id: ItemId) -> impl IntoView {
     let shell = use_shell();
     let request = shell
         .with(|rt| {
-            rt.with_item(&id, |i| match &i.item.kind {
+            rt.with_item(&id, |i| match &i.entry.kind {
                 EntryKind::Elicitation(e) => Some(e.request.clone()),
                 _ => None,
             })
@@ -66,7 +66,7 @@ pub fn ElicitationView(id: ItemId) -> impl IntoView {
         .flatten()
         .flatten()
         .unwrap_or_default();
-    let outcome = item_memo(shell, id.clone(), |i| match &i.item.kind {
+    let outcome = item_memo(shell, id.clone(), |i| match &i.entry.kind {
         EntryKind::Elicitation(e) => e.outcome.clone(),
         _ => None,
     });

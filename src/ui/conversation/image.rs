@@ -14,7 +14,7 @@ use leptos::prelude::*;
 pub(crate) fn GeneratedImageView(id: ItemId) -> impl IntoView {
     let shell = use_shell();
     let snapshot = item_memo(shell, id.clone(), |i| {
-        Some(match &i.item.kind {
+        Some(match &i.entry.kind {
             EntryKind::GeneratedImage(g) => (
                 g.image
                     .as_ref()

@@ -46,7 +46,7 @@ fn UnsupportedView(id: ItemId) -> impl IntoView {
     let shell = use_shell();
     let kind = shell
         .with(|rt| {
-            rt.with_item(&id, |i| match &i.item.kind {
+            rt.with_item(&id, |i| match &i.entry.kind {
                 EntryKind::Unsupported(u) => u.type_name().to_owned(),
                 _ => String::new(),
             })
@@ -67,7 +67,7 @@ fn EndOfTurnView(id: ItemId) -> impl IntoView {
     let shell = use_shell();
     let end = shell
         .with(|rt| {
-            rt.with_item(&id, |i| match &i.item.kind {
+            rt.with_item(&id, |i| match &i.entry.kind {
                 EntryKind::EndOfTurn(end) => Some(end.clone()),
                 _ => None,
             })

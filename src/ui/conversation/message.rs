@@ -18,7 +18,7 @@ pub fn UserMessageView(id: ItemId) -> impl IntoView {
     let shell = use_shell();
     let item_id = id.clone();
     // Its text in parts: (text, whether it is a mention's title).
-    let content = item_memo(shell, item_id, |i| match &i.item.kind {
+    let content = item_memo(shell, item_id, |i| match &i.entry.kind {
         EntryKind::UserMessage(m) => (parts_of(m), m.attachments.clone()),
         _ => (Vec::new(), Vec::new()),
     });
@@ -41,7 +41,7 @@ pub fn UserMessageView(id: ItemId) -> impl IntoView {
     let editing = RwSignal::new(false);
     let signals = shell.signals().expect("runtime exists while mounted");
     let echoed = item_memo(shell, id.clone(), |i| !i.local);
-    let forked = item_memo(shell, id.clone(), |i| i.item.branch_position().is_some());
+    let forked = item_memo(shell, id.clone(), |i| i.entry.branch_position().is_some());
     let final_ids = shell.with(|rt| rt.names_messages()).unwrap_or(false);
     let tools = move || {
         let branching = signals
@@ -98,7 +98,7 @@ pub fn AssistantMessageView(id: ItemId) -> impl IntoView {
         shell
             .with(|rt| {
                 rt.with_item(&meta_id, |i| {
-                    let annotations: Vec<Annotation> = match &i.item.kind {
+                    let annotations: Vec<Annotation> = match &i.entry.kind {
                         EntryKind::AssistantText(m) => m
                             .content
                             .iter()
@@ -135,7 +135,7 @@ pub fn AssistantMessageView(id: ItemId) -> impl IntoView {
         let mut more = false;
         shell.with(|rt| {
             rt.with_item(&render_id, |item| {
-                let EntryKind::AssistantText(m) = &item.item.kind else {
+                let EntryKind::AssistantText(m) = &item.entry.kind else {
                     return;
                 };
                 let final_text = item.status != ItemStatus::Streaming;

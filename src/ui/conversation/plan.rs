@@ -12,7 +12,7 @@ use leptos::prelude::*;
 #[component]
 pub fn PlanView(id: ItemId) -> impl IntoView {
     let shell = use_shell();
-    let entries = item_memo(shell, id.clone(), |i| match &i.item.kind {
+    let entries = item_memo(shell, id.clone(), |i| match &i.entry.kind {
         EntryKind::Plan(p) => p.entries.clone(),
         _ => Vec::new(),
     });
@@ -32,7 +32,7 @@ pub fn PlanView(id: ItemId) -> impl IntoView {
 #[component]
 pub fn ThoughtView(id: ItemId) -> impl IntoView {
     let shell = use_shell();
-    let text = item_memo(shell, id.clone(), |i| match &i.item.kind {
+    let text = item_memo(shell, id.clone(), |i| match &i.entry.kind {
         EntryKind::Thought(t) => t.text.clone(),
         _ => String::new(),
     });

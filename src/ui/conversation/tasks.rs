@@ -21,7 +21,9 @@ use leptos::prelude::*;
 pub(crate) fn TasksView(id: ItemId) -> impl IntoView {
     let shell = use_shell();
     let signals = shell.signals().expect("runtime exists while mounted");
-    let snapshot = item_memo(shell, id.clone(), |i| Some((i.item.kind.clone(), i.status)));
+    let snapshot = item_memo(shell, id.clone(), |i| {
+        Some((i.entry.kind.clone(), i.status))
+    });
     // Shimmer only while this is the newest thing in a thread that is still answering.
     let newest = Memo::new(move |_| {
         signals.streaming.get().is_some()

@@ -78,7 +78,7 @@ pub fn ToolCallView(id: ItemId) -> impl IntoView {
     let shell = use_shell();
     let item_id = id.clone();
     let snapshot = item_memo(shell, item_id, |i| {
-        let EntryKind::ToolCall(item) = &i.item.kind else {
+        let EntryKind::ToolCall(item) = &i.entry.kind else {
             return None;
         };
         let call = &item.tool_call;
@@ -152,7 +152,7 @@ pub fn ToolCallView(id: ItemId) -> impl IntoView {
         let asking = state.get() == Some(ToolCallState::AwaitingPermission);
         let call = shell
             .with(|rt| {
-                rt.with_item(&body_id, |i| match &i.item.kind {
+                rt.with_item(&body_id, |i| match &i.entry.kind {
                     EntryKind::ToolCall(item) => Some(item.tool_call.clone()),
                     _ => None,
                 })

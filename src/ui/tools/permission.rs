@@ -155,7 +155,7 @@ fn PermissionDiffs(id: ItemId) -> impl IntoView {
     let cwd = session_cwd(shell);
     shell
         .with(|rt| {
-            rt.with_item(&id, |i| match &i.item.kind {
+            rt.with_item(&id, |i| match &i.entry.kind {
                 EntryKind::ToolCall(c) => c
                     .tool_call
                     .content

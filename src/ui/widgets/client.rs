@@ -27,7 +27,7 @@ pub fn ClientWidgetView(id: ItemId) -> impl IntoView {
     let shell = use_shell();
     let registry = shell.with(|rt| rt.client_widgets_rev());
     let item_id = id.clone();
-    let data = item_memo(shell, item_id, |i| match &i.item.kind {
+    let data = item_memo(shell, item_id, |i| match &i.entry.kind {
         EntryKind::ClientWidget(w) => Some((w.name.clone(), w.args.clone())),
         _ => None,
     });
@@ -335,8 +335,8 @@ fn ApprovalCard(id: ItemId) -> impl IntoView {
 /// its own args, or in a later approval item for the same call.
 fn read_request(state: &ChatState, id: &ItemId) -> Option<ApprovalRequest> {
     let items = state.items();
-    let at = items.iter().position(|i| &i.item.id == id)?;
-    let EntryKind::ClientWidget(w) = &items[at].item.kind else {
+    let at = items.iter().position(|i| &i.entry.id == id)?;
+    let EntryKind::ClientWidget(w) = &items[at].entry.kind else {
         return None;
     };
     let mut request = ApprovalRequest::from_args(&w.args);
@@ -344,7 +344,7 @@ fn read_request(state: &ChatState, id: &ItemId) -> Option<ApprovalRequest> {
         if let Some(call) = request.call_id().map(str::to_owned) {
             request.decision = items[at + 1..]
                 .iter()
-                .find_map(|later| match &later.item.kind {
+                .find_map(|later| match &later.entry.kind {
                     EntryKind::ClientWidget(w)
                         if w.name == approval::NAME
                             && w.args.get("call_id").and_then(Value::as_str)

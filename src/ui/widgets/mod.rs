@@ -36,7 +36,7 @@ use wasm_bindgen::JsCast;
 pub fn WidgetView(id: ItemId) -> impl IntoView {
     let shell = use_shell();
     let item_id = id.clone();
-    let root = item_memo(shell, item_id, |i| match &i.item.kind {
+    let root = item_memo(shell, item_id, |i| match &i.entry.kind {
         EntryKind::Widget(w) => Some(w.widget.clone()),
         _ => None,
     });

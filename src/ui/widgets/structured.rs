@@ -22,7 +22,7 @@ pub fn StructuredInputView(id: ItemId) -> impl IntoView {
         return ().into_any();
     };
     let item_id = id.clone();
-    let input = item_memo(shell, item_id, |i| match &i.item.kind {
+    let input = item_memo(shell, item_id, |i| match &i.entry.kind {
         EntryKind::StructuredInput(s) => Some(s.clone()),
         _ => None,
     });

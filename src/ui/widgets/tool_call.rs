@@ -25,7 +25,7 @@ pub fn ClientToolCallView(id: ItemId) -> impl IntoView {
     let Some(signals) = shell.signals() else {
         return ().into_any();
     };
-    let call = item_memo(shell, id.clone(), |i| match &i.item.kind {
+    let call = item_memo(shell, id.clone(), |i| match &i.entry.kind {
         EntryKind::ClientToolCall(c) => Some(Call {
             name: c.name.clone(),
             status: c.status,

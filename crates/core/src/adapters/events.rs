@@ -303,7 +303,7 @@ pub fn request(state: &ChatState, metadata: Option<JsonMap>) -> EventsRequest {
     let messages = state
         .items()
         .iter()
-        .filter_map(|i| match &i.item.kind {
+        .filter_map(|i| match &i.entry.kind {
             EntryKind::UserMessage(m) => Some((Role::User, m.text())),
             EntryKind::AssistantText(_) => {
                 crate::reducer::assistant_text(i).map(|t| (Role::Assistant, t))

@@ -4,7 +4,7 @@
 use super::input::Streamed;
 use super::items::{self, loaded_item};
 use super::outcome::{Effect, Outcome};
-use super::state::{ChatState, ItemState, Notice, ThreadInfo, Unrecognized};
+use super::state::{ChatState, EntryState, Notice, ThreadInfo, Unrecognized};
 use super::{run, turn};
 use crate::host_events::{ChatError, ChatEvent, ErrorKind};
 use crate::model::Entry;
@@ -167,7 +167,7 @@ pub(super) fn thread_loaded(
 
 pub(super) fn older_items(state: &mut ChatState, page: Page<Entry>, _out: &mut Outcome) {
     // Pages come newest first; the thread shows oldest first.
-    let mut older: Vec<ItemState> = page.data.into_iter().map(loaded_item).collect();
+    let mut older: Vec<EntryState> = page.data.into_iter().map(loaded_item).collect();
     older.reverse();
     state.prepend_items(older);
     state.older = page.after.filter(|_| page.has_more);

@@ -1,7 +1,7 @@
 //! The conversation list as views show it: the visible items, with the settled tool calls of
 //! a finished turn folded under one summary line.
 
-use super::state::{ChatState, ItemState, ToolCallState};
+use super::state::{ChatState, EntryState, ToolCallState};
 use crate::model::EntryKind;
 use crate::protocol::chatkit::ItemId;
 
@@ -10,12 +10,12 @@ use crate::protocol::chatkit::ItemId;
 /// folding a run re-renders none of them).
 #[derive(Debug)]
 pub enum Listed<'a> {
-    Item(&'a ItemState),
+    Item(&'a EntryState),
     /// The summary of two or more tool calls, none running or asking, of a turn that is
     /// over; the calls follow it as [`Listed::Folded`].
-    Summary(Vec<&'a ItemState>),
+    Summary(Vec<&'a EntryState>),
     /// A tool call folded into the summary before it.
-    Folded(&'a ItemState),
+    Folded(&'a EntryState),
 }
 
 /// The visible items as the list shows them. A run of tool calls is folded once its turn
@@ -23,12 +23,12 @@ pub enum Listed<'a> {
 /// call in it has settled; a run error shown after a call ends the run there, so the
 /// error keeps its place.
 pub fn listed(state: &ChatState) -> Vec<Listed<'_>> {
-    let items: Vec<&ItemState> = state.visible_items().collect();
+    let items: Vec<&EntryState> = state.visible_items().collect();
     let last_user = items
         .iter()
-        .rposition(|i| matches!(i.item.kind, EntryKind::UserMessage(_)));
+        .rposition(|i| matches!(i.entry.kind, EntryKind::UserMessage(_)));
     let turn_over = |end: usize| !state.is_streaming() || last_user.is_some_and(|u| end < u);
-    let settled = |i: &ItemState| {
+    let settled = |i: &EntryState| {
         i.tool_call_state()
             .is_some_and(|s| !s.is_running() && s != ToolCallState::AwaitingPermission)
     };
@@ -48,7 +48,7 @@ pub fn listed(state: &ChatState) -> Vec<Listed<'_>> {
         let mut end = at;
         while end < items.len() && settled(items[end]) {
             end += 1;
-            if anchors.contains(&items[end - 1].item.id) {
+            if anchors.contains(&items[end - 1].entry.id) {
                 break;
             }
         }
@@ -75,9 +75,9 @@ pub struct ToolCallSummary {
 }
 
 impl ToolCallSummary {
-    pub fn of<'a>(calls: impl IntoIterator<Item = &'a ItemState>) -> Self {
+    pub fn of<'a>(calls: impl IntoIterator<Item = &'a EntryState>) -> Self {
         let mut summary = ToolCallSummary::default();
-        for state in calls.into_iter().filter_map(ItemState::tool_call_state) {
+        for state in calls.into_iter().filter_map(EntryState::tool_call_state) {
             summary.calls += 1;
             match state {
                 ToolCallState::Failed | ToolCallState::Rejected | ToolCallState::Cancelled => {

@@ -4,7 +4,7 @@
 
 use super::input::ItemChange;
 use super::outcome::{Effect, Outcome};
-use super::state::{ChatState, ItemState, ItemStatus, ToolCallMark};
+use super::state::{ChatState, EntryState, ItemStatus, ToolCallMark};
 use super::tool_calls;
 use crate::model::{Entry, EntryKind};
 use crate::protocol::chatkit::{AssistantContent, AssistantMessage, ClientToolStatus, ItemId};
@@ -37,15 +37,15 @@ fn incoming_item(state: &mut ChatState, item: Entry, status: ItemStatus) {
     if is_user && state.item(&id).is_none() {
         if let Some(local) = first_local_user_message(state) {
             let hidden = stays_hidden(state.item(&local), &item);
-            let mut echoed = ItemState::new(item, ItemStatus::Done);
+            let mut echoed = EntryState::new(item, ItemStatus::Done);
             echoed.hidden = hidden;
             state.replace_at(&local, echoed);
             set_turn_user_message(state, id);
             return;
         }
     }
-    let mut next = ItemState::new(item, status);
-    next.hidden = stays_hidden(state.item(&id), &next.item);
+    let mut next = EntryState::new(item, status);
+    next.hidden = stays_hidden(state.item(&id), &next.entry);
     next.live = true;
     match state.item(&id) {
         Some(previous) => tool_calls::carry_local(Some(previous), &mut next),
@@ -66,7 +66,7 @@ fn incoming_item(state: &mut ChatState, item: Entry, status: ItemStatus) {
 /// Whether `next`, taking the place of `previous`, is hidden: a ghost, or a user message in
 /// the place of a hidden one (a server need not repeat the ghost mark in an echo or a
 /// replacement). Only user messages are ever hidden.
-fn stays_hidden(previous: Option<&ItemState>, next: &Entry) -> bool {
+fn stays_hidden(previous: Option<&EntryState>, next: &Entry) -> bool {
     next.is_ghost()
         || (previous.is_some_and(|p| p.hidden) && matches!(next.kind, EntryKind::UserMessage(_)))
 }
@@ -96,7 +96,7 @@ fn is_pending_call(item: &Entry) -> bool {
 pub(super) fn next_client_tool(state: &mut ChatState, out: &mut Outcome) {
     while !state.tool_queue.is_empty() {
         let id = state.tool_queue.remove(0);
-        if let Some(EntryKind::ClientToolCall(call)) = state.item(&id).map(|i| &i.item.kind) {
+        if let Some(EntryKind::ClientToolCall(call)) = state.item(&id).map(|i| &i.entry.kind) {
             if call.status == ClientToolStatus::Pending {
                 out.effects.push(Effect::InvokeClientTool {
                     item_id: id,
@@ -121,8 +121,8 @@ fn first_local_user_message(state: &ChatState) -> Option<ItemId> {
     state
         .items()
         .iter()
-        .find(|i| i.local && matches!(i.item.kind, EntryKind::UserMessage(_)))
-        .map(|i| i.item.id.clone())
+        .find(|i| i.local && matches!(i.entry.kind, EntryKind::UserMessage(_)))
+        .map(|i| i.entry.id.clone())
 }
 
 pub(super) fn item_changed(
@@ -208,7 +208,7 @@ pub(super) fn item_changed(
             let Some(item) = state.item_mut(&item_id) else {
                 return out.warn(format!("image update for unknown item {item_id}"), None);
             };
-            if let EntryKind::GeneratedImage(g) = &mut item.item.kind {
+            if let EntryKind::GeneratedImage(g) = &mut item.entry.kind {
                 g.image = Some(image);
                 item.progress = progress;
             } else {
@@ -243,7 +243,7 @@ fn message_parts<'a>(
     item_id: &ItemId,
     out: &mut Outcome,
 ) -> Option<&'a mut Vec<AssistantContent>> {
-    let known_assistant = match state.item(item_id).map(|i| &i.item.kind) {
+    let known_assistant = match state.item(item_id).map(|i| &i.entry.kind) {
         Some(EntryKind::AssistantText(_)) => true,
         Some(_) => {
             out.warn(
@@ -260,7 +260,7 @@ fn message_parts<'a>(
         streaming
     } else {
         let thread_id = state.thread_id().cloned();
-        let mut orphan = ItemState::new(
+        let mut orphan = EntryState::new(
             Entry {
                 branches: Vec::new(),
                 id: item_id.clone(),
@@ -277,7 +277,7 @@ fn message_parts<'a>(
         }
         item_id.clone()
     };
-    match &mut state.item_mut(&target)?.item.kind {
+    match &mut state.item_mut(&target)?.entry.kind {
         EntryKind::AssistantText(m) => Some(&mut m.content),
         _ => None,
     }
@@ -296,8 +296,8 @@ fn streaming_message(state: &ChatState) -> Option<ItemId> {
         }
     }
     let last = state.items().last()?;
-    (last.status == ItemStatus::Streaming && matches!(last.item.kind, EntryKind::AssistantText(_)))
-        .then(|| last.item.id.clone())
+    (last.status == ItemStatus::Streaming && matches!(last.entry.kind, EntryKind::AssistantText(_)))
+        .then(|| last.entry.id.clone())
 }
 
 /// The part at `index`, or, when the index points past the end (the fork counts deltas,
@@ -316,7 +316,7 @@ fn with_widget(
     out: &mut Outcome,
     apply: impl FnOnce(&mut crate::protocol::chatkit::WidgetRoot) -> bool,
 ) {
-    let applied = match state.item_mut(item_id).map(|i| &mut i.item.kind) {
+    let applied = match state.item_mut(item_id).map(|i| &mut i.entry.kind) {
         Some(EntryKind::Widget(w)) => apply(&mut w.widget),
         _ => {
             return out.warn(
@@ -340,7 +340,7 @@ fn workflow_tasks<'a>(
 ) -> Option<&'a mut Vec<crate::protocol::chatkit::Task>> {
     let known = state
         .item(item_id)
-        .is_some_and(|i| matches!(i.item.kind, EntryKind::Workflow(_)));
+        .is_some_and(|i| matches!(i.entry.kind, EntryKind::Workflow(_)));
     if !known {
         out.warn(
             format!("workflow update for unknown workflow item {item_id}"),
@@ -348,7 +348,7 @@ fn workflow_tasks<'a>(
         );
         return None;
     }
-    match &mut state.item_mut(item_id)?.item.kind {
+    match &mut state.item_mut(item_id)?.entry.kind {
         EntryKind::Workflow(w) => Some(&mut w.workflow.tasks),
         _ => None,
     }
@@ -368,8 +368,8 @@ pub(super) fn item_replaced(state: &mut ChatState, item: Entry, out: &mut Outcom
     clear_progress(state);
     queue_client_tool(state, &item);
     let id = item.id.clone();
-    let mut next = ItemState::new(item, ItemStatus::Done);
-    next.hidden = stays_hidden(state.item(&id), &next.item);
+    let mut next = EntryState::new(item, ItemStatus::Done);
+    next.hidden = stays_hidden(state.item(&id), &next.entry);
     tool_calls::carry_local(state.item(&id), &mut next);
     if !state.replace_at(&id, next.clone()) {
         out.warn(format!("replacement for unknown item {id} appended"), None);
@@ -381,8 +381,8 @@ pub(super) fn item_synced(state: &mut ChatState, item: Entry, _out: &mut Outcome
     if !is_pending_call(&item) {
         unqueue_client_tool(state, &item.id);
     }
-    let mut next = ItemState::new(item, ItemStatus::Done);
-    next.hidden = stays_hidden(state.item(&next.item.id), &next.item);
+    let mut next = EntryState::new(item, ItemStatus::Done);
+    next.hidden = stays_hidden(state.item(&next.entry.id), &next.entry);
     state.upsert_item(next);
 }
 
@@ -396,17 +396,17 @@ pub(super) fn items_replaced(state: &mut ChatState, entries: Vec<Entry>) {
 
 pub(super) fn branches_marked(state: &mut ChatState, marks: Vec<(ItemId, Vec<ItemId>)>) {
     for (id, branches) in marks {
-        if let Some(item) = state.item_mut(&id).filter(|i| i.item.branches != branches) {
-            item.item.branches = branches;
+        if let Some(item) = state.item_mut(&id).filter(|i| i.entry.branches != branches) {
+            item.entry.branches = branches;
         }
     }
 }
 
 /// An item read from history: finished, hidden if it was sent as a ghost, and a tool call
 /// whose run never said how it ended shown as interrupted.
-pub(super) fn loaded_item(item: Entry) -> ItemState {
+pub(super) fn loaded_item(item: Entry) -> EntryState {
     let hidden = item.is_ghost();
-    let mut state = ItemState::new(item, ItemStatus::Done);
+    let mut state = EntryState::new(item, ItemStatus::Done);
     state.hidden = hidden;
     if tool_calls::left_unfinished(&state) {
         state.tool_mark = Some(ToolCallMark::Interrupted);
@@ -421,8 +421,8 @@ pub(super) fn clear_progress(state: &mut ChatState) {
 }
 
 /// The plain text of an assistant message (all parts), for announcements and copying.
-pub fn assistant_text(item: &ItemState) -> Option<String> {
-    match &item.item.kind {
+pub fn assistant_text(item: &EntryState) -> Option<String> {
+    match &item.entry.kind {
         EntryKind::AssistantText(m) => Some(
             m.content
                 .iter()

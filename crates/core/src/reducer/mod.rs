@@ -36,10 +36,11 @@ pub use input::{Input, ItemChange, OutgoingMessage, Streamed};
 pub use items::assistant_text;
 pub use outcome::{Effect, Outcome, Warning};
 pub use state::{
-    status_rank, AgentInfo, Budget, Changes, ChatState, Diagnostics, ItemState, ItemStatus, Member,
-    MemberUpdate, Notice, Orchestration, OrchestrationStep, OrchestrationUpdate, PermissionState,
-    Progress, QueuedTurn, RunError, RunQueue, SequenceGap, Team, ThreadInfo, ToolCallMark,
-    ToolCallState, TranscriptLine, TranscriptPage, Turn, TurnError, Unrecognized, TRANSCRIPT_MAX,
+    status_rank, AgentInfo, Budget, Changes, ChatState, Diagnostics, EntryState, ItemStatus,
+    Member, MemberUpdate, Notice, Orchestration, OrchestrationStep, OrchestrationUpdate,
+    PermissionState, Progress, QueuedTurn, RunError, RunQueue, SequenceGap, Team, ThreadInfo,
+    ToolCallMark, ToolCallState, TranscriptLine, TranscriptPage, Turn, TurnError, Unrecognized,
+    TRANSCRIPT_MAX,
 };
 pub use team::action_card_id;
 

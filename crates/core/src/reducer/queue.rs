@@ -5,7 +5,7 @@
 //! runtime starts it. A steer is a note inside the run it redirected; a queued turn waits
 //! beside the composer. The two never share a surface.
 
-use super::state::{ChatState, ItemState, ItemStatus, QueuedTurn, RunQueue};
+use super::state::{ChatState, EntryState, ItemStatus, QueuedTurn, RunQueue};
 use crate::model::{Entry, EntryKind};
 use crate::protocol::chatkit::{InputText, ItemId, UserContent, UserMessage};
 
@@ -54,7 +54,7 @@ pub(super) fn turn_started(state: &mut ChatState, turn: QueuedTurn, run_id: &str
             inference_options: None,
         }),
     };
-    state.upsert_item(ItemState::new(item, ItemStatus::Done));
+    state.upsert_item(EntryState::new(item, ItemStatus::Done));
     if let Some(t) = state.turn.as_mut() {
         t.user_message = Some(id);
         t.streaming_message = None;

@@ -146,7 +146,7 @@ pub(super) fn action_required(
 ) {
     permission_requested(state, item_id, request, out);
     if let Some(item) = state.item_mut(item_id) {
-        if let EntryKind::ToolCall(call) = &mut item.item.kind {
+        if let EntryKind::ToolCall(call) = &mut item.entry.kind {
             if let Some(p) = call.permission.as_mut() {
                 p.action_id = Some(action_id);
                 p.action_type = action_type;
@@ -168,14 +168,14 @@ pub(super) fn action_resolved(
     if question_answered(state, action_id, answer) || input_answered(state, action_id, answers) {
         return;
     }
-    let target = state.items().iter().find_map(|i| match &i.item.kind {
+    let target = state.items().iter().find_map(|i| match &i.entry.kind {
         EntryKind::ToolCall(call)
             if call
                 .permission
                 .as_ref()
                 .is_some_and(|p| p.action_id.as_deref() == Some(action_id)) =>
         {
-            Some(i.item.id.clone())
+            Some(i.entry.id.clone())
         }
         _ => None,
     });
@@ -187,7 +187,7 @@ pub(super) fn action_resolved(
     };
     if let Some(item) = state.item_mut(&id) {
         item.permission_choice = None;
-        if let EntryKind::ToolCall(call) = &mut item.item.kind {
+        if let EntryKind::ToolCall(call) = &mut item.entry.kind {
             if let Some(p) = call.permission.as_mut() {
                 p.outcome = Some(outcome);
             }
@@ -209,9 +209,9 @@ pub fn action_card_id(action_id: &str) -> String {
 /// The question asked under `action_id` takes the owner's `answer` (a question the owner
 /// closed without one stays unanswered: never guessed). Whether there was such a question.
 fn question_answered(state: &mut ChatState, action_id: &str, answer: Option<String>) -> bool {
-    let target = state.items().iter().find_map(|i| match &i.item.kind {
+    let target = state.items().iter().find_map(|i| match &i.entry.kind {
         EntryKind::Note(Note::Question { action_id: a, .. }) if a == action_id => {
-            Some(i.item.id.clone())
+            Some(i.entry.id.clone())
         }
         _ => None,
     });
@@ -219,7 +219,7 @@ fn question_answered(state: &mut ChatState, action_id: &str, answer: Option<Stri
         return false;
     };
     if let Some(item) = state.item_mut(&id) {
-        if let EntryKind::Note(Note::Question { answer: a, .. }) = &mut item.item.kind {
+        if let EntryKind::Note(Note::Question { answer: a, .. }) = &mut item.entry.kind {
             if answer.is_some() {
                 *a = answer;
             }
@@ -232,9 +232,9 @@ fn question_answered(state: &mut ChatState, action_id: &str, answer: Option<Stri
 /// id, `{values, skipped}`); answered, or skipped when every question was. Without them it
 /// stays pending: never guessed. Whether there was such an input.
 fn input_answered(state: &mut ChatState, action_id: &str, answers: Option<JsonMap>) -> bool {
-    let target = state.items().iter().find_map(|i| match &i.item.kind {
+    let target = state.items().iter().find_map(|i| match &i.entry.kind {
         EntryKind::StructuredInput(s) if s.action_id.as_deref() == Some(action_id) => {
-            Some(i.item.id.clone())
+            Some(i.entry.id.clone())
         }
         _ => None,
     });
@@ -245,7 +245,7 @@ fn input_answered(state: &mut ChatState, action_id: &str, answers: Option<JsonMa
         return true;
     };
     if let Some(item) = state.item_mut(&id) {
-        if let EntryKind::StructuredInput(input) = &mut item.item.kind {
+        if let EntryKind::StructuredInput(input) = &mut item.entry.kind {
             input.take_answers(&answers);
         }
     }

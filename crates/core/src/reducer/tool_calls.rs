@@ -4,7 +4,7 @@
 
 use super::outcome::{Effect, Outcome};
 use super::run::run_error;
-use super::state::{ChatState, ItemState, ItemStatus, ToolCallMark};
+use super::state::{ChatState, EntryState, ItemStatus, ToolCallMark};
 use crate::model::{Entry, EntryKind, Permission, Plan, Thought, ToolCall as ToolCallEntry};
 use crate::protocol::acp::{
     ContentBlock, ElicitationOutcome, PermissionOptionId, PermissionOutcome, PlanEntry,
@@ -35,7 +35,7 @@ pub(super) fn tool_result(
     let Some(item) = tool_call_item(state, &item_id, update.clone(), out) else {
         return;
     };
-    let EntryKind::ToolCall(call) = &mut item.item.kind else {
+    let EntryKind::ToolCall(call) = &mut item.entry.kind else {
         return;
     };
     call.tool_call.apply(update);
@@ -56,7 +56,7 @@ pub(super) fn permission_chosen(
             None,
         );
     };
-    let EntryKind::ToolCall(call) = &item.item.kind else {
+    let EntryKind::ToolCall(call) = &item.entry.kind else {
         return out.warn(
             format!("permission choice for item {item_id}, not a tool call"),
             None,
@@ -119,7 +119,7 @@ pub(super) fn unsend_permissions(state: &mut ChatState) {
         .items()
         .iter()
         .filter(|i| i.permission_choice.is_some())
-        .map(|i| i.item.id.clone())
+        .map(|i| i.entry.id.clone())
         .collect();
     for id in sent {
         if let Some(item) = state.item_mut(&id) {
@@ -138,7 +138,7 @@ pub(super) fn tool_call_updated(
     let Some(item) = tool_call_item(state, item_id, update.clone(), out) else {
         return;
     };
-    if let EntryKind::ToolCall(call) = &mut item.item.kind {
+    if let EntryKind::ToolCall(call) = &mut item.entry.kind {
         call.tool_call.apply(update);
     }
     if status_sent {
@@ -158,7 +158,7 @@ pub(super) fn permission_requested(
     let Some(item) = tool_call_item(state, item_id, tool_call.clone(), out) else {
         return;
     };
-    if let EntryKind::ToolCall(call) = &mut item.item.kind {
+    if let EntryKind::ToolCall(call) = &mut item.entry.kind {
         call.tool_call.apply(tool_call);
         call.permission = Some(Permission {
             options,
@@ -182,7 +182,7 @@ pub(super) fn permission_resolved(
             None,
         );
     };
-    let EntryKind::ToolCall(call) = &mut item.item.kind else {
+    let EntryKind::ToolCall(call) = &mut item.entry.kind else {
         return out.warn(
             format!("permission outcome for item {item_id}, not a tool call"),
             None,
@@ -206,7 +206,7 @@ pub(super) fn elicitation_resolved(
     outcome: ElicitationOutcome,
     out: &mut Outcome,
 ) {
-    match state.item_mut(item_id).map(|i| &mut i.item.kind) {
+    match state.item_mut(item_id).map(|i| &mut i.entry.kind) {
         Some(EntryKind::Elicitation(e)) => e.outcome = Some(outcome),
         Some(_) => out.warn(
             format!("elicitation outcome for item {item_id}, not an elicitation"),
@@ -225,9 +225,9 @@ pub(super) fn plan_updated(
     entries: Vec<PlanEntry>,
     out: &mut Outcome,
 ) {
-    match state.item(item_id).map(|i| &i.item.kind) {
+    match state.item(item_id).map(|i| &i.entry.kind) {
         Some(EntryKind::Plan(_)) => {
-            if let Some(EntryKind::Plan(p)) = state.item_mut(item_id).map(|i| &mut i.item.kind) {
+            if let Some(EntryKind::Plan(p)) = state.item_mut(item_id).map(|i| &mut i.entry.kind) {
                 p.entries = entries;
             }
         }
@@ -248,9 +248,10 @@ pub(super) fn thought_chunk(
             serde_json::to_string(&content).ok(),
         );
     };
-    match state.item(item_id).map(|i| &i.item.kind) {
+    match state.item(item_id).map(|i| &i.entry.kind) {
         Some(EntryKind::Thought(_)) => {
-            if let Some(EntryKind::Thought(t)) = state.item_mut(item_id).map(|i| &mut i.item.kind) {
+            if let Some(EntryKind::Thought(t)) = state.item_mut(item_id).map(|i| &mut i.entry.kind)
+            {
                 t.text.push_str(text);
             }
         }
@@ -272,8 +273,8 @@ fn tool_call_item<'a>(
     item_id: &ItemId,
     update: ToolCallUpdate,
     out: &mut Outcome,
-) -> Option<&'a mut ItemState> {
-    match state.item(item_id).map(|i| &i.item.kind) {
+) -> Option<&'a mut EntryState> {
+    match state.item(item_id).map(|i| &i.entry.kind) {
         Some(EntryKind::ToolCall(_)) => {}
         Some(_) => {
             out.warn(
@@ -302,7 +303,7 @@ fn tool_call_item<'a>(
 /// Add an item the stream only addressed by an update: live, owned by the current agent.
 fn new_item(state: &mut ChatState, item_id: &ItemId, kind: EntryKind) {
     let thread_id = state.thread_id().cloned();
-    let mut item = ItemState::new(
+    let mut item = EntryState::new(
         Entry {
             branches: Vec::new(),
             id: item_id.clone(),
@@ -325,7 +326,7 @@ pub(super) fn interrupt_tool_calls(state: &mut ChatState) {
         .items()
         .iter()
         .filter(|i| left_unfinished(i))
-        .map(|i| i.item.id.clone())
+        .map(|i| i.entry.id.clone())
         .collect();
     for id in unfinished {
         if let Some(item) = state.item_mut(&id) {
@@ -338,9 +339,9 @@ pub(super) fn interrupt_tool_calls(state: &mut ChatState) {
 /// that its server last said was pending or in progress, and that is not asking
 /// permission: its outcome is unknown, so it is marked interrupted rather than left
 /// spinning forever.
-pub(super) fn left_unfinished(i: &ItemState) -> bool {
+pub(super) fn left_unfinished(i: &EntryState) -> bool {
     i.tool_mark.is_none()
-        && matches!(&i.item.kind, EntryKind::ToolCall(c)
+        && matches!(&i.entry.kind, EntryKind::ToolCall(c)
             if c.tool_call.status.is_unfinished()
                 && c.permission.as_ref().is_none_or(|p| p.outcome.is_some()))
 }
@@ -352,17 +353,17 @@ pub(super) fn cancel_permissions(state: &mut ChatState, out: &mut Outcome) {
         .items()
         .iter()
         .filter(|i| {
-            matches!(&i.item.kind, EntryKind::ToolCall(c)
+            matches!(&i.entry.kind, EntryKind::ToolCall(c)
                 if c.permission.as_ref().is_some_and(|p| p.outcome.is_none()))
         })
-        .map(|i| i.item.id.clone())
+        .map(|i| i.entry.id.clone())
         .collect();
     for id in asking {
         let Some(item) = state.item_mut(&id) else {
             continue;
         };
         item.permission_choice = None;
-        let EntryKind::ToolCall(call) = &mut item.item.kind else {
+        let EntryKind::ToolCall(call) = &mut item.entry.kind else {
             continue;
         };
         if let Some(permission) = call.permission.as_mut() {
@@ -379,13 +380,13 @@ pub(super) fn cancel_permissions(state: &mut ChatState, out: &mut Outcome) {
 /// What an item the server sends again (done, replaced, re-added) keeps of the client's
 /// knowledge: its agent, and for the same tool call the marks, unless the server now
 /// says where the call is.
-pub(super) fn carry_local(previous: Option<&ItemState>, next: &mut ItemState) {
+pub(super) fn carry_local(previous: Option<&EntryState>, next: &mut EntryState) {
     let Some(previous) = previous else {
         return;
     };
     next.agent = previous.agent.clone();
     if let (EntryKind::ToolCall(before), EntryKind::ToolCall(after)) =
-        (&previous.item.kind, &next.item.kind)
+        (&previous.entry.kind, &next.entry.kind)
     {
         if before.tool_call.status == after.tool_call.status {
             next.tool_mark = previous.tool_mark;

@@ -4,7 +4,7 @@
 use super::input::OutgoingMessage;
 use super::items::{assistant_text, clear_progress, next_client_tool};
 use super::outcome::{Effect, Outcome};
-use super::state::{ChatState, ItemState, ItemStatus, Progress, Turn, TurnError};
+use super::state::{ChatState, EntryState, ItemStatus, Progress, Turn, TurnError};
 use super::{queue, team, tool_calls};
 use crate::host_events::{ChatError, ChatEvent, ErrorKind};
 use crate::model::{Entry, EntryKind};
@@ -33,7 +33,7 @@ pub(super) fn send_started(state: &mut ChatState, message: OutgoingMessage, out:
             inference_options: None,
         }),
     };
-    let mut local = ItemState::new(item, ItemStatus::Done);
+    let mut local = EntryState::new(item, ItemStatus::Done);
     local.local = true;
     local.hidden = message.ghost;
     state.upsert_item(local);
@@ -205,7 +205,7 @@ fn fail_turn(
     if retry_after.is_none() {
         if let Some(local) = last_local_user_message(state) {
             if let Some(removed) = state.remove_item(&local).filter(|r| !r.hidden) {
-                if let EntryKind::UserMessage(m) = removed.item.kind {
+                if let EntryKind::UserMessage(m) = removed.entry.kind {
                     out.effects.push(Effect::RestoreDraft {
                         text: m.text(),
                         attachments: m.attachments,
@@ -240,8 +240,8 @@ fn last_local_user_message(state: &ChatState) -> Option<ItemId> {
         .items()
         .iter()
         .rev()
-        .find(|i| i.local && matches!(i.item.kind, EntryKind::UserMessage(_)))
-        .map(|i| i.item.id.clone())
+        .find(|i| i.local && matches!(i.entry.kind, EntryKind::UserMessage(_)))
+        .map(|i| i.entry.id.clone())
 }
 
 pub(super) fn cancelled(state: &mut ChatState, out: &mut Outcome) {
@@ -285,7 +285,7 @@ fn finish_streaming_items(state: &mut ChatState, status: ItemStatus) {
         .items()
         .iter()
         .filter(|i| i.status == ItemStatus::Streaming)
-        .map(|i| i.item.id.clone())
+        .map(|i| i.entry.id.clone())
         .collect();
     for id in streaming {
         if let Some(item) = state.item_mut(&id) {

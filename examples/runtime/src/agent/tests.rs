@@ -42,7 +42,7 @@ fn states(state: &ChatState) -> Vec<(String, &'static str)> {
         .items()
         .iter()
         .filter_map(|i| {
-            let EntryKind::ToolCall(c) = &i.item.kind else {
+            let EntryKind::ToolCall(c) = &i.entry.kind else {
                 return None;
             };
             Some((c.tool_call.title.clone(), i.tool_call_state()?.as_str()))
@@ -79,7 +79,7 @@ fn the_agent_run_reduces_to_every_kind_of_call() {
     let kinds: Vec<&str> = state
         .items()
         .iter()
-        .filter_map(|i| match &i.item.kind {
+        .filter_map(|i| match &i.entry.kind {
             EntryKind::ToolCall(c) => Some(c.tool_call.kind.as_str()),
             EntryKind::Plan(_) => Some("plan"),
             EntryKind::Thought(_) => Some("thought"),
@@ -92,7 +92,7 @@ fn the_agent_run_reduces_to_every_kind_of_call() {
         ["thought", "plan", "read", "fetch", "edit", "edit", "execute", "answer"]
     );
     for item in state.items() {
-        match &item.item.kind {
+        match &item.entry.kind {
             EntryKind::Plan(p) => assert!(p
                 .entries
                 .iter()

@@ -13,25 +13,25 @@ use super::request::messages;
 use super::snapshot::restored;
 use crate::model::Entry;
 use crate::protocol::chatkit::ItemId;
-use crate::reducer::{ChatState, ItemState};
+use crate::reducer::{ChatState, EntryState};
 use serde_json::Value;
 
 /// The forks are kept with the conversation (`conversation.rs`); their rules are here.
 pub use super::conversation::Fork;
 
 /// Where the branches of `fork` begin in `items`, if its entry is there.
-fn start_of(items: &[ItemState], fork: &Fork) -> Option<usize> {
+fn start_of(items: &[EntryState], fork: &Fork) -> Option<usize> {
     match &fork.after {
         None => Some(0),
         Some(after) => items
             .iter()
-            .position(|i| i.item.id.0 == *after)
+            .position(|i| i.entry.id.0 == *after)
             .map(|at| at + 1),
     }
 }
 
 /// The items from `at` on, as the messages kept for a branch.
-fn kept_messages(items: &[ItemState], conversation: &Conversation) -> Value {
+fn kept_messages(items: &[EntryState], conversation: &Conversation) -> Value {
     serde_json::to_value(messages(items, conversation, true)).unwrap_or_default()
 }
 
@@ -43,9 +43,9 @@ pub fn fork(state: &ChatState, conversation: &mut Conversation, at: usize) -> bo
     let Some(first) = items.get(at) else {
         return false;
     };
-    let after = at.checked_sub(1).map(|i| items[i].item.id.0.clone());
+    let after = at.checked_sub(1).map(|i| items[i].entry.id.0.clone());
     let tail = kept_messages(&items[at..], conversation);
-    let start = first.item.id.0.clone();
+    let start = first.entry.id.0.clone();
     let fork = match conversation.forks.iter_mut().find(|f| f.after == after) {
         Some(fork) => fork,
         None => {
@@ -73,7 +73,7 @@ pub fn settle(state: &ChatState, conversation: &mut Conversation) -> Vec<(ItemId
         let Some(first) = start_of(items, fork).and_then(|at| items.get(at)) else {
             continue;
         };
-        let id = &first.item.id.0;
+        let id = &first.entry.id.0;
         if !fork.starts.contains(id) {
             fork.starts.push(id.clone());
         }
@@ -81,7 +81,7 @@ pub fn settle(state: &ChatState, conversation: &mut Conversation) -> Vec<(ItemId
         fork.kept.remove(id);
         if fork.starts.len() > 1 {
             let all = fork.starts.iter().cloned().map(ItemId).collect();
-            marks.push((first.item.id.clone(), all));
+            marks.push((first.entry.id.clone(), all));
         }
     }
     marks
@@ -103,7 +103,7 @@ pub fn switch(
     let at = start_of(items, &conversation.forks[at_fork])?;
     let shown = items.get(at).map(|i| {
         (
-            i.item.id.0.clone(),
+            i.entry.id.0.clone(),
             kept_messages(&items[at..], conversation),
         )
     });
@@ -115,7 +115,7 @@ pub fn switch(
         }
         fork.kept.insert(id, tail);
     }
-    let mut entries: Vec<Entry> = items[..at].iter().map(|i| i.item.clone()).collect();
+    let mut entries: Vec<Entry> = items[..at].iter().map(|i| i.entry.clone()).collect();
     let branch = restored(messages.as_array().map(Vec::as_slice).unwrap_or_default());
     // Its first entry names the branch from now on (a restored entry may be named anew).
     if let Some(first) = branch.first() {
@@ -150,7 +150,7 @@ mod tests {
     }
 
     fn ids(state: &ChatState) -> Vec<&str> {
-        state.items().iter().map(|i| i.item.id.as_str()).collect()
+        state.items().iter().map(|i| i.entry.id.as_str()).collect()
     }
 
     /// What a run sends now: the ids of its messages.
@@ -171,8 +171,8 @@ mod tests {
     }
 
     fn branches_of<'a>(state: &'a ChatState, id: &str) -> Vec<&'a str> {
-        let item = state.items().iter().find(|i| i.item.id.0 == id).unwrap();
-        item.item.branches.iter().map(|b| b.as_str()).collect()
+        let item = state.items().iter().find(|i| i.entry.id.0 == id).unwrap();
+        item.entry.branches.iter().map(|b| b.as_str()).collect()
     }
 
     const TWO_TURNS: [(&str, &str, &str); 4] = [

@@ -9,7 +9,7 @@ use crate::protocol::ag_ui::{
     Context, FunctionCall, Message, Resume, RunAgentInput, Tool, ToolCall,
 };
 use crate::protocol::chatkit::{Attachment, ClientToolStatus};
-use crate::reducer::{ChatState, ItemState};
+use crate::reducer::{ChatState, EntryState};
 use serde_json::{json, Value};
 
 /// What a run sends besides the conversation.
@@ -53,7 +53,7 @@ pub fn stored_messages(state: &ChatState, conversation: &Conversation) -> Vec<Me
 
 /// The items as AG-UI messages; `kept` adds what only the stored copy holds.
 pub(super) fn messages(
-    items: &[ItemState],
+    items: &[EntryState],
     conversation: &Conversation,
     kept: bool,
 ) -> Vec<Message> {
@@ -61,8 +61,8 @@ pub(super) fn messages(
     // Where the current turn's messages start: tool calls join an assistant message of it.
     let mut turn_start = 0;
     for i in items {
-        let id = i.item.id.0.clone();
-        match &i.item.kind {
+        let id = i.entry.id.0.clone();
+        match &i.entry.kind {
             EntryKind::UserMessage(m) => {
                 turn_start = messages.len() + 1;
                 messages.push(Message::User {

@@ -57,7 +57,7 @@ fn kinds(state: &ChatState) -> Vec<&'static str> {
     state
         .items()
         .iter()
-        .map(|i| match &i.item.kind {
+        .map(|i| match &i.entry.kind {
             EntryKind::UserMessage(_) => "user",
             EntryKind::AssistantText(_) => "answer",
             EntryKind::ToolCall(_) => "tool",
@@ -92,7 +92,7 @@ fn text_streams_into_one_bubble_and_an_empty_pair_shows_nothing() {
     let (state, _) = replay("hi", inputs);
     assert_eq!(kinds(&state), ["user", "answer"]);
     let answer = &state.items()[1];
-    assert_eq!(answer.item.id.0, "m1");
+    assert_eq!(answer.entry.id.0, "m1");
     assert_eq!(
         crate::reducer::assistant_text(answer).as_deref(),
         Some("Hello <b>there</b>"),
@@ -123,7 +123,7 @@ fn chunks_open_a_message_and_a_tool_call_without_start_events() {
         crate::reducer::assistant_text(&state.items()[1]).as_deref(),
         Some("One two.")
     );
-    let EntryKind::ToolCall(call) = &state.items()[2].item.kind else {
+    let EntryKind::ToolCall(call) = &state.items()[2].entry.kind else {
         panic!()
     };
     assert_eq!(call.tool_call.raw_input, Some(json!({"q": "x"})));
@@ -145,7 +145,7 @@ fn a_backend_tool_shows_its_arguments_as_they_stream_then_its_result() {
     );
     let (state, _) = replay("find", first.clone());
     assert_eq!(kinds(&state), ["user", "tool"]);
-    let EntryKind::ToolCall(call) = &state.items()[1].item.kind else {
+    let EntryKind::ToolCall(call) = &state.items()[1].entry.kind else {
         panic!()
     };
     assert_eq!(call.tool_call.title, "search_docs");
@@ -166,7 +166,7 @@ fn a_backend_tool_shows_its_arguments_as_they_stream_then_its_result() {
         ],
     );
     let (state, _) = replay("find", first.into_iter().chain(rest).collect());
-    let EntryKind::ToolCall(call) = &state.items()[1].item.kind else {
+    let EntryKind::ToolCall(call) = &state.items()[1].entry.kind else {
         panic!()
     };
     assert_eq!(call.tool_call.raw_input, Some(json!({"query": "notes"})));
@@ -235,7 +235,7 @@ fn reasoning_is_a_thought_apart_from_the_answer_old_names_too_and_encrypted_is_k
         inputs.push(Input::StreamEnded);
         let (state, _) = replay("why", inputs);
         assert_eq!(kinds(&state), ["user", "thought", "answer"], "{start}");
-        let EntryKind::Thought(t) = &state.items()[1].item.kind else {
+        let EntryKind::Thought(t) = &state.items()[1].entry.kind else {
             panic!()
         };
         assert_eq!(t.text, "Let me think.");
@@ -431,7 +431,7 @@ fn an_approval_interrupt_is_a_card_resolved_when_the_answering_run_starts() {
         reduce(&mut state, input);
     }
     assert!(c.interrupts.is_empty());
-    let EntryKind::ToolCall(card) = &state.items()[1].item.kind else {
+    let EntryKind::ToolCall(card) = &state.items()[1].entry.kind else {
         panic!()
     };
     assert_eq!(
@@ -455,7 +455,7 @@ fn an_interrupt_with_a_schema_is_a_form() {
     );
     let (state, _) = replay("book", inputs);
     assert_eq!(kinds(&state), ["user", "form"]);
-    let EntryKind::Elicitation(e) = &state.items()[1].item.kind else {
+    let EntryKind::Elicitation(e) = &state.items()[1].entry.kind else {
         panic!()
     };
     assert_eq!(e.request.message, "Which city?");
@@ -568,7 +568,7 @@ fn a_messages_snapshot_replaces_the_items_and_an_activity_shows_as_a_plan_or_as_
     inputs.push(Input::StreamEnded);
     let (state, effects) = replay("show me", inputs);
     assert_eq!(kinds(&state), ["user", "answer", "tool", "plan", "unknown"]);
-    let EntryKind::Plan(plan) = &state.items()[3].item.kind else {
+    let EntryKind::Plan(plan) = &state.items()[3].entry.kind else {
         panic!()
     };
     let steps: Vec<&str> = plan.entries.iter().map(|e| e.content.as_str()).collect();
@@ -649,7 +649,7 @@ fn a_call_an_interrupt_waits_on_goes_back_without_a_result() {
     let (state, _) = replay("approve it", inputs);
     // A decision, not a form: the card is on the call itself.
     assert_eq!(kinds(&state), ["user", "tool"]);
-    let EntryKind::ToolCall(call) = &state.items()[1].item.kind else {
+    let EntryKind::ToolCall(call) = &state.items()[1].entry.kind else {
         panic!()
     };
     assert!(call.permission.is_some(), "the call asks");
@@ -697,7 +697,7 @@ fn a_stored_conversation_comes_back_as_it_was_shown() {
     reduce(&mut again, Input::ItemsReplaced(back));
     assert_eq!(kinds(&again), ["user", "thought", "tool", "answer"]);
     assert_eq!(kinds(&again), kinds(&state));
-    let EntryKind::ToolCall(call) = &again.items()[2].item.kind else {
+    let EntryKind::ToolCall(call) = &again.items()[2].entry.kind else {
         panic!()
     };
     assert_eq!(call.tool_call.raw_output, Some(json!("3 results")));

@@ -115,10 +115,10 @@ fn check_07_human_in_the_loop_uses_stable_ids_and_waits_for_the_owner() {
     let card = state
         .items()
         .iter()
-        .find(|i| i.item.id.0.ends_with(":tool:tc-deploy"))
+        .find(|i| i.entry.id.0.ends_with(":tool:tc-deploy"))
         .unwrap();
-    let id = card.item.id.clone();
-    let EntryKind::ToolCall(call) = &card.item.kind else {
+    let id = card.entry.id.clone();
+    let EntryKind::ToolCall(call) = &card.entry.kind else {
         panic!()
     };
     let permission = call.permission.as_ref().unwrap();
@@ -147,7 +147,7 @@ fn check_07_human_in_the_loop_uses_stable_ids_and_waits_for_the_owner() {
     reduce(&mut state, Input::TurnStarted);
     feed(&mut state, &mut AgentUiAdapter::new(), &lines(APPROVED));
     reduce(&mut state, Input::StreamEnded);
-    let EntryKind::ToolCall(call) = &state.item(&id).unwrap().item.kind else {
+    let EntryKind::ToolCall(call) = &state.item(&id).unwrap().entry.kind else {
         panic!()
     };
     assert_eq!(
@@ -169,10 +169,10 @@ fn check_07_a_plan_decision_is_a_decision_on_the_plan_made_by_its_owner() {
     let card = state
         .items()
         .iter()
-        .find(|i| i.item.id.0.ends_with(":tool:action-act-plan"))
+        .find(|i| i.entry.id.0.ends_with(":tool:action-act-plan"))
         .expect("the decision's card");
-    let id = card.item.id.clone();
-    let EntryKind::ToolCall(call) = &card.item.kind else {
+    let id = card.entry.id.clone();
+    let EntryKind::ToolCall(call) = &card.entry.kind else {
         panic!("a card")
     };
     let permission = call.permission.as_ref().unwrap();
@@ -195,7 +195,7 @@ fn check_07_a_plan_decision_is_a_decision_on_the_plan_made_by_its_owner() {
     // The owner confirms "revise" (another stream): decided as the owner said.
     let resolved = r#"{"type": "action.resolved", "sequence": 7, "runId": "run-plan", "actionId": "act-plan", "payload": {"optionId": "revise", "outcome": "rejected"}}"#;
     feed(&mut state, &mut AgentUiAdapter::new(), &[resolved]);
-    let EntryKind::ToolCall(call) = &state.item(&id).unwrap().item.kind else {
+    let EntryKind::ToolCall(call) = &state.item(&id).unwrap().entry.kind else {
         panic!("a card")
     };
     assert_eq!(
@@ -220,7 +220,7 @@ fn check_07_structured_input_is_answered_only_with_the_answers_the_owner_took() 
         state
             .items()
             .iter()
-            .find_map(|i| match &i.item.kind {
+            .find_map(|i| match &i.entry.kind {
                 EntryKind::StructuredInput(s) => Some(s.clone()),
                 _ => None,
             })
@@ -265,7 +265,7 @@ fn check_07_a_clarification_is_a_question_answered_only_when_the_owner_confirms(
     let owner = state
         .items()
         .iter()
-        .find(|i| matches!(i.item.kind, EntryKind::Note(Note::Question { .. })))
+        .find(|i| matches!(i.entry.kind, EntryKind::Note(Note::Question { .. })))
         .and_then(|i| i.agent.as_ref())
         .and_then(|a| a.id.clone());
     assert_eq!(owner.as_deref(), Some("writer@delivery"));
@@ -273,8 +273,8 @@ fn check_07_a_clarification_is_a_question_answered_only_when_the_owner_confirms(
     let question_id = state
         .items()
         .iter()
-        .find(|i| matches!(i.item.kind, EntryKind::Note(Note::Question { .. })))
-        .map(|i| i.item.id.clone());
+        .find(|i| matches!(i.entry.kind, EntryKind::Note(Note::Question { .. })))
+        .map(|i| i.entry.id.clone());
     assert_eq!(state.asking("writer@delivery").cloned(), question_id);
     assert_eq!(state.asking("reviewer@remote"), None);
     // The stream ended, but the run is not finished: the teammate still needs input.
@@ -333,7 +333,7 @@ fn check_08_queue_and_steer_are_distinct() {
     // A steer is a note inside the run, where the run is now; the queue keeps its turn.
     feed(&mut state, &mut adapter, &log[5..9]);
     assert_eq!(kinds(&state), ["user", "answer", "steer", "answer"]);
-    let steer = state.items().iter().find_map(|i| match &i.item.kind {
+    let steer = state.items().iter().find_map(|i| match &i.entry.kind {
         EntryKind::Note(Note::Steer { text, status, .. }) => Some((text.clone(), status.clone())),
         _ => None,
     });
@@ -370,7 +370,7 @@ fn check_08_queue_and_steer_are_distinct() {
 #[test]
 fn check_09_the_artifact_body_is_not_in_the_transcript() {
     let state = run(STATUS);
-    let card = state.items().iter().find_map(|i| match &i.item.kind {
+    let card = state.items().iter().find_map(|i| match &i.entry.kind {
         EntryKind::Note(Note::Artifact { title, body, .. }) => Some((title.clone(), body.clone())),
         _ => None,
     });
@@ -386,9 +386,9 @@ fn check_10_citations_link_only_to_evidence_facts() {
     let answer = state
         .items()
         .iter()
-        .find(|i| i.item.id.0.ends_with(":msg:msg-answer"))
+        .find(|i| i.entry.id.0.ends_with(":msg:msg-answer"))
         .unwrap();
-    let EntryKind::AssistantText(m) = &answer.item.kind else {
+    let EntryKind::AssistantText(m) = &answer.entry.kind else {
         panic!()
     };
     let urls: Vec<String> = m.content[0]
@@ -432,7 +432,7 @@ fn check_12_the_team_topology_is_visible() {
     assert_eq!(team.topology.as_deref(), Some("coordinator_team"));
     assert_eq!(team.name.as_deref(), Some("delivery"));
     assert!(state.items().iter().any(
-        |i| matches!(&i.item.kind, EntryKind::Note(Note::Handoff { from, to, .. })
+        |i| matches!(&i.entry.kind, EntryKind::Note(Note::Handoff { from, to, .. })
             if from == "lead@delivery" && to == "writer@delivery")
     ));
 }
@@ -441,7 +441,7 @@ fn check_12_the_team_topology_is_visible() {
 fn check_13_worker_notifications_are_not_user_messages() {
     let state = run(TEAM);
     // Delivered on a user-role channel, still a worker's note.
-    let note = state.items().iter().find_map(|i| match &i.item.kind {
+    let note = state.items().iter().find_map(|i| match &i.entry.kind {
         EntryKind::Note(Note::WorkerNotification {
             agent_id,
             summary,
@@ -480,7 +480,7 @@ fn check_14_lineage_survives_hydration_and_replay() {
         s.items()
             .iter()
             .skip(1)
-            .map(|i| i.item.id.0.clone())
+            .map(|i| i.entry.id.0.clone())
             .collect::<Vec<_>>()
     };
     assert_eq!(ids(&first), ids(&again));
@@ -498,7 +498,7 @@ fn check_15_delegated_approvals_name_the_teammate() {
     let card = state
         .items()
         .iter()
-        .find(|i| i.item.id.0.ends_with(":tool:tc-deploy"))
+        .find(|i| i.entry.id.0.ends_with(":tool:tc-deploy"))
         .unwrap();
     assert_eq!(
         card.agent.as_ref().map(|a| a.name.as_str()),
@@ -516,7 +516,7 @@ fn check_16_context_and_compaction_are_boundaries() {
     let notes: Vec<String> = state
         .items()
         .iter()
-        .filter_map(|i| match &i.item.kind {
+        .filter_map(|i| match &i.entry.kind {
             EntryKind::Note(Note::Context { text }) => Some(text.clone()),
             _ => None,
         })

@@ -88,7 +88,7 @@ pub(super) fn text_of(state: &ChatState, message: &str) -> String {
     state
         .items()
         .iter()
-        .find(|i| i.item.id.0.ends_with(&format!(":msg:{message}")))
+        .find(|i| i.entry.id.0.ends_with(&format!(":msg:{message}")))
         .and_then(crate::reducer::assistant_text)
         .unwrap_or_default()
 }
@@ -107,7 +107,7 @@ pub(super) fn tool_state(state: &ChatState, wire: &str) -> Option<ToolCallState>
     state
         .items()
         .iter()
-        .find(|i| i.item.id.0.ends_with(&format!(":tool:{wire}")))
+        .find(|i| i.entry.id.0.ends_with(&format!(":tool:{wire}")))
         .and_then(|i| i.tool_call_state())
 }
 
@@ -115,7 +115,7 @@ pub(super) fn kinds(state: &ChatState) -> Vec<String> {
     state
         .items()
         .iter()
-        .map(|i| match &i.item.kind {
+        .map(|i| match &i.entry.kind {
             EntryKind::UserMessage(_) => "user".to_owned(),
             EntryKind::AssistantText(_) => "answer".to_owned(),
             EntryKind::ToolCall(c) => format!("tool:{}", c.tool_call.tool_call_id.0),
@@ -133,7 +133,7 @@ pub(super) fn kinds(state: &ChatState) -> Vec<String> {
 
 /// The question of the conversation: its text and the answer the owner confirmed.
 pub(super) fn question(state: &ChatState) -> Option<(String, Option<String>)> {
-    state.items().iter().find_map(|i| match &i.item.kind {
+    state.items().iter().find_map(|i| match &i.entry.kind {
         EntryKind::Note(Note::Question {
             question, answer, ..
         }) => Some((question.clone(), answer.clone())),

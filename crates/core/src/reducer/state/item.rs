@@ -7,8 +7,8 @@ use crate::protocol::acp::{PermissionOptionId, PermissionOutcome, ToolCallStatus
 
 /// One item with what the client knows about it beyond the wire.
 #[derive(Clone, Debug, PartialEq)]
-pub struct ItemState {
-    pub item: Entry,
+pub struct EntryState {
+    pub entry: Entry,
     pub status: ItemStatus,
     /// A ghost message: sent, never shown.
     pub hidden: bool,
@@ -22,7 +22,7 @@ pub struct ItemState {
     /// The agent that owned the run when this item arrived (multi-agent runs).
     pub agent: Option<AgentInfo>,
     /// What the client knows of an ACP tool call beyond the agent's status (see
-    /// [`ItemState::tool_call_state`]).
+    /// [`EntryState::tool_call_state`]).
     pub tool_mark: Option<ToolCallMark>,
     /// The permission option the user picked and the client sent, not yet confirmed by
     /// the server: the card shows it as sending, not as decided.
@@ -117,10 +117,10 @@ pub enum PermissionState<'a> {
     Decided(&'a PermissionOutcome),
 }
 
-impl ItemState {
-    pub fn new(item: Entry, status: ItemStatus) -> Self {
-        ItemState {
-            item,
+impl EntryState {
+    pub fn new(entry: Entry, status: ItemStatus) -> Self {
+        EntryState {
+            entry,
             status,
             hidden: false,
             local: false,
@@ -136,7 +136,7 @@ impl ItemState {
     /// request wins, then a confirmed reject or cancel, then the client's mark, then the
     /// agent's status; an unknown status is `Unknown`.
     pub fn tool_call_state(&self) -> Option<ToolCallState> {
-        let EntryKind::ToolCall(item) = &self.item.kind else {
+        let EntryKind::ToolCall(item) = &self.entry.kind else {
             return None;
         };
         if let Some(permission) = &item.permission {
@@ -168,7 +168,7 @@ impl ItemState {
 
     /// The permission card of an ACP tool call item, if the agent asked.
     pub fn permission_state(&self) -> Option<PermissionState<'_>> {
-        let EntryKind::ToolCall(item) = &self.item.kind else {
+        let EntryKind::ToolCall(item) = &self.entry.kind else {
             return None;
         };
         let permission = item.permission.as_ref()?;

@@ -8,7 +8,7 @@ mod queue;
 mod run;
 mod team;
 
-pub use item::{ItemState, ItemStatus, PermissionState, ToolCallMark, ToolCallState};
+pub use item::{EntryState, ItemStatus, PermissionState, ToolCallMark, ToolCallState};
 pub use queue::{QueuedTurn, RunQueue};
 pub use run::{
     AgentInfo, Budget, Diagnostics, Orchestration, OrchestrationStep, OrchestrationUpdate,
@@ -28,7 +28,7 @@ use std::collections::HashMap;
 pub struct ChatState {
     /// The open thread, once the server has created or loaded it.
     pub thread: Option<ThreadInfo>,
-    pub(crate) items: Vec<ItemState>,
+    pub(crate) items: Vec<EntryState>,
     pub(crate) positions: HashMap<ItemId, usize>,
     /// The answer being streamed, if any.
     pub turn: Option<Turn>,
@@ -54,7 +54,7 @@ pub struct ChatState {
     /// usable; the banner goes when the next run starts.
     pub budget: Option<Budget>,
     /// The agent that owns the bubbles arriving now (multi-agent runs); each new item
-    /// records it in [`ItemState::agent`]. Cleared when a run starts.
+    /// records it in [`EntryState::agent`]. Cleared when a run starts.
     pub agent: Option<AgentInfo>,
     /// The coordinator's plan and status of this run, for the process area (never the
     /// answer). Cleared when a run starts.
@@ -194,16 +194,16 @@ impl ChatState {
     }
 
     /// All items in thread order, hidden ones included.
-    pub fn items(&self) -> &[ItemState] {
+    pub fn items(&self) -> &[EntryState] {
         &self.items
     }
 
     /// The items a view shows, in order.
-    pub fn visible_items(&self) -> impl Iterator<Item = &ItemState> {
+    pub fn visible_items(&self) -> impl Iterator<Item = &EntryState> {
         self.items.iter().filter(|i| !i.hidden)
     }
 
-    pub fn item(&self, id: &ItemId) -> Option<&ItemState> {
+    pub fn item(&self, id: &ItemId) -> Option<&EntryState> {
         self.positions.get(id).map(|&i| &self.items[i])
     }
 
@@ -221,8 +221,9 @@ impl ChatState {
     pub fn turn_answers(&self, id: &ItemId) -> Option<(Vec<ItemId>, bool)> {
         let at = *self.positions.get(id)?;
         let is_answer =
-            |i: &ItemState| matches!(i.item.kind, EntryKind::AssistantText(_)) && !i.hidden;
-        let is_user = |i: &ItemState| matches!(i.item.kind, EntryKind::UserMessage(_)) && !i.hidden;
+            |i: &EntryState| matches!(i.entry.kind, EntryKind::AssistantText(_)) && !i.hidden;
+        let is_user =
+            |i: &EntryState| matches!(i.entry.kind, EntryKind::UserMessage(_)) && !i.hidden;
         if !is_answer(&self.items[at]) {
             return None;
         }
@@ -241,7 +242,7 @@ impl ChatState {
         let answers = self.items[start..=at]
             .iter()
             .filter(|i| is_answer(i))
-            .map(|i| i.item.id.clone())
+            .map(|i| i.entry.id.clone())
             .collect();
         Some((answers, next_user.is_none()))
     }
@@ -252,8 +253,8 @@ impl ChatState {
         let at = *self.positions.get(answer)?;
         let start = self.items[..at]
             .iter()
-            .rposition(|i| matches!(i.item.kind, EntryKind::UserMessage(_)))?;
-        let first = &self.items.get(start + 1)?.item;
+            .rposition(|i| matches!(i.entry.kind, EntryKind::UserMessage(_)))?;
+        let first = &self.items.get(start + 1)?.entry;
         first.branch_position().map(|_| first)
     }
 
@@ -263,8 +264,8 @@ impl ChatState {
         self.items
             .iter()
             .rev()
-            .take_while(|i| !matches!(i.item.kind, EntryKind::UserMessage(_)))
-            .any(|i| match &i.item.kind {
+            .take_while(|i| !matches!(i.entry.kind, EntryKind::UserMessage(_)))
+            .any(|i| match &i.entry.kind {
                 EntryKind::AssistantText(m) => m.content.iter().any(|p| !p.text.is_empty()),
                 EntryKind::EndOfTurn(_) => false,
                 _ => !i.hidden,
@@ -278,8 +279,8 @@ impl ChatState {
         self.items
             .iter()
             .rev()
-            .take_while(|i| !matches!(i.item.kind, EntryKind::UserMessage(_)))
-            .any(|i| match &i.item.kind {
+            .take_while(|i| !matches!(i.entry.kind, EntryKind::UserMessage(_)))
+            .any(|i| match &i.entry.kind {
                 EntryKind::Elicitation(e) => e.outcome.is_none(),
                 _ => i.tool_call_state() == Some(ToolCallState::AwaitingPermission),
             })
@@ -297,7 +298,7 @@ impl ChatState {
                     .as_ref()
                     .is_some_and(|a| a.id.as_deref().unwrap_or(&a.name) == agent)
             })
-            .find(|i| match &i.item.kind {
+            .find(|i| match &i.entry.kind {
                 EntryKind::Elicitation(e) => e.outcome.is_none(),
                 EntryKind::Note(crate::protocol::chatkit::Note::Question { answer, .. }) => {
                     answer.is_none()
@@ -307,7 +308,7 @@ impl ChatState {
                 }
                 _ => i.tool_call_state() == Some(ToolCallState::AwaitingPermission),
             })
-            .map(|i| &i.item.id)
+            .map(|i| &i.entry.id)
     }
 
     /// What changed since the last call.
@@ -315,7 +316,7 @@ impl ChatState {
         std::mem::take(&mut self.changes)
     }
 
-    pub(crate) fn item_mut(&mut self, id: &ItemId) -> Option<&mut ItemState> {
+    pub(crate) fn item_mut(&mut self, id: &ItemId) -> Option<&mut EntryState> {
         let &i = self.positions.get(id)?;
         self.changes.item(id);
         Some(&mut self.items[i])
@@ -323,8 +324,8 @@ impl ChatState {
 
     /// Put `state` where the item with its id is, or append it: ids stay unique whatever
     /// arrives.
-    pub(crate) fn upsert_item(&mut self, state: ItemState) {
-        let id = state.item.id.clone();
+    pub(crate) fn upsert_item(&mut self, state: EntryState) {
+        let id = state.entry.id.clone();
         match self.positions.get(&id) {
             Some(&i) => self.items[i] = state,
             None => {
@@ -337,11 +338,11 @@ impl ChatState {
     }
 
     /// Replace the item at `old`'s position with `state` (which may have a new id).
-    pub(crate) fn replace_at(&mut self, old: &ItemId, state: ItemState) -> bool {
+    pub(crate) fn replace_at(&mut self, old: &ItemId, state: EntryState) -> bool {
         let Some(i) = self.positions.remove(old) else {
             return false;
         };
-        let id = state.item.id.clone();
+        let id = state.entry.id.clone();
         if let Some(dup) = self.positions.get(&id).copied() {
             // The new id is already elsewhere: keep one copy, at the old position.
             self.items.remove(dup);
@@ -351,8 +352,8 @@ impl ChatState {
         self.replace_at_index(i, state)
     }
 
-    fn replace_at_index(&mut self, i: usize, state: ItemState) -> bool {
-        let id = state.item.id.clone();
+    fn replace_at_index(&mut self, i: usize, state: EntryState) -> bool {
+        let id = state.entry.id.clone();
         self.positions.insert(id.clone(), i);
         self.items[i] = state;
         self.changes.item(&id);
@@ -360,7 +361,7 @@ impl ChatState {
         true
     }
 
-    pub(crate) fn remove_item(&mut self, id: &ItemId) -> Option<ItemState> {
+    pub(crate) fn remove_item(&mut self, id: &ItemId) -> Option<EntryState> {
         let i = self.positions.remove(id)?;
         let removed = self.items.remove(i);
         self.reindex_from(i);
@@ -385,9 +386,9 @@ impl ChatState {
     }
 
     fn truncate_at(&mut self, i: usize) -> usize {
-        let dropped: Vec<ItemState> = self.items.drain(i..).collect();
+        let dropped: Vec<EntryState> = self.items.drain(i..).collect();
         for d in &dropped {
-            self.positions.remove(&d.item.id);
+            self.positions.remove(&d.entry.id);
         }
         if !dropped.is_empty() {
             self.changes.order = true;
@@ -397,15 +398,15 @@ impl ChatState {
 
     /// Replace all items (a thread loaded from the server). An id the page repeats is held
     /// once, where it first appears, as its last copy says.
-    pub(crate) fn set_items(&mut self, items: Vec<ItemState>) {
+    pub(crate) fn set_items(&mut self, items: Vec<EntryState>) {
         self.items = Vec::with_capacity(items.len());
         self.positions.clear();
         for item in items {
-            match self.positions.get(&item.item.id) {
+            match self.positions.get(&item.entry.id) {
                 Some(&i) => self.items[i] = item,
                 None => {
                     self.positions
-                        .insert(item.item.id.clone(), self.items.len());
+                        .insert(item.entry.id.clone(), self.items.len());
                     self.items.push(item);
                 }
             }
@@ -413,23 +414,25 @@ impl ChatState {
         self.changes.order = true;
         self.changes
             .items
-            .extend(self.items.iter().map(|i| i.item.id.clone()));
+            .extend(self.items.iter().map(|i| i.entry.id.clone()));
     }
 
     /// Put older items in front (history scrolled up). Ids already held, or repeated in the
     /// page, are kept once: the copy held (or the page's first) wins.
-    pub(crate) fn prepend_items(&mut self, older: Vec<ItemState>) {
+    pub(crate) fn prepend_items(&mut self, older: Vec<EntryState>) {
         let mut seen = std::collections::HashSet::new();
-        let older: Vec<ItemState> = older
+        let older: Vec<EntryState> = older
             .into_iter()
-            .filter(|i| !self.positions.contains_key(&i.item.id) && seen.insert(i.item.id.clone()))
+            .filter(|i| {
+                !self.positions.contains_key(&i.entry.id) && seen.insert(i.entry.id.clone())
+            })
             .collect();
         if older.is_empty() {
             return;
         }
         self.changes
             .items
-            .extend(older.iter().map(|i| i.item.id.clone()));
+            .extend(older.iter().map(|i| i.entry.id.clone()));
         self.items.splice(0..0, older);
         self.reindex();
         self.changes.order = true;
@@ -440,7 +443,7 @@ impl ChatState {
     }
 
     pub(crate) fn last_item_id(&self) -> Option<&ItemId> {
-        self.items.last().map(|i| &i.item.id)
+        self.items.last().map(|i| &i.entry.id)
     }
 
     fn reindex(&mut self) {
@@ -450,7 +453,7 @@ impl ChatState {
 
     fn reindex_from(&mut self, from: usize) {
         for (i, item) in self.items.iter().enumerate().skip(from) {
-            self.positions.insert(item.item.id.clone(), i);
+            self.positions.insert(item.entry.id.clone(), i);
         }
     }
 }
