@@ -252,7 +252,6 @@ impl Runtime {
         self.bump_load_token();
         self.signals.history.opening.set(None);
         self.signals.history.open_error.set(None);
-        self.signals.history.older.set(Default::default());
         self.abort_in_flight();
         self.release_sent_previews();
         self.signals.views.close_artifact();

@@ -461,7 +461,7 @@ impl Runtime {
         for rev in self.retired_revs.take() {
             rev.dispose();
         }
-        let (order, thread, streaming, progress, notices, error, last_event, changes) = {
+        let (order, thread, streaming, progress, notices, error, last_event, older, changes) = {
             let mut state = self.state.borrow_mut();
             let changes = state.take_changes();
             // A turn's end may fold its tool calls: the list is re-derived then too.
@@ -502,6 +502,10 @@ impl Runtime {
                 changes.notices.then(|| state.notices.clone()),
                 changes.error.then(|| state.error.clone()),
                 changes.liveness.then_some(state.last_event_ms),
+                changes.older.then(|| OlderItems {
+                    more: state.older.more(),
+                    loading: state.older.loading,
+                }),
                 changes,
             )
         };
@@ -539,6 +543,9 @@ impl Runtime {
         }
         if let Some(v) = last_event {
             self.signals.last_event.set(v);
+        }
+        if let Some(v) = older {
+            self.signals.history.older.set(v);
         }
         if changes.run {
             self.signals.run.update(|r| *r += 1);

@@ -6,7 +6,7 @@
 //! every answer that arrives for an older token is dropped, so a slow answer for a thread
 //! the user already left never replaces the one shown.
 
-use super::held::threads::{Draft, OlderItems, ThreadList, ThreadRow};
+use super::held::threads::{Draft, ThreadList, ThreadRow};
 use super::transport::{self, TransportError};
 use super::Runtime;
 use crate::chunks::runtime::{answer, Answer};
@@ -371,7 +371,6 @@ impl Runtime {
         self.release_sent_previews();
         self.signals.history.opening.set(Some(id.clone()));
         self.signals.history.open_error.set(None);
-        self.signals.history.older.set(OlderItems::default());
         let this = Rc::clone(self);
         if self.options(|o| o.protocol) == Protocol::AgUi {
             // Its code comes with the history's (`crate::chunks`); it says why it failed.
@@ -390,7 +389,6 @@ impl Runtime {
             match loaded {
                 Ok(thread) => {
                     this.dispatch(chat_shell_core::adapters::chatkit::thread_loaded(thread));
-                    this.publish_older();
                     this.signals.history.opening.set(None);
                 }
                 Err(e) => {
@@ -467,19 +465,21 @@ impl Runtime {
 
     /// The page of items before the first one shown (the reader scrolled up).
     pub fn load_older(self: &Rc<Self>) {
-        let older = self.signals.history.older.get_untracked();
-        if older.loading || !older.more || self.signals.history.opening.get_untracked().is_some() {
+        if self.signals.history.opening.get_untracked().is_some() {
             return;
         }
         let (thread_id, cursor) = {
             let state = self.state.borrow();
-            match (state.thread_id().cloned(), state.older.clone()) {
-                (Some(t), Some(c)) => (t, c),
+            match (state.thread_id().cloned(), &state.older) {
+                (Some(t), older) if !older.loading => match older.cursor.clone() {
+                    Some(c) => (t, c),
+                    None => return,
+                },
                 _ => return,
             }
         };
         let token = self.threads.load_token.get();
-        self.signals.history.older.update(|o| o.loading = true);
+        self.dispatch(Input::OlderRequested);
         let this = Rc::clone(self);
         wasm_bindgen_futures::spawn_local(async move {
             let result = this
@@ -491,27 +491,20 @@ impl Runtime {
                 })
                 .await;
             let same_thread = this.state.borrow().thread_id() == Some(&thread_id);
-            if this.threads.load_token.get() != token || !same_thread {
+            if !same_thread {
+                // Another thread's state has its own pages.
                 return;
             }
+            if this.threads.load_token.get() != token {
+                return this.dispatch(Input::OlderEnded);
+            }
             match result {
-                Ok(page) => {
-                    this.dispatch(chat_shell_core::adapters::chatkit::older_items(page));
-                    this.publish_older();
-                }
+                Ok(page) => this.dispatch(chat_shell_core::adapters::chatkit::older_items(page)),
                 Err(e) => {
-                    this.signals.history.older.update(|o| o.loading = false);
+                    this.dispatch(Input::OlderEnded);
                     this.report(ErrorKind::ItemsList, &e);
                 }
             }
-        });
-    }
-
-    fn publish_older(&self) {
-        let more = self.state.borrow().older.is_some();
-        self.signals.history.older.set(OlderItems {
-            more,
-            loading: false,
         });
     }
 

@@ -257,7 +257,7 @@ fn check_18_chatkit_history_hydrates_newest_first_then_older_pages_in_front() {
     reduce(&mut state, chatkit_adapter::thread_loaded(thread));
     // The newest window first, with where to go on from.
     assert_eq!(ids(&state), ["u3", "a3"]);
-    assert_eq!(state.older.as_deref(), Some("u3"));
+    assert_eq!(state.older.cursor.as_deref(), Some("u3"));
     // Older pages (newest first on the wire) go in front, in order.
     reduce(
         &mut state,
@@ -277,10 +277,10 @@ fn check_18_chatkit_history_hydrates_newest_first_then_older_pages_in_front() {
         }),
     );
     assert_eq!(ids(&state), ["u1", "u2", "a2", "u3", "a3"]);
-    assert_eq!(state.older, None, "nothing older is asked for");
+    assert_eq!(state.older.cursor, None, "nothing older is asked for");
     // A new chat forgets where the old one would go on from.
     reduce(&mut state, Input::Reset);
-    assert!(state.items().is_empty() && state.older.is_none());
+    assert!(state.items().is_empty() && state.older.cursor.is_none());
 }
 
 #[test]

@@ -9,7 +9,7 @@ use chat_shell_core::model::EntryKind;
 use chat_shell_core::protocol::chatkit::*;
 use chat_shell_core::protocol::JsonMap;
 use chat_shell_core::reducer::{
-    reduce, ChatState, Effect, Input, OutgoingMessage, Streamed, GHOST_OPTION,
+    reduce, ChatState, Effect, Input, OlderPages, OutgoingMessage, Streamed, GHOST_OPTION,
 };
 use serde_json::json;
 
@@ -85,7 +85,7 @@ fn a_loaded_thread_hides_ghosts_and_keeps_the_older_cursor() {
     );
     assert_eq!(visible_ids(&state), ["a3", "m4"]);
     assert_eq!(state.items().len(), 3, "a ghost is kept, only hidden");
-    assert_eq!(state.older.as_deref(), Some("m3"));
+    assert_eq!(state.older.cursor.as_deref(), Some("m3"));
 
     // An older page (newest first) goes in front; the cursor moves on, then runs out.
     reduce(
@@ -97,7 +97,7 @@ fn a_loaded_thread_hides_ghosts_and_keeps_the_older_cursor() {
         }),
     );
     assert_eq!(visible_ids(&state), ["a2", "a3", "m4"]);
-    assert_eq!(state.older.as_deref(), Some("m2"));
+    assert_eq!(state.older.cursor.as_deref(), Some("m2"));
     reduce(
         &mut state,
         chatkit_adapter::older_items(Page {
@@ -108,7 +108,7 @@ fn a_loaded_thread_hides_ghosts_and_keeps_the_older_cursor() {
     );
     assert_eq!(visible_ids(&state), ["m1", "a2", "a3", "m4"]);
     assert_eq!(
-        state.older, None,
+        state.older.cursor, None,
         "no cursor once the server says there is no more"
     );
 
@@ -117,13 +117,13 @@ fn a_loaded_thread_hides_ghosts_and_keeps_the_older_cursor() {
         &mut state,
         chatkit_adapter::thread_loaded(thread(vec![user("m9", "x", false)], false, Some("m9"))),
     );
-    assert_eq!(state.older, None);
+    assert_eq!(state.older.cursor, None);
     reduce(
         &mut state,
         chatkit_adapter::thread_loaded(thread(vec![], true, Some("m9"))),
     );
     reduce(&mut state, Input::Reset);
-    assert_eq!(state.older, None);
+    assert_eq!(state.older.cursor, None);
 }
 
 #[test]
@@ -311,4 +311,61 @@ fn a_failed_message_comes_back_with_its_attachments_but_a_ghost_does_not() {
         "a ghost message was put in the composer"
     );
     assert!(state.items().is_empty());
+}
+
+#[test]
+fn older_pages_are_held_once_one_page_at_a_time() {
+    let mut state = ChatState::new();
+    reduce(
+        &mut state,
+        chatkit_adapter::thread_loaded(thread(vec![answer("a3", "ok")], true, Some("a3"))),
+    );
+    state.take_changes();
+    assert!(state.older.more() && !state.older.loading);
+
+    reduce(&mut state, Input::OlderRequested);
+    assert!(state.older.loading, "a page is on its way");
+    assert!(state.take_changes().older, "the history's signal is told");
+    // A second ask while one is on its way changes nothing.
+    reduce(&mut state, Input::OlderRequested);
+    assert!(!state.take_changes().older);
+
+    // It failed: it can be asked for again, from the same cursor.
+    reduce(&mut state, Input::OlderEnded);
+    assert!(!state.older.loading);
+    assert_eq!(state.older.cursor.as_deref(), Some("a3"));
+    assert!(state.take_changes().older);
+
+    // A page in ends the loading and moves the cursor.
+    reduce(&mut state, Input::OlderRequested);
+    reduce(
+        &mut state,
+        chatkit_adapter::older_items(Page {
+            data: vec![user("m2", "b", false)],
+            has_more: false,
+            after: Some("m2".into()),
+        }),
+    );
+    assert_eq!(
+        state.older,
+        OlderPages::default(),
+        "nothing older, nothing loading"
+    );
+    assert!(state.take_changes().older);
+    // With nothing older, nothing is asked for.
+    reduce(&mut state, Input::OlderRequested);
+    assert!(!state.older.loading);
+
+    // A thread loaded while a page was on its way starts from its own cursor.
+    reduce(
+        &mut state,
+        chatkit_adapter::thread_loaded(thread(vec![answer("b9", "x")], true, Some("b9"))),
+    );
+    reduce(&mut state, Input::OlderRequested);
+    reduce(
+        &mut state,
+        chatkit_adapter::thread_loaded(thread(vec![answer("c9", "y")], true, Some("c9"))),
+    );
+    assert_eq!(state.older.cursor.as_deref(), Some("c9"));
+    assert!(!state.older.loading);
 }

@@ -34,7 +34,8 @@ pub struct ThreadList {
     pub error: Option<String>,
 }
 
-/// Whether the open thread has older items to load, and whether a page is on its way.
+/// Whether the open thread has older items to load, and whether a page is on its way:
+/// published from the reducer's `ChatState::older`, which alone keeps them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct OlderItems {
     pub more: bool,

@@ -4,7 +4,7 @@
 use super::input::Streamed;
 use super::items::{self, loaded_item};
 use super::outcome::{Effect, Outcome};
-use super::state::{ChatState, EntryState, Notice, ThreadInfo, Unrecognized};
+use super::state::{ChatState, EntryState, Notice, OlderPages, ThreadInfo, Unrecognized};
 use super::{run, turn};
 use crate::host_events::{ChatError, ChatEvent, ErrorKind};
 use crate::model::Entry;
@@ -151,8 +151,9 @@ pub(super) fn thread_loaded(
     };
     state.thread = Some(ThreadInfo::from(thread));
     state.set_items(page.data.into_iter().map(loaded_item).collect());
-    state.older = page.after.filter(|_| page.has_more);
+    state.older.cursor = page.after.filter(|_| page.has_more);
     let marks = state.mark();
+    marks.older = true;
     marks.thread = true;
     marks.turn = true;
     marks.error = true;
@@ -170,7 +171,28 @@ pub(super) fn older_items(state: &mut ChatState, page: Page<Entry>, _out: &mut O
     let mut older: Vec<EntryState> = page.data.into_iter().map(loaded_item).collect();
     older.reverse();
     state.prepend_items(older);
-    state.older = page.after.filter(|_| page.has_more);
+    state.older = OlderPages {
+        cursor: page.after.filter(|_| page.has_more),
+        loading: false,
+    };
+    state.mark().older = true;
+}
+
+/// A page of older items was asked for: none other until it is in (or given up).
+pub(super) fn older_requested(state: &mut ChatState) {
+    if state.older.more() && !state.older.loading {
+        state.older.loading = true;
+        state.mark().older = true;
+    }
+}
+
+/// The page asked for will not come (it failed, or the reader moved on): it can be asked
+/// for again.
+pub(super) fn older_ended(state: &mut ChatState) {
+    if state.older.loading {
+        state.older.loading = false;
+        state.mark().older = true;
+    }
 }
 
 pub(super) fn reset(state: &mut ChatState, out: &mut Outcome) {
@@ -181,6 +203,7 @@ pub(super) fn reset(state: &mut ChatState, out: &mut Outcome) {
         ..ChatState::default()
     };
     let marks = state.mark();
+    marks.older = true;
     marks.thread = true;
     marks.order = true;
     marks.turn = true;

@@ -52,6 +52,10 @@ pub enum Input {
     ThreadLoaded { thread: Thread, items: Page<Entry> },
     /// Older items of the open thread (`items.list`, order `desc`: newest first).
     OlderItems(Page<Entry>),
+    /// A page of older items was asked for.
+    OlderRequested,
+    /// The older page asked for will not come (failed, or dropped as stale).
+    OlderEnded,
     /// A new, empty conversation.
     Reset,
     /// The user dismissed a notice.

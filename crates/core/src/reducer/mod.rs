@@ -37,10 +37,10 @@ pub use items::assistant_text;
 pub use outcome::{Effect, Outcome, Warning};
 pub use state::{
     status_rank, AgentInfo, Budget, Changes, ChatState, Diagnostics, EntryState, ItemStatus,
-    Member, MemberUpdate, Notice, Orchestration, OrchestrationStep, OrchestrationUpdate,
-    PermissionState, Progress, QueuedTurn, RunError, RunQueue, SequenceGap, Team, ThreadInfo,
-    ToolCallMark, ToolCallState, TranscriptLine, TranscriptPage, Turn, TurnError, Unrecognized,
-    TRANSCRIPT_MAX,
+    Member, MemberUpdate, Notice, OlderPages, Orchestration, OrchestrationStep,
+    OrchestrationUpdate, PermissionState, Progress, QueuedTurn, RunError, RunQueue, SequenceGap,
+    Team, ThreadInfo, ToolCallMark, ToolCallState, TranscriptLine, TranscriptPage, Turn, TurnError,
+    Unrecognized, TRANSCRIPT_MAX,
 };
 pub use team::action_card_id;
 
@@ -68,6 +68,8 @@ pub fn reduce(state: &mut ChatState, input: Input) -> Outcome {
             conversation::thread_loaded(state, thread, items, &mut out)
         }
         Input::OlderItems(page) => conversation::older_items(state, page, &mut out),
+        Input::OlderRequested => conversation::older_requested(state),
+        Input::OlderEnded => conversation::older_ended(state),
         Input::Reset => conversation::reset(state, &mut out),
         Input::NoticeDismissed(id) => conversation::notice_dismissed(state, id),
         Input::ItemSynced(item) => items::item_synced(state, item, &mut out),

@@ -37,9 +37,8 @@ pub struct ChatState {
     pub notices: Vec<Notice>,
     /// The error of the last turn, shown inline after the item where it happened.
     pub error: Option<TurnError>,
-    /// The `items.list` (order `desc`) cursor for the items before the first one held,
-    /// when the server said there are more: a loaded thread shows its newest items first.
-    pub older: Option<String>,
+    /// The items before the first one held: a loaded thread shows its newest first.
+    pub older: OlderPages,
     pub(crate) next_local: u64,
     /// The id the next notice gets: never reused, also across threads, since views key
     /// notices by id.
@@ -157,9 +156,27 @@ pub struct TurnError {
     pub by_agent: bool,
 }
 
+/// The open thread's items before the first one held (`items.list`, order `desc`): the
+/// cursor while the server has more, and whether a page is on its way. The one place this
+/// is kept; the history's signal is published from it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OlderPages {
+    pub cursor: Option<String>,
+    pub loading: bool,
+}
+
+impl OlderPages {
+    /// The server has more.
+    pub fn more(&self) -> bool {
+        self.cursor.is_some()
+    }
+}
+
 /// What changed since the views last looked: drained once per animation frame.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Changes {
+    /// `older` changed.
+    pub older: bool,
     /// Items whose content changed, in order of first change.
     pub items: Vec<ItemId>,
     /// Items were added, removed or reordered.
