@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The Agent UI validation checklist (spec/agent-ui-flow-taxonomy.md) by wire format, made
+// The Agent UI validation checklist (https://limecloud.github.io/agentui/en/reference/flow-and-taxonomy) by wire format, made
 // from the tests: a check passes for a format when that format's checklist tests have a
 // `check_NN_…` test (the test command runs them; a failing one fails it).
 //

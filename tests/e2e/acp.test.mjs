@@ -1,4 +1,4 @@
-// The reference runtime as an ACP client (issue 14): `chat-shell-runtime --acp` runs the
+// The reference runtime as an ACP client: `chat-shell-runtime --acp` runs the
 // scripted ACP agent (examples/acp-agent, target/debug/chat-shell-acp-agent) and the
 // element shows what it does: tool calls of every kind with diffs and a terminal run by
 // the runtime, plans and thoughts, permission cards answered in the page ("always"

@@ -1,4 +1,4 @@
-// The usage meter and the agent's own sessions in History (issue 33, points 3 and 4),
+// The usage meter and the agent's own sessions in History,
 // through the reference runtime (`--acp`) and the scripted ACP agent as real processes,
 // beside session-controls.test.mjs (one session a page there): the meter's visible text
 // with its cost; three sessions two a page after a restart of the runtime, "More

@@ -1,4 +1,4 @@
-// protocol="agent-ui" (issue 15) through the element: the reference runtime's POST
+// protocol="agent-ui" through the element: the reference runtime's POST
 // /agent-ui streams the golden logs of tests/fixtures/agent-ui (the same the core's
 // checklist tests read), and the page is checked by roles and names: status before text,
 // the final text reconciled, worker notifications that are not user messages, the "Team"

@@ -1,4 +1,4 @@
-// Figures, not a test (issue 34): the composer while code streams and after a big paste.
+// Figures, not a test: the composer while code streams and after a big paste.
 //
 //   node tests/e2e/bench-composer.mjs   (after ./scripts/build.sh and
 //                                         cargo build -p chat-shell-runtime)

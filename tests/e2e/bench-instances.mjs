@@ -1,4 +1,4 @@
-// Figures, not a test (issue 36): several runtime instances on one PostgreSQL database.
+// Figures, not a test: several runtime instances on one PostgreSQL database.
 //
 //   node tests/e2e/bench-instances.mjs   (after cargo build -p chat-shell-runtime; uses
 //                                          CHAT_SHELL_TEST_DATABASE_URL, or starts a

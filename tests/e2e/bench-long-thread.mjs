@@ -1,4 +1,4 @@
-// Figures, not a test (issue 35): a 10,000-item thread, opened and scrolled back to its
+// Figures, not a test: a 10,000-item thread, opened and scrolled back to its
 // first item by wheel.
 //
 //   node tests/e2e/bench-long-thread.mjs         BENCH_ITEMS=10000 BENCH_WHEEL=1200

@@ -1,4 +1,4 @@
-// Figures, not a test (issue 31): the runtime's memory (VmRSS) under thread channels whose
+// Figures, not a test: the runtime's memory (VmRSS) under thread channels whose
 // clients stopped reading.
 //
 //   node tests/e2e/bench-runtime-rss.mjs     (after cargo build -p chat-shell-runtime)

@@ -21,7 +21,7 @@
 //   BENCH_DETAIL=1 ...         also trace devtools.timeline and print, per run, where the main
 //                              thread's time goes (inclusive ms by trace event; adds overhead)
 //
-// Prints tables of medians, the ratios to the floor, and the goals of issue 35 next to the
+// Prints tables of medians, the ratios to the floor, and the goals next to the
 // figures (about 3 minutes). Never fails on a figure: exit status 1 only when the page breaks
 // (an answer never completes or misses deltas; the tables then say "broken" and why) or the
 // benchmark cannot run. The throttled-network variant is tests/e2e/bench-long.mjs.
@@ -674,9 +674,9 @@ async function main() {
     );
   }
 
-  // The goals of issue 35 next to the figures: printed, never asserted.
+  // The goals next to the figures: printed, never asserted.
   const goal = (value, ok) => (Number.isFinite(value) || typeof value === 'string' ? (ok ? 'met' : 'NOT met') : 'n/a');
-  out.push('goals (issue 35; printed, not asserted):');
+  out.push('goals (printed, not asserted):');
   for (const name of ['chat-shell', 'chat-shell RM']) {
     if (results.rate[name].broken) continue;
     const busyX = ratio('rate', name, 'busy');

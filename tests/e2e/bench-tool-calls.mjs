@@ -1,4 +1,4 @@
-// Figures, not a test (issue 12): an agent run of 500 ACP tool calls, each carrying a
+// Figures, not a test: an agent run of 500 ACP tool calls, each carrying a
 // 2,000-line diff (even calls) or 2,000 lines of terminal output (odd calls), then the
 // answer, streamed into <chat-shell> as ChatKit extension events.
 //

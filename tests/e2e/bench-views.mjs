@@ -1,4 +1,4 @@
-// Figures, not a test (issue 13): tool-pushed views over the thread channel.
+// Figures, not a test: tool-pushed views over the thread channel.
 //
 //   node tests/e2e/bench-views.mjs     (after trunk build --release and
 //                                        cargo build -p chat-shell-runtime)

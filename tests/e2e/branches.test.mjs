@@ -1,4 +1,4 @@
-// Edit and branch (issue 47): a user message edited becomes a branch beside the original,
+// Edit and branch: a user message edited becomes a branch beside the original,
 // an answer regenerated becomes a branch beside the old one, "Previous branch" / "Next
 // branch" step between them, and the branch shown survives a reload (the server keeps
 // it). Against the reference runtime over real HTTP; servers that cannot branch (an ACP

@@ -1,4 +1,4 @@
-// ChatKit's model picker and tool menu (issue 33, `composer.models` / `composer.tools`)
+// ChatKit's model picker and tool menu (`composer.models` / `composer.tools`)
 // against the reference runtime: nothing shows without the options; with them, the
 // default model is preselected and sent in the first message's `inference_options`; another
 // model and a tool chosen by keyboard in the "Tools" menu are both sent; removing the tool's

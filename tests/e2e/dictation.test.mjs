@@ -1,4 +1,4 @@
-// Dictation (issue 34, `composer.dictation.enabled`) against the reference runtime, which
+// Dictation (`composer.dictation.enabled`) against the reference runtime, which
 // answers `input.transcribe` with the size and type of the audio it got: nothing shows
 // without the option; with Chromium's fake microphone the "Dictate" button records (its name
 // "Stop dictation", `data-state="recording"`, a "Recording…" status), and stopping inserts

@@ -1,4 +1,4 @@
-// The composer before the wasm (issue 44): src/chat-shell.js draws the element's frame and
+// The composer before the wasm: src/chat-shell.js draws the element's frame and
 // a real textarea before any wasm arrives. Here the wasm is held back (the pack and the
 // first module's own file), so everything below happens in that frame; then it is let
 // through, and the element takes over.

@@ -1,4 +1,4 @@
-// An agent's elicitation (issue 33, point 5) through the reference runtime (`--acp`) and
+// An agent's elicitation through the reference runtime (`--acp`) and
 // the scripted ACP agent (examples/acp-agent) as real processes: `elicit` asks for the
 // form "Set up the project" (a string, an enum, a titled oneOf, a number, an integer, a
 // boolean, a multi-select and one property of a type no client knows); `elicit-url` asks

@@ -1,4 +1,4 @@
-// Export (issue 47): the header's "Export" downloads the conversation shown as Markdown or
+// Export: the header's "Export" downloads the conversation shown as Markdown or
 // JSON; hosts get the same text from `el.exportConversation({format})`; on a narrow
 // screen Export and Find fold into "More". Against the reference runtime; any page error
 // fails a test.

@@ -1,4 +1,4 @@
-// Two runtime instances on one PostgreSQL database (issue 36): one conversation across
+// Two runtime instances on one PostgreSQL database: one conversation across
 // them. A page on A and a page on B follow the same run and the same pushed views; Stop
 // from B stops a run on A; a permission answered on B continues the run on A; a reload
 // onto B picks up A's running answer; killing A mid-run leaves the run `interrupted` on B

@@ -1,4 +1,4 @@
-// An element that survives its host (issue 31): pages (React, Vue, Svelte) remove, move,
+// An element that survives its host: pages (React, Vue, Svelte) remove, move,
 // re-attach and re-create elements routinely. Any order, any number of times: no page
 // error, and every observer, timer and listener the element started is gone again. And a
 // thread channel line over the element's own limit: the views go stale and the channel

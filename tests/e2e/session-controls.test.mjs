@@ -1,4 +1,4 @@
-// The controls an agent session offers (issue 33), through the reference runtime (`--acp`)
+// The controls an agent session offers, through the reference runtime (`--acp`)
 // and the scripted ACP agent (examples/acp-agent) as real processes: the Mode, Model and
 // Thinking selectors (a change confirmed, a refused one rolled back with the reason, an
 // adjusted one said), an option added and removed mid-session, the slash-command list

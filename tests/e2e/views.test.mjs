@@ -1,4 +1,4 @@
-// Tool-pushed views over the thread channel (issue 13): the tab strip, the Diff view, two
+// Tool-pushed views over the thread channel: the tab strip, the Diff view, two
 // tabs in sync, replay on reload, clearing, unknown types, the stale mark while the runtime
 // is down, and answers that survive a reload. Real runtime, real HTTP, headless Chromium.
 

@@ -1,4 +1,4 @@
-//! Tool-pushed views of one thread (`spec/view-updates.md`), as the thread channel
+//! Tool-pushed views of one thread ([view updates](https://infinity.hydro.run/docs/rap/spec/server/view-updates)), as the thread channel
 //! (`protocol::chatkit::channel`) delivers them: the latest content of each recognised
 //! view, each event applied once by its `seq`, the channel's health for a stale mark, and
 //! when to reconnect. DOM-free; the browser half opens the stream and renders.

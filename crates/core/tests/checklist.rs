@@ -1,4 +1,4 @@
-//! The Agent UI validation checklist (`spec/agent-ui-flow-taxonomy.md`) for the formats
+//! The Agent UI validation checklist ([Agent UI's flow and taxonomy](https://limecloud.github.io/agentui/en/reference/flow-and-taxonomy)) for the formats
 //! other than agent-ui, as far as each can express a check: ChatKit (with chat-shell's ACP
 //! extension items) and the `events` envelope. A golden event log goes through the
 //! decoder (or adapter) and the reducer; the state is checked. Tests are named

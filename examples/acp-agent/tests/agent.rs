@@ -83,7 +83,7 @@ async fn tool_calls_of_every_kind_without_client_capabilities() {
     );
 }
 
-// ---- The controls (issue 33): the binary driven with raw JSON-RPC lines, so each test
+// ---- The controls: the binary driven with raw JSON-RPC lines, so each test
 // sees exactly what goes over the wire.
 
 mod raw {
