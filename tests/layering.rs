@@ -25,34 +25,14 @@ fn src() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src")
 }
 
-/// The crate's sources as (path under `src`, text), with `edit` applied to the file
-/// `path` (a deliberate violation in the tests below).
+/// The crate's sources, with `edit` appended to one file (`modgraph::sources`).
 fn sources(edit: Option<(&str, &str)>) -> Vec<(String, String)> {
-    let mut files = Vec::new();
-    modgraph::rust_files(&src(), &mut files);
-    files
-        .into_iter()
-        .map(|file| {
-            let rel = file
-                .strip_prefix(src())
-                .expect("under src")
-                .to_str()
-                .expect("utf-8 path")
-                .replace('\\', "/");
-            let mut text = std::fs::read_to_string(&file).expect("read source");
-            if let Some((path, extra)) = edit.filter(|(path, _)| *path == rel) {
-                assert_eq!(path, rel);
-                text.push('\n');
-                text.push_str(extra);
-            }
-            (rel, text)
-        })
-        .collect()
+    modgraph::sources(&src(), edit)
 }
 
 /// Every file-level circle, each as its files.
 fn circles(graph: &ModuleGraph) -> Vec<String> {
-    tangles(&graph.edges)
+    tangles(&graph.deps)
         .into_iter()
         .map(|members| {
             members

@@ -14,32 +14,9 @@ fn src() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src")
 }
 
-/// The crate's sources as (path under `src`, text), with `edit`'s text appended to its file
-/// `path` when given (a deliberate violation in the tests below).
+/// The crate's sources, with `edit` appended to one file (`modgraph::sources`).
 fn sources(edit: Option<(&str, &str)>) -> Vec<(String, String)> {
-    let mut files = Vec::new();
-    modgraph::rust_files(&src(), &mut files);
-    let mut edited = false;
-    let sources = files
-        .into_iter()
-        .map(|file| {
-            let rel = file
-                .strip_prefix(src())
-                .expect("under src")
-                .to_str()
-                .expect("utf-8 path")
-                .replace('\\', "/");
-            let mut text = std::fs::read_to_string(&file).expect("read source");
-            if let Some((_, extra)) = edit.filter(|(path, _)| *path == rel) {
-                text.push('\n');
-                text.push_str(extra);
-                edited = true;
-            }
-            (rel, text)
-        })
-        .collect();
-    assert_eq!(edited, edit.is_some(), "the file to edit exists: {edit:?}");
-    sources
+    modgraph::sources(&src(), edit)
 }
 
 #[test]

@@ -53,20 +53,7 @@ pub struct ModuleGraph {
 impl ModuleGraph {
     /// The graph of the crate whose source root (the folder of `lib.rs`) is `src`.
     pub fn read(src: &Path, name: &str) -> ModuleGraph {
-        let mut files = Vec::new();
-        rust_files(src, &mut files);
-        let sources = files.into_iter().map(|file| {
-            let rel = file.strip_prefix(src).expect("under src");
-            let rel = rel
-                .components()
-                .map(|c| c.as_os_str().to_str().expect("utf-8 path"))
-                .collect::<Vec<_>>()
-                .join("/");
-            let text = std::fs::read_to_string(&file)
-                .unwrap_or_else(|e| panic!("read {}: {e}", file.display()));
-            (rel, text)
-        });
-        ModuleGraph::from_sources(name, sources)
+        ModuleGraph::from_sources(name, sources(src, None))
     }
 
     /// The graph of a crate given as (path relative to `src`, source text) pairs.
@@ -365,6 +352,37 @@ pub fn tangles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
         }
     }
     walk.out
+}
+
+/// A crate's sources under `src` as (path relative to `src`, text), with `edit`'s text
+/// appended to its file when given: the layering tests' deliberate violations. Panics if
+/// the file to edit is not there, so such a test cannot pass by editing nothing.
+pub fn sources(src: &Path, edit: Option<(&str, &str)>) -> Vec<(String, String)> {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    let mut edited = false;
+    let sources = files
+        .into_iter()
+        .map(|file| {
+            let rel = file
+                .strip_prefix(src)
+                .expect("under src")
+                .components()
+                .map(|c| c.as_os_str().to_str().expect("utf-8 path"))
+                .collect::<Vec<_>>()
+                .join("/");
+            let mut text = std::fs::read_to_string(&file)
+                .unwrap_or_else(|e| panic!("read {}: {e}", file.display()));
+            if let Some((_, extra)) = edit.filter(|(path, _)| *path == rel) {
+                text.push('\n');
+                text.push_str(extra);
+                edited = true;
+            }
+            (rel, text)
+        })
+        .collect();
+    assert_eq!(edited, edit.is_some(), "the file to edit exists: {edit:?}");
+    sources
 }
 
 pub fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
