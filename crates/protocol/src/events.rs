@@ -1,4 +1,4 @@
-//! The SSE event envelope (`spec/sse-event-envelope.md`), chosen with `protocol="events"`:
+//! The SSE event envelope ([spec](https://pathlyapp.github.io/steerable-framework/spec/events/)), chosen with `protocol="events"`:
 //! its wire types and the request body chat-shell POSTs for it (the core's
 //! `adapters::events` maps it onto the reducer's inputs).
 //!

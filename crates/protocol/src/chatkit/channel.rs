@@ -1,6 +1,6 @@
 //! Extension (chat-shell, not in the ChatKit SDK): the thread channel, a long-lived stream
 //! the runtime keeps open while a thread is shown, carrying tool-pushed views
-//! (`spec/view-updates.md`). The client asks with
+//! ([view updates](https://infinity.hydro.run/docs/rap/spec/server/view-updates)). The client asks with
 //!
 //! ```json
 //! {"type": "threads.subscribe", "params": {"thread_id": "thr_1", "after": null}}

@@ -12,6 +12,10 @@
 //! channel carried them; diagnostics and metrics go to the host, never the transcript.
 //! Unknown classes are counted diagnostics, never fatal.
 //!
+//! Payloads: each is read as its event type's `protocol::agent_ui` type, never by key, so a
+//! field of the wrong type is absent rather than fatal. What a producer sends as its own
+//! JSON passes through raw: a tool's input, output and error, an action's input (the
+//! permission card's `raw_input`), structured input's answers (by question id).
 
 #[cfg(test)]
 mod checks;
@@ -26,7 +30,7 @@ use crate::protocol::acp::{
     RequestPermission, ToolCall, ToolCallContent, ToolCallId, ToolCallStatus, ToolCallUpdate,
     ToolKind,
 };
-use crate::protocol::agent_ui::{decode, Envelope};
+use crate::protocol::agent_ui::{self, decode, Envelope};
 use crate::protocol::chatkit::{
     Annotation, AssistantContent, AssistantMessage, DecodeError, ItemId, Note, Source, SourceKind,
     StructuredInput, StructuredInputStatus, UrlSource,
@@ -63,31 +67,25 @@ pub fn history_page(data: &str) -> Result<Input, DecodeError> {
 
 /// An older page of a teammate's transcript: `session.hydrated` with `before`.
 fn transcript_page(e: &Envelope) -> Option<TranscriptPage> {
+    let agent_id = e.ids.agent_id.clone()?;
+    let p: agent_ui::SessionHydrated = e.payload_as();
     Some(TranscriptPage {
-        agent_id: e.id("agentId")?,
-        before: e.text("before")?,
-        lines: transcript_lines(e.payload()),
-        has_more: e.payload().get("hasMore").and_then(Value::as_bool),
+        agent_id,
+        before: p.before?,
+        lines: transcript_lines(p.messages),
+        has_more: p.has_more,
     })
 }
 
-/// `payload.messages` of `session.hydrated`: `[{id, text}]`, oldest first (others skipped).
-fn transcript_lines(payload: &Value) -> Vec<TranscriptLine> {
-    payload
-        .get("messages")
-        .and_then(Value::as_array)
-        .map(|messages| {
-            messages
-                .iter()
-                .filter_map(|m| {
-                    Some(TranscriptLine {
-                        id: m.get("id").and_then(Value::as_str)?.to_owned(),
-                        text: m.get("text").and_then(Value::as_str)?.to_owned(),
-                    })
-                })
-                .collect()
+/// A transcript's messages as lines, oldest first.
+fn transcript_lines(messages: Vec<agent_ui::TranscriptMessage>) -> Vec<TranscriptLine> {
+    messages
+        .into_iter()
+        .map(|m| TranscriptLine {
+            id: m.id,
+            text: m.text,
         })
-        .unwrap_or_default()
+        .collect()
 }
 
 /// Maps the envelopes of one run onto reducer inputs; fed every stream of the run (the
@@ -154,7 +152,7 @@ impl AgentUiAdapter {
 
     /// Orders `envelope` into the run, then maps what can be applied now.
     pub fn envelope(&mut self, envelope: Envelope) -> Vec<Input> {
-        let run_id = envelope.id("runId");
+        let run_id = envelope.ids.run_id.clone();
         if self.run_id.is_none() {
             self.run_id = run_id;
         } else if self.finished && run_id.is_some() && run_id != self.run_id {
@@ -217,7 +215,7 @@ impl AgentUiAdapter {
 
     /// The owner of what follows: an `AgentChanged` when it is another agent than before.
     fn own(&mut self, envelope: &Envelope, inputs: &mut Vec<Input>) {
-        let agent = envelope.id("agentId");
+        let agent = envelope.ids.agent_id.clone();
         if agent == self.agent {
             return;
         }
@@ -251,15 +249,8 @@ impl AgentUiAdapter {
         let mut inputs = Vec::new();
         match e.kind.as_str() {
             "run.started" => {
-                if let (Some(run_id), Some(controls)) = (
-                    e.id("runId"),
-                    e.payload().get("controls").and_then(Value::as_array),
-                ) {
-                    let controls = controls
-                        .iter()
-                        .filter_map(Value::as_str)
-                        .map(str::to_owned)
-                        .collect();
+                let p: agent_ui::RunStarted = e.payload_as();
+                if let (Some(run_id), Some(controls)) = (e.ids.run_id.clone(), p.controls) {
                     inputs.push(Input::RunControls { run_id, controls });
                 }
             }
@@ -277,14 +268,18 @@ impl AgentUiAdapter {
             | "review.requested"
             | "review.completed" => {}
             "run.status" => {
-                if let Some(text) = e.text("label").or_else(|| e.text("status")) {
+                let p: agent_ui::RunStatus = e.payload_as();
+                if let Some(text) = p.label.or(p.status) {
                     inputs.push(Input::Stream(Streamed::Progress { icon: None, text }));
                 }
             }
-            "run.failed" => inputs.push(Input::RunError {
-                message: e.text("message").unwrap_or_default(),
-                code: e.text("code"),
-            }),
+            "run.failed" => {
+                let p: agent_ui::RunFailed = e.payload_as();
+                inputs.push(Input::RunError {
+                    message: p.message.unwrap_or_default(),
+                    code: p.code,
+                })
+            }
             "text.delta" | "text.final" => self.text(&e, &mut inputs),
             "reasoning.delta" | "reasoning.summary" => self.reasoning(&e, &mut inputs),
             "plan.delta" | "plan.final" => self.plan(&e, &mut inputs),
@@ -294,8 +289,9 @@ impl AgentUiAdapter {
             "tool.result" | "tool.failed" => self.tool_end(&e, &mut inputs),
             "action.required" => self.action_required(&e, &mut inputs),
             "action.resolved" => {
-                if let Some(action_id) = e.id("actionId") {
-                    let outcome = match e.text("optionId") {
+                if let Some(action_id) = e.ids.action_id.clone() {
+                    let p: agent_ui::ActionResolved = e.payload_as();
+                    let outcome = match p.option_id {
                         Some(option) => PermissionOutcome::Selected {
                             option_id: PermissionOptionId(option),
                         },
@@ -304,50 +300,49 @@ impl AgentUiAdapter {
                     inputs.push(Input::ActionResolved {
                         action_id,
                         outcome,
-                        answer: e.text("text"),
-                        answers: e
-                            .payload()
-                            .get("answers")
-                            .and_then(Value::as_object)
-                            .cloned(),
+                        answer: p.text,
+                        answers: p.answers,
                     });
                 }
             }
-            "team.changed" => inputs.push(Input::TeamChanged {
-                name: e.text("teamName"),
-                topology: e.text("topology").or_else(|| e.id("topology")),
-            }),
+            "team.changed" => {
+                let p: agent_ui::TeamChanged = e.payload_as();
+                inputs.push(Input::TeamChanged {
+                    name: p.team_name,
+                    topology: p.topology.or_else(|| e.ids.topology.clone()),
+                })
+            }
             "agent.spawned" | "agent.changed" | "agent.completed" | "session.hydrated" => {
                 self.member(&e, &mut inputs)
             }
             "agent.handoff" => {
                 self.own(&e, &mut inputs);
                 let id = self.item_id("handoff", &e.sequence.unwrap_or(0).to_string());
+                let p: agent_ui::AgentHandoff = e.payload_as();
                 let note = Note::Handoff {
-                    from: e.text("from").unwrap_or_default(),
-                    to: e.text("to").unwrap_or_default(),
-                    reason: e.text("reason"),
+                    from: p.from.unwrap_or_default(),
+                    to: p.to.unwrap_or_default(),
+                    reason: p.reason,
                 };
                 self.add(id, EntryKind::Note(note), &mut inputs);
             }
             "worker.notification" => {
                 self.own(&e, &mut inputs);
-                let agent_id = e.id("agentId").unwrap_or_default();
                 let id = self.item_id("worker", &e.sequence.unwrap_or(0).to_string());
-                let p = e.payload();
+                let p: agent_ui::WorkerNotification = e.payload_as();
                 let note = Note::WorkerNotification {
-                    agent_id,
-                    task_id: e.id("taskId"),
-                    status: e.text("status"),
-                    summary: e.text("summary").unwrap_or_default(),
-                    channel_role: e.text("role"),
-                    duration_ms: p.get("durationMs").and_then(Value::as_u64),
-                    tool_count: p.get("toolCount").and_then(Value::as_u64),
+                    agent_id: e.ids.agent_id.clone().unwrap_or_default(),
+                    task_id: e.ids.task_id.clone(),
+                    status: p.status,
+                    summary: p.summary.unwrap_or_default(),
+                    channel_role: p.role,
+                    duration_ms: p.duration_ms,
+                    tool_count: p.tool_count,
                 };
                 self.add(id, EntryKind::Note(note), &mut inputs);
             }
             "context.changed" | "context.compaction.completed" => {
-                let text = context_text(&e);
+                let text = context_text(e.payload_as());
                 if !text.is_empty() {
                     let id = self.item_id("context", &e.sequence.unwrap_or(0).to_string());
                     self.add(id, EntryKind::Note(Note::Context { text }), &mut inputs);
@@ -357,11 +352,14 @@ impl AgentUiAdapter {
             "evidence.changed" => self.evidence(&e, &mut inputs),
             "diagnostic.changed" => inputs.push(Input::DiagnosticFact {
                 kind: "agent_ui_diagnostic",
-                name: e.text("message").unwrap_or_default(),
+                name: e
+                    .payload_as::<agent_ui::Diagnostic>()
+                    .message
+                    .unwrap_or_default(),
             }),
             "metric.changed" => inputs.push(Input::DiagnosticFact {
                 kind: "agent_ui_metric",
-                name: e.text("name").unwrap_or_default(),
+                name: e.payload_as::<agent_ui::Metric>().name.unwrap_or_default(),
             }),
             other => inputs.push(Input::Unrecognized(Unrecognized::EventType(
                 other.to_owned(),
@@ -373,33 +371,26 @@ impl AgentUiAdapter {
     /// The runtime's queue: turns it started leave it as user messages, the rest is the
     /// list; a steer it applied is a note where the run is now.
     fn queue(&mut self, e: &Envelope, inputs: &mut Vec<Input>) {
-        let p = e.payload();
-        if let Some(steer) = p.get("steer").filter(|s| s.is_object()) {
-            let field = |key: &str| steer.get(key).and_then(Value::as_str).map(str::to_owned);
-            if let Some(turn_id) = field("turnId") {
-                let note = Note::Steer {
-                    text: field("text").unwrap_or_default(),
-                    status: field("status"),
-                    turn_id: turn_id.clone(),
-                };
-                let id = self.item_id("steer", &turn_id);
-                self.add(id, EntryKind::Note(note), inputs);
-            }
+        let p: agent_ui::QueueChanged = e.payload_as();
+        if let Some(steer) = p.steer {
+            let id = self.item_id("steer", &steer.turn_id);
+            let note = Note::Steer {
+                text: steer.text.unwrap_or_default(),
+                status: steer.status,
+                turn_id: steer.turn_id,
+            };
+            self.add(id, EntryKind::Note(note), inputs);
         }
-        let Some(entries) = p.get("queued").and_then(Value::as_array) else {
+        let Some(entries) = p.queued else {
             return;
         };
         let mut queued = Vec::new();
         for entry in entries {
-            let field = |key: &str| entry.get(key).and_then(Value::as_str).map(str::to_owned);
-            let Some(turn_id) = field("turnId") else {
-                continue;
-            };
             let turn = QueuedTurn {
-                turn_id,
-                text: field("text").unwrap_or_default(),
+                turn_id: entry.turn_id,
+                text: entry.text.unwrap_or_default(),
             };
-            match (field("status").as_deref(), field("runId")) {
+            match (entry.status.as_deref(), entry.run_id) {
                 (Some("started" | "promoted"), Some(run_id)) => {
                     inputs.push(Input::QueuedTurnStarted { turn, run_id })
                 }
@@ -412,7 +403,7 @@ impl AgentUiAdapter {
     }
 
     fn text(&mut self, e: &Envelope, inputs: &mut Vec<Input>) {
-        let Some(message) = e.id("messageId") else {
+        let Some(message) = e.ids.message_id.clone() else {
             return;
         };
         self.own(e, inputs);
@@ -423,7 +414,8 @@ impl AgentUiAdapter {
         self.add(id.clone(), empty, inputs);
         if e.kind == "text.final" {
             // The final text replaces what streamed: never appended to it.
-            let mut content = AssistantContent::text(e.text("text").unwrap_or_default());
+            let text = e.payload_as::<agent_ui::TextFinal>().text;
+            let mut content = AssistantContent::text(text.unwrap_or_default());
             content.annotations = self.citations.get(&id).cloned().unwrap_or_default();
             inputs.push(Input::Stream(Streamed::ItemDone(Entry {
                 branches: Vec::new(),
@@ -434,50 +426,36 @@ impl AgentUiAdapter {
                     content: vec![content],
                 }),
             })));
-        } else if let Some(delta) = e.payload().get("delta").and_then(Value::as_str) {
-            inputs.push(Self::update(
-                id,
-                ItemChange::TextDelta {
-                    index: 0,
-                    delta: delta.to_owned(),
-                },
-            ));
+        } else if let Some(delta) = e.payload_as::<agent_ui::TextDelta>().delta {
+            inputs.push(Self::update(id, ItemChange::TextDelta { index: 0, delta }));
         }
     }
 
     fn reasoning(&mut self, e: &Envelope, inputs: &mut Vec<Input>) {
         self.own(e, inputs);
-        let key = e.id("messageId").unwrap_or_else(|| "reasoning".into());
-        let id = self.item_id("think", &key);
+        let key = e.ids.message_id.as_deref().unwrap_or("reasoning");
+        let id = self.item_id("think", key);
         self.add(id.clone(), EntryKind::Thought(Thought::default()), inputs);
-        let text = e
-            .text("delta")
-            .or_else(|| e.text("text"))
-            .unwrap_or_default();
+        let p: agent_ui::Reasoning = e.payload_as();
+        let text = p.delta.or(p.text).unwrap_or_default();
         if let Ok(content) = Decode::decode(&json!({"type": "text", "text": text})) {
             inputs.push(Self::update(id, ItemChange::Thought(content)));
         }
     }
 
     fn plan(&mut self, e: &Envelope, inputs: &mut Vec<Input>) {
-        let plan = e
-            .payload()
-            .get("entries")
-            .and_then(Value::as_array)
-            .map(|entries| {
-                entries
-                    .iter()
-                    .filter_map(|v| {
-                        Some(crate::reducer::OrchestrationStep {
-                            title: v.get("content").and_then(Value::as_str)?.to_owned(),
-                            status: v.get("status").and_then(Value::as_str).map(str::to_owned),
-                            agent: v.get("agentId").and_then(Value::as_str).map(str::to_owned),
-                        })
-                    })
-                    .collect()
-            });
+        let plan = e.payload_as::<agent_ui::Plan>().entries.map(|entries| {
+            entries
+                .into_iter()
+                .map(|step| crate::reducer::OrchestrationStep {
+                    title: step.content,
+                    status: step.status,
+                    agent: step.agent_id,
+                })
+                .collect()
+        });
         inputs.push(Input::Orchestration(crate::reducer::OrchestrationUpdate {
-            group_id: e.id("runId"),
+            group_id: e.ids.run_id.clone(),
             status: None,
             plan,
             payload: None,
@@ -485,21 +463,20 @@ impl AgentUiAdapter {
     }
 
     fn tool(&mut self, e: &Envelope, inputs: &mut Vec<Input>) {
-        let Some(wire) = e.id("toolCallId") else {
+        let Some(wire) = e.ids.tool_call_id.clone() else {
             return;
         };
         self.own(e, inputs);
         let id = self.item_id("tool", &wire);
         if !self.added.contains(&id) {
+            // The first event of a call names it, whichever it is.
+            let header: agent_ui::ToolStarted = e.payload_as();
             let call = ToolCall {
                 tool_call_id: ToolCallId(wire.clone()),
-                title: e
-                    .text("title")
-                    .or_else(|| e.text("name"))
-                    .unwrap_or_else(|| wire.clone()),
+                title: header.title.or(header.name).unwrap_or_else(|| wire.clone()),
                 // The ACP kind when the runtime says one; a name is never guessed from.
-                kind: e
-                    .text("kind")
+                kind: header
+                    .kind
                     .map(|k| ToolKind::from(k.as_str()))
                     .unwrap_or(ToolKind::Other),
                 status: ToolCallStatus::InProgress,
@@ -519,9 +496,9 @@ impl AgentUiAdapter {
             ..ToolCallUpdate::default()
         };
         match e.kind.as_str() {
-            "tool.args" => update.raw_input = e.payload().get("input").cloned(),
+            "tool.args" => update.raw_input = e.payload_as::<agent_ui::ToolArgs>().input,
             "tool.progress" => {
-                let Some(message) = e.text("message") else {
+                let Some(message) = e.payload_as::<agent_ui::ToolProgress>().message else {
                     return;
                 };
                 update.content = ToolCallContent::decode(
@@ -531,7 +508,8 @@ impl AgentUiAdapter {
                 .map(|c| vec![c]);
             }
             "tool.output.delta" => {
-                let delta = e.text("delta").unwrap_or_default();
+                let delta = e.payload_as::<agent_ui::ToolOutputDelta>().delta;
+                let delta = delta.unwrap_or_default();
                 let so_far = self.output.entry(id.clone()).or_default();
                 so_far.push_str(&delta);
                 update.raw_output = Some(Value::String(so_far.clone()));
@@ -542,15 +520,15 @@ impl AgentUiAdapter {
     }
 
     fn tool_end(&mut self, e: &Envelope, inputs: &mut Vec<Input>) {
-        let Some(wire) = e.id("toolCallId") else {
+        let Some(wire) = e.ids.tool_call_id.as_deref() else {
             return;
         };
-        let id = self.item_id("tool", &wire);
+        let id = self.item_id("tool", wire);
         let failed = e.kind == "tool.failed";
         let output = if failed {
-            e.payload().get("error").cloned()
+            e.payload_as::<agent_ui::ToolFailed>().error
         } else {
-            e.payload().get("output").cloned()
+            e.payload_as::<agent_ui::ToolResult>().output
         };
         // A result for a call never started still shows (the reducer makes an entry).
         inputs.push(Input::ToolResult {
@@ -561,20 +539,16 @@ impl AgentUiAdapter {
     }
 
     fn action_required(&mut self, e: &Envelope, inputs: &mut Vec<Input>) {
-        let Some(action_id) = e.id("actionId") else {
+        let Some(action_id) = e.ids.action_id.clone() else {
             return;
         };
         self.own(e, inputs);
-        if e.text("actionType").as_deref() == Some("clarification") {
+        let p: agent_ui::ActionRequired = e.payload_as();
+        if p.action_type.as_deref() == Some("clarification") {
             // A question, answered with text: its own control, never a permission card.
             let note = Note::Question {
-                question: e.text("title").unwrap_or_default(),
-                placeholder: e
-                    .payload()
-                    .get("input")
-                    .and_then(|i| i.get("placeholder"))
-                    .and_then(Value::as_str)
-                    .map(str::to_owned),
+                placeholder: p.input_fields().placeholder,
+                question: p.title.unwrap_or_default(),
                 answer: None,
                 action_id: action_id.clone(),
             };
@@ -582,28 +556,23 @@ impl AgentUiAdapter {
             self.add(id, EntryKind::Note(note), inputs);
             return;
         }
-        if e.text("actionType").as_deref() == Some("input") {
+        if p.action_type.as_deref() == Some("input") {
             // Structured input: the same questions ChatKit's structured input asks.
-            let questions = e
-                .payload()
-                .get("input")
-                .and_then(|i| i.get("questions"))
-                .and_then(Value::as_array)
-                .map(|qs| qs.iter().filter_map(|q| Decode::decode(q).ok()).collect())
-                .unwrap_or_default();
             let input = StructuredInput {
                 status: StructuredInputStatus::Pending,
-                inputs: questions,
+                inputs: p.input_fields().questions,
                 action_id: Some(action_id.clone()),
             };
             let id = self.item_id("input", &action_id);
             self.add(id, EntryKind::StructuredInput(input), inputs);
             return;
         }
-        let title = e.text("title").unwrap_or_else(|| action_id.clone());
+        let title = p.title.unwrap_or_else(|| action_id.clone());
         // On the tool call it is about, else on a card of its own.
         let wire = e
-            .id("toolCallId")
+            .ids
+            .tool_call_id
+            .clone()
             .unwrap_or_else(|| action_card_id(&action_id));
         let id = self.item_id("tool", &wire);
         if !self.added.contains(&id) {
@@ -614,7 +583,7 @@ impl AgentUiAdapter {
                 status: ToolCallStatus::Pending,
                 content: Vec::new(),
                 locations: Vec::new(),
-                raw_input: e.payload().get("input").cloned(),
+                raw_input: p.input.clone(),
                 raw_output: None,
             };
             let kind = EntryKind::ToolCall(ToolCallEntry {
@@ -623,36 +592,31 @@ impl AgentUiAdapter {
             });
             self.add(id.clone(), kind, inputs);
         }
-        let options = e
-            .payload()
-            .get("options")
-            .and_then(Value::as_array)
-            .map(|options| options.iter().filter_map(option).collect())
-            .unwrap_or_default();
+        let options = p.options.into_iter().map(option).collect();
         let mut tool_call = ToolCallUpdate {
             tool_call_id: ToolCallId(wire),
             ..ToolCallUpdate::default()
         };
         tool_call.title = Some(title);
-        tool_call.raw_input = e.payload().get("input").cloned();
+        tool_call.raw_input = p.input;
         inputs.push(Input::ActionRequired {
             item_id: id,
             request: RequestPermission {
-                session_id: e.id("sessionId"),
+                session_id: e.ids.session_id.clone(),
                 tool_call,
                 options,
             },
-            action_type: e.text("actionType"),
+            action_type: p.action_type,
             action_id,
         });
     }
 
     fn member(&mut self, e: &Envelope, inputs: &mut Vec<Input>) {
-        let Some(id) = e.id("agentId") else {
+        let Some(id) = e.ids.agent_id.clone() else {
             return;
         };
-        let name = e.text("agentName");
-        if let Some(name) = &name {
+        let p: agent_ui::AgentChanged = e.payload_as();
+        if let Some(name) = &p.agent_name {
             self.names.insert(id.clone(), name.clone());
         }
         if let Some(page) = (e.kind == "session.hydrated")
@@ -663,36 +627,36 @@ impl AgentUiAdapter {
             inputs.push(Input::TranscriptPage(page));
             return;
         }
-        let p = e.payload();
-        let transcript = transcript_lines(p);
+        let ids = &e.ids;
         inputs.push(Input::MemberChanged(MemberUpdate {
             id,
-            name,
-            role: e.text("role"),
-            model: e.text("model"),
-            status: e.text("status"),
-            message: e.text("message"),
-            remote: p.get("remote").and_then(Value::as_bool),
-            team: e.text("teamName"),
-            session_id: e.id("sessionId"),
-            parent_session_id: e.id("parentSessionId"),
-            parent_thread_id: e.id("parentThreadId"),
-            task_id: e.id("taskId"),
-            transcript,
-            transcript_has_more: p.get("hasMore").and_then(Value::as_bool),
+            name: p.agent_name,
+            role: p.role,
+            model: p.model,
+            status: p.status,
+            message: p.message,
+            remote: p.remote,
+            team: p.team_name,
+            session_id: ids.session_id.clone(),
+            parent_session_id: ids.parent_session_id.clone(),
+            parent_thread_id: ids.parent_thread_id.clone(),
+            task_id: ids.task_id.clone(),
+            transcript: transcript_lines(p.messages),
+            transcript_has_more: p.has_more,
         }));
     }
 
     fn artifact(&mut self, e: &Envelope, inputs: &mut Vec<Input>) {
-        let Some(artifact_id) = e.id("artifactId") else {
+        let Some(artifact_id) = e.ids.artifact_id.clone() else {
             return;
         };
         let id = self.item_id("artifact", &artifact_id);
+        let p: agent_ui::Artifact = e.payload_as();
         let note = Note::Artifact {
             artifact_id,
-            title: e.text("title").unwrap_or_default(),
-            kind: e.text("kind"),
-            body: e.text("body"),
+            title: p.title.unwrap_or_default(),
+            kind: p.kind,
+            body: p.body,
         };
         if self.added.contains(&id) {
             // A later version replaces the card's content.
@@ -710,7 +674,8 @@ impl AgentUiAdapter {
 
     /// A citation of a message: linked only because an evidence fact says so.
     fn evidence(&mut self, e: &Envelope, inputs: &mut Vec<Input>) {
-        let (Some(message), Some(url)) = (e.text("messageId"), e.text("url")) else {
+        let p: agent_ui::Evidence = e.payload_as();
+        let (Some(message), Some(url)) = (p.message_id, p.url) else {
             return;
         };
         let id = self.item_id("msg", &message);
@@ -718,7 +683,7 @@ impl AgentUiAdapter {
             return;
         }
         let source = Source {
-            title: e.text("title").unwrap_or_else(|| url.clone()),
+            title: p.title.unwrap_or_else(|| url.clone()),
             description: None,
             timestamp: None,
             group: None,
@@ -748,46 +713,32 @@ impl AgentUiAdapter {
 }
 
 /// An option of `action.required`: approve/reject map onto the permission card's kinds.
-fn option(v: &Value) -> Option<PermissionOption> {
-    let id = v.get("id").and_then(Value::as_str)?;
-    let kind = match v.get("kind").and_then(Value::as_str) {
+fn option(o: agent_ui::ActionOption) -> PermissionOption {
+    let kind = match o.kind.as_deref() {
         Some("approve" | "allow" | "allow_once") => PermissionOptionKind::AllowOnce,
         Some("allow_always") => PermissionOptionKind::AllowAlways,
         Some("reject" | "deny" | "reject_once") => PermissionOptionKind::RejectOnce,
         Some("reject_always") => PermissionOptionKind::RejectAlways,
         other => PermissionOptionKind::Unknown(other.unwrap_or("").to_owned()),
     };
-    Some(PermissionOption {
-        option_id: PermissionOptionId(id.to_owned()),
-        name: v
-            .get("label")
-            .and_then(Value::as_str)
-            .unwrap_or(id)
-            .to_owned(),
+    PermissionOption {
+        name: o.label.unwrap_or_else(|| o.id.clone()),
+        option_id: PermissionOptionId(o.id),
         kind,
-    })
+    }
 }
 
 /// A context fact as one line: a compaction summary, a budget, missing context.
-fn context_text(e: &Envelope) -> String {
-    let p = e.payload();
+fn context_text(p: agent_ui::ContextChanged) -> String {
     let mut parts = Vec::new();
-    if let Some(summary) = e.text("summary") {
+    if let Some(summary) = p.summary {
         parts.push(format!("Context compacted: {summary}"));
     }
-    if let Some(budget) = p.get("budget") {
-        if let (Some(used), Some(limit)) = (
-            budget.get("used").and_then(Value::as_u64),
-            budget.get("limit").and_then(Value::as_u64),
-        ) {
-            parts.push(format!("Context: {used} of {limit} tokens"));
-        }
+    if let Some(agent_ui::Budget { used, limit }) = p.budget {
+        parts.push(format!("Context: {used} of {limit} tokens"));
     }
-    if let Some(missing) = p.get("missing").and_then(Value::as_array) {
-        let names: Vec<&str> = missing.iter().filter_map(Value::as_str).collect();
-        if !names.is_empty() {
-            parts.push(format!("Missing context: {}", names.join(", ")));
-        }
+    if !p.missing.is_empty() {
+        parts.push(format!("Missing context: {}", p.missing.join(", ")));
     }
     parts.join(" · ")
 }
