@@ -8,6 +8,10 @@
 //!   them>` in hex, `HttpOnly; SameSite=Strict; Path=/`. The user id is `c_` + the random
 //!   part. Nothing is stored per user: a valid signature proves the runtime issued the id.
 //!
+//! A host app that embeds the runtime (`Chat::builder`) may say who is asking instead
+//! ([`Identify`], from its own session): the user id is then `a_` + the id it gives, and
+//! neither tokens nor cookies are read.
+//!
 //! Both HMACs use a 256-bit secret made at random once per database and kept in it, so a
 //! browser keeps its identity, and its history, across restarts; a new database (or
 //! `--memory`) invalidates every cookie. The cookie's name carries a fingerprint of that
@@ -15,6 +19,7 @@
 //! each other's cookie.
 
 use crate::store::{hex, random_bytes};
+use axum::http::request::Parts;
 use axum::http::{header, HeaderMap};
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
@@ -27,9 +32,25 @@ const COOKIE_MAX_AGE_SECS: u64 = 400 * 24 * 3600;
 /// Shorter tokens are refused at start: they could be guessed.
 pub const MIN_TOKEN_CHARS: usize = 16;
 
-/// The owner of what a request reads and writes (`c_…` or `t_…`).
+/// The owner of what a request reads and writes (`c_…`, `t_…` or `a_…`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct User(pub String);
+
+/// A host app's word on who is asking, read from the request's head (its own session
+/// cookie, a header its proxy sets): the user's id, or `None` to refuse the request (401).
+pub type Identify = dyn Fn(&Parts) -> Option<String> + Send + Sync;
+
+/// The longest id a host app may give.
+pub const MAX_APP_ID_CHARS: usize = 256;
+
+/// The user a host app's id stands for (`a_` + the id, so it never reads as a token's or a
+/// cookie's); `None` for an id that is empty, too long, or holds control characters.
+pub fn app_user(id: &str) -> Option<User> {
+    let fine = !id.is_empty()
+        && id.chars().count() <= MAX_APP_ID_CHARS
+        && !id.chars().any(char::is_control);
+    fine.then(|| User(format!("a_{id}")))
+}
 
 /// What a request's headers say about who sent it.
 #[derive(Debug, PartialEq, Eq)]
@@ -236,5 +257,15 @@ mod tests {
             Credential::None
         );
         assert_eq!(auth.credential(&HeaderMap::new()), Credential::None);
+    }
+
+    #[test]
+    fn an_apps_ids_are_users_of_their_own() {
+        assert_eq!(app_user("alice"), Some(User("a_alice".into())));
+        // Never a token's or a cookie's id.
+        assert_eq!(app_user("c_123"), Some(User("a_c_123".into())));
+        for refused in ["", "a\nb", "\u{7f}", &"x".repeat(MAX_APP_ID_CHARS + 1)] {
+            assert_eq!(app_user(refused), None, "{refused:?}");
+        }
     }
 }

@@ -1,19 +1,15 @@
 //! The command line (clap): every flag, its default, and the checks that need more than
-//! one flag. The environment's tokens are read by `main`.
+//! one flag, made into a [`Config`]. The environment's tokens are read by `config`.
 
-use crate::handlers::{agent_ui, callback, events, upload};
-use crate::{auth, channel, clients, connections, contain, guard, headers, runs, scripts, shared};
+use crate::config::{check_database_url, check_token, Config};
+use crate::handlers::{agent_ui, events, upload};
+use crate::{channel, clients, connections, contain, guard, headers, runs, scripts, shared};
 use clap::error::ErrorKind;
 use clap::parser::ValueSource;
 use clap::{CommandFactory, FromArgMatches, Parser};
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
-
-/// More bearer tokens, comma-separated (kept out of the process list).
-pub const TOKENS_ENV: &str = "CHAT_SHELL_RUNTIME_TOKENS";
-/// The PostgreSQL database, when neither `--database` nor `--db`/`--memory` is given.
-pub const DATABASE_ENV: &str = "DATABASE_URL";
 
 /// Reference ChatKit runtime for chat-shell: serves the page in --dist and a scripted,
 /// model-free POST /chatkit (or an ACP agent with --acp).
@@ -142,65 +138,6 @@ struct Cli {
     trust_proxy: Vec<std::net::IpAddr>,
 }
 
-/// What the command line decides.
-#[derive(Debug, PartialEq)]
-pub struct Config {
-    pub host: String,
-    pub port: u16,
-    pub pace_ms: u64,
-    pub dist: PathBuf,
-    /// `None`: in memory.
-    pub db: Option<PathBuf>,
-    /// `--database`: a PostgreSQL URL, used instead of `db`.
-    pub database: Option<String>,
-    /// Whether `DATABASE_URL` may choose the database (no `--db`, `--memory` or `--database`).
-    pub database_from_env: bool,
-    /// `--lease-secs`.
-    pub lease_secs: u64,
-    /// Items of a thread created at start (`--seed-thread`).
-    pub seed_items: Option<usize>,
-    /// `--seed-mixed`: the seeded thread mixes the kinds of an agent thread.
-    pub seed_mixed: bool,
-    /// More `Host` values to answer (`--allowed-host`).
-    pub allowed_hosts: Vec<String>,
-    /// Origins allowed cross-origin (`--allow-origin`).
-    pub allow_origins: Vec<String>,
-    /// Bearer tokens (`--token`; the environment's are added in `main`).
-    pub tokens: Vec<String>,
-    pub max_upload_mb: usize,
-    /// `--max-connections`, `--header-timeout-ms`, `--body-timeout-ms`.
-    pub max_connections: usize,
-    pub header_timeout_ms: u64,
-    pub body_timeout_ms: u64,
-    /// `--csp`, `--frame-ancestors`.
-    pub csp: String,
-    pub frame_ancestors: String,
-    /// `--acp`: the agent command.
-    pub acp: Option<String>,
-    /// `--workspace`.
-    pub workspace: Option<PathBuf>,
-    /// `--allow-terminal`.
-    pub allow_terminal: bool,
-    /// `--share-agent-sessions`.
-    pub share_agent_sessions: bool,
-    /// `--pass-env`: more variables the agent and its commands get.
-    pub pass_env: Vec<String>,
-    /// `--max-agent-message-mb`.
-    pub max_agent_message_mb: usize,
-    /// `--callback-token` (the environment's is used in `main` when absent).
-    pub callback_token: Option<String>,
-    /// Hidden `--channel-keepalive-ms` (tests): idle time before a channel's keepalive.
-    pub channel_keepalive_ms: u64,
-    /// `--max-channels`, `--max-runs`, `--abandoned-run-secs`.
-    pub limits: runs::Limits,
-    /// `--max-*-per-client`, `--max-new-identities-per-minute`, `--max-runs-total`.
-    pub clients: clients::Limits,
-    /// `--channel-lifetime-secs`.
-    pub channel_lifetime: Duration,
-    /// `--trust-proxy`.
-    pub trusted_proxies: Vec<std::net::IpAddr>,
-}
-
 /// The command, with the scripted scenarios' keywords after the flags.
 pub fn command() -> clap::Command {
     Cli::command().after_help(scenarios())
@@ -312,27 +249,6 @@ fn database_url(v: &str) -> Result<String, String> {
     check_database_url(v).map(|()| v.to_owned())
 }
 
-/// A PostgreSQL URL the driver reads (never repeated in the refusal: it may hold a password).
-pub fn check_database_url(v: &str) -> Result<(), String> {
-    let postgres = v.starts_with("postgres://") || v.starts_with("postgresql://");
-    if !postgres || v.parse::<postgres::Config>().is_err() {
-        return Err("not a postgres://USER:PASSWORD@HOST:PORT/DATABASE URL".into());
-    }
-    Ok(())
-}
-
-/// The URL in [`DATABASE_ENV`], if set and not blank.
-pub fn env_database() -> Result<Option<String>, String> {
-    let Some(url) = std::env::var(DATABASE_ENV)
-        .ok()
-        .filter(|u| !u.trim().is_empty())
-    else {
-        return Ok(None);
-    };
-    check_database_url(url.trim()).map_err(|e| format!("{DATABASE_ENV}: {e}"))?;
-    Ok(Some(url.trim().to_owned()))
-}
-
 fn milliseconds(v: &str) -> Result<u64, String> {
     v.parse().map_err(|_| "not a number of milliseconds".into())
 }
@@ -349,13 +265,13 @@ fn items(v: &str) -> Result<usize, String> {
 }
 
 fn allowed_host(v: &str) -> Result<String, String> {
-    guard::parse_host(v)
+    guard::policy::parse_host(v)
         .map(|_| v.to_owned())
         .ok_or_else(|| "not a host[:port]".into())
 }
 
 fn allow_origin(v: &str) -> Result<String, String> {
-    guard::normalize_origin(v)
+    guard::policy::normalize_origin(v)
         .map(|_| v.to_owned())
         .ok_or_else(|| "not an origin like https://app.example.com".into())
 }
@@ -404,51 +320,10 @@ fn limit(v: &str) -> Result<u64, String> {
         .ok_or_else(|| "not a number from 1 to 1000000".into())
 }
 
-/// A bearer token: long enough, no spaces.
-pub fn check_token(token: &str) -> Result<(), String> {
-    let token = token.trim();
-    if token.chars().count() < auth::MIN_TOKEN_CHARS || token.contains(char::is_whitespace) {
-        return Err(format!(
-            "a token has at least {} characters and no spaces",
-            auth::MIN_TOKEN_CHARS
-        ));
-    }
-    Ok(())
-}
-
-/// The tokens in [`TOKENS_ENV`], if set.
-pub fn env_tokens() -> Result<Vec<String>, String> {
-    let Ok(value) = std::env::var(TOKENS_ENV) else {
-        return Ok(Vec::new());
-    };
-    let tokens: Vec<String> = value
-        .split(',')
-        .map(str::trim)
-        .filter(|t| !t.is_empty())
-        .map(str::to_owned)
-        .collect();
-    for token in &tokens {
-        check_token(token).map_err(|e| format!("{TOKENS_ENV}: {e}"))?;
-    }
-    Ok(tokens)
-}
-
-/// The token in [`callback::CALLBACK_TOKEN_ENV`], if set and not blank.
-pub fn env_callback_token() -> Result<Option<String>, String> {
-    let Some(token) = std::env::var(callback::CALLBACK_TOKEN_ENV)
-        .ok()
-        .filter(|t| !t.trim().is_empty())
-    else {
-        return Ok(None);
-    };
-    check_token(&token).map_err(|e| format!("{}: {e}", callback::CALLBACK_TOKEN_ENV))?;
-    Ok(Some(token.trim().to_owned()))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::handlers::callback::CALLBACK_TOKEN_ENV;
+    use crate::config::{CALLBACK_TOKEN_ENV, TOKENS_ENV};
 
     fn parse(args: &[&str]) -> Result<Config, clap::Error> {
         super::parse(std::iter::once("chat-shell-runtime").chain(args.iter().copied()))

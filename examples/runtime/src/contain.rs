@@ -31,10 +31,7 @@ pub const PASSED: &[&str] = &[
 ];
 
 /// The runtime's own secrets: never passed on, whatever `--pass-env` says.
-pub const SECRETS: &[&str] = &[
-    crate::cli::TOKENS_ENV,
-    crate::handlers::callback::CALLBACK_TOKEN_ENV,
-];
+pub const SECRETS: &[&str] = &[crate::config::TOKENS_ENV, crate::config::CALLBACK_TOKEN_ENV];
 
 /// Runs a hidden mode when the command line asks for one; `None`: run the server.
 pub fn hidden_mode() -> Option<ExitCode> {

@@ -3,6 +3,7 @@
 
 use crate::errors::status_error;
 use crate::guard;
+use crate::handlers::request::{self, Logged};
 use crate::handlers::{ag_ui, agent_ui, callback, chatkit, events, health, upload};
 use crate::state::AppState;
 use crate::static_files;
@@ -16,10 +17,12 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
-pub fn router(state: Arc<AppState>, dist: &Path) -> Router {
+/// The runtime's routes on `state`, with the pages of `dist` (the binary's `--dist`) for
+/// every other path; a host app that nests the routes serves its own pages (`None`).
+pub fn router(state: Arc<AppState>, dist: Option<&Path>) -> Router {
     // Multipart uploads are read through axum's extractor, which stops at this limit.
     let upload_limit = DefaultBodyLimit::max(state.max_upload + upload::MULTIPART_OVERHEAD);
-    Router::new()
+    let routes = Router::new()
         .route("/chatkit", post(chatkit::chatkit))
         .route(
             "/events",
@@ -41,8 +44,12 @@ pub fn router(state: Arc<AppState>, dist: &Path) -> Router {
         .route(
             "/callback",
             post(callback::callback).layer(DefaultBodyLimit::max(callback::MAX_CALLBACK_BODY)),
-        )
-        .fallback_service(static_files::service(dist))
+        );
+    let routes = match dist {
+        Some(dist) => routes.fallback_service(static_files::service(dist)),
+        None => routes,
+    };
+    routes
         .layer(middleware::from_fn_with_state(state.clone(), guard::check))
         .layer(middleware::map_response(
             static_files::no_cookie_for_everyone,
@@ -54,11 +61,6 @@ pub fn router(state: Arc<AppState>, dist: &Path) -> Router {
         .layer(middleware::from_fn(log_requests))
         .with_state(state)
 }
-
-/// Marks a response whose request the `/chatkit`, `/events` or `/agent-ui` handler logged
-/// itself.
-#[derive(Clone, Copy)]
-pub(crate) struct Logged;
 
 /// One line per request; `/chatkit` logs its request type itself, unless it was refused
 /// before reaching the handler.
@@ -91,7 +93,7 @@ async fn json_errors(response: Response) -> Response {
         .headers()
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| upload::mime_essence(v) == "application/json");
+        .is_some_and(|v| request::mime_essence(v) == "application/json");
     if !(status.is_client_error() || status.is_server_error()) || is_json {
         return response;
     }
@@ -117,16 +119,4 @@ async fn json_errors(response: Response) -> Response {
     }
     answer.extensions_mut().extend(parts.extensions);
     answer
-}
-
-/// Print one line for a POST to `path` (`kind`: what it asked, `-` when unknown) and mark
-/// the response so the access log does not print it again.
-pub(crate) fn logged(path: &str, kind: &str, started: Instant, mut response: Response) -> Response {
-    println!(
-        "POST {path} {kind} {} {}ms",
-        response.status().as_u16(),
-        started.elapsed().as_millis()
-    );
-    response.extensions_mut().insert(Logged);
-    response
 }

@@ -7,7 +7,6 @@
 //! the start, and `work/`, the files being edited; the diff compares the two and is
 //! written git-style (`diff --git`, new, deleted and renamed files, unified hunks).
 
-use crate::state::AppState;
 use chat_shell_core::protocol::chatkit::ThreadId;
 use serde_json::json;
 use similar::TextDiff;
@@ -189,11 +188,21 @@ fn hunks(old: &str, new: &str, a: &str, b: &str) -> String {
     text
 }
 
+/// Where the `edit` scenario works and pushes its diffs: the scratch folders' root, and the
+/// runtime's own `/callback` (its `host:port` and token; without a token nothing is pushed).
+pub struct Scratch<'a> {
+    pub root: &'a Path,
+    pub authority: &'a str,
+    /// Where the runtime's routes are nested (`POST {prefix}/callback`).
+    pub prefix: &'a str,
+    pub callback_token: Option<&'a str>,
+}
+
 /// Runs `op` on `thread`'s scratch folder, then pushes the diff (`{}` when empty) to the
 /// runtime's own `/callback` with its token; without a token nothing is pushed.
 /// Failures go to the log: the answer goes on.
-pub async fn run(state: &AppState, thread: &ThreadId, op: &EditOp) {
-    let Some(folder) = folder(&state.scratch_root, thread) else {
+pub async fn run(scratch: &Scratch<'_>, thread: &ThreadId, op: &EditOp) {
+    let Some(folder) = folder(scratch.root, thread) else {
         eprintln!("chat-shell-runtime: edit: no scratch folder for thread {thread}");
         return;
     };
@@ -212,7 +221,7 @@ pub async fn run(state: &AppState, thread: &ThreadId, op: &EditOp) {
             return;
         }
     };
-    let Some(token) = state.callback_token.as_deref() else {
+    let Some(token) = scratch.callback_token else {
         return;
     };
     let content = if patch.is_empty() {
@@ -227,7 +236,7 @@ pub async fn run(state: &AppState, thread: &ThreadId, op: &EditOp) {
         "content": content,
     })
     .to_string();
-    match post_callback(&state.authority, token, &body).await {
+    match post_callback(scratch.authority, scratch.prefix, token, &body).await {
         Ok((200, _)) => {}
         Ok((status, answer)) => {
             eprintln!("chat-shell-runtime: edit: POST /callback answered {status}: {answer}")
@@ -249,7 +258,12 @@ fn own_address(authority: &str) -> String {
 }
 
 /// One HTTP/1.1 `POST /callback` to `authority` (the runtime itself): the status and body.
-async fn post_callback(authority: &str, token: &str, body: &str) -> std::io::Result<(u16, String)> {
+async fn post_callback(
+    authority: &str,
+    prefix: &str,
+    token: &str,
+    body: &str,
+) -> std::io::Result<(u16, String)> {
     let address = own_address(authority);
     let connect_to = address.replace(['[', ']'], "");
     let exchange = async {
@@ -259,7 +273,7 @@ async fn post_callback(authority: &str, token: &str, body: &str) -> std::io::Res
         let port: u16 = port.parse().map_err(std::io::Error::other)?;
         let mut stream = tokio::net::TcpStream::connect((host, port)).await?;
         let head = format!(
-            "POST /callback HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {token}\r\n\
+            "POST {prefix}/callback HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {token}\r\n\
              Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
             body.len()
         );

@@ -1,14 +1,15 @@
 //! What every handler shares: the store, the settings the command line chose, the run and
 //! channel hubs, the ACP bridge, and the permission requests runs are waiting for.
 
-use crate::acp;
-use crate::auth::{Auth, User};
-use crate::channel;
+use crate::acp::bridge::Bridge;
+use crate::auth::{Auth, Identify, User};
+use crate::channel::hub::Hub;
 use crate::clients::Clients;
 use crate::errors::internal;
-use crate::guard::Policy;
-use crate::handlers::agent_ui;
+use crate::guard::policy::Policy;
+use crate::handlers::agent_ui::live_runs::LiveRuns;
 use crate::runs::{self, Run};
+use crate::sandbox::Scratch;
 use crate::shared::Shared;
 use crate::store::{self, Store, UserStore};
 use axum::response::Response;
@@ -21,11 +22,16 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 use tokio::sync::{oneshot, watch};
 
-/// What the command line decides about serving.
+/// What the command line (or a host app, through `Chat::builder`) decides about serving.
 pub struct Settings {
     pub pace: Duration,
     /// `host:port` actually bound, for URLs when a request has no `Host` header.
     pub authority: String,
+    /// Where the host app nests the runtime's routes (`/chat`; empty for the binary): the
+    /// URLs the runtime makes start with it.
+    pub prefix: String,
+    /// Who is asking, as the host app says; `None`: bearer tokens and cookies.
+    pub identify: Option<Arc<Identify>>,
     /// Hosts and origins requests may come from.
     pub policy: Policy,
     /// Bearer tokens accepted as identities (`--token`, `CHAT_SHELL_RUNTIME_TOKENS`).
@@ -48,8 +54,10 @@ pub struct Settings {
     pub channel_lifetime: Duration,
     /// Proxies whose `X-Forwarded-For` names the client (`--trust-proxy`).
     pub trusted_proxies: Vec<IpAddr>,
+    /// The open thread channels (shared with the ACP bridge, which tells them of sessions).
+    pub channels: Arc<Hub>,
     /// The ACP bridge, with `--acp`.
-    pub acp: Option<Arc<acp::Bridge>>,
+    pub acp: Option<Arc<Bridge>>,
 }
 
 /// What every handler shares.
@@ -58,7 +66,11 @@ pub struct AppState {
     pub pace: Duration,
     /// `host:port` actually bound, for URLs when a request has no `Host` header.
     pub authority: String,
+    /// Where the host app nests the runtime's routes (empty for the binary).
+    pub prefix: String,
     pub policy: Policy,
+    /// Who is asking, as the host app says; `None`: bearer tokens and cookies (`auth`).
+    pub(crate) identify: Option<Arc<Identify>>,
     pub auth: Auth,
     pub max_upload: usize,
     /// The token tools send to `POST /callback`; `None`: it is off.
@@ -68,11 +80,11 @@ pub struct AppState {
     /// Where the `edit` scenario keeps its scratch folders (one per thread).
     pub scratch_root: PathBuf,
     /// The open thread channels (`threads.subscribe`).
-    pub(crate) channels: channel::Hub,
+    pub(crate) channels: Arc<Hub>,
     /// The answers under way, by thread (see `runs`).
     pub(crate) runs: runs::Runs,
     /// The live `/agent-ui` runs, which take queued and steering turns.
-    pub(crate) live: agent_ui::LiveRuns,
+    pub(crate) live: LiveRuns,
     /// Some threads have no owner yet: the first identity to make a request gets them.
     pub unclaimed: AtomicBool,
     /// How many times each user message has been answered (the `error` scenario fails
@@ -80,7 +92,9 @@ pub struct AppState {
     attempts: Mutex<HashMap<String, u32>>,
     /// Runs waiting for the answer to a permission request, by (user, tool call item).
     permission_waits: Mutex<HashMap<(String, ItemId), Waiter>>,
+    /// Turns true when the runtime stops: open streams end (`stop` says it).
     pub(crate) shutdown: watch::Receiver<bool>,
+    stop: watch::Sender<bool>,
     /// The database shared with other instances (`--database postgres://…`).
     pub(crate) shared: Option<Arc<Shared>>,
     /// What one client address may hold, and how fast it may mint identities.
@@ -90,7 +104,7 @@ pub struct AppState {
     /// Proxies whose `X-Forwarded-For` names the client (`--trust-proxy`).
     pub(crate) trusted_proxies: Vec<IpAddr>,
     /// The ACP bridge, with `--acp`: every ACP request goes through it.
-    pub(crate) acp: Option<Arc<acp::Bridge>>,
+    pub(crate) acp: Option<Arc<Bridge>>,
 }
 
 /// A run waiting for a permission decision (see `Step::AwaitPermission`).
@@ -103,35 +117,39 @@ pub(crate) struct Waiter {
 }
 
 impl AppState {
-    /// `unclaimed`: whether the store holds threads without an owner.
+    /// `unclaimed`: whether the store holds threads without an owner; `stop` ends the open
+    /// streams when it turns true (the state holds it, so they never end for want of it).
     pub fn new(
         store: Arc<Store>,
         settings: Settings,
         unclaimed: bool,
-        shutdown: watch::Receiver<bool>,
+        stop: watch::Sender<bool>,
     ) -> Self {
         AppState {
             auth: Auth::new(*store.secret(), &settings.tokens),
             store,
             pace: settings.pace,
             authority: settings.authority,
+            prefix: settings.prefix,
             policy: settings.policy,
+            identify: settings.identify,
             max_upload: settings.max_upload,
             callback_token: settings.callback_token,
             channel_keepalive: settings.channel_keepalive,
             scratch_root: settings.scratch_root,
-            channels: channel::Hub::default(),
+            channels: settings.channels,
             runs: runs::Runs::new(settings.limits, settings.clients.clone())
                 .with_shared(settings.shared.clone()),
             clients: settings.clients,
             channel_lifetime: settings.channel_lifetime,
             trusted_proxies: settings.trusted_proxies,
             acp: settings.acp,
-            live: agent_ui::LiveRuns::default(),
+            live: LiveRuns::default(),
             unclaimed: AtomicBool::new(unclaimed),
             attempts: Mutex::new(HashMap::new()),
             permission_waits: Mutex::new(HashMap::new()),
-            shutdown,
+            shutdown: stop.subscribe(),
+            stop,
             shared: settings.shared,
         }
     }
@@ -143,9 +161,24 @@ impl AppState {
         user: &User,
         f: impl FnOnce(&UserStore<'_>) -> store::Result<T> + Send + 'static,
     ) -> Result<T, Response> {
-        blocking(self.store.clone(), user.clone(), f)
+        store::blocking(self.store.clone(), user.0.clone(), f)
             .await
             .map_err(internal)
+    }
+
+    /// Ends the open streams and channels (the runtime is stopping).
+    pub(crate) fn stop(&self) {
+        self.stop.send_replace(true);
+    }
+
+    /// Where the `edit` scenario works and pushes its diffs.
+    pub(crate) fn scratch(&self) -> Scratch<'_> {
+        Scratch {
+            root: &self.scratch_root,
+            authority: &self.authority,
+            prefix: &self.prefix,
+            callback_token: self.callback_token.as_deref(),
+        }
     }
 
     pub(crate) fn waits(&self) -> std::sync::MutexGuard<'_, HashMap<(String, ItemId), Waiter>> {
@@ -201,18 +234,5 @@ impl AppState {
         let n = attempts.entry(user_message.0.clone()).or_insert(0);
         *n += 1;
         *n
-    }
-}
-
-/// `f` on `user`'s view of `store`, on a blocking thread; the error is for the log.
-pub async fn blocking<T: Send + 'static>(
-    store: Arc<Store>,
-    user: User,
-    f: impl FnOnce(&UserStore<'_>) -> store::Result<T> + Send + 'static,
-) -> Result<T, String> {
-    match tokio::task::spawn_blocking(move || f(&store.user(&user.0))).await {
-        Ok(Ok(value)) => Ok(value),
-        Ok(Err(e)) => Err(e.to_string()),
-        Err(e) => Err(e.to_string()),
     }
 }

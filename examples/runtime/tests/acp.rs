@@ -1104,7 +1104,7 @@ mod containment {
 }
 
 // --- the Agent UI checklist, ACP through the runtime ---------------------------------------
-// Named `check_NN_acp_…` after `spec/agent-ui-flow-taxonomy.md`'s numbers
+// Named `check_NN_acp_…` after [Agent UI's flow and taxonomy](https://limecloud.github.io/agentui/en/reference/flow-and-taxonomy)'s numbers
 // (scripts/checklist.mjs makes the README's table from these names).
 
 /// The item types of a turn's stream, in the order they were first added.
@@ -1191,7 +1191,7 @@ async fn check_02_acp_a_runtime_status_shows_before_the_agent_speaks() {
         Some("Starting the agent")
     );
     assert!(state.items().iter().all(|i| !matches!(
-        i.item.kind,
+        i.entry.kind,
         chat_shell_core::model::EntryKind::AssistantText(_)
     )));
     // A later turn finds it running.
@@ -1363,7 +1363,7 @@ async fn check_16_acp_a_compaction_is_a_boundary_not_a_change_to_the_text() {
     // What the element makes of it: a context note between the messages.
     let state = reduced(&events);
     assert!(state.items().iter().any(|i| matches!(
-        &i.item.kind,
+        &i.entry.kind,
         chat_shell_core::model::EntryKind::Note(
             chat_shell_core::protocol::chatkit::Note::Context { text }
         ) if text == last

@@ -1,13 +1,20 @@
 //! The bridge: what the runtime keeps of the ACP agent for as long as it serves (its
 //! process, each thread's session and turn, the sessions' offers, the workspace's files).
-//! The app state owns it (`AppState::acp`), so handlers reach it through their state.
+//! The app state owns it (`AppState::acp`), so handlers reach it through their state; it
+//! holds what it needs of the app (the store, the thread channels), never the app itself.
 
-use super::{files, held, session, sessions, terminal, turn, ChangeSet, Config, Conn, Routes};
-use crate::state::AppState;
+use super::{files, held, session, terminal, turn, ChangeSet, Config, Routes};
+use crate::channel::hub::Hub;
+use crate::clients::Share;
+use crate::store::Store;
+use agent_client_protocol::v1::schema::PromptCapabilities;
+use agent_client_protocol::v1::ConnectionTo;
+use agent_client_protocol::Agent;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicU64;
-use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Instant;
 use tokio::sync::{mpsc, watch};
 
 /// A thread's ACP side.
@@ -24,6 +31,38 @@ pub(super) struct ThreadSlot {
     /// The files the agent wrote in this thread (since the runtime started), for its
     /// Diff view.
     pub(super) changes: Arc<Mutex<ChangeSet>>,
+}
+
+/// One running agent process.
+pub(crate) struct Conn {
+    pub cx: ConnectionTo<Agent>,
+    /// Counts agent processes: a session belongs to one.
+    pub generation: u64,
+    pub load_session: bool,
+    /// `sessionCapabilities.list`: `session/list`.
+    pub list_sessions: bool,
+    /// `sessionCapabilities.resume`: `session/resume`.
+    pub resume_session: bool,
+    /// `sessionCapabilities.close`: `session/close`.
+    pub close_session: bool,
+    /// What the agent takes in a prompt besides text and links.
+    pub prompt: PromptCapabilities,
+    /// Why the connection ended, once it has.
+    pub ended: watch::Receiver<Option<String>>,
+}
+
+impl Conn {
+    pub fn alive(&self) -> bool {
+        self.ended.borrow().is_none() && !self.cx.is_incoming_closed()
+    }
+}
+
+/// A user's draft session: of which agent process, its id, and its client's place.
+pub(crate) struct Draft {
+    pub(super) generation: u64,
+    pub(super) id: String,
+    pub(super) made: Instant,
+    pub(super) share: Share,
 }
 
 /// The runtime's side of the ACP agent, one per process with `--acp`.
@@ -44,7 +83,7 @@ pub struct Bridge {
     /// What each ACP session offers (`session`), by session id, bounded per owner.
     pub(super) sessions: Mutex<held::HeldSessions>,
     /// Each user's draft session (`acp.session.get` without a thread), by user.
-    pub(super) drafts: Mutex<HashMap<String, sessions::Draft>>,
+    pub(super) drafts: Mutex<HashMap<String, Draft>>,
     /// Taken while a draft session is being opened.
     pub(super) draft_lock: tokio::sync::Mutex<()>,
     /// Session-level updates of sessions not held yet (sent before the answer that opens
@@ -54,8 +93,10 @@ pub struct Bridge {
     pub(super) elicitations: Mutex<HashMap<String, String>>,
     /// The agent advertised `sessionCapabilities.list` (as of its last start).
     pub(super) lists_sessions: std::sync::atomic::AtomicBool,
-    /// The app, for the thread channels (set by the first request that reaches the bridge).
-    pub(super) app: OnceLock<Weak<AppState>>,
+    /// Where the sessions' owners are recorded.
+    pub(super) store: Arc<Store>,
+    /// The thread channels, told when a session's controls change.
+    pub(super) channels: Arc<Hub>,
 }
 
 /// Updates are kept for at most this many sessions not held yet.
@@ -64,8 +105,14 @@ pub(super) const MAX_EARLY_SESSIONS: usize = 64;
 pub(super) const MAX_URL_ELICITATIONS: usize = 1024;
 
 impl Bridge {
-    /// The bridge of `--acp`; the agent starts with the first message.
-    pub fn new(config: Config, shutdown: watch::Receiver<bool>) -> Arc<Self> {
+    /// The bridge of `--acp`, recording in `store` and telling `channels`; the agent starts
+    /// with the first message.
+    pub fn new(
+        config: Config,
+        store: Arc<Store>,
+        channels: Arc<Hub>,
+        shutdown: watch::Receiver<bool>,
+    ) -> Arc<Self> {
         let terminals = match (&config.workspace, config.allow_terminal) {
             (Some(ws), true) => Some(Arc::new(terminal::Terminals::new(
                 ws.clone(),
@@ -104,14 +151,9 @@ impl Bridge {
             elicitations: Mutex::new(HashMap::new()),
             early: Mutex::new(HashMap::new()),
             lists_sessions: Default::default(),
-            app: OnceLock::new(),
+            store,
+            channels,
         })
-    }
-
-    /// Remembers the app (for the thread channels); every request reaching the bridge
-    /// calls it.
-    pub(crate) fn attach(&self, state: &Arc<AppState>) {
-        let _ = self.app.set(Arc::downgrade(state));
     }
 
     /// The workspace's files for @-mentions, with `--workspace`.

@@ -1,6 +1,7 @@
 //! The agent's process: started (and initialized) on demand, started again once it has
 //! ended, with the capabilities the runtime announces.
 
+use super::bridge::Conn;
 use super::client::Handlers;
 use super::{error_text, stdio, Bridge, SETUP_TIMEOUT};
 use agent_client_protocol::schema::ProtocolVersion;
@@ -8,38 +9,13 @@ use agent_client_protocol::v1::schema::{
     BooleanConfigOptionCapabilities, ClientCapabilities, ClientSessionCapabilities,
     CompactionCapabilities, ElicitationCapabilities, ElicitationFormCapabilities,
     ElicitationUrlCapabilities, FileSystemCapabilities, Implementation, InitializeRequest,
-    PromptCapabilities, SessionConfigOptionsCapabilities,
+    SessionConfigOptionsCapabilities,
 };
-use agent_client_protocol::v1::ConnectionTo;
-use agent_client_protocol::{Agent, LineDirection};
+use agent_client_protocol::LineDirection;
 use std::io::Write;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use tokio::sync::{oneshot, watch};
-
-/// One running agent process.
-pub(crate) struct Conn {
-    pub cx: ConnectionTo<Agent>,
-    /// Counts agent processes: a session belongs to one.
-    pub generation: u64,
-    pub load_session: bool,
-    /// `sessionCapabilities.list`: `session/list`.
-    pub list_sessions: bool,
-    /// `sessionCapabilities.resume`: `session/resume`.
-    pub resume_session: bool,
-    /// `sessionCapabilities.close`: `session/close`.
-    pub close_session: bool,
-    /// What the agent takes in a prompt besides text and links.
-    pub prompt: PromptCapabilities,
-    /// Why the connection ended, once it has.
-    pub ended: watch::Receiver<Option<String>>,
-}
-
-impl Conn {
-    pub fn alive(&self) -> bool {
-        self.ended.borrow().is_none() && !self.cx.is_incoming_closed()
-    }
-}
 
 impl Bridge {
     /// The agent's process is up (a turn need not start it).

@@ -38,7 +38,7 @@
 //! process (`connection.rs`), the requests the agent sends (`client.rs`), what sessions
 //! offer (`offers.rs`) and the files an agent changed (`changes.rs`).
 
-mod bridge;
+pub(crate) mod bridge;
 mod changes;
 mod client;
 mod connection;
@@ -53,16 +53,12 @@ mod stdio;
 mod terminal;
 mod turn;
 
-use crate::auth::User;
-use crate::state::AppState;
 use agent_client_protocol::v1::schema::{
     CreateElicitationRequest, CreateElicitationResponse, RequestPermissionRequest,
     RequestPermissionResponse, SessionUpdate,
 };
 use agent_client_protocol::v1::Responder;
 use agent_client_protocol::{AcpAgent, AcpAgentConfig, Error};
-use axum::response::Response;
-use chat_shell_core::protocol::chatkit::RequestBody;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -71,11 +67,12 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 
 pub use bridge::Bridge;
+pub(crate) use bridge::Conn;
 pub(crate) use changes::ChangeSet;
-pub(crate) use connection::Conn;
 pub use fs::Workspace;
 pub(crate) use sessions::{DraftRefused, SetError, Unopened};
 pub use stdio::DEFAULT_MAX_MESSAGE_MB;
+pub(crate) use turn::stream;
 
 /// The agent must answer `initialize` and `session/new` within this.
 const SETUP_TIMEOUT: Duration = Duration::from_secs(60);
@@ -137,21 +134,6 @@ impl Config {
                 .and_then(|d| d.canonicalize())
                 .unwrap_or_else(|_| PathBuf::from("/")),
         }
-    }
-}
-
-/// A streaming ChatKit request, answered by the agent when it is one ACP handles (a
-/// message, a retry, a permission answer); otherwise handed back (also when `--acp` is off).
-pub async fn stream(
-    state: &Arc<AppState>,
-    user: User,
-    base: String,
-    body: RequestBody,
-    seat: &crate::runs::Seat,
-) -> Result<Response, RequestBody> {
-    match state.acp.clone() {
-        Some(bridge) => turn::stream(bridge, state, user, base, body, seat).await,
-        None => Err(body),
     }
 }
 

@@ -7,7 +7,6 @@ use super::{held, session, Bridge};
 use agent_client_protocol::v1::schema::SessionUpdate;
 use chat_shell_core::protocol::chatkit::SessionState;
 use std::sync::atomic::Ordering;
-use std::sync::Weak;
 
 impl Bridge {
     pub(super) fn held(&self) -> std::sync::MutexGuard<'_, held::HeldSessions> {
@@ -91,9 +90,7 @@ impl Bridge {
 
     /// Sends `state` to the channels open on `thread`.
     pub(super) fn publish(&self, thread: &str, state: &SessionState) {
-        if let Some(app) = self.app.get().and_then(Weak::upgrade) {
-            crate::channel::session_updated(&app, thread, state);
-        }
+        self.channels.session_updated(thread, state);
     }
 
     /// A session-level `session/update` (modes, options, commands, usage, title): kept

@@ -5,11 +5,11 @@
 //! opened again (`session/load`, whose replay becomes the thread's items, or
 //! `session/resume`).
 
+use super::bridge::{Conn, Draft};
 use super::session::{self, Held, Target};
 use super::turn::SESSION_KEY;
-use super::{error_text, Bridge, Conn, Incoming, SETUP_TIMEOUT};
-use crate::auth::User;
-use crate::clients::{Client, Clients, Kind, Refused, Share};
+use super::{error_text, Bridge, Incoming, SETUP_TIMEOUT};
+use crate::clients::{Client, Clients, Kind, Refused};
 use crate::store::UserStore;
 use agent_client_protocol::v1::schema::{
     CloseSessionRequest, ContentBlock as AcpBlock, CreateElicitationResponse, ElicitationAction,
@@ -19,20 +19,12 @@ use agent_client_protocol::v1::schema::{
 };
 use chat_shell_core::protocol::chatkit::{AgentSession, SessionState, Thread};
 use serde_json::Value;
-use std::sync::{Arc, Weak};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
 /// How long a draft session counts for its client when nobody takes it up.
 const DRAFT_KEPT: Duration = Duration::from_secs(10 * 60);
-
-/// A user's draft session: of which agent process, its id, and its client's place.
-pub(crate) struct Draft {
-    generation: u64,
-    id: String,
-    made: Instant,
-    share: Share,
-}
 
 /// Why no draft session was opened.
 pub(crate) enum DraftRefused {
@@ -506,12 +498,7 @@ impl Bridge {
         user: &str,
         f: impl FnOnce(&UserStore<'_>) -> crate::store::Result<T> + Send + 'static,
     ) -> Result<T, String> {
-        let app = self
-            .app
-            .get()
-            .and_then(Weak::upgrade)
-            .ok_or_else(|| "the runtime is stopping".to_owned())?;
-        crate::state::blocking(app.store.clone(), User(user.to_owned()), f)
+        crate::store::blocking(self.store.clone(), user.to_owned(), f)
             .await
             .map_err(|e| {
                 eprintln!("chat-shell-runtime: cannot record an agent session's owner: {e}");

@@ -31,12 +31,15 @@
 //! holds past it ([`catch_up`]). A channel of a thread whose run is under way elsewhere
 //! replays the run's events from the store, a page at a time, then follows it.
 
+pub(crate) mod hub;
 pub mod outbox;
+
+use hub::{catch_up_locked, session_frame, view_frame};
 
 use crate::auth::User;
 use crate::clients::{Client, Kind, Share};
 use crate::errors::{bad_request, internal, not_found};
-use crate::runs::Joined;
+use crate::runs::{Joined, RUN_STARTED};
 use crate::sse::sse;
 use crate::state::AppState;
 use crate::store::ViewRecord;
@@ -45,106 +48,17 @@ use axum::response::Response;
 use chat_shell_core::protocol::chatkit::{StreamEvent, ThreadId};
 use outbox::Outbox;
 use serde_json::Value;
-use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Mutex, Weak};
+use std::collections::VecDeque;
+use std::sync::Arc;
 use tokio::sync::watch;
 use tokio::time::Instant as TokioInstant;
 
-/// Says a run is under way on the thread: its snapshot (to a channel opening meanwhile)
-/// or its events follow, then `thread.run.ended`.
-pub const RUN_STARTED: &str = "data: {\"type\":\"thread.run.started\"}\n\n";
 /// The default pause before an idle channel gets a `: keepalive` comment.
 pub const DEFAULT_KEEPALIVE_MS: u64 = 15_000;
 /// How long a channel lives before it is closed, unless `--channel-lifetime-secs` says
 /// otherwise: held channels cost a connection each, so none is held for ever. The element
 /// reconnects from its cursor.
 pub const DEFAULT_LIFETIME: std::time::Duration = std::time::Duration::from_secs(30 * 60);
-/// The frame cache is swept of frames nobody holds once it has this many entries.
-const FRAME_CACHE_SWEEP: usize = 256;
-
-/// The open channels: by thread (the changes they are sent) and by user (the cap).
-#[derive(Default)]
-pub struct Hub {
-    inner: Mutex<HubInner>,
-}
-
-#[derive(Default)]
-struct HubInner {
-    threads: HashMap<String, Vec<Arc<Outbox>>>,
-    /// Each user's open channels, oldest first.
-    users: HashMap<String, VecDeque<Arc<Outbox>>>,
-    /// The frame of each (thread, view type) change still held somewhere (a channel's
-    /// queue, or hyper's buffer): a replay of the same change shares it.
-    frames: HashMap<(String, String), (u64, Weak<String>)>,
-    /// On a shared database: the last seq sent to the channels of each thread.
-    seqs: HashMap<String, u64>,
-}
-
-impl HubInner {
-    /// The frame of `record` (a change of `thread`), shared with any other holder of it.
-    fn frame(&mut self, thread: &str, record: &ViewRecord) -> Bytes {
-        let key = (thread.to_owned(), record.view_type.clone());
-        if let Some(shared) = self
-            .frames
-            .get(&key)
-            .filter(|(seq, _)| *seq == record.seq)
-            .and_then(|(_, frame)| frame.upgrade())
-        {
-            return Bytes::from_owner(SharedOwner(shared));
-        }
-        let shared = Arc::new(view_frame(record));
-        if self.frames.len() >= FRAME_CACHE_SWEEP {
-            self.frames.retain(|_, (_, f)| f.strong_count() > 0);
-        }
-        self.frames
-            .insert(key, (record.seq, Arc::downgrade(&shared)));
-        Bytes::from_owner(SharedOwner(shared))
-    }
-}
-
-/// A frame's text, shared by every `Bytes` made of it.
-struct SharedOwner(Arc<String>);
-
-impl AsRef<[u8]> for SharedOwner {
-    fn as_ref(&self) -> &[u8] {
-        self.0.as_bytes()
-    }
-}
-
-impl Hub {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HubInner> {
-        self.inner.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Forgets `outbox`, a channel of `user` on `thread` that ended.
-    fn release(&self, user: &User, thread: &str, outbox: &Arc<Outbox>) {
-        let mut hub = self.lock();
-        if let Some(list) = hub.threads.get_mut(thread) {
-            list.retain(|o| !Arc::ptr_eq(o, outbox) && !o.is_closed());
-            if list.is_empty() {
-                hub.threads.remove(thread);
-                hub.seqs.remove(thread);
-            }
-        }
-        if let Some(list) = hub.users.get_mut(&user.0) {
-            list.retain(|o| !Arc::ptr_eq(o, outbox) && !o.is_closed());
-            if list.is_empty() {
-                hub.users.remove(&user.0);
-            }
-        }
-    }
-
-    /// The threads with a channel open here.
-    pub fn threads(&self) -> Vec<String> {
-        self.lock().threads.keys().cloned().collect()
-    }
-
-    #[cfg(test)]
-    fn open_threads(&self) -> usize {
-        self.lock().threads.len()
-    }
-}
-
 /// Sends the channels of `thread` the changes of its views they have not had (on a shared
 /// database; blocking).
 pub fn catch_up(state: &AppState, thread: &str) -> Result<(), crate::store::Error> {
@@ -152,30 +66,6 @@ pub fn catch_up(state: &AppState, thread: &str) -> Result<(), crate::store::Erro
         return Ok(());
     };
     catch_up_locked(&mut state.channels.lock(), pg, thread)
-}
-
-/// [`catch_up`] under the hub's lock: channels see changes in seq order, each once.
-fn catch_up_locked(
-    hub: &mut HubInner,
-    pg: &crate::store::pg::Pg,
-    thread: &str,
-) -> Result<(), crate::store::Error> {
-    let Some(&after) = hub.seqs.get(thread) else {
-        return Ok(());
-    };
-    let mut latest = after;
-    for record in pg.views_since(thread, after)? {
-        latest = latest.max(record.seq);
-        let frame = hub.frame(thread, &record);
-        if !outbox::fits(&frame) {
-            continue;
-        }
-        if let Some(list) = hub.threads.get_mut(thread) {
-            list.retain(|o| o.push(&frame));
-        }
-    }
-    hub.seqs.insert(thread.to_owned(), latest);
-    Ok(())
 }
 
 /// A validated `view_update`.
@@ -252,57 +142,6 @@ pub async fn publish(
         );
         record
     }))
-}
-
-/// The SSE frame of `thread.session.updated` (the ACP session controls), if it fits a
-/// channel line.
-pub(crate) fn session_frame(
-    session: &chat_shell_core::protocol::chatkit::SessionState,
-) -> Option<Bytes> {
-    let json = serde_json::to_string(session).ok()?;
-    let frame = Bytes::from(format!(
-        "data: {{\"type\":\"thread.session.updated\",\"session\":{json}}}\n\n"
-    ));
-    if outbox::fits(&frame) {
-        Some(frame)
-    } else {
-        eprintln!("chat-shell-runtime: a session state is too long for a channel: not sent");
-        None
-    }
-}
-
-/// Sends `session` (the ACP session's controls, whole) to the channels open on `thread`:
-/// not stored, not numbered (the page replaces what it holds).
-pub(crate) fn session_updated(
-    state: &AppState,
-    thread: &str,
-    session: &chat_shell_core::protocol::chatkit::SessionState,
-) {
-    let Some(frame) = session_frame(session) else {
-        return;
-    };
-    let mut hub = state.channels.lock();
-    if let Some(list) = hub.threads.get_mut(thread) {
-        list.retain(|o| o.push(&frame));
-    }
-}
-
-/// The SSE frame of one change.
-fn view_frame(record: &ViewRecord) -> String {
-    let view_type = Value::from(record.view_type.as_str());
-    if record.cleared() {
-        format!(
-            "data: {{\"type\":\"thread.view.cleared\",\"seq\":{},\"view_type\":{view_type}}}\n\n",
-            record.seq
-        )
-    } else {
-        let updated_at = Value::from(record.updated_at.as_str());
-        format!(
-            "data: {{\"type\":\"thread.view.updated\",\"seq\":{},\"view_type\":{view_type},\
-             \"content\":{},\"updated_at\":{updated_at}}}\n\n",
-            record.seq, record.content_json
-        )
-    }
 }
 
 /// `threads.subscribe` on `POST /chatkit` (`request` is the whole body): the thread's
@@ -612,6 +451,7 @@ fn run_frame(event: &StreamEvent) -> Option<Bytes> {
 
 #[cfg(test)]
 mod tests {
+    use super::hub::Hub;
     use super::*;
     use serde_json::json;
 

@@ -11,11 +11,10 @@
 //! most `events::MAX_BODY` bytes (413), a bounded, valid body (400).
 
 use super::events::{stream_frames, Out};
+use super::request::{json_body, logged};
 use crate::auth::User;
 use crate::clients::{self, Client, Kind};
 use crate::errors::bad_request;
-use crate::handlers;
-use crate::routes;
 use crate::scripts::{default_markdown, pick_keyword, ragged_chunks, word_chunks};
 use crate::state::AppState;
 use crate::store::new_id;
@@ -355,8 +354,8 @@ pub async fn ag_ui(
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
     let started = Instant::now();
-    let log = |what: &str, response: Response| routes::logged("/ag-ui", what, started, response);
-    let body = match handlers::json_body("/ag-ui", &headers, body) {
+    let log = |what: &str, response: Response| logged("/ag-ui", what, started, response);
+    let body = match json_body("/ag-ui", &headers, body) {
         Ok(body) => body,
         Err(refused) => return log("-", refused),
     };

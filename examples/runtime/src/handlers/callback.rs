@@ -3,10 +3,9 @@
 //! read, and a view whose channel line would be longer than the element reads is refused
 //! (413).
 
-use super::json_body;
+use super::request::{json_body, logged};
 use crate::channel::{outbox, publish, view_line_len, ViewUpdate};
 use crate::errors::{bad_request, internal, json_error, not_found};
-use crate::routes::logged;
 use crate::state::AppState;
 use axum::body::Bytes;
 use axum::extract::{FromRequest, Request, State};
@@ -22,8 +21,6 @@ use std::time::Instant;
 pub const MAX_CALLBACK_BODY: usize = 8 * 1024 * 1024;
 /// The longest `view_type`.
 pub const MAX_VIEW_TYPE_CHARS: usize = 64;
-/// Where the callback token comes from when `--callback-token` is not given.
-pub const CALLBACK_TOKEN_ENV: &str = "CHAT_SHELL_CALLBACK_TOKEN";
 /// Whether `s` is a valid `view_type`: 1 to 64 of `[A-Za-z0-9_.-]`.
 pub fn valid_view_type(s: &str) -> bool {
     (1..=MAX_VIEW_TYPE_CHARS).contains(&s.len())

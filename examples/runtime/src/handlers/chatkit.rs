@@ -4,12 +4,12 @@
 //! (`session`) or to the workspace's files for @-mentions (`files`).
 
 use super::attachments::{self, MAX_MIME_CHARS};
-use super::{base_url, items, json_body, stream, threads, transcribe};
+use super::request::{base_url, json_body, logged};
+use super::{items, stream, threads, transcribe};
 use crate::auth::User;
 use crate::clients::Client;
 use crate::errors::{bad_request, internal};
 use crate::labels;
-use crate::routes::logged;
 use crate::runs;
 use crate::state::AppState;
 use crate::store;
@@ -108,7 +108,7 @@ pub(crate) async fn chatkit(
     if let Err(message) = check_bounds(&request.body, state.max_upload) {
         return log(kind, bad_request(&message));
     }
-    let base = base_url(&state, &headers);
+    let base = base_url(&state.authority, &state.prefix, &headers);
     let response = if request.body.is_streaming() {
         stream::stream(&state, user, client, base, request.body).await
     } else {

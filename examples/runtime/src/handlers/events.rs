@@ -1,4 +1,4 @@
-//! `POST /events`: the SSE event envelope (`spec/sse-event-envelope.md`) that chat-shell
+//! `POST /events`: the SSE event envelope ([spec](https://pathlyapp.github.io/steerable-framework/spec/events/)) that chat-shell
 //! reads with `protocol="events"`. The body is the client's `EventsRequest` (the whole
 //! conversation, the new user message last); the answer is `text/event-stream` with one
 //! `event: message` / `data: {envelope}` frame per event, ending with `data: [DONE]`.
@@ -9,11 +9,10 @@
 //! still passes the same guard (Host, Origin, identity) and is checked like `/chatkit`:
 //! JSON only (415), at most [`MAX_BODY`] bytes (413), a valid body (400).
 
+use super::request::{json_body, logged};
 use crate::auth::User;
 use crate::clients::{self, Client, Kind};
 use crate::errors::bad_request;
-use crate::handlers;
-use crate::routes;
 use crate::scripts::{default_markdown, pick_keyword, ragged_chunks, word_chunks};
 use crate::sse::{pause, sse, Frame, Waited};
 use crate::state::AppState;
@@ -379,7 +378,7 @@ pub(crate) fn read_request(
     headers: &HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<EventsRequest, Response> {
-    let body = handlers::json_body(path, headers, body)?;
+    let body = json_body(path, headers, body)?;
     serde_json::from_slice::<EventsRequest>(&body)
         .map_err(|e| bad_request(&format!("invalid request: {e}")))
 }
@@ -420,7 +419,7 @@ pub async fn events(
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
     let started = Instant::now();
-    let log = |what: &str, response: Response| routes::logged("/events", what, started, response);
+    let log = |what: &str, response: Response| logged("/events", what, started, response);
     let request = match read_request("/events", &headers, body) {
         Ok(request) => request,
         Err(refused) => return log("-", refused),

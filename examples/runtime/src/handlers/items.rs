@@ -2,7 +2,7 @@
 //! echoed user message a streamed answer starts with.
 
 use super::attachments::attachment_object;
-use super::page_size;
+use super::request::page_size;
 use super::threads::unknown_thread;
 use crate::scripts;
 use crate::store::{self, now_iso, UserStore};

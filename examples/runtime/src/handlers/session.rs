@@ -75,7 +75,6 @@ pub async fn request(
             ),
         };
     };
-    bridge.attach(state);
     match request {
         SessionRequest::Get { thread_id } => {
             let session = match session_of(&bridge, state, &user, client, thread_id.as_ref()).await

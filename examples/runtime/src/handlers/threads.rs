@@ -1,7 +1,7 @@
 //! Threads: `threads.get_by_id`, `threads.list`, `threads.update`, `threads.delete`. Each
 //! runs on a blocking thread, on the requesting user's view of the store.
 
-use super::{page_size, DEFAULT_PAGE_SIZE};
+use super::request::{page_size, DEFAULT_PAGE_SIZE};
 use crate::errors::{bad_request, not_found};
 use crate::store::{self, UserStore};
 use axum::response::{IntoResponse, Response};

@@ -3,7 +3,8 @@
 //! audio/webm"}`), so a client's whole dictation path can be tested against it. Nothing is
 //! stored; the request passes the same guard and identity as every other.
 
-use super::upload::{mime_essence, valid_mime_declaration};
+use super::request::mime_essence;
+use super::upload::valid_mime_declaration;
 use crate::errors::bad_request;
 use axum::response::{IntoResponse, Response};
 use axum::Json;

@@ -3,6 +3,7 @@
 //! them back. Both only ever see the requesting user's attachments.
 
 use super::attachments::MAX_MIME_CHARS;
+use super::request::mime_essence;
 use crate::auth::User;
 use crate::errors::{bad_request, body_timeout, json_error, not_found, status_error};
 use crate::state::AppState;
@@ -109,7 +110,7 @@ pub async fn upload(
             record.mime_type = mime;
             record.size = size;
             record.uploaded = true;
-            let base = super::base_url(&state, &headers);
+            let base = super::request::base_url(&state.authority, &state.prefix, &headers);
             axum::Json(super::attachments::attachment_object(&record, &base, false)).into_response()
         }
         // Deleted while the bytes were on their way.
@@ -253,16 +254,6 @@ async fn read_body(body: Body, keep: usize) -> Result<Option<Vec<u8>>, Response>
         }
     }
     Ok((total <= keep).then_some(kept))
-}
-
-/// `text/plain; charset=utf-8` → `text/plain`.
-pub fn mime_essence(value: &str) -> String {
-    value
-        .split(';')
-        .next()
-        .unwrap_or_default()
-        .trim()
-        .to_ascii_lowercase()
 }
 
 /// The type the bytes were sent with, unless that says nothing (browsers send

@@ -2,8 +2,7 @@
 //! hold its seat for ever.
 
 use super::lock;
-use super::registry::Slot;
-use super::run::Run;
+use super::run::{Run, Slot};
 use crate::sse::Frame;
 use chat_shell_core::protocol::chatkit::ThreadId;
 use std::sync::{Arc, Mutex};

@@ -1,9 +1,13 @@
-//! The frames a thread's channels get of its runs (`thread.run.event`, `thread.run.ended`),
-//! each built once and shared by every channel.
+//! The frames a thread's channels get of its runs (`thread.run.started`,
+//! `thread.run.event`, `thread.run.ended`), each built once and shared by every channel.
 
 use crate::channel::outbox;
 use axum::body::Bytes;
 use serde_json::json;
+
+/// Says a run is under way on the thread: its snapshot (to a channel opening meanwhile)
+/// or its events follow, then `thread.run.ended`.
+pub const RUN_STARTED: &str = "data: {\"type\":\"thread.run.started\"}\n\n";
 
 /// The frame of `thread.run.ended` (`outcome` as stored: another instance's run may also
 /// have ended `interrupted`).

@@ -39,7 +39,7 @@ mod tests;
 
 pub use cancel::cancel;
 pub use fold::Folder;
-pub use frames::event_frame;
+pub use frames::{event_frame, RUN_STARTED};
 pub use registry::{Joined, Runs};
 pub use run::{Run, RunHandle};
 pub use seats::Seat;

@@ -3,17 +3,18 @@
 //! event under the slot's lock.
 
 use super::abandoned::stop_when_abandoned;
-use super::frames::ended_frame;
-use super::run::{Run, RunHandle};
+use super::frames::{ended_frame, RUN_STARTED};
+use super::run::{Run, RunHandle, Slot};
 use super::seats::Seat;
 use super::{lock, Key, Limits, Outcome};
 use crate::auth::User;
 use crate::channel::outbox::Outbox;
-use crate::clients::Clients;
+use crate::clients::{Client, Clients};
 use crate::shared::Shared;
 use crate::sse::Frame;
 use crate::store;
 use axum::body::Bytes;
+use axum::response::Response;
 use chat_shell_core::protocol::chatkit::{StreamEvent, ThreadId};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -30,16 +31,6 @@ pub struct Runs {
     pub(super) clients: Arc<Clients>,
     /// The database shared with other instances, if any.
     pub(super) shared: Option<Arc<Shared>>,
-}
-
-/// One thread: its run, and its channels.
-#[derive(Default)]
-pub(super) struct Slot {
-    pub(super) active: Option<Arc<Run>>,
-    /// The open channels; each gets the run's frames as `thread.run.*` events.
-    pub(super) listeners: Vec<Arc<Outbox>>,
-    /// The run of another instance the channels follow: its id and the last event sent.
-    pub(super) remote: Option<(String, i32)>,
 }
 
 /// What a channel opening on a thread gets of its run.
@@ -71,6 +62,14 @@ impl Runs {
         self.limits
     }
 
+    /// Lets `user`, asking from `client`, start one more run, or refuses (429) when as many
+    /// as a limit are under way (the identity's, the client's, or everyone's); the seat is
+    /// held until the request that asked has started its run, which holds one of its own.
+    #[allow(clippy::result_large_err)]
+    pub fn admit(&self, user: &User, client: Client) -> Result<Seat, Response> {
+        Seat::take(&self.seats, &self.clients, self.limits.runs, user, client)
+    }
+
     /// Registers a new run of `user` on `thread`: the thread's run if it has none under
     /// way, else one tied to its request (see the module's documentation). `origin`: the
     /// response that started it, watched to tell an abandoned run.
@@ -92,7 +91,7 @@ impl Runs {
                 let journal = self.shared.as_ref().map(|s| s.journal(&user.0, thread));
                 run = Arc::new(Run::new(journal));
                 inner.active = Some(run.clone());
-                let started = Bytes::from_static(crate::channel::RUN_STARTED.as_bytes());
+                let started = Bytes::from_static(RUN_STARTED.as_bytes());
                 inner.listeners.retain(|o| o.push(&started));
                 drop(inner);
                 Some(slot)

@@ -1,8 +1,9 @@
 //! The runs of other instances on a shared PostgreSQL database: the channels here follow
 //! them from the store's journal, and a Stop asked elsewhere reaches a run of this one.
 
-use super::frames::{ended_frame, event_frame};
-use super::registry::{Runs, Slot};
+use super::frames::{ended_frame, event_frame, RUN_STARTED};
+use super::registry::Runs;
+use super::run::Slot;
 use super::{lock, Key};
 use crate::shared::Shared;
 use crate::store;
@@ -53,7 +54,7 @@ impl Runs {
                 // Over before any channel here heard of it: its items are in the thread.
                 return Ok(());
             }
-            let started = Bytes::from_static(crate::channel::RUN_STARTED.as_bytes());
+            let started = Bytes::from_static(RUN_STARTED.as_bytes());
             inner.listeners.retain(|o| o.push(&started));
             inner.remote = Some((run_id.to_owned(), 0));
         }

@@ -1,12 +1,12 @@
-//! What a run's task shares with the hub and the permission registry ([`Run`]), and its
-//! own hold on its thread ([`RunHandle`]): publishing an event folds it and sends it to
-//! the channels in one step.
+//! What a run's task shares with the hub and the permission registry ([`Run`]), its
+//! thread's place in the hub ([`Slot`]), and its own hold on its thread ([`RunHandle`]):
+//! publishing an event folds it and sends it to the channels in one step.
 
 use super::fold::{apply_update, RunItems};
 use super::frames::event_frame;
-use super::registry::Slot;
 use super::seats::Seat;
 use super::{lock, Key};
+use crate::channel::outbox::Outbox;
 use crate::shared::Journal;
 use chat_shell_core::protocol::chatkit::{ItemId, ItemUpdatedEvent, StreamEvent, ThreadItem};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -58,6 +58,16 @@ impl Run {
     pub fn request_cancel(&self) -> bool {
         !self.cancel.send_replace(true)
     }
+}
+
+/// One thread: its run, and its channels.
+#[derive(Default)]
+pub(super) struct Slot {
+    pub(super) active: Option<Arc<Run>>,
+    /// The open channels; each gets the run's frames as `thread.run.*` events.
+    pub(super) listeners: Vec<Arc<Outbox>>,
+    /// The run of another instance the channels follow: its id and the last event sent.
+    pub(super) remote: Option<(String, i32)>,
 }
 
 /// The run's task's hold on its run: the shared part, and its thread's slot while it is

@@ -3,9 +3,8 @@
 //! the next one before it changes anything.
 
 use super::lock;
-use super::registry::Runs;
 use crate::auth::User;
-use crate::clients::{self, Client, Kind, Share};
+use crate::clients::{self, Client, Clients, Kind, Share};
 use crate::errors::json_error;
 use axum::http::StatusCode;
 use axum::response::Response;
@@ -25,6 +24,38 @@ pub struct Seat {
 }
 
 impl Seat {
+    /// A seat of `user`, asking from `client`, or the refusal (429) when as many as a limit
+    /// are under way (the identity's `cap`, the client's, or everyone's).
+    #[allow(clippy::result_large_err)]
+    pub(super) fn take(
+        seats: &Arc<Mutex<HashMap<String, usize>>>,
+        clients: &Arc<Clients>,
+        cap: usize,
+        user: &User,
+        client: Client,
+    ) -> Result<Seat, Response> {
+        let share = clients
+            .take(Kind::Run, client)
+            .map_err(|refused| clients.too_many(refused))?;
+        if !Seat::count(seats, &user.0, Some(cap)) {
+            let mut refused = json_error(
+                StatusCode::TOO_MANY_REQUESTS,
+                "too_many_runs",
+                &format!(
+                    "{cap} answers are under way for this identity already: wait for one to end \
+                     or stop it (threads.cancel_run)"
+                ),
+            );
+            clients::retry_after_header(refused.headers_mut(), RUN_RETRY);
+            return Err(refused);
+        }
+        Ok(Seat {
+            seats: seats.clone(),
+            user: user.0.clone(),
+            _share: share,
+        })
+    }
+
     /// Counts one more seat of `user`, unless `cap` of them are taken.
     pub(super) fn count(
         seats: &Mutex<HashMap<String, usize>>,
@@ -64,36 +95,5 @@ impl Drop for Seat {
                 all.remove(&self.user);
             }
         }
-    }
-}
-
-impl Runs {
-    /// Lets `user`, asking from `client`, start one more run, or refuses (429) when as many
-    /// as a limit are under way (the identity's, the client's, or everyone's); the seat is
-    /// held until the request that asked has started its run, which holds one of its own.
-    #[allow(clippy::result_large_err)]
-    pub fn admit(&self, user: &User, client: Client) -> Result<Seat, Response> {
-        let share = self
-            .clients
-            .take(Kind::Run, client)
-            .map_err(|refused| self.clients.too_many(refused))?;
-        if !Seat::count(&self.seats, &user.0, Some(self.limits.runs)) {
-            let mut refused = json_error(
-                StatusCode::TOO_MANY_REQUESTS,
-                "too_many_runs",
-                &format!(
-                    "{} answers are under way for this identity already: wait for one to end \
-                     or stop it (threads.cancel_run)",
-                    self.limits.runs
-                ),
-            );
-            clients::retry_after_header(refused.headers_mut(), RUN_RETRY);
-            return Err(refused);
-        }
-        Ok(Seat {
-            seats: self.seats.clone(),
-            user: user.0.clone(),
-            _share: share,
-        })
     }
 }

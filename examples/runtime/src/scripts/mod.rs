@@ -19,7 +19,6 @@ mod widgets;
 pub use answers::{pick_keyword, respond, KEYWORDS};
 pub use continuations::{client_tool_output, custom_action, structured_answered, sync_action};
 pub use texts::{default_markdown, ragged_chunks, title_from, word_chunks};
-use widgets::object;
 
 use crate::sandbox::EditOp;
 use crate::store::{now_iso, Store};
@@ -29,6 +28,7 @@ use chat_shell_core::protocol::chatkit::{
     NoticeLevel, Page, ProgressUpdateEvent, StreamEvent, StreamOptions, StreamOptionsEvent,
     TextDelta, Thread, ThreadEvent, ThreadItem, ThreadStatus,
 };
+use chat_shell_core::protocol::JsonMap;
 use serde_json::Value;
 use std::time::Duration;
 
@@ -322,4 +322,12 @@ fn delta(chunk: String) -> ItemUpdate {
         content_index: 0,
         delta: chunk,
     })
+}
+
+/// `value`'s fields, none if it is not an object.
+fn object(value: Value) -> JsonMap {
+    match value {
+        Value::Object(map) => map,
+        _ => JsonMap::new(),
+    }
 }

@@ -4,8 +4,8 @@
 use super::png::sample_png;
 use super::tasks::{custom_task, file_source, url_source};
 use super::texts::word_chunks;
-use super::widgets::{object, widget, widget_item};
-use super::Script;
+use super::widgets::{widget, widget_item};
+use super::{object, Script};
 use crate::store::now_iso;
 use chat_shell_core::protocol::chatkit::{
     Annotation, AssistantContent, AssistantMessage, ChoiceOption, ClientWidget, EntitySource,

@@ -3,7 +3,6 @@
 use super::png::sample_png;
 use super::Script;
 use chat_shell_core::protocol::chatkit::{ItemKind, ThreadItem, WidgetComponent, WidgetItem};
-use chat_shell_core::protocol::JsonMap;
 use serde_json::{json, Value};
 
 // --- widgets ----------------------------------------------------------------------------
@@ -148,11 +147,4 @@ pub(super) fn chart_card() -> Value {
              ]},
         ]
     })
-}
-
-pub(super) fn object(value: Value) -> JsonMap {
-    match value {
-        Value::Object(map) => map,
-        _ => JsonMap::new(),
-    }
 }

@@ -2,7 +2,6 @@
 
 use crate::auth::User;
 use crate::runs::RunHandle;
-use crate::state::blocking;
 use crate::store::{self, Store, UserStore};
 use chat_shell_core::protocol::chatkit::{ItemId, ItemUpdate, StreamEvent, ThreadId, ThreadItem};
 use std::collections::HashSet;
@@ -42,7 +41,7 @@ impl Saver {
         &self,
         f: impl FnOnce(&UserStore<'_>) -> store::Result<T> + Send + 'static,
     ) -> Option<T> {
-        blocking(self.store.clone(), self.user.clone(), f)
+        store::blocking(self.store.clone(), self.user.0.clone(), f)
             .await
             .map_err(|e| eprintln!("chat-shell-runtime: cannot save the stream: {e}"))
             .ok()

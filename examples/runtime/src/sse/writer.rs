@@ -272,7 +272,7 @@ async fn write_stream(
                 break Some(Stop::Dropped);
             }
             Step::Stall(_) => {}
-            Step::Tool { op, .. } => crate::sandbox::run(&state, &thread.id, &op).await,
+            Step::Tool { op, .. } => crate::sandbox::run(&state.scratch(), &thread.id, &op).await,
             Step::AwaitPermission { item_id, timeout } => {
                 // Nothing unsaved: the answer's handler writes this item meanwhile.
                 w.saver.flush().await;

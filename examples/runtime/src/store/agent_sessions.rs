@@ -32,12 +32,6 @@ ON CONFLICT (id) DO UPDATE SET thread_id = excluded.thread_id
 WHERE agent_sessions.owner = excluded.owner AND NOT agent_sessions.ended
   AND (agent_sessions.thread_id IS NULL OR agent_sessions.thread_id = excluded.thread_id)";
 
-/// Ends the sessions of a deleted thread (`?1`/`$1` the thread, `?2`/`$2` its owner).
-pub(super) const END_SQLITE: &str =
-    "UPDATE agent_sessions SET thread_id = NULL, ended = 1 WHERE thread_id = ?1 AND owner = ?2";
-pub(super) const END_PG: &str =
-    "UPDATE agent_sessions SET thread_id = NULL, ended = true WHERE thread_id = $1 AND owner = $2";
-
 /// The records of some sessions, by their ids (a PostgreSQL array).
 pub(super) const WHOSE_PG: &str =
     "SELECT id, owner, thread_id, ended FROM agent_sessions WHERE id = ANY($1)";

@@ -2,7 +2,7 @@
 
 use super::tests::{backends, message, pg_test_url, stores};
 use super::*;
-use chat_shell_core::protocol::chatkit::{ItemId, ListOrder};
+use chat_shell_core::protocol::chatkit::{ItemId, ListOrder, ThreadId};
 
 fn shown(s: &UserStore<'_>, t: &ThreadId) -> Vec<ItemId> {
     s.all_items(t).unwrap().into_iter().map(|i| i.id).collect()

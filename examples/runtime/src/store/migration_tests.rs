@@ -5,7 +5,7 @@
 use super::tests::{message, pg_test_url};
 use super::*;
 use chat_shell_core::protocol::chatkit::{
-    FeedbackKind, InputText, ItemId, UserContent, UserMessage,
+    FeedbackKind, InputText, ItemId, ItemKind, ThreadId, ThreadItem, UserContent, UserMessage,
 };
 
 /// The first release's schema (no owners, no identity secret, no views).

@@ -10,7 +10,8 @@
 //! release lacked (nothing is dropped or rewritten), then recorded at it. PostgreSQL
 //! databases have recorded their versions from the first.
 
-use super::{now_iso, Result};
+use super::error::Result;
+use super::ids::now_iso;
 use rusqlite::{OptionalExtension, TransactionBehavior};
 
 /// A schema version and the statements that make it.

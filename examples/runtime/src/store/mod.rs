@@ -16,7 +16,9 @@
 //! feedback and attachments, in `user`); views are in `views`, whose each agent session is
 //! in `agent_sessions`, the seeded thread in `seed`. Both backends' schemas come from
 //! versioned migrations, applied at open by one runner (`migrations`). Ids and timestamps
-//! ([`new_id`], [`now_iso`]) do not depend on SQLite.
+//! ([`new_id`], [`now_iso`]) do not depend on SQLite. What both backends share names no
+//! other part of the store: the error (`error`), ids and times (`ids`), the records and
+//! how rows become them (`rows`), the statements written once (`sql`).
 //!
 //! Both backends answer every method the same way (the tests in `tests` run on both);
 //! each `UserStore` method hands over to `pg` first when the store is PostgreSQL.
@@ -25,11 +27,15 @@ mod agent_sessions;
 #[cfg(test)]
 mod branch_tests;
 mod branches;
+mod error;
+mod ids;
 #[cfg(test)]
 mod migration_tests;
 mod migrations;
 pub mod pg;
+mod rows;
 mod seed;
+mod sql;
 #[cfg(test)]
 pub mod tests;
 mod user;
@@ -37,67 +43,14 @@ mod views;
 
 pub use agent_sessions::Whose;
 pub use branches::Fork;
-pub use views::ViewRecord;
+pub use error::{Error, Result};
+pub use ids::{hex, new_id, now_iso, random_bytes};
+pub use rows::{AttachmentRecord, ViewRecord};
 
-use chat_shell_core::protocol::chatkit::{ItemKind, Page, Thread, ThreadId, ThreadItem};
+use rows::{secret_of, settled_permission, to_json};
 use rusqlite::{params, Connection};
 use std::path::Path;
-use std::sync::{Mutex, MutexGuard};
-
-/// A store failure: for the log only (handlers answer a bare 500, see `errors::internal`).
-#[derive(Debug)]
-pub enum Error {
-    Sqlite(rusqlite::Error),
-    Postgres(postgres::Error),
-    /// No pooled PostgreSQL connection came in time.
-    Pool(r2d2::Error),
-    /// A stored row that does not read back (bad JSON, a secret of the wrong size).
-    Data(String),
-}
-
-impl std::fmt::Display for Error {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Error::Sqlite(e) => write!(f, "sqlite: {e}"),
-            Error::Postgres(e) => write!(f, "postgres: {e}"),
-            Error::Pool(e) => write!(f, "postgres pool: {e}"),
-            Error::Data(e) => write!(f, "stored data: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for Error {}
-
-impl From<rusqlite::Error> for Error {
-    fn from(e: rusqlite::Error) -> Self {
-        Error::Sqlite(e)
-    }
-}
-
-impl From<postgres::Error> for Error {
-    fn from(e: postgres::Error) -> Self {
-        Error::Postgres(e)
-    }
-}
-
-impl From<r2d2::Error> for Error {
-    fn from(e: r2d2::Error) -> Self {
-        Error::Pool(e)
-    }
-}
-
-pub type Result<T> = std::result::Result<T, Error>;
-
-/// An attachment as stored (the wire `Attachment` is built from it by the server).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AttachmentRecord {
-    pub id: String,
-    pub name: String,
-    pub mime_type: String,
-    pub size: u64,
-    pub thread_id: Option<String>,
-    pub uploaded: bool,
-}
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// The store shared by all requests.
 pub struct Store {
@@ -280,105 +233,16 @@ impl Store {
     }
 }
 
-/// `data` holds up to `limit + 1` rows: the extra one only says there is more.
-fn page<T>(mut rows: Vec<T>, limit: usize, id: impl Fn(&T) -> String) -> Page<T> {
-    let has_more = rows.len() > limit;
-    rows.truncate(limit);
-    let after = rows.last().map(id);
-    Page {
-        data: rows,
-        has_more,
-        after,
+/// `f` on `owner`'s view of `store`, on a blocking thread (SQLite never holds up the async
+/// workers); the error is for the log.
+pub async fn blocking<T: Send + 'static>(
+    store: Arc<Store>,
+    owner: String,
+    f: impl FnOnce(&UserStore<'_>) -> Result<T> + Send + 'static,
+) -> std::result::Result<T, String> {
+    match tokio::task::spawn_blocking(move || f(&store.user(&owner))).await {
+        Ok(Ok(value)) => Ok(value),
+        Ok(Err(e)) => Err(e.to_string()),
+        Err(e) => Err(e.to_string()),
     }
-}
-
-fn thread_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Thread> {
-    Ok(Thread {
-        branching: false,
-        id: ThreadId(row.get(0)?),
-        title: row.get(1)?,
-        created_at: row.get(2)?,
-        status: sql_json(&row.get::<_, String>(3)?)?,
-        metadata: sql_json(&row.get::<_, String>(4)?)?,
-        items: None,
-    })
-}
-
-fn item_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<ThreadItem> {
-    sql_json(&row.get::<_, String>(0)?)
-}
-
-fn to_json<T: serde::Serialize>(value: &T) -> Result<String> {
-    serde_json::to_string(value).map_err(|e| Error::Data(e.to_string()))
-}
-
-fn from_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T> {
-    serde_json::from_str(text).map_err(|e| Error::Data(e.to_string()))
-}
-
-/// [`from_json`] inside a SQLite row mapper.
-fn sql_json<T: serde::de::DeserializeOwned>(text: &str) -> rusqlite::Result<T> {
-    serde_json::from_str(text).map_err(|e| {
-        rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e))
-    })
-}
-
-/// The cookie secret as stored: exactly 32 bytes.
-fn secret_of(stored: &[u8]) -> Result<[u8; 32]> {
-    <[u8; 32]>::try_from(stored)
-        .map_err(|_| Error::Data("the stored cookie secret is not 32 bytes".into()))
-}
-
-/// The item in `json` with its unanswered ACP permission request settled as cancelled;
-/// `None` if it has none (or does not read).
-fn settled_permission(json: &str) -> Option<ThreadItem> {
-    let mut item = from_json::<ThreadItem>(json).ok()?;
-    let ItemKind::AcpToolCall(call) = &mut item.kind else {
-        return None;
-    };
-    let permission = call.permission.as_mut().filter(|p| p.outcome.is_none())?;
-    permission.outcome = Some(chat_shell_core::protocol::acp::PermissionOutcome::Cancelled);
-    Some(item)
-}
-
-/// `N` bytes from the operating system's CSPRNG.
-pub fn random_bytes<const N: usize>() -> [u8; N] {
-    let mut bytes = [0u8; N];
-    // Only fails where the OS has no random source at all; nothing safe to fall back on.
-    getrandom::fill(&mut bytes).expect("the operating system's random number generator");
-    bytes
-}
-
-/// Lowercase hex.
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// `prefix` + `_` + 128 random bits in hex: ids nobody can guess or count through.
-pub fn new_id(prefix: &str) -> String {
-    format!("{prefix}_{}", hex(&random_bytes::<16>()))
-}
-
-/// The current UTC time as the SDK writes it: naive ISO 8601 with microseconds.
-pub fn now_iso() -> String {
-    iso(jiff::Timestamp::now())
-}
-
-/// [`iso`] of `secs` and `micros` since the epoch (a time past jiff's range, the year 9999,
-/// reads as its last instant).
-#[cfg(test)]
-fn format_iso(secs: u64, micros: u32) -> String {
-    let at = i64::try_from(secs)
-        .ok()
-        .and_then(|secs| jiff::Timestamp::new(secs, micros as i32 * 1000).ok())
-        .unwrap_or(jiff::Timestamp::MAX);
-    iso(at)
-}
-
-/// `at` in UTC as `2026-11-21T08:28:56.274912`: no offset, always six fraction digits.
-fn iso(at: jiff::Timestamp) -> String {
-    jiff::tz::Offset::UTC
-        .to_datetime(at)
-        .strftime("%Y-%m-%dT%H:%M:%S.%6f")
-        .to_string()
 }

@@ -1,7 +1,8 @@
+use super::ids::format_iso;
 use super::*;
 use chat_shell_core::protocol::chatkit::{
-    AssistantContent, AssistantMessage, FeedbackKind, InputText, ItemId, ItemKind, ListOrder,
-    StatusBody, ThreadStatus, UserContent, UserMessage,
+    AssistantContent, AssistantMessage, FeedbackKind, InputText, ItemId, ItemKind, ListOrder, Page,
+    StatusBody, Thread, ThreadId, ThreadItem, ThreadStatus, UserContent, UserMessage,
 };
 
 /// The PostgreSQL server the store tests also run on (scripts/test.sh starts one).
@@ -161,10 +162,7 @@ fn saving_an_item_uses_indexes_not_a_table_scan() {
     let db = Store::open_in_memory().unwrap();
     let conn = db.conn();
     let mut stmt = conn
-        .prepare(&format!(
-            "EXPLAIN QUERY PLAN {}",
-            super::branches::INSERT_ITEM
-        ))
+        .prepare(&format!("EXPLAIN QUERY PLAN {}", super::sql::INSERT_ITEM))
         .unwrap();
     let plan: Vec<String> = stmt
         .query_map(["i", "t", "c", "{}", "o"], |r| r.get::<_, String>(3))
@@ -675,7 +673,7 @@ fn agent_sessions_are_found_through_indexes() {
         whose.iter().all(|s| !s.starts_with("SCAN")) && whose.iter().any(|s| s.contains("INDEX")),
         "{whose:?}"
     );
-    let end = plan(agent_sessions::END_SQLITE, 2);
+    let end = plan(sql::END_SQLITE, 2);
     assert!(
         end.iter().any(|s| s.contains("agent_sessions_by_thread")),
         "{end:?}"

@@ -1,7 +1,8 @@
 //! One user's view of the store ([`UserStore`]): threads, items, feedback and attachments,
 //! each query filtered by owner.
 
-use super::branches;
+use super::rows::{item_from_row, page, thread_from_row};
+use super::sql::{path_page_sql, END_SQLITE};
 use super::*;
 use chat_shell_core::protocol::chatkit::{
     FeedbackKind, ItemId, ListOrder, Page, Thread, ThreadId, ThreadItem, ThreadStatus,
@@ -203,7 +204,7 @@ impl UserStore<'_> {
             args,
         )?;
         tx.execute("DELETE FROM views WHERE thread_id = ?1", [id.as_str()])?;
-        tx.execute(agent_sessions::END_SQLITE, args)?;
+        tx.execute(END_SQLITE, args)?;
         tx.commit()?;
         Ok(true)
     }
@@ -307,7 +308,7 @@ impl UserStore<'_> {
         let fetch = limit as i64 + 1;
         let branched = self.branched_sqlite(&conn, thread)?;
         let mut rows = if branched {
-            conn.prepare_cached(&branches::path_page_sql(order, false))?
+            conn.prepare_cached(&path_page_sql(order, false))?
                 .query_map(
                     params![thread.as_str(), self.owner, cursor, fetch],
                     item_from_row,
@@ -339,7 +340,7 @@ impl UserStore<'_> {
         }
         let conn = self.conn();
         if self.branched_sqlite(&conn, thread)? {
-            let mut stmt = conn.prepare_cached(&branches::path_page_sql(ListOrder::Asc, false))?;
+            let mut stmt = conn.prepare_cached(&path_page_sql(ListOrder::Asc, false))?;
             let rows = stmt.query_map(
                 params![thread.as_str(), self.owner, None::<i64>, i64::MAX],
                 item_from_row,

@@ -4,23 +4,6 @@ use super::*;
 use chat_shell_core::protocol::chatkit::ThreadId;
 use rusqlite::params;
 
-/// The latest state of one view of a thread (see `views`): `content` is the tool's JSON
-/// object as received; `{}` means cleared.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ViewRecord {
-    pub view_type: String,
-    pub seq: u64,
-    pub content_json: String,
-    pub updated_at: String,
-}
-
-impl ViewRecord {
-    /// A cleared view (its content was an empty object).
-    pub fn cleared(&self) -> bool {
-        self.content_json.trim() == "{}"
-    }
-}
-
 impl UserStore<'_> {
     /// The views of the owner's thread whose latest `seq` is over `after` (all when
     /// `None`, cleared ones included), oldest change first, with the thread's latest seq

@@ -41,7 +41,7 @@ fn call_states(state: &chat_shell_core::reducer::ChatState) -> Vec<(String, Stri
     state
         .items()
         .iter()
-        .filter_map(|i| match &i.item.kind {
+        .filter_map(|i| match &i.entry.kind {
             chat_shell_core::model::EntryKind::ToolCall(c) => Some((
                 c.tool_call.title.clone(),
                 i.tool_call_state()?.as_str().to_owned(),

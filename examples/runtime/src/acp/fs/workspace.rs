@@ -36,7 +36,7 @@ impl Workspace {
     }
 
     /// The workspace folder's handle, beneath which everything is opened.
-    pub(in crate::acp) fn handle(&self) -> &File {
+    pub(crate) fn handle(&self) -> &File {
         &self.dir
     }
 

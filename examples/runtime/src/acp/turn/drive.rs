@@ -2,9 +2,10 @@
 //! while it runs (updates, permission requests, a cancel, the agent exiting) routed to
 //! `Out`.
 
+use super::out::Out;
+use super::prompt::{Prepared, Prompt};
 use super::*;
 use crate::acp::{error_text, Bridge, Conn};
-use crate::auth::User;
 use crate::runs::Outcome;
 use crate::state::AppState;
 use agent_client_protocol::v1::schema::{
@@ -12,13 +13,11 @@ use agent_client_protocol::v1::schema::{
     StopReason,
 };
 use agent_client_protocol::v1::Responder;
-use axum::response::Response;
 use chat_shell_core::protocol::acp;
 use chat_shell_core::protocol::chatkit::{
-    Action, ErrorEvent, ItemId, ItemKind, ItemUpdate, ItemUpdatedEvent, ProgressUpdateEvent,
-    StreamEvent, ThreadId,
+    ItemId, ItemUpdate, ItemUpdatedEvent, ProgressUpdateEvent, StreamEvent,
 };
-use serde_json::{json, Value};
+use serde_json::json;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -361,69 +360,6 @@ pub(super) async fn open_session(
             .await;
     }
     Ok(opening.id)
-}
-
-/// The answer to `threads.custom_action` `acp.permission_response`.
-pub(super) async fn answer(
-    bridge: Arc<Bridge>,
-    state: &Arc<AppState>,
-    user: User,
-    thread_id: ThreadId,
-    item_id: Option<ItemId>,
-    action: Action,
-) -> Response {
-    let tool_call_id = action
-        .payload
-        .get("toolCallId")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_owned();
-    let outcome = action
-        .payload
-        .get("outcome")
-        .cloned()
-        .and_then(|o| serde_json::from_value::<acp::PermissionOutcome>(o).ok());
-    let error = stream_error;
-    let Some(outcome) = outcome else {
-        return error("acp.permission_response needs payload.outcome".into());
-    };
-    // Only the owner's threads: the same answer as for a thread that does not exist.
-    let (thread, item) = match owned_item(state, &user, &thread_id, item_id.as_ref()).await {
-        Ok(owned) => owned,
-        Err(response) => return response,
-    };
-    let command = |reply| Command::Answer {
-        tool_call_id: tool_call_id.clone(),
-        outcome: outcome.clone(),
-        reply,
-    };
-    let why = match answer_turn(&bridge, thread.id.as_str(), command, &error).await {
-        Ok(response) => return response,
-        Err(why) => why,
-    };
-    // Nothing is waiting for this answer (the turn ended, the runtime restarted): a card
-    // still asking is settled as cancelled, so it stops asking.
-    let mut events = Vec::new();
-    if let Some(mut item) = item {
-        if let ItemKind::AcpToolCall(call) = &mut item.kind {
-            if let Some(permission) = call.permission.as_mut().filter(|p| p.outcome.is_none()) {
-                permission.outcome = Some(acp::PermissionOutcome::Cancelled);
-                let saved = item.clone();
-                let _ = state.db(&user, move |db| db.save_item(&saved)).await;
-                events.push(resolved(&item.id, acp::PermissionOutcome::Cancelled));
-            }
-        }
-    }
-    if outcome != acp::PermissionOutcome::Cancelled {
-        events.push(StreamEvent::Error(ErrorEvent {
-            code: "acp.permission_expired".into(),
-            message: Some(format!(
-                "The agent is no longer waiting for this answer: {why}."
-            )),
-            allow_retry: false,
-        }));
-    }
-    fixed_stream(&events)
 }
 
 pub(super) fn resolved(item: &ItemId, outcome: acp::PermissionOutcome) -> StreamEvent {

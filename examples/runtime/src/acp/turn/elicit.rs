@@ -5,6 +5,7 @@
 //! answers every pending one `cancel`; `elicitation/complete` resolves a URL one
 //! `complete`.
 
+use super::out::Out;
 use super::*;
 use crate::acp::error_text;
 use agent_client_protocol::v1::schema::{
@@ -13,7 +14,7 @@ use agent_client_protocol::v1::schema::{
 };
 use agent_client_protocol::v1::Responder;
 use chat_shell_core::protocol::chatkit::{
-    AcpElicitationItem, AcpElicitationResolved, Action, ItemUpdate, ItemUpdatedEvent,
+    AcpElicitationItem, AcpElicitationResolved, ItemKind, ItemUpdate, ItemUpdatedEvent,
 };
 use chat_shell_core::protocol::decode::Decode;
 use serde_json::Value;
@@ -27,7 +28,7 @@ pub const MAX_CONTENT_FIELDS: usize = 256;
 /// At most this many URL elicitations of a turn wait for `elicitation/complete`.
 const MAX_URL_ITEMS: usize = 256;
 
-fn cancelled() -> acp::ElicitationOutcome {
+pub(super) fn cancelled() -> acp::ElicitationOutcome {
     acp::ElicitationOutcome {
         action: "cancel".into(),
         content: None,
@@ -203,68 +204,6 @@ pub(crate) fn outcome_of(payload: &Value) -> Result<acp::ElicitationOutcome, Str
         action: action.into(),
         content,
     })
-}
-
-/// The answer to `threads.custom_action` `acp.elicitation_response`.
-pub(super) async fn answer(
-    bridge: Arc<Bridge>,
-    state: &Arc<AppState>,
-    user: User,
-    thread_id: ThreadId,
-    item_id: Option<ItemId>,
-    action: Action,
-) -> Response {
-    let error = stream_error;
-    let outcome = match outcome_of(&action.payload) {
-        Ok(outcome) => outcome,
-        Err(e) => return error(e),
-    };
-    let Some(item_id) = item_id else {
-        return error("acp.elicitation_response names the item it answers".into());
-    };
-    // Only the owner's threads: the same answer as for a thread that does not exist.
-    let (thread, item) = match owned_item(state, &user, &thread_id, Some(&item_id)).await {
-        Ok(owned) => owned,
-        Err(response) => return response,
-    };
-    let Some(mut item) = item.filter(|i| matches!(i.kind, ItemKind::AcpElicitation(_))) else {
-        return error(format!("{item_id} is not an elicitation of this thread"));
-    };
-    let command = |reply| Command::Elicit {
-        item: item_id.clone(),
-        outcome: outcome.clone(),
-        reply,
-    };
-    let why = match answer_turn(&bridge, thread.id.as_str(), command, &error).await {
-        Ok(response) => return response,
-        Err(why) => why,
-    };
-    // Nothing is waiting for this answer (the turn ended, the runtime restarted): a form
-    // still asking is settled as cancelled, so it stops asking.
-    let mut events = Vec::new();
-    if let ItemKind::AcpElicitation(e) = &mut item.kind {
-        if e.outcome.is_none() {
-            e.outcome = Some(cancelled());
-            let saved = item.clone();
-            let _ = state.db(&user, move |db| db.save_item(&saved)).await;
-            events.push(StreamEvent::ItemUpdated(ItemUpdatedEvent {
-                item_id: item.id.clone(),
-                update: ItemUpdate::AcpElicitationResolved(AcpElicitationResolved {
-                    outcome: cancelled(),
-                }),
-            }));
-        }
-    }
-    if outcome.action != "cancel" {
-        events.push(StreamEvent::Error(ErrorEvent {
-            code: "acp.elicitation_expired".into(),
-            message: Some(format!(
-                "The agent is no longer waiting for this answer: {why}."
-            )),
-            allow_retry: false,
-        }));
-    }
-    fixed_stream(&events)
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@ use super::*;
 use crate::acp::ChangeSet;
 use crate::auth::User;
 use crate::runs::RunHandle;
-use crate::state::{blocking, AppState};
+use crate::state::AppState;
 use crate::store::{self, now_iso, Store, UserStore};
 use agent_client_protocol::v1::schema::{CreateElicitationResponse, StopReason};
 use agent_client_protocol::v1::Responder;
@@ -180,7 +180,7 @@ impl Out {
         &self,
         f: impl FnOnce(&UserStore<'_>) -> store::Result<()> + Send + 'static,
     ) {
-        if let Err(e) = blocking(self.store.clone(), self.user.clone(), f).await {
+        if let Err(e) = store::blocking(self.store.clone(), self.user.0.clone(), f).await {
             eprintln!("chat-shell-runtime: cannot save the ACP turn: {e}");
         }
     }
@@ -278,7 +278,7 @@ impl Out {
         let failed = matches!(ended, Ended::Failed { .. });
         if !failed && self.thread.title.is_none() {
             let thread_id = self.thread.id.clone();
-            let first = blocking(self.store.clone(), self.user.clone(), move |db| {
+            let first = store::blocking(self.store.clone(), self.user.0.clone(), move |db| {
                 Ok(db
                     .all_items(&thread_id)?
                     .into_iter()

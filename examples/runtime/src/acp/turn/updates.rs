@@ -1,7 +1,8 @@
 //! What the agent says during a turn (`session/update`, permission requests, terminal
 //! output) becoming the thread's items.
 
-use super::*;
+use super::drive::{mirror, resolved, respond, Pending};
+use super::out::{Compaction, LiveTerminal, Out};
 use crate::acp::{terminal, Incoming};
 use crate::channel;
 use agent_client_protocol::v1::schema::{ContentBlock as AcpBlock, SessionUpdate};

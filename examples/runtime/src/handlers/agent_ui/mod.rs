@@ -1,4 +1,4 @@
-//! `POST /agent-ui`: the Agent UI event envelope (`spec/agent-ui-flow-taxonomy.md`,
+//! `POST /agent-ui`: the Agent UI event envelope ([Agent UI's flow and taxonomy](https://limecloud.github.io/agentui/en/reference/flow-and-taxonomy),
 //! "Event envelope") that chat-shell reads with `protocol="agent-ui"`. The request is the
 //! one `/events` takes (`EventsRequest`) and is refused the same way (415, 413, 400); the
 //! answer is `text/event-stream`, one `data: {envelope}` frame per event, `--pace-ms`
@@ -31,16 +31,18 @@
 //! the text) is answered 202 and shows up in that run's stream.
 //!
 //! `logs`: the golden logs and their keywords; `writes`: controlled writes and what a
-//! request is answered with; `live`: the live runs.
+//! request is answered with; `live`: the live runs' streams, `live_runs` where their
+//! turns go.
 
 mod live;
+pub(crate) mod live_runs;
 mod logs;
 #[cfg(test)]
 mod tests;
 mod writes;
 
-pub(crate) use live::LiveRuns;
 use live::*;
+use live_runs::*;
 pub use logs::KEYWORDS;
 use logs::*;
 use writes::*;
@@ -48,8 +50,8 @@ use writes::*;
 use crate::auth::User;
 use crate::clients::{self, Client, Kind};
 use crate::errors::{bad_request, json_error};
-use crate::handlers::events::{self, Out};
-use crate::routes;
+use crate::handlers::events;
+use crate::handlers::request::logged;
 use crate::sse::{sse, Frame};
 use crate::state::AppState;
 use axum::body::{Body, Bytes};
@@ -122,7 +124,7 @@ pub async fn agent_ui(
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
     let started = Instant::now();
-    let log = |what: &str, response: Response| routes::logged(PATH, what, started, response);
+    let log = |what: &str, response: Response| logged(PATH, what, started, response);
     let request = match events::read_request(PATH, &headers, body) {
         Ok(request) => request,
         Err(refused) => return log("-", refused),

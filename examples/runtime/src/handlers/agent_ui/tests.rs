@@ -1,4 +1,5 @@
 use super::*;
+use crate::handlers::events::Out;
 use chat_shell_core::protocol::events::EventsRequest;
 use serde_json::Value;
 use std::time::Duration;

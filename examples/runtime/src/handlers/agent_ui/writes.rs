@@ -1,7 +1,9 @@
 //! Controlled writes (`metadata.agentUi`): answers to a run's action, a resume after a
 //! gap, a page of a teammate's history; and what each request is answered with.
 
-use super::*;
+use super::live_runs::TurnKind;
+use super::logs::*;
+use crate::handlers::events::{self, Out};
 use chat_shell_core::protocol::events::{EventsRequest, Role};
 use serde::Deserialize;
 use serde_json::{json, Value};

@@ -6,9 +6,13 @@
 //! run on the server's blocking threads, one pooled connection each; the runs shared
 //! between instances (`shared`) use the same pool.
 
-use super::branches;
-use super::*;
-use chat_shell_core::protocol::chatkit::{ItemId, ListOrder};
+mod branches;
+
+use super::error::Result;
+use super::ids::now_iso;
+use super::rows::{from_json, page, settled_permission, to_json, AttachmentRecord, ViewRecord};
+use super::sql::{path_page_sql, END_PG};
+use chat_shell_core::protocol::chatkit::{ItemId, ListOrder, Page, Thread, ThreadId, ThreadItem};
 use postgres::{NoTls, Row};
 use r2d2_postgres::PostgresConnectionManager;
 use std::str::FromStr;
@@ -387,13 +391,13 @@ impl PgUser<'_> {
             &args,
         )?;
         tx.execute("DELETE FROM views WHERE thread_id = $1", &[&id.as_str()])?;
-        tx.execute(agent_sessions::END_PG, &args)?;
+        tx.execute(END_PG, &args)?;
         tx.commit()?;
         Ok(true)
     }
 
     pub fn save_item(&self, item: &ThreadItem) -> Result<Vec<ItemId>> {
-        branches::on_pg::save_item(&mut self.conn()?, self.owner, item)
+        branches::save_item(&mut *self.conn()?, self.owner, item)
     }
 
     pub fn item(&self, thread: &ThreadId, id: &ItemId) -> Result<Option<ThreadItem>> {
@@ -463,10 +467,10 @@ impl PgUser<'_> {
             None => None,
         };
         let fetch = limit as i64 + 1;
-        let branched = branches::on_pg::leaf(&mut *c, thread, self.owner)?.is_some();
+        let branched = branches::leaf(&mut *c, thread, self.owner)?.is_some();
         let rows = if branched {
             c.query(
-                &branches::path_page_sql(order, true),
+                &path_page_sql(order, true),
                 &[&thread.as_str(), &self.owner, &cursor, &fetch],
             )?
         } else {
@@ -481,7 +485,7 @@ impl PgUser<'_> {
         };
         let mut items: Vec<ThreadItem> = rows.iter().map(item_from_pg).collect::<Result<_>>()?;
         if branched {
-            branches::on_pg::mark_branches(&mut *c, thread, &mut items)?;
+            branches::mark_branches(&mut *c, thread, &mut items)?;
         }
         Ok(page(items, limit, |i| i.id.to_string()))
     }
@@ -489,7 +493,7 @@ impl PgUser<'_> {
     /// The branch shown, oldest first.
     pub fn all_items(&self, thread: &ThreadId) -> Result<Vec<ThreadItem>> {
         let mut c = self.conn()?;
-        if branches::on_pg::leaf(&mut *c, thread, self.owner)?.is_none() {
+        if branches::leaf(&mut *c, thread, self.owner)?.is_none() {
             return c
                 .query(
                     "SELECT json FROM items WHERE thread_id = $1 AND owner = $2 ORDER BY seq",
@@ -500,7 +504,7 @@ impl PgUser<'_> {
                 .collect();
         }
         c.query(
-            &branches::path_page_sql(ListOrder::Asc, true),
+            &path_page_sql(ListOrder::Asc, true),
             &[&thread.as_str(), &self.owner, &None::<i64>, &i64::MAX],
         )?
         .iter()
@@ -509,13 +513,13 @@ impl PgUser<'_> {
     }
 
     pub fn show(&self, thread: &ThreadId, item: &ItemId, leaf_sql: &str) -> Result<Option<()>> {
-        branches::on_pg::show(&mut self.conn()?, self.owner, thread, item, leaf_sql)
+        branches::show(&mut *self.conn()?, self.owner, thread, item, leaf_sql)
     }
 
     pub fn delete_item(&self, thread: &ThreadId, id: &ItemId) -> Result<bool> {
         let mut c = self.conn()?;
         let mut tx = c.transaction()?;
-        branches::on_pg::unlink(&mut tx, self.owner, thread, id)?;
+        branches::unlink(&mut tx, self.owner, thread, id)?;
         let n = tx.execute(
             "DELETE FROM items WHERE thread_id = $1 AND id = $2 AND owner = $3",
             &[&thread.as_str(), &id.as_str(), &self.owner],
@@ -533,7 +537,7 @@ impl PgUser<'_> {
         else {
             return Ok(None);
         };
-        if let Some(n) = branches::on_pg::delete_below(&mut c, self.owner, thread, id)? {
+        if let Some(n) = branches::delete_below(&mut c, self.owner, thread, id)? {
             return Ok(Some(n));
         }
         let seq: i64 = row.get(0);
