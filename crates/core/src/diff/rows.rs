@@ -171,19 +171,21 @@ fn flush_run(out: &mut Vec<DiffRow>, run: &mut Vec<DiffRow>, after: bool, before
     out.extend(lines.skip(hidden));
 }
 
+/// A line row with no line numbers, as the tests build them.
+#[cfg(test)]
+pub(super) fn row(kind: LineKind, text: &str) -> DiffRow {
+    DiffRow::Line(DiffLine {
+        kind,
+        old: None,
+        new: None,
+        text: text.into(),
+        changed: Vec::new(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn row(kind: LineKind, text: &str) -> DiffRow {
-        DiffRow::Line(DiffLine {
-            kind,
-            old: None,
-            new: None,
-            text: text.into(),
-            changed: Vec::new(),
-        })
-    }
 
     fn kinds(rows: &[DiffRow]) -> String {
         rows.iter()

@@ -78,17 +78,8 @@ fn push_range(ranges: &mut Vec<Range<usize>>, r: Range<usize>) {
 
 #[cfg(test)]
 mod tests {
+    use super::super::rows::row;
     use super::*;
-
-    fn row(kind: LineKind, text: &str) -> DiffRow {
-        DiffRow::Line(DiffLine {
-            kind,
-            old: None,
-            new: None,
-            text: text.into(),
-            changed: Vec::new(),
-        })
-    }
 
     #[test]
     fn word_marks_pair_runs_are_idempotent_and_skip_huge_lines() {
