@@ -4,7 +4,9 @@
 //! This crate is the browser half: `runtime` (owns the store, carries out effects, talks
 //! to the server), `ui` (the Leptos views, by what the user sees), `chunks` (the code cut
 //! out of the first wasm module and its loading), `element` (the custom element glue) and
-//! `component` (the Leptos component). It exists only on `wasm32`. Everything that needs
+//! `component` (the Leptos component), with `client` (the types a Rust app hands the chat).
+//! Natively, for a server-rendered app's server build (`ssr`), there are only `ChatShell`,
+//! which renders the chat's frame, and `client`. Everything that needs
 //! no DOM lives in the `chat-shell-core` crate, re-exported here under the same module
 //! names so apps depend on this crate alone.
 
@@ -15,7 +17,7 @@ pub use chat_shell_core::{
 
 #[cfg(target_arch = "wasm32")]
 mod chunks;
-#[cfg(target_arch = "wasm32")]
+pub mod client;
 pub mod component;
 #[cfg(target_arch = "wasm32")]
 pub mod element;
@@ -23,9 +25,20 @@ pub mod element;
 pub mod runtime;
 #[cfg(target_arch = "wasm32")]
 pub mod ui;
+/// Natively (a server-rendered app's server build) the views are only the frame the server
+/// renders.
+#[cfg(not(target_arch = "wasm32"))]
+mod ui {
+    pub(crate) mod frame;
+    pub(crate) mod glyphs;
+}
 
-#[cfg(target_arch = "wasm32")]
 pub use component::{ChatEvent, ChatShell};
+
+/// The component's stylesheet. A server-rendered page links it (served by the app) so the
+/// frame `ChatShell` renders is styled before any wasm runs; the custom element and a
+/// client-rendered `ChatShell` adopt it themselves.
+pub const STYLESHEET: &str = include_str!("../style/chat-shell.css");
 
 /// Registers `<chat-shell>`. With the default `custom-element` feature this runs when the
 /// module loads; Rust apps that use the Leptos component turn the feature off and keep

@@ -9,7 +9,7 @@ use web_sys::ShadowRoot;
 /// packaged build (`split`) it is not in the wasm: src/chat-shell.js builds it from
 /// chat-shell-style.js (scripts/build.sh) before the wasm arrives, for the frame it draws.
 #[cfg(not(feature = "split"))]
-const STYLESHEET: &str = include_str!("../../style/chat-shell.css");
+use crate::STYLESHEET;
 
 thread_local! {
     static SHEET: RefCell<Option<web_sys::CssStyleSheet>> = const { RefCell::new(None) };

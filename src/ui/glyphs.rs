@@ -4,7 +4,8 @@
 
 use leptos::prelude::*;
 
-/// Which icon.
+/// Which icon. (Natively only the server-rendered frame's are drawn.)
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Glyph {
     Search,

@@ -20,6 +20,7 @@ pub(crate) mod composer;
 pub(crate) mod conversation;
 mod diff;
 pub(crate) mod find;
+pub(crate) mod frame;
 pub(crate) mod glyphs;
 pub(crate) mod header;
 pub(crate) mod history;
@@ -40,6 +41,7 @@ use chat_shell_core::protocol::chatkit::ItemId;
 use chat_shell_core::reducer::EntryState;
 use chat_shell_core::strings::{Strings, Text};
 pub use diff::DiffView;
+pub(crate) use frame::handover;
 use leptos::prelude::*;
 pub use shell::ShellRoot;
 

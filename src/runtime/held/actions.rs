@@ -2,27 +2,10 @@
 //! name (client widgets, tools, action and effect handlers) and the actions awaiting the
 //! end of the answer they started. The registering and calling are in `runtime::actions`.
 
-use super::Shell;
-use chat_shell_core::protocol::chatkit::ItemId;
+pub use crate::client::{ClientWidgetContext, RustHandler, RustTool, RustWidget, ToolFuture};
 use leptos::prelude::*;
-use serde_json::Value;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
-use std::future::Future;
-use std::pin::Pin;
-use std::rc::Rc;
-
-/// What a client widget sees when it renders.
-#[derive(Clone, Debug)]
-pub struct ClientWidgetContext {
-    pub shell: Shell,
-    pub item_id: ItemId,
-    pub name: String,
-    pub args: Value,
-}
-
-/// A client widget from Rust: a function from the widget's context to a view.
-pub type RustWidget = Rc<dyn Fn(ClientWidgetContext) -> AnyView>;
 
 /// What renders a `client_widget` item of a given name.
 #[derive(Clone)]
@@ -35,12 +18,6 @@ pub enum ClientWidgetRenderer {
     Rust(RustWidget),
 }
 
-/// What a Rust client tool returns: its result, or an error message.
-pub type ToolFuture = Pin<Box<dyn Future<Output = Result<Value, String>>>>;
-
-/// A client tool in Rust: called with the tool call's arguments.
-pub type RustTool = Rc<dyn Fn(Value) -> ToolFuture>;
-
 /// A client tool: called with its arguments, its result goes back to the server.
 #[derive(Clone)]
 pub enum ClientTool {
@@ -48,9 +25,6 @@ pub enum ClientTool {
     Js(js_sys::Function),
     Rust(RustTool),
 }
-
-/// A Rust handler of client actions (`(action, context)`) or effects (`(data, name)`).
-pub type RustHandler = Rc<dyn Fn(&Value, &Value)>;
 
 /// A handler of client actions or of client effects.
 #[derive(Clone)]

@@ -11,8 +11,4 @@ pub(crate) mod http;
 pub(crate) mod session;
 pub(crate) mod threads;
 
-/// A copyable handle to one element's runtime (views hold this, not the runtime: Leptos
-/// view closures must be `Send`, the runtime is not). Its methods, which look the runtime
-/// up, are with the runtime.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Shell(pub(super) u32);
+pub use crate::client::Shell;
