@@ -7,8 +7,9 @@ use chat_shell::options::StarterPrompt;
 use chat_shell::ChatShell;
 use leptos::prelude::*;
 
+/// The server's HTML without Leptos's hydration markers (`<!>`).
 fn render(view: impl FnOnce() -> AnyView) -> String {
-    Owner::new().with(|| view().to_html())
+    Owner::new().with(|| view().to_html()).replace("<!>", "")
 }
 
 /// The whole start tag holding `marker`.
