@@ -34,6 +34,14 @@ cargo clippy -p chat-shell -p chat-shell-leptos-app --target wasm32-unknown-unkn
 # index.html builds it).
 cargo clippy -p chat-shell --features chat-shell/split --target wasm32-unknown-unknown --lib --tests -- -D warnings
 
+step "cargo clippy (a server-rendered app: chat-shell with ssr, with hydrate; examples/fullstack)"
+# The crate's Leptos features one at a time, as a server-rendered app builds it: `ssr` for
+# its server (natively), `hydrate` for its browser build.
+cargo clippy -p chat-shell --no-default-features --features ssr --lib --tests -- -D warnings
+cargo clippy -p chat-shell --no-default-features --features hydrate --target wasm32-unknown-unknown --lib -- -D warnings
+cargo clippy -p chat-shell-fullstack --features ssr --all-targets -- -D warnings
+cargo clippy -p chat-shell-fullstack --features hydrate --target wasm32-unknown-unknown --lib -- -D warnings
+
 step "postgres (a throwaway server for the runtime's store and instance tests)"
 eval "$(./scripts/postgres.sh start)"
 trap './scripts/postgres.sh stop' EXIT
@@ -44,6 +52,9 @@ cargo test --workspace
 
 step "the Agent UI checklist table (docs/agent-ui.md against the tests)"
 node scripts/checklist.mjs --check
+
+step "cargo test (chat-shell with ssr: the frame in the server's HTML)"
+cargo test -p chat-shell --no-default-features --features ssr --test server_render
 
 step "cargo test (wasm32, headless chromium)"
 CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_TEST_TIMEOUT=120 \
@@ -60,6 +71,9 @@ trunk build --config examples/leptos-app/Trunk.toml
 
 step "cargo build -p chat-shell-runtime -p chat-shell-acp-agent"
 cargo build -p chat-shell-runtime -p chat-shell-acp-agent
+
+step "build examples/fullstack (scripts/fullstack.sh: its server and browser builds, for its e2e test)"
+./scripts/fullstack.sh
 
 step "e2e (node --test tests/e2e/)"
 node --test tests/e2e/*.test.mjs

@@ -23,6 +23,7 @@ pub mod component;
 pub mod element;
 #[cfg(target_arch = "wasm32")]
 pub mod runtime;
+mod stylesheet;
 #[cfg(target_arch = "wasm32")]
 pub mod ui;
 /// Natively (a server-rendered app's server build) the views are only the frame the server
@@ -34,11 +35,7 @@ mod ui {
 }
 
 pub use component::{ChatEvent, ChatShell};
-
-/// The component's stylesheet. A server-rendered page links it (served by the app) so the
-/// frame `ChatShell` renders is styled before any wasm runs; the custom element and a
-/// client-rendered `ChatShell` adopt it themselves.
-pub const STYLESHEET: &str = include_str!("../style/chat-shell.css");
+pub use stylesheet::STYLESHEET;
 
 /// Registers `<chat-shell>`. With the default `custom-element` feature this runs when the
 /// module loads; Rust apps that use the Leptos component turn the feature off and keep

@@ -1,7 +1,7 @@
 //! The live chat behind `ChatShell`: its runtime, given the props and kept in step with
 //! them, and (`hydrate`) the take-over of the server-rendered frame.
 
-use super::Chat;
+use super::props::Chat;
 use crate::runtime::{ClientTool, ClientWidgetRenderer, Handler, Runtime, Shell};
 use chat_shell_core::host_events::ChatEvent;
 use chat_shell_core::options::Setting;
@@ -111,7 +111,8 @@ pub(super) fn start(chat: Chat, root: NodeRef<html::Div>) -> Shell {
 /// stay Leptos's: unmounting the component removes them (already gone) and the live chat.
 #[cfg(feature = "hydrate")]
 pub(super) fn take_over(chat: Chat, root: NodeRef<html::Div>) {
-    use crate::ui::{handover, ShellRoot};
+    use crate::element::{give_early, take_early};
+    use crate::ui::ShellRoot;
     let shell = start(chat, root);
     let mounted = StoredValue::new_local(None::<Box<dyn std::any::Any>>);
     Effect::new(move |_| {
@@ -122,11 +123,13 @@ pub(super) fn take_over(chat: Chat, root: NodeRef<html::Div>) {
             return;
         }
         let host: web_sys::HtmlElement = host.unchecked_into();
-        let taken = handover::take(&host);
+        let taken = take_early(&host);
         let handle =
             leptos::mount::mount_to(host.clone(), move || view! { <ShellRoot shell=shell /> });
         mounted.set_value(Some(Box::new(handle)));
-        handover::give(&host, taken);
+        if !taken.is_null() {
+            give_early(&host, &taken);
+        }
     });
     // Dropping the handle unmounts the live chat and disposes of its views' scope.
     on_cleanup(move || mounted.set_value(None));
@@ -135,7 +138,7 @@ pub(super) fn take_over(chat: Chat, root: NodeRef<html::Div>) {
 /// Outside a shadow root the stylesheet goes to the document (once).
 #[cfg(not(feature = "hydrate"))]
 pub(super) fn adopt_document_stylesheet() {
-    let Some(sheet) = crate::element::stylesheet() else {
+    let Some(sheet) = crate::stylesheet::stylesheet() else {
         return;
     };
     let Some(document) = web_sys::window().and_then(|w| w.document()) else {

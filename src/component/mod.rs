@@ -12,6 +12,7 @@
 
 #[cfg(target_arch = "wasm32")]
 mod live;
+mod props;
 
 use crate::client::{RustHandler, RustTool, RustWidget};
 pub use chat_shell_core::host_events::ChatEvent;
@@ -19,6 +20,7 @@ use chat_shell_core::options::StarterPrompt;
 use chat_shell_core::protocol::JsonMap;
 use leptos::html;
 use leptos::prelude::*;
+use props::Chat;
 
 /// A complete chat bound to a ChatKit endpoint.
 #[component]
@@ -142,50 +144,5 @@ fn render(chat: Chat, theme: MaybeProp<String>) -> impl IntoView {
         <div class="cs-host" node_ref=root data-theme=move || theme.get()>
             {frame(text)}
         </div>
-    }
-}
-
-/// The component's props, minus the theme (the host's attribute). Natively only the frame's
-/// are read.
-#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
-struct Chat {
-    endpoint: Signal<String>,
-    stream_timeout_secs: Option<u32>,
-    metadata: Option<JsonMap>,
-    locale: MaybeProp<String>,
-    strings: Option<serde_json::Value>,
-    greeting: MaybeProp<String>,
-    placeholder: MaybeProp<String>,
-    starter_prompts: Vec<StarterPrompt>,
-    allow_attachments: MaybeProp<bool>,
-    resizable: MaybeProp<bool>,
-    session_controls: MaybeProp<bool>,
-    client_tools: Vec<(String, RustTool)>,
-    client_widgets: Vec<(String, RustWidget)>,
-    client_actions: Vec<(String, RustHandler)>,
-    effects: Vec<(String, RustHandler)>,
-    on_event: Option<Callback<ChatEvent>>,
-    on_message_sent: Option<Callback<String>>,
-    on_thread_change: Option<Callback<Option<String>>>,
-    on_response_end: Option<Callback<()>>,
-    on_error: Option<Callback<String>>,
-}
-
-impl Chat {
-    /// What the frame shows: the props as they are when it renders (the live chat follows
-    /// their changes).
-    #[cfg(any(not(target_arch = "wasm32"), feature = "hydrate"))]
-    fn frame_text(&self) -> crate::ui::frame::FrameText {
-        use chat_shell_core::strings::Strings;
-        let locale = self.locale.get_untracked().unwrap_or_else(|| "en".into());
-        let strings =
-            Strings::new(&locale).with_overrides(&self.strings.clone().unwrap_or_default());
-        crate::ui::frame::FrameText {
-            strings,
-            greeting: self.greeting.get_untracked(),
-            placeholder: self.placeholder.get_untracked(),
-            starter_prompts: self.starter_prompts.clone(),
-            attachments: self.allow_attachments.get_untracked().unwrap_or(true),
-        }
     }
 }

@@ -3,12 +3,9 @@
 
 mod api;
 mod registration;
-mod stylesheet;
-
-pub(crate) use stylesheet::stylesheet;
 
 use crate::runtime::{Runtime, Shell};
-use crate::ui::{handover, ShellRoot};
+use crate::ui::ShellRoot;
 use chat_shell_core::host_events::ChatEvent;
 use chat_shell_core::options::{Setting, ATTRIBUTES};
 use std::cell::RefCell;
@@ -36,6 +33,36 @@ export function reportPanic(message) {
     }
   });
 }
+// The early frame under `root` (the element's shadow root, or a hydrated `ChatShell`'s host,
+// src/component/live.rs): what was typed in it. The frame goes.
+export function takeEarly(root) {
+  const frame = [...root.children].find((child) => child.hasAttribute('data-early'));
+  if (!frame) return null;
+  const t = frame.querySelector('textarea');
+  const taken = {
+    value: t.value, start: t.selectionStart, end: t.selectionEnd, direction: t.selectionDirection,
+    focused: (root.activeElement ?? root.ownerDocument.activeElement) === t,
+    send: frame.dataset.send === 'true',
+  };
+  frame.remove();
+  return taken;
+}
+// ...given to the live composer, and sent if Enter was pressed meanwhile.
+export function giveEarly(root, taken) {
+  const t = root.querySelector('textarea.cs-composer__input');
+  if (!t) return;
+  if (taken.value) {
+    t.value = taken.value;
+    t.dispatchEvent(new Event('input', { bubbles: true }));
+  }
+  const select = () => t.setSelectionRange(taken.start, taken.end, taken.direction);
+  select();
+  if (taken.focused) t.focus();
+  // The element writes the draft back once its effects run, which puts the caret at the
+  // end: the selection goes back where it was, unless the text changed since.
+  setTimeout(() => t.value === taken.value && select());
+  if (taken.send) t.form?.requestSubmit();
+}
 export function defineElement(tag, observed, connect, disconnect, attribute, register, call, forget) {
   if (customElements.get(tag)) return;
   forgetting = new FinalizationRegistry((key) => { elements.delete(key); forget(key); });
@@ -43,7 +70,11 @@ export function defineElement(tag, observed, connect, disconnect, attribute, reg
     static get observedAttributes() { return observed; }
     // The shadow root may hold the frame src/chat-shell.js drew before the module came.
     constructor() { super(); if (!this.shadowRoot) this.attachShadow({ mode: 'open' }); }
-    connectedCallback() { connect(this, this.shadowRoot); }
+    connectedCallback() {
+      const taken = takeEarly(this.shadowRoot);
+      connect(this, this.shadowRoot);
+      if (taken) giveEarly(this.shadowRoot, taken);
+    }
     disconnectedCallback() { disconnect(this); }
     attributeChangedCallback(name, oldValue, value) {
       if (oldValue !== value) attribute(this, name, value);
@@ -100,6 +131,14 @@ extern "C" {
     fn watch_element(element: &HtmlElement, key: u32);
     #[wasm_bindgen(js_name = reportPanic)]
     fn report_panic(message: &str);
+    /// What was typed in the early frame under `root` (`null`: none), which is removed.
+    #[cfg(feature = "hydrate")]
+    #[wasm_bindgen(js_name = takeEarly)]
+    pub(crate) fn take_early(root: &web_sys::Node) -> JsValue;
+    /// Gives what `take_early` took to the live composer under `root`.
+    #[cfg(feature = "hydrate")]
+    #[wasm_bindgen(js_name = giveEarly)]
+    pub(crate) fn give_early(root: &web_sys::Node, taken: &JsValue);
 }
 
 /// One element's runtime and, while it is in the document, its mounted view. The runtime
@@ -202,11 +241,9 @@ fn shell_of(host: &HtmlElement) -> Shell {
 // Attributes need no replay here: the browser reports each one present before the first
 // connect, and the runtime keeps every option across moves and detaches.
 fn connected(host: HtmlElement, root: ShadowRoot) {
-    // What was typed in the frame src/chat-shell.js drew before this module was there.
-    let taken = handover::take(&root);
     let shell = shell_of(&host);
     shell.with(|rt| rt.set_host(Some(host.clone())));
-    stylesheet::adopt(&root);
+    crate::stylesheet::adopt(&root);
     let Some(document) = host.owner_document() else {
         return;
     };
@@ -235,7 +272,6 @@ fn connected(host: HtmlElement, root: ShadowRoot) {
             rt.emit(&ChatEvent::Ready);
         }
     });
-    handover::give(&root, taken);
 }
 
 fn disconnected(host: HtmlElement) {

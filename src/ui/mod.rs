@@ -41,7 +41,6 @@ use chat_shell_core::protocol::chatkit::ItemId;
 use chat_shell_core::reducer::EntryState;
 use chat_shell_core::strings::{Strings, Text};
 pub use diff::DiffView;
-pub(crate) use frame::handover;
 use leptos::prelude::*;
 pub use shell::ShellRoot;
 

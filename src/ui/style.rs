@@ -23,7 +23,7 @@ pub(crate) fn add(css: &'static str) {
     if ADDED.with(|a| a.borrow().contains(&key)) {
         return;
     }
-    let Some(sheet) = crate::element::stylesheet() else {
+    let Some(sheet) = crate::stylesheet::stylesheet() else {
         return;
     };
     let Ok(parsed) = web_sys::CssStyleSheet::new() else {

@@ -1,11 +1,11 @@
-//! The chat's frame before its runtime starts: header, greeting, starter prompts and a
+//! The early frame, the chat before its runtime starts: header, greeting, starter prompts and a
 //! real composer, with the same markup and classes as the live views (`shell`, `header`,
 //! `conversation/viewport`, `composer`), so the live chat replaces it without anything
 //! moving. A server-rendered app's server renders it (`ChatShell` with `ssr`) and its
 //! browser build hydrates it; `src/chat-shell.js` draws the same frame for the custom
 //! element before the wasm arrives. What only the live chat can do (the header's actions,
 //! the starter prompts, attachments) is there, inert, until it starts; typing works at
-//! once, and `handover` gives the draft to the live composer.
+//! once, and the live chat takes the draft over (`crate::element::take_early`).
 
 // A client-rendered build (`csr`) never renders the frame: its `ChatShell` mounts the live
 // chat at once, and the element's frame is drawn by src/chat-shell.js.
@@ -13,9 +13,6 @@
     all(target_arch = "wasm32", not(feature = "hydrate")),
     allow(dead_code)
 )]
-
-#[cfg(target_arch = "wasm32")]
-pub(crate) mod handover;
 
 use super::glyphs::{glyph, Glyph};
 use chat_shell_core::options::StarterPrompt;
