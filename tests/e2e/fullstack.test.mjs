@@ -81,7 +81,12 @@ after(async () => {
 test("the server's first HTML already holds the chat's frame and composer, styled", async () => {
   const cookie = await signIn('ada', 'lovelace');
   // Without Leptos's hydration markers (`<!>`).
-  const html = (await (await fetch(app.url, { headers: { cookie } })).text()).replaceAll('<!>', '');
+  const page = await fetch(app.url, { headers: { cookie } });
+  const html = (await page.text()).replaceAll('<!>', '');
+  // Its one inline script (Leptos's hydration) runs by this response's nonce, nothing else.
+  const nonce = /<script type="module" nonce="([^"]+)">/.exec(html)?.[1];
+  assert.ok(nonce, 'a nonce on the hydration script');
+  assert.match(page.headers.get('content-security-policy'), new RegExp(`script-src 'self' 'nonce-${nonce}' 'wasm-unsafe-eval'; style-src 'self';`));
   assert.match(html, /<link rel="stylesheet" href="\/chat-shell.css">/);
   assert.match(html, /<div class="cs-host"><div data-early="" class="cs-root">/);
   assert.match(html, /<textarea rows="1" aria-label="Message" placeholder="Message the assistant" class="cs-composer__input"><\/textarea>/);

@@ -13,6 +13,21 @@ use std::rc::Rc;
 #[cfg(feature = "ssr")]
 pub fn shell(options: leptos::config::LeptosOptions, user: String) -> impl IntoView {
     use leptos::hydration::HydrationScripts;
+    // A strict Content-Security-Policy: the only inline script is Leptos's hydration script,
+    // which carries this response's nonce; chat-shell needs no inline style or eval.
+    if let (Some(nonce), Some(response)) = (
+        leptos::nonce::use_nonce(),
+        use_context::<leptos_axum::ResponseOptions>(),
+    ) {
+        let policy = format!(
+            "default-src 'self'; script-src 'self' 'nonce-{nonce}' 'wasm-unsafe-eval'; \
+             style-src 'self'; img-src 'self' blob: data:; object-src 'none'; base-uri 'none'; \
+             form-action 'self'; frame-ancestors 'none'"
+        );
+        if let Ok(value) = axum::http::HeaderValue::from_str(&policy) {
+            response.insert_header(axum::http::header::CONTENT_SECURITY_POLICY, value);
+        }
+    }
     view! {
         <!DOCTYPE html>
         <html lang="en">
