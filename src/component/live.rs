@@ -12,73 +12,51 @@ use wasm_bindgen::JsCast;
 
 /// Creates the chat's runtime from `chat`, bound to the host `root` once it is there.
 pub(super) fn start(chat: Chat, root: NodeRef<html::Div>) -> Shell {
-    let Chat {
-        endpoint,
-        stream_timeout_secs,
-        metadata,
-        locale,
-        strings,
-        greeting,
-        placeholder,
-        starter_prompts,
-        allow_attachments,
-        resizable,
-        session_controls,
-        client_tools,
-        client_widgets,
-        client_actions,
-        effects,
-        on_event,
-        on_message_sent,
-        on_thread_change,
-        on_response_end,
-        on_error,
-    } = chat;
     let shell = Runtime::create(None);
     shell.with(|rt| {
         rt.apply_settings([
-            Setting::StreamTimeout(stream_timeout_secs.map(f64::from)),
-            Setting::Metadata(metadata),
-            Setting::StarterPrompts(starter_prompts),
-            Setting::Strings(strings.unwrap_or_default()),
+            Setting::StreamTimeout(chat.stream_timeout_secs.map(f64::from)),
+            Setting::Metadata(chat.metadata),
+            Setting::StarterPrompts(chat.starter_prompts),
+            Setting::Strings(chat.strings.unwrap_or_default()),
         ]);
-        for (name, tool) in client_tools {
+        for (name, tool) in chat.client_tools {
             rt.register_client_tool(&name, Some(ClientTool::Rust(tool)));
         }
-        for (name, widget) in client_widgets {
+        for (name, widget) in chat.client_widgets {
             rt.register_client_widget(&name, Some(ClientWidgetRenderer::Rust(widget)));
         }
-        for (name, handler) in client_actions {
+        for (name, handler) in chat.client_actions {
             rt.register_client_action(&name, Some(Handler::Rust(handler)));
         }
-        for (name, handler) in effects {
+        for (name, handler) in chat.effects {
             rt.register_effect(&name, Some(Handler::Rust(handler)));
         }
         rt.add_listener(Rc::new(move |event: &ChatEvent| {
             match event {
                 ChatEvent::MessageSent { text, .. } => {
-                    if let Some(cb) = on_message_sent {
+                    if let Some(cb) = chat.on_message_sent {
                         cb.run(text.clone());
                     }
                 }
                 ChatEvent::ThreadChange { thread_id } => {
-                    if let Some(cb) = on_thread_change {
+                    if let Some(cb) = chat.on_thread_change {
                         cb.run(thread_id.as_ref().map(|t| t.0.clone()));
                     }
                 }
                 ChatEvent::ResponseEnd => {
-                    if let Some(cb) = on_response_end {
+                    if let Some(cb) = chat.on_response_end {
                         cb.run(());
                     }
                 }
                 ChatEvent::Error(error) => {
-                    if let Some(cb) = on_error {
+                    if let Some(cb) = chat.on_error {
                         cb.run(error.message.clone());
                     }
                 }
                 _ => {}
             }
-            if let Some(cb) = on_event {
+            if let Some(cb) = chat.on_event {
                 cb.run(event.clone());
             }
         }));
@@ -86,13 +64,13 @@ pub(super) fn start(chat: Chat, root: NodeRef<html::Div>) -> Shell {
     // Reactive props: each change is one more setting, as an attribute change would be.
     Effect::new(move |_| {
         let settings = [
-            Setting::Endpoint(Some(endpoint.get())),
-            Setting::Locale(locale.get()),
-            Setting::Greeting(greeting.get()),
-            Setting::Placeholder(placeholder.get()),
-            Setting::AttachmentsEnabled(allow_attachments.get()),
-            Setting::Resizable(resizable.get()),
-            Setting::SessionControls(session_controls.get()),
+            Setting::Endpoint(Some(chat.endpoint.get())),
+            Setting::Locale(chat.locale.get()),
+            Setting::Greeting(chat.greeting.get()),
+            Setting::Placeholder(chat.placeholder.get()),
+            Setting::AttachmentsEnabled(chat.allow_attachments.get()),
+            Setting::Resizable(chat.resizable.get()),
+            Setting::SessionControls(chat.session_controls.get()),
         ];
         shell.with(|rt| rt.apply_settings(settings));
     });

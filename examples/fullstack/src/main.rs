@@ -3,7 +3,7 @@
 //!
 //!     chat-shell-fullstack [--addr 127.0.0.1:3000] [--site target/site] [--db chat.db]
 //!
-//! `--site` holds `pkg/` (the browser build: `scripts/fullstack.sh`, or `cargo leptos`).
+//! `--site` holds `pkg/`, the browser build (`scripts/fullstack.sh` builds it).
 
 #[cfg(feature = "ssr")]
 #[tokio::main]
