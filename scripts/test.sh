@@ -37,7 +37,7 @@ cargo clippy -p chat-shell --features chat-shell/split --target wasm32-unknown-u
 step "cargo clippy (a server-rendered app: chat-shell with ssr, with hydrate; examples/fullstack)"
 # The crate's Leptos features one at a time, as a server-rendered app builds it: `ssr` for
 # its server (natively), `hydrate` for its browser build.
-cargo clippy -p chat-shell --no-default-features --features ssr --lib --tests -- -D warnings
+cargo clippy -p chat-shell --no-default-features --features ssr --lib -- -D warnings
 cargo clippy -p chat-shell --no-default-features --features hydrate --target wasm32-unknown-unknown --lib -- -D warnings
 cargo clippy -p chat-shell-fullstack --features ssr --all-targets -- -D warnings
 cargo clippy -p chat-shell-fullstack --features hydrate --target wasm32-unknown-unknown --lib -- -D warnings
@@ -52,9 +52,6 @@ cargo test --workspace
 
 step "the Agent UI checklist table (docs/agent-ui.md against the tests)"
 node scripts/checklist.mjs --check
-
-step "cargo test (chat-shell with ssr: the frame in the server's HTML)"
-cargo test -p chat-shell --no-default-features --features ssr --test server_render
 
 step "cargo test (wasm32, headless chromium)"
 CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_TEST_TIMEOUT=120 \
@@ -74,6 +71,8 @@ cargo build -p chat-shell-runtime -p chat-shell-acp-agent
 
 step "build examples/fullstack (scripts/fullstack.sh: its server and browser builds, for its e2e test)"
 ./scripts/fullstack.sh
+# ChatShell in its server's HTML (the dev profile: the build above already holds its crates).
+cargo test -p chat-shell-fullstack --features ssr --profile dev --test server_render
 
 step "e2e (node --test tests/e2e/)"
 node --test tests/e2e/*.test.mjs

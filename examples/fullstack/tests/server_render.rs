@@ -1,7 +1,8 @@
-//! `ChatShell` in a server-rendered app's server build (`ssr`): the HTML holds the chat's
-//! frame and a real composer, in the props' words and direction, with the props escaped.
-//! Run by the test command with `--no-default-features --features ssr`.
-#![cfg(all(feature = "ssr", not(target_arch = "wasm32")))]
+//! chat-shell's `ChatShell` in a server-rendered app's server build (this app's, `ssr`): the
+//! HTML holds the chat's early frame and a real composer, in the props' words and
+//! direction, with the props escaped. Run by the test command with `--features ssr` (in the
+//! dev profile, beside the app's own server build).
+#![cfg(feature = "ssr")]
 
 use chat_shell::options::StarterPrompt;
 use chat_shell::ChatShell;
