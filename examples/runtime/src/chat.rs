@@ -45,12 +45,17 @@ pub struct Chat {
 }
 
 /// Where the history is kept.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 enum Keep {
     Memory,
     Sqlite(PathBuf),
     Postgres(String),
+    /// The app's own pool, and the same database's settings for the listener.
+    PostgresPool(PgPool, tokio_postgres::Config),
 }
+
+/// A pool of PostgreSQL connections, as an app that has one gives it ([`ChatBuilder::postgres_pool`]).
+pub type PgPool = r2d2::Pool<r2d2_postgres::PostgresConnectionManager<postgres::NoTls>>;
 
 /// The ACP agent that answers, and what it may touch.
 #[derive(Clone, Debug, Default)]
@@ -150,6 +155,15 @@ impl ChatBuilder {
     /// instances on one database share their conversations.
     pub fn postgres(mut self, url: impl Into<String>) -> Self {
         self.keep = Keep::Postgres(url.into());
+        self
+    }
+
+    /// Keeps the history in PostgreSQL through the app's own pool (no TLS, as
+    /// [`postgres`](Self::postgres)); `config` is the same database's settings, for the one
+    /// connection of its own that listens to other instances. The schema is brought up to
+    /// date on [`build`](Self::build).
+    pub fn postgres_pool(mut self, pool: PgPool, config: tokio_postgres::Config) -> Self {
+        self.keep = Keep::PostgresPool(pool, config);
         self
     }
 
@@ -497,6 +511,8 @@ fn open_store(
         // The URL is not repeated: it may hold a password.
         Keep::Postgres(url) => Store::open_postgres(url)
             .map_err(|e| format!("cannot open the PostgreSQL database: {e}"))?,
+        Keep::PostgresPool(pool, config) => Store::from_postgres_pool(pool.clone(), config.clone())
+            .map_err(|e| format!("cannot use the PostgreSQL pool: {e}"))?,
         Keep::Sqlite(path) => {
             Store::open(path).map_err(|e| format!("cannot open {}: {e}", path.display()))?
         }

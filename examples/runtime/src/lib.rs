@@ -70,7 +70,7 @@ mod state;
 mod static_files;
 mod store;
 
-pub use chat::{Chat, ChatBuilder, Error};
+pub use chat::{Chat, ChatBuilder, Error, PgPool};
 pub use clients::Limits as ClientLimits;
 pub use config::Config;
 pub use contain::hidden_mode;

@@ -180,3 +180,71 @@ async fn the_routes_live_under_the_prefix() {
         "{preview}"
     );
 }
+
+/// The app keeps the history in PostgreSQL through its own pool: the chat's threads are in
+/// the app's database, read back through that pool. Needs `CHAT_SHELL_TEST_DATABASE_URL`
+/// (the test command starts a server and sets it).
+#[tokio::test(flavor = "multi_thread")]
+async fn the_apps_own_postgres_pool_keeps_the_history() {
+    let Ok(url) = std::env::var("CHAT_SHELL_TEST_DATABASE_URL") else {
+        eprintln!("skipped: CHAT_SHELL_TEST_DATABASE_URL is not set");
+        return;
+    };
+    let config: tokio_postgres::Config = url.parse().expect("a PostgreSQL URL");
+    // The synchronous driver runs its own runtime: pools are made and used off the workers.
+    let pool = tokio::task::spawn_blocking({
+        let config = config.clone();
+        move || {
+            let manager =
+                r2d2_postgres::PostgresConnectionManager::new(config.into(), postgres::NoTls);
+            r2d2::Pool::builder()
+                .max_size(4)
+                .build(manager)
+                .expect("the app's pool")
+        }
+    })
+    .await
+    .unwrap();
+    let chat = Chat::builder()
+        .postgres_pool(pool.clone(), config)
+        .prefix("/chat")
+        .pace(Duration::from_millis(1))
+        .identity(|parts| Some(parts.headers.get("x-user")?.to_str().ok()?.to_owned()))
+        .build()
+        .await
+        .expect("the chat builds on the app's pool");
+    let app = Router::new().nest("/chat", chat.router());
+    let user = format!("pool-user-{}", std::process::id());
+    let answer = send(
+        &app,
+        post("/chat/chatkit", Some(&user), None, create("kept")),
+    )
+    .await;
+    assert_eq!(answer.status(), StatusCode::OK);
+    let events = events(answer).await;
+    let thread = events[0]["thread"]["id"].as_str().unwrap().to_owned();
+
+    let (found, owner) = tokio::task::spawn_blocking(move || {
+        let mut conn = pool.get().expect("a connection of the app's pool");
+        let row = conn
+            .query_one(
+                "SELECT count(*), max(owner) FROM threads WHERE id = $1",
+                &[&thread],
+            )
+            .expect("the threads table, in the app's database");
+        let found: i64 = row.get(0);
+        let owner: Option<String> = row.get(1);
+        drop(conn);
+        drop(pool);
+        (found, owner)
+    })
+    .await
+    .unwrap();
+    assert_eq!(found, 1, "the thread is in the app's database");
+    assert_eq!(
+        owner.as_deref(),
+        Some(format!("a_{user}").as_str()),
+        "and is the user's"
+    );
+    chat.shutdown().await;
+}

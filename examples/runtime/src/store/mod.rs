@@ -118,6 +118,21 @@ impl Store {
         })
     }
 
+    /// Uses the app's own PostgreSQL pool (`config`: the same database, for the listener),
+    /// bringing its schema up to date.
+    pub fn from_postgres_pool(
+        pool: r2d2::Pool<r2d2_postgres::PostgresConnectionManager<postgres::NoTls>>,
+        config: tokio_postgres::Config,
+    ) -> Result<Store> {
+        let pg = pg::Pg::from_pool(pool, config)?;
+        let secret = secret_of(&pg.cookie_secret(&random_bytes::<32>())?)?;
+        Ok(Store {
+            backend: Backend::Postgres(pg),
+            secret,
+            branching: true,
+        })
+    }
+
     /// Threads no longer offer branches (an agent keeps the conversation: `--acp`).
     pub fn without_branches(mut self) -> Store {
         self.branching = false;

@@ -53,6 +53,14 @@ impl Pg {
             // A failed connection attempt is the error, not a log line per retry.
             .error_handler(Box::new(r2d2::NopErrorHandler))
             .build(manager)?;
+        Pg::from_pool(pool, config)
+    }
+
+    /// Migrates through an app's own pool; `config` is the same database's (the listener's).
+    pub fn from_pool(
+        pool: r2d2::Pool<PostgresConnectionManager<NoTls>>,
+        config: tokio_postgres::Config,
+    ) -> Result<Pg> {
         let pg = Pg {
             pool: Some(pool),
             config,
