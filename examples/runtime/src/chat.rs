@@ -51,7 +51,7 @@ enum Keep {
     Sqlite(PathBuf),
     Postgres(String),
     /// The app's own pool, and the same database's settings for the listener.
-    PostgresPool(PgPool, tokio_postgres::Config),
+    PostgresPool(PgPool, Box<tokio_postgres::Config>),
 }
 
 /// A pool of PostgreSQL connections, as an app that has one gives it ([`ChatBuilder::postgres_pool`]).
@@ -163,7 +163,7 @@ impl ChatBuilder {
     /// connection of its own that listens to other instances. The schema is brought up to
     /// date on [`build`](Self::build).
     pub fn postgres_pool(mut self, pool: PgPool, config: tokio_postgres::Config) -> Self {
-        self.keep = Keep::PostgresPool(pool, config);
+        self.keep = Keep::PostgresPool(pool, Box::new(config));
         self
     }
 
@@ -511,8 +511,10 @@ fn open_store(
         // The URL is not repeated: it may hold a password.
         Keep::Postgres(url) => Store::open_postgres(url)
             .map_err(|e| format!("cannot open the PostgreSQL database: {e}"))?,
-        Keep::PostgresPool(pool, config) => Store::from_postgres_pool(pool.clone(), config.clone())
-            .map_err(|e| format!("cannot use the PostgreSQL pool: {e}"))?,
+        Keep::PostgresPool(pool, config) => {
+            Store::from_postgres_pool(pool.clone(), (**config).clone())
+                .map_err(|e| format!("cannot use the PostgreSQL pool: {e}"))?
+        }
         Keep::Sqlite(path) => {
             Store::open(path).map_err(|e| format!("cannot open {}: {e}", path.display()))?
         }
