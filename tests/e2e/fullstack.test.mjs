@@ -7,7 +7,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { openBrowser, newPage, waitFor, composer, ROOT } from './harness.mjs';
+import { openBrowser, newPage, waitFor, composer, startRuntime, distName, ROOT } from './harness.mjs';
 
 const BIN = path.join(ROOT, 'target', 'debug', 'chat-shell-fullstack');
 const SITE = path.join(ROOT, 'target', 'fullstack-site');
@@ -165,4 +165,44 @@ test('the nested runtime refuses the signed-out and a foreign Origin', async () 
   assert.equal(foreign.status, 403);
   const own = await chatkit(ada, { type: 'threads.list', params: {} }, { origin: app.url });
   assert.equal(own.status, 200);
+});
+
+/** Every element of the early frame under `root`, as its path of tags, classes, parts and
+ *  attribute names (a set: the starter prompts' count may differ). */
+const FRAME_SHAPE = (root) => {
+  const frame = root.querySelector('[data-early]');
+  const shapes = new Set();
+  const walk = (el, path) => {
+    const kept = ['class', 'part', 'data-part', 'role', 'type', 'rows', 'inert', 'hidden', 'disabled', 'aria-hidden', 'viewBox']
+      .filter((name) => el.hasAttribute(name))
+      .map((name) => (['class', 'part', 'data-part', 'role', 'type'].includes(name) ? `${name}=${el.getAttribute(name)}` : name));
+    const here = `${path}>${el.tagName.toLowerCase()}[${kept.join(' ')}]`;
+    shapes.add(here);
+    for (const child of el.children) walk(child, here);
+  };
+  walk(frame, '');
+  return [...shapes].sort();
+};
+
+test("the server's early frame is the element's: the same elements, classes and parts", async () => {
+  // The element's, drawn by src/chat-shell.js with its wasm held back.
+  const runtime = await startRuntime();
+  const page = await newPage(browser, 'about:blank');
+  await page.route(`**/${distName('chat-shell.pack')}`, () => {});
+  await page.route(`**/${distName('chat-shell_bg.wasm')}`, () => {});
+  await page.goto(runtime.url);
+  await waitFor(() => page.evaluate(() => !!document.querySelector('chat-shell')?.shadowRoot?.querySelector('[data-early] textarea')), { message: "the element's early frame" });
+  const element = await page.evaluate(`(${FRAME_SHAPE})(document.querySelector('chat-shell').shadowRoot)`);
+  await page.close();
+  await runtime.close();
+
+  // The server's, in the app's first HTML.
+  const cookie = await signIn('grace', 'hopper');
+  const html = await (await fetch(app.url, { headers: { cookie } })).text();
+  const server = await newPage(browser, 'about:blank');
+  await server.setContent(html.replace(/<script[\s\S]*?<\/script>/g, ''));
+  const rendered = await server.evaluate(`(${FRAME_SHAPE})(document.querySelector('.cs-host'))`);
+  await server.close();
+  assert.ok(element.length > 20, `the element's frame: ${element}`);
+  assert.deepEqual(rendered, element);
 });
