@@ -6,7 +6,7 @@
 //! out of the first wasm module and its loading), `element` (the custom element glue) and
 //! `component` (the Leptos component), with `client` (the types a Rust app hands the chat).
 //! Natively, for a server-rendered app's server build (`ssr`), there are only `ChatShell`,
-//! which renders the chat's frame, and `client`. Everything that needs
+//! which renders the chat's early frame, and `client`. Everything that needs
 //! no DOM lives in the `chat-shell-core` crate, re-exported here under the same module
 //! names so apps depend on this crate alone.
 
@@ -26,8 +26,8 @@ pub mod runtime;
 mod stylesheet;
 #[cfg(target_arch = "wasm32")]
 pub mod ui;
-/// Natively (a server-rendered app's server build) the views are only the frame the server
-/// renders.
+/// Natively (a server-rendered app's server build) the views are only the early frame the
+/// server renders.
 #[cfg(not(target_arch = "wasm32"))]
 mod ui {
     pub(crate) mod frame;

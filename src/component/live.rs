@@ -84,7 +84,7 @@ pub(super) fn start(chat: Chat, root: NodeRef<html::Div>) -> Shell {
     shell
 }
 
-/// Once the server's frame is hydrated (effects run after hydration), mounts the live chat
+/// Once the server's early frame is hydrated (effects run after hydration), mounts the live chat
 /// in the host in its place and gives it what was typed in the frame. The frame's nodes
 /// stay Leptos's: unmounting the component removes them (already gone) and the live chat.
 #[cfg(feature = "hydrate")]

@@ -3,12 +3,13 @@
 //!
 //! How it renders follows the crate's Leptos feature:
 //! - `csr`: the live chat, mounted where the component is;
-//! - `ssr` (natively): the chat's frame and composer (`ui::frame`), in the server's HTML;
-//! - `hydrate`: that frame, hydrated as the server rendered it, then the live chat mounted
+//! - `ssr` (natively): the chat's early frame and composer (`ui::frame`), in the server's
+//!   HTML;
+//! - `hydrate`: that early frame, hydrated as the server rendered it, then the live chat mounted
 //!   in its place with what was typed meanwhile (`live::take_over`).
 //!
 //! Server-rendered pages link the component's stylesheet, [`crate::STYLESHEET`], themselves
-//! (the frame must be styled before any wasm runs); client-rendered ones get it adopted.
+//! (the early frame must be styled before any wasm runs); client-rendered ones get it adopted.
 
 #[cfg(target_arch = "wasm32")]
 mod live;
@@ -129,7 +130,7 @@ fn render(chat: Chat, theme: MaybeProp<String>) -> impl IntoView {
     }
 }
 
-/// The frame: the server's HTML (`ssr`), or that HTML hydrated and then taken over by the
+/// The early frame: the server's HTML (`ssr`), or that HTML hydrated and then taken over by the
 /// live chat (`hydrate`).
 #[cfg(any(not(target_arch = "wasm32"), feature = "hydrate"))]
 fn render(chat: Chat, theme: MaybeProp<String>) -> impl IntoView {
