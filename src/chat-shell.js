@@ -83,7 +83,7 @@ function glyph(name) {
 function starterTitles(host) {
   try {
     const prompts = JSON.parse(host.getAttribute('starter-prompts') ?? '[]');
-    return Array.isArray(prompts) ? prompts.map((p) => String(p?.title ?? '')).filter(Boolean) : [];
+    return Array.isArray(prompts) ? prompts.map((p) => String(p?.title || p?.prompt || '')).filter(Boolean) : [];
   } catch {
     return [];
   }

@@ -59,6 +59,7 @@ fn a_right_to_left_locale_and_string_overrides_show_in_the_frame() {
                 locale="ar"
                 strings=serde_json::json!({ "ar": { "send": "أرسل الآن" } })
                 allow_attachments=false
+                starter_prompts=vec![StarterPrompt { title: String::new(), prompt: "plan a trip".into(), icon: None }]
             />
         }
         .into_any()
@@ -72,6 +73,11 @@ fn a_right_to_left_locale_and_string_overrides_show_in_the_frame() {
     assert!(
         html.contains("كيف يمكنني مساعدتك اليوم؟"),
         "the Arabic greeting: {html}"
+    );
+    // A prompt without a title shows its prompt, as the live start screen does.
+    assert!(
+        html.contains(r#"<span class="cs-start__title">plan a trip</span>"#),
+        "{html}"
     );
     let attach = tag(&html, "cs-composer__attach");
     assert!(attach.contains("hidden"), "attachments off: {attach}");
